@@ -1,0 +1,37 @@
+/* machine: every machine knob a run changes (shield cpusets, IRQ affinity, cpu_dma_latency, RT
+ * throttling), journalled on disk before it changes and restored in reverse order on every exit path.
+ * jitterlab restore replays the journal after the tool was killed. */
+#ifndef JL_MACHINE_H
+#define JL_MACHINE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../rt/scenario.h"
+
+struct jl_machine;
+
+/* Refuse to start over a stale journal (a run that died without restoring). 0 = clean, -1 = ERR says
+ * what is left and to run `jitterlab restore`. Touches nothing. */
+int jl_machine_check_stale(char *err, size_t errlen);
+
+/* Apply the scenario's machine settings, journalling each old value first. On failure everything
+ * applied so far is restored and -1 is returned with ERR set. */
+int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen);
+
+/* Put a started thread where it belongs (measured threads into the shield, neighbours where their
+ * cpus say). Engine hook; 0 or -1 with errno. */
+int jl_machine_place_thread(struct jl_machine *m, pid_t tid, bool measured);
+
+/* Record a child process (pid + start time) so `restore` can end it after a crash. */
+int jl_machine_register_child(struct jl_machine *m, pid_t pid);
+
+/* Add what was applied to summary.json's host object (the run's fingerprint). */
+void jl_machine_describe(const struct jl_machine *m, json_object *host);
+
+/* Undo everything in reverse order, remove the journal, free M. Safe on NULL. Returns 0, or -1 when
+ * something could not be restored (the journal is then kept and the failure printed). */
+int jl_machine_restore(struct jl_machine *m);
+
+#endif

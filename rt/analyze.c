@@ -1,0 +1,11 @@
+/* analyze: placeholder until its issue lands. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int cmd_analyze(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	fprintf(stderr, "jitterlab analyze: not available in this version yet\n");
+	return JL_EXIT_USAGE;
+}

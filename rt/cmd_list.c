@@ -1,0 +1,50 @@
+/* cmd_list: print the registries (work kinds, policies, trace groups, metrics) one line each. */
+#include <stdio.h>
+
+#include "commands.h"
+#include "metrics.h"
+#include "scenario.h"
+#include "work.h"
+
+int cmd_list(int argc, char **argv)
+{
+	static const char *const arg_text[] = { [JL_ARG_NONE] = "", [JL_ARG_DURATION] = " DURATION",
+						[JL_ARG_COUNT] = " N", [JL_ARG_SIZE] = " SIZE" };
+	static const struct {
+		enum jl_policy p;
+		const char *help;
+	} policies[] = {
+		{ JL_POLICY_FIFO, "SCHED_FIFO, priority 1-98: runs until it blocks or a higher priority wakes" },
+		{ JL_POLICY_RR, "SCHED_RR, priority 1-98: like fifo, with a time slice among equal priorities" },
+		{ JL_POLICY_OTHER, "SCHED_OTHER (CFS/EEVDF), nice -20..19: shares the CPU fairly" },
+		{ JL_POLICY_BATCH, "SCHED_BATCH, nice -20..19: CFS, treated as CPU-bound (fewer preemptions)" },
+		{ JL_POLICY_IDLE, "SCHED_IDLE: runs only when nothing else wants the CPU" },
+		{ JL_POLICY_DEADLINE, "SCHED_DEADLINE: runtime/deadline/period reservation (EDF), above fifo" },
+	};
+	static const struct {
+		const char *name, *help;
+	} groups[] = {
+		{ "sched", "sched_waking, sched_wakeup, sched_wakeup_new, sched_switch, sched_migrate_task" },
+		{ "irq", "irq_handler_entry/exit, softirq_entry/exit" },
+		{ "timer", "hrtimer_start, hrtimer_expire_entry/exit" },
+	};
+
+	(void)argc, (void)argv;
+	printf("work kinds (thread key `work`):\n");
+	for (int i = 0; i < JL_WORK_NKINDS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%s", jl_work_registry[i].name, arg_text[jl_work_registry[i].arg]);
+		printf("  %-18s %s\n", name, jl_work_registry[i].help);
+	}
+	printf("\npolicies (thread key `policy`):\n");
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		printf("  %-18s %s\n", jl_policy_name(policies[i].p), policies[i].help);
+	printf("\ntrace groups ([run] trace):\n");
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		printf("  %-18s %s\n", groups[i].name, groups[i].help);
+	printf("\nmetrics ([expect] THREAD.METRIC OP VALUE):\n");
+	for (int i = 0; i < jl_nmetrics; i++)
+		printf("  %-18s %s\n", jl_metrics[i].name, jl_metrics[i].help);
+	return 0;
+}

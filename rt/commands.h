@@ -1,0 +1,17 @@
+/* commands: the jitterlab subcommands, one table in main.c. Each returns the process exit status
+ * (0 ok, 1 runtime failure, 2 usage/scenario error, 3 an expectation failed, 130 interrupted). */
+#ifndef JL_COMMANDS_H
+#define JL_COMMANDS_H
+
+enum jl_exit { JL_EXIT_OK = 0, JL_EXIT_RUNTIME = 1, JL_EXIT_USAGE = 2, JL_EXIT_EXPECT = 3, JL_EXIT_INTERRUPTED = 130 };
+
+int cmd_run(int argc, char **argv);        /* rt/cmd_run.c */
+int cmd_sweep(int argc, char **argv);      /* rt/sweep.c */
+int cmd_cyclictest(int argc, char **argv); /* rt/cyclictest.c */
+int cmd_analyze(int argc, char **argv);    /* rt/analyze.c */
+int cmd_report(int argc, char **argv);     /* rt/report.c */
+int cmd_doctor(int argc, char **argv);     /* affinity/doctor.c */
+int cmd_restore(int argc, char **argv);    /* affinity/restore.c */
+int cmd_list(int argc, char **argv);       /* rt/cmd_list.c */
+
+#endif

@@ -1,0 +1,117 @@
+/* engine: the thread engine. Expands a scenario's [thread] sections into running threads (built-in
+ * threads and exec'd neighbours), starts them from one barrier with a common t0, runs each thread's
+ * driver (periodic or back-to-back), and collects per-cycle samples into preallocated memory.
+ *
+ * Shape: a thread is set up the same way whatever it does (policy, priority, affinity, memory, signal
+ * mask, barrier); what it does after the barrier is its driver. Today's drivers are `periodic` (a
+ * control loop: absolute-time releases) and `continuous` (a neighbour: work back to back). An
+ * executor thread that runs callbacks from a ready queue will be a third driver; nothing else changes.
+ *
+ * The cycle path (inside a driver, between two releases) must never allocate, do I/O, take locks or
+ * make syscalls other than clock_nanosleep/clock_gettime; the only exception is the trace marker hook,
+ * called on interesting cycles only (a miss, or a latency over the threshold). */
+#ifndef JL_ENGINE_H
+#define JL_ENGINE_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "scenario.h"
+#include "work.h"
+
+/* One measured cycle. Times are CLOCK_MONOTONIC ns. */
+struct jl_sample {
+	int64_t release;   /* when the cycle was due */
+	int64_t wake;      /* when the thread woke up */
+	int64_t end;       /* when its work ended */
+	uint64_t cycle;    /* release index since the thread's first release (warm-up included) */
+	uint32_t skipped;  /* releases dropped just before this cycle */
+	int32_t cpu;       /* CPU the cycle ran on (at its end) */
+};
+
+struct jl_engine;
+struct jl_child;
+
+struct jl_thread {
+	const struct jl_thread_spec *spec;
+	struct jl_engine *eng;
+	char name[JL_NAME_MAX];     /* NAME, or NAME.i for count > 1 */
+	int copy;                   /* i of NAME.i, 0 for a single thread */
+	bool measured;
+	bool is_exec;
+	pid_t tid;                  /* kernel thread id (or the child's pid for exec) */
+	pthread_t pthread;
+	bool created, joined;
+	int64_t first_release;      /* t0 or t_measure + start */
+
+	/* samples: preallocated, written only by the thread itself */
+	struct jl_sample *samples;
+	size_t cap;
+	atomic_size_t nsamples;
+	uint64_t dropped_samples;   /* cycles beyond cap (should never happen) */
+
+	/* counters kept by the thread, read after join */
+	struct jl_work_state work;
+	uint64_t work_calls;
+	int64_t work_sum_ns, work_max_ns;
+	uint64_t skipped_total;
+	cpu_set_t cpus_used;
+	int64_t cpu_time_ns;
+	long ctx_voluntary, ctx_involuntary;
+	int64_t started_ns, ended_ns;
+
+	/* setup failure, reported by the thread before the barrier */
+	int error;
+	char errmsg[256];
+
+	struct jl_child *child;     /* exec neighbours */
+	int exit_status;            /* exec: wait status, -1 while running */
+};
+
+/* Hooks through which other modules join the engine without it knowing them. */
+struct jl_engine_hooks {
+	void *ctx;
+	/* Called in the main thread once every thread exists (tid known), before the go barrier.
+	 * E.g. move a measured thread into the shield. Return -1 (errno) to abort the run. */
+	int (*thread_ready)(void *ctx, struct jl_thread *th);
+	/* Called on the cycle path for interesting cycles only (miss, or latency over threshold).
+	 * Must be cheap: one write to a trace marker at most. */
+	void (*mark)(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
+	int64_t mark_threshold_ns;  /* 0 = only misses */
+};
+
+struct jl_engine {
+	const struct jl_scenario *sc;
+	struct jl_engine_hooks hooks;
+	int nthreads;
+	struct jl_thread *threads;
+	pthread_barrier_t ready, go;
+	bool barriers_init;
+	int64_t t0;          /* first release of threads with start = 0 (warm-up begins) */
+	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
+	int64_t t_end;       /* t_measure + duration */
+	bool watchdog_fired;
+	char stuck[256];     /* threads that did not end in time */
+};
+
+/* Expand the scenario into threads, allocate and prefault everything. No thread starts. */
+int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
+		   char *err, size_t errlen);
+/* Create every thread and child, wait until all are ready, call hooks.thread_ready, set t0 and go.
+ * On failure everything already started is stopped and joined. */
+int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen);
+/* Raise the stop flag, end children (SIGINT, grace, SIGKILL), join threads; the watchdog demotes
+ * threads that do not end by DEADLINE (absolute ns) and gives up on them after a second grace. */
+int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns);
+void jl_engine_free(struct jl_engine *eng);
+
+/* Index of the first measured sample (release >= t_measure). */
+size_t jl_thread_first_measured(const struct jl_thread *th);
+
+int64_t jl_now_ns(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* metrics: the names a scenario's [expect] (and sweeps) can refer to, in one table.
+ * Pure lookup; evaluation against results lives in expect.c. */
+#ifndef JL_METRICS_H
+#define JL_METRICS_H
+
+#include <stdbool.h>
+
+enum jl_metric_unit { JL_UNIT_NS, JL_UNIT_HZ, JL_UNIT_COUNT };
+
+struct jl_metric_desc {
+	const char *name;       /* "latency.p99" */
+	enum jl_metric_unit unit;
+	const char *help;
+};
+
+extern const struct jl_metric_desc jl_metrics[];
+extern const int jl_nmetrics;
+
+/* Index of NAME in jl_metrics, or -1. */
+int jl_metric_find(const char *name);
+
+#endif

@@ -1,0 +1,27 @@
+/* stop: the process-wide stop flag, the one global of jitterlab.
+ * Why a global: it is read in every measured thread's cycle and inside long work calls (a 50 M sin()
+ * call must notice a stop within milliseconds), and it is set from the signal/watchdog path. Passing
+ * a pointer to every work kind would buy nothing but an indirection. Reads are relaxed atomics. */
+#ifndef JL_STOP_H
+#define JL_STOP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+enum jl_stop_reason { JL_STOP_NONE = 0, JL_STOP_SIGNAL = 1, JL_STOP_WATCHDOG = 2, JL_STOP_ERROR = 3 };
+
+extern atomic_int jl_stop_flag;
+
+static inline bool jl_stopping(void)
+{
+	return atomic_load_explicit(&jl_stop_flag, memory_order_relaxed) != JL_STOP_NONE;
+}
+
+static inline void jl_stop_request(enum jl_stop_reason why)
+{
+	int expected = JL_STOP_NONE;
+
+	atomic_compare_exchange_strong(&jl_stop_flag, &expected, (int)why);
+}
+
+#endif

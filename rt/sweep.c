@@ -1,0 +1,11 @@
+/* sweep: placeholder until its issue lands. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int cmd_sweep(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	fprintf(stderr, "jitterlab sweep: not available in this version yet\n");
+	return JL_EXIT_USAGE;
+}

@@ -1,0 +1,41 @@
+/* trace: ftrace capture, trace.dat export, wakeup analysis and the KernelShark session.
+ * The run calls: jl_trace_start() before the threads go, passes jl_trace_mark() to the engine as its
+ * marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
+ * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path
+ * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only. */
+#ifndef JL_TRACE_H
+#define JL_TRACE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "scenario.h"
+
+struct jl_trace;
+
+struct jl_trace_result {
+	json_object *block; /* summary.json "trace" object (owned by the caller after finish) */
+	char *text;         /* worst cycles explained, for the terminal and report.md (malloc'd; may be NULL) */
+	char *open_hint;    /* the exact command that opens kernelshark.json (malloc'd; may be NULL) */
+};
+
+/* Create a private instance (jitterlab-<pid>), set the mono clock and buffer size, enable the event
+ * groups of RUN->trace_groups and start recording. Returns 0, or -1 with ERR set (and nothing left). */
+int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen);
+
+/* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
+void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
+
+/* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, analyse the wakeups of the
+ * engine's measured threads and fill RES. Returns 0, or -1 with ERR set. */
+int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir,
+		    struct jl_trace_result *res, char *err, size_t errlen);
+
+/* Stop and remove the instance; safe on NULL and after finish. */
+void jl_trace_destroy(struct jl_trace *t);
+
+void jl_trace_result_free(struct jl_trace_result *res);
+
+#endif

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install everything jitterlab needs to build, test and be used, from Debian/Ubuntu packages.
+# Idempotent: packages already present are not fetched again. Must run as root (or via sudo).
+set -euo pipefail
+
+build_pkgs=(build-essential pkg-config clang
+            libtracefs-dev libtraceevent-dev libtracecmd-dev libnuma-dev libinih-dev
+            libjson-c-dev libgsl-dev libcmocka-dev)
+run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux)
+
+want=("${build_pkgs[@]}" "${run_pkgs[@]}")
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#want[@]} packages present"
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages: ${missing[*]}" >&2
+    echo "install-deps: run as root: sudo $0" >&2
+    exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# kernelshark and xvfb pull in Qt/X; they are optional at build time, so a failure there is not fatal.
+apt-get install -y -qq --no-install-recommends "${build_pkgs[@]}" python3 python3-pytest rt-tests stress-ng trace-cmd procps util-linux
+apt-get install -y -qq --no-install-recommends gnuplot-nox kernelshark xvfb xauth ||
+    echo "install-deps: warning: optional viewer/plot packages could not be installed" >&2
