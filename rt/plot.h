@@ -1,0 +1,13 @@
+/* plot: gnuplot SVG plots of a run directory (latency histogram with log counts, latency over cycle,
+ * tick timeline) and of a sweep (strip plots). Without gnuplot: a note, never a failure. */
+#ifndef JL_PLOT_H
+#define JL_PLOT_H
+
+#include <stddef.h>
+
+/* Plot RUN_DIR (reads its samples.csv and summary.json, writes *.svg next to them).
+ * Returns the number of plots written (>= 0), or -1 with ERR set; 0 with ERR set to a note when
+ * gnuplot is missing. */
+int jl_plot_run(const char *run_dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,69 @@
+/* stats: exact percentiles, mean and standard deviation. Runs after the measured phase only. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
+{
+	double rank = ceil(q / 100.0 * (double)n);
+	size_t idx;
+
+	if (rank < 1)
+		rank = 1;
+	idx = (size_t)rank - 1;
+	if (idx >= n)
+		idx = n - 1;
+	return sorted[idx];
+}
+
+int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d)
+{
+	int64_t *s = scratch;
+	double mean = 0.0, m2 = 0.0;
+
+	memset(d, 0, sizeof(*d));
+	if (n == 0)
+		return 0;
+	if (!s) {
+		s = malloc(n * sizeof(*s));
+		if (!s) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	d->n = n;
+	d->min = d->max = values[0];
+	for (size_t i = 0; i < n; i++) {
+		double delta = (double)values[i] - mean;
+
+		mean += delta / (double)(i + 1);
+		m2 += delta * ((double)values[i] - mean);
+		if (values[i] < d->min)
+			d->min = values[i];
+		if (values[i] > d->max) {
+			d->max = values[i];
+			d->max_index = i;
+		}
+	}
+	d->mean = mean;
+	d->stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
+	memcpy(s, values, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_i64);
+	d->p50 = jl_percentile_sorted(s, n, 50.0);
+	d->p90 = jl_percentile_sorted(s, n, 90.0);
+	d->p99 = jl_percentile_sorted(s, n, 99.0);
+	d->p999 = jl_percentile_sorted(s, n, 99.9);
+	if (s != scratch)
+		free(s);
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* stats: exact order statistics and moments of one metric over the measured cycles.
+ * Percentiles are exact nearest-rank values (no interpolation, no histogram bins): pQ is the smallest
+ * sample with at least Q% of the samples at or below it. Mean and standard deviation use Welford's
+ * method; stddev is the sample standard deviation (n - 1), 0 for fewer than two samples. */
+#ifndef JL_STATS_H
+#define JL_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jl_dist {
+	size_t n;
+	int64_t min, max;
+	size_t max_index;   /* index (into the input order) of the first maximum */
+	double mean, stddev;
+	int64_t p50, p90, p99, p999;
+};
+
+/* Nearest-rank percentile Q (0 < Q <= 100) of SORTED[0..N). N must be > 0. */
+int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q);
+
+/* Compute D over VALUES[0..N); VALUES is left untouched (SCRATCH, N entries, is used for sorting; it
+ * may be NULL, then one is allocated). Returns 0, or -1 with errno (ENOMEM). N = 0 gives all zeros. */
+int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d);
+
+#endif
