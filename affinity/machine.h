@@ -16,6 +16,11 @@ struct jl_machine;
  * what is left and to run `jitterlab restore`. Touches nothing. */
 int jl_machine_check_stale(char *err, size_t errlen);
 
+/* Pure checks of the scenario's machine settings against this machine (e.g. a measured thread's cpus
+ * outside the shield, cgroup support missing for isolate, rt_runtime = unlimited without UNSAFE).
+ * Touches nothing. 0, or -1 with ERR naming the file, line and key (the run then exits 2). */
+int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen);
+
 /* Apply the scenario's machine settings, journalling each old value first. On failure everything
  * applied so far is restored and -1 is returned with ERR set. */
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen);
