@@ -1,2 +1,224 @@
+/* cmd_run: `jitterlab run SCENARIO [options]`: the command line and every check that must happen
+ * before anything is started or changed (scenario, overrides, safety, permissions). Bad input exits
+ * 2 with nothing touched; the run itself is rt/run.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../affinity/cpulist.h"
+#include "../affinity/machine.h"
+#include "child.h"
 #include "commands.h"
-int cmd_run(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+#include "run.h"
+#include "scenario.h"
+
+#define MAX_SETS 128
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitterlab run SCENARIO [options]\n"
+		"  --duration D        measured time (overrides [run] duration), e.g. 20s\n"
+		"  --warmup D          time before measuring (overrides [run] warmup)\n"
+		"  --out DIR           output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/\n"
+		"  --no-trace          do not record ftrace events (same as --set run.trace=off)\n"
+		"  --set S.K=V         override any scenario key, e.g. --set control.priority=90 (repeatable)\n"
+		"  --unsafe            allow rt_runtime = unlimited and RT busy threads on every CPU\n"
+		"  --quiet             print only the run directory and errors\n"
+		"  --json              print summary.json on stdout instead of the table\n");
+}
+
+/* An RT thread that never sleeps on every online CPU can freeze the machine. */
+static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	cpu_set_t online, covered;
+	char who[256] = "";
+
+	if (jl_cpulist_online(&online))
+		return 0;
+	CPU_ZERO(&covered);
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		size_t used = strlen(who);
+
+		if (!jl_policy_is_rt(t->policy) && t->policy != JL_POLICY_DEADLINE)
+			continue;
+		if (t->period_ns || (!t->exec[0] && t->work.kind == JL_WORK_SLEEP))
+			continue; /* periodic or blocking: it gives the CPU back */
+		if (t->cpus_set)
+			CPU_OR(&covered, &covered, &t->cpus);
+		else
+			CPU_OR(&covered, &covered, &online);
+		snprintf(who + used, sizeof(who) - used, "%s'%s' (line %d)", used ? ", " : "", t->name, t->line);
+	}
+	if (CPU_COUNT(&covered) && CPU_EQUAL(&covered, &online)) {
+		snprintf(err, errlen,
+			 "%.512s: real-time busy thread(s) %s would cover every online CPU: only RT throttling would keep "
+			 "the machine responsive. Pin them to fewer CPUs, make them periodic, or pass --unsafe",
+			 sc->path, who);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		char why[512];
+
+		if (!t->exec[0])
+			continue;
+		if (jl_child_check_cmdline(t->exec, why, sizeof(why))) {
+			snprintf(err, errlen, "%s:%d: thread '%s': exec: %s", t->file, t->key_line[JL_TKEY_EXEC], t->name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Permission problems are found here, before anything starts, with what is missing and how to get it. */
+static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	int maxprio = 0;
+	bool needs_root = false;
+
+	if (geteuid() == 0)
+		return 0;
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (jl_policy_is_rt(t->policy) && t->priority > maxprio)
+			maxprio = t->priority;
+		if (t->policy == JL_POLICY_DEADLINE)
+			needs_root = true;
+		if (t->nice < 0 && (getrlimit(RLIMIT_NICE, &rl) || (rlim_t)(20 - t->nice) > rl.rlim_cur)) {
+			snprintf(err, errlen, "thread '%s': nice %d needs root or RLIMIT_NICE >= %d (ulimit -e); run with sudo",
+				 t->name, t->nice, 20 - t->nice);
+			return -1;
+		}
+	}
+	if (needs_root) {
+		snprintf(err, errlen, "SCHED_DEADLINE threads need root (CAP_SYS_NICE); run with sudo");
+		return -1;
+	}
+	if (maxprio && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)maxprio)) {
+		snprintf(err, errlen,
+			 "real-time priority %d needs root, or RLIMIT_RTPRIO >= %d (ulimit -r; /etc/security/limits.conf "
+			 "'@realtime - rtprio 98'); run with sudo",
+			 maxprio, maxprio);
+		return -1;
+	}
+	if (sc->run.isolate_set || sc->run.rt_runtime_us != -2) {
+		snprintf(err, errlen, "isolate and rt_runtime change machine settings and need root; run with sudo");
+		return -1;
+	}
+	if (sc->run.trace_groups) {
+		fprintf(stderr, "jitterlab: warning: tracing needs root: running without a trace (--no-trace)\n");
+		o->no_trace = true;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' }, { "warmup", required_argument, NULL, 'w' },
+		{ "out", required_argument, NULL, 'o' },      { "no-trace", no_argument, NULL, 'T' },
+		{ "set", required_argument, NULL, 's' },      { "unsafe", no_argument, NULL, 'U' },
+		{ "quiet", no_argument, NULL, 'q' },          { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	};
+	struct jl_run_opts o = { .out_root = "traces" };
+	const char *sets[MAX_SETS + 2];
+	char dur[160], warm[160], err[JL_ERR_MAX + 256];
+	struct jl_scenario *sc;
+	int nsets = 0, c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:w:o:s:qjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			snprintf(dur, sizeof(dur), "run.duration=%s", optarg);
+			sets[nsets++] = dur;
+			break;
+		case 'w':
+			snprintf(warm, sizeof(warm), "run.warmup=%s", optarg);
+			sets[nsets++] = warm;
+			break;
+		case 'o':
+			o.out_root = optarg;
+			break;
+		case 'T':
+			o.no_trace = true;
+			break;
+		case 's':
+			if (nsets >= MAX_SETS) {
+				fprintf(stderr, "jitterlab run: too many --set (at most %d)\n", MAX_SETS);
+				return JL_EXIT_USAGE;
+			}
+			sets[nsets++] = optarg;
+			break;
+		case 'U':
+			o.unsafe = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return JL_EXIT_OK;
+		default:
+			usage(stderr);
+			return JL_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "jitterlab run: %s\n", optind >= argc ? "missing SCENARIO" : "more than one SCENARIO");
+		usage(stderr);
+		return JL_EXIT_USAGE;
+	}
+	sc = calloc(1, sizeof(*sc));
+	if (!sc) {
+		perror("jitterlab run");
+		return JL_EXIT_RUNTIME;
+	}
+	if (jl_scenario_parse_file(argv[optind], sc, err, sizeof(err)))
+		goto usage_error;
+	for (int i = 0; i < nsets; i++)
+		if (jl_scenario_set(sc, sets[i], err, sizeof(err)))
+			goto usage_error;
+	if (o.no_trace)
+		sc->run.trace_groups = 0;
+	if (jl_scenario_validate(sc, err, sizeof(err)) || check_execs(sc, err, sizeof(err)) ||
+	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
+		goto usage_error;
+	if (!o.unsafe && check_rt_spinners(sc, err, sizeof(err)))
+		goto usage_error;
+	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
+		snprintf(err, sizeof(err), "%.512s:%d: [run] rt_runtime = unlimited disables RT throttling: refused without --unsafe",
+			 sc->path, sc->run.key_line[JL_RKEY_RT_RUNTIME]);
+		goto usage_error;
+	}
+	if (check_permissions(sc, &o, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab run: %s\n", err);
+		free(sc);
+		return JL_EXIT_RUNTIME;
+	}
+	rc = jl_run_execute(sc, &o);
+	free(sc);
+	return rc;
+
+usage_error:
+	fprintf(stderr, "jitterlab run: %s\n", err);
+	free(sc);
+	return JL_EXIT_USAGE;
+}

@@ -79,8 +79,9 @@ struct jl_engine_hooks {
 	 * E.g. move a measured thread into the shield. Return -1 (errno) to abort the run. */
 	int (*thread_ready)(void *ctx, struct jl_thread *th);
 	/* Called on the cycle path for interesting cycles only (miss, or latency over threshold).
-	 * Must be cheap: one write to a trace marker at most. */
+	 * Must be cheap: one write to a trace marker at most. Gets mark_ctx, not ctx. */
 	void (*mark)(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
+	void *mark_ctx;             /* the ctx passed to mark (e.g. the struct jl_trace *) */
 	int64_t mark_threshold_ns;  /* 0 = only misses */
 };
 
@@ -89,11 +90,15 @@ struct jl_engine {
 	struct jl_engine_hooks hooks;
 	int nthreads;
 	struct jl_thread *threads;
-	pthread_barrier_t ready, go;
-	bool barriers_init;
+	/* start gate (setup only, never on the cycle path) */
+	pthread_mutex_t gate_mu;
+	pthread_cond_t gate_cv;
+	int gate_arrived;
+	bool gate_open, gate_init;
 	int64_t t0;          /* first release of threads with start = 0 (warm-up begins) */
 	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
 	int64_t t_end;       /* t_measure + duration */
+	int64_t t_stopped;   /* when the stop was requested (<= t_end when interrupted) */
 	bool watchdog_fired;
 	char stuck[256];     /* threads that did not end in time */
 };

@@ -5,10 +5,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
+#include <math.h>
 #include <numa.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../affinity/cpulist.h"
 #include "metrics.h"
@@ -23,8 +25,10 @@ struct parser {
 	enum section_kind sec;
 	struct jl_thread_spec *thread;
 	bool seen_run, seen_expect, seen_sweep;
-	char seen_keys[64][64];  /* keys of the current section, for duplicate detection */
+	char seen_keys[160][64];  /* keys of the current section, for duplicate detection */
 	int nseen;
+	bool prev_key;           /* the last key = value line (libinih continues it on indented lines) */
+	char prev_key_name[64];
 	/* input */
 	const char *text;        /* string input */
 	size_t pos;
@@ -139,6 +143,12 @@ static void scenario_init(struct jl_scenario *sc, const char *path)
 		n = sizeof(sc->run.name) - 1;
 	memcpy(sc->run.name, base, n);
 	sc->run.name[n] = '\0';
+	/* the stem must itself be a valid `name` (scenario.ini in the run directory is parsed back) */
+	for (char *c = sc->run.name; *c; c++)
+		if (*c == '/' || isspace((unsigned char)*c) || iscntrl((unsigned char)*c) || *c == ';' || *c == '#')
+			*c = '_';
+	if (sc->run.name[0] == '.')
+		sc->run.name[0] = '_';
 	if (!sc->run.name[0])
 		snprintf(sc->run.name, sizeof(sc->run.name), "scenario");
 }
@@ -234,10 +244,10 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 				  "trace_threshold, isolate, irq_affinity, cpu_dma_latency, rt_runtime, seed, grace)", key);
 		return -1;
 	}
-	r->key_line[k] = ps->line;
+	r->key_line[k] = ps->line > 0 ? ps->line : -1; /* -1: set by --set */
 	switch ((enum jl_rkey)k) {
 	case JL_RKEY_NAME:
-		if (!*value || strlen(value) >= sizeof(r->name) || strpbrk(value, "/ \t") || value[0] == '.') {
+		if (!*value || strlen(value) >= sizeof(r->name) || strpbrk(value, "/ \t\r\n\v\f;#") || value[0] == '.') {
 			snprintf(why, wl, "name '%s' is not usable in a path (expected letters, digits, '-', '_', '.')", value);
 			return -1;
 		}
@@ -364,6 +374,24 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 
 /* ---- [thread NAME] keys ---- */
 
+/* --set policy=X (and sweep conditions such as `control.policy=other` on a fifo thread) switch the
+ * policy: keys the new policy does not take are dropped instead of becoming errors. */
+static void set_policy_drops_keys(struct jl_thread_spec *t)
+{
+	if (!jl_policy_is_rt(t->policy)) {
+		t->priority = 0;
+		t->key_line[JL_TKEY_PRIORITY] = 0;
+	}
+	if (t->policy != JL_POLICY_OTHER && t->policy != JL_POLICY_BATCH) {
+		t->nice = 0;
+		t->key_line[JL_TKEY_NICE] = 0;
+	}
+	if (t->policy != JL_POLICY_DEADLINE) {
+		t->runtime_ns = 0;
+		t->key_line[JL_TKEY_RUNTIME] = 0;
+	}
+}
+
 static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const char *key, const char *value,
 			    char *why, size_t wl)
 {
@@ -378,12 +406,14 @@ static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const c
 				  "work, deadline, overrun, runtime, mem_node, start, measure, exec)", key);
 		return -1;
 	}
-	t->key_line[k] = ps->line;
+	t->key_line[k] = ps->line > 0 ? ps->line : -1; /* -1: set by --set */
 	switch ((enum jl_tkey)k) {
 	case JL_TKEY_POLICY:
 		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
 			if (!strcmp(value, policy_names[i])) {
 				t->policy = (enum jl_policy)i;
+				if (ps->line <= 0)
+					set_policy_drops_keys(t);
 				return 0;
 			}
 		}
@@ -414,11 +444,15 @@ static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const c
 		if (jl_parse_duration(value, &t->period_ns, why, wl))
 			return -1;
 		t->period_from_rate = false;
+		if (ps->line <= 0) /* --set period replaces a rate from the file */
+			t->key_line[JL_TKEY_RATE] = 0;
 		goto check_period;
 	case JL_TKEY_RATE:
 		if (jl_parse_rate(value, &t->period_ns, why, wl))
 			return -1;
 		t->period_from_rate = true;
+		if (ps->line <= 0) /* --set rate replaces a period from the file */
+			t->key_line[JL_TKEY_PERIOD] = 0;
 check_period:
 		if (t->period_ns < 10000 || t->period_ns > 3600 * JL_NSEC_PER_SEC) {
 			snprintf(why, wl, "period must be 10us-1h (got '%s')", value);
@@ -562,7 +596,7 @@ static int parse_expect(const char *label, const char *value, struct jl_expect *
 		e->value = strtod(rhs, &end);
 		while (isspace((unsigned char)*end))
 			end++;
-		if (end == rhs || (*end && strcasecmp(end, "Hz"))) {
+		if (end == rhs || (*end && strcasecmp(end, "Hz")) || !isfinite(e->value)) {
 			snprintf(why, wl, "'%s' is not a rate in Hz (e.g. 99 or 99.5Hz)", rhs);
 			return -1;
 		}
@@ -597,13 +631,20 @@ static int parse_sweep_key(struct parser *ps, const char *key, const char *value
 		return 0;
 	}
 	if (!strcmp(key, "compare")) {
+		if (strlen(value) >= sizeof(sw->compare)) {
+			snprintf(why, wl, "compare list is too long");
+			return -1;
+		}
 		snprintf(sw->compare, sizeof(sw->compare), "%s", value);
 		return 0;
 	}
 	if (!strncmp(key, "condition.", 10)) {
 		struct jl_condition *c;
 
-		if (!valid_name(key + 10) && !isdigit((unsigned char)key[10])) {
+		const char *lab = key + 10;
+
+		if (!(islower((unsigned char)*lab) || isdigit((unsigned char)*lab)) || strlen(lab) >= JL_NAME_MAX ||
+		    lab[strspn(lab, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
 			snprintf(why, wl, "condition label '%s' is not valid (expected [a-z0-9][a-z0-9_-]*)", key + 10);
 			return -1;
 		}
@@ -622,7 +663,8 @@ static int parse_sweep_key(struct parser *ps, const char *key, const char *value
 			snprintf(why, wl, "too many vary keys (at most %d)", JL_MAX_VARY);
 			return -1;
 		}
-		if (!strchr(key + 5, '.')) {
+		if (!strchr(key + 5, '.') || strlen(key + 5) >= sizeof(sw->vary[0].key) ||
+		    strlen(value) >= sizeof(sw->vary[0].values)) {
 			snprintf(why, wl, "'%s' must be vary.SECTION.KEY (e.g. vary.control.policy)", key);
 			return -1;
 		}
@@ -647,13 +689,23 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 		return 0;
 	for (int i = 0; i < ps->nseen; i++) {
 		if (!strcmp(ps->seen_keys[i], key)) {
-			fail(ps, ps->line, "%s%s%s: key '%s' is set twice (continuation lines are not supported)",
-			     ps->sec == SEC_THREAD ? "thread '" : "[", ps->sec == SEC_THREAD ? ps->thread->name : "",
-			     ps->sec == SEC_THREAD ? "'" : "]", key);
+			static const char *const secname[] = { [SEC_NONE] = "", [SEC_RUN] = "[run]",
+							       [SEC_EXPECT] = "[expect]", [SEC_SWEEP] = "[sweep]" };
+
+			if (ps->sec == SEC_THREAD)
+				fail(ps, ps->line, "thread '%s': key '%s' is set twice (expected each key once per section)",
+				     ps->thread->name, key);
+			else
+				fail(ps, ps->line, "%s: key '%s' is set twice (expected each key once per section)",
+				     secname[ps->sec], key);
 			return 0;
 		}
 	}
-	if (ps->nseen < 64)
+	if (strlen(key) >= sizeof(ps->seen_keys[0])) {
+		fail(ps, ps->line, "key '%.60s...' is too long (at most %zu characters)", key, sizeof(ps->seen_keys[0]) - 1);
+		return 0;
+	}
+	if (ps->nseen < (int)(sizeof(ps->seen_keys) / sizeof(ps->seen_keys[0])))
 		snprintf(ps->seen_keys[ps->nseen++], sizeof(ps->seen_keys[0]), "%s", key);
 
 	switch (ps->sec) {
@@ -673,8 +725,10 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 			fail(ps, ps->line, "[expect]: too many expectations (at most %d)", JL_MAX_EXPECT);
 			return 0;
 		}
-		if (strlen(key) >= JL_NAME_MAX) {
-			fail(ps, ps->line, "[expect]: label '%s' is too long", key);
+		if (strlen(key) >= JL_NAME_MAX || !*key || key[strspn(key, "abcdefghijklmnopqrstuvwxyz"
+									   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
+			fail(ps, ps->line, "[expect]: label '%s' is not valid (expected LABEL = THREAD.METRIC OP VALUE, LABEL "
+					   "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
 			return 0;
 		}
 		rc = parse_expect(key, value, &ps->sc->expect[ps->sc->nexpect], why, sizeof(why));
@@ -699,80 +753,118 @@ static int ini_handler_cb(void *user, const char *section, const char *name, con
 	return 1;
 }
 
-/* Section headers are recognised here, where the line number is known; libinih sees them too and
- * passes the section name to the handler, which ignores it. */
+/* Lines are classified here exactly as libinih (r55, INI_ALLOW_MULTILINE, INI_ALLOW_INLINE_COMMENTS,
+ * INI_ALLOW_BOM) will classify them, because only here is the line number known. Section headers are
+ * handled here (libinih passes the section name to the handler, which ignores it); lines libinih
+ * would reject or misread (no '=', no ']', an indented line taken as a continuation) fail here, so
+ * the first error is the one reported. */
+
+/* libinih's find_chars_or_comment(): the first of CHARS, or a ';' after whitespace, or the end. */
+static const char *ini_find(const char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
 static void reader_saw_line(struct parser *ps, const char *line)
 {
 	const char *p = line, *end;
 	char header[256];
 	size_t n;
 
+	if (ps->line == 1 && !strncmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
 	while (isspace((unsigned char)*p))
 		p++;
-	if (*p != '[')
-		return;
-	end = strchr(p, ']');
-	if (!end) {
-		fail(ps, ps->line, "section header without ']'");
+	if (!*p || *p == ';' || *p == '#')
+		return; /* blank or comment: libinih keeps the previous key for continuations */
+	if (ps->prev_key && p > line) {
+		fail(ps, ps->line, "indented line after '%s = ...' would continue its value (continuation lines are "
+				   "not supported: remove the leading whitespace)", ps->prev_key_name);
 		return;
 	}
-	n = (size_t)(end - p - 1);
-	if (n >= sizeof(header))
-		n = sizeof(header) - 1;
-	memcpy(header, p + 1, n);
-	header[n] = '\0';
-	begin_section(ps, header);
+	if (*p == '[') {
+		end = ini_find(p + 1, "]");
+		if (*end != ']') {
+			fail(ps, ps->line, "section header without ']' (expected [run], [thread NAME], [expect] or [sweep])");
+			return;
+		}
+		ps->prev_key = false;
+		n = (size_t)(end - p - 1);
+		if (n >= sizeof(header)) {
+			fail(ps, ps->line, "section header is too long");
+			return;
+		}
+		memcpy(header, p + 1, n);
+		header[n] = '\0';
+		begin_section(ps, header);
+		return;
+	}
+	end = ini_find(p, "=:");
+	if (*end != '=' && *end != ':') {
+		fail(ps, ps->line, "syntax error (expected '[section]', 'key = value' or a comment)");
+		return;
+	}
+	n = (size_t)(end - p);
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (n >= sizeof(ps->prev_key_name))
+		n = sizeof(ps->prev_key_name) - 1;
+	memcpy(ps->prev_key_name, p, n);
+	ps->prev_key_name[n] = '\0';
+	ps->prev_key = true;
 }
 
+static int next_char(struct parser *ps)
+{
+	if (ps->fp)
+		return fgetc(ps->fp);
+	if (!ps->text[ps->pos])
+		return EOF;
+	return (unsigned char)ps->text[ps->pos++];
+}
+
+/* libinih's line reader. Stops the parse (returns NULL) at the first error. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parser *ps = stream;
-	size_t len;
+	size_t i = 0, max = num > 1 ? (size_t)num - 1 : 0;
+	bool got = false, nul = false, too_long = false;
+	int c;
 
-	if (ps->fp) {
-		if (!fgets(str, num, ps->fp))
-			return NULL;
-	} else {
-		size_t i = 0;
-
-		if (!ps->text[ps->pos])
-			return NULL;
-		while (i + 1 < (size_t)num && ps->text[ps->pos]) {
-			char c = ps->text[ps->pos++];
-
-			str[i++] = c;
-			if (c == '\n')
-				break;
-		}
-		str[i] = '\0';
+	if (ps->failed)
+		return NULL;
+	while ((c = next_char(ps)) != EOF) {
+		got = true;
+		if (c == '\0')
+			nul = true;
+		else if (i < max)
+			str[i++] = (char)c;
+		else if (c != '\n')
+			too_long = true;
+		if (c == '\n')
+			break;
 	}
+	if (!got)
+		return NULL;
+	str[i] = '\0';
 	ps->line++;
-	len = strlen(str);
-	if (len == (size_t)num - 1 && str[len - 1] != '\n') {
-		bool at_end = ps->fp ? (ungetc(fgetc(ps->fp), ps->fp) == EOF) : !ps->text[ps->pos];
-
-		if (!at_end) {
-			fail(ps, ps->line, "line is longer than %d characters", num - 2);
-			/* swallow the rest of the line so the line count stays right */
-			if (ps->fp) {
-				int c;
-
-				while ((c = fgetc(ps->fp)) != EOF && c != '\n')
-					;
-			} else {
-				while (ps->text[ps->pos] && ps->text[ps->pos] != '\n')
-					ps->pos++;
-				if (ps->text[ps->pos])
-					ps->pos++;
-			}
-			str[0] = '\0';
-			return str;
-		}
+	if (too_long) {
+		fail(ps, ps->line, "line is longer than %d characters (the INI reader's limit)", num - 1);
+		return NULL;
 	}
-	if (memchr(str, '\0', len) != str + len || strchr(str, '\0') != str + len)
-		fail(ps, ps->line, "NUL byte in line");
-	if (!ps->failed)
-		reader_saw_line(ps, str);
+	if (nul) {
+		fail(ps, ps->line, "NUL byte in line (not a text file?)");
+		return NULL;
+	}
+	reader_saw_line(ps, str);
+	if (ps->failed)
+		return NULL;
 	return str;
 }
 
@@ -949,6 +1041,9 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
 		if (t->runtime_ns > (t->deadline_ns ? t->deadline_ns : t->period_ns))
 			VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
+		if (t->deadline_ns > t->period_ns)
+			VFAIL(line_of(t, JL_TKEY_DEADLINE),
+			      "thread '%s': policy deadline needs deadline <= period (runtime <= deadline <= period)", t->name);
 		if (t->cpus_set && !CPU_EQUAL(&t->cpus, online))
 			VFAIL(line_of(t, JL_TKEY_CPUS),
 			      "thread '%s': SCHED_DEADLINE threads cannot be pinned to a subset of CPUs (the kernel refuses "
@@ -1046,7 +1141,7 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 {
 	const struct jl_run_spec *r = &sc->run;
-	char a[256], b[64];
+	char a[4096], b[64]; /* a: a sparse list of 1024 CPUs is ~2.5 KB */
 
 	fprintf(out, "; effective scenario: %s, every default written out\n\n[run]\n", sc->path);
 	fprintf(out, "name = %s\n", r->name);

@@ -15,13 +15,16 @@ static int cmp_i64(const void *a, const void *b)
 
 int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
 {
-	double rank = ceil(q / 100.0 * (double)n);
+	/* rank = ceil(q/100 * n) in integer arithmetic: in doubles, 99.9/100*1000 is 999.0000000000001
+	 * and ceil() made p99.9 of 1000 samples the maximum. Q is taken to a millionth of a percent. */
+	unsigned long long qm = q > 0 ? (unsigned long long)llround(q * 1e6) : 0; /* 99.9 -> 99900000 */
+	unsigned __int128 rank = ((unsigned __int128)qm * n + 100000000ULL - 1) / 100000000ULL;
 	size_t idx;
 
 	if (rank < 1)
 		rank = 1;
-	idx = (size_t)rank - 1;
-	if (idx >= n)
+	idx = (size_t)(rank - 1);
+	if (rank > n)
 		idx = n - 1;
 	return sorted[idx];
 }

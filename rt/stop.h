@@ -8,9 +8,16 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-enum jl_stop_reason { JL_STOP_NONE = 0, JL_STOP_SIGNAL = 1, JL_STOP_WATCHDOG = 2, JL_STOP_ERROR = 3 };
+/* END: the run reached its end (normal); the others end it early. */
+enum jl_stop_reason { JL_STOP_NONE = 0, JL_STOP_END, JL_STOP_SIGNAL, JL_STOP_WATCHDOG, JL_STOP_ERROR };
+
 
 extern atomic_int jl_stop_flag;
+
+static inline enum jl_stop_reason jl_stop_reason(void)
+{
+	return (enum jl_stop_reason)atomic_load(&jl_stop_flag);
+}
 
 static inline bool jl_stopping(void)
 {
@@ -22,6 +29,12 @@ static inline void jl_stop_request(enum jl_stop_reason why)
 	int expected = JL_STOP_NONE;
 
 	atomic_compare_exchange_strong(&jl_stop_flag, &expected, (int)why);
+}
+
+/* For tests and long-lived callers: lower the flag again. */
+static inline void jl_stop_reset(void)
+{
+	atomic_store(&jl_stop_flag, JL_STOP_NONE);
 }
 
 #endif

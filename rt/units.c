@@ -11,29 +11,75 @@
 
 struct unit {
 	const char *name;
-	double scale;
+	uint64_t scale;
 };
 
-/* Split TEXT into a non-negative decimal number and a unit suffix. */
-static int split_number(const char *text, double *value, const char **unit)
-{
-	char *end;
+/* A non-negative decimal number as written: INT.FRAC, kept exact (no binary floating point), so
+ * "1.1s" is exactly 1100000000 ns and 9223372036854775807ns survives a round trip. Only plain decimal
+ * notation is accepted: no sign, no exponent, no hex, no "inf"/"nan". */
+struct decimal {
+	uint64_t ip;       /* integer part */
+	uint64_t frac;     /* first FDIGITS digits after the point */
+	int fdigits;       /* at most 18 are kept (finer than 1e-18 of a unit is dropped) */
+	double value;      /* approximate value, for rates */
+};
 
-	while (isspace((unsigned char)*text))
-		text++;
-	if (!isdigit((unsigned char)*text) && *text != '.')
+/* Split TEXT into a number and a unit suffix. Returns 0, -1 (not a number), -2 (negative), -3 (too large). */
+static int split_number(const char *text, struct decimal *d, const char **unit)
+{
+	const char *p = text;
+	bool digits = false;
+
+	memset(d, 0, sizeof(*d));
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '-')
+		return -2;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned dg = (unsigned)(*p - '0');
+
+		if (d->ip > (UINT64_MAX - dg) / 10)
+			return -3;
+		d->ip = d->ip * 10 + dg;
+		digits = true;
+	}
+	d->value = (double)d->ip;
+	if (*p == '.') {
+		double scale = 0.1;
+
+		for (p++; isdigit((unsigned char)*p); p++) {
+			if (d->fdigits < 18) {
+				d->frac = d->frac * 10 + (uint64_t)(*p - '0');
+				d->fdigits++;
+			}
+			d->value += scale * (*p - '0');
+			scale /= 10;
+			digits = true;
+		}
+	}
+	if (!digits)
 		return -1;
-	errno = 0;
-	*value = strtod(text, &end);
-	if (errno || end == text || !isfinite(*value) || *value < 0)
-		return -1;
-	while (isspace((unsigned char)*end))
-		end++;
-	*unit = end;
+	while (isspace((unsigned char)*p))
+		p++;
+	*unit = p;
 	return 0;
 }
 
-static int lookup_unit(const struct unit *units, const char *unit, bool icase, double *scale)
+/* D * SCALE rounded to the nearest integer, exactly; -1 if it exceeds MAX. */
+static int scale_decimal(const struct decimal *d, uint64_t scale, uint64_t max, uint64_t *out)
+{
+	unsigned __int128 v = (unsigned __int128)d->ip * scale, pow10 = 1;
+
+	for (int i = 0; i < d->fdigits; i++)
+		pow10 *= 10;
+	v += ((unsigned __int128)d->frac * scale * 2 + pow10) / (pow10 * 2);
+	if (v > max)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int lookup_unit(const struct unit *units, const char *unit, bool icase, uint64_t *scale)
 {
 	size_t n = strlen(unit);
 
@@ -51,40 +97,53 @@ static int lookup_unit(const struct unit *units, const char *unit, bool icase, d
 }
 
 static const struct unit duration_units[] = {
-	{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 }, { NULL, 0 }
+	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ULL }, { "m", 60000000000ULL },
+	{ "h", 3600000000000ULL }, { NULL, 0 }
 };
 
 int jl_parse_duration(const char *text, int64_t *ns, char *err, size_t errlen)
 {
-	double v, scale, r;
-	const char *unit;
+	struct decimal d;
+	const char *unit = "";
+	uint64_t scale, v;
+	int rc = split_number(text, &d, &unit);
 
-	if (split_number(text, &v, &unit) || lookup_unit(duration_units, unit, false, &scale)) {
+	if (rc == -2) {
+		snprintf(err, errlen, "'%s' is negative (expected a duration of 0 or more, e.g. 10ms)", text);
+		return -1;
+	}
+	if (rc == 0 && !*unit) {
+		snprintf(err, errlen, "'%s' has no unit (expected a number with a unit ns, us, ms, s, m or h, e.g. 10ms)", text);
+		return -1;
+	}
+	if (rc == -1 || (rc == 0 && lookup_unit(duration_units, unit, false, &scale))) {
 		snprintf(err, errlen, "'%s' is not a duration (expected a number with a unit ns, us, ms, s, m or h, e.g. 10ms)", text);
 		return -1;
 	}
-	r = nearbyint(v * scale);
-	if (r > 9.2e18) {
-		snprintf(err, errlen, "duration '%s' is too large", text);
+	if (rc == -3 || scale_decimal(&d, scale, INT64_MAX, &v)) {
+		snprintf(err, errlen, "duration '%s' is too large (at most 292 years)", text);
 		return -1;
 	}
-	*ns = (int64_t)r;
+	*ns = (int64_t)v;
 	return 0;
 }
 
-static const struct unit rate_units[] = { { "hz", 1.0 }, { "khz", 1e3 }, { "mhz", 1e6 }, { NULL, 0 } };
+static const struct unit rate_units[] = { { "hz", 1 }, { "khz", 1000 }, { "mhz", 1000000 }, { NULL, 0 } };
 
 int jl_parse_rate(const char *text, int64_t *period_ns, char *err, size_t errlen)
 {
-	double v, scale, p;
-	const char *unit;
+	struct decimal d;
+	const char *unit = "";
+	uint64_t scale;
+	double p;
+	int rc = split_number(text, &d, &unit);
 
-	if (split_number(text, &v, &unit) || lookup_unit(rate_units, unit, true, &scale) || v <= 0) {
-		snprintf(err, errlen, "'%s' is not a rate (expected a positive number with Hz or kHz, e.g. 100Hz)", text);
+	if (rc || !*unit || lookup_unit(rate_units, unit, true, &scale) || d.value <= 0) {
+		snprintf(err, errlen, "'%s' is not a rate (expected a positive number with Hz or kHz, e.g. 100Hz, 1kHz, 0.5Hz)", text);
 		return -1;
 	}
-	p = nearbyint(1e9 / (v * scale));
-	if (p < 1 || p > 9.2e18) {
+	p = nearbyint(1e9 / (d.value * (double)scale));
+	if (!(p >= 1 && p <= 9.2e18)) {
 		snprintf(err, errlen, "rate '%s' gives a period outside 1ns..292 years", text);
 		return -1;
 	}
@@ -93,25 +152,29 @@ int jl_parse_rate(const char *text, int64_t *period_ns, char *err, size_t errlen
 }
 
 static const struct unit size_units[] = {
-	{ "B", 1.0 }, { "KB", 1024.0 }, { "MB", 1048576.0 }, { "GB", 1073741824.0 }, { "K", 1024.0 },
-	{ "M", 1048576.0 }, { "G", 1073741824.0 }, { NULL, 0 }
+	{ "B", 1 }, { "KB", 1ULL << 10 }, { "MB", 1ULL << 20 }, { "GB", 1ULL << 30 }, { "K", 1ULL << 10 },
+	{ "M", 1ULL << 20 }, { "G", 1ULL << 30 }, { NULL, 0 }
 };
 
 int jl_parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen)
 {
-	double v, scale, r;
-	const char *unit;
+	struct decimal d;
+	const char *unit = "";
+	uint64_t scale;
+	int rc = split_number(text, &d, &unit);
 
-	if (split_number(text, &v, &unit) || lookup_unit(size_units, unit, true, &scale)) {
+	if (rc == -2) {
+		snprintf(err, errlen, "'%s' is negative (expected a size, e.g. 16MB)", text);
+		return -1;
+	}
+	if (rc == -1 || (rc == 0 && (!*unit || lookup_unit(size_units, unit, true, &scale)))) {
 		snprintf(err, errlen, "'%s' is not a size (expected a number with B, KB, MB or GB, e.g. 16MB)", text);
 		return -1;
 	}
-	r = nearbyint(v * scale);
-	if (r > 1.8e19) {
+	if (rc == -3 || scale_decimal(&d, scale, UINT64_MAX, bytes)) {
 		snprintf(err, errlen, "size '%s' is too large", text);
 		return -1;
 	}
-	*bytes = (uint64_t)r;
 	return 0;
 }
 
@@ -140,9 +203,11 @@ int jl_parse_int(const char *text, long long lo, long long hi, long long *out, c
 
 	errno = 0;
 	v = strtoll(text, &end, 10);
-	while (end && isspace((unsigned char)*end))
+	if (end == text) /* no digits (a blank string must not read as 0) */
+		errno = EINVAL;
+	while (isspace((unsigned char)*end))
 		end++;
-	if (errno || end == text || *end || !*text) {
+	if (errno || *end) {
 		snprintf(err, errlen, "'%s' is not an integer (expected %lld-%lld)", text, lo, hi);
 		return -1;
 	}

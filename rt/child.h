@@ -1,0 +1,32 @@
+/* child: external neighbours (`exec`): a child process in its own process group with its policy,
+ * priority and CPUs applied before it execs, started at a given time, ended with SIGINT, a grace
+ * period, then SIGKILL. No shell is involved: argv is split like a shell would (wordexp, no command
+ * substitution). A child never outlives the run: PR_SET_PDEATHSIG covers a killed jitterlab. */
+#ifndef JL_CHILD_H
+#define JL_CHILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "scenario.h"
+
+struct jl_child;
+
+/* Split CMDLINE into argv (wordexp without command substitution) and check the program exists.
+ * Returns 0, or -1 with a reason in ERR. Pure: used by the scenario checks too. */
+int jl_child_check_cmdline(const char *cmdline, char *err, size_t errlen);
+
+/* Fork the child; it applies SPEC's policy/priority/nice/cpus and waits for jl_child_go(). */
+struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *name, char *err, size_t errlen);
+/* Let the child exec at START_NS (CLOCK_MONOTONIC). 0 or -1 with errno. */
+int jl_child_go(struct jl_child *c, int64_t start_ns);
+pid_t jl_child_pid(const struct jl_child *c);
+/* SIGINT the process group, wait up to GRACE_NS, then SIGKILL; reap. Returns the wait status
+ * (or -1 if it could not be reaped). A child that never got go is killed at once. */
+int jl_child_stop(struct jl_child *c, int64_t grace_ns);
+/* Text of an exec failure reported by the child ("" if none). */
+const char *jl_child_error(const struct jl_child *c);
+void jl_child_free(struct jl_child *c);
+
+#endif

@@ -1,0 +1,583 @@
+/* engine: thread setup, the common start barrier, the drivers (periodic, continuous), stop and join.
+ * Setup (allocation, prefaulting, policy, affinity) happens before the go barrier; after it, a
+ * driver's cycle path only sleeps, reads the clock, runs the work and stores into preallocated
+ * samples. The watchdog (jl_engine_stop) runs in the main thread, which the run raises to FIFO 99. */
+#include "engine.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "stop.h"
+#include "units.h"
+
+#define STACK_SIZE (512 * 1024)
+#define PREFAULT_STACK (256 * 1024)
+#define START_LEAD_NS (100 * 1000000LL) /* t0 is this far after the go barrier */
+
+struct jl_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+
+int64_t jl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * JL_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / JL_NSEC_PER_SEC, .tv_nsec = ns % JL_NSEC_PER_SEC };
+
+	return ts;
+}
+
+/* Sleep until T in slices, so a stop request is noticed. Not for the cycle path. */
+static void sleep_until_or_stop(int64_t t)
+{
+	while (!jl_stopping()) {
+		int64_t now = jl_now_ns(), slice;
+		struct timespec ts;
+
+		if (now >= t)
+			return;
+		slice = t - now > 50000000LL ? now + 50000000LL : t;
+		ts = ns_to_ts(slice);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+static int policy_to_os(enum jl_policy p)
+{
+	switch (p) {
+	case JL_POLICY_FIFO:
+		return SCHED_FIFO;
+	case JL_POLICY_RR:
+		return SCHED_RR;
+	case JL_POLICY_BATCH:
+		return SCHED_BATCH;
+	case JL_POLICY_IDLE:
+		return SCHED_IDLE;
+	case JL_POLICY_DEADLINE:
+		return SCHED_DEADLINE;
+	case JL_POLICY_OTHER:
+		break;
+	}
+	return SCHED_OTHER;
+}
+
+/* ---- drivers ---- */
+
+static void record_cpu(struct jl_thread *th)
+{
+	int cpu = sched_getcpu(); /* vDSO: no syscall */
+
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &th->cpus_used);
+}
+
+/* A control loop: releases at absolute times first_release + k * period. */
+static void drive_periodic(struct jl_thread *th)
+{
+	const struct jl_thread_spec *spec = th->spec;
+	struct jl_engine *eng = th->eng;
+	const int64_t period = spec->period_ns;
+	const int64_t deadline = spec->deadline_ns ? spec->deadline_ns : period;
+	const int64_t threshold = eng->hooks.mark_threshold_ns;
+	int64_t release = th->first_release;
+	uint64_t cycle = 0;
+	uint32_t skipped = 0;
+
+	if (release < eng->t0)
+		release = eng->t0;
+	while (release < eng->t_end && !jl_stopping()) {
+		struct timespec ts = ns_to_ts(release);
+		int64_t wake, end, latency;
+		size_t n;
+		bool miss;
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		wake = jl_now_ns();
+		jl_work_run(&th->work);
+		end = jl_now_ns();
+
+		latency = wake - release;
+		miss = end > release + deadline;
+		n = atomic_load_explicit(&th->nsamples, memory_order_relaxed);
+		if (n < th->cap) {
+			struct jl_sample *s = &th->samples[n];
+
+			s->release = release;
+			s->wake = wake;
+			s->end = end;
+			s->cycle = cycle;
+			s->skipped = skipped;
+			s->cpu = sched_getcpu();
+			atomic_store_explicit(&th->nsamples, n + 1, memory_order_release);
+		} else {
+			th->dropped_samples++;
+		}
+		th->work_calls++;
+		th->work_sum_ns += end - wake;
+		if (end - wake > th->work_max_ns)
+			th->work_max_ns = end - wake;
+		record_cpu(th);
+		if (eng->hooks.mark && (miss || (threshold > 0 && latency > threshold)))
+			eng->hooks.mark(eng->hooks.mark_ctx, th, cycle, latency, miss);
+
+		cycle++;
+		release += period;
+		skipped = 0;
+		if (spec->overrun == JL_OVERRUN_SKIP && end > release) {
+			int64_t k = (end - release) / period + 1;
+
+			skipped = (uint32_t)k;
+			th->skipped_total += (uint64_t)k;
+			release += k * period;
+			cycle += (uint64_t)k;
+		}
+	}
+}
+
+/* A neighbour: the work back to back until the end. */
+static void drive_continuous(struct jl_thread *th)
+{
+	struct jl_engine *eng = th->eng;
+
+	sleep_until_or_stop(th->first_release);
+	while (!jl_stopping()) {
+		int64_t t1 = jl_now_ns(), t2;
+
+		if (t1 >= eng->t_end)
+			break;
+		jl_work_run(&th->work);
+		t2 = jl_now_ns();
+		th->work_calls++;
+		th->work_sum_ns += t2 - t1;
+		if (t2 - t1 > th->work_max_ns)
+			th->work_max_ns = t2 - t1;
+		record_cpu(th);
+		if (th->spec->work.kind == JL_WORK_NONE && th->work_calls % 4096 == 0)
+			sched_yield(); /* an empty neighbour would otherwise only read the clock */
+	}
+}
+
+/* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
+
+static void gate_arrive_and_wait(struct jl_engine *eng)
+{
+	pthread_mutex_lock(&eng->gate_mu);
+	eng->gate_arrived++;
+	pthread_cond_broadcast(&eng->gate_cv);
+	while (!eng->gate_open)
+		pthread_cond_wait(&eng->gate_cv, &eng->gate_mu);
+	pthread_mutex_unlock(&eng->gate_mu);
+}
+
+static void gate_wait_arrivals(struct jl_engine *eng, int n)
+{
+	pthread_mutex_lock(&eng->gate_mu);
+	while (eng->gate_arrived < n)
+		pthread_cond_wait(&eng->gate_cv, &eng->gate_mu);
+	pthread_mutex_unlock(&eng->gate_mu);
+}
+
+static void gate_release(struct jl_engine *eng)
+{
+	pthread_mutex_lock(&eng->gate_mu);
+	eng->gate_open = true;
+	pthread_cond_broadcast(&eng->gate_cv);
+	pthread_mutex_unlock(&eng->gate_mu);
+}
+
+/* ---- thread setup ---- */
+
+static void thread_fail(struct jl_thread *th, int err, const char *what)
+{
+	th->error = err;
+	snprintf(th->errmsg, sizeof(th->errmsg), "%s: %s%s", what, strerror(err),
+		 err == EPERM ? " (needs root, or CAP_SYS_NICE and RLIMIT_RTPRIO; run with sudo)" : "");
+}
+
+static int apply_own_sched(struct jl_thread *th)
+{
+	const struct jl_thread_spec *spec = th->spec;
+
+	if (spec->policy == JL_POLICY_DEADLINE) {
+		struct jl_sched_attr attr = {
+			.size = sizeof(attr),
+			.sched_policy = SCHED_DEADLINE,
+			.sched_runtime = (uint64_t)spec->runtime_ns,
+			.sched_deadline = (uint64_t)(spec->deadline_ns ? spec->deadline_ns : spec->period_ns),
+			.sched_period = (uint64_t)spec->period_ns,
+		};
+
+		if (syscall(SYS_sched_setattr, 0, &attr, 0)) {
+			thread_fail(th, errno, "sched_setattr(SCHED_DEADLINE)");
+			return -1;
+		}
+	} else if ((spec->policy == JL_POLICY_OTHER || spec->policy == JL_POLICY_BATCH) && spec->nice) {
+		if (setpriority(PRIO_PROCESS, (id_t)th->tid, spec->nice)) {
+			thread_fail(th, errno, "setpriority(nice)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void prefault_stack(void)
+{
+	volatile char buf[PREFAULT_STACK];
+
+	memset((char *)buf, 0, sizeof(buf));
+}
+
+static void *thread_main(void *arg)
+{
+	struct jl_thread *th = arg;
+	struct jl_engine *eng = th->eng;
+	struct rusage ru;
+	struct timespec cpu;
+
+	th->tid = (pid_t)syscall(SYS_gettid);
+	prefault_stack();
+	CPU_ZERO(&th->cpus_used);
+	apply_own_sched(th);
+	if (!th->error && jl_work_prepare(&th->work, &th->spec->work, th->spec->mem_node))
+		thread_fail(th, errno, "preparing the work");
+	gate_arrive_and_wait(eng);
+	if (th->error || jl_stopping())
+		goto out;
+
+	th->started_ns = jl_now_ns();
+	if (th->spec->period_ns)
+		drive_periodic(th);
+	else
+		drive_continuous(th);
+	th->ended_ns = jl_now_ns();
+out:
+	if (!getrusage(RUSAGE_THREAD, &ru)) {
+		th->ctx_voluntary = ru.ru_nvcsw;
+		th->ctx_involuntary = ru.ru_nivcsw;
+	}
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+		th->cpu_time_ns = cpu.tv_sec * JL_NSEC_PER_SEC + cpu.tv_nsec;
+	return NULL;
+}
+
+/* ---- init / start / stop ---- */
+
+static size_t sample_capacity(const struct jl_scenario *sc, const struct jl_thread_spec *t)
+{
+	int64_t span = sc->run.warmup_ns + sc->run.duration_ns;
+
+	return (size_t)(span / t->period_ns) + 16;
+}
+
+int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
+		   char *err, size_t errlen)
+{
+	int n = 0;
+
+	memset(eng, 0, sizeof(*eng));
+	eng->sc = sc;
+	if (hooks)
+		eng->hooks = *hooks;
+	for (int i = 0; i < sc->nthreads; i++)
+		n += (int)sc->threads[i].count;
+	eng->threads = calloc((size_t)n, sizeof(*eng->threads));
+	if (!eng->threads) {
+		snprintf(err, errlen, "out of memory for %d threads", n);
+		return -1;
+	}
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *spec = &sc->threads[i];
+
+		for (unsigned c = 0; c < spec->count; c++) {
+			struct jl_thread *th = &eng->threads[eng->nthreads++];
+
+			th->spec = spec;
+			th->eng = eng;
+			th->copy = (int)c;
+			th->exit_status = -1;
+			if (spec->count > 1)
+				snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
+			else
+				snprintf(th->name, sizeof(th->name), "%s", spec->name);
+			th->is_exec = spec->exec[0] != '\0';
+			th->measured = jl_thread_measured(spec);
+			CPU_ZERO(&th->cpus_used);
+			if (!spec->period_ns)
+				continue;
+			th->cap = sample_capacity(sc, spec);
+			th->samples = mmap(NULL, th->cap * sizeof(*th->samples), PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			if (th->samples == MAP_FAILED) {
+				th->samples = NULL;
+				snprintf(err, errlen, "cannot allocate %zu samples for thread '%s': %s", th->cap, th->name,
+					 strerror(errno));
+				jl_engine_free(eng);
+				return -1;
+			}
+			memset(th->samples, 0, th->cap * sizeof(*th->samples)); /* prefault */
+		}
+	}
+	return 0;
+}
+
+static int create_thread(struct jl_thread *th, char *err, size_t errlen)
+{
+	const struct jl_thread_spec *spec = th->spec;
+	struct sched_param sp = { 0 };
+	pthread_attr_t attr;
+	int rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, STACK_SIZE);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	/* other and deadline start as SCHED_OTHER; deadline switches itself with sched_setattr */
+	if (spec->policy != JL_POLICY_DEADLINE)
+		pthread_attr_setschedpolicy(&attr, policy_to_os(spec->policy));
+	else
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	if (jl_policy_is_rt(spec->policy))
+		sp.sched_priority = spec->priority;
+	pthread_attr_setschedparam(&attr, &sp);
+	if (spec->cpus_set)
+		pthread_attr_setaffinity_np(&attr, sizeof(spec->cpus), &spec->cpus);
+	rc = pthread_create(&th->pthread, &attr, thread_main, th);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		char prio[32] = "";
+
+		if (jl_policy_is_rt(spec->policy))
+			snprintf(prio, sizeof(prio), " priority %d", spec->priority);
+		snprintf(err, errlen, "thread '%s': cannot start with policy %s%s: %s%s", th->name,
+			 jl_policy_name(spec->policy), prio, strerror(rc),
+			 rc == EPERM ? " (real-time policies need root, or CAP_SYS_NICE and RLIMIT_RTPRIO; run with sudo)" : "");
+		return -1;
+	}
+	{
+		char comm[16]; /* the kernel keeps 15 characters */
+
+		memcpy(comm, th->name, sizeof(comm) - 1);
+		comm[sizeof(comm) - 1] = '\0';
+		pthread_setname_np(th->pthread, comm);
+	}
+	th->created = true;
+	return 0;
+}
+
+static void abort_start(struct jl_engine *eng)
+{
+	jl_stop_request(JL_STOP_ERROR);
+	if (!eng->t_end)
+		eng->t0 = eng->t_measure = eng->t_end = jl_now_ns();
+	gate_release(eng);
+	jl_engine_stop(eng, jl_now_ns() + eng->sc->run.grace_ns);
+}
+
+int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = eng->sc;
+	int created = 0;
+
+	pthread_mutex_init(&eng->gate_mu, NULL);
+	pthread_cond_init(&eng->gate_cv, NULL);
+	eng->gate_init = true;
+
+	/* children first: each waits on its go pipe, then sleeps until its start time, then execs */
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (!th->is_exec)
+			continue;
+		th->child = jl_child_spawn(th->spec, th->name, err, errlen);
+		if (!th->child) {
+			abort_start(eng);
+			return -1;
+		}
+		th->tid = jl_child_pid(th->child);
+	}
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (th->is_exec)
+			continue;
+		if (create_thread(th, err, errlen)) {
+			gate_wait_arrivals(eng, created);
+			abort_start(eng);
+			return -1;
+		}
+		created++;
+	}
+	gate_wait_arrivals(eng, created);
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (th->error) {
+			snprintf(err, errlen, "thread '%s': %s", th->name, th->errmsg);
+			abort_start(eng);
+			return -1;
+		}
+		if (eng->hooks.thread_ready && eng->hooks.thread_ready(eng->hooks.ctx, th)) {
+			snprintf(err, errlen, "thread '%s': cannot place it: %s", th->name, strerror(errno));
+			abort_start(eng);
+			return -1;
+		}
+	}
+	eng->t0 = jl_now_ns() + START_LEAD_NS;
+	eng->t_measure = eng->t0 + sc->run.warmup_ns;
+	eng->t_end = eng->t_measure + sc->run.duration_ns;
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		th->first_release = th->spec->start_ns ? eng->t_measure + th->spec->start_ns : eng->t0;
+		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
+			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
+			abort_start(eng);
+			return -1;
+		}
+	}
+	gate_release(eng);
+	return 0;
+}
+
+static void join_until(struct jl_engine *eng, int64_t deadline)
+{
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+		struct timespec ts;
+
+		if (th->is_exec || !th->created || th->joined)
+			continue;
+		ts = (struct timespec){ 0 };
+		{
+			/* pthread_timedjoin_np takes CLOCK_REALTIME */
+			struct timespec rt;
+			int64_t left = deadline - jl_now_ns();
+
+			clock_gettime(CLOCK_REALTIME, &rt);
+			if (left < 0)
+				left = 0;
+			ts = ns_to_ts(rt.tv_sec * JL_NSEC_PER_SEC + rt.tv_nsec + left);
+		}
+		if (pthread_timedjoin_np(th->pthread, NULL, &ts) == 0)
+			th->joined = true;
+	}
+}
+
+static bool all_joined(const struct jl_engine *eng)
+{
+	for (int i = 0; i < eng->nthreads; i++)
+		if (!eng->threads[i].is_exec && eng->threads[i].created && !eng->threads[i].joined)
+			return false;
+	return true;
+}
+
+int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns)
+{
+	int64_t grace = eng->sc->run.grace_ns;
+
+	if (!eng->t_stopped)
+		eng->t_stopped = jl_now_ns();
+	jl_stop_request(JL_STOP_END);
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (th->is_exec && th->child) {
+			th->exit_status = jl_child_stop(th->child, grace);
+			if (jl_child_error(th->child)[0])
+				snprintf(th->errmsg, sizeof(th->errmsg), "%s", jl_child_error(th->child));
+			jl_child_free(th->child);
+			th->child = NULL;
+		}
+	}
+	join_until(eng, deadline_ns);
+	if (all_joined(eng))
+		return 0;
+
+	/* Watchdog: a thread that has not ended is starved or stuck. Demote every unjoined thread to
+	 * SCHED_OTHER so that none can monopolise a CPU, then give them a second grace. */
+	eng->watchdog_fired = true;
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+		struct sched_param sp = { 0 };
+
+		if (th->is_exec || !th->created || th->joined)
+			continue;
+		pthread_setschedparam(th->pthread, SCHED_OTHER, &sp);
+	}
+	join_until(eng, jl_now_ns() + grace);
+	if (all_joined(eng))
+		return 0;
+	eng->stuck[0] = '\0';
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+		size_t used = strlen(eng->stuck);
+
+		if (!th->is_exec && th->created && !th->joined)
+			snprintf(eng->stuck + used, sizeof(eng->stuck) - used, "%s%s", used ? ", " : "", th->name);
+	}
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+void jl_engine_free(struct jl_engine *eng)
+{
+	if (!eng->threads)
+		return;
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (th->created && !th->joined && !th->is_exec)
+			return; /* a stuck thread may still write its samples: leak rather than crash */
+	}
+	for (int i = 0; i < eng->nthreads; i++) {
+		struct jl_thread *th = &eng->threads[i];
+
+		if (th->samples)
+			munmap(th->samples, th->cap * sizeof(*th->samples));
+		jl_work_release(&th->work);
+		if (th->child)
+			jl_child_free(th->child);
+	}
+	if (eng->gate_init) {
+		pthread_mutex_destroy(&eng->gate_mu);
+		pthread_cond_destroy(&eng->gate_cv);
+	}
+	free(eng->threads);
+	eng->threads = NULL;
+}
+
+size_t jl_thread_first_measured(const struct jl_thread *th)
+{
+	size_t n = atomic_load_explicit(&th->nsamples, memory_order_acquire);
+	size_t i = 0;
+
+	while (i < n && th->samples[i].release < th->eng->t_measure)
+		i++;
+	return i;
+}

@@ -1,0 +1,117 @@
+/* expect: [expect] evaluation. Values come from summary.json, so `report` can re-check them. */
+#include "expect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "summary.h"
+
+/* Where each metric lives in a thread object (or under trace.wakeup_ns.<thread> for wakeup.*). */
+static const struct {
+	const char *metric, *path;
+} metric_paths[] = {
+	{ "rate_hz", "rate_hz" },
+	{ "misses", "misses" },
+	{ "skipped", "skipped" },
+	{ "latency.p50", "latency_ns.p50" },
+	{ "latency.p90", "latency_ns.p90" },
+	{ "latency.p99", "latency_ns.p99" },
+	{ "latency.p999", "latency_ns.p999" },
+	{ "latency.max", "latency_ns.max" },
+	{ "latency.mean", "latency_ns.mean" },
+	{ "period.p99", "period_ns_stats.p99" },
+	{ "period.max", "period_ns_stats.max" },
+	{ "period.mean", "period_ns_stats.mean" },
+	{ "period.stddev", "period_ns_stats.stddev" },
+	{ "response.p99", "response_ns.p99" },
+	{ "response.max", "response_ns.max" },
+	{ "work.mean", "work.mean_ns" },
+	{ "work.max", "work.max_ns" },
+};
+
+static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
+{
+	char path[256];
+	json_object *t;
+
+	if (!strncmp(metric, "wakeup.", 7)) {
+		snprintf(path, sizeof(path), "trace.wakeup_ns.%s.%s", thread, metric + 7);
+		return jl_json_get_double(summary, path, v);
+	}
+	t = jl_summary_thread(summary, thread);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < sizeof(metric_paths) / sizeof(metric_paths[0]); i++)
+		if (!strcmp(metric_paths[i].metric, metric))
+			return jl_json_get_double(t, metric_paths[i].path, v);
+	return false;
+}
+
+static bool holds(enum jl_cmp op, double v, double ref)
+{
+	switch (op) {
+	case JL_CMP_LT:
+		return v < ref;
+	case JL_CMP_LE:
+		return v <= ref;
+	case JL_CMP_GT:
+		return v > ref;
+	case JL_CMP_GE:
+		return v >= ref;
+	case JL_CMP_EQ:
+		return v == ref;
+	}
+	return false;
+}
+
+static json_object *one(const struct jl_expect *e, const char *thread, json_object *summary, int *failed)
+{
+	json_object *o = json_object_new_object();
+	double v = 0;
+	bool found = lookup(summary, thread, e->metric, &v), ok = found && holds(e->op, v, e->value);
+
+	json_object_object_add(o, "label", json_object_new_string(e->label));
+	json_object_object_add(o, "check", json_object_new_string(e->text));
+	json_object_object_add(o, "thread", json_object_new_string(thread));
+	json_object_object_add(o, "metric", json_object_new_string(e->metric));
+	if (found)
+		json_object_object_add(o, "value", json_object_new_double(v));
+	else
+		json_object_object_add(o, "value", NULL);
+	json_object_object_add(o, "limit", json_object_new_double(e->value));
+	json_object_object_add(o, "ok", json_object_new_boolean(ok));
+	if (!found)
+		json_object_object_add(o, "error", json_object_new_string(!strncmp(e->metric, "wakeup.", 7)
+			? "no value: wakeup metrics need the trace (trace = sched)" : "no value for this thread"));
+	if (!ok)
+		(*failed)++;
+	return o;
+}
+
+json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed)
+{
+	json_object *arr = json_object_new_array();
+
+	*failed = 0;
+	for (int i = 0; i < sc->nexpect; i++) {
+		const struct jl_expect *e = &sc->expect[i];
+		const struct jl_thread_spec *spec = NULL;
+
+		for (int k = 0; k < sc->nthreads; k++)
+			if (!strcmp(sc->threads[k].name, e->thread))
+				spec = &sc->threads[k];
+		if (spec && spec->count > 1) {
+			/* a base name of copies: every copy must hold */
+			for (unsigned c = 0; c < spec->count; c++) {
+				char name[JL_NAME_MAX + 16];
+
+				snprintf(name, sizeof(name), "%s.%u", e->thread, c);
+				json_object_array_add(arr, one(e, name, summary, failed));
+			}
+		} else {
+			json_object_array_add(arr, one(e, e->thread, summary, failed));
+		}
+	}
+	return arr;
+}

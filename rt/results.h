@@ -1,0 +1,36 @@
+/* results: per-thread figures of a run, computed from the engine's samples after the threads have
+ * ended (never during the measured phase). Only cycles released in the measured phase count. */
+#ifndef JL_RESULTS_H
+#define JL_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "stats.h"
+
+struct jl_thread_result {
+	const struct jl_thread *th;
+	char name[JL_NAME_MAX];
+	char cpus[256];          /* as configured ("all" if unpinned) */
+	char cpus_used[256];     /* where it actually ran */
+	bool measured, periodic;
+	int64_t period_ns;
+	uint64_t cycles;         /* measured cycles (= rows in samples.csv) */
+	size_t first;            /* index of the first measured sample */
+	double rate_hz, nominal_hz;
+	double window_s;         /* measured time the rate is over */
+	uint64_t misses, skipped;
+	struct jl_dist latency, period, response;
+	uint64_t latency_max_cycle;
+	uint64_t work_calls;
+	double work_mean_ns;
+	int64_t work_max_ns;
+	int64_t cpu_time_ns;
+	long ctx_voluntary, ctx_involuntary;
+};
+
+/* Compute one result per engine thread into RES (eng->nthreads entries). 0 or -1 with errno. */
+int jl_results_compute(const struct jl_engine *eng, struct jl_thread_result *res);
+
+#endif

@@ -1,0 +1,321 @@
+/* run: the lifecycle of one run. Signals are blocked in every thread and taken synchronously here
+ * (sigtimedwait), so stop and restore always run in normal context. The main thread is the watchdog:
+ * it runs at SCHED_FIFO 99 (not pinned) while the threads run, so no scenario thread can starve it. */
+#include "run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../affinity/machine.h"
+#include "commands.h"
+#include "engine.h"
+#include "expect.h"
+#include "host.h"
+#include "output.h"
+#include "plot.h"
+#include "results.h"
+#include "stop.h"
+#include "summary.h"
+#include "table.h"
+#include "trace.h"
+
+struct run_ctx {
+	struct jl_scenario *sc;
+	const struct jl_run_opts *o;
+	struct jl_machine *machine;
+	struct jl_trace *trace;
+	struct jl_engine eng;
+	char dir[4096];
+	char started[64];
+	bool interrupted;
+	char trace_error[1024];
+};
+
+static void log_msg(const struct run_ctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_msg(const struct run_ctx *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->o->quiet || r->o->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static bool signal_pending(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	return sigtimedwait(set, NULL, &zero) > 0;
+}
+
+/* Wait until DEADLINE (CLOCK_MONOTONIC ns) or a signal. Returns true when interrupted. */
+static bool wait_until(const sigset_t *set, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - jl_now_ns();
+		struct timespec ts;
+		int sig;
+
+		if (left <= 0)
+			return false;
+		ts.tv_sec = left / 1000000000LL;
+		ts.tv_nsec = left % 1000000000LL;
+		sig = sigtimedwait(set, NULL, &ts);
+		if (sig > 0)
+			return true;
+	}
+}
+
+static int hook_thread_ready(void *ctx, struct jl_thread *th)
+{
+	struct run_ctx *r = ctx;
+
+	if (th->is_exec)
+		return jl_machine_register_child(r->machine, th->tid) ||
+		       jl_machine_place_thread(r->machine, th->tid, false);
+	return jl_machine_place_thread(r->machine, th->tid, th->measured);
+}
+
+static void set_watchdog_priority(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 99 : 0 };
+
+	if (geteuid() != 0)
+		return;
+	pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+static int write_scenario(struct run_ctx *r)
+{
+	struct jl_outfile of;
+
+	if (jl_output_open(&of, r->dir, "scenario.ini"))
+		return -1;
+	if (jl_scenario_write(r->sc, of.fp)) {
+		jl_output_abort(&of);
+		return -1;
+	}
+	return jl_output_commit(&of);
+}
+
+static json_object *trace_block_disabled(const char *why)
+{
+	json_object *t = json_object_new_object();
+
+	json_object_object_add(t, "enabled", json_object_new_boolean(false));
+	if (why && why[0])
+		json_object_object_add(t, "error", json_object_new_string(why));
+	return t;
+}
+
+static int write_report(struct run_ctx *r, json_object *summary, const struct jl_trace_result *tr)
+{
+	struct jl_outfile of;
+
+	if (jl_output_open(&of, r->dir, "report.md"))
+		return -1;
+	jl_table_print(of.fp, summary, JL_TABLE_MARKDOWN);
+	if (tr && tr->text)
+		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
+	if (tr && tr->open_hint)
+		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
+	fprintf(of.fp, "\nFiles: `summary.json`, `samples.csv` (one row per measured cycle, ns), `scenario.ini` "
+		       "(the scenario as run)%s.\n",
+		tr && tr->block ? ", `trace.dat`, `kernelshark.json`" : "");
+	return jl_output_commit(&of);
+}
+
+/* After the threads have ended: analysis, outputs, expectations. Returns the exit status. */
+static int finish(struct run_ctx *r, int status)
+{
+	struct jl_engine *eng = &r->eng;
+	struct jl_thread_result *res = calloc((size_t)eng->nthreads, sizeof(*res));
+	struct jl_trace_result tr = { 0 };
+	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
+					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
+					.stuck = eng->stuck };
+	json_object *summary, *expect, *host = jl_host_describe();
+	char err[1024];
+	int failed = 0;
+
+	snprintf(info.started, sizeof(info.started), "%s", r->started);
+	if (r->trace) {
+		if (jl_trace_finish(r->trace, eng, r->dir, &tr, err, sizeof(err))) {
+			fprintf(stderr, "jitterlab: tracing: %s\n", err);
+			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+		}
+		jl_trace_destroy(r->trace);
+		r->trace = NULL;
+	}
+	jl_machine_describe(r->machine, host);
+	if (jl_machine_restore(r->machine)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	r->machine = NULL;
+	if (!res || jl_results_compute(eng, res)) {
+		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
+		free(res);
+		jl_trace_result_free(&tr);
+		json_object_put(host);
+		return JL_EXIT_RUNTIME;
+	}
+	summary = jl_summary_build(eng, res, &info, host);
+	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
+	expect = jl_expect_evaluate(r->sc, summary, &failed);
+	json_object_object_add(summary, "expect", expect);
+	if (status == JL_EXIT_OK && failed)
+		status = JL_EXIT_EXPECT;
+	if (r->interrupted)
+		status = JL_EXIT_INTERRUPTED;
+	json_object_object_add(summary, "exit_status", json_object_new_int(status));
+
+	if (jl_output_write_samples(r->dir, res, eng->nthreads) || jl_output_write_json(r->dir, "summary.json", summary) ||
+	    write_report(r, summary, &tr)) {
+		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));
+		status = JL_EXIT_RUNTIME;
+	}
+	jl_output_link_latest(r->dir);
+	if (!r->o->quiet) {
+		if (jl_plot_run(r->dir, err, sizeof(err)) <= 0 && err[0] && !r->o->json)
+			fprintf(stderr, "jitterlab: plots: %s\n", err);
+	}
+	if (r->o->json) {
+		puts(json_object_to_json_string_ext(summary, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else if (!r->o->quiet) {
+		jl_table_print(stdout, summary, JL_TABLE_TEXT);
+		if (tr.text)
+			printf("\nworst cycles:\n%s", tr.text);
+		if (tr.open_hint)
+			printf("\nopen the worst wakeup: %s\n", tr.open_hint);
+	}
+	if (eng->watchdog_fired)
+		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
+			eng->stuck[0] ? "; still stuck: " : "", eng->stuck);
+	if (!r->o->json)
+		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
+	json_object_put(summary);
+	jl_trace_result_free(&tr);
+	free(res);
+	return status;
+}
+
+int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
+{
+	struct run_ctx *r = calloc(1, sizeof(*r));
+	struct jl_engine_hooks hooks = { 0 };
+	char err[1024];
+	sigset_t sigs;
+	time_t now = time(NULL);
+	struct tm tm;
+	int status = JL_EXIT_OK;
+
+	if (!r)
+		return JL_EXIT_RUNTIME;
+	r->sc = sc;
+	r->o = o;
+	gmtime_r(&now, &tm);
+	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	block_signals(&sigs);
+	jl_stop_reset();
+
+	if (jl_machine_check_stale(err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, "jitterlab: warning: mlockall: %s (page faults may add latency)\n", strerror(errno));
+	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
+	    write_scenario(r)) {
+		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(errno));
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+	hooks.ctx = r;
+	hooks.thread_ready = hook_thread_ready;
+	if (jl_engine_init(&r->eng, sc, &hooks, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+
+	/* from here on the machine may change: every path goes through jl_machine_restore() */
+	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		jl_engine_free(&r->eng);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+	if (sc->run.trace_groups) {
+		if (jl_trace_start(&r->trace, &sc->run, err, sizeof(err))) {
+			fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
+			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+			r->trace = NULL;
+		} else {
+			r->eng.hooks.mark = jl_trace_mark;
+			r->eng.hooks.mark_threshold_ns = sc->run.trace_threshold_ns;
+		}
+	} else {
+		snprintf(r->trace_error, sizeof(r->trace_error), "tracing is off");
+	}
+	r->eng.hooks.mark_ctx = r->trace;
+	if (signal_pending(&sigs)) {
+		r->interrupted = true;
+		status = JL_EXIT_INTERRUPTED;
+		goto restore_only;
+	}
+	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
+		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
+	if (jl_engine_start(&r->eng, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		status = JL_EXIT_RUNTIME;
+		goto restore_only;
+	}
+	set_watchdog_priority(true);
+	if (wait_until(&sigs, r->eng.t_end)) {
+		r->interrupted = true;
+		jl_stop_request(JL_STOP_SIGNAL);
+		r->eng.t_stopped = jl_now_ns();
+		log_msg(r, "\njitterlab: interrupted: stopping, restoring, writing what was measured\n");
+	}
+	if (jl_engine_stop(&r->eng, r->eng.t_end > jl_now_ns() ? jl_now_ns() + sc->run.grace_ns
+								: r->eng.t_end + sc->run.grace_ns))
+		status = JL_EXIT_RUNTIME;
+	set_watchdog_priority(false);
+	if (signal_pending(&sigs))
+		r->interrupted = true;
+	status = finish(r, status);
+	jl_engine_free(&r->eng);
+	free(r);
+	return status;
+
+restore_only:
+	if (r->trace)
+		jl_trace_destroy(r->trace);
+	jl_machine_restore(r->machine);
+	jl_engine_free(&r->eng);
+	free(r);
+	return status;
+}

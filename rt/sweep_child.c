@@ -1,0 +1,260 @@
+/* sweep_child: run `jitterlab run` as a fresh child of this binary, forward SIGINT/SIGTERM to it, and
+ * the small file helpers sweeps and comparisons share (output directory with a `latest` link, atomic JSON
+ * write, chown to the sudo user). Never uses a shell; never leaves a child running. */
+#include "sweep_child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stop.h"
+
+int jl_child_signals_block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	return sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask)
+{
+	char *argv[8 + 2 * JL_CHILD_MAX_SETS + 4];
+	char namebuf[256];
+	int a = 0;
+
+	setpgid(0, 0); /* a terminal ^C reaches the parent only; the parent forwards it once */
+	prctl(PR_SET_PDEATHSIG, SIGINT);
+	if (cr->log_path) {
+		int fd = open(cr->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, child_mask, NULL);
+	argv[a++] = (char *)"jitterlab";
+	argv[a++] = (char *)"run";
+	argv[a++] = (char *)cr->scenario;
+	argv[a++] = (char *)"--out";
+	argv[a++] = (char *)cr->out_dir;
+	for (int i = 0; i < cr->nsets && i < JL_CHILD_MAX_SETS; i++) {
+		argv[a++] = (char *)"--set";
+		argv[a++] = (char *)cr->sets[i];
+	}
+	if (cr->name) {
+		snprintf(namebuf, sizeof(namebuf), "run.name=%s", cr->name);
+		argv[a++] = (char *)"--set";
+		argv[a++] = namebuf;
+	}
+	argv[a++] = (char *)"--quiet";
+	argv[a] = NULL;
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "jitterlab: cannot run /proc/self/exe: %s\n", strerror(errno));
+	_exit(127);
+}
+
+int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask, bool *interrupted,
+		      char *run_dir, size_t dirlen, char *err, size_t errlen)
+{
+	int64_t start = mono_ns(), kill_at = 0;
+	sigset_t waitset;
+	pid_t pid;
+	int status = 0;
+	bool sent_int = false;
+
+	if (run_dir && dirlen)
+		run_dir[0] = '\0';
+	if (cr->nsets > JL_CHILD_MAX_SETS) {
+		snprintf(err, errlen, "too many --set overrides (at most %d)", JL_CHILD_MAX_SETS);
+		return -1;
+	}
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGINT);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGCHLD);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start a run: fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		child_exec(cr, child_mask);
+
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		int sig;
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			snprintf(err, errlen, "waiting for the run: %s", strerror(errno));
+			return -1;
+		}
+		sig = sigtimedwait(&waitset, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM) {
+			*interrupted = true;
+			jl_stop_request(JL_STOP_SIGNAL);
+			kill(pid, SIGINT);
+			sent_int = true;
+			if (!kill_at)
+				kill_at = mono_ns() + 30 * 1000000000LL;
+		}
+		if (cr->timeout_ns > 0 && !sent_int && mono_ns() - start > cr->timeout_ns) {
+			fprintf(stderr, "jitterlab: run did not end in %.0f s: stopping it\n", (double)cr->timeout_ns / 1e9);
+			kill(pid, SIGINT);
+			sent_int = true;
+			kill_at = mono_ns() + 10 * 1000000000LL;
+		}
+		if (kill_at && mono_ns() > kill_at) {
+			kill(pid, SIGKILL);
+			kill_at = mono_ns() + 3600 * 1000000000LL;
+		}
+	}
+	if (run_dir && dirlen && cr->name) {
+		char link[PATH_MAX], *real;
+
+		snprintf(link, sizeof(link), "%s/%s/latest", cr->out_dir, cr->name);
+		real = realpath(link, NULL);
+		if (real) {
+			snprintf(run_dir, dirlen, "%s", real);
+			free(real);
+		}
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	json_object *o;
+
+	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
+	o = json_object_from_file(path);
+	if (!o)
+		snprintf(err, errlen, "%s: missing or not JSON (%s)", path, json_util_get_last_err());
+	return o;
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(tmp, path, n + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int jl_outdir_create(const char *out, const char *name, char *dir, size_t dirlen, char *err, size_t errlen)
+{
+	char base[PATH_MAX], stamp[32], link[PATH_MAX], tmp[PATH_MAX + 16];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	snprintf(base, sizeof(base), "%s/%s", out, name);
+	if (mkdir_p(base)) {
+		snprintf(err, errlen, "cannot create %s: %s", base, strerror(errno));
+		return -1;
+	}
+	jl_chown_to_invoker(out);
+	jl_chown_to_invoker(base);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int i = 1; i < 100; i++) {
+		if (i == 1)
+			snprintf(dir, dirlen, "%s/%s", base, stamp);
+		else
+			snprintf(dir, dirlen, "%s/%s-%d", base, stamp, i);
+		if (!mkdir(dir, 0755))
+			break;
+		if (errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	jl_chown_to_invoker(dir);
+	snprintf(link, sizeof(link), "%s/latest", base);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", link, (int)getpid());
+	unlink(tmp);
+	if (symlink(strrchr(dir, '/') + 1, tmp) || rename(tmp, link)) {
+		snprintf(err, errlen, "cannot point %s at %s: %s", link, dir, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int jl_json_write_file(const char *path, json_object *obj)
+{
+	char tmp[PATH_MAX + 16];
+	const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f;
+	int bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	bad = fputs(text, f) < 0 || fputc('\n', f) == EOF;
+	if (fclose(f) || bad || rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	jl_chown_to_invoker(path);
+	return 0;
+}
+
+void jl_chown_to_invoker(const char *path)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+
+	if (!u || !g || geteuid() != 0)
+		return;
+	if (lchown(path, (uid_t)strtoul(u, NULL, 10), (gid_t)strtoul(g, NULL, 10)))
+		return; /* best effort */
+}

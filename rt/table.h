@@ -1,0 +1,14 @@
+/* table: the human summary of a run — the terminal table and report.md — rendered from the
+ * summary.json document (so `jitterlab report` can print the same table from a run directory). */
+#ifndef JL_TABLE_H
+#define JL_TABLE_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+enum jl_table_style { JL_TABLE_TEXT, JL_TABLE_MARKDOWN };
+
+/* Loops (measured threads) as columns with one metric per row, then neighbours, then [expect]. */
+void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style);
+
+#endif
