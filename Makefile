@@ -7,7 +7,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PKGS    := libtracefs libtraceevent libtracecmd numa inih json-c gsl
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
-           -Wno-format-nonliteral -Wundef -Wpointer-arith -Wvla
+           -Wno-format-nonliteral -Wno-format-truncation -Wundef -Wpointer-arith -Wvla
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif

@@ -110,7 +110,26 @@ static void apply_placement(const struct jl_thread_spec *spec)
 	}
 }
 
-static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv, int go_rd, int err_wr, pid_t parent)
+static void redirect(const char *log_path)
+{
+	int in = open("/dev/null", O_RDONLY), out;
+
+	if (in >= 0) {
+		dup2(in, 0);
+		close(in);
+	}
+	if (!log_path)
+		return;
+	out = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (out >= 0) {
+		dup2(out, 1);
+		dup2(out, 2);
+		close(out);
+	}
+}
+
+static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv, int go_rd, int err_wr, pid_t parent,
+				 const char *log_path)
 {
 	sigset_t all;
 	int64_t start;
@@ -126,6 +145,7 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	apply_placement(spec);
+	redirect(log_path);
 	if (read(go_rd, &start, sizeof(start)) != (ssize_t)sizeof(start))
 		_exit(0); /* the run was abandoned before it started */
 	close(go_rd);
@@ -140,7 +160,8 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	_exit(127);
 }
 
-struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *name, char *err, size_t errlen)
+struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *name, const char *log_path,
+				char *err, size_t errlen)
 {
 	struct jl_child *c;
 	int go[2], ep[2];
@@ -174,7 +195,7 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 	if (c->pid == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_main(spec, we.we_wordv, go[0], ep[1], parent);
+		child_main(spec, we.we_wordv, go[0], ep[1], parent, log_path);
 	}
 	setpgid(c->pid, c->pid); /* also done by the child: whichever runs first wins the race */
 	close(go[0]);

@@ -414,7 +414,10 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 
 		if (!th->is_exec)
 			continue;
-		th->child = jl_child_spawn(th->spec, th->name, err, errlen);
+		char log[4200];
+
+		snprintf(log, sizeof(log), "%s/%s.log", eng->log_dir, th->name);
+		th->child = jl_child_spawn(th->spec, th->name, eng->log_dir[0] ? log : NULL, err, errlen);
 		if (!th->child) {
 			abort_start(eng);
 			return -1;

@@ -100,6 +100,7 @@ struct jl_engine {
 	int64_t t_end;       /* t_measure + duration */
 	int64_t t_stopped;   /* when the stop was requested (<= t_end when interrupted) */
 	bool watchdog_fired;
+	char log_dir[4096];  /* exec children write NAME.log here ("" = inherit stdout/stderr) */
 	char stuck[256];     /* threads that did not end in time */
 };
 

@@ -17,6 +17,7 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	int64_t deadline = spec->deadline_ns ? spec->deadline_ns : spec->period_ns;
 	int64_t win_start, win_end;
 	size_t np = 0;
+	int64_t work_sum = 0, work_max = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->th = th;
@@ -57,7 +58,14 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 			per[np++] = s->wake - th->samples[i - 1].wake;
 		r->misses += s->end > s->release + deadline;
 		r->skipped += s->skipped;
+		work_sum += s->end - s->wake;
+		if (s->end - s->wake > work_max)
+			work_max = s->end - s->wake;
 	}
+	/* a loop's work figures cover the measured cycles only, like every other figure of it */
+	r->work_calls = r->cycles;
+	r->work_mean_ns = r->cycles ? (double)work_sum / (double)r->cycles : 0.0;
+	r->work_max_ns = work_max;
 	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
 	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
 	    jl_dist_compute(per, np, scratch, &r->period) ||

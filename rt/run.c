@@ -261,6 +261,8 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		return JL_EXIT_RUNTIME;
 	}
 
+	snprintf(r->eng.log_dir, sizeof(r->eng.log_dir), "%s", r->dir);
+
 	/* from here on the machine may change: every path goes through jl_machine_restore() */
 	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab: %s\n", err);

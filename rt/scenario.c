@@ -708,6 +708,13 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 	if (ps->nseen < (int)(sizeof(ps->seen_keys) / sizeof(ps->seen_keys[0])))
 		snprintf(ps->seen_keys[ps->nseen++], sizeof(ps->seen_keys[0]), "%s", key);
 
+	if (value[0] == ';') {
+		/* libinih keeps "key =;x" as the value ";x", but "key = ;x" is a comment: such a value could
+		 * not be written back */
+		fail(ps, ps->line, "key '%s': value '%s' starts with ';' (a comment needs a space before the ';')", key,
+		     value);
+		return 0;
+	}
 	switch (ps->sec) {
 	case SEC_NONE:
 		fail(ps, ps->line, "key '%s' outside any section (expected a [run], [thread NAME], [expect] or [sweep] header first)", key);
@@ -965,6 +972,25 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 	}
 	ps.file = "--set";
 	handle_key(&ps, key, value);
+	if (!ps.failed && ps.sec == SEC_THREAD && !strcmp(key, "policy")) {
+		/* An override of the policy replaces the way the thread runs: keys that the new policy does
+		 * not take are dropped (the contract's `condition.other = control.policy=other` on a fifo
+		 * thread with a priority must work). */
+		struct jl_thread_spec *t = ps.thread;
+
+		if (!jl_policy_is_rt(t->policy)) {
+			t->priority = 0;
+			t->key_line[JL_TKEY_PRIORITY] = 0;
+		}
+		if (t->policy != JL_POLICY_OTHER && t->policy != JL_POLICY_BATCH) {
+			t->nice = 0;
+			t->key_line[JL_TKEY_NICE] = 0;
+		}
+		if (t->policy != JL_POLICY_DEADLINE) {
+			t->runtime_ns = 0;
+			t->key_line[JL_TKEY_RUNTIME] = 0;
+		}
+	}
 	if (ps.failed) {
 		/* handle_key formats "--set: ..."; make it name the whole assignment */
 		char tmp[JL_ERR_MAX];

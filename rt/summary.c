@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "scenario.h"
 
@@ -46,7 +47,11 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	json_object_object_add(t, "tid", json_object_new_int(th->tid));
 	if (th->is_exec) {
 		json_object_object_add(t, "exec", json_object_new_string(spec->exec));
-		json_object_object_add(t, "exit_status", json_object_new_int(th->exit_status));
+		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
+		int st = th->exit_status;
+
+		json_object_object_add(t, "exit_status", json_object_new_int(st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st)
+							: WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1));
 	} else {
 		char w[128];
 
