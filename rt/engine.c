@@ -424,17 +424,21 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 		}
 		th->tid = jl_child_pid(th->child);
 	}
-	for (int i = 0; i < eng->nthreads; i++) {
-		struct jl_thread *th = &eng->threads[i];
+	/* SCHED_DEADLINE threads last: once one exists, the kernel refuses to create other threads with a
+	 * narrowed affinity (EINVAL), so they come after every pinned thread */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < eng->nthreads; i++) {
+			struct jl_thread *th = &eng->threads[i];
 
-		if (th->is_exec)
-			continue;
-		if (create_thread(th, err, errlen)) {
-			gate_wait_arrivals(eng, created);
-			abort_start(eng);
-			return -1;
+			if (th->is_exec || (th->spec->policy == JL_POLICY_DEADLINE) != (pass == 1))
+				continue;
+			if (create_thread(th, err, errlen)) {
+				gate_wait_arrivals(eng, created);
+				abort_start(eng);
+				return -1;
+			}
+			created++;
 		}
-		created++;
 	}
 	gate_wait_arrivals(eng, created);
 	for (int i = 0; i < eng->nthreads; i++) {
