@@ -184,6 +184,22 @@ static void drive_continuous(struct jl_thread *th)
 	}
 }
 
+/* The drivers: what a thread does after the start gate. A thread is set up the same way whatever
+ * its driver; a new way of running (an executor taking callbacks from a ready queue) is one more
+ * function and one more line here. */
+const struct jl_driver jl_drivers[JL_DRIVER_N] = {
+	[JL_DRIVER_PERIODIC] = { "periodic", drive_periodic },
+	[JL_DRIVER_CONTINUOUS] = { "continuous", drive_continuous },
+	[JL_DRIVER_EXEC] = { "exec", NULL }, /* a child process: rt/child.c */
+};
+
+static enum jl_driver_id driver_for(const struct jl_thread_spec *spec)
+{
+	if (spec->exec[0])
+		return JL_DRIVER_EXEC;
+	return spec->period_ns ? JL_DRIVER_PERIODIC : JL_DRIVER_CONTINUOUS;
+}
+
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
 
 static void gate_arrive_and_wait(struct jl_engine *eng)
@@ -272,10 +288,7 @@ static void *thread_main(void *arg)
 		goto out;
 
 	th->started_ns = jl_now_ns();
-	if (th->spec->period_ns)
-		drive_periodic(th);
-	else
-		drive_continuous(th);
+	jl_drivers[th->driver].run(th);
 	th->ended_ns = jl_now_ns();
 out:
 	if (!getrusage(RUSAGE_THREAD, &ru)) {
@@ -326,7 +339,8 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 				snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
 			else
 				snprintf(th->name, sizeof(th->name), "%s", spec->name);
-			th->is_exec = spec->exec[0] != '\0';
+			th->driver = driver_for(spec);
+			th->is_exec = th->driver == JL_DRIVER_EXEC;
 			th->measured = jl_thread_measured(spec);
 			CPU_ZERO(&th->cpus_used);
 			if (!spec->period_ns)

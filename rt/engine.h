@@ -35,6 +35,16 @@ struct jl_sample {
 
 struct jl_engine;
 struct jl_child;
+struct jl_thread;
+
+enum jl_driver_id { JL_DRIVER_PERIODIC, JL_DRIVER_CONTINUOUS, JL_DRIVER_EXEC, JL_DRIVER_N };
+
+struct jl_driver {
+	const char *name;
+	void (*run)(struct jl_thread *th); /* NULL for exec: the child runs itself */
+};
+
+extern const struct jl_driver jl_drivers[JL_DRIVER_N];
 
 struct jl_thread {
 	const struct jl_thread_spec *spec;
@@ -42,7 +52,8 @@ struct jl_thread {
 	char name[JL_NAME_MAX];     /* NAME, or NAME.i for count > 1 */
 	int copy;                   /* i of NAME.i, 0 for a single thread */
 	bool measured;
-	bool is_exec;
+	enum jl_driver_id driver;
+	bool is_exec;               /* driver == JL_DRIVER_EXEC */
 	pid_t tid;                  /* kernel thread id (or the child's pid for exec) */
 	pthread_t pthread;
 	bool created, joined;

@@ -43,7 +43,7 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	json_object_object_add(t, "cpus", json_object_new_string(r->cpus));
 	add_i64(t, "period_ns", r->period_ns);
 	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
-	json_object_object_add(t, "kind", json_object_new_string(th->is_exec ? "exec" : r->periodic ? "periodic" : "continuous"));
+	json_object_object_add(t, "kind", json_object_new_string(jl_drivers[th->driver].name));
 	json_object_object_add(t, "tid", json_object_new_int(th->tid));
 	if (th->is_exec) {
 		json_object_object_add(t, "exec", json_object_new_string(spec->exec));
