@@ -46,6 +46,9 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	if (!r->periodic)
 		return 0;
 
+	/* cycles released after an early stop (SIGINT) ran only to notice it: they do not count */
+	while (n > first && th->samples[n - 1].release >= win_end)
+		n--;
 	r->first = first;
 	r->cycles = n - first;
 	for (size_t i = first; i < n; i++) {
