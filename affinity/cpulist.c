@@ -75,8 +75,9 @@ char *jl_cpulist_format(const cpu_set_t *set, char *buf, size_t len)
 {
 	size_t used = 0;
 
-	if (len)
-		buf[0] = '\0';
+	if (!len)
+		return buf;
+	buf[0] = '\0';
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		int hi = c;
 		int n;
@@ -89,8 +90,11 @@ char *jl_cpulist_format(const cpu_set_t *set, char *buf, size_t len)
 			n = snprintf(buf + used, len - used, "%s%d", used ? "," : "", c);
 		else
 			n = snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", c, hi);
-		if (n < 0 || (size_t)n >= len - used)
+		if (n < 0 || (size_t)n >= len - used) {
+			/* too small: cut at the last whole entry, never leave "0-1,4-" or "0,1" for "0,12" */
+			buf[used] = '\0';
 			break;
+		}
 		used += (size_t)n;
 		c = hi;
 	}

@@ -1,4 +1,16 @@
-/* machine: minimal version (cpu_dma_latency only) until the affinity module lands (issue 3). */
+/* machine: applies a scenario's machine settings for one run (shield, IRQ steering, cpu_dma_latency,
+ * rt_runtime), each old value journalled on disk first (journal.c), and puts everything back in reverse
+ * order on every exit path (jl_machine_restore = the journal's replay).
+ *
+ * A stale journal (a run killed without restoring) makes the next run refuse to start: the user runs
+ * `jitterlab restore`, which replays it. We refuse rather than self-restore so that the machine is
+ * never changed behind the user's back and the leftover is always named plainly.
+ *
+ * Concurrent runs: the shield, the IRQs and RT throttling are one machine-wide state, so a run that
+ * changes them holds /run/jitterlab/machine.lock (waiting up to 10 s for another run to finish).
+ * cpu_dma_latency needs no lock: the kernel takes the minimum over every open file.
+ * Must never: change a knob before its journal entry is on disk, or leave the journal behind after a
+ * successful restore. */
 #include "machine.h"
 
 #include <errno.h>
@@ -9,54 +21,298 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpulist.h"
+#include "irq.h"
+#include "journal.h"
+#include "leftovers.h"
+#include "shield.h"
+#include "topology.h"
+
+#define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
+#define RT_PERIOD_PATH "/proc/sys/kernel/sched_rt_period_us"
+#define LOCK_WAIT_MS 10000
+
 struct jl_machine {
+	struct jl_journal *journal;
+	int lock_fd;
+	bool shielded;
+	struct jl_shield shield;
+	bool irqs_steered;
+	struct jl_irq_steer irq;
 	int dma_fd;
 	int32_t dma_us;
+	bool rt_changed;
+	long long rt_runtime_us;    /* value in force during the run (as read or as set) */
+	int children;
+	int place_failures;
+	char smt_warning[256];
 };
 
 int jl_machine_check_stale(char *err, size_t errlen)
 {
-	(void)err, (void)errlen;
+	struct jl_leftovers lo;
+
+	if (jl_leftovers_scan(&lo, NULL))
+		return 0; /* no readable journal directory: nothing of ours can be stale */
+	for (int i = 0; i < lo.njournals; i++) {
+		if (lo.journals[i].entries <= 0)
+			continue; /* nothing was changed by that run */
+		snprintf(err, errlen,
+			 "machine: a previous run (pid %d) ended without restoring the machine (%d change%s in %s); "
+			 "run `sudo jitterlab restore` first",
+			 (int)lo.journals[i].pid, lo.journals[i].entries, lo.journals[i].entries == 1 ? "" : "s",
+			 lo.journals[i].path);
+		return -1;
+	}
 	return 0;
+}
+
+#define MFAIL(line, ...)                                                                                    \
+	do {                                                                                                \
+		char _m[JL_ERR_MAX];                                                                        \
+		snprintf(_m, sizeof(_m), __VA_ARGS__);                                                      \
+		if ((line) > 0)                                                                             \
+			snprintf(err, errlen, "%s:%d: %s", sc->path, (line), _m);                          \
+		else                                                                                        \
+			snprintf(err, errlen, "%s: %s", sc->path, _m);                                     \
+		return -1;                                                                                  \
+	} while (0)
+
+static int tline(const struct jl_thread_spec *t, enum jl_tkey k)
+{
+	return t->key_line[k] ? t->key_line[k] : t->line;
 }
 
 int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
 {
-	(void)sc, (void)unsafe, (void)err, (void)errlen;
+	const struct jl_run_spec *r = &sc->run;
+	cpu_set_t online;
+	char list[1024], list2[1024];
+
+	if (jl_cpulist_online(&online)) {
+		snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
+		return -1;
+	}
+	if (r->isolate_set) {
+		int line = r->key_line[JL_RKEY_ISOLATE];
+		cpu_set_t hk, extra;
+		char root[256];
+		enum jl_shield_method how;
+
+		CPU_XOR(&extra, &r->isolate, &online);
+		CPU_AND(&extra, &extra, &r->isolate);
+		if (CPU_COUNT(&extra))
+			MFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, list, sizeof(list)));
+		CPU_XOR(&hk, &r->isolate, &online);
+		if (CPU_COUNT(&hk) == 0)
+			MFAIL(line, "[run] isolate = %s shields every online CPU; leave at least one housekeeping CPU",
+			      jl_cpulist_format(&r->isolate, list, sizeof(list)));
+		how = jl_shield_detect(root, sizeof(root));
+		if (how == JL_SHIELD_NONE)
+			MFAIL(line, "[run] isolate needs cpusets, and this machine has no cpuset cgroup mounted "
+				    "(mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset)");
+		if (how == JL_SHIELD_CGROUP_V2)
+			MFAIL(line, "[run] isolate: only cgroup v2 cpusets here (%s); this version shields with cgroup v1 "
+				    "cpusets only (boot with isolcpus= instead, or mount a v1 cpuset hierarchy)", root);
+		if (geteuid() != 0)
+			MFAIL(line, "[run] isolate changes cpusets and needs root (sudo)");
+		for (int i = 0; i < sc->nthreads; i++) {
+			const struct jl_thread_spec *t = &sc->threads[i];
+			cpu_set_t outside;
+
+			if (!jl_thread_measured(t) || !t->cpus_set)
+				continue;
+			CPU_XOR(&outside, &t->cpus, &r->isolate);
+			CPU_AND(&outside, &outside, &t->cpus);
+			if (CPU_COUNT(&outside))
+				MFAIL(tline(t, JL_TKEY_CPUS),
+				      "thread '%s': cpus = %s is outside isolate = %s (a measured thread runs in the shield)",
+				      t->name, jl_cpulist_format(&t->cpus, list, sizeof(list)),
+				      jl_cpulist_format(&r->isolate, list2, sizeof(list2)));
+		}
+	}
+	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
+		if (!r->isolate_set)
+			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY],
+			      "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+		if (geteuid() != 0)
+			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
+	}
+	if (r->rt_runtime_us != -2) {
+		int line = r->key_line[JL_RKEY_RT_RUNTIME];
+		char period[64];
+
+		if (r->rt_runtime_us == -1 && !unsafe)
+			MFAIL(line, "[run] rt_runtime = unlimited turns RT throttling off: a spinning RT thread can then "
+				    "freeze a CPU for good; refused without --unsafe");
+		if (r->rt_runtime_us >= 0 && jl_knob_read(RT_PERIOD_PATH, period, sizeof(period)) == 0 &&
+		    r->rt_runtime_us > atoll(period))
+			MFAIL(line, "[run] rt_runtime = %lldus is longer than the RT period (%sus)", (long long)r->rt_runtime_us,
+			      period);
+		if (geteuid() != 0)
+			MFAIL(line, "[run] rt_runtime changes %s and needs root (sudo)", RT_RUNTIME_PATH);
+	}
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->mem_node >= 0 && t->mem_node > jl_topo_numa_max_node())
+			MFAIL(tline(t, JL_TKEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
+			      t->mem_node, jl_topo_numa_max_node());
+	}
+	return 0;
+}
+
+/* Warn (once, in the fingerprint and on stderr) when a measured thread's CPUs share a physical core
+ * with a neighbour's CPUs through SMT. */
+static void check_smt(struct jl_machine *m, const struct jl_scenario *sc)
+{
+	cpu_set_t online;
+
+	if (jl_cpulist_online(&online))
+		return;
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *a = &sc->threads[i];
+		cpu_set_t acpus = a->cpus_set ? a->cpus : (sc->run.isolate_set ? sc->run.isolate : online);
+
+		if (!jl_thread_measured(a))
+			continue;
+		for (int k = 0; k < sc->nthreads; k++) {
+			const struct jl_thread_spec *b = &sc->threads[k];
+			cpu_set_t bcpus = b->cpus_set ? b->cpus : online;
+			char which[64];
+
+			if (k == i || jl_thread_measured(b))
+				continue;
+			if (jl_topo_smt_shared(NULL, &acpus, &bcpus, which, sizeof(which))) {
+				snprintf(m->smt_warning, sizeof(m->smt_warning),
+					 "measured thread '%s' shares a physical core with neighbour '%s' through SMT "
+					 "siblings %s", a->name, b->name, which);
+				fprintf(stderr, "jitterlab: warning: %s\n", m->smt_warning);
+				return;
+			}
+		}
+	}
+}
+
+static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size_t errlen)
+{
+	char old[64], want[64];
+
+	if (jl_knob_read(RT_RUNTIME_PATH, old, sizeof(old))) {
+		snprintf(err, errlen, "machine: cannot read %s: %s", RT_RUNTIME_PATH, strerror(errno));
+		return -1;
+	}
+	snprintf(want, sizeof(want), "%lld", value);
+	if (!strcmp(old, want))
+		return 0;
+	if (jl_journal_record_write(m->journal, RT_RUNTIME_PATH, old)) {
+		snprintf(err, errlen, "machine: cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	if (jl_knob_write(RT_RUNTIME_PATH, want)) {
+		snprintf(err, errlen, "machine: cannot set %s to %s: %s", RT_RUNTIME_PATH, want, strerror(errno));
+		return -1;
+	}
+	m->rt_changed = true;
+	m->rt_runtime_us = value;
 	return 0;
 }
 
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
 {
+	const struct jl_run_spec *r = &sc->run;
+	bool knobs = r->isolate_set || r->irq_affinity == JL_IRQ_HOUSEKEEPING || r->rt_runtime_us != -2;
 	struct jl_machine *m = calloc(1, sizeof(*m));
+	const char *dir = jl_journal_default_dir();
+	char now[64];
 
-	(void)unsafe;
+	(void)unsafe; /* checked by jl_machine_validate */
+	*out = NULL;
 	if (!m) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "machine: out of memory");
 		return -1;
 	}
+	m->lock_fd = -1;
 	m->dma_fd = -1;
 	m->dma_us = -1;
-	if (sc->run.cpu_dma_latency_ns >= 0) {
-		int32_t us = (int32_t)(sc->run.cpu_dma_latency_ns / 1000);
+	m->rt_runtime_us = jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now)) == 0 ? atoll(now) : 0;
+	if (knobs) {
+		m->lock_fd = jl_journal_lock(dir, LOCK_WAIT_MS);
+		if (m->lock_fd < 0) {
+			snprintf(err, errlen, "machine: %s/machine.lock: %s", dir,
+				 errno == EWOULDBLOCK ? "another jitterlab run holds the shield/IRQ/RT settings (waited 10s)"
+						      : strerror(errno));
+			goto error;
+		}
+	}
+	/* Every run keeps a journal when it can (it also records exec children for `restore`); a run that
+	 * changes no knob goes on without one (e.g. not root). */
+	if (jl_journal_open(&m->journal, dir)) {
+		if (knobs) {
+			snprintf(err, errlen, "machine: cannot create the journal in %s: %s", dir, strerror(errno));
+			goto error;
+		}
+		m->journal = NULL;
+	}
+	check_smt(m, sc);
+	if (r->isolate_set) {
+		struct jl_shield_config cfg = { .shield = r->isolate };
 
+		if (jl_cpulist_online(&cfg.online)) {
+			snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
+			goto error;
+		}
+		m->shielded = true;
+		if (jl_shield_apply(&m->shield, &cfg, m->journal, err, errlen))
+			goto error;
+	}
+	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
+		m->irqs_steered = true;
+		if (jl_irq_steer_apply(&m->irq, NULL, &m->shield.hk, m->journal, err, errlen))
+			goto error;
+	}
+	if (r->rt_runtime_us != -2 && set_rt_runtime(m, r->rt_runtime_us, err, errlen))
+		goto error;
+	if (r->cpu_dma_latency_ns >= 0) {
+		int32_t us = (int32_t)(r->cpu_dma_latency_ns / 1000);
+
+		/* held open for the run; the kernel drops the request when the file closes (even on SIGKILL) */
 		m->dma_fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
 		if (m->dma_fd >= 0 && write(m->dma_fd, &us, sizeof(us)) == (ssize_t)sizeof(us))
 			m->dma_us = us;
 	}
 	*out = m;
 	return 0;
+error:
+	{
+		char save[JL_ERR_MAX];
+
+		snprintf(save, sizeof(save), "%s", err);
+		if (jl_machine_restore(m))
+			snprintf(err, errlen, "%s (and the machine could not be fully restored: run `sudo jitterlab restore`)",
+				 save);
+	}
+	return -1;
 }
 
 int jl_machine_place_thread(struct jl_machine *m, pid_t tid, bool measured)
 {
-	(void)m, (void)tid, (void)measured;
+	if (!m || !m->shielded)
+		return 0;
+	if (jl_shield_place(&m->shield, tid, measured)) {
+		m->place_failures++;
+		return -1;
+	}
 	return 0;
 }
 
 int jl_machine_register_child(struct jl_machine *m, pid_t pid)
 {
-	(void)m, (void)pid;
+	if (!m || !m->journal)
+		return 0;
+	if (jl_journal_record_child(m->journal, pid))
+		return -1;
+	m->children++;
 	return 0;
 }
 
@@ -64,15 +320,48 @@ void jl_machine_describe(const struct jl_machine *m, json_object *host)
 {
 	if (!m)
 		return;
+	if (m->shielded) {
+		json_object *s = json_object_new_object();
+
+		jl_shield_describe(&m->shield, s);
+		json_object_object_add(host, "shield", s);
+	}
+	if (m->irqs_steered) {
+		json_object *i = json_object_new_object();
+
+		jl_irq_steer_describe(&m->irq, i);
+		json_object_object_add(host, "irqs", i);
+	}
 	json_object_object_add(host, "cpu_dma_latency_us", json_object_new_int(m->dma_us));
+	json_object_object_add(host, "rt_runtime_us", json_object_new_int64(m->rt_runtime_us));
+	json_object_object_add(host, "rt_runtime_changed", json_object_new_boolean(m->rt_changed));
+	json_object_object_add(host, "numa_nodes", json_object_new_int(jl_topo_numa_nodes()));
+	if (m->smt_warning[0])
+		json_object_object_add(host, "smt_warning", json_object_new_string(m->smt_warning));
 }
 
 int jl_machine_restore(struct jl_machine *m)
 {
+	char report[2048];
+	int rc = 0;
+
 	if (!m)
 		return 0;
 	if (m->dma_fd >= 0)
 		close(m->dma_fd);
+	if (m->journal) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s", jl_journal_path(m->journal));
+		if (jl_journal_finish(m->journal, report, sizeof(report))) {
+			fprintf(stderr, "jitterlab: machine: could not put everything back: %s\n"
+					"jitterlab: the journal %s is kept: run `sudo jitterlab restore`\n",
+				report, path);
+			rc = -1;
+		}
+	}
+	if (m->lock_fd >= 0)
+		close(m->lock_fd);
 	free(m);
-	return 0;
+	return rc;
 }

@@ -1,11 +1,558 @@
-/* cyclictest: placeholder until its issue lands. */
-#include <stdio.h>
+/* cyclictest: `jitterlab cyclictest SCENARIO`: cyclictest (rt-tests) in place of each measured periodic
+ * thread (same period, policy, priority, CPUs, measured duration, mlock, dma latency) under the same
+ * neighbours and shield, then jitterlab's own loop in the same conditions, interleaved when --runs > 1;
+ * one side-by-side table (min/avg/p50/p99/max, ratio jitterlab/cyclictest) and cyclictest.json.
+ * Each side is a fresh `jitterlab run` child (the cyclictest side runs a modified scenario in which the
+ * measured thread became an `exec = cyclictest ...` neighbour). cyclictest's JSON is read with json-c.
+ * Never runs cyclictest outside the harness (the harness owns placement, shield and cleanup). */
+#include "cyclictest.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "affinity/cpulist.h"
 #include "commands.h"
+#include "stop.h"
+#include "sweep_child.h"
+#include "units.h"
+#include "welch.h"
+
+#define MAX_SETS 64
+#define MAX_MEASURED 8
+#define MAX_RUNS 50
+
+/* ---- cyclictest's JSON ---- */
+
+/* cyclictest writes some keys with a trailing colon ("cmdline:", "rt_test_version:"): accept both. */
+static json_object *ct_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	char k2[64];
+
+	if (!o)
+		return NULL;
+	if (json_object_object_get_ex(o, key, &v))
+		return v;
+	snprintf(k2, sizeof(k2), "%s:", key);
+	return json_object_object_get_ex(o, k2, &v) ? v : NULL;
+}
+
+int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	json_object *th = ct_get(ct_get(doc, "thread"), "0"), *hist, *v;
+	uint64_t *cnt = NULL, inhist = 0;
+	int64_t maxb = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!th) {
+		snprintf(err, errlen, "cyclictest JSON has no thread \"0\" (did cyclictest start?)");
+		return -1;
+	}
+	r->cycles = (uint64_t)json_object_get_int64(ct_get(th, "cycles"));
+	r->min_ns = json_object_get_int64(ct_get(th, "min")) * 1000;
+	r->max_ns = json_object_get_int64(ct_get(th, "max")) * 1000;
+	r->avg_ns = json_object_get_double(ct_get(th, "avg")) * 1000;
+	r->cpu = (v = ct_get(th, "cpu")) ? json_object_get_int(v) : -1;
+	r->p50_ns = r->p99_ns = r->p999_ns = -1;
+	hist = ct_get(th, "histogram");
+	if (!hist || !json_object_is_type(hist, json_type_object)) {
+		snprintf(err, errlen, "cyclictest JSON has no histogram (was -h given?)");
+		return -1;
+	}
+	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
+	if (!cnt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_object_object_foreach(hist, key, val)
+	{
+		char *end;
+		long b = strtol(key, &end, 10);
+
+		if (*end && *end != ':')
+			continue;
+		if (b >= 0 && b < JL_CT_HIST_US) {
+			cnt[b] += (uint64_t)json_object_get_int64(val);
+			inhist += (uint64_t)json_object_get_int64(val);
+			if (b > maxb)
+				maxb = b;
+		}
+	}
+	r->overflows = r->cycles > inhist ? r->cycles - inhist : 0;
+	if (r->cycles) {
+		const double qs[3] = { 50, 99, 99.9 };
+		int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
+
+		for (int q = 0; q < 3; q++) {
+			uint64_t rank = (uint64_t)ceil(qs[q] / 100 * (double)r->cycles), cum = 0;
+
+			if (rank < 1)
+				rank = 1;
+			for (int64_t b = 0; b <= maxb; b++) {
+				cum += cnt[b];
+				if (cum >= rank) {
+					*out[q] = b * 1000;
+					break;
+				}
+			}
+		}
+	}
+	free(cnt);
+	return 0;
+}
+
+int jl_cyclictest_parse_file(const char *path, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	json_object *doc = json_object_from_file(path);
+	int rc;
+
+	if (!doc) {
+		snprintf(err, errlen, "%s: missing or not JSON (%s)", path, json_util_get_last_err());
+		return -1;
+	}
+	rc = jl_cyclictest_parse(doc, r, err, errlen);
+	json_object_put(doc);
+	return rc;
+}
+
+int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const char *json_path,
+			  char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *pol;
+	int prio = 0;
+	long long interval_us = (t->period_ns + 500) / 1000;
+	long long secs = (sc->run.duration_ns + JL_NSEC_PER_SEC - 1) / JL_NSEC_PER_SEC + 2;
+	char cpus[256] = "";
+	size_t n;
+
+	switch (t->policy) {
+	case JL_POLICY_FIFO: pol = "fifo"; prio = t->priority; break;
+	case JL_POLICY_RR: pol = "rr"; prio = t->priority; break;
+	case JL_POLICY_OTHER: pol = "other"; break;
+	case JL_POLICY_BATCH: pol = "batch"; break;
+	case JL_POLICY_IDLE: pol = "idle"; break;
+	default:
+		snprintf(err, errlen, "thread '%s': cyclictest has no %s policy", t->name, jl_policy_name(t->policy));
+		return -1;
+	}
+	if (t->count > 1) {
+		snprintf(err, errlen, "thread '%s': count = %u: compare one copy (set count = 1)", t->name, t->count);
+		return -1;
+	}
+	if (interval_us < 1) {
+		snprintf(err, errlen, "thread '%s': period below 1 us", t->name);
+		return -1;
+	}
+	if (t->cpus_set)
+		jl_cpulist_format(&t->cpus, cpus, sizeof(cpus));
+	/* -D is a bound only: the harness ends the neighbour with SIGINT when the measured phase ends,
+	 * and cyclictest writes its JSON on SIGINT */
+	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s",
+			     pol, prio, interval_us, secs, JL_CT_HIST_US, json_path, cpus[0] ? " -a " : "", cpus,
+			     sc->run.cpu_dma_latency_ns < 0 ? " --laptop" : "");
+	if (n >= len) {
+		snprintf(err, errlen, "cyclictest command line too long");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the comparison document and table ---- */
+
+static json_object *jget(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median over RUNS[i][key] (ignoring absent and negative values); NAN when none. */
+static double median_of(json_object *runs, const char *key)
+{
+	double v[MAX_RUNS];
+	int n = 0;
+
+	for (size_t i = 0; runs && i < json_object_array_length(runs) && n < MAX_RUNS; i++) {
+		json_object *x = jget(json_object_array_get_idx(runs, i), key);
+
+		if (x && json_object_get_double(x) >= 0)
+			v[n++] = json_object_get_double(x);
+	}
+	if (!n)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static const char *const stat_keys[] = { "min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns" };
+static const char *const stat_names[] = { "min", "avg", "p50", "p99", "max" };
+
+/* Add medians and ratios to each thread entry of DOC. */
+static void finish_doc(json_object *doc)
+{
+	json_object *threads = jget(doc, "threads");
+
+	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *ratio = json_object_new_object();
+		json_object *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
+
+		for (int k = 0; k < 5; k++) {
+			double a = median_of(jget(ct, "runs"), stat_keys[k]), b = median_of(jget(jl, "runs"), stat_keys[k]);
+
+			json_object_object_add(ct, stat_keys[k], isfinite(a) ? json_object_new_double(a) : NULL);
+			json_object_object_add(jl, stat_keys[k], isfinite(b) ? json_object_new_double(b) : NULL);
+			json_object_object_add(ratio, stat_names[k], isfinite(a) && isfinite(b) && a > 0 ? json_object_new_double(b / a) : NULL);
+		}
+		json_object_object_add(t, "ratio", ratio);
+	}
+}
+
+void jl_cyclictest_print(FILE *out, json_object *doc)
+{
+	json_object *threads = jget(doc, "threads");
+
+	fprintf(out, "cyclictest vs jitterlab: %s, %d run(s) each, interleaved%s (medians over runs)\n",
+		json_object_get_string(jget(doc, "scenario")), json_object_get_int(jget(doc, "runs")),
+		json_object_get_boolean(jget(doc, "interrupted")) ? ", interrupted" : "");
+	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
+		json_object *ratio = jget(t, "ratio");
+		char a[48], b[48];
+
+		fprintf(out, "\n%s: period %s, %s, cpus %s\n", json_object_get_string(jget(t, "name")),
+			jl_value_format(json_object_get_double(jget(t, "period_ns")), JL_UNIT_NS, false, a, sizeof(a)),
+			json_object_get_string(jget(t, "policy")), json_object_get_string(jget(t, "cpus")));
+		fprintf(out, "  %-10s %14s %14s %22s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest");
+		for (int k = 0; k < 5; k++) {
+			json_object *x = jget(ct, stat_keys[k]), *y = jget(jl, stat_keys[k]), *r = jget(ratio, stat_names[k]);
+			char rr[32];
+
+			snprintf(rr, sizeof(rr), r ? "%.2f" : "-", r ? json_object_get_double(r) : 0.0);
+			fprintf(out, "  %-10s %14s %14s %22s\n", stat_names[k],
+				x ? jl_value_format(json_object_get_double(x), JL_UNIT_NS, false, a, sizeof(a)) : "-",
+				y ? jl_value_format(json_object_get_double(y), JL_UNIT_NS, false, b, sizeof(b)) : "-", rr);
+		}
+		fprintf(out, "  %-10s %14.0f %14.0f\n", "cycles", median_of(jget(ct, "runs"), "cycles"),
+			median_of(jget(jl, "runs"), "cycles"));
+		if (median_of(jget(ct, "runs"), "overflows") > 0)
+			fprintf(out, "  cyclictest histogram overflows (> %d us): %.0f per run (median); its p50/p99 may read '-'\n",
+				JL_CT_HIST_US, median_of(jget(ct, "runs"), "overflows"));
+	}
+}
+
+/* ---- the command ---- */
+
+struct ct_opts {
+	const char *scenario, *out;
+	const char *sets[MAX_SETS];
+	int nsets, runs;
+	bool quiet;
+};
+
+static int parse_opts(int argc, char **argv, struct ct_opts *o, char setbuf[][160])
+{
+	int nbuf = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->out = "traces";
+	o->runs = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(a, "--out") && has) {
+			o->out = argv[++i];
+		} else if (!strcmp(a, "--set") && has && o->nsets < MAX_SETS) {
+			o->sets[o->nsets++] = argv[++i];
+		} else if ((!strcmp(a, "--duration") || !strcmp(a, "--warmup")) && has && o->nsets < MAX_SETS && nbuf < 3) {
+			snprintf(setbuf[nbuf], 160, "run.%s=%s", a + 2, argv[++i]);
+			o->sets[o->nsets++] = setbuf[nbuf++];
+		} else if (!strcmp(a, "--no-trace") && o->nsets < MAX_SETS) {
+			o->sets[o->nsets++] = "run.trace=off";
+		} else if (!strcmp(a, "--runs") && has) {
+			long long v;
+			char why[128];
+
+			if (jl_parse_int(argv[++i], 1, MAX_RUNS, &v, why, sizeof(why))) {
+				fprintf(stderr, "jitterlab cyclictest: --runs %s: %s\n", argv[i], why);
+				return -1;
+			}
+			o->runs = (int)v;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = true;
+		} else if (a[0] == '-' || o->scenario) {
+			fprintf(stderr, "jitterlab cyclictest: unexpected argument '%s'\n", a);
+			goto usage;
+		} else {
+			o->scenario = a;
+		}
+	}
+	if (o->scenario)
+		return 0;
+usage:
+	fprintf(stderr, "usage: jitterlab cyclictest SCENARIO [--out DIR] [--set SECTION.KEY=VALUE]... [--runs N] "
+			"[--duration D] [--warmup D] [--no-trace] [--quiet]\n");
+	return -1;
+}
+
+static int write_ini(const struct jl_scenario *sc, const char *path)
+{
+	FILE *f = fopen(path, "we");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = jl_scenario_write(sc, f);
+	if (fclose(f))
+		rc = -1;
+	jl_chown_to_invoker(path);
+	return rc;
+}
+
+static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *json_path, int rep)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "run", json_object_new_int(rep));
+	json_object_object_add(o, "json", json_object_new_string(json_path));
+	json_object_object_add(o, "cycles", json_object_new_int64((int64_t)r->cycles));
+	json_object_object_add(o, "min_ns", json_object_new_int64(r->min_ns));
+	json_object_object_add(o, "avg_ns", json_object_new_double(r->avg_ns));
+	json_object_object_add(o, "p50_ns", json_object_new_int64(r->p50_ns));
+	json_object_object_add(o, "p99_ns", json_object_new_int64(r->p99_ns));
+	json_object_object_add(o, "p999_ns", json_object_new_int64(r->p999_ns));
+	json_object_object_add(o, "max_ns", json_object_new_int64(r->max_ns));
+	json_object_object_add(o, "overflows", json_object_new_int64((int64_t)r->overflows));
+	json_object_object_add(o, "cpu", json_object_new_int(r->cpu));
+	json_object_array_add(runs, o);
+}
+
+static void add_jl_run(json_object *runs, json_object *thread, const char *dir, int rep)
+{
+	json_object *o = json_object_new_object(), *lat = jget(thread, "latency_ns");
+	static const char *const from[] = { "min", "mean", "p50", "p99", "max" };
+
+	json_object_object_add(o, "run", json_object_new_int(rep));
+	json_object_object_add(o, "dir", json_object_new_string(dir));
+	json_object_object_add(o, "cycles", json_object_new_int64(json_object_get_int64(jget(thread, "cycles"))));
+	for (int k = 0; k < 5; k++)
+		json_object_object_add(o, stat_keys[k], json_object_new_double(json_object_get_double(jget(lat, from[k]))));
+	json_object_object_add(o, "p999_ns", json_object_new_double(json_object_get_double(jget(lat, "p999"))));
+	json_object_array_add(runs, o);
+}
 
 int cmd_cyclictest(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(stderr, "jitterlab cyclictest: not available in this version yet\n");
-	return JL_EXIT_USAGE;
+	struct ct_opts o;
+	char setbuf[3][160], err[JL_ERR_MAX + 256], dir[PATH_MAX], path[PATH_MAX + 64], ctini[PATH_MAX + 64], jlini[PATH_MAX + 64];
+	char cmdline[1024];
+	struct jl_scenario *base = malloc(sizeof(*base)), *ct = malloc(sizeof(*ct));
+	int measured[MAX_MEASURED], nm = 0, status = JL_EXIT_OK;
+	json_object *doc = NULL, *threads;
+	sigset_t oldmask;
+	bool intr = false;
+
+	if (!base || !ct) {
+		free(base), free(ct);
+		fprintf(stderr, "jitterlab cyclictest: out of memory\n");
+		return JL_EXIT_RUNTIME;
+	}
+	if (parse_opts(argc, argv, &o, setbuf)) {
+		status = JL_EXIT_USAGE;
+		goto out;
+	}
+	if (access("/usr/bin/cyclictest", X_OK) && access("/usr/local/bin/cyclictest", X_OK)) {
+		fprintf(stderr, "jitterlab cyclictest: cyclictest is not installed (apt-get install rt-tests)\n");
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	if (jl_scenario_parse_file(o.scenario, base, err, sizeof(err)))
+		goto bad;
+	for (int i = 0; i < o.nsets; i++)
+		if (jl_scenario_set(base, o.sets[i], err, sizeof(err)))
+			goto bad;
+	if (jl_scenario_validate(base, err, sizeof(err)))
+		goto bad;
+	base->sweep.present = false;
+	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)
+		if (jl_thread_measured(&base->threads[i]) && base->threads[i].period_ns > 0)
+			measured[nm++] = i;
+	if (!nm) {
+		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
+		goto bad;
+	}
+	if (jl_outdir_create(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
+		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
+	if (write_ini(base, jlini)) {
+		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", jlini, strerror(errno));
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "tool", json_object_new_string("jitterlab"));
+	json_object_object_add(doc, "version", json_object_new_string(JL_VERSION));
+	json_object_object_add(doc, "kind", json_object_new_string("cyclictest"));
+	json_object_object_add(doc, "scenario", json_object_new_string(base->run.name));
+	json_object_object_add(doc, "file", json_object_new_string(base->path));
+	json_object_object_add(doc, "dir", json_object_new_string(dir));
+	json_object_object_add(doc, "runs", json_object_new_int(o.runs));
+	threads = json_object_new_array();
+	json_object_object_add(doc, "threads", threads);
+	for (int k = 0; k < nm; k++) {
+		const struct jl_thread_spec *t = &base->threads[measured[k]];
+		json_object *to = json_object_new_object(), *a = json_object_new_object(), *b = json_object_new_object();
+		char cpus[256] = "all";
+
+		if (t->cpus_set)
+			jl_cpulist_format(&t->cpus, cpus, sizeof(cpus));
+		json_object_object_add(to, "name", json_object_new_string(t->name));
+		json_object_object_add(to, "period_ns", json_object_new_int64(t->period_ns));
+		snprintf(cmdline, sizeof(cmdline), jl_policy_is_rt(t->policy) ? "%s %d" : "%s", jl_policy_name(t->policy), t->priority);
+		json_object_object_add(to, "policy", json_object_new_string(cmdline));
+		json_object_object_add(to, "cpus", json_object_new_string(cpus));
+		json_object_object_add(a, "runs", json_object_new_array());
+		json_object_object_add(b, "runs", json_object_new_array());
+		json_object_object_add(to, "cyclictest", a);
+		json_object_object_add(to, "jitterlab", b);
+		json_object_array_add(threads, to);
+	}
+
+	jl_child_signals_block(&oldmask);
+	for (int rep = 1; rep <= o.runs && !intr; rep++) {
+		/* the cyclictest side: each measured thread becomes an exec neighbour running cyclictest */
+		memcpy(ct, base, sizeof(*ct));
+		ct->nexpect = 0;
+		for (int k = 0; k < nm; k++) {
+			struct jl_thread_spec *t = &ct->threads[measured[k]];
+
+			snprintf(path, sizeof(path), "%s/cyclictest-%s-r%d.json", dir, t->name, rep);
+			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], path, cmdline, sizeof(cmdline), err, sizeof(err))) {
+				sigprocmask(SIG_SETMASK, &oldmask, NULL);
+				goto bad;
+			}
+			snprintf(t->exec, sizeof(t->exec), "%s", cmdline);
+			t->period_ns = 0;
+			t->period_from_rate = false;
+			t->deadline_ns = 0;
+			t->work.kind = JL_WORK_NONE;
+			t->work.arg = 0;
+			t->measure = -1;
+			t->policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
+			t->priority = 0;
+			t->nice = 0;
+			t->start_ns = 1;             /* start with the measured phase, not the warm-up */
+			memset(t->key_line, 0, sizeof(t->key_line));
+			t->key_line[JL_TKEY_EXEC] = t->line;
+		}
+		if (jl_scenario_validate(ct, err, sizeof(err))) {
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			fprintf(stderr, "jitterlab cyclictest: the cyclictest scenario is not valid: %s\n", err);
+			status = JL_EXIT_RUNTIME;
+			goto out;
+		}
+		snprintf(ctini, sizeof(ctini), "%s/cyclictest-r%d.ini", dir, rep);
+		write_ini(ct, ctini);
+		for (int side = 0; side < 2 && !intr; side++) {
+			struct jl_child_run cr = { 0 };
+			char name[32], out[PATH_MAX + 32], log[PATH_MAX + 64], rdir[PATH_MAX];
+			int rc;
+
+			snprintf(name, sizeof(name), "r%d", rep);
+			snprintf(out, sizeof(out), "%s/%s", dir, side ? "jitterlab" : "cyclictest");
+			snprintf(log, sizeof(log), "%s/%s-r%d.log", dir, side ? "jitterlab" : "cyclictest", rep);
+			cr.scenario = side ? jlini : ctini;
+			cr.out_dir = out;
+			cr.name = name;
+			cr.log_path = log;
+			cr.timeout_ns = base->run.warmup_ns + base->run.duration_ns + 60 * JL_NSEC_PER_SEC;
+			if (!o.quiet)
+				fprintf(stderr, "cyclictest: run %d of %d: %s\n", (rep - 1) * 2 + side + 1, o.runs * 2,
+					side ? "jitterlab's loop" : "cyclictest in its place");
+			rc = jl_child_run_exec(&cr, &oldmask, &intr, rdir, sizeof(rdir), err, sizeof(err));
+			if (rc < 0) {
+				fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+				status = JL_EXIT_RUNTIME;
+				intr = true; /* stop here */
+				break;
+			}
+			if (intr || rc == JL_EXIT_INTERRUPTED) {
+				intr = true;
+				break;
+			}
+			if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
+				fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n",
+					side ? "jitterlab" : "cyclictest", rc, log);
+			for (int k = 0; k < nm; k++) {
+				json_object *to = json_object_array_get_idx(threads, (size_t)k);
+				const char *tn = base->threads[measured[k]].name;
+
+				if (!side) {
+					struct jl_ct_result r;
+
+					snprintf(path, sizeof(path), "%s/cyclictest-%s-r%d.json", dir, tn, rep);
+					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err)))
+						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
+					else
+						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, path, rep);
+				} else {
+					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
+
+					for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
+						json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
+
+						if (!strcmp(json_object_get_string(jget(x, "name")), tn))
+							th = x;
+					}
+					if (th)
+						add_jl_run(jget(jget(to, "jitterlab"), "runs"), th, rdir, rep);
+					else
+						fprintf(stderr, "jitterlab cyclictest: no result for '%s' in the jitterlab run (log: %s)\n", tn, log);
+					json_object_put(sum);
+				}
+			}
+		}
+	}
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	json_object_object_add(doc, "interrupted", json_object_new_boolean(jl_stopping()));
+	finish_doc(doc);
+	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
+	if (jl_json_write_file(path, doc))
+		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
+	jl_cyclictest_print(stdout, doc);
+	printf("\ncyclictest.json and both sides' runs in %s\n", dir);
+	for (int k = 0; k < nm && status == JL_EXIT_OK; k++) {
+		json_object *to = json_object_array_get_idx(threads, (size_t)k);
+
+		if (!json_object_array_length(jget(jget(to, "cyclictest"), "runs")) ||
+		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
+			status = JL_EXIT_RUNTIME;
+	}
+	if (jl_stopping())
+		status = JL_EXIT_INTERRUPTED;
+	goto out;
+bad:
+	fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+	status = JL_EXIT_USAGE;
+out:
+	json_object_put(doc);
+	free(base);
+	free(ct);
+	return status;
 }

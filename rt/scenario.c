@@ -16,6 +16,9 @@
 #include "metrics.h"
 #include "units.h"
 
+/* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. */
+#define JL_INI_LINE_MAX 199
+
 enum section_kind { SEC_NONE, SEC_RUN, SEC_THREAD, SEC_EXPECT, SEC_SWEEP };
 
 struct parser {
@@ -292,7 +295,7 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 		if (jl_parse_size(value, &r->trace_buffer, why, wl))
 			return -1;
 		if (r->trace_buffer < 64 * 1024 || r->trace_buffer > (4ULL << 30)) {
-			snprintf(why, wl, "trace_buffer %s is out of range (expected 64KB-4GB per CPU)", value);
+			snprintf(why, wl, "'%s' is out of range (expected 64KB-4GB per CPU)", value);
 			return -1;
 		}
 		return 0;
@@ -330,7 +333,7 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 		if (jl_parse_duration(value, &r->cpu_dma_latency_ns, why, wl))
 			return -1;
 		if (r->cpu_dma_latency_ns % 1000 || r->cpu_dma_latency_ns > 2000000000LL) {
-			snprintf(why, wl, "cpu_dma_latency '%s' must be whole microseconds up to 2000s, or off", value);
+			snprintf(why, wl, "'%s' is not whole microseconds up to 2000s (expected e.g. 0us, 10us, or off)", value);
 			return -1;
 		}
 		return 0;
@@ -350,7 +353,7 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 			return -1;
 		}
 		if (ns % 1000 || ns <= 0 || ns > JL_NSEC_PER_SEC) {
-			snprintf(why, wl, "rt_runtime '%s' must be whole microseconds in 1us-1s (the RT period is 1s)", value);
+			snprintf(why, wl, "'%s' is not whole microseconds in 1us-1s (expected e.g. 950ms; the RT period is 1s)", value);
 			return -1;
 		}
 		r->rt_runtime_us = ns / 1000;
@@ -362,7 +365,7 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 		if (jl_parse_duration(value, &r->grace_ns, why, wl))
 			return -1;
 		if (r->grace_ns < 100000000LL || r->grace_ns > 600 * JL_NSEC_PER_SEC) {
-			snprintf(why, wl, "grace '%s' is out of range (expected 100ms-10m)", value);
+			snprintf(why, wl, "'%s' is out of range (expected 100ms-10m)", value);
 			return -1;
 		}
 		return 0;
@@ -421,8 +424,10 @@ static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const c
 		return -1;
 	case JL_TKEY_PRIORITY:
 		/* range depends on the policy: checked in validate() */
-		if (jl_parse_int(value, -1000, 1000, &v, why, wl))
+		if (jl_parse_int(value, -1000, 1000, &v, why, wl)) {
+			snprintf(why, wl, "'%s' is not a priority (expected an integer, 1-98 for fifo and rr)", value);
 			return -1;
+		}
 		t->priority = (int)v;
 		return 0;
 	case JL_TKEY_NICE:
@@ -455,7 +460,7 @@ static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const c
 			t->key_line[JL_TKEY_PERIOD] = 0;
 check_period:
 		if (t->period_ns < 10000 || t->period_ns > 3600 * JL_NSEC_PER_SEC) {
-			snprintf(why, wl, "period must be 10us-1h (got '%s')", value);
+			snprintf(why, wl, "'%s' is out of range (expected a period of 10us-1h, a rate of 1/h-100kHz)", value);
 			return -1;
 		}
 		return 0;
@@ -721,11 +726,13 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 		return 0;
 	case SEC_RUN:
 		if (parse_run_key(ps, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "[run] %s: %s", key, why);
+			fail(ps, ps->line, "[run] %s%s%s", strncmp(why, "unknown key", 11) ? key : "",
+			     strncmp(why, "unknown key", 11) ? ": " : "", why);
 		return 0;
 	case SEC_THREAD:
 		if (parse_thread_key(ps, ps->thread, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "thread '%s': %s: %s", ps->thread->name, key, why);
+			fail(ps, ps->line, "thread '%s': %s%s%s", ps->thread->name, strncmp(why, "unknown key", 11) ? key : "",
+			     strncmp(why, "unknown key", 11) ? ": " : "", why);
 		return 0;
 	case SEC_EXPECT:
 		if (ps->sc->nexpect >= JL_MAX_EXPECT) {
@@ -747,7 +754,8 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 		return 0;
 	case SEC_SWEEP:
 		if (parse_sweep_key(ps, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "[sweep] %s: %s", key, why);
+			fail(ps, ps->line, "[sweep] %s%s%s", strncmp(why, "unknown key", 11) ? key : "",
+			     strncmp(why, "unknown key", 11) ? ": " : "", why);
 		return 0;
 	}
 	return 0;
@@ -923,6 +931,11 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 	const char *eq = strchr(assignment, '='), *dot = strchr(assignment, '.');
 	size_t n;
 
+	if (strlen(assignment) > JL_INI_LINE_MAX) {
+		snprintf(err, errlen, "--set %.40s...: too long (at most %d characters, as a line of a scenario file)",
+			 assignment, JL_INI_LINE_MAX);
+		return -1;
+	}
 	if (!eq || !dot || dot > eq) {
 		snprintf(err, errlen, "--set %s: expected SECTION.KEY=VALUE (e.g. control.priority=90 or run.duration=5s)", assignment);
 		return -1;
@@ -978,10 +991,8 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 		 * thread with a priority must work). */
 		struct jl_thread_spec *t = ps.thread;
 
-		if (!jl_policy_is_rt(t->policy)) {
-			t->priority = 0;
-			t->key_line[JL_TKEY_PRIORITY] = 0;
-		}
+		if (!jl_policy_is_rt(t->policy))
+			t->key_line[JL_TKEY_PRIORITY] = 0; /* kept as a value: overriding back to fifo reuses it */
 		if (t->policy != JL_POLICY_OTHER && t->policy != JL_POLICY_BATCH) {
 			t->nice = 0;
 			t->key_line[JL_TKEY_NICE] = 0;
@@ -1050,7 +1061,7 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->key_line[JL_TKEY_PERIOD] && t->key_line[JL_TKEY_RATE])
 		VFAIL(line_of(t, JL_TKEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
 	if (jl_policy_is_rt(t->policy)) {
-		if (!t->key_line[JL_TKEY_PRIORITY])
+		if (!t->key_line[JL_TKEY_PRIORITY] && !t->priority)
 			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy %s needs a priority (1-98)", t->name, pol);
 		if (t->priority < 1 || t->priority > 98)
 			VFAIL(line_of(t, JL_TKEY_PRIORITY),
@@ -1164,13 +1175,23 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 
 /* ---- writing the effective scenario ---- */
 
+/* "key = value", or "key=value" where the spaces would take the line past the reader's limit (a value
+ * that fitted on its input line always fits this way). */
+static void put_kv(FILE *out, const char *key, const char *key2, const char *value)
+{
+	size_t n = strlen(key) + strlen(key2) + strlen(value);
+
+	fprintf(out, n + 3 <= JL_INI_LINE_MAX ? "%s%s = %s\n" : "%s%s=%s\n", key, key2, value);
+}
+
 int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 {
 	const struct jl_run_spec *r = &sc->run;
 	char a[4096], b[64]; /* a: a sparse list of 1024 CPUs is ~2.5 KB */
 
-	fprintf(out, "; effective scenario: %s, every default written out\n\n[run]\n", sc->path);
-	fprintf(out, "name = %s\n", r->name);
+	fprintf(out, "; effective scenario: %.120s%s, every default written out\n\n[run]\n", sc->path,
+		strlen(sc->path) > 120 ? "..." : "");
+	put_kv(out, "name", "", r->name);
 	fprintf(out, "duration = %s\n", jl_format_duration(r->duration_ns, a, sizeof(a)));
 	fprintf(out, "warmup = %s\n", jl_format_duration(r->warmup_ns, a, sizeof(a)));
 	if (!r->trace_groups)
@@ -1183,7 +1204,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 			r->trace_groups & JL_TRACE_TIMER ? "timer" : "");
 	fprintf(out, "trace_buffer = %s\n", jl_format_size(r->trace_buffer, a, sizeof(a)));
 	fprintf(out, "trace_threshold = %s\n", r->trace_threshold_ns ? jl_format_duration(r->trace_threshold_ns, a, sizeof(a)) : "none");
-	fprintf(out, "isolate = %s\n", r->isolate_set ? jl_cpulist_format(&r->isolate, a, sizeof(a)) : "none");
+	put_kv(out, "isolate", "", r->isolate_set ? jl_cpulist_format(&r->isolate, a, sizeof(a)) : "none");
 	fprintf(out, "irq_affinity = %s\n", r->irq_affinity == JL_IRQ_KEEP ? "keep" : "housekeeping");
 	fprintf(out, "cpu_dma_latency = %s\n", r->cpu_dma_latency_ns < 0 ? "off" : jl_format_duration(r->cpu_dma_latency_ns, a, sizeof(a)));
 	if (r->rt_runtime_us == -2)
@@ -1204,7 +1225,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		if (t->policy == JL_POLICY_OTHER || t->policy == JL_POLICY_BATCH)
 			fprintf(out, "nice = %d\n", t->nice);
 		if (t->cpus_set)
-			fprintf(out, "cpus = %s\n", jl_cpulist_format(&t->cpus, a, sizeof(a)));
+			put_kv(out, "cpus", "", jl_cpulist_format(&t->cpus, a, sizeof(a)));
 		else
 			fprintf(out, "; cpus = (all allowed)\n");
 		fprintf(out, "count = %u\n", t->count);
@@ -1223,21 +1244,21 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		if (!t->exec[0])
 			fprintf(out, "measure = %s\n", jl_thread_measured(t) ? "yes" : "no");
 		else
-			fprintf(out, "exec = %s\n", t->exec);
+			put_kv(out, "exec", "", t->exec);
 	}
 	if (sc->nexpect) {
 		fprintf(out, "\n[expect]\n");
 		for (int i = 0; i < sc->nexpect; i++)
-			fprintf(out, "%s = %s\n", sc->expect[i].label, sc->expect[i].text);
+			put_kv(out, sc->expect[i].label, "", sc->expect[i].text);
 	}
 	if (sc->sweep.present) {
 		fprintf(out, "\n[sweep]\nruns = %d\n", sc->sweep.runs);
 		for (int i = 0; i < sc->sweep.nconditions; i++)
-			fprintf(out, "condition.%s = %s\n", sc->sweep.conditions[i].label, sc->sweep.conditions[i].overrides);
+			put_kv(out, "condition.", sc->sweep.conditions[i].label, sc->sweep.conditions[i].overrides);
 		for (int i = 0; i < sc->sweep.nvary; i++)
-			fprintf(out, "vary.%s = %s\n", sc->sweep.vary[i].key, sc->sweep.vary[i].values);
+			put_kv(out, "vary.", sc->sweep.vary[i].key, sc->sweep.vary[i].values);
 		if (sc->sweep.compare[0])
-			fprintf(out, "compare = %s\n", sc->sweep.compare);
+			put_kv(out, "compare", "", sc->sweep.compare);
 	}
 	return ferror(out) ? -1 : 0;
 }

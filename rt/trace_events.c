@@ -17,9 +17,19 @@ struct ctx {
 	char name[JL_TEV_COMM + 8];
 };
 
+#define TASK_HASH 8192
+
+struct jl_tan_task {
+	int32_t pid;          /* 0 = empty slot (the idle task is never stored) */
+	int32_t kprio;
+	int64_t last_waking;
+	char comm[JL_TEV_COMM];
+};
+
 struct jl_tan_cpu {
 	bool seen, known;
 	int64_t seg_start;
+	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
 	char comm[JL_TEV_COMM];
 	int depth;
@@ -88,10 +98,11 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->pending_cpu = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_cpu));
 	an->pending_new = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_new));
 	an->cpu = calloc(ncpus, sizeof(*an->cpu));
+	an->tasks = calloc(TASK_HASH, sizeof(*an->tasks));
 	an->segs = calloc(ncpus, sizeof(*an->segs));
 	an->nsegs = calloc(ncpus, sizeof(*an->nsegs));
 	an->capsegs = calloc(ncpus, sizeof(*an->capsegs));
-	if (!an->threads || !an->pending || !an->pending_cpu || !an->pending_new || !an->cpu || !an->segs ||
+	if (!an->threads || !an->pending || !an->pending_cpu || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
 	    !an->nsegs || !an->capsegs) {
 		jl_tan_free(an);
 		errno = ENOMEM;
@@ -121,6 +132,7 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->pending_cpu);
 	free(an->pending_new);
 	free(an->cpu);
+	free(an->tasks);
 	free(an->segs);
 	free(an->nsegs);
 	free(an->capsegs);
@@ -159,6 +171,33 @@ static int thread_of(const struct jl_tan *an, int32_t pid)
 		if (an->threads[i].pid == pid)
 			return i;
 	return -1;
+}
+
+/* The pid's slot in the task hash (open addressing; a full table reuses the home slot). */
+static struct jl_tan_task *task_slot(struct jl_tan *an, int32_t pid)
+{
+	unsigned h = ((unsigned)pid * 2654435761u) % TASK_HASH;
+
+	for (unsigned i = 0; i < 64; i++) {
+		struct jl_tan_task *t = &an->tasks[(h + i) % TASK_HASH];
+
+		if (t->pid == pid || t->pid == 0)
+			return t;
+	}
+	return &an->tasks[h];
+}
+
+static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char *comm)
+{
+	struct jl_tan_task *t;
+
+	if (pid <= 0)
+		return;
+	t = task_slot(an, pid);
+	t->pid = pid;
+	t->kprio = kprio;
+	if (comm && comm[0])
+		snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
 static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
@@ -251,6 +290,50 @@ static bool running_somewhere(const struct jl_tan *an, int32_t pid)
 	return false;
 }
 
+/* The task CUR wrote a record on CPU at TS but no sched_switch put it there (seen on virtual machines,
+ * where the switch out of the idle task is not recorded). Out of idle, the switch follows the wakeup at
+ * once: place it at the idle task's last record (not before CUR's waking); otherwise at TS. */
+static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
+{
+	struct jl_tan_cpu *c = &an->cpu[cpu];
+	const struct jl_tan_task *k = cur > 0 ? task_slot(an, cur) : NULL;
+	int64_t at = ts;
+	int ti;
+
+	if (k && k->pid != cur)
+		k = NULL;
+	if (c->seen && c->known && c->pid == 0) {
+		at = c->last_ts;
+		if (k && k->last_waking > at)
+			at = k->last_waking;
+		if (at > ts || at < c->seg_start)
+			at = ts;
+	}
+	ts = at;
+	if (close_seg(an, cpu, ts) < 0)
+		return -1;
+	an->implicit_switches++;
+	c->known = true;
+	c->depth = 0;
+	c->pid = cur;
+	c->kprio = k ? k->kprio : 120;
+	snprintf(c->comm, sizeof(c->comm), "%s", k ? k->comm : "?");
+	ti = thread_of(an, cur);
+	if (ti >= 0) {
+		an->threads[ti].implicit_in++;
+		if (an->pending[ti] && an->threads[ti].measured) {
+			struct jl_pair p = { .waking = an->pending[ti], .switch_in = ts, .pid = cur, .cpu = cpu,
+					     .wake_cpu = an->pending_cpu[ti], .new_task = an->pending_new[ti],
+					     .implicit = true };
+
+			if (add_pair(&an->threads[ti], &p) < 0)
+				return -1;
+		}
+		an->pending[ti] = 0;
+	}
+	return 0;
+}
+
 int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 {
 	struct jl_tan_cpu *c;
@@ -265,6 +348,9 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		an->first_ts = ev->ts;
 	if (ev->ts > an->last_ts)
 		an->last_ts = ev->ts;
+	if (ev->has_cur && ev->kind != JL_TEV_SWITCH && ev->kind != JL_TEV_LOST && (!c->known || c->pid != ev->cur) &&
+	    implicit_switch(an, ev->cpu, ev->ts, ev->cur) < 0)
+		return -1;
 
 	switch (ev->kind) {
 	case JL_TEV_SWITCH:
@@ -275,6 +361,8 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			an->threads[ti].switch_out++;
 			an->pending[ti] = 0; /* switched out before its switch-in: drop the wake */
 		}
+		task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
+		task_note(an, ev->pid, ev->prio, ev->comm);
 		c->known = true;
 		c->depth = 0;
 		c->pid = ev->pid;
@@ -296,6 +384,9 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		break;
 	case JL_TEV_WAKING:
 	case JL_TEV_WAKEUP_NEW:
+		task_note(an, ev->pid, ev->prio, ev->comm);
+		if (ev->pid > 0)
+			task_slot(an, ev->pid)->last_waking = ev->ts;
 		ti = thread_of(an, ev->pid);
 		if (ti < 0)
 			break;
@@ -348,6 +439,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	default:
 		break;
 	}
+	c->last_ts = ev->ts;
 	return 0;
 }
 
@@ -478,6 +570,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	c->switch_in = p->switch_in;
 	c->wake = wake;
 	c->cpu = p->cpu;
+	c->implicit = p->implicit;
 	c->latency_ns = release > 0 && wake > 0 ? wake - release : p->switch_in - p->waking;
 	if (release > 0) {
 		int64_t pre = p->waking > release ? p->waking - release : 0;
@@ -510,7 +603,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	qsort(c->parts, c->nparts, sizeof(c->parts[0]), cmp_part);
 }
 
-/* Last pair of T whose switch-in is at or before TS. */
+/* Last pair of T whose waking is at or before TS. */
 static long pair_before(const struct jl_tan_thread *t, int64_t ts)
 {
 	size_t lo = 0, hi = t->npairs;
@@ -518,7 +611,7 @@ static long pair_before(const struct jl_tan_thread *t, int64_t ts)
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (t->pairs[mid].switch_in <= ts)
+		if (t->pairs[mid].waking <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -575,6 +668,8 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 				pi = pair_before(t, s->wake + MATCH_SLACK_NS);
 				if (pi < 0 || t->pairs[pi].waking < s->release - MATCH_SLACK_NS)
 					continue;
+				if (t->pairs[pi].implicit && s->wake < t->pairs[pi].switch_in) /* refine the bound */
+					t->pairs[pi].switch_in = s->wake > t->pairs[pi].waking ? s->wake : t->pairs[pi].waking;
 				t->matched++;
 				keep_worst(w, n, &nw,
 					   &(struct cand){ ti, pi, s->wake - s->release, s->release, s->wake, s->cycle });

@@ -34,6 +34,8 @@ struct jl_tev {
 	int64_t ts;
 	int32_t cpu;
 	int32_t kind;         /* enum jl_tev_kind */
+	bool has_cur;         /* cur is known (every real record has it: common_pid) */
+	int32_t cur;          /* the task running on cpu when the record was written (0 = idle) */
 	int32_t pid;          /* subject: woken/next/migrated pid, irq number, softirq vector */
 	int32_t prio;         /* kernel prio of pid (99 - rt_priority for RT, 120 + nice for CFS, -1 DL) */
 	int32_t prev_pid, prev_prio;
@@ -64,6 +66,8 @@ struct jl_pair {
 	int64_t waking, switch_in;  /* ts of sched_waking (or wakeup_new) and of the switch-in */
 	int32_t pid, cpu, wake_cpu; /* cpu of the switch-in; cpu the waking was recorded on */
 	bool new_task;
+	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
+				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
 };
 
 /* One analysed thread: a pid, its name, and (optionally) its samples. */
@@ -82,7 +86,8 @@ struct jl_tan_thread {
 	/* results */
 	struct jl_pair *pairs;
 	size_t npairs, cap;
-	size_t switch_in, switch_out, wakings;
+	size_t switch_in, switch_out, wakings; /* sched_switch records (in = next_pid, out = prev_pid) */
+	size_t implicit_in;          /* switch-ins seen only as the task's first record on a CPU */
 	size_t measured_samples;     /* samples with release >= from */
 	size_t matched;              /* of those, matched to a wakeup pair */
 };
@@ -93,6 +98,7 @@ struct jl_cycle {
 	int64_t latency_ns;          /* sample latency (wake - release), or wakeup latency without samples */
 	int64_t release, waking, switch_in, wake;
 	int cpu;
+	bool implicit;               /* the switch-in had no sched_switch record */
 	int nparts;
 	struct jl_part parts[JL_MAX_PARTS];
 };
@@ -105,6 +111,7 @@ struct jl_segment {
 };
 
 struct jl_tan_cpu;
+struct jl_tan_task;
 
 struct jl_tan {
 	int nthreads;
@@ -120,6 +127,8 @@ struct jl_tan {
 	int64_t *pending;            /* per thread: ts of the pending waking, 0 = none */
 	int32_t *pending_cpu;
 	bool *pending_new;
+	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash) */
+	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
 };
 
 /* Sort EV[0..N) by timestamp, stable (events of one CPU keep their order on equal timestamps). */

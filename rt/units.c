@@ -208,11 +208,11 @@ int jl_parse_int(const char *text, long long lo, long long hi, long long *out, c
 	while (isspace((unsigned char)*end))
 		end++;
 	if (errno || *end) {
-		snprintf(err, errlen, "'%s' is not an integer (expected %lld-%lld)", text, lo, hi);
+		snprintf(err, errlen, "'%s' is not an integer (expected %lld to %lld)", text, lo, hi);
 		return -1;
 	}
 	if (v < lo || v > hi) {
-		snprintf(err, errlen, "%lld is out of range (expected %lld-%lld)", v, lo, hi);
+		snprintf(err, errlen, "%lld is out of range (expected %lld to %lld)", v, lo, hi);
 		return -1;
 	}
 	*out = v;

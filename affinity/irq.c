@@ -1,0 +1,128 @@
+/* irq: steer IRQs off the shield (see irq.h).
+ * Must never: write an affinity before its old value is journalled, or treat a refused IRQ as a
+ * failure of the run (managed IRQs refuse by design: they are listed, and the run goes on). */
+#include "irq.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+
+char *jl_irq_format_mask(const cpu_set_t *set, char *buf, size_t len)
+{
+	int top = -1;
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set))
+			top = c;
+	if (top < 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	for (int g = top / 32; g >= 0; g--) {
+		unsigned word = 0;
+		int n;
+
+		for (int b = 0; b < 32; b++)
+			if (CPU_ISSET(g * 32 + b, set))
+				word |= 1u << b;
+		n = snprintf(buf + used, len - used, g == top / 32 ? "%x" : ",%08x", word);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+static int steer_one(struct jl_irq_steer *st, const char *path, int irq, const cpu_set_t *hk, struct jl_journal *j,
+		     char *err, size_t errlen)
+{
+	char old[1024], want[1024], perr[128];
+	cpu_set_t cur, next;
+
+	if (jl_knob_read(path, old, sizeof(old)))
+		return 0; /* gone meanwhile, or not readable: nothing to steer */
+	if (jl_cpulist_parse(old, &cur, perr, sizeof(perr)))
+		return 0;
+	CPU_AND(&next, &cur, hk);
+	if (CPU_COUNT(&next) == 0)
+		next = *hk;
+	if (CPU_EQUAL(&next, &cur)) {
+		st->kept++;
+		return 0;
+	}
+	jl_cpulist_format(&next, want, sizeof(want));
+	if (jl_journal_record_write(j, path, old)) {
+		snprintf(err, errlen, "irq: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		return -1;
+	}
+	if (jl_knob_write(path, want)) {
+		st->refused_errno = errno;
+		if (st->nrefused < JL_IRQ_MAX_REFUSED)
+			st->refused[st->nrefused++] = irq;
+		return 0;
+	}
+	st->moved++;
+	return 0;
+}
+
+int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_set_t *hk, struct jl_journal *j,
+		       char *err, size_t errlen)
+{
+	char path[512], old[256], mask[256];
+	struct dirent *e;
+	DIR *d;
+
+	memset(st, 0, sizeof(*st));
+	if (!proc_irq)
+		proc_irq = JL_PROC_IRQ;
+	d = opendir(proc_irq);
+	if (!d) {
+		snprintf(err, errlen, "irq: cannot read %s: %s", proc_irq, strerror(errno));
+		return -1;
+	}
+	/* IRQs that appear during the run follow the default affinity */
+	snprintf(path, sizeof(path), "%s/default_smp_affinity", proc_irq);
+	jl_irq_format_mask(hk, mask, sizeof(mask));
+	if (jl_knob_read(path, old, sizeof(old)) == 0 && strcmp(old, mask)) {
+		if (jl_journal_record_write(j, path, old)) {
+			snprintf(err, errlen, "irq: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+			closedir(d);
+			return -1;
+		}
+		if (jl_knob_write(path, mask) == 0)
+			st->default_moved = 1;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		long irq = strtol(e->d_name, &end, 10);
+
+		if (end == e->d_name || *end)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/smp_affinity_list", proc_irq, e->d_name);
+		if (steer_one(st, path, (int)irq, hk, j, err, errlen)) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+void jl_irq_steer_describe(const struct jl_irq_steer *st, json_object *obj)
+{
+	json_object *refused = json_object_new_array();
+
+	for (int i = 0; i < st->nrefused; i++)
+		json_object_array_add(refused, json_object_new_int(st->refused[i]));
+	json_object_object_add(obj, "moved", json_object_new_int(st->moved));
+	json_object_object_add(obj, "kept", json_object_new_int(st->kept));
+	json_object_object_add(obj, "refused", refused);
+	json_object_object_add(obj, "default_moved", json_object_new_boolean(st->default_moved));
+}

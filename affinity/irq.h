@@ -1,0 +1,36 @@
+/* irq: IRQ steering for `irq_affinity = housekeeping`: every movable IRQ's affinity (and the default
+ * affinity for IRQs that appear during the run) moved off the shield, each old value journalled first.
+ * The undo is the journal's replay. The /proc/irq root is injectable (tests). */
+#ifndef JL_IRQ_H
+#define JL_IRQ_H
+
+#include <json-c/json.h>
+#include <sched.h>
+
+#include "journal.h"
+
+#define JL_PROC_IRQ "/proc/irq"
+#define JL_IRQ_MAX_REFUSED 256
+
+struct jl_irq_steer {
+	int moved;       /* affinity changed */
+	int kept;        /* already off the shield */
+	int nrefused;    /* the kernel refused the write (managed or per-CPU IRQs) */
+	int refused[JL_IRQ_MAX_REFUSED];
+	int refused_errno;
+	int default_moved;  /* default_smp_affinity changed */
+};
+
+/* Move every IRQ under PROC_IRQ (NULL = /proc/irq) to HK (intersecting its current affinity with HK
+ * when that is not empty). Refusals are counted, not errors. 0, or -1 with ERR (journal or read failure;
+ * what was done is journalled). */
+int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_set_t *hk, struct jl_journal *j,
+		       char *err, size_t errlen);
+
+/* Fill OBJ with moved, kept, refused: [irq numbers]. */
+void jl_irq_steer_describe(const struct jl_irq_steer *st, json_object *obj);
+
+/* Format SET as the kernel's hex cpu mask ("3", "ff,00000000"). */
+char *jl_irq_format_mask(const cpu_set_t *set, char *buf, size_t len);
+
+#endif

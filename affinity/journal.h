@@ -1,0 +1,84 @@
+/* journal: the on-disk record of every machine knob a run changes, written and fsynced BEFORE the knob
+ * changes, so that the run itself (every exit path) or `jitterlab restore` (after a SIGKILL or power loss)
+ * can put each knob back, newest first. One file per run: DIR/run-PID.journal, one JSON object per line
+ * (json-c), the first line naming the owner (pid + process start time, so a reused pid is never taken
+ * for the owner). Must never change a knob itself except when replaying; the caller changes the knob
+ * after jl_journal_record_* returned 0. The directory is injectable (tests use a temp dir). */
+#ifndef JL_JOURNAL_H
+#define JL_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define JL_JOURNAL_DIR "/run/jitterlab"
+
+struct jl_journal;
+
+/* The journal directory: $JITTERLAB_STATE_DIR if set (tests), else /run/jitterlab. */
+const char *jl_journal_default_dir(void);
+
+/* Create DIR (0755) and DIR/run-<getpid()>.journal with the owner line, fsynced (file and directory).
+ * 0, or -1 with errno. */
+int jl_journal_open(struct jl_journal **out, const char *dir);
+
+/* Path of the journal file (for messages). */
+const char *jl_journal_path(const struct jl_journal *j);
+
+/* Record, before changing it, that the file PATH held OLD (trailing newline stripped). Undo writes OLD
+ * back unless the file already reads OLD. 0 or -1 with errno. */
+int jl_journal_record_write(struct jl_journal *j, const char *path, const char *old);
+
+/* Record, before creating it, a cgroup v1/v2 directory DIR. Undo moves every task left in DIR/TASKS_NAME
+ * (e.g. "tasks") to PARENT_TASKS, then removes DIR. */
+int jl_journal_record_cgroup(struct jl_journal *j, const char *dir, const char *tasks_name, const char *parent_tasks);
+
+/* Record a child process (pid and its start time) so a replay can end it if it is still that process. */
+int jl_journal_record_child(struct jl_journal *j, pid_t pid);
+
+/* Undo every entry, newest first; then remove the journal file. 0, or -1 when some entry could not be
+ * undone (the file is then kept, REPORT says what failed). Frees J in both cases. NULL is fine. */
+int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen);
+
+/* Free J without undoing anything (the file stays: a later replay finds it). */
+void jl_journal_abandon(struct jl_journal *j);
+
+/* Replay the journal file PATH (as jl_journal_finish does) and remove it when everything was undone.
+ * Returns the number of entries undone (>= 0), or -1 with REPORT saying what failed. Does not check the
+ * owner: the caller decides whether the journal is stale. */
+int jl_journal_replay(const char *path, char *report, size_t reportlen);
+
+/* One journal found in a directory. */
+struct jl_journal_info {
+	char path[512];
+	pid_t pid;
+	unsigned long long start;   /* owner's start time in clock ticks since boot */
+	bool alive;                 /* the owner still runs (same pid AND same start time) */
+	int entries;                /* entries after the owner line */
+};
+
+/* List the journals in DIR (at most MAX), live and stale. Returns how many, or -1 with errno (a missing
+ * directory is 0 journals). */
+int jl_journal_list(const char *dir, struct jl_journal_info *out, int max);
+
+/* Start time (field 22 of /proc/PID/stat, clock ticks since boot) of PID. 0, or -1 with errno
+ * (ESRCH when there is no such process). */
+int jl_proc_start_time(pid_t pid, unsigned long long *start);
+
+/* True when PID is running and started at START. */
+bool jl_proc_is(pid_t pid, unsigned long long start);
+
+/* Take DIR/machine.lock (flock, exclusive), waiting up to TIMEOUT_MS. Returns the fd to keep open while
+ * the run holds machine knobs, or -1 with errno (EWOULDBLOCK: another run holds it). */
+int jl_journal_lock(const char *dir, int timeout_ms);
+
+/* Small knob helpers (sysfs/procfs files): read the first line (newline stripped), write a value in one
+ * write(2). 0 or -1 with errno. */
+int jl_knob_read(const char *path, char *buf, size_t len);
+int jl_knob_write(const char *path, const char *value);
+
+/* Move every task in DIR/TASKS_NAME to PARENT_TASKS and remove DIR (retrying while tasks arrive).
+ * A missing DIR is success. 0 or -1 with errno. */
+int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks);
+
+#endif

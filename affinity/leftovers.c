@@ -1,0 +1,192 @@
+/* leftovers: find and clean what dead runs left (see leftovers.h).
+ * Must never: touch a live run's journal, instance or cpuset, kill a process whose start time differs
+ * from the recorded one, or mount anything (an unmounted tracefs is reported, not mounted). */
+#include "leftovers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracefs.h>
+
+#include "shield.h"
+
+static void find_tracefs(char *dir, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *m;
+
+	dir[0] = '\0';
+	if (!f)
+		return;
+	while ((m = getmntent(f))) {
+		if (!strcmp(m->mnt_type, "tracefs")) {
+			snprintf(dir, len, "%s", m->mnt_dir);
+			break;
+		}
+	}
+	endmntent(f);
+}
+
+static bool jitterlab_alive(pid_t pid)
+{
+	char path[64], comm[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	return pid > 0 && jl_knob_read(path, comm, sizeof(comm)) == 0 && !strncmp(comm, "jitterlab", 9);
+}
+
+static void add_cpuset(const char *dir, void *ctx)
+{
+	struct jl_leftovers *lo = ctx;
+
+	if (lo->ncpusets < JL_LEFTOVER_MAX)
+		snprintf(lo->cpusets[lo->ncpusets++], sizeof(lo->cpusets[0]), "%s", dir);
+}
+
+int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
+{
+	struct jl_journal_info all[JL_LEFTOVER_MAX];
+	char instdir[300];
+	DIR *d;
+	int n;
+
+	memset(lo, 0, sizeof(*lo));
+	n = jl_journal_list(state_dir ? state_dir : jl_journal_default_dir(), all, JL_LEFTOVER_MAX);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (all[i].alive)
+			lo->live[lo->nlive++] = all[i].pid;
+		else
+			lo->journals[lo->njournals++] = all[i];
+	}
+
+	find_tracefs(lo->tracing_dir, sizeof(lo->tracing_dir));
+	snprintf(instdir, sizeof(instdir), "%s/instances", lo->tracing_dir);
+	if (lo->tracing_dir[0] && (d = opendir(instdir))) {
+		struct dirent *e;
+
+		while ((e = readdir(d)) && lo->ninstances < JL_LEFTOVER_MAX) {
+			if (strncmp(e->d_name, "jitterlab-", 10))
+				continue;
+			if (jitterlab_alive((pid_t)atoi(e->d_name + 10)))
+				continue;
+			snprintf(lo->instances[lo->ninstances++], sizeof(lo->instances[0]), "%s", e->d_name);
+		}
+		closedir(d);
+	}
+
+	if (jl_shield_detect(lo->cpuset_root, sizeof(lo->cpuset_root)) == JL_SHIELD_CGROUP_V1) {
+		pid_t live[JL_LEFTOVER_MAX];
+		int nl = 0;
+
+		/* a cpuset belongs to a live run when its pid has a live journal (or, between the journal's
+		 * creation and its first entry, is a live jitterlab process) */
+		for (int i = 0; i < lo->nlive; i++)
+			live[nl++] = lo->live[i];
+		d = opendir(lo->cpuset_root);
+		if (d) {
+			struct dirent *e;
+
+			while ((e = readdir(d)) && nl < JL_LEFTOVER_MAX) {
+				pid_t pid;
+
+				if (strncmp(e->d_name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)))
+					continue;
+				pid = (pid_t)atoi(e->d_name + strlen(JL_CPUSET_PREFIX));
+				if (jitterlab_alive(pid))
+					live[nl++] = pid;
+			}
+			closedir(d);
+		}
+		jl_shield_list_stale(lo->cpuset_root, live, nl, add_cpuset, lo);
+	} else {
+		lo->cpuset_root[0] = '\0';
+	}
+	return 0;
+}
+
+bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
+{
+	for (int i = 0; i < lo->njournals; i++)
+		if (lo->journals[i].entries > 0 || strict)
+			return true;
+	return strict && (lo->ninstances || lo->ncpusets);
+}
+
+int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
+{
+	int failed = 0;
+
+	for (int i = 0; i < lo->njournals; i++) {
+		char report[1024];
+		int rc = jl_journal_replay(lo->journals[i].path, report, sizeof(report));
+
+		if (rc < 0) {
+			failed++;
+			if (out)
+				fprintf(out, "restore: journal %s (pid %d): NOT fully restored: %s\n", lo->journals[i].path,
+					(int)lo->journals[i].pid, report);
+		} else if (out) {
+			fprintf(out, "restore: journal %s (pid %d): %d setting%s put back\n", lo->journals[i].path,
+				(int)lo->journals[i].pid, rc, rc == 1 ? "" : "s");
+		}
+	}
+	for (int i = 0; i < lo->ninstances; i++) {
+		struct tracefs_instance *inst = tracefs_instance_alloc(lo->tracing_dir, lo->instances[i]);
+
+		if (inst && tracefs_instance_destroy(inst) == 0) {
+			if (out)
+				fprintf(out, "restore: tracing instance %s destroyed\n", lo->instances[i]);
+		} else {
+			failed++;
+			if (out)
+				fprintf(out, "restore: tracing instance %s: cannot destroy it: %s\n", lo->instances[i],
+					strerror(errno));
+		}
+		tracefs_instance_free(inst);
+	}
+	for (int i = 0; i < lo->ncpusets; i++) {
+		if (jl_shield_remove_dir(lo->cpuset_root, lo->cpusets[i]) == 0) {
+			if (out)
+				fprintf(out, "restore: cpuset %s removed (its tasks moved back to the root)\n", lo->cpusets[i]);
+		} else {
+			failed++;
+			if (out)
+				fprintf(out, "restore: cpuset %s: cannot remove it: %s\n", lo->cpusets[i], strerror(errno));
+		}
+	}
+	return failed;
+}
+
+json_object *jl_leftovers_to_json(const struct jl_leftovers *lo)
+{
+	json_object *o = json_object_new_object(), *a;
+
+	a = json_object_new_array();
+	for (int i = 0; i < lo->njournals; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "path", json_object_new_string(lo->journals[i].path));
+		json_object_object_add(j, "pid", json_object_new_int(lo->journals[i].pid));
+		json_object_object_add(j, "entries", json_object_new_int(lo->journals[i].entries));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(o, "journals", a);
+	a = json_object_new_array();
+	for (int i = 0; i < lo->ninstances; i++)
+		json_object_array_add(a, json_object_new_string(lo->instances[i]));
+	json_object_object_add(o, "instances", a);
+	a = json_object_new_array();
+	for (int i = 0; i < lo->ncpusets; i++)
+		json_object_array_add(a, json_object_new_string(lo->cpusets[i]));
+	json_object_object_add(o, "cpusets", a);
+	a = json_object_new_array();
+	for (int i = 0; i < lo->nlive; i++)
+		json_object_array_add(a, json_object_new_int(lo->live[i]));
+	json_object_object_add(o, "live_runs", a);
+	return o;
+}

@@ -1,0 +1,44 @@
+/* leftovers: what dead jitterlab runs left on this machine: stale journals (knobs still changed,
+ * children maybe still running), `jitterlab-*` tracing instances and cpusets whose run is gone.
+ * Scanning touches nothing; cleaning is what `jitterlab restore` does. Runs that are still alive
+ * (pid AND start time match, or a live jitterlab process for instances) are never touched. */
+#ifndef JL_LEFTOVERS_H
+#define JL_LEFTOVERS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "journal.h"
+
+#define JL_LEFTOVER_MAX 64
+
+struct jl_leftovers {
+	int njournals;                 /* stale journals with something to undo, or empty ones */
+	struct jl_journal_info journals[JL_LEFTOVER_MAX];
+	int nlive;                     /* journals of runs still running (not leftovers) */
+	pid_t live[JL_LEFTOVER_MAX];
+	int ninstances;
+	char instances[JL_LEFTOVER_MAX][256];  /* instance names */
+	char tracing_dir[256];         /* "" when tracefs is not mounted */
+	int ncpusets;
+	char cpusets[JL_LEFTOVER_MAX][600];    /* directories */
+	char cpuset_root[256];
+};
+
+/* Scan STATE_DIR (NULL = jl_journal_default_dir()), the mounted tracefs and the v1 cpuset root.
+ * 0, or -1 with errno when the journal directory cannot be read. */
+int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir);
+
+/* Anything to restore? Stale journals with entries count; STRICT also counts empty journals,
+ * instances and cpusets. */
+bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict);
+
+/* Undo every stale journal, destroy stale instances, remove stale cpusets. Prints one line per action
+ * to OUT (may be NULL). Returns how many could not be cleaned (0 = all clean). */
+int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out);
+
+/* {"journals":[{"path","pid","entries"}], "instances":[...], "cpusets":[...], "live_runs":[pids]} */
+json_object *jl_leftovers_to_json(const struct jl_leftovers *lo);
+
+#endif

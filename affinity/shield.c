@@ -1,0 +1,321 @@
+/* shield: cpuset shield for `isolate` (see shield.h).
+ * Must never: change a cpuset file before its journal entry is on disk, move jitterlab's own threads
+ * out of the root cpuset wholesale (the engine pins them itself; measured ones are placed one by one),
+ * move a task its owner pinned to shield CPUs only (moving it would push it, maybe an RT spinner, onto
+ * the housekeeping CPUs), or leave a cpuset behind on any exit path (the journal replay removes them).
+ *
+ * cgroup v2: an isolated partition removes the shield CPUs from every other cgroup, including the one
+ * jitterlab runs in, and a single thread cannot join another domain cgroup; placing measured threads
+ * would need jitterlab itself inside a threaded subtree. Not done by this version: isolate on a
+ * v2-only machine is refused by jl_machine_validate with that explanation. */
+#include "shield.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+
+static bool has_word(const char *list, const char *word, const char *seps)
+{
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *t = strtok_r(buf, seps, &save); t; t = strtok_r(NULL, seps, &save))
+		if (!strcmp(t, word))
+			return true;
+	return false;
+}
+
+enum jl_shield_method jl_shield_detect(char *root, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *m;
+	enum jl_shield_method found = JL_SHIELD_NONE;
+	char v2[256] = "";
+
+	if (len)
+		root[0] = '\0';
+	if (!f)
+		return JL_SHIELD_NONE;
+	while ((m = getmntent(f))) {
+		if (!strcmp(m->mnt_type, "cgroup") && has_word(m->mnt_opts, "cpuset", ",")) {
+			snprintf(root, len, "%s", m->mnt_dir);
+			found = JL_SHIELD_CGROUP_V1;
+			break;
+		}
+		if (!strcmp(m->mnt_type, "cgroup2") && !v2[0]) {
+			char path[512], ctl[1024];
+
+			snprintf(path, sizeof(path), "%s/cgroup.controllers", m->mnt_dir);
+			if (jl_knob_read(path, ctl, sizeof(ctl)) == 0 && has_word(ctl, "cpuset", " "))
+				snprintf(v2, sizeof(v2), "%s", m->mnt_dir);
+		}
+	}
+	endmntent(f);
+	if (found == JL_SHIELD_NONE && v2[0]) {
+		snprintf(root, len, "%s", v2);
+		found = JL_SHIELD_CGROUP_V2;
+	}
+	return found;
+}
+
+const char *jl_shield_method_name(enum jl_shield_method m)
+{
+	switch (m) {
+	case JL_SHIELD_CGROUP_V1:
+		return "cgroup-v1";
+	case JL_SHIELD_CGROUP_V2:
+		return "cgroup-v2";
+	default:
+		return "none";
+	}
+}
+
+/* Journal the old value of DIR/NAME, then write VALUE. */
+static int set_knob(struct jl_journal *j, const char *dir, const char *name, const char *value, char *err, size_t errlen)
+{
+	char path[512], old[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (jl_knob_read(path, old, sizeof(old))) {
+		snprintf(err, errlen, "shield: cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!strcmp(old, value))
+		return 0;
+	if (jl_journal_record_write(j, path, old)) {
+		snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		return -1;
+	}
+	if (jl_knob_write(path, value)) {
+		snprintf(err, errlen, "shield: cannot write '%s' to %s: %s", value, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write VALUE to a file of a cpuset we created ourselves (removed as a whole on undo: no journal entry). */
+static int set_own(const char *dir, const char *name, const char *value, char *err, size_t errlen)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (jl_knob_write(path, value) == 0)
+		return 0;
+	if (err)
+		snprintf(err, errlen, "shield: cannot write '%s' to %s: %s", value, path, strerror(errno));
+	return -1;
+}
+
+static int make_cpuset(struct jl_journal *j, const struct jl_shield *s, const char *dir, const cpu_set_t *cpus,
+		       const char *mems, char *err, size_t errlen)
+{
+	char parent_tasks[512], list[1024];
+
+	snprintf(parent_tasks, sizeof(parent_tasks), "%s/tasks", s->root);
+	if (jl_journal_record_cgroup(j, dir, "tasks", parent_tasks)) {
+		snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		return -1;
+	}
+	if (mkdir(dir, 0755)) {
+		snprintf(err, errlen, "shield: cannot create cpuset %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	jl_cpulist_format(cpus, list, sizeof(list));
+	if (set_own(dir, "cpuset.cpus", list, err, errlen) || set_own(dir, "cpuset.mems", mems, err, errlen))
+		return -1;
+	return 0;
+}
+
+static bool is_own_thread(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/* A kernel thread (PF_KTHREAD in field 9 of /proc/TID/stat)? */
+static bool is_kthread(pid_t tid)
+{
+	char path[64], buf[1024];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (jl_knob_read(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+		return false;
+	for (int field = 2; field < 9 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p && (strtoul(p + 1, NULL, 10) & 0x00200000UL);
+}
+
+/* Move every movable task of the root cpuset to housekeeping (see the top comment for what stays). */
+static void move_tasks(struct jl_shield *s)
+{
+	char path[512], line[32];
+	FILE *f;
+	int out;
+
+	snprintf(path, sizeof(path), "%s/tasks", s->root);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "%s/tasks", s->hk_dir);
+	out = open(path, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		pid_t tid = (pid_t)atoi(line);
+		size_t n = strcspn(line, "\n");
+		cpu_set_t aff, out_of_shield;
+
+		if (tid <= 0 || is_own_thread(tid))
+			continue;
+		if (sched_getaffinity(tid, sizeof(aff), &aff))
+			continue; /* gone */
+		CPU_AND(&out_of_shield, &aff, &s->hk);
+		if (CPU_COUNT(&out_of_shield) == 0) {
+			if (is_kthread(tid))
+				s->tasks_unmovable++; /* a per-CPU kernel thread of a shield CPU */
+			else
+				s->tasks_pinned++;
+			continue;
+		}
+		if (write(out, line, n) == (ssize_t)n)
+			s->tasks_moved++;
+		else if (errno != ESRCH)
+			s->tasks_unmovable++;
+	}
+	close(out);
+	fclose(f);
+}
+
+int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, struct jl_journal *j, char *err,
+		    size_t errlen)
+{
+	char mems[256], path[512];
+
+	memset(s, 0, sizeof(*s));
+	s->shield = cfg->shield;
+	CPU_XOR(&s->hk, &cfg->online, &cfg->shield);
+	CPU_AND(&s->hk, &s->hk, &cfg->online);
+	if (cfg->cpuset_root[0]) {
+		snprintf(s->root, sizeof(s->root), "%s", cfg->cpuset_root);
+		s->method = JL_SHIELD_CGROUP_V1;
+	} else {
+		s->method = jl_shield_detect(s->root, sizeof(s->root));
+	}
+	if (s->method != JL_SHIELD_CGROUP_V1) {
+		snprintf(err, errlen, "shield: isolate needs the cgroup v1 cpuset hierarchy (found: %s)",
+			 jl_shield_method_name(s->method));
+		s->method = JL_SHIELD_NONE;
+		return -1;
+	}
+	if (CPU_COUNT(&s->hk) == 0 || CPU_COUNT(&s->shield) == 0) {
+		snprintf(err, errlen, "shield: isolate must leave at least one housekeeping CPU");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cpuset.mems", s->root);
+	if (jl_knob_read(path, mems, sizeof(mems))) {
+		snprintf(err, errlen, "shield: cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(s->hk_dir, sizeof(s->hk_dir), "%s/" JL_CPUSET_PREFIX "%d-housekeeping", s->root, (int)getpid());
+	snprintf(s->shield_dir, sizeof(s->shield_dir), "%s/" JL_CPUSET_PREFIX "%d-shield", s->root, (int)getpid());
+	if (make_cpuset(j, s, s->hk_dir, &s->hk, mems, err, errlen) ||
+	    make_cpuset(j, s, s->shield_dir, &s->shield, mems, err, errlen))
+		return -1;
+	s->exclusive = set_own(s->hk_dir, "cpuset.cpu_exclusive", "1", NULL, 0) == 0 &&
+		       set_own(s->shield_dir, "cpuset.cpu_exclusive", "1", NULL, 0) == 0;
+	if (set_knob(j, s->root, "cpuset.sched_load_balance", "0", err, errlen))
+		return -1;
+	move_tasks(s);
+	return 0;
+}
+
+int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured)
+{
+	char path[512], num[32];
+	cpu_set_t aff, online, in_shield;
+
+	if (!s || s->method == JL_SHIELD_NONE)
+		return 0;
+	if (measured) {
+		snprintf(path, sizeof(path), "%s/tasks", s->shield_dir);
+	} else {
+		if (sched_getaffinity(tid, sizeof(aff), &aff))
+			return -1;
+		CPU_OR(&online, &s->hk, &s->shield);
+		CPU_AND(&in_shield, &aff, &s->shield);
+		if (!CPU_EQUAL(&aff, &online) && CPU_COUNT(&in_shield))
+			return 0; /* its cpus name shield CPUs: it stays in the root cpuset, where they say */
+		snprintf(path, sizeof(path), "%s/tasks", s->hk_dir);
+	}
+	snprintf(num, sizeof(num), "%d", (int)tid);
+	if (jl_knob_write(path, num))
+		return -1;
+	if (measured)
+		s->threads_shielded++;
+	return 0;
+}
+
+void jl_shield_describe(const struct jl_shield *s, json_object *obj)
+{
+	char list[1024];
+
+	json_object_object_add(obj, "cpus", json_object_new_string(jl_cpulist_format(&s->shield, list, sizeof(list))));
+	json_object_object_add(obj, "housekeeping", json_object_new_string(jl_cpulist_format(&s->hk, list, sizeof(list))));
+	json_object_object_add(obj, "method", json_object_new_string(jl_shield_method_name(s->method)));
+	json_object_object_add(obj, "exclusive", json_object_new_boolean(s->exclusive));
+	json_object_object_add(obj, "tasks_moved", json_object_new_int(s->tasks_moved));
+	json_object_object_add(obj, "tasks_unmovable", json_object_new_int(s->tasks_unmovable));
+	json_object_object_add(obj, "tasks_pinned", json_object_new_int(s->tasks_pinned));
+	json_object_object_add(obj, "threads_shielded", json_object_new_int(s->threads_shielded));
+}
+
+int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, void (*fn)(const char *dir, void *ctx),
+			 void *ctx)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char dir[600];
+		pid_t pid;
+		bool live = false;
+
+		if (strncmp(e->d_name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)))
+			continue;
+		pid = (pid_t)atoi(e->d_name + strlen(JL_CPUSET_PREFIX));
+		for (int i = 0; i < nlive; i++)
+			live |= live_pids[i] == pid;
+		if (live)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", root, e->d_name);
+		if (fn)
+			fn(dir, ctx);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int jl_shield_remove_dir(const char *root, const char *dir)
+{
+	char parent[512];
+
+	snprintf(parent, sizeof(parent), "%s/tasks", root);
+	return jl_cgroup_remove(dir, "tasks", parent);
+}

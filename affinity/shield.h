@@ -1,0 +1,64 @@
+/* shield: a runtime CPU shield built from cpusets (`isolate`). cgroup v1 (what this project's machines
+ * have): a housekeeping cpuset (online - shield) and an exclusive shield cpuset, every movable task moved
+ * to housekeeping, sched_load_balance = 0 at the root. Every change is journalled first (journal.h);
+ * the undo is the journal's replay. cgroup v2 isolated partitions are detected (doctor, messages) but
+ * not applied by this version (see shield.c). Paths are injectable through struct jl_shield_config. */
+#ifndef JL_SHIELD_H
+#define JL_SHIELD_H
+
+#include <json-c/json.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "journal.h"
+
+enum jl_shield_method { JL_SHIELD_NONE, JL_SHIELD_CGROUP_V1, JL_SHIELD_CGROUP_V2 };
+
+#define JL_CPUSET_PREFIX "jitterlab-"
+
+struct jl_shield_config {
+	char cpuset_root[256];   /* v1 cpuset mount; "" = find it in /proc/self/mounts */
+	cpu_set_t shield;        /* CPUs to shield */
+	cpu_set_t online;        /* online CPUs (housekeeping = online - shield) */
+};
+
+struct jl_shield {
+	enum jl_shield_method method;
+	char root[256];
+	char hk_dir[320], shield_dir[320];
+	cpu_set_t shield, hk;
+	bool exclusive;          /* both cpusets got cpu_exclusive = 1 */
+	int tasks_moved;         /* moved to housekeeping */
+	int tasks_unmovable;     /* refused (per-CPU kernel threads, ...) */
+	int tasks_pinned;        /* left where they were: pinned by their owner to shield CPUs only */
+	int threads_shielded;    /* measured threads placed in the shield */
+};
+
+/* Which cpuset hierarchy this machine offers: the v1 cpuset mount (ROOT receives it), else a cgroup v2
+ * mount whose cgroup.controllers lists cpuset, else NONE. Touches nothing. */
+enum jl_shield_method jl_shield_detect(char *root, size_t len);
+const char *jl_shield_method_name(enum jl_shield_method m);
+
+/* Build the shield (see top). On failure, what was done is in the journal (the caller replays it) and
+ * ERR says what failed. 0 or -1. */
+int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, struct jl_journal *j, char *err,
+		    size_t errlen);
+
+/* Place a thread (tid) or child (pid): MEASURED ones into the shield; others into housekeeping when
+ * their affinity allows every online CPU or only housekeeping CPUs, else left where their cpus say.
+ * 0 or -1 with errno. */
+int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured);
+
+/* Fill OBJ with cpus, housekeeping, method, exclusive, tasks_moved, tasks_unmovable, tasks_pinned. */
+void jl_shield_describe(const struct jl_shield *s, json_object *obj);
+
+/* Leftover jitterlab cpusets under ROOT whose owner (the pid in the name) is not in LIVE_PIDS.
+ * Calls FN for each directory path; returns how many, or -1 with errno. */
+int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, void (*fn)(const char *dir, void *ctx),
+			 void *ctx);
+
+/* Remove one leftover cpuset DIR under ROOT (its tasks go back to ROOT/tasks). 0 or -1 with errno. */
+int jl_shield_remove_dir(const char *root, const char *dir);
+
+#endif

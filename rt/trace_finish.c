@@ -1,0 +1,202 @@
+/* trace_finish: the end of a traced run. Stops the capture, writes RUN_DIR/trace.dat (v6, top buffer),
+ * reads it back through libtracecmd (so the analysis sees exactly what the user's tools see), matches the
+ * engine's measured samples to wakeups, explains the worst cycles, writes RUN_DIR/kernelshark.json on the
+ * worst wakeup and fills the run's result. Runs after the threads have ended: never on a cycle path. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "trace_int.h"
+
+void jl_trace_result_free(struct jl_trace_result *res)
+{
+	if (!res)
+		return;
+	if (res->block)
+		json_object_put(res->block);
+	free(res->text);
+	free(res->open_hint);
+	res->block = NULL;
+	res->text = res->open_hint = NULL;
+}
+
+static void policy_text(const struct jl_thread_spec *s, char *buf, size_t len)
+{
+	char pol[16];
+	size_t i;
+
+	snprintf(pol, sizeof(pol), "%s", jl_policy_name(s->policy));
+	for (i = 0; pol[i]; i++)
+		pol[i] = (char)toupper((unsigned char)pol[i]);
+	if (jl_policy_is_rt(s->policy))
+		snprintf(buf, len, "%s %d", pol, s->priority);
+	else if (s->policy == JL_POLICY_DEADLINE)
+		snprintf(buf, len, "%s", pol);
+	else
+		snprintf(buf, len, "%s nice %d", pol, s->nice);
+}
+
+/* The engine's threads as the analysis sees them; samples converted (caller frees *SAMPLES). */
+static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct jl_tan_sample **samples)
+{
+	struct jl_tan_thread *th = calloc(eng->nthreads ? eng->nthreads : 1, sizeof(*th));
+	size_t total = 0, k = 0;
+
+	*samples = NULL;
+	if (!th)
+		return NULL;
+	for (int i = 0; i < eng->nthreads; i++)
+		total += atomic_load(&eng->threads[i].nsamples);
+	*samples = calloc(total ? total : 1, sizeof(**samples));
+	if (!*samples) {
+		free(th);
+		return NULL;
+	}
+	for (int i = 0; i < eng->nthreads; i++) {
+		const struct jl_thread *et = &eng->threads[i];
+		size_t n = atomic_load(&et->nsamples);
+
+		snprintf(th[i].name, sizeof(th[i].name), "%s", et->name);
+		th[i].pid = et->tid;
+		th[i].measured = et->measured;
+		if (et->spec)
+			policy_text(et->spec, th[i].policy, sizeof(th[i].policy));
+		th[i].samples = *samples + k;
+		th[i].nsamples = n;
+		for (size_t j = 0; j < n; j++, k++) {
+			(*samples)[k].release = et->samples[j].release;
+			(*samples)[k].wake = et->samples[j].wake;
+			(*samples)[k].cycle = et->samples[j].cycle;
+		}
+		if (!et->measured) {
+			th[i].samples = NULL;
+			th[i].nsamples = 0;
+		}
+	}
+	return th;
+}
+
+static char *engine_cmdlines(const struct jl_engine *eng)
+{
+	size_t cap = 64 + (size_t)eng->nthreads * (JL_NAME_MAX + 16), o = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (int i = 0; i < eng->nthreads; i++)
+		if (eng->threads[i].tid > 0)
+			o += snprintf(s + o, cap - o, "%d %.15s\n", (int)eng->threads[i].tid, eng->threads[i].name);
+	return s;
+}
+
+/* Session on the worst wakeup, and the command that opens it. */
+int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
+			char **hint, char *err, size_t errlen)
+{
+	struct jl_kshark_view v = { 0 };
+	int culprit = jl_cycle_culprit(w);
+	int64_t start = w->release > 0 && w->release < w->waking ? w->release : w->waking;
+	int64_t end = w->wake > w->switch_in ? w->wake : w->switch_in;
+	char abs[PATH_MAX];
+
+	v.mark_a = w->waking;
+	v.mark_b = w->switch_in;
+	v.from = start - 2000000;
+	v.to = end + 1000000;
+	v.cpu = w->cpu;
+	v.task_pids[v.ntasks++] = an->threads[w->thread].pid;
+	if (culprit >= 0 && w->parts[culprit].pid != an->threads[w->thread].pid)
+		v.task_pids[v.ntasks++] = w->parts[culprit].pid;
+	if (jl_kshark_write(session, dat, &v, err, errlen) < 0)
+		return -1;
+	if (hint && realpath(session, abs)) {
+		size_t len = strlen(abs) + 32;
+
+		*hint = malloc(len);
+		if (*hint)
+			snprintf(*hint, len, "kernelshark -s %s", abs);
+	}
+	return 0;
+}
+
+int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir,
+		    struct jl_trace_result *res, char *err, size_t errlen)
+{
+	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
+	struct jl_tan_sample *samples = NULL;
+	struct jl_tan_thread *threads = NULL;
+	struct jl_trace_readinfo info;
+	struct jl_cycle worst[JL_TRACE_WORST];
+	struct jl_trace_summary_in in = { 0 };
+	struct jl_tan an = { 0 };
+	int *fds = NULL, nworst = 0, rc = -1;
+	uint64_t *bytes = NULL;
+
+	memset(res, 0, sizeof(*res));
+	if (!t) {
+		snprintf(err, errlen, "trace: no capture to finish");
+		return -1;
+	}
+	if (jl_trace_stop(t, err, errlen) < 0)
+		return -1;
+	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
+	snprintf(session, sizeof(session), "%s/kernelshark.json", run_dir);
+	fds = calloc(t->ncpus, sizeof(*fds));
+	bytes = calloc(t->ncpus, sizeof(*bytes));
+	cmdlines = engine_cmdlines(eng);
+	threads = engine_threads(eng, &samples);
+	if (!fds || !bytes || !cmdlines || !threads) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		fds[c] = t->cpu[c].fd;
+		bytes[c] = t->cpu[c].bytes;
+	}
+	if (jl_tracedat_write(dat, &(struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size,
+							      .cpu_fd = fds, .cpu_bytes = bytes,
+							      .groups = t->groups, .clock = t->clock,
+							      .extra_cmdlines = cmdlines },
+			      err, errlen) < 0)
+		goto out;
+	if (jl_tan_init(&an, threads, eng->nthreads, t->ncpus) < 0) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
+	if (jl_trace_read(dat, &an, &info, err, errlen) < 0)
+		goto out;
+	in.file = "trace.dat";
+	in.events = info.records;
+	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
+	in.lost_gaps = info.lost_gaps;
+	in.from = eng->t_measure;
+	in.kshark = NULL;
+	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
+		snprintf(err, errlen, "trace: out of memory while summarising");
+		goto out;
+	}
+	if (nworst > 0) {
+		char kerr[256];
+
+		if (jl_trace_kshark_for(&an, &worst[0], dat, session, &res->open_hint, kerr, sizeof(kerr)) == 0)
+			json_object_object_add(res->block, "kernelshark", json_object_new_string("kernelshark.json"));
+		else
+			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
+	}
+	rc = 0;
+out:
+	jl_tan_free(&an);
+	free(fds);
+	free(bytes);
+	free(cmdlines);
+	free(threads);
+	free(samples);
+	if (rc < 0)
+		jl_trace_result_free(res);
+	return rc;
+}

@@ -1,0 +1,116 @@
+/* trace_int: what the tracing module's files share among themselves (never included outside rt/trace_*.c
+ * and rt/analyze.c): the capture state, the trace.dat writer, the libtracecmd reader, the KernelShark
+ * session writer and the result builder. No function here runs on a measured thread's cycle path. */
+#ifndef JL_TRACE_INT_H
+#define JL_TRACE_INT_H
+
+#include <json-c/json.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_events.h"
+
+#define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
+#define JL_TRACE_WORST 5
+
+/* The payload of one marker (trace_marker_raw: the u32 id first, then this). */
+struct jl_trace_mark_rec {
+	uint32_t id;
+	int32_t thread;     /* index into the engine's threads */
+	uint64_t cycle;
+	int64_t latency_ns;
+	uint32_t miss;
+} __attribute__((packed));
+
+/* Event groups of [run] trace: the registry (scenario-format.md). */
+struct jl_trace_group {
+	unsigned bit;        /* JL_TRACE_* */
+	const char *system;
+	const char *const *events;
+};
+extern const struct jl_trace_group jl_trace_groups[];
+extern const int jl_trace_ngroups;
+
+struct jl_trace_cpu {
+	struct tracefs_cpu *tcpu;
+	int fd;              /* anonymous temp file holding the raw pages read so far */
+	uint64_t bytes;
+};
+
+struct jl_trace {
+	struct tracefs_instance *inst;
+	char name[64];
+	unsigned groups;
+	int ncpus;
+	int page_size;
+	int marker_fd;
+	struct jl_trace_cpu *cpu;
+	void *page;          /* reader scratch page */
+	pthread_t reader;
+	bool reader_started;
+	atomic_bool reader_stop;
+	int reader_errno;
+	bool stopped;
+	uint64_t lost_events;  /* overrun + dropped events, all CPUs */
+	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
+};
+
+/* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
+int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
+
+/* trace_dat.c: write a trace-cmd v6 file, events as the top buffer. */
+struct jl_tracedat_src {
+	int ncpus;
+	int page_size;
+	const int *cpu_fd;           /* raw pages of each CPU, from offset 0 */
+	const uint64_t *cpu_bytes;
+	unsigned groups;             /* systems whose formats are stored (JL_TRACE_* bits) */
+	const char *clock;           /* trace_clock text, the current one in brackets */
+	const char *extra_cmdlines;  /* "pid comm\n" lines that override saved_cmdlines (may be NULL) */
+};
+int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen);
+
+/* trace_read.c: read a trace.dat (ours, or trace-cmd's v6/v7) through libtracecmd into AN (already
+ * initialised with the threads to analyse), merging CPUs by time. Also counts records with ts < each
+ * of KS_TS[0..nks) (KernelShark rows; missed-event entries included) into KS_ROWS (may be NULL). */
+struct jl_trace_readinfo {
+	int ncpus;
+	size_t records;
+	uint64_t lost_events;        /* sum of per-page missed events (where the kernel counted them) */
+	size_t lost_gaps;
+	char clock[32];
+};
+int jl_trace_read(const char *path, struct jl_tan *an, struct jl_trace_readinfo *info, char *err, size_t errlen);
+/* Rows in KernelShark's merged order: number of entries with ts < TS[i], for each i. */
+int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *err, size_t errlen);
+
+/* trace_kshark.c: the session on one wakeup. DAT must exist (its mtime is stored); writes PATH atomically. */
+struct jl_kshark_view {
+	int64_t mark_a, mark_b;      /* timestamps of markers A (waking) and B (switch-in) */
+	int64_t from, to;            /* view range */
+	int cpu;
+	int task_pids[4];
+	int ntasks;
+};
+int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_view *v, char *err, size_t errlen);
+/* trace_finish.c: the session on cycle W (markers, range, plots of the loop and its culprit); *HINT gets
+ * the command that opens it (malloc'd; HINT may be NULL). */
+int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
+			char **hint, char *err, size_t errlen);
+
+/* trace_result.c: turn an analysis into summary.json's "trace" block and the worst-cycle text. */
+struct jl_trace_summary_in {
+	const char *file;            /* "trace.dat" */
+	size_t events;
+	uint64_t lost_events;
+	size_t lost_gaps;
+	int64_t from;                /* measured phase start (0 = whole trace) */
+	const char *kshark;          /* "kernelshark.json" or NULL */
+};
+int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
+		       char **text, struct jl_cycle *worst, int *nworst);
+
+#endif

@@ -1,0 +1,296 @@
+/* trace_read: read a trace.dat (ours, or one trace-cmd wrote, v6 or v7) through libtracecmd's public read
+ * API, merged across CPUs by timestamp (tracecmd_iterate_events), and turn each record into the pure
+ * event model of trace_events.h. It never writes files and never parses the file format by hand. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "trace_int.h"
+
+enum { F_PREV_PID, F_PREV_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_PID, F_NEXT_PRIO, F_NEXT_COMM, F_PID, F_PRIO,
+       F_COMM, F_TARGET, F_DEST, F_IRQ, F_NAME, F_VEC, F_FUNC, F_ID, F_BUF, F_N };
+
+struct evdef {
+	const char *system, *name;
+	int kind;
+	const char *fields[F_N];
+};
+
+/* The events the analysis understands, and the fields it reads from each. */
+static const struct evdef evdefs[] = {
+	{ "sched", "sched_switch", JL_TEV_SWITCH,
+	  { [F_PREV_PID] = "prev_pid", [F_PREV_PRIO] = "prev_prio", [F_PREV_STATE] = "prev_state",
+	    [F_PREV_COMM] = "prev_comm", [F_NEXT_PID] = "next_pid", [F_NEXT_PRIO] = "next_prio",
+	    [F_NEXT_COMM] = "next_comm" } },
+	{ "sched", "sched_waking", JL_TEV_WAKING,
+	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
+	{ "sched", "sched_wakeup_new", JL_TEV_WAKEUP_NEW,
+	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
+	{ "sched", "sched_wakeup", JL_TEV_WAKEUP,
+	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
+	{ "sched", "sched_migrate_task", JL_TEV_MIGRATE,
+	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_DEST] = "dest_cpu" } },
+	{ "irq", "irq_handler_entry", JL_TEV_IRQ_ENTRY, { [F_IRQ] = "irq", [F_NAME] = "name" } },
+	{ "irq", "irq_handler_exit", JL_TEV_IRQ_EXIT, { [F_IRQ] = "irq" } },
+	{ "irq", "softirq_entry", JL_TEV_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
+	{ "irq", "softirq_exit", JL_TEV_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
+	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY, { [F_FUNC] = "function" } },
+	{ "timer", "hrtimer_expire_exit", JL_TEV_TIMER_EXIT, { 0 } },
+	{ "ftrace", "raw_data", JL_TEV_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
+};
+#define NDEFS (int)(sizeof(evdefs) / sizeof(evdefs[0]))
+
+struct known {
+	int id;
+	int def;
+	struct tep_format_field *f[F_N];
+};
+
+struct reader {
+	struct tep_handle *tep;
+	struct known known[NDEFS];
+	int nknown;
+	struct jl_tan *an;
+	struct jl_trace_readinfo *info;
+	/* rows mode */
+	const int64_t *ts;
+	long *rows;
+	int nts;
+	int failed;
+};
+
+static void setup(struct reader *r)
+{
+	r->nknown = 0;
+	for (int i = 0; i < NDEFS; i++) {
+		struct tep_event *ev = tep_find_event_by_name(r->tep, evdefs[i].system, evdefs[i].name);
+		struct known *k;
+
+		if (!ev)
+			continue;
+		k = &r->known[r->nknown++];
+		k->id = ev->id;
+		k->def = i;
+		for (int f = 0; f < F_N; f++)
+			k->f[f] = evdefs[i].fields[f] ? tep_find_field(ev, evdefs[i].fields[f]) : NULL;
+	}
+}
+
+static long long num(const struct known *k, int f, const struct tep_record *rec, long long dflt)
+{
+	unsigned long long v;
+
+	if (!k->f[f] || tep_read_number_field(k->f[f], rec->data, &v) < 0)
+		return dflt;
+	/* sign-extend fields that are signed and narrower than 64 bits */
+	if ((k->f[f]->flags & TEP_FIELD_IS_SIGNED) && k->f[f]->size == 4)
+		return (long long)(int32_t)(uint32_t)v;
+	return (long long)v;
+}
+
+/* A fixed char array or a __data_loc string. */
+static void str(const struct known *k, int f, const struct tep_record *rec, char *out, size_t len)
+{
+	const struct tep_format_field *fld = k->f[f];
+	int off, size;
+
+	out[0] = 0;
+	if (!fld)
+		return;
+	off = fld->offset;
+	size = fld->size;
+	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (fld->offset + 4 > rec->size)
+			return;
+		memcpy(&loc, (const char *)rec->data + fld->offset, 4);
+		off = loc & 0xffff;
+		size = loc >> 16;
+		if (fld->flags & TEP_FIELD_IS_RELATIVE)
+			off += fld->offset + fld->size;
+	}
+	if (off < 0 || size <= 0 || off + size > rec->size)
+		return;
+	snprintf(out, len, "%.*s", size, (const char *)rec->data + off);
+}
+
+static const struct known *lookup(const struct reader *r, int id)
+{
+	for (int i = 0; i < r->nknown; i++)
+		if (r->known[i].id == id)
+			return &r->known[i];
+	return NULL;
+}
+
+static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
+{
+	const struct known *k = lookup(r, tep_data_type(r->tep, rec));
+	unsigned long long addr;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = (int64_t)rec->ts;
+	ev->cpu = cpu;
+	ev->kind = JL_TEV_OTHER;
+	ev->has_cur = true;
+	ev->cur = tep_data_pid(r->tep, rec);
+	if (!k)
+		return 0;
+	ev->kind = evdefs[k->def].kind;
+	switch (ev->kind) {
+	case JL_TEV_SWITCH:
+		ev->prev_pid = (int32_t)num(k, F_PREV_PID, rec, -1);
+		ev->prev_prio = (int32_t)num(k, F_PREV_PRIO, rec, 0);
+		ev->prev_state = num(k, F_PREV_STATE, rec, 0);
+		str(k, F_PREV_COMM, rec, ev->prev_comm, sizeof(ev->prev_comm));
+		ev->pid = (int32_t)num(k, F_NEXT_PID, rec, -1);
+		ev->prio = (int32_t)num(k, F_NEXT_PRIO, rec, 0);
+		str(k, F_NEXT_COMM, rec, ev->comm, sizeof(ev->comm));
+		break;
+	case JL_TEV_WAKING:
+	case JL_TEV_WAKEUP_NEW:
+	case JL_TEV_WAKEUP:
+	case JL_TEV_MIGRATE:
+		ev->pid = (int32_t)num(k, F_PID, rec, -1);
+		ev->prio = (int32_t)num(k, F_PRIO, rec, 0);
+		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
+		ev->target_cpu = (int32_t)num(k, ev->kind == JL_TEV_MIGRATE ? F_DEST : F_TARGET, rec, -1);
+		break;
+	case JL_TEV_IRQ_ENTRY:
+	case JL_TEV_IRQ_EXIT:
+		ev->pid = (int32_t)num(k, F_IRQ, rec, -1);
+		str(k, F_NAME, rec, ev->comm, sizeof(ev->comm));
+		break;
+	case JL_TEV_SOFTIRQ_ENTRY:
+	case JL_TEV_SOFTIRQ_EXIT:
+		ev->pid = (int32_t)num(k, F_VEC, rec, -1);
+		break;
+	case JL_TEV_TIMER_ENTRY:
+		addr = (unsigned long long)num(k, F_FUNC, rec, 0);
+		{
+			const char *fn = tep_find_function(r->tep, addr);
+
+			if (fn)
+				snprintf(ev->comm, sizeof(ev->comm), "%s", fn);
+			else
+				snprintf(ev->comm, sizeof(ev->comm), "%llx", addr);
+		}
+		break;
+	case JL_TEV_MARK:
+		if ((uint32_t)num(k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||
+		    k->f[F_BUF]->offset + (int)(sizeof(struct jl_trace_mark_rec) - 4) > rec->size) {
+			ev->kind = JL_TEV_OTHER;
+			break;
+		}
+		{
+			struct jl_trace_mark_rec m;
+
+			memcpy((char *)&m + 4, (const char *)rec->data + k->f[F_BUF]->offset, sizeof(m) - 4);
+			ev->mark_thread = m.thread;
+			ev->mark_cycle = m.cycle;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct reader *r = data;
+	struct jl_tev ev;
+
+	(void)h;
+	r->info->records++;
+	if (cpu + 1 > r->info->ncpus)
+		r->info->ncpus = cpu + 1;
+	if (rec->missed_events) {
+		struct jl_tev lost = { .ts = (int64_t)rec->ts, .cpu = cpu, .kind = JL_TEV_LOST,
+				       .prev_state = rec->missed_events > 0 ? rec->missed_events : 0 };
+
+		r->info->lost_gaps++;
+		if (rec->missed_events > 0)
+			r->info->lost_events += (uint64_t)rec->missed_events;
+		if (jl_tan_feed(r->an, &lost) < 0)
+			goto fail;
+	}
+	convert(r, rec, cpu, &ev);
+	if (jl_tan_feed(r->an, &ev) < 0)
+		goto fail;
+	return 0;
+fail:
+	r->failed = errno ? errno : ENOMEM;
+	return -1;
+}
+
+static struct tracecmd_input *open_dat(const char *path, char *err, size_t errlen)
+{
+	struct tracecmd_input *h;
+
+	tracecmd_set_loglevel(TEP_LOG_CRITICAL);
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h)
+		snprintf(err, errlen, "trace: cannot read %s as a trace-cmd file: %s", path,
+			 errno ? strerror(errno) : "bad format");
+	return h;
+}
+
+int jl_trace_read(const char *path, struct jl_tan *an, struct jl_trace_readinfo *info, char *err, size_t errlen)
+{
+	struct reader r = { 0 };
+	struct tracecmd_input *h = open_dat(path, err, errlen);
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (!h)
+		return -1;
+	r.tep = tracecmd_get_tep(h);
+	r.an = an;
+	r.info = info;
+	setup(&r);
+	snprintf(info->clock, sizeof(info->clock), "mono");
+	rc = tracecmd_iterate_events(h, NULL, 0, on_record, &r);
+	jl_tan_end(an);
+	tracecmd_close(h);
+	if (rc < 0 || r.failed) {
+		snprintf(err, errlen, "trace: reading %s failed: %s", path, strerror(r.failed ? r.failed : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+static int on_row(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct reader *r = data;
+
+	(void)h, (void)cpu;
+	for (int i = 0; i < r->nts; i++) {
+		if ((int64_t)rec->ts < r->ts[i])
+			r->rows[i] += rec->missed_events ? 2 : 1; /* KernelShark adds a "missed events" entry */
+	}
+	return 0;
+}
+
+int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *err, size_t errlen)
+{
+	struct reader r = { .ts = ts, .rows = rows, .nts = n };
+	struct tracecmd_input *h = open_dat(path, err, errlen);
+	int rc;
+
+	if (!h)
+		return -1;
+	for (int i = 0; i < n; i++)
+		rows[i] = 0;
+	rc = tracecmd_iterate_events(h, NULL, 0, on_row, &r);
+	tracecmd_close(h);
+	if (rc < 0) {
+		snprintf(err, errlen, "trace: reading %s failed", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* trace_result: turn a finished wakeup analysis into summary.json's "trace" block (outputs.md) and the
+ * worst cycles explained as text (terminal and report.md). Shared by the run and `jitterlab analyze`.
+ * JSON is built with json-c only; this file never reads traces or touches the machine. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "trace_int.h"
+
+/* The priority as a user sets it: rt_priority for RT tasks, nice for CFS, -1 for DEADLINE. */
+static int user_prio(int kprio)
+{
+	if (kprio < 0)
+		return -1;
+	if (kprio < 99)
+		return 99 - kprio;
+	if (kprio >= 100 && kprio < 140)
+		return kprio - 120;
+	return kprio;
+}
+
+static json_object *part_json(const struct jl_part *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(jl_part_kind_name(p->kind)));
+	json_object_object_add(o, "name", json_object_new_string(p->name));
+	json_object_object_add(o, "pid", json_object_new_int(p->kind == JL_PART_TASK || p->kind == JL_PART_IRQ ||
+								     p->kind == JL_PART_SOFTIRQ ? p->pid : -1));
+	json_object_object_add(o, "prio", json_object_new_int(p->kind == JL_PART_TASK ? user_prio(p->kprio) : 0));
+	if (p->kind == JL_PART_TASK) {
+		json_object_object_add(o, "policy", json_object_new_string(p->policy));
+		json_object_object_add(o, "kernel_prio", json_object_new_int(p->kprio));
+	}
+	json_object_object_add(o, "duration_ns", json_object_new_int64(p->duration_ns));
+	return o;
+}
+
+static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c, const char *text)
+{
+	json_object *o = json_object_new_object(), *parts = json_object_new_array();
+	int culprit = jl_cycle_culprit(c);
+
+	json_object_object_add(o, "thread", json_object_new_string(an->threads[c->thread].name));
+	json_object_object_add(o, "tid", json_object_new_int(an->threads[c->thread].pid));
+	json_object_object_add(o, "cycle", json_object_new_int64((int64_t)c->cycle));
+	json_object_object_add(o, "latency_ns", json_object_new_int64(c->latency_ns));
+	json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
+	json_object_object_add(o, "release_ns", json_object_new_int64(c->release));
+	json_object_object_add(o, "waking_ns", json_object_new_int64(c->waking));
+	json_object_object_add(o, "switch_in_ns", json_object_new_int64(c->switch_in));
+	json_object_object_add(o, "wake_ns", json_object_new_int64(c->wake));
+	json_object_object_add(o, "wakeup_ns", json_object_new_int64(c->switch_in - c->waking));
+	json_object_object_add(o, "switch_traced", json_object_new_boolean(!c->implicit));
+	for (int i = 0; i < c->nparts; i++)
+		json_object_array_add(parts, part_json(&c->parts[i]));
+	json_object_object_add(o, "parts", parts);
+	json_object_object_add(o, "culprit", culprit >= 0 ? part_json(&c->parts[culprit]) : NULL);
+	json_object_object_add(o, "text", json_object_new_string(text));
+	return o;
+}
+
+int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
+		       char **text, struct jl_cycle *worst, int *nworst)
+{
+	json_object *b, *wk, *sw, *warr;
+	size_t measured = 0, matched = 0, tcap = 4096, tlen = 0;
+	char *t;
+
+	*block = NULL;
+	*text = NULL;
+	if (jl_tan_worst(an, in->from, worst, JL_TRACE_WORST, nworst) < 0)
+		return -1;
+	t = malloc(tcap);
+	if (!t)
+		return -1;
+	t[0] = 0;
+	b = json_object_new_object();
+	json_object_object_add(b, "enabled", json_object_new_boolean(1));
+	json_object_object_add(b, "file", json_object_new_string(in->file ? in->file : "trace.dat"));
+	json_object_object_add(b, "clock", json_object_new_string("mono"));
+	json_object_object_add(b, "events", json_object_new_int64((int64_t)in->events));
+	json_object_object_add(b, "lost_events", json_object_new_int64((int64_t)in->lost_events));
+	json_object_object_add(b, "lost_gaps", json_object_new_int64((int64_t)in->lost_gaps));
+	json_object_object_add(b, "markers", json_object_new_int64((int64_t)an->markers));
+	json_object_object_add(b, "implicit_switches", json_object_new_int64((int64_t)an->implicit_switches));
+	wk = json_object_new_object();
+	sw = json_object_new_object();
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_tan_thread *th = &an->threads[i];
+		json_object *o, *s;
+		struct jl_dist d = { 0 };
+		size_t n;
+		int64_t *v;
+
+		if (!th->measured)
+			continue;
+		v = jl_tan_wakeups(an, i, in->from, &n);
+		if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
+			free(v);
+			free(t);
+			json_object_put(b);
+			json_object_put(wk);
+			json_object_put(sw);
+			return -1;
+		}
+		free(v);
+		o = json_object_new_object();
+		json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
+		json_object_object_add(o, "p50", json_object_new_int64(d.p50));
+		json_object_object_add(o, "p99", json_object_new_int64(d.p99));
+		json_object_object_add(o, "max", json_object_new_int64(d.max));
+		json_object_object_add(wk, th->name, o);
+		s = json_object_new_object();
+		json_object_object_add(s, "tid", json_object_new_int(th->pid));
+		json_object_object_add(s, "in", json_object_new_int64((int64_t)th->switch_in));
+		json_object_object_add(s, "out", json_object_new_int64((int64_t)th->switch_out));
+		json_object_object_add(s, "implicit_in", json_object_new_int64((int64_t)th->implicit_in));
+		json_object_object_add(s, "wakings", json_object_new_int64((int64_t)th->wakings));
+		json_object_object_add(s, "pairs", json_object_new_int64((int64_t)th->npairs));
+		json_object_object_add(sw, th->name, s);
+		measured += th->measured_samples;
+		matched += th->matched;
+	}
+	json_object_object_add(b, "wakeup_ns", wk);
+	json_object_object_add(b, "sched_switch", sw);
+	json_object_object_add(b, "measured_cycles", json_object_new_int64((int64_t)measured));
+	json_object_object_add(b, "matched_cycles", json_object_new_int64((int64_t)matched));
+	json_object_object_add(b, "matched_fraction",
+			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
+	warr = json_object_new_array();
+	for (int i = 0; i < *nworst; i++) {
+		char line[1024];
+
+		jl_cycle_format(&worst[i], an->threads[worst[i].thread].name, line, sizeof(line));
+		json_object_array_add(warr, cycle_json(an, &worst[i], line));
+		if (tlen + strlen(line) + 4 >= tcap) {
+			char *nt = realloc(t, tcap * 2 + strlen(line));
+
+			if (!nt)
+				break;
+			t = nt;
+			tcap = tcap * 2 + strlen(line);
+		}
+		tlen += snprintf(t + tlen, tcap - tlen, "%s\n", line);
+	}
+	json_object_object_add(b, "worst", warr);
+	if (in->kshark)
+		json_object_object_add(b, "kernelshark", json_object_new_string(in->kshark));
+	*block = b;
+	*text = t;
+	return 0;
+}

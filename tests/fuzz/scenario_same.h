@@ -1,0 +1,104 @@
+/* scenario_same: compare two parsed scenarios field by field, as the round trip
+ * parse -> jl_scenario_write -> parse must preserve them. Shared by tests/unit/test_scenario.c and the
+ * fuzz target. Ignored: where things were written (file, line, key_line, path) and the spelling
+ * (period_from_rate); compared by effect: deadline (0 means = period) and measure (-1 means default). */
+#ifndef JL_TEST_SCENARIO_SAME_H
+#define JL_TEST_SCENARIO_SAME_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rt/scenario.h"
+
+#define JL_SAME_FIELD(what, a, b)                                                               \
+	do {                                                                                    \
+		if ((a) != (b)) {                                                               \
+			snprintf(why, len, "%s differs", what);                                 \
+			return 0;                                                               \
+		}                                                                               \
+	} while (0)
+#define JL_SAME_STR(what, a, b)                                                                 \
+	do {                                                                                    \
+		if (strcmp((a), (b))) {                                                         \
+			snprintf(why, len, "%s differs: '%.80s' vs '%.80s'", what, (a), (b));         \
+			return 0;                                                               \
+		}                                                                               \
+	} while (0)
+
+static inline int jl_test_scenario_same(const struct jl_scenario *x, const struct jl_scenario *y, char *why,
+					size_t len)
+{
+	const struct jl_run_spec *a = &x->run, *b = &y->run;
+
+	JL_SAME_STR("run.name", a->name, b->name);
+	JL_SAME_FIELD("run.duration", a->duration_ns, b->duration_ns);
+	JL_SAME_FIELD("run.warmup", a->warmup_ns, b->warmup_ns);
+	JL_SAME_FIELD("run.trace", a->trace_groups, b->trace_groups);
+	JL_SAME_FIELD("run.trace_buffer", a->trace_buffer, b->trace_buffer);
+	JL_SAME_FIELD("run.trace_threshold", a->trace_threshold_ns, b->trace_threshold_ns);
+	JL_SAME_FIELD("run.isolate_set", a->isolate_set, b->isolate_set);
+	if (a->isolate_set)
+		JL_SAME_FIELD("run.isolate", CPU_EQUAL(&a->isolate, &b->isolate), 1);
+	JL_SAME_FIELD("run.irq_affinity", a->irq_affinity, b->irq_affinity);
+	JL_SAME_FIELD("run.cpu_dma_latency", a->cpu_dma_latency_ns, b->cpu_dma_latency_ns);
+	JL_SAME_FIELD("run.rt_runtime", a->rt_runtime_us, b->rt_runtime_us);
+	JL_SAME_FIELD("run.seed", a->seed, b->seed);
+	JL_SAME_FIELD("run.grace", a->grace_ns, b->grace_ns);
+
+	JL_SAME_FIELD("nthreads", x->nthreads, y->nthreads);
+	for (int i = 0; i < x->nthreads; i++) {
+		const struct jl_thread_spec *s = &x->threads[i], *t = &y->threads[i];
+
+		JL_SAME_STR("thread name", s->name, t->name);
+		JL_SAME_FIELD("policy", s->policy, t->policy);
+		JL_SAME_FIELD("priority", s->priority, t->priority);
+		JL_SAME_FIELD("nice", s->nice, t->nice);
+		JL_SAME_FIELD("cpus_set", s->cpus_set, t->cpus_set);
+		if (s->cpus_set)
+			JL_SAME_FIELD("cpus", CPU_EQUAL(&s->cpus, &t->cpus), 1);
+		JL_SAME_FIELD("count", s->count, t->count);
+		JL_SAME_FIELD("period", s->period_ns, t->period_ns);
+		JL_SAME_FIELD("work.kind", s->work.kind, t->work.kind);
+		JL_SAME_FIELD("work.arg", s->work.arg, t->work.arg);
+		JL_SAME_FIELD("deadline", s->deadline_ns ? s->deadline_ns : s->period_ns,
+			      t->deadline_ns ? t->deadline_ns : t->period_ns);
+		JL_SAME_FIELD("overrun", s->overrun, t->overrun);
+		JL_SAME_FIELD("runtime", s->runtime_ns, t->runtime_ns);
+		JL_SAME_FIELD("mem_node", s->mem_node, t->mem_node);
+		JL_SAME_FIELD("start", s->start_ns, t->start_ns);
+		JL_SAME_FIELD("measured", jl_thread_measured(s), jl_thread_measured(t));
+		JL_SAME_STR("exec", s->exec, t->exec);
+	}
+	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
+	for (int i = 0; i < x->nexpect; i++) {
+		const struct jl_expect *e = &x->expect[i], *f = &y->expect[i];
+
+		JL_SAME_STR("expect label", e->label, f->label);
+		JL_SAME_STR("expect text", e->text, f->text);
+		JL_SAME_STR("expect thread", e->thread, f->thread);
+		JL_SAME_STR("expect metric", e->metric, f->metric);
+		JL_SAME_FIELD("expect op", e->op, f->op);
+		JL_SAME_FIELD("expect value", memcmp(&e->value, &f->value, sizeof(e->value)), 0);
+	}
+	JL_SAME_FIELD("sweep.present", x->sweep.present, y->sweep.present);
+	if (x->sweep.present) {
+		JL_SAME_FIELD("sweep.runs", x->sweep.runs, y->sweep.runs);
+		JL_SAME_FIELD("sweep.nconditions", x->sweep.nconditions, y->sweep.nconditions);
+		for (int i = 0; i < x->sweep.nconditions; i++) {
+			JL_SAME_STR("condition label", x->sweep.conditions[i].label, y->sweep.conditions[i].label);
+			JL_SAME_STR("condition", x->sweep.conditions[i].overrides, y->sweep.conditions[i].overrides);
+		}
+		JL_SAME_STR("sweep.compare", x->sweep.compare, y->sweep.compare);
+		JL_SAME_FIELD("sweep.nvary", x->sweep.nvary, y->sweep.nvary);
+		for (int i = 0; i < x->sweep.nvary; i++) {
+			JL_SAME_STR("vary key", x->sweep.vary[i].key, y->sweep.vary[i].key);
+			JL_SAME_STR("vary values", x->sweep.vary[i].values, y->sweep.vary[i].values);
+		}
+	}
+	return 1;
+}
+
+#undef JL_SAME_FIELD
+#undef JL_SAME_STR
+
+#endif

@@ -1,0 +1,297 @@
+"""affinity/: the runtime shield, IRQ steering, the journal and `restore`, `doctor`.
+
+Every knob the tool can touch is snapshotted before a shielded run (cpuset tree and task placement,
+every IRQ's affinity, sched_rt_runtime_us, jitterlab tracing instances and journals, who holds
+/dev/cpu_dma_latency) and compared after it: after a normal end, after SIGINT (exit 130) and after
+SIGKILL followed by `jitterlab restore`. A run over a stale journal is refused (exit 1, names restore).
+
+Other agents use this 2-CPU VM at the same time: the snapshot only compares what belongs to the machine
+or to tasks that lived through the whole test (tasks that come and go are not compared), and other
+live jitterlab runs' instances/journals are ignored."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, NCPU
+
+CPUSET = pathlib.Path("/sys/fs/cgroup/cpuset")
+STATE = pathlib.Path(os.environ.get("JITTERLAB_STATE_DIR") or "/run/jitterlab")
+
+SHIELD = """
+    ; isolate CPU 1 for a 100 Hz FIFO loop; a CFS neighbour on CPU 0
+    [run]
+    duration = {duration}
+    warmup = 0s
+    trace = off
+    isolate = 1
+    irq_affinity = housekeeping
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 100Hz
+    work = spin 100us
+
+    [thread hog]
+    policy = other
+    cpus = 0
+    work = sin 100000
+    """
+
+needs_shield = pytest.mark.skipif(NCPU < 2 or not (CPUSET / "tasks").exists(),
+                                  reason="needs 2+ CPUs and the cgroup v1 cpuset hierarchy")
+
+
+def _read(path):
+    try:
+        return pathlib.Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _alive_jitterlab(pid):
+    return (_read(f"/proc/{pid}/comm") or "").startswith("jitterlab")
+
+
+def _task_cpus(tid):
+    for line in (_read(f"/proc/{tid}/status") or "").splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def snapshot():
+    """Every knob jitterlab may touch, as plain data."""
+    s = {"cpusets": {}, "placement": {}, "affinity": {}, "irqs": {}}
+    for d in [CPUSET] + sorted(p for p in CPUSET.rglob("*") if p.is_dir()):
+        rel = str(d.relative_to(CPUSET)) or "/"
+        if rel.startswith("jitterlab-") and _alive_jitterlab(rel.split("-")[1]):
+            continue  # another agent's run in progress
+        s["cpusets"][rel] = {k: _read(d / k) for k in
+                             ("cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive", "cpuset.sched_load_balance")}
+        for t in (_read(d / "tasks") or "").split():
+            s["placement"][t] = rel
+            s["affinity"][t] = _task_cpus(t)
+    for d in pathlib.Path("/proc/irq").iterdir():
+        if d.is_dir():
+            s["irqs"][d.name] = _read(d / "smp_affinity_list")
+    s["irqs"]["default"] = _read("/proc/irq/default_smp_affinity")
+    s["rt_runtime"] = _read("/proc/sys/kernel/sched_rt_runtime_us")
+    inst = pathlib.Path("/sys/kernel/tracing/instances")
+    s["instances"] = sorted(p.name for p in inst.iterdir()
+                            if p.name.startswith("jitterlab-") and not _alive_jitterlab(p.name.split("-")[1])) \
+        if inst.exists() else []
+    s["journals"] = sorted(p.name for p in STATE.glob("run-*.journal")
+                           if not _alive_jitterlab(p.name[4:-8])) if STATE.exists() else []
+    holders = set()
+    for fd in pathlib.Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) == "/dev/cpu_dma_latency":
+                holders.add(fd.parts[2])
+        except OSError:
+            pass
+    s["dma_holders"] = sorted(p for p in holders if _alive_jitterlab(p) is False and _read(f"/proc/{p}/comm"))
+    return s
+
+
+def assert_same(before, after):
+    for key in ("cpusets", "irqs", "rt_runtime", "instances", "journals"):
+        assert after[key] == before[key], f"{key} differs after the run:\nbefore {before[key]}\nafter  {after[key]}"
+    # tasks that lived through the whole test are back in the cpuset they were in, with their affinity
+    both = set(before["placement"]) & set(after["placement"])
+    moved = {t: (before["placement"][t], after["placement"][t]) for t in both
+             if before["placement"][t] != after["placement"][t]}
+    assert not moved, f"tasks left in another cpuset: {moved}"
+    changed = {t: (before["affinity"][t], after["affinity"][t]) for t in both
+               if before["affinity"][t] != after["affinity"][t] and _read(f"/proc/{t}/comm")}
+    assert not changed, f"task affinities changed: {changed}"
+    assert set(after["dma_holders"]) <= set(before["dma_holders"]) | {"self"}
+
+
+def start(scenario, tmp_path, duration="3s", name="shield"):
+    path = scenario(name, SHIELD.format(duration=duration))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([BIN, "run", str(path), "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+def wait_for_shield(pid, timeout=15):
+    shield = CPUSET / f"jitterlab-{pid}-shield"
+    end = time.time() + timeout
+    while time.time() < end:
+        tasks = (_read(shield / "tasks") or "").split()
+        if tasks:
+            return shield, tasks
+        time.sleep(0.05)
+    raise AssertionError(f"no shield cpuset with a task appeared for pid {pid}")
+
+
+def check_shield_during_run(pid):
+    shield, tasks = wait_for_shield(pid)
+    assert _read(shield / "cpuset.cpus") == "1"
+    assert _read(CPUSET / "cpuset.sched_load_balance") == "0"
+    hk = CPUSET / f"jitterlab-{pid}-housekeeping"
+    assert _read(hk / "cpuset.cpus") == "0"
+    comms = {t: _read(f"/proc/{t}/comm") for t in tasks}
+    assert "control" in comms.values(), comms
+    for t in tasks:  # everything in the shield runs only on it
+        cpus = _task_cpus(t)
+        assert cpus in ("1", None), f"task {t} ({comms[t]}) in the shield may run on {cpus}"
+    # the housekeeping set holds many moved tasks; IRQs are off CPU 1 where the kernel allowed it
+    assert len((_read(hk / "tasks") or "").split()) > 0
+    return shield
+
+
+def kill_and_wait(proc, sig, timeout=30):
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate(timeout=10)
+        raise AssertionError("jitterlab did not end after the signal")
+    return proc.returncode, out, err
+
+
+@pytest.fixture
+def machine_clean(jl):
+    """Start from a clean machine (an earlier failed test may have left a journal) and always end clean."""
+    jl("restore", timeout=60)
+    yield
+    jl("restore", timeout=60)
+
+
+@needs_shield
+def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean):
+    before = snapshot()
+    proc, out = start(scenario, tmp_path)
+    try:
+        check_shield_during_run(proc.pid)
+    finally:
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    after = snapshot()
+    assert_same(before, after)
+    assert not (CPUSET / f"jitterlab-{proc.pid}-shield").exists()
+    assert not (STATE / f"run-{proc.pid}.journal").exists()
+
+    summary = json.loads(next(out.glob("shield/*/summary.json")).read_text())
+    host = summary["host"]
+    assert host["shield"]["cpus"] == "1"
+    assert host["shield"]["method"] == "cgroup-v1"
+    assert host["shield"]["tasks_moved"] > 0
+    assert host["shield"]["tasks_unmovable"] >= 0
+    assert host["irqs"]["moved"] + host["irqs"]["kept"] + len(host["irqs"]["refused"]) > 0
+    assert host["cpu_dma_latency_us"] == 0
+    assert isinstance(host["rt_runtime_us"], int)
+    control = [t for t in summary["threads"] if t["name"] == "control"][0]
+    assert control["cpus_used"] == "1"
+
+
+@needs_shield
+def test_sigint_mid_run_restores_everything(scenario, tmp_path, machine_clean):
+    before = snapshot()
+    proc, _ = start(scenario, tmp_path, duration="30s")
+    check_shield_during_run(proc.pid)
+    rc, _, err = kill_and_wait(proc, signal.SIGINT)
+    assert rc == 130, err
+    assert_same(before, snapshot())
+
+
+@needs_shield
+def test_sigkill_then_refused_then_restore(jl, scenario, tmp_path, machine_clean):
+    before = snapshot()
+    proc, _ = start(scenario, tmp_path, duration="30s")
+    check_shield_during_run(proc.pid)
+    rc, _, _ = kill_and_wait(proc, signal.SIGKILL)
+    assert rc == -signal.SIGKILL
+    journal = STATE / f"run-{proc.pid}.journal"
+    assert journal.exists()
+    assert (CPUSET / f"jitterlab-{proc.pid}-shield").exists()
+
+    # doctor names the leftover; a second run is refused and says to run restore
+    doc = json.loads(jl("doctor", "--json", timeout=60).stdout)
+    assert [c for c in doc["checks"] if c["name"] == "leftovers"][0]["status"] == "fail"
+    again = jl("run", scenario("again", SHIELD.format(duration="1s")), timeout=60)
+    assert again.rc == 1, again.stderr
+    assert "jitterlab restore" in again.stderr
+    assert str(journal) in again.stderr
+
+    dry = jl("restore", "--dry-run", timeout=60)
+    assert dry.rc == 0 and str(journal) in dry.stdout
+    assert journal.exists()
+
+    res = jl("restore", timeout=60)
+    assert res.rc == 0, res.stdout + res.stderr
+    assert "put back" in res.stdout
+    assert not journal.exists()
+    assert_same(before, snapshot())
+    assert jl("restore", timeout=60).stdout.strip().endswith("nothing to restore")
+
+
+def test_doctor_json_lists_every_check(jl):
+    r = jl("doctor", "--json", timeout=60)
+    assert r.rc == 0, r.stderr
+    doc = json.loads(r.stdout)
+    names = [c["name"] for c in doc["checks"]]
+    for want in ("preempt", "isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity", "rt_throttling", "governor",
+                 "idle_states", "smt", "irqbalance", "virtualization", "steal_time", "clocksource", "thp",
+                 "timer_migration", "rlimits", "tracefs", "tracers", "cyclictest", "trace-cmd", "kernelshark",
+                 "cpusets", "leftovers"):
+        assert want in names, f"doctor has no '{want}' check"
+    assert len(names) == len(set(names))
+    for c in doc["checks"]:
+        assert c["status"] in ("ok", "warn", "fail")
+        assert c["advice"], c
+    assert doc["ok"] + doc["warn"] + doc["fail"] == len(names)
+    table = jl("doctor", timeout=60)
+    assert table.rc == 0
+    for n in names:
+        assert n in table.stdout
+
+
+def test_validate_refuses_bad_machine_settings(jl, scenario):
+    # a measured thread outside the shield: exit 2, file:line and key named, nothing touched
+    p = scenario("outside", """
+        [run]
+        duration = 1s
+        isolate = 1
+
+        [thread control]
+        policy = fifo
+        priority = 80
+        cpus = 0
+        rate = 100Hz
+        """)
+    r = jl("run", p, timeout=30)
+    assert r.rc == 2, r.stderr
+    assert f"{p}:" in r.stderr and "cpus" in r.stderr and "isolate" in r.stderr
+
+    p = scenario("unlimited", """
+        [run]
+        duration = 1s
+        rt_runtime = unlimited
+
+        [thread control]
+        policy = other
+        cpus = 0
+        rate = 100Hz
+        """)
+    r = jl("run", p, timeout=30)
+    assert r.rc == 2, r.stderr
+    assert f"{p}:3:" in r.stderr and "--unsafe" in r.stderr
+    assert _read("/proc/sys/kernel/sched_rt_runtime_us") != "-1"
+
+
+def test_restore_with_nothing_left(jl):
+    r = jl("restore", "--json", timeout=60)
+    assert r.rc == 0
+    doc = json.loads(r.stdout)
+    assert "found" in doc and doc["clean"] in (True, False)

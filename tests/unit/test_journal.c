@@ -1,0 +1,492 @@
+/* test_journal: affinity/journal.c, irq.c and topology.c on a temp directory with fake knob files:
+ * write/replay in reverse order, a crash (the writer killed) between the journal write and the knob
+ * change, a torn last line, cgroup directory entries, children (a reused pid is never killed), IRQ
+ * steering on a fake /proc/irq, SMT siblings on a fake sysfs. Touches no machine state. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "affinity/cpulist.h"
+#include "affinity/irq.h"
+#include "affinity/journal.h"
+#include "affinity/topology.h"
+
+struct fixture {
+	char root[256];
+	char state[300];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->root, sizeof(f->root), "/tmp/jl-test-journal-XXXXXX");
+	if (!mkdtemp(f->root))
+		return -1;
+	snprintf(f->state, sizeof(f->state), "%s/state", f->root);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	if (system(cmd)) {
+		/* best effort */
+	}
+	free(f);
+	return 0;
+}
+
+static void put(const char *dir, const char *name, const char *value)
+{
+	char path[600];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s\n", value);
+	fclose(fp);
+}
+
+static const char *get(const char *dir, const char *name)
+{
+	static char buf[256];
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(jl_knob_read(path, buf, sizeof(buf)), 0);
+	return buf;
+}
+
+static void path_of(char *out, size_t len, const char *dir, const char *name)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+}
+
+/* Change a knob the way the modules do: journal first, then write. */
+static void change(struct jl_journal *j, const char *dir, const char *name, const char *value)
+{
+	char path[600], old[256];
+
+	path_of(path, sizeof(path), dir, name);
+	assert_int_equal(jl_knob_read(path, old, sizeof(old)), 0);
+	assert_int_equal(jl_journal_record_write(j, path, old), 0);
+	assert_int_equal(jl_knob_write(path, value), 0);
+}
+
+static void test_write_and_undo_reverse_order(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char report[512], jpath[600];
+	struct stat st;
+
+	put(f->root, "a", "old_a");
+	put(f->root, "b", "old_b");
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	assert_int_equal(stat(jpath, &st), 0);
+	change(j, f->root, "a", "new_a");
+	change(j, f->root, "b", "new_b");
+	change(j, f->root, "a", "newer_a"); /* only the reverse replay ends with old_a */
+	assert_string_equal(get(f->root, "a"), "newer_a");
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_string_equal(get(f->root, "a"), "old_a");
+	assert_string_equal(get(f->root, "b"), "old_b");
+	assert_int_equal(stat(jpath, &st), -1); /* removed after a full restore */
+}
+
+/* A child process journals, changes some knobs, journals one more and is SIGKILLed before changing it. */
+static void test_crash_then_replay(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info info[4];
+	char report[512], path[600];
+	pid_t pid;
+	int status, n;
+
+	put(f->root, "rt", "950000");
+	put(f->root, "lb", "1");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct jl_journal *j;
+
+		if (jl_journal_open(&j, f->state))
+			_exit(2);
+		change(j, f->root, "rt", "900000");
+		change(j, f->root, "lb", "0");
+		path_of(path, sizeof(path), f->root, "rt");
+		jl_journal_record_write(j, path, "900000"); /* journalled, the knob not changed yet */
+		raise(SIGKILL);
+		_exit(3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_string_equal(get(f->root, "rt"), "900000");
+	assert_string_equal(get(f->root, "lb"), "0");
+
+	n = jl_journal_list(f->state, info, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(info[0].pid, pid);
+	assert_false(info[0].alive);
+	assert_int_equal(info[0].entries, 3);
+
+	assert_int_equal(jl_journal_replay(info[0].path, report, sizeof(report)), 3);
+	assert_string_equal(get(f->root, "rt"), "950000");
+	assert_string_equal(get(f->root, "lb"), "1");
+	assert_int_equal(jl_journal_list(f->state, info, 4), 0);
+}
+
+static void test_live_owner_is_not_stale(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info info[4];
+	struct jl_journal *j;
+	char report[256];
+
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_true(info[0].alive);
+	assert_int_equal(info[0].pid, getpid());
+	assert_int_equal(info[0].entries, 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 0);
+}
+
+static void test_torn_last_line(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char report[256], jpath[600], path[600];
+	FILE *fp;
+
+	put(f->root, "k", "orig");
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	change(j, f->root, "k", "changed");
+	jl_journal_abandon(j);
+	fp = fopen(jpath, "a");
+	assert_non_null(fp);
+	path_of(path, sizeof(path), f->root, "k");
+	fprintf(fp, "{\"op\":\"write\",\"path\":\"%s\",\"ol", path); /* crash mid-write */
+	fclose(fp);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), 1);
+	assert_string_equal(get(f->root, "k"), "orig");
+}
+
+static void test_failed_undo_keeps_journal(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char report[512], jpath[600], path[600];
+	struct stat st;
+
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	snprintf(path, sizeof(path), "%s/no-such-dir/knob", f->root);
+	assert_int_equal(jl_journal_record_write(j, path, "1"), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), -1);
+	assert_non_null(strstr(report, "no-such-dir"));
+	assert_int_equal(stat(jpath, &st), 0); /* kept for a later `restore` */
+	unlink(jpath);
+}
+
+static void test_cgroup_entry(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char report[256], dir[600], parent[600];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/jitterlab-1-shield", f->root);
+	put(f->root, "tasks", "");
+	path_of(parent, sizeof(parent), f->root, "tasks");
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_journal_record_cgroup(j, dir, "tasks", parent), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	/* a cgroup journalled but never created (crash between the two) is fine too */
+	snprintf(report, sizeof(report), "%s/never-made", f->root);
+	assert_int_equal(jl_journal_record_cgroup(j, report, "tasks", parent), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(stat(dir, &st), -1);
+}
+
+static pid_t sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static void test_child_is_ended_but_reused_pid_is_not(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char report[256], jpath[600];
+	unsigned long long start;
+	pid_t kid = sleeper(), other = sleeper();
+	int status;
+	FILE *fp;
+
+	assert_true(kid > 0 && other > 0);
+	assert_int_equal(jl_proc_start_time(kid, &start), 0);
+	assert_true(jl_proc_is(kid, start));
+	assert_false(jl_proc_is(kid, start + 1));
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	assert_int_equal(jl_journal_record_child(j, kid), 0);
+	jl_journal_abandon(j);
+	/* OTHER stands for a process that reused a recorded pid: the start time differs */
+	assert_int_equal(jl_proc_start_time(other, &start), 0);
+	fp = fopen(jpath, "a");
+	assert_non_null(fp);
+	fprintf(fp, "{\"op\":\"child\",\"pid\":%d,\"start\":%llu}\n", (int)other, start + 12345);
+	fclose(fp);
+
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), 2);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(waitpid(other, &status, WNOHANG), 0); /* still running */
+	kill(other, SIGKILL);
+	waitpid(other, &status, 0);
+}
+
+/* The recorded child died (SIGKILL), but a grandchild in its process group still runs: replay ends it. */
+static void test_orphaned_grandchild_is_ended(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info info[4];
+	char report[256];
+	int fds[2], status;
+	pid_t a, grandchild = 0;
+
+	assert_int_equal(pipe(fds), 0);
+	a = fork();
+	assert_true(a >= 0);
+	if (a == 0) {
+		struct jl_journal *j;
+		int inner[2];
+		pid_t b, c = 0;
+
+		if (pipe(inner))
+			_exit(2);
+		b = fork();
+		if (b == 0) {
+			setpgid(0, 0);
+			c = fork();
+			if (c == 0) {
+				for (;;)
+					pause();
+			}
+			if (write(inner[1], &c, sizeof(c)) != sizeof(c))
+				_exit(2);
+			for (;;)
+				pause();
+		}
+		if (read(inner[0], &c, sizeof(c)) != sizeof(c) || jl_journal_open(&j, f->state) ||
+		    jl_journal_record_child(j, b))
+			_exit(2);
+		if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+			_exit(2);
+		kill(b, SIGKILL);
+		waitpid(b, NULL, 0);
+		_exit(0); /* "crash": the journal is left behind */
+	}
+	assert_int_equal(read(fds[0], &grandchild, sizeof(grandchild)), sizeof(grandchild));
+	assert_int_equal(waitpid(a, &status, 0), a);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(kill(grandchild, 0), 0); /* still running */
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_false(info[0].alive);
+	assert_true(jl_journal_replay(info[0].path, report, sizeof(report)) >= 0);
+	for (int i = 0; i < 100; i++) {
+		char path[64], buf[256];
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)grandchild);
+		if (jl_knob_read(path, buf, sizeof(buf)) || strstr(buf, ") Z "))
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		if (i == 99)
+			fail_msg("grandchild %d still runs", (int)grandchild);
+	}
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void test_proc_start_time(void **state)
+{
+	unsigned long long start;
+
+	(void)state;
+	assert_int_equal(jl_proc_start_time(getpid(), &start), 0);
+	assert_true(start > 0);
+	errno = 0;
+	assert_int_equal(jl_proc_start_time(4194304 + 7, &start), -1); /* beyond pid_max */
+	assert_int_equal(errno, ESRCH);
+}
+
+static void test_lock_is_exclusive(void **state)
+{
+	struct fixture *f = *state;
+	int a = jl_journal_lock(f->state, 0), b;
+	pid_t pid;
+	int status;
+
+	assert_true(a >= 0);
+	pid = fork();
+	if (pid == 0) {
+		b = jl_journal_lock(f->state, 100);
+		_exit(b < 0 && errno == EWOULDBLOCK ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(a);
+	b = jl_journal_lock(f->state, 0);
+	assert_true(b >= 0);
+	close(b);
+}
+
+static void test_irq_mask_format(void **state)
+{
+	cpu_set_t s;
+	char buf[128];
+
+	(void)state;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	CPU_SET(1, &s);
+	assert_string_equal(jl_irq_format_mask(&s, buf, sizeof(buf)), "3");
+	CPU_ZERO(&s);
+	CPU_SET(32, &s);
+	assert_string_equal(jl_irq_format_mask(&s, buf, sizeof(buf)), "1,00000000");
+	CPU_SET(4, &s);
+	assert_string_equal(jl_irq_format_mask(&s, buf, sizeof(buf)), "1,00000010");
+	CPU_ZERO(&s);
+	assert_string_equal(jl_irq_format_mask(&s, buf, sizeof(buf)), "0");
+}
+
+/* IRQ steering on a fake /proc/irq: every IRQ moves off CPU 1 (or stays), then the journal puts back. */
+static void test_irq_steer_fake_proc(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_irq_steer st;
+	struct jl_journal *j;
+	char proc[400], d[600], err[256], report[256];
+	cpu_set_t hk;
+
+	snprintf(proc, sizeof(proc), "%s/irq", f->root);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	put(proc, "default_smp_affinity", "3");
+	snprintf(d, sizeof(d), "%s/24", proc);
+	mkdir(d, 0755);
+	put(d, "smp_affinity_list", "0-1");
+	snprintf(d, sizeof(d), "%s/25", proc);
+	mkdir(d, 0755);
+	put(d, "smp_affinity_list", "1");
+	snprintf(d, sizeof(d), "%s/26", proc);
+	mkdir(d, 0755);
+	put(d, "smp_affinity_list", "0");
+	snprintf(d, sizeof(d), "%s/27", proc); /* refuses writes, like a managed IRQ */
+	mkdir(d, 0755);
+	put(d, "smp_affinity_list", "1");
+	snprintf(d, sizeof(d), "%s/27/smp_affinity_list", proc);
+	chmod(d, 0444);
+
+	CPU_ZERO(&hk);
+	CPU_SET(0, &hk);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
+	snprintf(d, sizeof(d), "%s/24", proc);
+	assert_string_equal(get(d, "smp_affinity_list"), "0");
+	snprintf(d, sizeof(d), "%s/25", proc);
+	assert_string_equal(get(d, "smp_affinity_list"), "0");
+	assert_string_equal(get(proc, "default_smp_affinity"), "1");
+	assert_int_equal(st.kept, 1);
+	if (geteuid() != 0) { /* root writes even a 0444 file */
+		assert_int_equal(st.moved, 2);
+		assert_int_equal(st.nrefused, 1);
+		assert_int_equal(st.refused[0], 27);
+	}
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	snprintf(d, sizeof(d), "%s/24", proc);
+	assert_string_equal(get(d, "smp_affinity_list"), "0-1");
+	snprintf(d, sizeof(d), "%s/25", proc);
+	assert_string_equal(get(d, "smp_affinity_list"), "1");
+	snprintf(d, sizeof(d), "%s/27", proc);
+	assert_string_equal(get(d, "smp_affinity_list"), "1");
+	assert_string_equal(get(proc, "default_smp_affinity"), "3");
+}
+
+static void test_smt_siblings_fake_sysfs(void **state)
+{
+	struct fixture *f = *state;
+	char sys[400], d[600], which[32];
+	cpu_set_t a, b, sib;
+
+	snprintf(sys, sizeof(sys), "%s/cpu", f->root);
+	mkdir(sys, 0755);
+	for (int c = 0; c < 4; c++) {
+		snprintf(d, sizeof(d), "%s/cpu%d", sys, c);
+		mkdir(d, 0755);
+		snprintf(d, sizeof(d), "%s/cpu%d/topology", sys, c);
+		mkdir(d, 0755);
+		put(d, "thread_siblings_list", c % 2 ? "1,3" : "0,2");
+	}
+	assert_int_equal(jl_topo_siblings(sys, 0, &sib), 0);
+	assert_int_equal(CPU_COUNT(&sib), 2);
+	assert_true(CPU_ISSET(2, &sib));
+	CPU_ZERO(&a);
+	CPU_SET(1, &a);
+	CPU_ZERO(&b);
+	CPU_SET(0, &b);
+	assert_false(jl_topo_smt_shared(sys, &a, &b, which, sizeof(which)));
+	CPU_SET(3, &b);
+	assert_true(jl_topo_smt_shared(sys, &a, &b, which, sizeof(which)));
+	assert_string_equal(which, "1/3");
+	/* no sysfs: every CPU is its own core */
+	assert_false(jl_topo_smt_shared("/nonexistent", &a, &b, which, sizeof(which)));
+	assert_true(jl_topo_numa_nodes() >= 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_write_and_undo_reverse_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_then_replay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_owner_is_not_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_last_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_undo_keeps_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_is_ended_but_reused_pid_is_not, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphaned_grandchild_is_ended, setup, teardown),
+		cmocka_unit_test(test_proc_start_time),
+		cmocka_unit_test_setup_teardown(test_lock_is_exclusive, setup, teardown),
+		cmocka_unit_test(test_irq_mask_format),
+		cmocka_unit_test_setup_teardown(test_irq_steer_fake_proc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

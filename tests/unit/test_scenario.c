@@ -1,0 +1,709 @@
+/* test_scenario: rt/scenario.c through jl_scenario_parse_string, jl_scenario_parse_file,
+ * jl_scenario_set and jl_scenario_write — every error class with its exact "FILE:LINE: context" prefix
+ * and a message that says what was expected; defaults; count; rate rounding; the write/parse round
+ * trip; --set overrides. Parsing never touches the machine (it only reads the online CPUs). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "affinity/cpulist.h"
+#include "rt/scenario.h"
+#include "tests/fuzz/scenario_same.h"
+
+static struct jl_scenario *sc_a, *sc_b; /* ~0.5 MB each: on the heap */
+
+static int setup(void **state)
+{
+	(void)state;
+	sc_a = calloc(1, sizeof(*sc_a));
+	sc_b = calloc(1, sizeof(*sc_b));
+	return sc_a && sc_b ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(sc_a);
+	free(sc_b);
+	return 0;
+}
+
+static struct jl_scenario *parse_ok(const char *text)
+{
+	char err[JL_ERR_MAX] = "";
+
+	if (jl_scenario_parse_string("x.ini", text, sc_a, err, sizeof(err))) {
+		print_error("parse failed: %s\n--- input:\n%s\n", err, text);
+		fail();
+	}
+	return sc_a;
+}
+
+/* TEXT must fail with an error starting with PREFIX and containing NEEDLE (what was expected). */
+static void parse_err(const char *text, const char *prefix, const char *needle)
+{
+	char err[JL_ERR_MAX] = "";
+
+	if (!jl_scenario_parse_string("x.ini", text, sc_a, err, sizeof(err))) {
+		print_error("parse accepted:\n%s\n(expected \"%s...\")\n", text, prefix);
+		fail();
+	}
+	if (strncmp(err, prefix, strlen(prefix)) || (needle && !strstr(err, needle))) {
+		print_error("error: %s\nexpected it to start with: %s\nand to contain: %s\n--- input:\n%s\n", err, prefix,
+			    needle ? needle : "", text);
+		fail();
+	}
+}
+
+static struct jl_thread_spec *thread(struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if (!strcmp(sc->threads[i].name, name))
+			return &sc->threads[i];
+	print_error("no thread '%s'\n", name);
+	fail();
+	return NULL;
+}
+
+static char *write_str(const struct jl_scenario *sc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(jl_scenario_write(sc, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- error classes ---- */
+
+struct err_case {
+	const char *text, *prefix, *needle;
+};
+
+static const struct err_case sections[] = {
+	{ "[run]\nduration = 1s\n[bogus]\n", "x.ini:3: unknown section [bogus]", "expected [run], [thread NAME]" },
+	{ "[thread a]\n[Run]\n", "x.ini:2: unknown section [Run]", "expected" },
+	{ "[thread a]\n[ ]\n", "x.ini:2: empty section name", "expected" },
+	{ "[run]\n[run]\n[thread a]\n", "x.ini:2: section [run] appears twice", NULL },
+	{ "[run x]\n[thread a]\n", "x.ini:1: section [run] takes no name", NULL },
+	{ "[thread a]\n[expect\n", "x.ini:2: section header without ']'", "expected" },
+	{ "[thread a]\n[thread a]\n", "x.ini:2: thread 'a' is defined twice", NULL },
+	{ "[thread a]\nrate = 1Hz\n\n[thread b]\n[thread a]\n", "x.ini:5: thread 'a' is defined twice", NULL },
+	{ "duration = 1s\n[thread a]\n", "x.ini:1: key 'duration' outside any section", "header first" },
+	{ "; comment\n\nx = 1\n", "x.ini:3: key 'x' outside any section", NULL },
+	{ "[thread Control]\n", "x.ini:1: thread name 'Control' is not valid", "[a-z][a-z0-9_-]*" },
+	{ "[thread 1a]\n", "x.ini:1: thread name '1a' is not valid", "[a-z][a-z0-9_-]*" },
+	{ "[thread a.b]\n", "x.ini:1: thread name 'a.b' is not valid", "[a-z][a-z0-9_-]*" },
+	{ "[thread _a]\n", "x.ini:1: thread name '_a' is not valid", NULL },
+	{ "[thread aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
+	  "x.ini:1: thread name 'aaaa", "at most 55 characters" },
+	{ "[thread]\n", "x.ini:1: section [thread]: expected [thread NAME]", NULL },
+	{ "[thread a b]\n", "x.ini:1: section [thread a b]: expected [thread NAME]", NULL },
+	{ "[thread a]\n[queue q]\ndepth = 4\n", "x.ini:2: section [queue] is an application-structure model", "not implement" },
+	{ "[thread a]\n[lock l]\n", "x.ini:2: section [lock] is an application-structure model", NULL },
+	{ "[thread a]\n[source s]\n", "x.ini:2: section [source] is an application-structure model", NULL },
+	{ "[thread a]\n[budget]\n", "x.ini:2: section [budget] is an application-structure model", NULL },
+	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] section", "at least one thread" },
+	{ "", "x.ini: no [thread NAME] section", NULL },
+};
+
+static const struct err_case syntax[] = {
+	{ "[run]\nnot a pair\n[thread a]\n", "x.ini:2: syntax error", "'key = value'" },
+	{ "[thread a]\npolicy = fifo\n  priority = 80\n", "x.ini:3: indented line after 'policy = ...'",
+	  "continuation lines are not supported" },
+	{ "[thread a]\npolicy = other\n\n  ; an indented comment is fine\n  [thread b]\n",
+	  "x.ini:5: indented line after 'policy = ...'", NULL },
+	{ "[thread a]\nexec =;x\n", "x.ini:2: key 'exec': value ';x' starts with ';'", "space before" },
+};
+
+static const struct err_case keys[] = {
+	{ "[thread a]\npolicy = other\nprioritee = 5\n", "x.ini:3: thread 'a': unknown key 'prioritee'",
+	  "expected one of policy, priority" },
+	{ "[run]\ndurration = 1s\n[thread a]\n", "x.ini:2: [run] unknown key 'durration'", "expected one of name, duration" },
+	{ "[thread a]\n[sweep]\nrun = 3\n", "x.ini:3: [sweep] unknown key 'run'", "expected runs" },
+	{ "[thread a]\nrate = 10Hz\nrate = 20Hz\n", "x.ini:3: thread 'a': key 'rate' is set twice", "once" },
+	{ "[run]\nduration = 1s\nwarmup = 0s\nduration = 2s\n[thread a]\n", "x.ini:4: [run]: key 'duration' is set twice", NULL },
+	{ "[thread a]\n[expect]\nc = a.misses == 0\nc = a.skipped == 0\n", "x.ini:4: [expect]: key 'c' is set twice", NULL },
+	{ "[thread a]\n[sweep]\nruns = 2\nruns = 3\n", "x.ini:4: [sweep]: key 'runs' is set twice", NULL },
+};
+
+static const struct err_case values[] = {
+	/* durations */
+	{ "[run]\nduration = 10\n[thread a]\n", "x.ini:2: [run] duration: '10' has no unit", "ns, us, ms, s, m or h" },
+	{ "[run]\nduration = -1s\n[thread a]\n", "x.ini:2: [run] duration: '-1s' is negative", NULL },
+	{ "[run]\nduration = 0s\n[thread a]\n", "x.ini:2: [run] duration: duration must be greater than 0", NULL },
+	{ "[run]\nwarmup = soon\n[thread a]\n", "x.ini:2: [run] warmup: 'soon' is not a duration", "e.g. 10ms" },
+	{ "[run]\nduration = 99999999999999999999h\n[thread a]\n", "x.ini:2: [run] duration:", "too large" },
+	{ "[run]\ngrace = 10ms\n[thread a]\n", "x.ini:2: [run] grace: '10ms' is out of range", "100ms-10m" },
+	{ "[thread a]\nstart = 1\n", "x.ini:2: thread 'a': start: '1' has no unit", NULL },
+	{ "[thread a]\nrate = 1Hz\ndeadline = 0s\n", "x.ini:3: thread 'a': deadline: deadline must be greater than 0", NULL },
+	{ "[thread a]\nperiod = 1us\n", "x.ini:2: thread 'a': period: '1us' is out of range", "10us-1h" },
+	{ "[thread a]\nperiod = 2h\n", "x.ini:2: thread 'a': period: '2h' is out of range", "10us-1h" },
+	{ "[thread a]\npolicy = deadline\nperiod = 1ms\nruntime = 100ns\n", "x.ini:4: thread 'a': runtime:", "1024ns" },
+	/* rates */
+	{ "[thread a]\nrate = fast\n", "x.ini:2: thread 'a': rate: 'fast' is not a rate", "Hz" },
+	{ "[thread a]\nrate = 100\n", "x.ini:2: thread 'a': rate: '100' is not a rate", "Hz" },
+	{ "[thread a]\nrate = 0Hz\n", "x.ini:2: thread 'a': rate: '0Hz' is not a rate", "positive" },
+	{ "[thread a]\nrate = 1MHz\n", "x.ini:2: thread 'a': rate: '1MHz' is out of range", NULL },
+	/* sizes */
+	{ "[run]\ntrace_buffer = 16XB\n[thread a]\n", "x.ini:2: [run] trace_buffer: '16XB' is not a size", "KB, MB or GB" },
+	{ "[run]\ntrace_buffer = 1KB\n[thread a]\n", "x.ini:2: [run] trace_buffer: '1KB' is out of range", "64KB-4GB" },
+	{ "[thread a]\nwork = memory 16\n", "x.ini:2: thread 'a': work: '16' is not a size", NULL },
+	/* cpu lists */
+	{ "[thread a]\ncpus = 3-1\n", "x.ini:2: thread 'a': cpus: descending range 3-1", NULL },
+	{ "[thread a]\ncpus = 0,\n", "x.ini:2: thread 'a': cpus:", "expected e.g. 1, 0-3" },
+	{ "[thread a]\ncpus = one\n", "x.ini:2: thread 'a': cpus: 'one' is not a cpu list", NULL },
+	{ "[run]\nisolate = x\n[thread a]\n", "x.ini:2: [run] isolate:", "cpu list" },
+	/* booleans */
+	{ "[thread a]\nrate = 1Hz\nmeasure = maybe\n", "x.ini:3: thread 'a': measure: 'maybe' is not a boolean", "yes, no, on, off" },
+	/* integers */
+	{ "[thread a]\nnice = -21\n", "x.ini:2: thread 'a': nice: -21 is out of range", "-20 to 19" },
+	{ "[thread a]\nnice = x\n", "x.ini:2: thread 'a': nice: 'x' is not an integer", NULL },
+	{ "[thread a]\ncount = 0\n", "x.ini:2: thread 'a': count: 0 is out of range", "1 to 64" },
+	{ "[thread a]\ncount = 65\n", "x.ini:2: thread 'a': count: 65 is out of range", NULL },
+	{ "[thread a]\npolicy = fifo\npriority = high\n", "x.ini:3: thread 'a': priority: 'high' is not a priority", "1-98" },
+	{ "[run]\nseed = -1\n[thread a]\n", "x.ini:2: [run] seed: -1 is out of range", NULL },
+	{ "[thread a]\nmem_node = x\n", "x.ini:2: thread 'a': mem_node:", NULL },
+	{ "[thread a]\nmem_node = 1000\n", "x.ini:2: thread 'a': mem_node 1000 does not exist", "nodes 0-" },
+	/* words */
+	{ "[thread a]\npolicy = fast\n", "x.ini:2: thread 'a': policy: 'fast' is not a policy", "fifo, rr, other, batch, idle or deadline" },
+	{ "[thread a]\npolicy = FIFO\n", "x.ini:2: thread 'a': policy: 'FIFO' is not a policy", NULL },
+	{ "[thread a]\nrate = 1Hz\noverrun = drop\n", "x.ini:3: thread 'a': overrun: 'drop' is not an overrun mode", "skip or catchup" },
+	{ "[thread a]\nwork = spinn 1ms\n", "x.ini:2: thread 'a': work: unknown work kind 'spinn'", "none, spin, sin" },
+	{ "[thread a]\nwork = spin\n", "x.ini:2: thread 'a': work: work 'spin' needs a duration", NULL },
+	{ "[thread a]\nwork = sin many\n", "x.ini:2: thread 'a': work: 'many' is not an integer", NULL },
+	{ "[run]\ntrace = sched,foo\n[thread a]\n", "x.ini:2: [run] trace: unknown trace group 'foo'", "sched, irq, timer" },
+	{ "[run]\ntrace = ,\n[thread a]\n", "x.ini:2: [run] trace: empty trace list", NULL },
+	{ "[run]\nirq_affinity = all\n[thread a]\n", "x.ini:2: [run] irq_affinity: 'all' is not an irq_affinity", "keep or housekeeping" },
+	{ "[run]\ncpu_dma_latency = 1500ns\n[thread a]\n", "x.ini:2: [run] cpu_dma_latency: '1500ns' is not whole microseconds", "off" },
+	{ "[run]\nrt_runtime = 2s\n[thread a]\n", "x.ini:2: [run] rt_runtime: '2s' is not whole microseconds", "1us-1s" },
+	{ "[run]\nrt_runtime = lots\n[thread a]\n", "x.ini:2: [run] rt_runtime: 'lots' is not an rt_runtime", "keep, unlimited" },
+	{ "[run]\nname = a b\n[thread a]\n", "x.ini:2: [run] name: name 'a b' is not usable in a path", NULL },
+	{ "[run]\nname = ../x\n[thread a]\n", "x.ini:2: [run] name:", NULL },
+	{ "[thread a]\nexec =\n", "x.ini:2: thread 'a': exec: exec needs a command line", NULL },
+	{ "[thread a]\n[sweep]\nruns = 0\n", "x.ini:3: [sweep] runs: 0 is out of range", NULL },
+	{ "[thread a]\n[sweep]\ncondition.A = a.nice=1\n", "x.ini:3: [sweep] condition.A: condition label 'A' is not valid", NULL },
+	{ "[thread a]\n[sweep]\ncondition.1-x! = a.nice=1\n", "x.ini:3: [sweep] condition.1-x!: condition label", NULL },
+	{ "[thread a]\n[sweep]\nvary.x = 1, 2\n", "x.ini:3: [sweep] vary.x: 'vary.x' must be vary.SECTION.KEY", NULL },
+};
+
+static const struct err_case cross[] = {
+	{ "[thread control]\npolicy = fifo\npriority = 120\n",
+	  "x.ini:3: thread 'control': priority 120 is out of range for policy fifo (1-98", NULL },
+	{ "[thread control]\npolicy = rr\npriority = 99\n",
+	  "x.ini:3: thread 'control': priority 99 is out of range for policy rr (1-98", "watchdog" },
+	{ "[thread control]\npriority = 0\npolicy = fifo\n",
+	  "x.ini:2: thread 'control': priority 0 is out of range for policy fifo (1-98", NULL },
+	{ "[thread a]\npriority = 5\n", "x.ini:2: thread 'a': priority is only for fifo and rr (policy is other", "use nice" },
+	{ "[thread a]\npolicy = idle\npriority = 5\n", "x.ini:3: thread 'a': priority is only for fifo and rr (policy is idle", NULL },
+	{ "[thread a]\npolicy = fifo\n", "x.ini:2: thread 'a': policy fifo needs a priority (1-98)", NULL },
+	{ "[thread a]\nrate = 1Hz\npolicy = rr\n", "x.ini:3: thread 'a': policy rr needs a priority", NULL },
+	{ "[thread a]\npolicy = fifo\npriority = 50\nnice = 5\n", "x.ini:4: thread 'a': nice is only for other and batch", NULL },
+	{ "[thread a]\nperiod = 10ms\nrate = 100Hz\n", "x.ini:3: thread 'a': period and rate both given", "one of them" },
+	{ "[thread a]\nrate = 100Hz\nperiod = 10ms\n", "x.ini:2: thread 'a': period and rate both given", NULL },
+	{ "[thread a]\npolicy = deadline\nperiod = 10ms\n", "x.ini:2: thread 'a': policy deadline needs runtime and period", NULL },
+	{ "[thread a]\npolicy = deadline\nruntime = 1ms\n", "x.ini:2: thread 'a': policy deadline needs runtime and period", NULL },
+	{ "[thread a]\npolicy = deadline\nperiod = 10ms\nruntime = 11ms\n", "x.ini:4: thread 'a': runtime must not exceed the deadline", NULL },
+	{ "[thread a]\npolicy = deadline\nperiod = 10ms\nruntime = 1ms\ndeadline = 20ms\n", "x.ini:5: thread 'a': policy deadline needs deadline <= period", NULL },
+	{ "[thread a]\nruntime = 1ms\n", "x.ini:2: thread 'a': runtime is only for policy deadline", NULL },
+	{ "[thread a]\ndeadline = 1ms\n", "x.ini:2: thread 'a': deadline needs a period or rate", NULL },
+	{ "[thread a]\noverrun = catchup\n", "x.ini:2: thread 'a': overrun needs a period or rate", NULL },
+	{ "[thread a]\ncpus = 1023\n", "x.ini:2: thread 'a': cpus names CPU 1023, which is not online", "online: 0" },
+	{ "[thread a]\nexec = sleep 1\nwork = spin 1ms\n", "x.ini:3: thread 'a': exec and work are exclusive", NULL },
+	{ "[thread a]\nexec = sleep 1\nrate = 10Hz\n", "x.ini:2: thread 'a': an exec neighbour cannot be periodic", NULL },
+	{ "[thread a]\nmeasure = yes\n", "x.ini:2: thread 'a': measure = yes needs a period or rate", NULL },
+	{ "[thread a]\nmeasure = yes\nexec = true\n", "x.ini:2: thread 'a': measure = yes needs a period or rate", NULL },
+	{ "[run]\nduration = 1s\n[thread a]\nstart = 1s\n", "x.ini:4: thread 'a': start is not before the end of the run", NULL },
+	{ "[run]\nisolate = 1023\n[thread a]\n", "x.ini:2: [run] isolate: CPU 1023 is not online", NULL },
+	{ "[run]\nirq_affinity = housekeeping\n[thread a]\n", "x.ini:2: [run] irq_affinity = housekeeping needs isolate", NULL },
+};
+
+static const struct err_case expects[] = {
+	{ "[thread a]\n[expect]\nx = a.misses 0\n", "x.ini:3: [expect] x: 'a.misses 0' is not an expectation",
+	  "THREAD.METRIC OP VALUE" },
+	{ "[thread a]\n[expect]\nx = a.misses =< 0\n", "x.ini:3: [expect] x:", "OP one of" },
+	{ "[thread a]\n[expect]\nx = a.misses ==\n", "x.ini:3: [expect] x:", "THREAD.METRIC OP VALUE" },
+	{ "[thread a]\n[expect]\nx = < 5\n", "x.ini:3: [expect] x:", "THREAD.METRIC OP VALUE" },
+	{ "[thread a]\n[expect]\nx = a.latency.p99 < 2\n", "x.ini:3: [expect] x: '2' has no unit", NULL },
+	{ "[thread a]\n[expect]\nx = a.misses < 1.5\n", "x.ini:3: [expect] x: '1.5' is not an integer", NULL },
+	{ "[thread a]\n[expect]\nx = a.rate_hz > fast\n", "x.ini:3: [expect] x: 'fast' is not a rate in Hz", NULL },
+	{ "[thread a]\n[expect]\nx = a.rate_hz > nan\n", "x.ini:3: [expect] x: 'nan' is not a rate in Hz", NULL },
+	{ "[thread a]\n[expect]\nx = a.latency.p98 < 2ms\n", "x.ini:3: [expect] x: 'a.latency.p98' does not name THREAD.METRIC",
+	  "latency.p50|p90|p99|p999|max|mean" },
+	{ "[thread a]\n[expect]\nx = latency.p99 < 2ms\n", "x.ini:3: [expect] x: 'latency.p99' does not name THREAD.METRIC", NULL },
+	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread 'ghost'", NULL },
+	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread 'a.2'", NULL },
+	{ "[thread a]\n[expect]\nbad label = a.misses == 0\n", "x.ini:3: [expect]: label 'bad label' is not valid", NULL },
+	{ "[thread a]\n[expect]\n= a.misses == 0\n", "x.ini:3: [expect]: label '' is not valid", NULL },
+};
+
+static void run_cases(const struct err_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		parse_err(c[i].text, c[i].prefix, c[i].needle);
+}
+
+static void test_err_sections(void **state)
+{
+	(void)state;
+	run_cases(sections, sizeof(sections) / sizeof(sections[0]));
+}
+
+static void test_err_syntax(void **state)
+{
+	(void)state;
+	run_cases(syntax, sizeof(syntax) / sizeof(syntax[0]));
+}
+
+static void test_err_keys(void **state)
+{
+	(void)state;
+	run_cases(keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+static void test_err_values(void **state)
+{
+	(void)state;
+	run_cases(values, sizeof(values) / sizeof(values[0]));
+}
+
+static void test_err_cross(void **state)
+{
+	(void)state;
+	run_cases(cross, sizeof(cross) / sizeof(cross[0]));
+}
+
+static void test_err_expect(void **state)
+{
+	(void)state;
+	run_cases(expects, sizeof(expects) / sizeof(expects[0]));
+}
+
+/* Isolating every online CPU leaves no housekeeping CPU. */
+static void test_err_isolate_all(void **state)
+{
+	cpu_set_t online;
+	char list[256], text[512], prefix[512];
+
+	(void)state;
+	assert_int_equal(jl_cpulist_online(&online), 0);
+	jl_cpulist_format(&online, list, sizeof(list));
+	snprintf(text, sizeof(text), "[run]\nisolate = %s\n[thread a]\n", list);
+	snprintf(prefix, sizeof(prefix), "x.ini:2: [run] isolate: shielding every online CPU (%s)", list);
+	parse_err(text, prefix, "no housekeeping CPU");
+}
+
+/* The inih line limit: a longer line is an error at its own line, never silently split. */
+static void test_err_long_line(void **state)
+{
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), "[thread a]\nrate = 1Hz\n; %0300d\nwork = none\n", 0);
+	parse_err(text, "x.ini:3: line is longer than 199 characters", NULL);
+	snprintf(text, sizeof(text), "[thread a]\nexec = %0250d\n", 7);
+	parse_err(text, "x.ini:2: line is longer than", NULL);
+	/* 199 characters is fine */
+	snprintf(text, sizeof(text), "[thread a]\n;%0198d\n", 0);
+	assert_int_equal(strlen(strchr(text, ';')), 200);
+	parse_ok(text);
+	/* and a long last line without a newline is also refused */
+	snprintf(text, sizeof(text), "[thread a]\n;%0300d", 0);
+	parse_err(text, "x.ini:2: line is longer than", NULL);
+}
+
+/* Files: the path and line prefix, NUL bytes, a missing file. */
+static void test_parse_file(void **state)
+{
+	char path[] = "/tmp/jl-test-scenario-XXXXXX";
+	char err[JL_ERR_MAX], expect[256];
+	int fd = mkstemp(path);
+	static const char good[] = "; test\n[run]\nduration = 2s\n\n[thread control]\npolicy = fifo\npriority = 80\nrate = 100Hz\n";
+	static const char bad[] = "[thread control]\npolicy = fifo\n\npriority = 120\n";
+	static const char nul[] = "[thread a]\nrate = 1\0Hz\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, good, sizeof(good) - 1), (ssize_t)sizeof(good) - 1);
+	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), 0);
+	assert_int_equal(sc_a->run.duration_ns, 2000000000LL);
+	assert_int_equal(sc_a->threads[0].period_ns, 10000000);
+	assert_int_equal(sc_a->threads[0].line, 5);
+	/* the default name is the file stem */
+	assert_string_equal(sc_a->run.name, strrchr(path, '/') + 1);
+
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, bad, sizeof(bad) - 1, 0), (ssize_t)sizeof(bad) - 1);
+	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), -1);
+	snprintf(expect, sizeof(expect), "%s:4: thread 'control': priority 120 is out of range for policy fifo (1-98", path);
+	assert_int_equal(strncmp(err, expect, strlen(expect)), 0);
+
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, nul, sizeof(nul) - 1, 0), (ssize_t)sizeof(nul) - 1);
+	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), -1);
+	snprintf(expect, sizeof(expect), "%s:2: NUL byte", path);
+	assert_int_equal(strncmp(err, expect, strlen(expect)), 0);
+
+	close(fd);
+	unlink(path);
+	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), -1);
+	snprintf(expect, sizeof(expect), "%s: cannot open", path);
+	assert_int_equal(strncmp(err, expect, strlen(expect)), 0);
+}
+
+/* A default name that is not a valid `name` (spaces) is made one, so scenario.ini parses back. */
+static void test_default_name_sanitized(void **state)
+{
+	char err[JL_ERR_MAX];
+
+	(void)state;
+	assert_int_equal(jl_scenario_parse_string("/tmp/my scenario.v2.ini", "[thread a]\n", sc_a, err, sizeof(err)), 0);
+	assert_string_equal(sc_a->run.name, "my_scenario.v2");
+	assert_int_equal(jl_scenario_parse_string(".hidden", "[thread a]\n", sc_a, err, sizeof(err)), 0);
+	assert_string_equal(sc_a->run.name, "_hidden"); /* a name may not start with '.' */
+}
+
+/* ---- good paths ---- */
+
+static void test_defaults(void **state)
+{
+	struct jl_scenario *sc = parse_ok("[thread a]\n");
+	const struct jl_thread_spec *t = &sc->threads[0];
+	char *out;
+
+	(void)state;
+	assert_string_equal(sc->run.name, "x");
+	assert_int_equal(sc->run.duration_ns, 10000000000LL);
+	assert_int_equal(sc->run.warmup_ns, 1000000000LL);
+	assert_int_equal(sc->run.trace_groups, JL_TRACE_SCHED);
+	assert_int_equal(sc->run.trace_buffer, 16ULL << 20);
+	assert_false(sc->run.isolate_set);
+	assert_int_equal(sc->run.irq_affinity, JL_IRQ_KEEP);
+	assert_int_equal(sc->run.cpu_dma_latency_ns, 0);
+	assert_int_equal(sc->run.rt_runtime_us, -2);
+	assert_int_equal(sc->run.seed, 1);
+	assert_int_equal(sc->nthreads, 1);
+	assert_string_equal(t->name, "a");
+	assert_int_equal(t->policy, JL_POLICY_OTHER);
+	assert_int_equal(t->priority, 0);
+	assert_int_equal(t->nice, 0);
+	assert_false(t->cpus_set);
+	assert_int_equal(t->count, 1);
+	assert_int_equal(t->period_ns, 0);
+	assert_int_equal(t->work.kind, JL_WORK_NONE);
+	assert_int_equal(t->overrun, JL_OVERRUN_SKIP);
+	assert_int_equal(t->mem_node, -1);
+	assert_int_equal(t->start_ns, 0);
+	assert_false(jl_thread_measured(t));
+	assert_string_equal(t->exec, "");
+	assert_int_equal(sc->nexpect, 0);
+	assert_false(sc->sweep.present);
+
+	/* every default is written out */
+	out = write_str(sc);
+	static const char *const lines[] = {
+		"\n[run]\n", "\nname = x\n", "\nduration = 10s\n", "\nwarmup = 1s\n", "\ntrace = sched\n",
+		"\ntrace_buffer = 16MB\n", "\ntrace_threshold = none\n", "\nisolate = none\n", "\nirq_affinity = keep\n",
+		"\ncpu_dma_latency = 0s\n", "\nrt_runtime = keep\n", "\nseed = 1\n", "\ngrace = 2s\n", "\n[thread a]\n",
+		"\npolicy = other\n", "\nnice = 0\n", "\ncount = 1\n", "\nwork = none\n", "\nmem_node = none\n",
+		"\nstart = 0s\n", "\nmeasure = no\n",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (!strstr(out, lines[i])) {
+			print_error("written scenario lacks \"%s\":\n%s\n", lines[i], out);
+			fail();
+		}
+	}
+	free(out);
+}
+
+static void test_periodic_defaults(void **state)
+{
+	struct jl_scenario *sc = parse_ok("[thread c]\npolicy = fifo\npriority = 80\ncpus = 1\nrate = 60Hz\nwork = spin 200us\n");
+	const struct jl_thread_spec *t = &sc->threads[0];
+	char *out;
+
+	(void)state;
+	assert_int_equal(t->policy, JL_POLICY_FIFO);
+	assert_int_equal(t->priority, 80);
+	assert_true(t->cpus_set);
+	assert_int_equal(CPU_COUNT(&t->cpus), 1);
+	assert_true(CPU_ISSET(1, &t->cpus));
+	assert_int_equal(t->period_ns, 16666667); /* 1/60 s rounded to the ns */
+	assert_true(t->period_from_rate);
+	assert_int_equal(t->work.kind, JL_WORK_SPIN);
+	assert_int_equal(t->work.arg, 200000);
+	assert_true(jl_thread_measured(t)); /* periodic: measured by default */
+	assert_int_equal(t->key_line[JL_TKEY_RATE], 5);
+	out = write_str(sc);
+	assert_non_null(strstr(out, "\npriority = 80\n"));
+	assert_non_null(strstr(out, "\ncpus = 1\n"));
+	assert_non_null(strstr(out, "\nperiod = 16666667ns\n"));
+	assert_non_null(strstr(out, "\ndeadline = 16666667ns\n"));
+	assert_non_null(strstr(out, "\noverrun = skip\n"));
+	assert_non_null(strstr(out, "\nwork = spin 200us\n"));
+	assert_non_null(strstr(out, "\nmeasure = yes\n"));
+	assert_null(strstr(out, "nice")); /* fifo has no nice */
+	free(out);
+
+	sc = parse_ok("[thread c]\nrate = 0.5Hz\n[thread d]\nrate = 3Hz\n[thread e]\nrate = 1kHz\nmeasure = off\n");
+	assert_int_equal(sc->threads[0].period_ns, 2000000000LL);
+	assert_int_equal(sc->threads[1].period_ns, 333333333LL);
+	assert_int_equal(sc->threads[2].period_ns, 1000000LL);
+	assert_false(jl_thread_measured(&sc->threads[2]));
+}
+
+static void test_count_and_expect(void **state)
+{
+	struct jl_scenario *sc = parse_ok("[thread hog]\ncount = 4\nwork = sin 1000\n\n[thread ctl]\npolicy = rr\npriority = 1\n"
+					  "period = 1ms\n\n[expect]\nh3 = hog.3.misses == 0\nlat = ctl.latency.p99 < 1.5ms\n"
+					  "rate: ctl.rate_hz >= 999.5Hz\nper = ctl.period.stddev <= 100us\n");
+
+	(void)state;
+	assert_int_equal(sc->nthreads, 2);
+	assert_int_equal(thread(sc, "hog")->count, 4);
+	assert_int_equal(sc->nexpect, 4);
+	assert_string_equal(sc->expect[0].label, "h3");
+	assert_string_equal(sc->expect[0].thread, "hog.3");
+	assert_string_equal(sc->expect[0].metric, "misses");
+	assert_int_equal(sc->expect[0].op, JL_CMP_EQ);
+	assert_int_equal(sc->expect[0].line, 11);
+	assert_string_equal(sc->expect[1].thread, "ctl");
+	assert_string_equal(sc->expect[1].metric, "latency.p99");
+	assert_int_equal(sc->expect[1].op, JL_CMP_LT);
+	assert_true(sc->expect[1].value == 1500000.0);
+	assert_string_equal(sc->expect[1].text, "ctl.latency.p99 < 1.5ms");
+	assert_string_equal(sc->expect[2].metric, "rate_hz");
+	assert_int_equal(sc->expect[2].op, JL_CMP_GE);
+	assert_true(sc->expect[2].value == 999.5);
+	assert_string_equal(sc->expect[3].metric, "period.stddev");
+	assert_int_equal(sc->expect[3].op, JL_CMP_LE);
+}
+
+/* The contract's own example (shared/design/scenario-format.md) parses. */
+static void test_contract_example(void **state)
+{
+	struct jl_scenario *sc;
+
+	(void)state;
+	sc = parse_ok("; Does a CPU-bound neighbour on the same core break a 100 Hz SCHED_FIFO loop?\n"
+		      "; Expect: no misses with fifo; hundreds of ms periods with policy=other.\n"
+		      "[run]\nduration = 60s\nisolate = 1\n\n"
+		      "[thread control]\npolicy = fifo\npriority = 80\ncpus = 1\nrate = 100Hz\nwork = spin 200us\n\n"
+		      "[thread scan]\npolicy = other\ncpus = 1\nrate = 60Hz\nwork = sin 50000000\n\n"
+		      "[sweep]\nruns = 5\ncondition.fifo = control.policy=fifo; control.priority=80\n"
+		      "condition.other = control.policy=other\n\n"
+		      "[expect]\nfifo_rate = control.rate_hz > 99\n");
+	assert_int_equal(sc->run.duration_ns, 60000000000LL);
+	assert_true(sc->run.isolate_set);
+	assert_int_equal(sc->nthreads, 2);
+	assert_int_equal(thread(sc, "scan")->work.arg, 50000000);
+	assert_true(sc->sweep.present);
+	assert_int_equal(sc->sweep.runs, 5);
+	assert_int_equal(sc->sweep.nconditions, 2);
+	assert_string_equal(sc->sweep.conditions[1].label, "other");
+	assert_string_equal(sc->sweep.conditions[0].overrides, "control.policy=fifo; control.priority=80");
+	assert_int_equal(sc->nexpect, 1);
+}
+
+/* jl_scenario_write's output parses back to the same model, and writing again gives the same text. */
+static void test_round_trip(void **state)
+{
+	static const char *const inputs[] = {
+		"[thread a]\n",
+		"[run]\nduration = 2s\nwarmup = 0s\ntrace = off\n[thread c]\npolicy = fifo\npriority = 80\ncpus = 1\n"
+		"rate = 100Hz\nwork = spin 200us\n[thread hog]\ncpus = 1\nwork = sin 50000000\n"
+		"[expect]\nok = c.misses == 0\nr = c.rate_hz > 99\n",
+		"[run]\nname = all-keys\nduration = 1.5s\nwarmup = 250ms\ntrace = timer, sched\ntrace_buffer = 4MB\n"
+		"trace_threshold = 500us\nisolate = 1\nirq_affinity = housekeeping\ncpu_dma_latency = off\n"
+		"rt_runtime = 950ms\nseed = 42\ngrace = 3s\n\n"
+		"[thread loop]\npolicy = rr\npriority = 50\ncpus = 1,0\ncount = 2\nperiod = 1ms\nwork = memory 64KB\n"
+		"deadline = 800us\noverrun = catchup\nmem_node = 0\nstart = 100ms\nmeasure = yes\n\n"
+		"[thread dl]\npolicy = deadline\nperiod = 10ms\nruntime = 2ms\ndeadline = 5ms\nwork = syscall 100\n\n"
+		"[thread nice]\npolicy = batch\nnice = 5\nwork = sleep 1ms\n\n"
+		"[thread idle]\npolicy = idle\nwork = none\nmeasure = no\n\n"
+		"[thread ext]\npolicy = fifo\npriority = 10\ncpus = 1\nexec = sleep 1000 ; comment\n\n"
+		"[expect]\na = loop.0.latency.p99 < 2ms\nb = loop.1.misses == 0\nc = loop.0.rate_hz >= 999.5Hz\n\n"
+		"[sweep]\nruns = 3\ncondition.fifo = loop.policy=fifo; loop.priority=80\ncondition.2 = loop.policy=other\n"
+		"vary.loop.period = 1ms, 2ms\ncompare = fifo:2\n",
+		"\xEF\xBB\xBF[thread bom]\nrate: 7Hz\n",
+	};
+	char err[JL_ERR_MAX], why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		char *one, *two;
+
+		parse_ok(inputs[i]);
+		one = write_str(sc_a);
+		if (jl_scenario_parse_string("x.ini", one, sc_b, err, sizeof(err))) {
+			print_error("written scenario does not parse: %s\n%s\n", err, one);
+			fail();
+		}
+		if (!jl_test_scenario_same(sc_a, sc_b, why, sizeof(why))) {
+			print_error("round trip changed %s\n%s\n", why, one);
+			fail();
+		}
+		two = write_str(sc_b);
+		assert_string_equal(one, two);
+		free(one);
+		free(two);
+	}
+	assert_string_equal(thread(sc_b, "bom")->name, "bom");
+}
+
+/* ---- --set ---- */
+
+static const char base[] = "[run]\nduration = 10s\n\n[thread control]\npolicy = fifo\npriority = 80\ncpus = 1\nperiod = 10ms\n"
+			   "work = spin 200us\n\n[thread scan]\ncpus = 1\nrate = 60Hz\nwork = sin 1000\n\n"
+			   "[expect]\nok = control.misses == 0\n";
+
+static int set(const char *assignment, char *err, size_t errlen)
+{
+	int rc = jl_scenario_set(sc_a, assignment, err, errlen);
+
+	return rc ? rc : jl_scenario_validate(sc_a, err, errlen);
+}
+
+static void set_ok(const char *assignment)
+{
+	char err[JL_ERR_MAX] = "";
+
+	if (set(assignment, err, sizeof(err))) {
+		print_error("--set %s failed: %s\n", assignment, err);
+		fail();
+	}
+}
+
+static void set_err(const char *assignment, const char *prefix, const char *needle)
+{
+	char err[JL_ERR_MAX] = "";
+
+	parse_ok(base);
+	if (!set(assignment, err, sizeof(err))) {
+		print_error("--set %s accepted\n", assignment);
+		fail();
+	}
+	if (strncmp(err, prefix, strlen(prefix)) || (needle && !strstr(err, needle))) {
+		print_error("--set %s: error \"%s\"\nexpected it to start with \"%s\" and contain \"%s\"\n", assignment, err,
+			    prefix, needle ? needle : "");
+		fail();
+	}
+}
+
+static void test_set_overrides(void **state)
+{
+	struct jl_scenario *sc;
+	char *one, err[JL_ERR_MAX], why[256];
+
+	(void)state;
+	sc = parse_ok(base);
+	set_ok("control.priority=90");
+	assert_int_equal(thread(sc, "control")->priority, 90);
+	set_ok("run.duration=5s");
+	assert_int_equal(sc->run.duration_ns, 5000000000LL);
+	set_ok("run.warmup = 0s");
+	assert_int_equal(sc->run.warmup_ns, 0);
+	set_ok("scan.work=spin 1.5ms");
+	assert_int_equal(thread(sc, "scan")->work.kind, JL_WORK_SPIN);
+	assert_int_equal(thread(sc, "scan")->work.arg, 1500000);
+	/* rate replaces the file's period, period the file's rate: no "both given" */
+	set_ok("control.rate=50Hz");
+	assert_int_equal(thread(sc, "control")->period_ns, 20000000);
+	set_ok("scan.period=5ms");
+	assert_int_equal(thread(sc, "scan")->period_ns, 5000000);
+	/* the sweep example: a fifo thread becomes other (its priority goes), and back */
+	set_ok("control.policy=other");
+	assert_int_equal(thread(sc, "control")->policy, JL_POLICY_OTHER);
+	assert_int_equal(thread(sc, "control")->priority, 0);
+	set_ok("control.nice=-5");
+	assert_int_equal(thread(sc, "control")->nice, -5);
+	{
+		char e2[JL_ERR_MAX];
+
+		/* several overrides, then one validation (as a sweep condition "policy=fifo; priority=80") */
+		assert_int_equal(jl_scenario_set(sc, "control.policy=fifo", e2, sizeof(e2)), 0);
+		assert_int_equal(thread(sc, "control")->nice, 0);
+		/* fifo again without a priority is an error, not a silent default */
+		assert_int_equal(jl_scenario_validate(sc, e2, sizeof(e2)), -1);
+		assert_non_null(strstr(e2, "needs a priority"));
+	}
+	set_ok("control.priority=70");
+	/* priority set by --set counts as given */
+	assert_int_equal(thread(sc, "control")->priority, 70);
+	/* an expectation replaced by label, and a new one */
+	set_ok("expect.ok=control.latency.max < 10ms");
+	assert_int_equal(sc->nexpect, 1);
+	assert_string_equal(sc->expect[0].metric, "latency.max");
+	set_ok("expect.more=scan.skipped <= 2");
+	assert_int_equal(sc->nexpect, 2);
+	set_ok("sweep.runs=3");
+	assert_int_equal(sc->sweep.runs, 3);
+
+	/* the result still writes out and parses back to the same model */
+	one = write_str(sc);
+	assert_int_equal(jl_scenario_parse_string("x.ini", one, sc_b, err, sizeof(err)), 0);
+	assert_true(jl_test_scenario_same(sc, sc_b, why, sizeof(why)));
+	free(one);
+}
+
+static void test_set_errors(void **state)
+{
+	(void)state;
+	set_err("ghost.priority=5", "--set ghost.priority=5: no section", "[thread ghost]");
+	set_err("bogus.x=5", "--set bogus.x=5: no section", NULL);
+	set_err("controlpriority=5", "--set controlpriority=5: expected SECTION.KEY=VALUE", NULL);
+	set_err("control.priority", "--set control.priority: expected SECTION.KEY=VALUE", NULL);
+	set_err("priority=5", "--set priority=5: expected SECTION.KEY=VALUE", NULL);
+	set_err(".priority=5", "--set .priority=5: expected SECTION.KEY=VALUE", NULL);
+	set_err("control.=5", "--set control.=5: expected SECTION.KEY=VALUE", NULL);
+	set_err("", "--set : expected SECTION.KEY=VALUE", NULL);
+	set_err("control.prio=5", "--set control.prio=5: thread 'control': unknown key 'prio'", "expected one of");
+	set_err("control.priority=abc", "--set control.priority=abc: thread 'control': priority: 'abc' is not a priority", NULL);
+	set_err("run.duration=10", "--set run.duration=10: [run] duration: '10' has no unit", NULL);
+	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-98");
+	set_err("scan.priority=5", "x.ini", "priority is only for fifo and rr");
+	set_err("scan.cpus=1023", "x.ini", "not online");
+	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread 'ghost'");
+	{
+		char longset[400];
+
+		snprintf(longset, sizeof(longset), "control.exec=%0300d", 1);
+		set_err(longset, "--set control.exec=", "too long");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_err_sections),
+		cmocka_unit_test(test_err_syntax),
+		cmocka_unit_test(test_err_keys),
+		cmocka_unit_test(test_err_values),
+		cmocka_unit_test(test_err_cross),
+		cmocka_unit_test(test_err_expect),
+		cmocka_unit_test(test_err_isolate_all),
+		cmocka_unit_test(test_err_long_line),
+		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_default_name_sanitized),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_periodic_defaults),
+		cmocka_unit_test(test_count_and_expect),
+		cmocka_unit_test(test_contract_example),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_set_overrides),
+		cmocka_unit_test(test_set_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
