@@ -567,9 +567,14 @@ int jl_journal_list(const char *dir, struct jl_journal_info *out, int max)
 		memset(&out[n], 0, sizeof(out[n]));
 		snprintf(out[n].path, sizeof(out[n].path), "%s/%s", dir, e->d_name);
 		if (read_owner(&out[n])) {
-			/* no readable owner line (crash while creating it): nothing was changed yet */
-			out[n].pid = 0;
-			out[n].alive = false;
+			/* No readable owner line: a run is creating it right now, or one crashed while creating
+			 * it (then nothing was changed yet). The pid in the name decides: a live process with
+			 * that pid, or a file younger than 10 s, is left alone. */
+			struct stat st;
+
+			out[n].pid = (pid_t)atoi(e->d_name + 4);
+			out[n].alive = kill(out[n].pid, 0) == 0 || errno == EPERM ||
+				       (stat(out[n].path, &st) == 0 && time(NULL) - st.st_mtime < 10);
 			out[n].entries = out[n].entries < 0 ? 0 : out[n].entries;
 		}
 		n++;

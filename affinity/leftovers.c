@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <mntent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,12 @@ static void find_tracefs(char *dir, size_t len)
 	endmntent(f);
 }
 
-static bool jitterlab_alive(pid_t pid)
+/* Could PID still own an instance or cpuset? Any live process with that pid counts (a run may be
+ * named "exe" when started through /proc/self/exe): a reused pid only delays a cleanup, never causes
+ * a live run's instance to be destroyed. */
+static bool pid_alive(pid_t pid)
 {
-	char path[64], comm[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	return pid > 0 && jl_knob_read(path, comm, sizeof(comm)) == 0 && !strncmp(comm, "jitterlab", 9);
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
 static void add_cpuset(const char *dir, void *ctx)
@@ -72,7 +73,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		while ((e = readdir(d)) && lo->ninstances < JL_LEFTOVER_MAX) {
 			if (strncmp(e->d_name, "jitterlab-", 10))
 				continue;
-			if (jitterlab_alive((pid_t)atoi(e->d_name + 10)))
+			if (pid_alive((pid_t)atoi(e->d_name + 10)))
 				continue;
 			snprintf(lo->instances[lo->ninstances++], sizeof(lo->instances[0]), "%s", e->d_name);
 		}
@@ -83,8 +84,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		pid_t live[JL_LEFTOVER_MAX];
 		int nl = 0;
 
-		/* a cpuset belongs to a live run when its pid has a live journal (or, between the journal's
-		 * creation and its first entry, is a live jitterlab process) */
+		/* a cpuset belongs to a live run when its pid has a live journal or is a live process */
 		for (int i = 0; i < lo->nlive; i++)
 			live[nl++] = lo->live[i];
 		d = opendir(lo->cpuset_root);
@@ -97,7 +97,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 				if (strncmp(e->d_name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)))
 					continue;
 				pid = (pid_t)atoi(e->d_name + strlen(JL_CPUSET_PREFIX));
-				if (jitterlab_alive(pid))
+				if (pid_alive(pid))
 					live[nl++] = pid;
 			}
 			closedir(d);
@@ -114,7 +114,7 @@ bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
 	for (int i = 0; i < lo->njournals; i++)
 		if (lo->journals[i].entries > 0 || strict)
 			return true;
-	return strict && (lo->ninstances || lo->ncpusets);
+	return lo->ninstances || lo->ncpusets;
 }
 
 int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
@@ -138,7 +138,7 @@ int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
 	for (int i = 0; i < lo->ninstances; i++) {
 		struct tracefs_instance *inst = tracefs_instance_alloc(lo->tracing_dir, lo->instances[i]);
 
-		if (inst && tracefs_instance_destroy(inst) == 0) {
+		if (inst && (tracefs_instance_destroy(inst) == 0 || errno == ENOENT)) { /* ENOENT: gone meanwhile */
 			if (out)
 				fprintf(out, "restore: tracing instance %s destroyed\n", lo->instances[i]);
 		} else {

@@ -30,8 +30,8 @@ struct jl_leftovers {
  * 0, or -1 with errno when the journal directory cannot be read. */
 int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir);
 
-/* Anything to restore? Stale journals with entries count; STRICT also counts empty journals,
- * instances and cpusets. */
+/* Anything to restore? Stale journals with entries, instances and cpusets count; STRICT also counts
+ * empty journals (a killed run that had changed nothing: only the file is left). */
 bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict);
 
 /* Undo every stale journal, destroy stale instances, remove stale cpusets. Prints one line per action

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <mntent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,12 @@ int jl_machine_check_stale(char *err, size_t errlen)
 			 "run `sudo jitterlab restore` first",
 			 (int)lo.journals[i].pid, lo.journals[i].entries, lo.journals[i].entries == 1 ? "" : "s",
 			 lo.journals[i].path);
+		return -1;
+	}
+	if (lo.ncpusets) {
+		/* a dead run's exclusive cpusets would make this run's shield fail, or confine tasks */
+		snprintf(err, errlen, "machine: a previous run left the cpuset %s%s; run `sudo jitterlab restore` first",
+			 lo.cpusets[0], lo.ncpusets > 1 ? " (and more)" : "");
 		return -1;
 	}
 	return 0;
@@ -194,28 +201,94 @@ static void check_smt(struct jl_machine *m, const struct jl_scenario *sc)
 	}
 }
 
-static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size_t errlen)
+/* The root RT group's runtime file (CONFIG_RT_GROUP_SCHED with the v1 cpu controller), or "". */
+static void rt_group_file(char *path, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *e;
+
+	path[0] = '\0';
+	while (f && (e = getmntent(f))) {
+		char opts[512], *save = NULL;
+
+		if (strcmp(e->mnt_type, "cgroup"))
+			continue;
+		snprintf(opts, sizeof(opts), "%s", e->mnt_opts);
+		for (char *t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(t, "cpu")) {
+				snprintf(path, len, "%s/cpu.rt_runtime_us", e->mnt_dir);
+				if (access(path, W_OK))
+					path[0] = '\0';
+				break;
+			}
+		}
+		if (path[0])
+			break;
+	}
+	if (f)
+		endmntent(f);
+}
+
+/* Journal PATH's old value and write VALUE (unless it already reads so). */
+static int set_journalled(struct jl_machine *m, const char *path, long long value, char *err, size_t errlen)
 {
 	char old[64], want[64];
 
-	if (jl_knob_read(RT_RUNTIME_PATH, old, sizeof(old))) {
-		snprintf(err, errlen, "machine: cannot read %s: %s", RT_RUNTIME_PATH, strerror(errno));
+	if (jl_knob_read(path, old, sizeof(old))) {
+		snprintf(err, errlen, "machine: cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
 	snprintf(want, sizeof(want), "%lld", value);
 	if (!strcmp(old, want))
 		return 0;
-	if (jl_journal_record_write(m->journal, RT_RUNTIME_PATH, old)) {
+	if (jl_journal_record_write(m->journal, path, old)) {
 		snprintf(err, errlen, "machine: cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
-	if (jl_knob_write(RT_RUNTIME_PATH, want)) {
-		snprintf(err, errlen, "machine: cannot set %s to %s: %s", RT_RUNTIME_PATH, want, strerror(errno));
+	if (jl_knob_write(path, want)) {
+		snprintf(err, errlen, "machine: cannot set %s to %s: %s", path, want, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* rt_runtime: sched_rt_runtime_us. With RT group scheduling the root group's cpu.rt_runtime_us may not
+ * exceed the global value, so it moves too: lowered before the global value, raised after it (the
+ * journal then undoes them in the right order as well). */
+static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size_t errlen)
+{
+	char group[512], now[64];
+	long long old;
+	bool lower;
+
+	if (jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now))) {
+		snprintf(err, errlen, "machine: cannot read %s: %s", RT_RUNTIME_PATH, strerror(errno));
+		return -1;
+	}
+	old = atoll(now);
+	if (old == value)
+		return 0;
+	lower = old < 0 || (value >= 0 && value < old);
+	rt_group_file(group, sizeof(group));
+	if (lower && group[0] && jl_knob_read(group, now, sizeof(now)) == 0 &&
+	    (atoll(now) < 0 || atoll(now) > value) && set_journalled(m, group, value, err, errlen))
+		return -1;
+	if (set_journalled(m, RT_RUNTIME_PATH, value, err, errlen))
+		return -1;
+	if (!lower && group[0] && jl_knob_read(group, now, sizeof(now)) == 0 && atoll(now) == old &&
+	    set_journalled(m, group, value, err, errlen))
+		return -1;
 	m->rt_changed = true;
 	m->rt_runtime_us = value;
 	return 0;
+}
+
+/* Is this process inside another run's housekeeping cpuset (/proc/self/cpuset names a jitterlab set)? */
+static bool confined_by_other_run(void)
+{
+	char cs[512];
+
+	return jl_knob_read("/proc/self/cpuset", cs, sizeof(cs)) == 0 && strstr(cs, "/" JL_CPUSET_PREFIX);
 }
 
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
@@ -236,6 +309,21 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	m->dma_fd = -1;
 	m->dma_us = -1;
 	m->rt_runtime_us = jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now)) == 0 ? atoll(now) : 0;
+	if (!knobs && confined_by_other_run()) {
+		/* Started while another run shields CPUs: this process sits in that run's housekeeping set
+		 * and could not reach the shield CPUs. That run holds the lock until it has moved every task
+		 * back, so waiting for the lock waits for the end of its shield. */
+		int fd = jl_journal_lock(dir, LOCK_WAIT_MS);
+
+		if (fd < 0 || confined_by_other_run()) {
+			if (fd >= 0)
+				close(fd);
+			snprintf(err, errlen, "machine: another jitterlab run shields CPUs and this process is confined to its "
+					      "housekeeping CPUs (waited 10s); start this run after it ends");
+			goto error;
+		}
+		close(fd);
+	}
 	if (knobs) {
 		m->lock_fd = jl_journal_lock(dir, LOCK_WAIT_MS);
 		if (m->lock_fd < 0) {
@@ -323,7 +411,11 @@ void jl_machine_describe(const struct jl_machine *m, json_object *host)
 	if (m->shielded) {
 		json_object *s = json_object_new_object();
 
+		const char *type = jl_topo_core_type(NULL, jl_cpulist_first(&m->shield.shield));
+
 		jl_shield_describe(&m->shield, s);
+		if (type) /* hybrid parts: which kind of core was shielded */
+			json_object_object_add(s, "core_type", json_object_new_string(type));
 		json_object_object_add(host, "shield", s);
 	}
 	if (m->irqs_steered) {

@@ -1,6 +1,7 @@
 /* machine: every machine knob a run changes (shield cpusets, IRQ affinity, cpu_dma_latency, RT
- * throttling), journalled on disk before it changes and restored in reverse order on every exit path.
- * jitterlab restore replays the journal after the tool was killed. */
+ * throttling), journalled on disk (/run/jitterlab/run-PID.journal, see journal.h) before it changes and
+ * restored in reverse order on every exit path. `jitterlab restore` replays the journal after the tool
+ * was killed (leftovers.h lists what dead runs left). */
 #ifndef JL_MACHINE_H
 #define JL_MACHINE_H
 
@@ -12,8 +13,10 @@
 
 struct jl_machine;
 
-/* Refuse to start over a stale journal (a run that died without restoring). 0 = clean, -1 = ERR says
- * what is left and to run `jitterlab restore`. Touches nothing. */
+/* Refuse to start over a stale journal (a run that died without restoring, with changes recorded) or a
+ * stale jitterlab cpuset. 0 = clean, -1 = ERR says what is left and to run `jitterlab restore` (the
+ * run then exits 1). Chosen over restoring silently: the user learns that a run died and what it left.
+ * Touches nothing. */
 int jl_machine_check_stale(char *err, size_t errlen);
 
 /* Pure checks of the scenario's machine settings against this machine (e.g. a measured thread's cpus

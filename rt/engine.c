@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../affinity/topology.h"
 #include "child.h"
 #include "stop.h"
 #include "units.h"
@@ -281,6 +282,14 @@ static void *thread_main(void *arg)
 	prefault_stack();
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);
+	if (th->spec->mem_node >= 0) {
+		/* the thread's own memory policy: its samples move there, its work buffer is allocated there */
+		if (jl_topo_numa_bind_memory(th->spec->mem_node, th->samples,
+					     th->samples ? th->cap * sizeof(*th->samples) : 0))
+			thread_fail(th, errno, "binding memory to mem_node");
+		else
+			th->mem_node_used = jl_topo_numa_node_of(th->samples ? (void *)th->samples : (void *)&th->work);
+	}
 	if (!th->error && jl_work_prepare(&th->work, &th->spec->work, th->spec->mem_node))
 		thread_fail(th, errno, "preparing the work");
 	gate_arrive_and_wait(eng);
@@ -341,6 +350,7 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 				snprintf(th->name, sizeof(th->name), "%s", spec->name);
 			th->driver = driver_for(spec);
 			th->is_exec = th->driver == JL_DRIVER_EXEC;
+			th->mem_node_used = -1;
 			th->measured = jl_thread_measured(spec);
 			CPU_ZERO(&th->cpus_used);
 			if (!spec->period_ns)

@@ -64,6 +64,7 @@ struct jl_thread {
 	size_t cap;
 	atomic_size_t nsamples;
 	uint64_t dropped_samples;   /* cycles beyond cap (should never happen) */
+	int mem_node_used;          /* NUMA node of the sample buffer when mem_node is set, else -1 */
 
 	/* counters kept by the thread, read after join */
 	struct jl_work_state work;

@@ -21,7 +21,7 @@ static const struct command commands[] = {
 	{ "analyze", cmd_analyze, "analyze RUN_DIR|TRACE.dat", "wakeup-latency analysis and worst-case attribution of a trace" },
 	{ "report", cmd_report, "report RUN_DIR...", "tables (and plots) for one run or several runs compared" },
 	{ "doctor", cmd_doctor, "doctor [--json]", "real-time readiness of this machine" },
-	{ "restore", cmd_restore, "restore", "put back every knob a crashed run left changed" },
+	{ "restore", cmd_restore, "restore [--dry-run] [--json]", "put back every knob a crashed run left changed" },
 	{ "list", cmd_list, "list", "work kinds, policies, trace groups, metrics, with one line each" },
 };
 

@@ -86,6 +86,10 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	json_object_object_add(t, "cpus_used", json_object_new_string(r->cpus_used));
 	if (spec->start_ns)
 		add_i64(t, "start_ns", spec->start_ns);
+	if (spec->mem_node >= 0) {
+		json_object_object_add(t, "mem_node", json_object_new_int(spec->mem_node));
+		json_object_object_add(t, "mem_node_used", json_object_new_int(th->mem_node_used));
+	}
 	return t;
 }
 

@@ -3,6 +3,7 @@
  * change, a torn last line, cgroup directory entries, children (a reused pid is never killed), IRQ
  * steering on a fake /proc/irq, SMT siblings on a fake sysfs. Touches no machine state. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "affinity/cpulist.h"
 #include "affinity/irq.h"
 #include "affinity/journal.h"
+#include "affinity/machine.h"
 #include "affinity/topology.h"
 
 struct fixture {
@@ -335,6 +337,85 @@ static void test_orphaned_grandchild_is_ended(void **state)
 	close(fds[1]);
 }
 
+/* A journal without a readable owner line: being created right now (young file or live pid: left
+ * alone) or left by a crash while creating it (old file, dead pid: stale, nothing to undo). */
+static void test_ownerless_journal(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info info[4];
+	char path[600];
+	pid_t dead = fork();
+	struct timespec old[2] = { { .tv_sec = 1000 }, { .tv_sec = 1000 } };
+	FILE *fp;
+
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	mkdir(f->state, 0755);
+	snprintf(path, sizeof(path), "%s/run-%d.journal", f->state, (int)dead);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_true(info[0].alive); /* young: maybe being written right now */
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_false(info[0].alive);
+	assert_int_equal(info[0].pid, dead);
+	assert_int_equal(info[0].entries, 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run-%d.journal", f->state, (int)getpid());
+	fp = fopen(path, "w");
+	fclose(fp);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_true(info[0].alive); /* its pid runs */
+	unlink(path);
+}
+
+/* The run's stale check (jl_machine_check_stale) on a journal directory given by JITTERLAB_STATE_DIR:
+ * a dead run's journal with changes refuses and names restore; one without changes does not. */
+static void test_machine_check_stale(void **state)
+{
+	struct fixture *f = *state;
+	char err[1024] = "", path[600];
+	pid_t pid;
+	int status;
+
+	setenv("JITTERLAB_STATE_DIR", f->state, 1);
+	if (jl_machine_check_stale(err, sizeof(err))) {
+		/* the real machine has a stale jitterlab cpuset (it also counts): not this test's business */
+		unsetenv("JITTERLAB_STATE_DIR");
+		skip();
+	}
+	put(f->root, "knob", "1");
+	for (int with_change = 0; with_change < 2; with_change++) {
+		pid = fork();
+		if (pid == 0) {
+			struct jl_journal *j;
+
+			if (jl_journal_open(&j, f->state))
+				_exit(2);
+			if (with_change) {
+				path_of(path, sizeof(path), f->root, "knob");
+				jl_journal_record_write(j, path, "1");
+			}
+			raise(SIGKILL);
+		}
+		waitpid(pid, &status, 0);
+		err[0] = '\0';
+		if (with_change) {
+			assert_int_equal(jl_machine_check_stale(err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "jitterlab restore"));
+			snprintf(path, sizeof(path), "run-%d.journal", (int)pid);
+			assert_non_null(strstr(err, path));
+		} else {
+			assert_int_equal(jl_machine_check_stale(err, sizeof(err)), 0);
+		}
+	}
+	unsetenv("JITTERLAB_STATE_DIR");
+}
+
 static void test_proc_start_time(void **state)
 {
 	unsigned long long start;
@@ -481,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cgroup_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_is_ended_but_reused_pid_is_not, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphaned_grandchild_is_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ownerless_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_machine_check_stale, setup, teardown),
 		cmocka_unit_test(test_proc_start_time),
 		cmocka_unit_test_setup_teardown(test_lock_is_exclusive, setup, teardown),
 		cmocka_unit_test(test_irq_mask_format),
