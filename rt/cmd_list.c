@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "trace.h"
 #include "work.h"
 
 int cmd_list(int argc, char **argv)
@@ -21,13 +22,6 @@ int cmd_list(int argc, char **argv)
 		{ JL_POLICY_IDLE, "SCHED_IDLE: runs only when nothing else wants the CPU" },
 		{ JL_POLICY_DEADLINE, "SCHED_DEADLINE: runtime/deadline/period reservation (EDF), above fifo" },
 	};
-	static const struct {
-		const char *name, *help;
-	} groups[] = {
-		{ "sched", "sched_waking, sched_wakeup, sched_wakeup_new, sched_switch, sched_migrate_task" },
-		{ "irq", "irq_handler_entry/exit, softirq_entry/exit" },
-		{ "timer", "hrtimer_start, hrtimer_expire_entry/exit" },
-	};
 
 	(void)argc, (void)argv;
 	printf("work kinds (thread key `work`):\n");
@@ -41,8 +35,8 @@ int cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
 		printf("  %-18s %s\n", jl_policy_name(policies[i].p), policies[i].help);
 	printf("\ntrace groups ([run] trace):\n");
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		printf("  %-18s %s\n", groups[i].name, groups[i].help);
+	for (int i = 0; i < jl_trace_ngroups; i++)
+		printf("  %-18s %s\n", jl_trace_groups[i].system, jl_trace_groups[i].help);
 	printf("\nmetrics ([expect] THREAD.METRIC OP VALUE):\n");
 	for (int i = 0; i < jl_nmetrics; i++)
 		printf("  %-18s %s\n", jl_metrics[i].name, jl_metrics[i].help);

@@ -529,7 +529,7 @@ int cmd_cyclictest(int argc, char **argv)
 			}
 		}
 	}
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	jl_child_signals_drain();
 	json_object_object_add(doc, "interrupted", json_object_new_boolean(jl_stopping()));
 	finish_doc(doc);
 	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
@@ -544,6 +544,8 @@ int cmd_cyclictest(int argc, char **argv)
 		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
 			status = JL_EXIT_RUNTIME;
 	}
+	jl_child_signals_drain();
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (jl_stopping())
 		status = JL_EXIT_INTERRUPTED;
 	goto out;

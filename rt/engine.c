@@ -271,6 +271,16 @@ static void prefault_stack(void)
 	memset((char *)buf, 0, sizeof(buf));
 }
 
+/* The thread's name in ps and in every trace event, set before it does anything else. */
+static void set_comm(const struct jl_thread *th)
+{
+	char comm[16]; /* the kernel keeps 15 characters */
+
+	memcpy(comm, th->name, sizeof(comm) - 1);
+	comm[sizeof(comm) - 1] = '\0';
+	pthread_setname_np(pthread_self(), comm);
+}
+
 static void *thread_main(void *arg)
 {
 	struct jl_thread *th = arg;
@@ -279,6 +289,7 @@ static void *thread_main(void *arg)
 	struct timespec cpu;
 
 	th->tid = (pid_t)syscall(SYS_gettid);
+	set_comm(th);
 	prefault_stack();
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);
@@ -403,13 +414,7 @@ static int create_thread(struct jl_thread *th, char *err, size_t errlen)
 			 rc == EPERM ? " (real-time policies need root, or CAP_SYS_NICE and RLIMIT_RTPRIO; run with sudo)" : "");
 		return -1;
 	}
-	{
-		char comm[16]; /* the kernel keeps 15 characters */
 
-		memcpy(comm, th->name, sizeof(comm) - 1);
-		comm[sizeof(comm) - 1] = '\0';
-		pthread_setname_np(th->pthread, comm);
-	}
 	th->created = true;
 	return 0;
 }

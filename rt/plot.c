@@ -190,6 +190,7 @@ static int64_t bin_width(int64_t max)
 }
 
 #define MAX_SERIES 32
+#define MAX_POINTS 3000
 
 int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 {
@@ -198,6 +199,7 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 	char tmpdir[] = "/tmp/jitterlab-plot-XXXXXX", p[PATH_MAX + 64];
 	int n, made = 0;
 	int64_t ws = 0;
+	size_t max_group = 1;
 	FILE *f;
 
 	err[0] = '\0';
@@ -240,7 +242,8 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 			fprintf(f, "# %s\n", ser[k].name);
 			for (int64_t b = 0; b <= max / w; b++)
 				if (cnt[b])
-					fprintf(f, "%.3f %llu\n", (double)(b * w + w / 2) / 1e3, (unsigned long long)cnt[b]);
+					fprintf(f, "%.3f %llu %.3f\n", (double)(b * w + w / 2) / 1e3, (unsigned long long)cnt[b],
+						(double)w / 1e3);
 			fprintf(f, "\n\n");
 			free(cnt);
 		}
@@ -249,9 +252,21 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 	/* latency over cycle index */
 	snprintf(p, sizeof(p), "%s/cycle.dat", tmpdir);
 	if ((f = fopen(p, "we"))) {
+		/* a long run would make an SVG of one circle per cycle (megabytes): beyond MAX_POINTS
+		 * cycles, plot the maximum of each group of consecutive cycles instead (the max is what
+		 * shows a transient) */
 		for (int k = 0; k < n; k++) {
-			for (size_t i = 0; i < ser[k].n; i++)
-				fprintf(f, "%lld %.3f\n", (long long)ser[k].cycle[i], (double)ser[k].latency[i] / 1e3);
+			size_t group = ser[k].n > MAX_POINTS ? (ser[k].n + MAX_POINTS - 1) / MAX_POINTS : 1;
+
+			if (group > max_group)
+				max_group = group;
+			for (size_t i = 0; i < ser[k].n; i += group) {
+				int64_t m = ser[k].latency[i];
+
+				for (size_t g = i + 1; g < i + group && g < ser[k].n; g++)
+					m = ser[k].latency[g] > m ? ser[k].latency[g] : m;
+				fprintf(f, "%lld %.3f\n", (long long)ser[k].cycle[i], (double)m / 1e3);
+			}
 			fprintf(f, "\n\n");
 		}
 		fclose(f);
@@ -303,10 +318,15 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		   "set xlabel 'latency (us)'\nset ylabel 'cycles'\nset logscale y\nset yrange [0.8:*]\n", run_dir);
 	fprintf(f, "plot ");
 	for (int k = 0; k < n; k++)
-		fprintf(f, "%s'%s/hist.dat' index %d using 1:2 with steps lw 2 title '%s'", k ? ", " : "", tmpdir, k, ser[k].name);
+		fprintf(f, "%s'%s/hist.dat' index %d using 1:2:3 with boxes fs transparent solid 0.45 noborder title '%s'",
+			k ? ", " : "", tmpdir, k, ser[k].name);
 	fprintf(f, "\nunset logscale y\nset yrange [*:*]\n");
-	fprintf(f, "set output '%s/latency-cycle.svg.tmp'\nset title 'wakeup latency over the run'\n"
-		   "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ", run_dir);
+	if (max_group > 1)
+		fprintf(f, "set output '%s/latency-cycle.svg.tmp'\nset title 'wakeup latency over the run (max of every %zu cycles)'\n"
+			   "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ", run_dir, max_group);
+	else
+		fprintf(f, "set output '%s/latency-cycle.svg.tmp'\nset title 'wakeup latency over the run'\n"
+			   "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ", run_dir);
 	for (int k = 0; k < n; k++)
 		fprintf(f, "%s'%s/cycle.dat' index %d using 1:2 with points pt 7 ps 0.3 title '%s'", k ? ", " : "", tmpdir, k, ser[k].name);
 	fprintf(f, "\nset output '%s/ticks.svg.tmp'\nset title 'completed cycles, one mark each (0.6 s window)'\n"
@@ -390,8 +410,24 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 			const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
-			double scale = !strcmp(unit, "ns") ? 1e3 : 1;
+			double scale = 1, lo = INFINITY, hi = -INFINITY;
+			const char *ylabel = unit;
 
+			/* the unit that suits the largest value; a log axis when the runs span two decades */
+			for (size_t c = 0; c < nc; c++) {
+				json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
+
+				for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
+					double x = json_object_get_double(json_object_array_get_idx(vals, k));
+
+					lo = x < lo ? x : lo;
+					hi = x > hi ? x : hi;
+				}
+			}
+			if (!strcmp(unit, "ns")) {
+				scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : 1e3;
+				ylabel = hi >= 1e9 ? "s" : hi >= 1e6 ? "ms" : "us";
+			}
 			for (size_t c = 0; c < nc; c++) {
 				json_object *st = jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn);
 				json_object *vals = jget(st, "values"), *mean = jget(st, "mean");
@@ -403,11 +439,12 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 				if (mean)
 					fprintf(fm, "%zu %.6g\n", c + 1, json_object_get_double(mean) / scale);
 			}
-			fprintf(fs, "-10 0\n\n\n"); /* never empty: keep the index */
-			fprintf(fm, "-10 0\n\n\n");
+			fprintf(fs, "-10 1\n\n\n"); /* never empty: keep the index (outside the x range) */
+			fprintf(fm, "-10 1\n\n\n");
+			fprintf(g, "%s\n", lo > 0 && hi / lo > 100 ? "set logscale y" : "unset logscale y");
 			fprintf(g, "set title '%s'\nset ylabel '%s'\nplot '%s/strip.dat' index %zu using 1:2 with points pt 7 ps 0.7 lc rgb '#1f77b4', "
 				   "'%s/mean.dat' index %zu using 1:2:(0.25) with xerrorbars pt 0 lw 2 lc rgb '#d62728'\n",
-				mn, !strcmp(unit, "ns") ? "us" : unit, tmpdir, m, tmpdir, m);
+				mn, ylabel, tmpdir, m, tmpdir, m);
 		}
 		fprintf(g, "unset multiplot\n");
 		fclose(fs);

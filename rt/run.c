@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../affinity/cpulist.h"
 #include "../affinity/machine.h"
 #include "commands.h"
 #include "engine.h"
@@ -94,6 +95,25 @@ static int hook_thread_ready(void *ctx, struct jl_thread *th)
 		return jl_machine_register_child(r->machine, th->tid) ||
 		       jl_machine_place_thread(r->machine, th->tid, false);
 	return jl_machine_place_thread(r->machine, th->tid, th->measured);
+}
+
+/* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere). */
+static bool reader_cpus(const struct jl_engine *eng, cpu_set_t *out)
+{
+	if (jl_cpulist_online(out))
+		return false;
+	for (int i = 0; i < eng->nthreads; i++) {
+		const struct jl_thread *th = &eng->threads[i];
+		cpu_set_t tmp;
+
+		if (!th->measured)
+			continue;
+		if (!th->spec->cpus_set)
+			return false;
+		CPU_XOR(&tmp, out, &th->spec->cpus);
+		CPU_AND(out, out, &tmp);
+	}
+	return CPU_COUNT(out) > 0;
 }
 
 static void set_watchdog_priority(bool on)
@@ -276,6 +296,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
 			r->trace = NULL;
 		} else {
+			cpu_set_t free_cpus;
+
+			/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
+			if (reader_cpus(&r->eng, &free_cpus))
+				jl_trace_set_reader_cpus(r->trace, &free_cpus);
 			r->eng.hooks.mark = jl_trace_mark;
 			r->eng.hooks.mark_threshold_ns = sc->run.trace_threshold_ns;
 		}

@@ -217,7 +217,7 @@ static void begin_section(struct parser *ps, const char *header)
 		}
 		t = &ps->sc->threads[ps->sc->nthreads++];
 		defaults_thread(t);
-		snprintf(t->name, sizeof(t->name), "%s", name);
+		snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
 		snprintf(t->file, sizeof(t->file), "%s", ps->file);
 		t->line = ps->line;
 		ps->thread = t;
@@ -377,24 +377,6 @@ static int parse_run_key(struct parser *ps, const char *key, const char *value, 
 
 /* ---- [thread NAME] keys ---- */
 
-/* --set policy=X (and sweep conditions such as `control.policy=other` on a fifo thread) switch the
- * policy: keys the new policy does not take are dropped instead of becoming errors. */
-static void set_policy_drops_keys(struct jl_thread_spec *t)
-{
-	if (!jl_policy_is_rt(t->policy)) {
-		t->priority = 0;
-		t->key_line[JL_TKEY_PRIORITY] = 0;
-	}
-	if (t->policy != JL_POLICY_OTHER && t->policy != JL_POLICY_BATCH) {
-		t->nice = 0;
-		t->key_line[JL_TKEY_NICE] = 0;
-	}
-	if (t->policy != JL_POLICY_DEADLINE) {
-		t->runtime_ns = 0;
-		t->key_line[JL_TKEY_RUNTIME] = 0;
-	}
-}
-
 static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const char *key, const char *value,
 			    char *why, size_t wl)
 {
@@ -415,9 +397,7 @@ static int parse_thread_key(struct parser *ps, struct jl_thread_spec *t, const c
 		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
 			if (!strcmp(value, policy_names[i])) {
 				t->policy = (enum jl_policy)i;
-				if (ps->line <= 0)
-					set_policy_drops_keys(t);
-				return 0;
+				return 0; /* a --set policy drops the keys it does not take: see jl_scenario_set() */
 			}
 		}
 		snprintf(why, wl, "'%s' is not a policy (expected fifo, rr, other, batch, idle or deadline)", value);
@@ -1053,6 +1033,19 @@ static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
 	return false;
 }
 
+static long long read_sysctl_ll(const char *path, long long fallback)
+{
+	FILE *f = fopen(path, "re");
+	long long v;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%lld", &v) != 1 || v <= 0)
+		v = fallback;
+	fclose(f);
+	return v;
+}
+
 static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
 			   char *err, size_t errlen)
 {
@@ -1078,6 +1071,16 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
 		if (t->runtime_ns > (t->deadline_ns ? t->deadline_ns : t->period_ns))
 			VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
+		{
+			/* the kernel's bounds on a SCHED_DEADLINE period (sysctls; these defaults elsewhere) */
+			long long lo = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_min_us", 100);
+			long long hi = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_max_us", 4194304);
+
+			if (t->period_ns < lo * 1000 || t->period_ns > hi * 1000)
+				VFAIL(line_of(t, t->key_line[JL_TKEY_RATE] ? JL_TKEY_RATE : JL_TKEY_PERIOD),
+				      "thread '%s': policy deadline needs a period of %lldus-%lldus "
+				      "(kernel.sched_deadline_period_min_us/max_us)", t->name, lo, hi);
+		}
 		if (t->deadline_ns > t->period_ns)
 			VFAIL(line_of(t, JL_TKEY_DEADLINE),
 			      "thread '%s': policy deadline needs deadline <= period (runtime <= deadline <= period)", t->name);

@@ -348,6 +348,27 @@ static void progress(const struct jl_sweep_data *d, int i, int total, const stru
 		d->conds[r->cond].label, r->rep, d->runs_per_cond, (int)eta / 60, (int)eta % 60);
 }
 
+/* The last non-empty line of a run's log, for the message that says why it failed. */
+static const char *last_line(const char *path, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, len, "(no message)");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+			line[--n] = '\0';
+		if (n)
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+	return buf;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -468,6 +489,12 @@ int cmd_sweep(int argc, char **argv)
 	t_start = now_s();
 	for (int i = 0; i < total && !jl_stopping(); i++) {
 		struct jl_sweep_run *r = &d.runs[i];
+
+		if (i == d.nconds && !usable) {
+			fprintf(stderr, "jitterlab sweep: every run of the first round failed: stopping the sweep\n");
+			status = JL_EXIT_RUNTIME;
+			break;
+		}
 		struct jl_child_run cr = { 0 };
 		char name[32], log[PATH_MAX + 300];
 		bool intr = false;
@@ -502,9 +529,12 @@ int cmd_sweep(int argc, char **argv)
 			jl_stop_request(JL_STOP_SIGNAL);
 			break;
 		}
-		if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
-			fprintf(stderr, "jitterlab sweep: run %d ('%s' run %d) exited %d; its log: %s\n", i + 1,
-				d.conds[r->cond].label, r->rep, rc, log);
+		if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT) {
+			char why[320];
+
+			fprintf(stderr, "jitterlab sweep: run %d ('%s' run %d) exited %d: %s\n  (its log: %s)\n", i + 1,
+				d.conds[r->cond].label, r->rep, rc, last_line(log, why, sizeof(why)), log);
+		}
 		if (!r->summary) {
 			if (rc == JL_EXIT_USAGE && i < d.nconds) {
 				fprintf(stderr, "jitterlab sweep: the run refused the scenario (exit 2): stopping the sweep\n");
@@ -518,8 +548,12 @@ int cmd_sweep(int argc, char **argv)
 			usable++;
 		save_results(&d, false, false);
 	}
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (jl_child_signals_drain())
+		d.interrupted = true;
 	save_results(&d, true, true);
+	if (jl_child_signals_drain())
+		d.interrupted = true; /* ^C while the table and plots were being made: still exit 130 */
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (d.interrupted) {
 		fprintf(stderr, "jitterlab sweep: interrupted after %d of %d runs\n", d.nruns, total);
 		status = JL_EXIT_INTERRUPTED;

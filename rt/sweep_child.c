@@ -28,6 +28,25 @@ int jl_child_signals_block(sigset_t *old)
 	return sigprocmask(SIG_BLOCK, &set, old);
 }
 
+bool jl_child_signals_drain(void)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set;
+	bool intr = false;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	while ((sig = sigtimedwait(&set, NULL, &zero)) > 0)
+		if (sig != SIGCHLD)
+			intr = true;
+	if (intr)
+		jl_stop_request(JL_STOP_SIGNAL);
+	return intr;
+}
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;

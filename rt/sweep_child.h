@@ -28,6 +28,11 @@ struct jl_child_run {
  * jl_child_run_exec() can forward them. Call once before the first run; restore with sigprocmask. */
 int jl_child_signals_block(sigset_t *old);
 
+/* Consume pending SIGINT/SIGTERM/SIGCHLD before the mask is restored (a pending SIGINT would otherwise
+ * kill the process before it writes its results). Returns true when SIGINT or SIGTERM was pending (the
+ * stop flag is then raised). */
+bool jl_child_signals_drain(void);
+
 /* Run the child and wait. Returns its exit status (0-255; 128+N if it died of signal N), or -1 with ERR
  * when it could not be started. *INTERRUPTED is set when SIGINT/SIGTERM arrived meanwhile (the stop
  * flag is raised too). RUN_DIR receives the resolved OUT/NAME/latest (empty when missing). */

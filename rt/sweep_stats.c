@@ -485,12 +485,63 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 	}
 	if (md)
 		fprintf(out, "\n");
+	/* every verdict when there are a few pairs; with many, the real differences only */
+	size_t mine = 0, real = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		json_object *o = json_object_array_get_idx(cmps, i);
+
+		if (!strcmp(gets(o, "thread", ""), tn) && !strcmp(gets(o, "metric", ""), metric)) {
+			mine++;
+			real += json_object_get_boolean(get(o, "significant"));
+		}
+	}
+	if (mine > 6)
+		fprintf(out, md ? "- %zu pairs compared, %zu real difference(s) (listed; every verdict is in sweep.json)\n" :
+				  "  %zu pairs compared, %zu real difference(s) (listed; every verdict is in sweep.json)\n", mine, real);
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(cmps, i);
 
 		if (strcmp(gets(o, "thread", ""), tn) || strcmp(gets(o, "metric", ""), metric))
 			continue;
+		if (mine > 6 && !json_object_get_boolean(get(o, "significant")))
+			continue;
 		fprintf(out, md ? "- %s vs %s: %s\n" : "  %s vs %s: %s\n", gets(o, "b", "?"), gets(o, "a", "?"), gets(o, "verdict", ""));
+	}
+}
+
+/* One row per condition: the headline metrics as mean (CV). */
+static void print_overview(FILE *out, json_object *sweep, const char *tn, bool md)
+{
+	static const char *const head[] = { "rate_hz", "latency.p99", "latency.max", "period.max", "misses" };
+	json_object *conds = get(sweep, "conditions");
+	size_t nc = conds ? json_object_array_length(conds) : 0;
+
+	if (md)
+		fprintf(out, "\n## %s: overview (mean over runs, CV in brackets)\n\n| condition | n | rate | latency p99 | latency max | period max | misses |\n|---|---|---|---|---|---|---|\n", tn);
+	else
+		fprintf(out, "\n%s: overview (mean over runs, CV in brackets)\n  %-22s %3s %18s %18s %18s %18s %14s\n", tn, "condition",
+			"n", "rate", "latency p99", "latency max", "period max", "misses");
+	for (size_t c = 0; c < nc; c++) {
+		json_object *co = json_object_array_get_idx(conds, c), *st = get(get(co, "stats"), tn);
+		char cell[5][64];
+		int n = (int)getd(get(st, "rate_hz"), "n", 0);
+
+		for (int k = 0; k < 5; k++) {
+			json_object *m = get(st, head[k]);
+			char v[48];
+			enum jl_metric_unit u = k == 0 ? JL_UNIT_HZ : k == 4 ? JL_UNIT_COUNT : JL_UNIT_NS;
+
+			if (m && get(m, "mean"))
+				snprintf(cell[k], sizeof(cell[k]), "%s (%.0f%%)", jl_value_format(getd(m, "mean", 0), u, false, v, sizeof(v)),
+					 getd(m, "cv", 0) * 100);
+			else
+				snprintf(cell[k], sizeof(cell[k]), "-");
+		}
+		if (md)
+			fprintf(out, "| %s | %d | %s | %s | %s | %s | %s |\n", gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
+		else
+			fprintf(out, "  %-22s %3d %18s %18s %18s %18s %14s\n", gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
 	}
 }
 
@@ -509,6 +560,7 @@ void jl_sweep_print(FILE *out, json_object *sweep, bool markdown)
 	for (size_t t = 0; t < nt; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, t));
 
+		print_overview(out, sweep, tn, markdown);
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 

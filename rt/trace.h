@@ -2,11 +2,16 @@
  * The run calls: jl_trace_start() before the threads go, passes jl_trace_mark() to the engine as its
  * marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
  * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path
- * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only. */
+ * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only.
+ * The module's files: trace_capture.c (instance, reader thread, markers, lost events), trace_dat.c (the v6
+ * writer), trace_read.c (libtracecmd reader), trace_events.c (pairing, CPU timelines), trace_decompose.c
+ * (cycles explained), trace_result.c (summary block, text), trace_kshark.c (session), trace_syms.c
+ * (callback names), trace_finish.c (the end of a run), analyze.c (`jitterlab analyze`). */
 #ifndef JL_TRACE_H
 #define JL_TRACE_H
 
 #include <json-c/json.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,6 +19,16 @@
 #include "scenario.h"
 
 struct jl_trace;
+
+/* The event groups of [run] trace (scenario-format.md): the one registry; `jitterlab list` can print it. */
+struct jl_trace_group {
+	unsigned bit;              /* JL_TRACE_* */
+	const char *system;        /* the group's name = the tracefs event system */
+	const char *const *events; /* NULL-terminated */
+	const char *help;
+};
+extern const struct jl_trace_group jl_trace_groups[];
+extern const int jl_trace_ngroups;
 
 struct jl_trace_result {
 	json_object *block; /* summary.json "trace" object (owned by the caller after finish) */
@@ -24,6 +39,10 @@ struct jl_trace_result {
 /* Create a private instance (jitterlab-<pid>), set the mono clock and buffer size, enable the event
  * groups of RUN->trace_groups and start recording. Returns 0, or -1 with ERR set (and nothing left). */
 int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen);
+
+/* Keep the trace reader thread (SCHED_OTHER) on CPUS, e.g. the CPUs no measured thread uses; by default
+ * it avoids [run] isolate only. Returns 0, or -1 with errno. */
+int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus);
 
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);

@@ -28,30 +28,38 @@ static const char *const irq_events[] = { "irq_handler_entry", "irq_handler_exit
 static const char *const timer_events[] = { "hrtimer_start", "hrtimer_expire_entry", "hrtimer_expire_exit", NULL };
 
 const struct jl_trace_group jl_trace_groups[] = {
-	{ JL_TRACE_SCHED, "sched", sched_events },
-	{ JL_TRACE_IRQ, "irq", irq_events },
-	{ JL_TRACE_TIMER, "timer", timer_events },
+	{ JL_TRACE_SCHED, "sched", sched_events,
+	  "sched_waking, sched_wakeup(_new), sched_switch, sched_migrate_task: wakeups and who held the CPU" },
+	{ JL_TRACE_IRQ, "irq", irq_events, "irq_handler_entry/exit, softirq_entry/exit: interrupt time in a wait" },
+	{ JL_TRACE_TIMER, "timer", timer_events,
+	  "hrtimer_start, hrtimer_expire_entry/exit: timer callbacks, named in trace.dat" },
 };
 const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
 
-/* Remove jitterlab-<pid> instances whose process is gone (a killed run). */
+/* An instance jitterlab-<pid> whose process is gone (a killed run): remove it. */
+static int remove_if_stale(const char *name, void *ctx)
+{
+	struct tracefs_instance *inst;
+	char *end;
+	long pid;
+
+	(void)ctx;
+	if (strncmp(name, "jitterlab-", 10))
+		return 0;
+	pid = strtol(name + 10, &end, 10);
+	if (pid <= 0 || *end || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst) {
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	return 0;
+}
+
 static void remove_stale_instances(void)
 {
-	char **names = tracefs_instances("^jitterlab-[0-9]+$");
-
-	for (int i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen("jitterlab-"), NULL, 10);
-		struct tracefs_instance *inst;
-
-		if (pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		inst = tracefs_instance_alloc(NULL, names[i]);
-		if (inst) {
-			tracefs_instance_destroy(inst);
-			tracefs_instance_free(inst);
-		}
-	}
-	tracefs_list_free(names);
+	tracefs_instances_walk(remove_if_stale, NULL);
 }
 
 static int read_drain(struct jl_trace *t, int cpu)
@@ -211,6 +219,13 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		if (!t->page_size)
 			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
 		t->cpu[c].fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (t->cpu[c].fd < 0) { /* a /tmp without O_TMPFILE: a named file, unlinked at once */
+			char tmpl[] = "/tmp/jitterlab-trace-XXXXXX";
+
+			t->cpu[c].fd = mkostemp(tmpl, O_CLOEXEC);
+			if (t->cpu[c].fd >= 0)
+				unlink(tmpl);
+		}
 		if (t->cpu[c].fd < 0) {
 			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
 			goto fail;
@@ -238,6 +253,22 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 fail:
 	jl_trace_destroy(t);
 	return -1;
+}
+
+int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus)
+{
+	int rc;
+
+	if (!t || !t->reader_started || !cpus || !CPU_COUNT(cpus)) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = pthread_setaffinity_np(t->reader, sizeof(*cpus), cpus);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
 }
 
 void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss)

@@ -165,7 +165,9 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 		if (put_system_formats(&o, jl_trace_groups[g].system) < 0)
 			goto fail_tracefs;
 	}
-	put32(&o, 0); /* kallsyms */
+	put32(&o, src->kallsyms ? (uint32_t)strlen(src->kallsyms) : 0); /* the symbols the events use */
+	if (src->kallsyms)
+		put(&o, src->kallsyms, strlen(src->kallsyms));
 	put32(&o, 0); /* printk formats */
 	cmdlines = build_cmdlines(src->extra_cmdlines);
 	if (!cmdlines)
@@ -176,10 +178,12 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 	/* options: the trace clock */
 	b = strchr(src->clock, '[');
 	e = b ? strchr(b, ']') : NULL;
+	/* the option names the clock without brackets: libtracecmd 3.1 takes the clock from the text after the
+	 * CPU offsets, and parsing a bracketed name twice would leak the first copy */
 	if (b && e)
-		snprintf(clockopt, sizeof(clockopt), "%.*s", (int)(e - b + 1), b);
+		snprintf(clockopt, sizeof(clockopt), "%.*s", (int)(e - b - 1), b + 1);
 	else
-		snprintf(clockopt, sizeof(clockopt), "[mono]");
+		snprintf(clockopt, sizeof(clockopt), "mono");
 	put(&o, "options  ", 10);
 	put16(&o, OPT_TRACECLOCK);
 	put32(&o, (uint32_t)strlen(clockopt) + 1);

@@ -1,7 +1,10 @@
-/* trace_events: pairing of wakeups and per-cycle latency decomposition over a merged event stream.
- * Pure: no tracefs, no files, no globals. Rules (platform-facts.md, tracing notes): first sched_waking
- * (or wakeup_new) of a pid -> next sched_switch with next_pid == pid; a pending wake is dropped if the
- * task switches out first, or when events were lost; the real CPU is the switch record's CPU. */
+/* trace_events: the analysis pass over a merged event stream: wakeup pairs per analysed thread and each
+ * CPU's timeline (tasks, IRQs, softirqs, hrtimer callbacks as non-overlapping pieces); trace_decompose.c
+ * explains cycles from them. Pure: no tracefs, no files, no globals. Rules (platform-facts.md, tracing
+ * notes): first sched_waking (or wakeup_new) of a pid -> next sched_switch with next_pid == pid; a pending
+ * wake is dropped if the task switches out first, or when events were lost; the real CPU is the switch
+ * record's CPU. A task that writes a record on a CPU where no switch put it was switched in untraced
+ * (this VM's kernel does not record switches out of the idle task): the switch is inferred. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +13,6 @@
 #include "trace_events.h"
 
 #define CTX_DEPTH 8
-#define MATCH_SLACK_NS 50000 /* trace clock vs CLOCK_MONOTONIC, and clock_gettime after the switch */
 
 struct ctx {
 	int32_t kind, pid;
@@ -96,13 +98,14 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->threads = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->threads));
 	an->pending = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending));
 	an->pending_cpu = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_cpu));
+	an->pending_prio = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_prio));
 	an->pending_new = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_new));
 	an->cpu = calloc(ncpus, sizeof(*an->cpu));
 	an->tasks = calloc(TASK_HASH, sizeof(*an->tasks));
 	an->segs = calloc(ncpus, sizeof(*an->segs));
 	an->nsegs = calloc(ncpus, sizeof(*an->nsegs));
 	an->capsegs = calloc(ncpus, sizeof(*an->capsegs));
-	if (!an->threads || !an->pending || !an->pending_cpu || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
+	if (!an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
 	    !an->nsegs || !an->capsegs) {
 		jl_tan_free(an);
 		errno = ENOMEM;
@@ -130,6 +133,7 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->threads);
 	free(an->pending);
 	free(an->pending_cpu);
+	free(an->pending_prio);
 	free(an->pending_new);
 	free(an->cpu);
 	free(an->tasks);
@@ -163,7 +167,7 @@ static int grow_cpus(struct jl_tan *an, int cpu)
 	return 0;
 }
 
-static int thread_of(const struct jl_tan *an, int32_t pid)
+int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
 {
 	if (pid <= 0)
 		return -1;
@@ -318,13 +322,13 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	c->pid = cur;
 	c->kprio = k ? k->kprio : 120;
 	snprintf(c->comm, sizeof(c->comm), "%s", k ? k->comm : "?");
-	ti = thread_of(an, cur);
+	ti = jl_tan_thread_of(an, cur);
 	if (ti >= 0) {
 		an->threads[ti].implicit_in++;
 		if (an->pending[ti] && an->threads[ti].measured) {
 			struct jl_pair p = { .waking = an->pending[ti], .switch_in = ts, .pid = cur, .cpu = cpu,
 					     .wake_cpu = an->pending_cpu[ti], .new_task = an->pending_new[ti],
-					     .implicit = true };
+					     .kprio = an->pending_prio[ti], .implicit = true };
 
 			if (add_pair(&an->threads[ti], &p) < 0)
 				return -1;
@@ -356,7 +360,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_SWITCH:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
-		ti = thread_of(an, ev->prev_pid);
+		ti = jl_tan_thread_of(an, ev->prev_pid);
 		if (ti >= 0) {
 			an->threads[ti].switch_out++;
 			an->pending[ti] = 0; /* switched out before its switch-in: drop the wake */
@@ -368,13 +372,13 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		c->pid = ev->pid;
 		c->kprio = ev->prio;
 		snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
-		ti = thread_of(an, ev->pid);
+		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti >= 0) {
 			an->threads[ti].switch_in++;
 			if (an->pending[ti] && an->threads[ti].measured) {
 				struct jl_pair p = { .waking = an->pending[ti], .switch_in = ev->ts, .pid = ev->pid,
 						     .cpu = ev->cpu, .wake_cpu = an->pending_cpu[ti],
-						     .new_task = an->pending_new[ti] };
+						     .kprio = an->pending_prio[ti], .new_task = an->pending_new[ti] };
 
 				if (add_pair(&an->threads[ti], &p) < 0)
 					return -1;
@@ -387,7 +391,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		task_note(an, ev->pid, ev->prio, ev->comm);
 		if (ev->pid > 0)
 			task_slot(an, ev->pid)->last_waking = ev->ts;
-		ti = thread_of(an, ev->pid);
+		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti < 0)
 			break;
 		an->threads[ti].wakings++;
@@ -396,6 +400,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		an->pending[ti] = ev->ts;
 		an->pending_cpu[ti] = ev->cpu;
 		an->pending_new[ti] = ev->kind == JL_TEV_WAKEUP_NEW;
+		an->pending_prio[ti] = ev->prio;
 		break;
 	case JL_TEV_IRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
@@ -461,321 +466,3 @@ int jl_tan_run(struct jl_tan *an, struct jl_tev *ev, size_t n)
 	return 0;
 }
 
-/* ---- decomposition ---- */
-
-/* First segment of CPU whose end is after TS. */
-static size_t seg_find(const struct jl_tan *an, int cpu, int64_t ts)
-{
-	size_t lo = 0, hi = an->nsegs[cpu];
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (an->segs[cpu][mid].end <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static const struct jl_segment *seg_at(const struct jl_tan *an, int cpu, int64_t ts)
-{
-	size_t i;
-
-	if (cpu < 0 || cpu >= an->ncpus)
-		return NULL;
-	i = seg_find(an, cpu, ts);
-	if (i < an->nsegs[cpu] && an->segs[cpu][i].start <= ts)
-		return &an->segs[cpu][i];
-	return NULL;
-}
-
-static void add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d)
-{
-	for (int i = 0; i < c->nparts; i++) {
-		struct jl_part *p = &c->parts[i];
-
-		if ((int)p->kind == kind && p->pid == pid && !strcmp(p->name, name)) {
-			p->duration_ns += d;
-			return;
-		}
-	}
-	if (c->nparts == JL_MAX_PARTS) {
-		add_part(c, JL_PART_OTHER, "others", -1, 0, d);
-		return;
-	}
-	if (c->nparts == JL_MAX_PARTS - 1 && !(kind == JL_PART_OTHER && !strcmp(name, "others"))) {
-		add_part(c, JL_PART_OTHER, "others", -1, 0, 0);
-		add_part(c, JL_PART_OTHER, "others", -1, 0, d);
-		return;
-	}
-	c->parts[c->nparts].kind = kind;
-	snprintf(c->parts[c->nparts].name, sizeof(c->parts[c->nparts].name), "%s", name);
-	c->parts[c->nparts].pid = pid;
-	c->parts[c->nparts].kprio = kprio;
-	c->parts[c->nparts].duration_ns = d;
-	c->nparts++;
-}
-
-/* Add what ran on CPU in [from, to) except SELF; returns the time accounted. */
-static int64_t add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self,
-			  struct jl_cycle *c, bool idle_as_switch)
-{
-	int64_t sum = 0;
-
-	if (cpu < 0 || cpu >= an->ncpus || to <= from)
-		return 0;
-	for (size_t i = seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
-		const struct jl_segment *s = &an->segs[cpu][i];
-		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
-
-		if (s->start >= to)
-			break;
-		if (b <= a || (s->kind == JL_PART_TASK && s->pid == self))
-			continue;
-		if (s->kind == JL_PART_OTHER && s->pid == 0)
-			add_part(c, JL_PART_OTHER, idle_as_switch ? "switch from idle" : "idle", -1, 0, b - a);
-		else
-			add_part(c, s->kind, s->name, s->pid, s->kprio, b - a);
-		sum += b - a;
-	}
-	return sum;
-}
-
-static int cmp_part(const void *pa, const void *pb)
-{
-	const struct jl_part *a = pa, *b = pb;
-	/* order: timer/idle-exit, tasks, irq, softirq, other; longest first within a kind */
-	static const int rank[] = { [JL_PART_TIMER] = 0, [JL_PART_IDLE_EXIT] = 0, [JL_PART_TASK] = 1,
-				    [JL_PART_IRQ] = 2, [JL_PART_SOFTIRQ] = 3, [JL_PART_OTHER] = 4 };
-
-	if (rank[a->kind] != rank[b->kind])
-		return rank[a->kind] - rank[b->kind];
-	if (a->kind == JL_PART_OTHER && !strcmp(a->name, "return"))
-		return 1;
-	if (b->kind == JL_PART_OTHER && !strcmp(b->name, "return"))
-		return -1;
-	return a->duration_ns < b->duration_ns ? 1 : a->duration_ns > b->duration_ns ? -1 : 0;
-}
-
-void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t release, int64_t wake,
-		      struct jl_cycle *c)
-{
-	int64_t ret;
-
-	c->nparts = 0;
-	c->release = release;
-	c->waking = p->waking;
-	c->switch_in = p->switch_in;
-	c->wake = wake;
-	c->cpu = p->cpu;
-	c->implicit = p->implicit;
-	c->latency_ns = release > 0 && wake > 0 ? wake - release : p->switch_in - p->waking;
-	if (release > 0) {
-		int64_t pre = p->waking > release ? p->waking - release : 0;
-		const struct jl_segment *s = seg_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
-		bool idle = s && s->kind == JL_PART_OTHER && s->pid == 0;
-
-		add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
-	}
-	add_window(an, p->cpu, p->waking, p->switch_in, p->pid, c, true);
-	if (wake > 0 && wake > p->switch_in) {
-		ret = wake - p->switch_in - add_window(an, p->cpu, p->switch_in, wake, p->pid, c, false);
-		add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
-	} else if (wake > 0) {
-		add_part(c, JL_PART_OTHER, "return", -1, 0, 0);
-	}
-	for (int i = 0; i < c->nparts; i++) {
-		struct jl_part *pt = &c->parts[i];
-		int ti;
-
-		if (pt->kind != JL_PART_TASK)
-			continue;
-		ti = thread_of(an, pt->pid);
-		if (ti >= 0 && an->threads[ti].name[0])
-			snprintf(pt->name, sizeof(pt->name), "%s", an->threads[ti].name);
-		if (ti >= 0 && an->threads[ti].policy[0])
-			snprintf(pt->policy, sizeof(pt->policy), "%s", an->threads[ti].policy);
-		else
-			jl_kprio_format(pt->kprio, pt->policy, sizeof(pt->policy));
-	}
-	qsort(c->parts, c->nparts, sizeof(c->parts[0]), cmp_part);
-}
-
-/* Last pair of T whose waking is at or before TS. */
-static long pair_before(const struct jl_tan_thread *t, int64_t ts)
-{
-	size_t lo = 0, hi = t->npairs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->pairs[mid].waking <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
-}
-
-struct cand {
-	int thread;
-	long pair;
-	int64_t latency, release, wake;
-	uint64_t cycle;
-};
-
-static void keep_worst(struct cand *w, int n, int *nw, const struct cand *c)
-{
-	int i;
-
-	if (*nw == n && w[n - 1].latency >= c->latency)
-		return;
-	i = *nw < n ? (*nw)++ : n - 1;
-	while (i > 0 && w[i - 1].latency < c->latency) {
-		w[i] = w[i - 1];
-		i--;
-	}
-	w[i] = *c;
-}
-
-int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int *nout)
-{
-	struct cand *w;
-	int nw = 0;
-
-	*nout = 0;
-	if (n <= 0)
-		return 0;
-	w = calloc(n, sizeof(*w));
-	if (!w)
-		return -1;
-	for (int ti = 0; ti < an->nthreads; ti++) {
-		struct jl_tan_thread *t = &an->threads[ti];
-
-		if (!t->measured)
-			continue;
-		t->matched = t->measured_samples = 0;
-		if (t->samples) {
-			for (size_t i = 0; i < t->nsamples; i++) {
-				const struct jl_tan_sample *s = &t->samples[i];
-				long pi;
-
-				if (s->release < from)
-					continue;
-				t->measured_samples++;
-				pi = pair_before(t, s->wake + MATCH_SLACK_NS);
-				if (pi < 0 || t->pairs[pi].waking < s->release - MATCH_SLACK_NS)
-					continue;
-				if (t->pairs[pi].implicit && s->wake < t->pairs[pi].switch_in) /* refine the bound */
-					t->pairs[pi].switch_in = s->wake > t->pairs[pi].waking ? s->wake : t->pairs[pi].waking;
-				t->matched++;
-				keep_worst(w, n, &nw,
-					   &(struct cand){ ti, pi, s->wake - s->release, s->release, s->wake, s->cycle });
-			}
-		} else {
-			for (size_t i = 0; i < t->npairs; i++) {
-				if (t->pairs[i].waking < from)
-					continue;
-				keep_worst(w, n, &nw,
-					   &(struct cand){ ti, (long)i, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0,
-							   i });
-			}
-		}
-	}
-	for (int i = 0; i < nw; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		jl_tan_decompose(an, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release, w[i].wake, &out[i]);
-		out[i].thread = w[i].thread;
-		out[i].cycle = w[i].cycle;
-	}
-	*nout = nw;
-	free(w);
-	return 0;
-}
-
-int64_t *jl_tan_wakeups(const struct jl_tan *an, int ti, int64_t from, size_t *n)
-{
-	const struct jl_tan_thread *t = &an->threads[ti];
-	int64_t *v = malloc((t->npairs ? t->npairs : 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < t->npairs; i++)
-		if (t->pairs[i].waking >= from)
-			v[(*n)++] = t->pairs[i].switch_in - t->pairs[i].waking;
-	return v;
-}
-
-int jl_cycle_culprit(const struct jl_cycle *c)
-{
-	int best = -1;
-
-	for (int i = 0; i < c->nparts; i++)
-		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid > 0 &&
-		    (best < 0 || c->parts[i].duration_ns > c->parts[best].duration_ns))
-			best = i;
-	return best;
-}
-
-void jl_kprio_format(int kprio, char *buf, size_t len)
-{
-	if (kprio < 0)
-		snprintf(buf, len, "DEADLINE");
-	else if (kprio < 99)
-		snprintf(buf, len, "RT %d", 99 - kprio);
-	else if (kprio >= 100 && kprio < 140)
-		snprintf(buf, len, "CFS nice %d", kprio - 120);
-	else
-		snprintf(buf, len, "prio %d", kprio);
-}
-
-static long long us(int64_t ns)
-{
-	return (long long)((ns + (ns >= 0 ? 500 : -500)) / 1000);
-}
-
-void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, size_t len)
-{
-	size_t o = 0;
-	bool first = true, waited = false;
-
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		if (o < len)                                                 \
-			o += snprintf(buf + o, len - o, __VA_ARGS__);        \
-	} while (0)
-	APPEND("%s cycle %llu: %lld us =", thread, (unsigned long long)c->cycle, us(c->latency_ns));
-	for (int i = 0; i < c->nparts; i++) {
-		const struct jl_part *p = &c->parts[i];
-
-		APPEND("%s", first ? " " : " + ");
-		first = false;
-		switch (p->kind) {
-		case JL_PART_TIMER:
-		case JL_PART_IDLE_EXIT:
-			APPEND("%s %lld us", p->name, us(p->duration_ns));
-			break;
-		case JL_PART_TASK:
-			if (!waited)
-				APPEND("waited %lld us behind %s (pid %d, %s)", us(p->duration_ns), p->name, p->pid,
-				       p->policy);
-			else
-				APPEND("%s (pid %d, %s) %lld us", p->name, p->pid, p->policy, us(p->duration_ns));
-			waited = true;
-			break;
-		case JL_PART_IRQ:
-			APPEND("irq %s %lld us", p->name, us(p->duration_ns));
-			break;
-		case JL_PART_SOFTIRQ:
-			APPEND("softirq %s %lld us", p->name, us(p->duration_ns));
-			break;
-		default:
-			APPEND("%s %lld us", p->name, us(p->duration_ns));
-			break;
-		}
-	}
-#undef APPEND
-}

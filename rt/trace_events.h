@@ -47,7 +47,11 @@ struct jl_tev {
 	char prev_comm[JL_TEV_COMM];
 };
 
-/* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind). */
+/* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind). A task is
+ * kind "task" (it blocked the wakeup) unless the woken task is real-time (RT or DEADLINE) and the task has
+ * a lower priority: then it only ran until the kernel preempted it, and is kind "other", named
+ * "preempting NAME" (the cost is the preemption path or a non-preemptible section, not that task's right
+ * to the CPU). For a CFS task woken, every task that ran first is a "task" (fair share). */
 enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER };
 const char *jl_part_kind_name(enum jl_part_kind k);
 
@@ -65,6 +69,7 @@ struct jl_part {
 struct jl_pair {
 	int64_t waking, switch_in;  /* ts of sched_waking (or wakeup_new) and of the switch-in */
 	int32_t pid, cpu, wake_cpu; /* cpu of the switch-in; cpu the waking was recorded on */
+	int32_t kprio;              /* the woken task's kernel prio (from the waking record) */
 	bool new_task;
 	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
@@ -126,10 +131,14 @@ struct jl_tan {
 	struct jl_tan_cpu *cpu;      /* per-CPU running state (private) */
 	int64_t *pending;            /* per thread: ts of the pending waking, 0 = none */
 	int32_t *pending_cpu;
+	int32_t *pending_prio;
 	bool *pending_new;
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash) */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
 };
+
+/* Index of the thread with PID in AN->threads, or -1. */
+int jl_tan_thread_of(const struct jl_tan *an, int32_t pid);
 
 /* Sort EV[0..N) by timestamp, stable (events of one CPU keep their order on equal timestamps). */
 int jl_tev_sort(struct jl_tev *ev, size_t n);

@@ -134,6 +134,9 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 	struct jl_cycle worst[JL_TRACE_WORST];
 	struct jl_trace_summary_in in = { 0 };
 	struct jl_tan an = { 0 };
+	struct jl_tracedat_src src;
+	struct jl_ksyms ksyms = { 0 };
+	bool have_syms = false;
 	int *fds = NULL, nworst = 0, rc = -1;
 	uint64_t *bytes = NULL;
 
@@ -158,18 +161,36 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 		fds[c] = t->cpu[c].fd;
 		bytes[c] = t->cpu[c].bytes;
 	}
-	if (jl_tracedat_write(dat, &(struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size,
-							      .cpu_fd = fds, .cpu_bytes = bytes,
-							      .groups = t->groups, .clock = t->clock,
-							      .extra_cmdlines = cmdlines },
-			      err, errlen) < 0)
+	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
+					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
+					.extra_cmdlines = cmdlines };
+	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
 		goto out;
 	if (jl_tan_init(&an, threads, eng->nthreads, t->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
-	if (jl_trace_read(dat, &an, &info, err, errlen) < 0)
+	have_syms = (t->groups & JL_TRACE_TIMER) && jl_ksyms_load(&ksyms) == 0;
+	if (jl_trace_read(dat, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
 		goto out;
+	if (info.nused > 0) {
+		/* name the callbacks in the file too: write it again with the symbols it uses */
+		char *syms = malloc((size_t)info.nused * 96 + 1);
+		size_t o = 0;
+
+		if (syms) {
+			syms[0] = 0;
+			for (int i = 0; i < info.nused; i++)
+				o += snprintf(syms + o, (size_t)info.nused * 96 + 1 - o, "%016llx t %s\n",
+					      (unsigned long long)info.used[i].addr, info.used[i].name);
+			src.kallsyms = syms;
+			if (jl_tracedat_write(dat, &src, err, errlen) < 0) {
+				free(syms);
+				goto out;
+			}
+			free(syms);
+		}
+	}
 	in.file = "trace.dat";
 	in.events = info.records;
 	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
@@ -179,6 +200,10 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
 		snprintf(err, errlen, "trace: out of memory while summarising");
 		goto out;
+	}
+	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
+		free(res->text);
+		res->text = NULL;
 	}
 	if (nworst > 0) {
 		char kerr[256];
@@ -190,6 +215,8 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 	}
 	rc = 0;
 out:
+	if (have_syms)
+		jl_ksyms_free(&ksyms);
 	jl_tan_free(&an);
 	free(fds);
 	free(bytes);

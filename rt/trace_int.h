@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace.h"
 #include "trace_events.h"
 
 #define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
@@ -25,14 +26,6 @@ struct jl_trace_mark_rec {
 	uint32_t miss;
 } __attribute__((packed));
 
-/* Event groups of [run] trace: the registry (scenario-format.md). */
-struct jl_trace_group {
-	unsigned bit;        /* JL_TRACE_* */
-	const char *system;
-	const char *const *events;
-};
-extern const struct jl_trace_group jl_trace_groups[];
-extern const int jl_trace_ngroups;
 
 struct jl_trace_cpu {
 	struct tracefs_cpu *tcpu;
@@ -70,8 +63,21 @@ struct jl_tracedat_src {
 	unsigned groups;             /* systems whose formats are stored (JL_TRACE_* bits) */
 	const char *clock;           /* trace_clock text, the current one in brackets */
 	const char *extra_cmdlines;  /* "pid comm\n" lines that override saved_cmdlines (may be NULL) */
+	const char *kallsyms;        /* "addr t name\n" lines for the kallsyms section (may be NULL) */
 };
 int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen);
+
+/* trace_syms.c: the running kernel's text symbols (sorted), to name hrtimer callbacks of a live trace. */
+struct jl_ksyms {
+	void *syms;          /* sorted (address, name) pairs */
+	size_t n;
+	char *blob;          /* /proc/kallsyms as read; names point into it */
+};
+int jl_ksyms_load(struct jl_ksyms *k);
+const char *jl_ksyms_find(const struct jl_ksyms *k, uint64_t addr);
+void jl_ksyms_free(struct jl_ksyms *k);
+
+#define JL_TRACE_MAX_USED_SYMS 256
 
 /* trace_read.c: read a trace.dat (ours, or trace-cmd's v6/v7) through libtracecmd into AN (already
  * initialised with the threads to analyse), merging CPUs by time. Also counts records with ts < each
@@ -81,9 +87,19 @@ struct jl_trace_readinfo {
 	size_t records;
 	uint64_t lost_events;        /* sum of per-page missed events (where the kernel counted them) */
 	size_t lost_gaps;
-	char clock[32];
+	/* function addresses the file could not name, named from LIVE (the running kernel's symbols) */
+	struct {
+		uint64_t addr;
+		char name[64];
+	} used[JL_TRACE_MAX_USED_SYMS];
+	int nused;
 };
-int jl_trace_read(const char *path, struct jl_tan *an, struct jl_trace_readinfo *info, char *err, size_t errlen);
+/* LIVE: the running kernel's symbols when the trace is of this boot (NULL otherwise). */
+int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+		  char *err, size_t errlen);
+/* A bare trace: up to MAX real-time tasks (pids and comms) with the most wakeups (>= 2), most first. */
+int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
+		      size_t errlen);
 /* Rows in KernelShark's merged order: number of entries with ts < TS[i], for each i. */
 int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *err, size_t errlen);
 

@@ -31,7 +31,7 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 	int64_t ts[2] = { v->mark_a, v->mark_b };
 	long rows[2];
 	struct stat st;
-	json_object *root, *streams, *stream, *data, *filters, *plugins, *plug, *cpus, *tasks, *model, *range,
+	json_object *root, *streams, *stream, *data, *filters, *plugins, *reg, *plug, *cpus, *tasks, *model, *range,
 		*markers;
 	int rc;
 
@@ -50,6 +50,7 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 
 	streams = json_object_new_array();
 	stream = json_object_new_object();
+	json_object_object_add(stream, "type", json_object_new_string("kshark.config.stream"));
 	json_object_object_add(stream, "stream id", json_object_new_int(0));
 	data = json_object_new_object();
 	json_object_object_add(data, "type", json_object_new_string("kshark.config.data"));
@@ -61,11 +62,14 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 	json_object_object_add(filters, "type", json_object_new_string("kshark.config.filter"));
 	json_object_object_add(filters, "filter mask", json_object_new_int(7));
 	json_object_object_add(stream, "filters", filters);
-	plugins = json_object_new_array();
+	plugins = json_object_new_object();
+	json_object_object_add(plugins, "type", json_object_new_string("kshark.config.plugins"));
+	reg = json_object_new_array();
 	plug = json_object_new_array();
 	json_object_array_add(plug, json_object_new_string("sched_events"));
 	json_object_array_add(plug, json_object_new_boolean(1));
-	json_object_array_add(plugins, plug);
+	json_object_array_add(reg, plug);
+	json_object_object_add(plugins, "registered", reg);
 	json_object_object_add(stream, "plugins", plugins);
 	cpus = json_object_new_array();
 	if (v->cpu >= 0)

@@ -47,6 +47,7 @@ static const struct evdef evdefs[] = {
 struct known {
 	int id;
 	int def;
+	int kind;
 	struct tep_format_field *f[F_N];
 };
 
@@ -55,6 +56,7 @@ struct reader {
 	struct known known[NDEFS];
 	int nknown;
 	struct jl_tan *an;
+	const struct jl_ksyms *live;
 	struct jl_trace_readinfo *info;
 	/* rows mode */
 	const int64_t *ts;
@@ -65,6 +67,9 @@ struct reader {
 
 static void setup(struct reader *r)
 {
+	/* an old trace without sched_waking: its sched_wakeup is the start of the wakeup */
+	bool no_waking = !tep_find_event_by_name(r->tep, "sched", "sched_waking");
+
 	r->nknown = 0;
 	for (int i = 0; i < NDEFS; i++) {
 		struct tep_event *ev = tep_find_event_by_name(r->tep, evdefs[i].system, evdefs[i].name);
@@ -75,6 +80,7 @@ static void setup(struct reader *r)
 		k = &r->known[r->nknown++];
 		k->id = ev->id;
 		k->def = i;
+		k->kind = evdefs[i].kind == JL_TEV_WAKEUP && no_waking ? JL_TEV_WAKING : evdefs[i].kind;
 		for (int f = 0; f < F_N; f++)
 			k->f[f] = evdefs[i].fields[f] ? tep_find_field(ev, evdefs[i].fields[f]) : NULL;
 	}
@@ -127,6 +133,18 @@ static const struct known *lookup(const struct reader *r, int id)
 	return NULL;
 }
 
+static void note_used(struct jl_trace_readinfo *info, uint64_t addr, const char *name)
+{
+	for (int i = 0; i < info->nused; i++)
+		if (info->used[i].addr == addr)
+			return;
+	if (info->nused < JL_TRACE_MAX_USED_SYMS) {
+		info->used[info->nused].addr = addr;
+		snprintf(info->used[info->nused].name, sizeof(info->used[info->nused].name), "%s", name);
+		info->nused++;
+	}
+}
+
 static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
 {
 	const struct known *k = lookup(r, tep_data_type(r->tep, rec));
@@ -140,7 +158,7 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 	ev->cur = tep_data_pid(r->tep, rec);
 	if (!k)
 		return 0;
-	ev->kind = evdefs[k->def].kind;
+	ev->kind = k->kind;
 	switch (ev->kind) {
 	case JL_TEV_SWITCH:
 		ev->prev_pid = (int32_t)num(k, F_PREV_PID, rec, -1);
@@ -174,6 +192,8 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		{
 			const char *fn = tep_find_function(r->tep, addr);
 
+			if (!fn && r->live && (fn = jl_ksyms_find(r->live, addr)))
+				note_used(r->info, addr, fn);
 			if (fn)
 				snprintf(ev->comm, sizeof(ev->comm), "%s", fn);
 			else
@@ -240,7 +260,8 @@ static struct tracecmd_input *open_dat(const char *path, char *err, size_t errle
 	return h;
 }
 
-int jl_trace_read(const char *path, struct jl_tan *an, struct jl_trace_readinfo *info, char *err, size_t errlen)
+int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+		  char *err, size_t errlen)
 {
 	struct reader r = { 0 };
 	struct tracecmd_input *h = open_dat(path, err, errlen);
@@ -251,9 +272,9 @@ int jl_trace_read(const char *path, struct jl_tan *an, struct jl_trace_readinfo 
 		return -1;
 	r.tep = tracecmd_get_tep(h);
 	r.an = an;
+	r.live = live;
 	r.info = info;
 	setup(&r);
-	snprintf(info->clock, sizeof(info->clock), "mono");
 	rc = tracecmd_iterate_events(h, NULL, 0, on_record, &r);
 	jl_tan_end(an);
 	tracecmd_close(h);
@@ -292,5 +313,81 @@ int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *
 		snprintf(err, errlen, "trace: reading %s failed", path);
 		return -1;
 	}
+	return 0;
+}
+
+struct discover {
+	struct reader r;
+	struct { int32_t pid; size_t n; char comm[JL_TEV_COMM]; } *t;
+	size_t nt, cap;
+};
+
+static int on_discover(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct discover *d = data;
+	struct jl_tev ev;
+	size_t i;
+
+	(void)h;
+	convert(&d->r, rec, cpu, &ev);
+	if (ev.kind != JL_TEV_WAKING || ev.pid <= 0 || ev.prio < 0 || ev.prio >= 99)
+		return 0;
+	for (i = 0; i < d->nt && d->t[i].pid != ev.pid; i++)
+		;
+	if (i == d->nt) {
+		if (d->nt == d->cap) {
+			void *n = realloc(d->t, (d->cap = d->cap ? d->cap * 2 : 64) * sizeof(*d->t));
+
+			if (!n)
+				return -1;
+			d->t = n;
+		}
+		const char *known = tep_data_comm_from_pid(d->r.tep, ev.pid); /* the file's cmdlines first */
+
+		d->t[d->nt].pid = ev.pid;
+		d->t[d->nt].n = 0;
+		snprintf(d->t[d->nt].comm, sizeof(d->t[d->nt].comm), "%s",
+			 known && known[0] && known[0] != '<' ? known : ev.comm);
+		d->nt++;
+	}
+	d->t[i].n++;
+	return 0;
+}
+
+int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
+		      size_t errlen)
+{
+	struct discover d = { 0 };
+	struct jl_trace_readinfo info = { 0 };
+	struct tracecmd_input *h = open_dat(path, err, errlen);
+	int rc;
+
+	*n = 0;
+	if (!h)
+		return -1;
+	d.r.tep = tracecmd_get_tep(h);
+	d.r.info = &info;
+	setup(&d.r);
+	rc = tracecmd_iterate_events(h, NULL, 0, on_discover, &d);
+	tracecmd_close(h);
+	if (rc < 0) {
+		free(d.t);
+		snprintf(err, errlen, "trace: reading %s failed", path);
+		return -1;
+	}
+	while (*n < max) {
+		size_t best = d.nt;
+
+		for (size_t i = 0; i < d.nt; i++)
+			if (d.t[i].n >= 2 && (best == d.nt || d.t[i].n > d.t[best].n))
+				best = i;
+		if (best == d.nt)
+			break;
+		pids[*n] = d.t[best].pid;
+		snprintf(names[*n], JL_TEV_COMM, "%s", d.t[best].comm);
+		d.t[best].n = 0;
+		(*n)++;
+	}
+	free(d.t);
 	return 0;
 }

@@ -23,14 +23,16 @@ static int user_prio(int kprio)
 
 static json_object *part_json(const struct jl_part *p)
 {
+	bool task = p->kind == JL_PART_TASK || (p->kind == JL_PART_OTHER && p->pid > 0);
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "kind", json_object_new_string(jl_part_kind_name(p->kind)));
 	json_object_object_add(o, "name", json_object_new_string(p->name));
-	json_object_object_add(o, "pid", json_object_new_int(p->kind == JL_PART_TASK || p->kind == JL_PART_IRQ ||
+
+	json_object_object_add(o, "pid", json_object_new_int(task || p->kind == JL_PART_IRQ ||
 								     p->kind == JL_PART_SOFTIRQ ? p->pid : -1));
-	json_object_object_add(o, "prio", json_object_new_int(p->kind == JL_PART_TASK ? user_prio(p->kprio) : 0));
-	if (p->kind == JL_PART_TASK) {
+	json_object_object_add(o, "prio", json_object_new_int(task ? user_prio(p->kprio) : 0));
+	if (task) {
 		json_object_object_add(o, "policy", json_object_new_string(p->policy));
 		json_object_object_add(o, "kernel_prio", json_object_new_int(p->kprio));
 	}

@@ -242,7 +242,7 @@ char *jl_format_duration(int64_t ns, char *buf, size_t len)
 
 char *jl_format_duration_human(int64_t ns, char *buf, size_t len)
 {
-	int64_t a = ns < 0 ? -ns : ns;
+	double a = fabs((double)ns); /* not -ns: INT64_MIN has no negation */
 
 	if (a < 10000)
 		snprintf(buf, len, "%.1f us", (double)ns / 1e3);

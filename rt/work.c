@@ -135,6 +135,16 @@ int jl_work_prepare(struct jl_work_state *st, const struct jl_work_spec *spec, i
 	if (spec->kind != JL_WORK_MEMORY)
 		return 0;
 	st->buflen = (size_t)spec->arg;
+	{
+		/* a buffer beyond half of the RAM would be prefaulted into the OOM killer's arms (which picks
+		 * a victim anywhere on the machine): refuse it here, before anything runs */
+		long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+		if (pages > 0 && psize > 0 && st->buflen / 2 > (size_t)pages / 4 * (size_t)psize) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
 	if (mem_node >= 0 && numa_available() >= 0)
 		st->buf = numa_alloc_onnode(st->buflen, mem_node);
 	else
@@ -148,9 +158,17 @@ int jl_work_prepare(struct jl_work_state *st, const struct jl_work_spec *spec, i
 	return 0;
 }
 
+/* now + D, saturating: a duration near INT64_MAX (parse accepts up to 292 years) must not wrap into the past */
+static inline int64_t deadline_after(int64_t d)
+{
+	int64_t now = now_ns();
+
+	return d > INT64_MAX - now ? INT64_MAX : now + d;
+}
+
 static void work_spin(struct jl_work_state *st)
 {
-	int64_t until = now_ns() + st->spec.arg;
+	int64_t until = deadline_after(st->spec.arg);
 
 	while (now_ns() < until && !jl_stopping())
 		;
@@ -173,7 +191,7 @@ static void work_sin(struct jl_work_state *st)
  * `sleep 1h` (a sleep shorter than a slice is one clock_nanosleep, as before). */
 static void work_sleep(struct jl_work_state *st)
 {
-	int64_t until = now_ns() + st->spec.arg;
+	int64_t until = deadline_after(st->spec.arg);
 
 	while (!jl_stopping()) {
 		int64_t now = now_ns(), next = until;

@@ -1,0 +1,372 @@
+"""Integration tests of tracing (issue 4): capture, trace.dat, worst-cycle attribution, the KernelShark
+session and `jitterlab analyze`, on the real binary as root.
+
+Runs are short (3 s), under pytest's tmp dir, every subprocess has a timeout, and assertions are
+structural with wide margins (2-CPU VMs shared with other jobs). Only CPU 1 ever gets an RT spinner, and
+it is periodic (30 ms every 100 ms) so it never starves the loop for long; RT throttling stays on."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import textwrap
+import time
+
+import pytest
+
+from conftest import BIN, NCPU, Run
+
+pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loops, CPU 0 kept free)")
+
+TRACING = pathlib.Path("/sys/kernel/tracing")
+
+SPINNER = """
+    [run]
+    duration = 3s
+    warmup = 0s
+    trace = sched, irq, timer
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 100Hz
+    work = spin 100us
+
+    [thread spinner]
+    policy = fifo
+    priority = 90
+    cpus = 1
+    rate = 10Hz
+    work = spin 30ms
+    start = 1s
+
+    [expect]
+    wakeup_bound = control.wakeup.max < 10s
+"""
+
+CFS_HOG = """
+    [run]
+    duration = 3s
+    warmup = 0s
+    trace = sched, irq
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 100Hz
+    work = spin 100us
+
+    [thread hog]
+    policy = other
+    cpus = 1
+    work = sin 5000000
+"""
+
+
+def foreign_shield():
+    """True while another run's shield (a jitterlab-* cpuset) exists or holds this process: then nothing
+    we start can be pinned to CPU 1."""
+    if any(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*")):
+        return True
+    try:
+        return pathlib.Path("/proc/self/cpuset").read_text().strip() != "/"
+    except OSError:
+        return False
+
+
+def run_scenario(out, name, text, extra=(), timeout=90):
+    """Write NAME.ini, run it (waiting out another job's shield, retried if one came up meanwhile)."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.ini"
+    path.write_text(textwrap.dedent(text).lstrip())
+    for _ in range(3):
+        end = time.monotonic() + 180
+        while foreign_shield() and time.monotonic() < end:
+            time.sleep(0.25)
+        proc = subprocess.run([BIN, "run", str(path), "--out", str(out / "runs"), *extra],
+                              capture_output=True, text=True, timeout=timeout)
+        if not (proc.returncode == 1 and "Invalid argument" in proc.stderr):
+            break
+    return Run(proc, out / "runs", name)
+
+
+def detail(r):
+    return f"exit {r.rc}\nstdout:\n{r.stdout[-4000:]}\nstderr:\n{r.stderr[-3000:]}"
+
+
+def foreign_culprit(r):
+    """The pid of a task that is not ours but is the main culprit of the run's worst cycle (another job on
+    this VM parked its own RT spinner on CPU 1 meanwhile), or None."""
+    s = r.summary()
+    ours = {t["tid"] for t in s["threads"]}
+    worst = s["trace"]["worst"]
+    culprit = worst[0].get("culprit") if worst else None
+    return culprit["pid"] if culprit and culprit["pid"] not in ours else None
+
+
+@pytest.fixture(scope="module")
+def spin_run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("trace")
+    for attempt in range(3):
+        r = run_scenario(base / f"attempt{attempt}", "spinner", SPINNER)
+        assert r.rc in (0, 3), detail(r)
+        assert r.dir is not None, detail(r)
+        other = foreign_culprit(r)
+        if other is None:
+            break
+        print(f"attempt {attempt}: the worst cycle was another job's task (pid {other}): running again")
+    return r
+
+
+@pytest.fixture(scope="module")
+def cfs_run(tmp_path_factory):
+    r = run_scenario(tmp_path_factory.mktemp("trace_cfs"), "cfs_hog", CFS_HOG)
+    assert r.rc in (0, 3), detail(r)
+    return r
+
+
+def tid_of(summary, name):
+    for t in summary["threads"]:
+        if t["name"] == name:
+            return t["tid"]
+    raise KeyError(name)
+
+
+def report(path, *args):
+    proc = subprocess.run(["trace-cmd", "report", *args, str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+# --- capture and attribution -----------------------------------------------------------------------
+
+def test_trace_block_shape(spin_run):
+    s = spin_run.summary()
+    t = s["trace"]
+    assert t["enabled"] is True, t
+    assert t["file"] == "trace.dat"
+    assert t["events"] > 100
+    assert t["lost_events"] == 0, t  # 16 MB per CPU holds 3 s of these events many times over
+    w = t["wakeup_ns"]["control"]
+    assert w["count"] > 20 and 0 < w["p50"] <= w["p99"] <= w["max"], w
+    assert 0.3 <= t["matched_fraction"] <= 1.0, t
+    assert t["markers"] > 0, "the spinner makes the loop miss: those cycles must be marked"
+    assert 1 <= len(t["worst"]) <= 5
+    for c in t["worst"]:
+        assert c["parts"], c
+        for p in c["parts"]:
+            assert p["kind"] in ("irq", "softirq", "task", "timer", "idle-exit", "other"), p
+            assert set(p) >= {"kind", "name", "pid", "prio", "duration_ns"}, p
+            assert p["duration_ns"] >= 0
+        # the parts account for the latency (the trace clock and CLOCK_MONOTONIC agree within a few us)
+        assert abs(sum(p["duration_ns"] for p in c["parts"]) - c["latency_ns"]) < 200_000, c
+    # the [expect] on the trace's wakeup metric was evaluated from this block, and held
+    assert spin_run.rc == 0, detail(spin_run)
+    e = [e for e in s["expect"] if e["label"] == "wakeup_bound"][0]
+    assert e["ok"] is True and e["value"] == w["max"], e
+
+
+def test_worst_cycle_blames_the_fifo90_spinner(spin_run):
+    s = spin_run.summary()
+    worst = s["trace"]["worst"][0]
+    assert worst["thread"] == "control"
+    assert worst["latency_ns"] > 5_000_000, worst  # the spinner holds CPU 1 for 30 ms
+    tasks = [p for p in worst["parts"] if p["kind"] == "task"]
+    assert tasks, worst
+    main = max(tasks, key=lambda p: p["duration_ns"])
+    assert main["pid"] == tid_of(s, "spinner"), worst
+    assert main["name"] == "spinner"
+    assert main["prio"] == 90, main
+    assert main["duration_ns"] > 5_000_000
+    assert worst["culprit"]["pid"] == main["pid"]
+    # the same explanation is on the terminal and in report.md
+    assert re.search(r"control cycle \d+: \d+ us = .*waited \d+ us behind spinner \(pid \d+, FIFO 90\)",
+                     spin_run.stdout), spin_run.stdout[-3000:]
+    assert "behind spinner" in (spin_run.dir / "report.md").read_text()
+
+
+def test_cfs_hog_never_named_as_blocking_task(cfs_run):
+    s = cfs_run.summary()
+    hog = tid_of(s, "hog")
+    t = s["trace"]
+    assert t["enabled"] and t["wakeup_ns"]["control"]["count"] > 20, t
+    for c in t["worst"]:
+        for p in c["parts"]:
+            assert not (p["kind"] == "task" and p["pid"] == hog), c
+        assert c.get("culprit") is None or c["culprit"]["pid"] != hog, c
+
+
+# --- trace.dat read by trace-cmd -------------------------------------------------------------------
+
+def test_trace_cmd_reads_the_whole_file(spin_run):
+    s = spin_run.summary()
+    dat = spin_run.dir / "trace.dat"
+    proc = report(dat, "-R")
+    lines = [l for l in proc.stdout.splitlines() if re.match(r"\s*\S.*\[\d{3}\]\s+\d+\.\d+:", l)]
+    assert len(lines) == s["trace"]["events"], (len(lines), s["trace"]["events"], proc.stderr[-500:])
+    assert "error" not in proc.stderr.lower(), proc.stderr[-1000:]
+    # the loop's sched_switch records: trace-cmd and the analysis saw the same ones
+    tid = tid_of(s, "control")
+    sw_in = sum(1 for l in lines if "sched_switch:" in l and re.search(rf"next_pid={tid}\b", l))
+    sw_out = sum(1 for l in lines if "sched_switch:" in l and re.search(rf"prev_pid={tid}\b", l))
+    seen = s["trace"]["sched_switch"]["control"]
+    assert sw_out > 20, (sw_out, seen)
+    assert (sw_in, sw_out) == (seen["in"], seen["out"]), (sw_in, sw_out, seen)
+    # the clock is the one the samples use
+    head = subprocess.run(["trace-cmd", "dump", "--options", str(dat)], capture_output=True, text=True, timeout=30)
+    assert "mono" in head.stdout + head.stderr
+
+
+def test_no_tracing_instance_left(spin_run, cfs_run):
+    stale = []
+    for d in (TRACING / "instances").glob("jitterlab-*"):
+        pid = d.name.split("-", 1)[1]
+        if pid.isdigit() and not pathlib.Path(f"/proc/{pid}").exists():
+            stale.append(d.name)
+    assert not stale, stale
+
+
+# --- the KernelShark session -----------------------------------------------------------------------
+
+def test_kernelshark_session(spin_run):
+    s = spin_run.summary()
+    dat = spin_run.dir / "trace.dat"
+    with open(spin_run.dir / "kernelshark.json") as f:
+        k = json.load(f)
+    assert k["type"] == "kshark.config.session"
+    stream = k["data streams"][0]
+    data = stream["data"]
+    assert os.path.isabs(data["file"]) and os.path.samefile(data["file"], dat)
+    assert data["time"] == int(os.stat(dat).st_mtime)
+    assert data["name"] == "top buffer"
+    assert ["sched_events", True] in stream["plugins"]["registered"]
+    worst = s["trace"]["worst"][0]
+    assert stream["CPUPlots"] == [worst["cpu"]]
+    assert tid_of(s, "control") in stream["TaskPlots"]
+    assert worst["culprit"]["pid"] in stream["TaskPlots"]
+    lo, hi = k["Model"]["range"]
+    assert lo < worst["waking_ns"] < worst["switch_in_ns"] <= hi
+    # rows: the index in KernelShark's time-sorted list = the number of records before the time
+    proc = report(dat, "-t")
+    stamps = [int(m.group(1).replace(".", "")) for m in
+              re.finditer(r"\[\d{3}\]\s+(\d+\.\d{9}):", proc.stdout)]
+    assert len(stamps) == s["trace"]["events"]
+    rows_a = sum(1 for t in stamps if t < worst["waking_ns"])
+    rows_b = sum(1 for t in stamps if t < worst["switch_in_ns"])
+    assert k["Markers"]["markA"] == {"isSet": True, "row": rows_a}
+    assert k["Markers"]["markB"] == {"isSet": True, "row": rows_b}
+    assert rows_a < rows_b < len(stamps)
+    # the command to open it is printed
+    assert f"kernelshark -s {spin_run.dir / 'kernelshark.json'}" in spin_run.stdout
+
+
+@pytest.mark.skipif(not (shutil.which("kernelshark") and shutil.which("xvfb-run")),
+                    reason="kernelshark and xvfb-run are not installed")
+def test_kernelshark_opens_the_session_headless(spin_run, tmp_path):
+    cache = tmp_path / "kscache"
+    cache.mkdir()
+    (cache / "setting.ini").write_text("[General]\nnoRootWarn=true\n")  # no blocking root-warning dialog
+    env = dict(os.environ, KS_USER_CACHE_DIR=str(cache), HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), MESA_SHADER_CACHE_DISABLE="true")
+    log = tmp_path / "ks.log"
+    with open(log, "w") as out:
+        p = subprocess.Popen(["xvfb-run", "-a", "kernelshark", "-s", str(spin_run.dir / "kernelshark.json")],
+                             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            time.sleep(8)
+            alive = p.poll() is None
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, 15)
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, 9)
+                p.wait(timeout=10)
+    text = log.read_text()
+    assert alive, f"kernelshark ended early (exit {p.returncode}):\n{text[-2000:]}"
+    assert "Timestamp mismatch" not in text, text
+    assert "Failed to import" not in text, text
+    assert "Unable to find file" not in text, text
+
+
+# --- offline analysis ------------------------------------------------------------------------------
+
+def test_analyze_run_dir_matches_the_run(spin_run):
+    proc = subprocess.run([BIN, "analyze", str(spin_run.dir), "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    a = json.loads(proc.stdout)
+    s = spin_run.summary()["trace"]
+    assert a["events"] == s["events"]
+    assert a["sched_switch"]["control"] == s["sched_switch"]["control"]
+    assert a["wakeup_ns"]["control"]["count"] == s["wakeup_ns"]["control"]["count"]
+    assert a["worst"][0]["cycle"] == s["worst"][0]["cycle"]
+    assert a["worst"][0]["culprit"]["pid"] == s["worst"][0]["culprit"]["pid"]
+
+
+def test_analyze_bare_trace_dat(spin_run):
+    s = spin_run.summary()
+    proc = subprocess.run([BIN, "analyze", str(spin_run.dir / "trace.dat"), "--json"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    a = json.loads(proc.stdout)
+    assert a["events"] == s["trace"]["events"]
+    # without samples, the RT tasks with wakeups are found by themselves: the loop is one of them
+    tid = tid_of(s, "control")
+    assert any(name.endswith(f"-{tid}") for name in a["wakeup_ns"]), a["wakeup_ns"].keys()
+    text = subprocess.run([BIN, "analyze", str(spin_run.dir / "trace.dat")], capture_output=True, text=True,
+                          timeout=120)
+    assert text.returncode == 0 and "events/s" in text.stdout
+
+
+def test_analyze_reads_trace_cmd_v7(spin_run, tmp_path):
+    """A file trace-cmd itself wrote (v7, compressed sections): converted from ours, analysed the same."""
+    v7 = tmp_path / "v7.dat"
+    conv = subprocess.run(["trace-cmd", "convert", "-i", str(spin_run.dir / "trace.dat"), "-o", str(v7),
+                           "--file-version", "7"], capture_output=True, text=True, timeout=120)
+    if conv.returncode != 0 or not v7.exists():
+        pytest.skip(f"trace-cmd convert failed: {conv.stderr[-300:]}")
+    a6 = json.loads(subprocess.run([BIN, "analyze", str(spin_run.dir / "trace.dat"), "--json"], capture_output=True,
+                                   text=True, timeout=120).stdout)
+    a7 = json.loads(subprocess.run([BIN, "analyze", str(v7), "--json"], capture_output=True, text=True,
+                                   timeout=120).stdout)
+    assert a7["events"] == a6["events"]
+    assert a7["wakeup_ns"] == a6["wakeup_ns"]
+
+
+def test_analyze_usage_errors(tmp_path):
+    assert subprocess.run([BIN, "analyze"], capture_output=True, timeout=30).returncode == 2
+    assert subprocess.run([BIN, "analyze", str(tmp_path / "missing")], capture_output=True, timeout=30).returncode == 2
+    (tmp_path / "junk.dat").write_bytes(b"not a trace")
+    assert subprocess.run([BIN, "analyze", str(tmp_path / "junk.dat")], capture_output=True, timeout=30).returncode == 1
+    assert subprocess.run([BIN, "analyze", str(tmp_path)], capture_output=True, timeout=30).returncode == 2
+
+
+# --- scripts/open-in-kernelshark.sh ----------------------------------------------------------------
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "open-in-kernelshark.sh"
+
+
+def test_open_script_rewrites_a_moved_session(spin_run, tmp_path):
+    """The script opens RUN_DIR's session; a copied run directory gets its session written again (the
+    path and mtime inside must be the copy's). A stand-in kernelshark records how it was called."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "kernelshark").write_text("#!/bin/sh\necho \"FAKE $*\"\n")
+    (fake / "kernelshark").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+    copy = tmp_path / "moved"
+    shutil.copytree(spin_run.dir, copy)
+    r = subprocess.run([str(SCRIPT), str(copy)], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"FAKE -s {copy / 'kernelshark.json'}" in r.stdout
+    with open(copy / "kernelshark.json") as f:
+        data = json.load(f)["data streams"][0]["data"]
+    assert os.path.samefile(data["file"], copy / "trace.dat")
+    assert data["time"] == int(os.stat(copy / "trace.dat").st_mtime)
+    # the original is untouched
+    with open(spin_run.dir / "kernelshark.json") as f:
+        assert os.path.samefile(json.load(f)["data streams"][0]["data"]["file"], spin_run.dir / "trace.dat")

@@ -1,0 +1,450 @@
+/* Unit tests of the wakeup pairing and latency decomposition (rt/trace_events.c) on hand-written event
+ * sequences: waking while running, switch-out before switch-in, migration, wakeup_new, a lost-event gap,
+ * interleaved CPUs out of order, an untraced switch out of idle, culprits and their priorities. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rt/trace_events.h"
+
+#define LOOP 100
+#define HOG 200
+#define CFS 300
+
+/* event builders; times in us for readability */
+static struct jl_tev sw(int64_t us, int cpu, int prev, int prev_prio, int next, int next_prio, const char *next_comm)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_SWITCH, .has_cur = true, .cur = prev,
+			    .prev_pid = prev, .prev_prio = prev_prio, .pid = next, .prio = next_prio };
+
+	snprintf(e.comm, sizeof(e.comm), "%s", next_comm);
+	return e;
+}
+
+static struct jl_tev wake(int64_t us, int cpu, int cur, int pid, int prio, int kind)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = true, .cur = cur, .pid = pid,
+			    .prio = prio, .target_cpu = cpu };
+
+	snprintf(e.comm, sizeof(e.comm), "t%d", pid);
+	return e;
+}
+
+static struct jl_tev ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
+
+	snprintf(e.comm, sizeof(e.comm), "%s", name ? name : "");
+	return e;
+}
+
+static void setup_an(struct jl_tan *an, const struct jl_tan_sample *s, size_t ns)
+{
+	struct jl_tan_thread th[2] = { 0 };
+
+	snprintf(th[0].name, sizeof(th[0].name), "control");
+	th[0].pid = LOOP;
+	th[0].measured = true;
+	snprintf(th[0].policy, sizeof(th[0].policy), "FIFO 80");
+	th[0].samples = s;
+	th[0].nsamples = ns;
+	snprintf(th[1].name, sizeof(th[1].name), "scan.0");
+	th[1].pid = HOG;
+	snprintf(th[1].policy, sizeof(th[1].policy), "FIFO 90");
+	assert_int_equal(jl_tan_init(an, th, 2, 2), 0);
+}
+
+static const struct jl_part *find_part(const struct jl_cycle *c, int kind, const char *prefix)
+{
+	for (int i = 0; i < c->nparts; i++)
+		if ((int)c->parts[i].kind == kind && !strncmp(c->parts[i].name, prefix, strlen(prefix)))
+			return &c->parts[i];
+	return NULL;
+}
+
+/* The basic case: idle CPU, timer fires, the loop is switched in. */
+static void test_basic_pair_from_idle(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 19, 0, 120, "swapper/1"),
+		wake(1030, 1, 0, LOOP, 19, JL_TEV_WAKING),
+		sw(1040, 1, 0, 120, LOOP, 19, "control"),
+		sw(1100, 1, LOOP, 19, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1043000, .cycle = 7 } };
+	struct jl_cycle w[5];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 4), 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_int_equal(an.threads[0].pairs[0].switch_in - an.threads[0].pairs[0].waking, 10000);
+	assert_int_equal(an.threads[0].switch_in, 1);
+	assert_int_equal(an.threads[0].switch_out, 2);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(nw, 1);
+	assert_int_equal(an.threads[0].matched, 1);
+	assert_int_equal(w[0].cycle, 7);
+	assert_int_equal(w[0].latency_ns, 43000);
+	/* idle when the timer was due: the 30 us before the waking are idle exit */
+	assert_non_null(find_part(&w[0], JL_PART_IDLE_EXIT, "idle exit"));
+	assert_int_equal(find_part(&w[0], JL_PART_IDLE_EXIT, "idle exit")->duration_ns, 30000);
+	assert_int_equal(find_part(&w[0], JL_PART_OTHER, "return")->duration_ns, 3000);
+	assert_int_equal(jl_cycle_culprit(&w[0]), -1);
+	jl_tan_free(&an);
+}
+
+/* A waking while the task is still running is no wakeup: nothing pairs with the later switch-in. */
+static void test_waking_while_running(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, LOOP, 19, "control"),
+		wake(10, 1, LOOP, LOOP, 19, JL_TEV_WAKING),
+		sw(20, 1, LOOP, 19, 0, 120, "swapper/1"),
+		sw(500, 1, 0, 120, LOOP, 19, "control"),
+	};
+	struct jl_tan an;
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	assert_int_equal(jl_tan_run(&an, e, 4), 0);
+	assert_int_equal(an.threads[0].npairs, 0);
+	assert_int_equal(an.threads[0].wakings, 1);
+	jl_tan_free(&an);
+}
+
+/* The task switches out (on its old CPU) before its switch-in: the pending wake is dropped. */
+static void test_switch_out_before_switch_in(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 0, 0, 120, 55, 120, "other"),
+		sw(1, 1, 0, 120, 56, 120, "other2"),
+		wake(10, 0, 55, LOOP, 19, JL_TEV_WAKING),
+		sw(12, 1, LOOP, 19, 56, 120, "other2"),
+		sw(40, 0, 55, 120, LOOP, 19, "control"),
+	};
+	struct jl_tan an;
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	assert_int_equal(jl_tan_run(&an, e, 5), 0);
+	assert_int_equal(an.threads[0].npairs, 0);
+	assert_int_equal(an.threads[0].switch_out, 1);
+	assert_int_equal(an.threads[0].switch_in, 1);
+	jl_tan_free(&an);
+}
+
+/* Woken on CPU 0, migrated, switched in on CPU 1 behind a FIFO 90 task: the pair and the wait are CPU 1's. */
+static void test_migration(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 0, 0, 120, CFS, 120, "sh"),
+		sw(0, 1, 0, 120, HOG, 9, "scan"),
+		wake(100, 0, CFS, LOOP, 19, JL_TEV_WAKING),
+		ev(101, 0, CFS, JL_TEV_MIGRATE, LOOP, NULL),
+		sw(400, 1, HOG, 9, LOOP, 19, "control"),
+		sw(500, 0, CFS, 120, 0, 120, "swapper/0"),
+	};
+	struct jl_tan_sample s[] = { { .release = 90000, .wake = 402000, .cycle = 3 } };
+	struct jl_cycle w[5];
+	const struct jl_part *p;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	e[3].target_cpu = 1;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 6), 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_int_equal(an.threads[0].pairs[0].cpu, 1);
+	assert_int_equal(an.threads[0].pairs[0].wake_cpu, 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(nw, 1);
+	assert_int_equal(w[0].cpu, 1);
+	p = &w[0].parts[jl_cycle_culprit(&w[0])];
+	assert_int_equal(p->pid, HOG);
+	assert_string_equal(p->name, "scan.0");
+	assert_int_equal(p->duration_ns, 300000);
+	assert_null(find_part(&w[0], JL_PART_TASK, "sh"));
+	jl_tan_free(&an);
+}
+
+/* A new thread's first wakeup (sched_wakeup_new) pairs like a waking. */
+static void test_wakeup_new(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, CFS, 120, "jitterlab"),
+		wake(10, 1, CFS, LOOP, 120, JL_TEV_WAKEUP_NEW),
+		sw(25, 1, CFS, 120, LOOP, 120, "control"),
+	};
+	struct jl_tan an;
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	assert_int_equal(jl_tan_run(&an, e, 3), 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_true(an.threads[0].pairs[0].new_task);
+	assert_int_equal(an.threads[0].pairs[0].switch_in - an.threads[0].pairs[0].waking, 15000);
+	jl_tan_free(&an);
+}
+
+/* Events were lost between the waking and the switch-in: no pair is made across the gap. */
+static void test_lost_event_gap(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, CFS, 120, "sh"),
+		wake(10, 1, CFS, LOOP, 19, JL_TEV_WAKING),
+		ev(50, 1, -1, JL_TEV_LOST, 0, NULL),
+		sw(60, 1, CFS, 120, LOOP, 19, "control"),
+		sw(70, 1, LOOP, 19, CFS, 120, "sh"),
+		wake(100, 1, CFS, LOOP, 19, JL_TEV_WAKING),
+		sw(104, 1, CFS, 120, LOOP, 19, "control"),
+	};
+	struct jl_tan an;
+
+	(void)state;
+	e[2].prev_state = 12;
+	setup_an(&an, NULL, 0);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(an.lost_gaps, 1);
+	assert_int_equal(an.lost_events, 12);
+	assert_int_equal(an.threads[0].npairs, 1); /* only the one after the gap */
+	assert_int_equal(an.threads[0].pairs[0].waking, 100000);
+	jl_tan_free(&an);
+}
+
+/* Per-CPU streams given one after the other (CPU 0's, then CPU 1's): merged by time before pairing. */
+static void test_interleaved_cpus_out_of_order(void **state)
+{
+	struct jl_tev e[] = {
+		/* CPU 0 */
+		sw(0, 0, 0, 120, CFS, 120, "sh"),
+		wake(100, 0, CFS, LOOP, 19, JL_TEV_WAKING),
+		sw(300, 0, CFS, 120, 0, 120, "swapper/0"),
+		/* CPU 1 */
+		sw(50, 1, 0, 120, HOG, 9, "scan"),
+		sw(150, 1, HOG, 9, LOOP, 19, "control"),
+		sw(170, 1, LOOP, 19, HOG, 9, "scan"),
+	};
+	struct jl_tan an;
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	assert_int_equal(jl_tan_run(&an, e, 6), 0);
+	for (int i = 1; i < 6; i++)
+		assert_true(e[i].ts >= e[i - 1].ts);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_int_equal(an.threads[0].pairs[0].switch_in - an.threads[0].pairs[0].waking, 50000);
+	assert_int_equal(an.threads[0].pairs[0].cpu, 1);
+	jl_tan_free(&an);
+}
+
+/* The text and parts of a cycle delayed by a FIFO 90 task and an IRQ. */
+static void test_decomposition_text(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, HOG, 9, "scan"),
+		wake(1005, 1, HOG, LOOP, 19, JL_TEV_WAKING),
+		ev(2000, 1, HOG, JL_TEV_IRQ_ENTRY, 36, "virtio1"),
+		ev(2006, 1, HOG, JL_TEV_IRQ_EXIT, 36, NULL),
+		ev(3000, 1, HOG, JL_TEV_SOFTIRQ_ENTRY, 1, NULL),
+		ev(3004, 1, HOG, JL_TEV_SOFTIRQ_EXIT, 1, NULL),
+		sw(1329, 1, HOG, 9, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1331000, .cycle = 812 } };
+	struct jl_cycle w[5];
+	char text[512];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	/* irq and softirq inside the wait */
+	e[2].ts = 1100000, e[3].ts = 1106000, e[4].ts = 1200000, e[5].ts = 1204000;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(nw, 1);
+	jl_cycle_format(&w[0], "control", text, sizeof(text));
+	assert_string_equal(text, "control cycle 812: 331 us = timer 5 us + waited 314 us behind scan.0 (pid 200, FIFO 90)"
+				  " + irq 36 virtio1 6 us + softirq TIMER 4 us + return 2 us");
+	assert_int_equal(find_part(&w[0], JL_PART_IRQ, "36 virtio1")->pid, 36);
+	jl_tan_free(&an);
+}
+
+/* A CFS task preempted by the FIFO loop is not a blocking task. */
+static void test_lower_priority_is_not_culprit(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, CFS, 120, "hog"),
+		wake(1010, 1, CFS, LOOP, 19, JL_TEV_WAKING),
+		sw(1014, 1, CFS, 120, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1016000, .cycle = 1 } };
+	struct jl_cycle w[5];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 3), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(jl_cycle_culprit(&w[0]), -1);
+	assert_null(find_part(&w[0], JL_PART_TASK, "hog"));
+	assert_non_null(find_part(&w[0], JL_PART_OTHER, "preempting hog"));
+	assert_int_equal(find_part(&w[0], JL_PART_TIMER, "timer")->duration_ns, 10000);
+	jl_tan_free(&an);
+}
+
+/* A CFS loop: whatever ran first (even at a higher nice) had its fair share: it is a blocking task. */
+static void test_cfs_loop_blames_any_task(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, CFS, 125, "batchjob"),
+		wake(1010, 1, CFS, LOOP, 120, JL_TEV_WAKING),
+		sw(3010, 1, CFS, 125, LOOP, 120, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 3012000, .cycle = 4 } };
+	struct jl_cycle w[5];
+	const struct jl_part *p;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 3), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_true(jl_cycle_culprit(&w[0]) >= 0);
+	p = &w[0].parts[jl_cycle_culprit(&w[0])];
+	assert_string_equal(p->name, "batchjob");
+	assert_string_equal(p->policy, "CFS nice 5");
+	assert_int_equal(p->duration_ns, 2000000);
+	jl_tan_free(&an);
+}
+
+/* A neighbour that is always late never hides the loop: each measured thread's worst cycle is listed. */
+static void test_each_thread_has_its_worst(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, 120, "swapper/1"),
+		wake(1000, 1, 0, HOG, 120, JL_TEV_WAKING), sw(1900, 1, 0, 120, HOG, 120, "scan"),
+		sw(1950, 1, HOG, 120, 0, 120, "swapper/1"),
+		wake(2000, 1, 0, HOG, 120, JL_TEV_WAKING), sw(2800, 1, 0, 120, HOG, 120, "scan"),
+		sw(2850, 1, HOG, 120, 0, 120, "swapper/1"),
+		wake(3000, 1, 0, LOOP, 19, JL_TEV_WAKING), sw(3010, 1, 0, 120, LOOP, 19, "control"),
+		sw(3050, 1, LOOP, 19, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample hs[] = { { 1000000, 1900000, 1 }, { 2000000, 2800000, 2 } };
+	struct jl_tan_sample ls[] = { { 3000000, 3011000, 9 } };
+	struct jl_tan_thread th[2] = { 0 };
+	struct jl_cycle w[2];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	snprintf(th[0].name, sizeof(th[0].name), "scan");
+	th[0].pid = HOG, th[0].measured = true, th[0].samples = hs, th[0].nsamples = 2;
+	snprintf(th[1].name, sizeof(th[1].name), "control");
+	th[1].pid = LOOP, th[1].measured = true, th[1].samples = ls, th[1].nsamples = 1;
+	assert_int_equal(jl_tan_init(&an, th, 2, 2), 0);
+	assert_int_equal(jl_tan_run(&an, e, 10), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 2, &nw), 0);
+	assert_int_equal(nw, 2);
+	assert_int_equal(w[0].thread, 0);
+	assert_int_equal(w[0].cycle, 1); /* scan's worst, 900 us */
+	assert_int_equal(w[1].thread, 1);
+	assert_int_equal(w[1].cycle, 9); /* the loop's only cycle replaced scan's second */
+	jl_tan_free(&an);
+}
+
+/* The kernel did not record the switch out of idle: the loop's first record places it (implicit),
+ * at the idle task's last record. */
+static void test_untraced_switch_from_idle(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 19, 0, 120, "swapper/1"),
+		ev(1020, 1, 0, JL_TEV_TIMER_ENTRY, 0, "hrtimer_wakeup"),
+		wake(1021, 1, 0, LOOP, 19, JL_TEV_WAKING),
+		ev(1022, 1, 0, JL_TEV_TIMER_EXIT, 0, NULL),
+		ev(1090, 1, LOOP, JL_TEV_OTHER, 0, NULL), /* e.g. hrtimer_start when the loop sleeps again */
+		sw(1091, 1, LOOP, 19, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1026000, .cycle = 2 } };
+	struct jl_cycle w[5];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 6), 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_true(an.threads[0].pairs[0].implicit);
+	assert_int_equal(an.threads[0].pairs[0].switch_in, 1022000);
+	assert_int_equal(an.threads[0].implicit_in, 1);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(w[0].latency_ns, 26000);
+	assert_int_equal(find_part(&w[0], JL_PART_OTHER, "return")->duration_ns, 4000);
+	jl_tan_free(&an);
+}
+
+/* Samples before FROM are not measured; unmatched samples lower the matched count. */
+static void test_matching_window(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, CFS, 120, "sh"),
+		wake(1000, 1, CFS, LOOP, 19, JL_TEV_WAKING),
+		sw(1002, 1, CFS, 120, LOOP, 19, "control"),
+		sw(1010, 1, LOOP, 19, CFS, 120, "sh"),
+		wake(2000, 1, CFS, LOOP, 19, JL_TEV_WAKING),
+		sw(2002, 1, CFS, 120, LOOP, 19, "control"),
+		sw(2010, 1, LOOP, 19, CFS, 120, "sh"),
+	};
+	struct jl_tan_sample s[] = { { 1000000, 1003000, 0 }, { 2000000, 2003000, 1 }, { 3000000, 3003000, 2 } };
+	struct jl_cycle w[5];
+	struct jl_tan an;
+	int64_t *v;
+	size_t n;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 3);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(jl_tan_worst(&an, 1500000, w, 5, &nw), 0);
+	assert_int_equal(an.threads[0].measured_samples, 2);
+	assert_int_equal(an.threads[0].matched, 1);
+	assert_int_equal(nw, 1);
+	assert_int_equal(w[0].cycle, 1);
+	v = jl_tan_wakeups(&an, 0, 1500000, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0], 2000);
+	free(v);
+	jl_tan_free(&an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic_pair_from_idle),
+		cmocka_unit_test(test_waking_while_running),
+		cmocka_unit_test(test_switch_out_before_switch_in),
+		cmocka_unit_test(test_migration),
+		cmocka_unit_test(test_wakeup_new),
+		cmocka_unit_test(test_lost_event_gap),
+		cmocka_unit_test(test_interleaved_cpus_out_of_order),
+		cmocka_unit_test(test_decomposition_text),
+		cmocka_unit_test(test_lower_priority_is_not_culprit),
+		cmocka_unit_test(test_cfs_loop_blames_any_task),
+		cmocka_unit_test(test_each_thread_has_its_worst),
+		cmocka_unit_test(test_untraced_switch_from_idle),
+		cmocka_unit_test(test_matching_window),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
