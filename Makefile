@@ -75,7 +75,7 @@ asan:
 		EXTRA_LDLIBS="-fsanitize=address,undefined" all
 	@ASAN_OPTIONS=detect_leaks=1 JITTERLAB=$(abspath build/asan/jitterlab) UNIT_DIR=$(abspath build/asan/tests) tests/run.sh
 
-FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 fuzz:
 	@mkdir -p build/fuzz
 	clang -std=gnu11 $(FUZZ_CFLAGS) -D_GNU_SOURCE -I. $(PKG_CFLAGS) -o build/fuzz/fuzz_scenario \
@@ -83,7 +83,7 @@ fuzz:
 		$(PKG_LIBS) -lm
 	@mkdir -p build/fuzz/corpus
 	@cp scenarios/*.ini tests/fuzz/seeds/* build/fuzz/corpus/ 2>/dev/null || true
-	build/fuzz/fuzz_scenario -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -rss_limit_mb=2048 \
+	build/fuzz/fuzz_scenario -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -rss_limit_mb=2048 -artifact_prefix=build/fuzz/ \
 		-dict=tests/fuzz/scenario.dict build/fuzz/corpus
 
 # Benchmarks print figures and ratios; they never pass or fail on timings.

@@ -32,6 +32,43 @@ static void usage(FILE *out)
 		"  --json              print summary.json on stdout instead of the table\n");
 }
 
+/* "FILE:LINE: " for a key set in the file, "FILE: " for one set by --set (line -1) or a default (0). */
+static void where(char *err, size_t errlen, const char *file, int line)
+{
+	if (line > 0)
+		snprintf(err, errlen, "%.512s:%d: ", file, line);
+	else
+		snprintf(err, errlen, "%.512s: ", file);
+}
+
+/* Every pinned thread's CPUs must be allowed to this process: a cpuset (another run's shield,
+ * a container, taskset) may confine it. Found here, before anything starts. */
+static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+	char a[256], b[256];
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return 0;
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		cpu_set_t extra;
+
+		if (!t->cpus_set)
+			continue;
+		CPU_XOR(&extra, &t->cpus, &allowed);
+		CPU_AND(&extra, &extra, &t->cpus);
+		if (CPU_COUNT(&extra)) {
+			snprintf(err, errlen,
+				 "thread '%s': CPU %s is not allowed to this process (allowed: %s): a cpuset confines "
+				 "jitterlab (another run's shield? taskset? a container?); see `jitterlab doctor`",
+				 t->name, jl_cpulist_format(&extra, a, sizeof(a)), jl_cpulist_format(&allowed, b, sizeof(b)));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* An RT thread that never sleeps on every online CPU can freeze the machine. */
 static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t errlen)
 {
@@ -74,7 +111,8 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 		if (!t->exec[0])
 			continue;
 		if (jl_child_check_cmdline(t->exec, why, sizeof(why))) {
-			snprintf(err, errlen, "%s:%d: thread '%s': exec: %s", t->file, t->key_line[JL_TKEY_EXEC], t->name, why);
+			where(err, errlen, t->file, t->key_line[JL_TKEY_EXEC]);
+			snprintf(err + strlen(err), errlen - strlen(err), "thread '%s': exec: %s", t->name, why);
 			return -1;
 		}
 	}
@@ -204,11 +242,12 @@ int cmd_run(int argc, char **argv)
 	if (!o.unsafe && check_rt_spinners(sc, err, sizeof(err)))
 		goto usage_error;
 	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
-		snprintf(err, sizeof(err), "%.512s:%d: [run] rt_runtime = unlimited disables RT throttling: refused without --unsafe",
-			 sc->path, sc->run.key_line[JL_RKEY_RT_RUNTIME]);
+		where(err, sizeof(err), sc->path, sc->run.key_line[JL_RKEY_RT_RUNTIME]);
+		snprintf(err + strlen(err), sizeof(err) - strlen(err),
+			 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
 		goto usage_error;
 	}
-	if (check_permissions(sc, &o, err, sizeof(err))) {
+	if (check_permissions(sc, &o, err, sizeof(err)) || check_allowed_cpus(sc, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab run: %s\n", err);
 		free(sc);
 		return JL_EXIT_RUNTIME;

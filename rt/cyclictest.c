@@ -255,6 +255,39 @@ void jl_cyclictest_print(FILE *out, json_object *doc)
 
 /* ---- the command ---- */
 
+/* Where cyclictest writes its JSON: in the comparison directory, unless that path holds characters the
+ * exec line cannot carry (exec splits like a shell, without quotes): then in /tmp first. */
+static bool path_is_plain(const char *p)
+{
+	return !strpbrk(p, " \t\"'\\");
+}
+
+static void ct_json_path(const char *dir, const char *thread, int rep, char *buf, size_t len)
+{
+	if (path_is_plain(dir))
+		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+	else
+		snprintf(buf, len, "/tmp/jitterlab-ct-%d-%s-r%d.json", (int)getpid(), thread, rep);
+}
+
+/* Move a /tmp JSON into the comparison directory (a copy through json-c, then unlink). PATH becomes the
+ * kept file's path. */
+static void ct_json_keep(const char *dir, const char *thread, int rep, char *path, size_t len)
+{
+	json_object *doc;
+	char dst[PATH_MAX + 64];
+
+	if (path_is_plain(dir))
+		return;
+	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+	doc = json_object_from_file(path);
+	if (doc && jl_json_write_file(dst, doc) == 0) {
+		unlink(path);
+		snprintf(path, len, "%s", dst);
+	}
+	json_object_put(doc);
+}
+
 struct ct_opts {
 	const char *scenario, *out;
 	const char *sets[MAX_SETS];
@@ -442,7 +475,7 @@ int cmd_cyclictest(int argc, char **argv)
 		for (int k = 0; k < nm; k++) {
 			struct jl_thread_spec *t = &ct->threads[measured[k]];
 
-			snprintf(path, sizeof(path), "%s/cyclictest-%s-r%d.json", dir, t->name, rep);
+			ct_json_path(dir, t->name, rep, path, sizeof(path));
 			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], path, cmdline, sizeof(cmdline), err, sizeof(err))) {
 				sigprocmask(SIG_SETMASK, &oldmask, NULL);
 				goto bad;
@@ -506,11 +539,13 @@ int cmd_cyclictest(int argc, char **argv)
 				if (!side) {
 					struct jl_ct_result r;
 
-					snprintf(path, sizeof(path), "%s/cyclictest-%s-r%d.json", dir, tn, rep);
-					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err)))
+					ct_json_path(dir, tn, rep, path, sizeof(path));
+					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
 						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
-					else
+					} else {
+						ct_json_keep(dir, tn, rep, path, sizeof(path));
 						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, path, rep);
+					}
 				} else {
 					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
 

@@ -159,6 +159,9 @@ static int write_report(struct run_ctx *r, json_object *summary, const struct jl
 		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
 	if (tr && tr->open_hint)
 		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
+	if (!r->o->quiet)
+		fprintf(of.fp, "\n## Plots\n\n![latency histogram](latency-hist.svg)\n![latency over cycles](latency-cycle.svg)\n"
+			       "![tick timeline around the worst cycle](ticks.svg)\n");
 	fprintf(of.fp, "\nFiles: `summary.json`, `samples.csv` (one row per measured cycle, ns), `scenario.ini` "
 		       "(the scenario as run)%s.\n",
 		tr && tr->block ? ", `trace.dat`, `kernelshark.json`" : "");

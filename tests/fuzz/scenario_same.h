@@ -51,8 +51,12 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 
 		JL_SAME_STR("thread name", s->name, t->name);
 		JL_SAME_FIELD("policy", s->policy, t->policy);
-		JL_SAME_FIELD("priority", s->priority, t->priority);
-		JL_SAME_FIELD("nice", s->nice, t->nice);
+		/* a priority is only used (and written) for fifo/rr, a nice for other/batch: an override of
+		 * the policy keeps the other value for an override back */
+		if (jl_policy_is_rt(s->policy))
+			JL_SAME_FIELD("priority", s->priority, t->priority);
+		if (s->policy == JL_POLICY_OTHER || s->policy == JL_POLICY_BATCH)
+			JL_SAME_FIELD("nice", s->nice, t->nice);
 		JL_SAME_FIELD("cpus_set", s->cpus_set, t->cpus_set);
 		if (s->cpus_set)
 			JL_SAME_FIELD("cpus", CPU_EQUAL(&s->cpus, &t->cpus), 1);

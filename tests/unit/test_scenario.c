@@ -216,6 +216,8 @@ static const struct err_case cross[] = {
 	{ "[thread a]\npolicy = deadline\nperiod = 10ms\nruntime = 11ms\n", "x.ini:4: thread 'a': runtime must not exceed the deadline", NULL },
 	{ "[thread a]\npolicy = deadline\nperiod = 10ms\nruntime = 1ms\ndeadline = 20ms\n", "x.ini:5: thread 'a': policy deadline needs deadline <= period", NULL },
 	{ "[thread a]\nruntime = 1ms\n", "x.ini:2: thread 'a': runtime is only for policy deadline", NULL },
+	{ "[thread a]\npolicy = deadline\nruntime = 10us\nperiod = 50us\n", "x.ini:4: thread 'a': policy deadline needs a period of", NULL },
+	{ "[thread a]\npolicy = deadline\nruntime = 10ms\nrate = 0.1Hz\n", "x.ini:4: thread 'a': policy deadline needs a period of", NULL },
 	{ "[thread a]\ndeadline = 1ms\n", "x.ini:2: thread 'a': deadline needs a period or rate", NULL },
 	{ "[thread a]\noverrun = catchup\n", "x.ini:2: thread 'a': overrun needs a period or rate", NULL },
 	{ "[thread a]\ncpus = 1023\n", "x.ini:2: thread 'a': cpus names CPU 1023, which is not online", "online: 0" },
@@ -625,18 +627,25 @@ static void test_set_overrides(void **state)
 	/* the sweep example: a fifo thread becomes other (its priority goes), and back */
 	set_ok("control.policy=other");
 	assert_int_equal(thread(sc, "control")->policy, JL_POLICY_OTHER);
-	assert_int_equal(thread(sc, "control")->priority, 0);
+	one = write_str(sc);
+	assert_null(strstr(one, "priority")); /* not written for policy other */
+	free(one);
 	set_ok("control.nice=-5");
 	assert_int_equal(thread(sc, "control")->nice, -5);
+	/* back to fifo: the nice goes, the earlier priority is used again */
+	set_ok("control.policy=fifo");
+	assert_int_equal(thread(sc, "control")->nice, 0);
+	assert_int_equal(thread(sc, "control")->priority, 90);
 	{
 		char e2[JL_ERR_MAX];
 
 		/* several overrides, then one validation (as a sweep condition "policy=fifo; priority=80") */
-		assert_int_equal(jl_scenario_set(sc, "control.policy=fifo", e2, sizeof(e2)), 0);
-		assert_int_equal(thread(sc, "control")->nice, 0);
-		/* fifo again without a priority is an error, not a silent default */
+		assert_int_equal(jl_scenario_set(sc, "scan.policy=rr", e2, sizeof(e2)), 0);
+		/* rr without any priority is an error, not a silent default */
 		assert_int_equal(jl_scenario_validate(sc, e2, sizeof(e2)), -1);
-		assert_non_null(strstr(e2, "needs a priority"));
+		assert_non_null(strstr(e2, "thread 'scan': policy rr needs a priority"));
+		assert_int_equal(jl_scenario_set(sc, "scan.priority=5", e2, sizeof(e2)), 0);
+		assert_int_equal(jl_scenario_validate(sc, e2, sizeof(e2)), 0);
 	}
 	set_ok("control.priority=70");
 	/* priority set by --set counts as given */

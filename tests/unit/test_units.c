@@ -342,6 +342,9 @@ static void test_format_human(void **state)
 	assert_string_equal(jl_format_duration_human(1200000, buf, sizeof(buf)), "1.20 ms");
 	assert_string_equal(jl_format_duration_human(2000000000LL, buf, sizeof(buf)), "2.000 s");
 	assert_string_equal(jl_format_duration_human(5500, buf, sizeof(buf)), "5.5 us");
+	assert_string_equal(jl_format_duration_human(-331000, buf, sizeof(buf)), "-331 us");
+	jl_format_duration_human(INT64_MIN, buf, sizeof(buf)); /* no UB on the one value without a negation */
+	assert_string_equal(buf, "-9223372036.855 s");
 	/* a tiny buffer truncates, never overflows */
 	assert_string_equal(jl_format_duration_human(2000000000LL, buf, 4), "2.0");
 }

@@ -1,5 +1,7 @@
 /* test_welch: across-run statistics: Welch t/df/p/CI against the published figures and a hand-computed
- * case, verdict wording, bimodality and start-up transient flags on synthetic runs. */
+ * case, verdict wording, bimodality and start-up transient flags on synthetic runs, and the same flags
+ * through a whole sweep analysis (synthetic summaries and a samples.csv) into sweep.json; and the parser of
+ * cyclictest's JSON (the other side of the across-tool comparison): its quirks, percentiles, overflows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +10,12 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rt/cyclictest.h"
+#include "rt/sweep.h"
 #include "rt/welch.h"
 
 static void assert_near(double got, double want, double tol)
@@ -187,13 +195,127 @@ static void test_transient(void **state)
 	assert_int_equal(t.kind, JL_TRANSIENT_NONE);
 }
 
+static json_object *fake_summary(double max_ns, double p99_ns, int64_t max_cycle)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"interrupted\": false, \"threads\": [{\"name\": \"control\", \"measured\": true, \"period_ns\": 10000000,"
+		 " \"rate_hz\": 100.0, \"misses\": 0, \"latency_ns\": {\"p50\": 20000, \"p99\": %.0f, \"max\": %.0f,"
+		 " \"max_cycle\": %lld}, \"period_ns_stats\": {\"p99\": 10100000, \"max\": 10200000},"
+		 " \"work\": {\"mean_ns\": 200000}}]}",
+		 p99_ns, max_ns, (long long)max_cycle);
+	return json_tokener_parse(text);
+}
+
+/* Ten runs of one condition, the max 330 ms in eight and 11 ms in two (the published shape), against a
+ * second condition; one run's samples.csv puts its max in the first 100 ms: both flags reach sweep.json. */
+static void test_sweep_flags(void **state)
+{
+	struct jl_sweep_cond conds[2] = { { .label = "a", .duration_ns = 10000000000LL },
+					  { .label = "b", .duration_ns = 10000000000LL } };
+	struct jl_sweep_run runs[12];
+	int pairs[1][2] = { { 0, 1 } };
+	struct jl_sweep_data d = { .scenario_name = "syn", .scenario_path = "syn.ini", .runs_per_cond = 10, .nconds = 2,
+				   .conds = conds, .nruns = 12, .runs = runs, .npairs = 1, .pairs = pairs };
+	char dir[] = "/tmp/jl-test-welch-XXXXXX", path[128];
+	json_object *j, *flags, *cmps;
+	bool bimodal = false, transient = false;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/samples.csv", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n");
+	for (int c = 100; c < 1100; c++) /* 10 s of 100 Hz after a 1 s warm-up (cycles 0-99) */
+		fprintf(f, "control,%d,%lld,%lld,%lld,20000,10000000,220000,0,0\n", c, 5000000000LL + c * 10000000LL,
+			5000000000LL + c * 10000000LL + 20000, 5000000000LL + c * 10000000LL + 220000);
+	fclose(f);
+	memset(runs, 0, sizeof(runs));
+	for (int i = 0; i < 12; i++) {
+		bool low = i == 3 || i == 7;
+		double max = i < 10 ? (low ? 11e6 : 330e6 + i * 1e6) : 1e6 + i * 1e4;
+
+		runs[i].cond = i < 10 ? 0 : 1;
+		runs[i].rep = i < 10 ? i + 1 : i - 9;
+		runs[i].order = i + 1;
+		/* run 1's max is at cycle 105: 50 ms into the measured phase */
+		runs[i].summary = fake_summary(max, 2e6, i == 0 ? 105 : 600);
+		assert_non_null(runs[i].summary);
+		if (i == 0) {
+			snprintf(runs[i].dir, sizeof(runs[i].dir), "%s", dir);
+			runs[i].transients = jl_sweep_run_transients(&runs[i], &conds[0]);
+			assert_int_equal(json_object_array_length(runs[i].transients), 1);
+		}
+	}
+	j = jl_sweep_build_json(&d);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "flags", &flags));
+	for (size_t i = 0; i < json_object_array_length(flags); i++) {
+		json_object *fl = json_object_array_get_idx(flags, i), *k, *m, *cy;
+
+		json_object_object_get_ex(fl, "kind", &k);
+		json_object_object_get_ex(fl, "metric", &m);
+		if (!strcmp(json_object_get_string(k), "bimodal") && !strcmp(json_object_get_string(m), "latency.max"))
+			bimodal = true;
+		if (!strcmp(json_object_get_string(k), "transient")) {
+			json_object_object_get_ex(fl, "cycle", &cy);
+			assert_int_equal(json_object_get_int(cy), 105);
+			transient = true;
+		}
+	}
+	assert_true(bimodal);
+	assert_true(transient);
+	assert_true(json_object_object_get_ex(j, "comparisons", &cmps));
+	assert_int_equal(json_object_array_length(cmps), jl_sweep_nmetrics);
+	json_object_put(j);
+	for (int i = 0; i < 12; i++) {
+		json_object_put(runs[i].summary);
+		json_object_put(runs[i].transients);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+/* cyclictest 2.4's --json output, quirks included ("cmdline:" with a colon); 100 cycles, 3 beyond the
+ * histogram (overflows): p50 is the 50th value (bucket 20 us), p99 the 99th (in the overflow: -1). */
+static void test_cyclictest_json(void **state)
+{
+	const char *text = "{\"file_version\": 1, \"cmdline:\": \"cyclictest -m -h 200\", \"rt_test_version:\": \"2.40\","
+			   " \"num_threads\": 1, \"thread\": {\"0\": {\"histogram\": {\"18\": 10, \"19\": 30, \"20\": 40,"
+			   " \"25\": 15, \"102\": 2}, \"cycles\": 100, \"min\": 18, \"max\": 20500, \"avg\": 24.43, \"cpu\": 1,"
+			   " \"node\": 0}}}";
+	json_object *doc = json_tokener_parse(text);
+	struct jl_ct_result r;
+	char err[256];
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(jl_cyclictest_parse(doc, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.cycles, 100);
+	assert_true(r.min_ns == 18000 && r.max_ns == 20500000);
+	assert_near(r.avg_ns, 24430, 1e-6);
+	assert_int_equal(r.cpu, 1);
+	assert_int_equal(r.overflows, 3);
+	assert_true(r.p50_ns == 20000);
+	assert_true(r.p99_ns == -1);  /* the 99th value is beyond the histogram */
+	json_object_put(doc);
+	doc = json_tokener_parse("{\"thread\": {}}");
+	assert_int_equal(jl_cyclictest_parse(doc, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "thread"));
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runstats),     cmocka_unit_test(test_welch_published),
 		cmocka_unit_test(test_welch_hand),   cmocka_unit_test(test_welch_degenerate),
 		cmocka_unit_test(test_value_format), cmocka_unit_test(test_bimodal),
-		cmocka_unit_test(test_transient),
+		cmocka_unit_test(test_transient),   cmocka_unit_test(test_sweep_flags),
+		cmocka_unit_test(test_cyclictest_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_work: rt/work.c — the registry: every kind parses, formats back, prepares, runs once and
  * returns; bad work strings; long calls return promptly when the stop flag is raised (rt/stop.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,6 +217,39 @@ static void test_stop_spin(void **state)
 	returns_on_stop("spin 1h");
 }
 
+/* a spin of 292 years: now + duration must saturate, not wrap into the past and return at once */
+static void test_stop_spin_huge(void **state)
+{
+	(void)state;
+	returns_on_stop("spin 9223372036854775807ns");
+}
+
+static void test_stop_sleep_huge(void **state)
+{
+	(void)state;
+	returns_on_stop("sleep 9223372036854775807ns");
+}
+
+/* a memory buffer beyond half of the RAM is refused before it is prefaulted (the OOM killer) */
+static void test_memory_too_large(void **state)
+{
+	struct jl_work_spec spec;
+	struct jl_work_state st;
+	char err[256];
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	(void)state;
+	if (pages <= 0 || psize <= 0 || (unsigned long long)pages * (unsigned long long)psize >= (128ULL << 30)) {
+		skip(); /* 128 GB of RAM or more: 64GB would be allowed, and prefaulting it is no unit test */
+	}
+	assert_int_equal(jl_work_parse("memory 64GB", &spec, err, sizeof(err)), 0);
+	errno = 0;
+	assert_int_equal(jl_work_prepare(&st, &spec, -1), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_null(st.buf);
+	jl_work_release(&st);
+}
+
 static void test_stop_sleep(void **state)
 {
 	(void)state;
@@ -268,6 +302,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_sleep, reset_stop, reset_stop),
 		cmocka_unit_test_setup_teardown(test_stop_syscall, reset_stop, reset_stop),
 		cmocka_unit_test_setup_teardown(test_stop_reset, reset_stop, reset_stop),
+		cmocka_unit_test_setup_teardown(test_stop_spin_huge, reset_stop, reset_stop),
+		cmocka_unit_test_setup_teardown(test_stop_sleep_huge, reset_stop, reset_stop),
+		cmocka_unit_test_setup_teardown(test_memory_too_large, reset_stop, reset_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
