@@ -105,8 +105,9 @@ static void apply_placement(const struct jl_thread_spec *spec)
 		sched_setscheduler(0, SCHED_OTHER, &sp);
 		setpriority(PRIO_PROCESS, 0, spec->nice);
 		break;
-	case JL_POLICY_DEADLINE:
-		break; /* refused by the scenario checks */
+	case JL_POLICY_DEADLINE: /* refused by the scenario checks */
+	case JL_POLICY_N:
+		break;
 	}
 }
 

@@ -83,6 +83,7 @@ static int policy_to_os(enum jl_policy p)
 	case JL_POLICY_DEADLINE:
 		return SCHED_DEADLINE;
 	case JL_POLICY_OTHER:
+	case JL_POLICY_N:
 		break;
 	}
 	return SCHED_OTHER;

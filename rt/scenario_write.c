@@ -1,0 +1,98 @@
+/* scenario_write: the effective scenario as INI, every default written out, such that it parses
+ * back to the same model (checked by the fuzz target). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../affinity/cpulist.h"
+#include "scenario_int.h"
+#include "units.h"
+
+/* ---- writing the effective scenario ---- */
+
+/* "key = value", or "key=value" where the spaces would take the line past the reader's limit (a value
+ * that fitted on its input line always fits this way). */
+static void put_kv(FILE *out, const char *key, const char *key2, const char *value)
+{
+	size_t n = strlen(key) + strlen(key2) + strlen(value);
+
+	fprintf(out, n + 3 <= JL_INI_LINE_MAX ? "%s%s = %s\n" : "%s%s=%s\n", key, key2, value);
+}
+
+int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
+{
+	const struct jl_run_spec *r = &sc->run;
+	char a[4096], b[64]; /* a: a sparse list of 1024 CPUs is ~2.5 KB */
+
+	fprintf(out, "; effective scenario: %.120s%s, every default written out\n\n[run]\n", sc->path,
+		strlen(sc->path) > 120 ? "..." : "");
+	put_kv(out, "name", "", r->name);
+	fprintf(out, "duration = %s\n", jl_format_duration(r->duration_ns, a, sizeof(a)));
+	fprintf(out, "warmup = %s\n", jl_format_duration(r->warmup_ns, a, sizeof(a)));
+	if (!r->trace_groups)
+		fprintf(out, "trace = off\n");
+	else
+		fprintf(out, "trace = %s%s%s%s%s\n", r->trace_groups & JL_TRACE_SCHED ? "sched" : "",
+			(r->trace_groups & JL_TRACE_SCHED) && (r->trace_groups & ~JL_TRACE_SCHED) ? "," : "",
+			r->trace_groups & JL_TRACE_IRQ ? "irq" : "",
+			(r->trace_groups & JL_TRACE_IRQ) && (r->trace_groups & JL_TRACE_TIMER) ? "," : "",
+			r->trace_groups & JL_TRACE_TIMER ? "timer" : "");
+	fprintf(out, "trace_buffer = %s\n", jl_format_size(r->trace_buffer, a, sizeof(a)));
+	fprintf(out, "trace_threshold = %s\n", r->trace_threshold_ns ? jl_format_duration(r->trace_threshold_ns, a, sizeof(a)) : "none");
+	put_kv(out, "isolate", "", r->isolate_set ? jl_cpulist_format(&r->isolate, a, sizeof(a)) : "none");
+	fprintf(out, "irq_affinity = %s\n", r->irq_affinity == JL_IRQ_KEEP ? "keep" : "housekeeping");
+	fprintf(out, "cpu_dma_latency = %s\n", r->cpu_dma_latency_ns < 0 ? "off" : jl_format_duration(r->cpu_dma_latency_ns, a, sizeof(a)));
+	if (r->rt_runtime_us == -2)
+		fprintf(out, "rt_runtime = keep\n");
+	else if (r->rt_runtime_us == -1)
+		fprintf(out, "rt_runtime = unlimited\n");
+	else
+		fprintf(out, "rt_runtime = %s\n", jl_format_duration(r->rt_runtime_us * 1000, a, sizeof(a)));
+	fprintf(out, "seed = %lld\n", r->seed);
+	fprintf(out, "grace = %s\n", jl_format_duration(r->grace_ns, a, sizeof(a)));
+
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		fprintf(out, "\n[thread %s]\npolicy = %s\n", t->name, jl_policy_name(t->policy));
+		if (jl_policy_is_rt(t->policy))
+			fprintf(out, "priority = %d\n", t->priority);
+		if (t->policy == JL_POLICY_OTHER || t->policy == JL_POLICY_BATCH)
+			fprintf(out, "nice = %d\n", t->nice);
+		if (t->cpus_set)
+			put_kv(out, "cpus", "", jl_cpulist_format(&t->cpus, a, sizeof(a)));
+		else
+			fprintf(out, "; cpus = (all allowed)\n");
+		fprintf(out, "count = %u\n", t->count);
+		if (t->period_ns)
+			fprintf(out, "period = %s\n", jl_format_duration(t->period_ns, a, sizeof(a)));
+		if (!t->exec[0])
+			fprintf(out, "work = %s\n", jl_work_format(&t->work, a, sizeof(a)));
+		if (t->period_ns) {
+			fprintf(out, "deadline = %s\n", jl_format_duration(t->deadline_ns ? t->deadline_ns : t->period_ns, a, sizeof(a)));
+			fprintf(out, "overrun = %s\n", t->overrun == JL_OVERRUN_SKIP ? "skip" : "catchup");
+		}
+		if (t->policy == JL_POLICY_DEADLINE)
+			fprintf(out, "runtime = %s\n", jl_format_duration(t->runtime_ns, a, sizeof(a)));
+		fprintf(out, "mem_node = %s\n", t->mem_node < 0 ? "none" : (snprintf(b, sizeof(b), "%d", t->mem_node), b));
+		fprintf(out, "start = %s\n", jl_format_duration(t->start_ns, a, sizeof(a)));
+		if (!t->exec[0])
+			fprintf(out, "measure = %s\n", jl_thread_measured(t) ? "yes" : "no");
+		else
+			put_kv(out, "exec", "", t->exec);
+	}
+	if (sc->nexpect) {
+		fprintf(out, "\n[expect]\n");
+		for (int i = 0; i < sc->nexpect; i++)
+			put_kv(out, sc->expect[i].label, "", sc->expect[i].text);
+	}
+	if (sc->sweep.present) {
+		fprintf(out, "\n[sweep]\nruns = %d\n", sc->sweep.runs);
+		for (int i = 0; i < sc->sweep.nconditions; i++)
+			put_kv(out, "condition.", sc->sweep.conditions[i].label, sc->sweep.conditions[i].overrides);
+		for (int i = 0; i < sc->sweep.nvary; i++)
+			put_kv(out, "vary.", sc->sweep.vary[i].key, sc->sweep.vary[i].values);
+		if (sc->sweep.compare[0])
+			put_kv(out, "compare", "", sc->sweep.compare);
+	}
+	return ferror(out) ? -1 : 0;
+}
