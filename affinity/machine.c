@@ -74,16 +74,7 @@ int jl_machine_check_stale(char *err, size_t errlen)
 	return 0;
 }
 
-#define MFAIL(line, ...)                                                                                    \
-	do {                                                                                                \
-		char _m[JL_ERR_MAX];                                                                        \
-		snprintf(_m, sizeof(_m), __VA_ARGS__);                                                      \
-		if ((line) > 0)                                                                             \
-			snprintf(err, errlen, "%s:%d: %s", sc->path, (line), _m);                          \
-		else                                                                                        \
-			snprintf(err, errlen, "%s: %s", sc->path, _m);                                     \
-		return -1;                                                                                  \
-	} while (0)
+#define MFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
 
 static int tline(const struct jl_thread_spec *t, enum jl_tkey k)
 {

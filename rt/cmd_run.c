@@ -32,15 +32,6 @@ static void usage(FILE *out)
 		"  --json              print summary.json on stdout instead of the table\n");
 }
 
-/* "FILE:LINE: " for a key set in the file, "FILE: " for one set by --set (line -1) or a default (0). */
-static void where(char *err, size_t errlen, const char *file, int line)
-{
-	if (line > 0)
-		snprintf(err, errlen, "%.512s:%d: ", file, line);
-	else
-		snprintf(err, errlen, "%.512s: ", file);
-}
-
 /* Every pinned thread's CPUs must be allowed to this process: a cpuset (another run's shield,
  * a container, taskset) may confine it. Found here, before anything starts. */
 static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t errlen)
@@ -125,9 +116,7 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 		if (!t->exec[0])
 			continue;
 		if (jl_child_check_cmdline(t->exec, why, sizeof(why))) {
-			where(err, errlen, t->file, t->key_line[JL_TKEY_EXEC]);
-			snprintf(err + strlen(err), errlen - strlen(err), "thread '%s': exec: %s", t->name, why);
-			return -1;
+			return jl_scenario_fail(sc, t->key_line[JL_TKEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
 		}
 	}
 	return 0;
@@ -256,9 +245,8 @@ int cmd_run(int argc, char **argv)
 	if (!o.unsafe && check_rt_spinners(sc, err, sizeof(err)))
 		goto usage_error;
 	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
-		where(err, sizeof(err), sc->path, sc->run.key_line[JL_RKEY_RT_RUNTIME]);
-		snprintf(err + strlen(err), sizeof(err) - strlen(err),
-			 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
+		jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_RT_RUNTIME], err, sizeof(err),
+				 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
 		goto usage_error;
 	}
 	if (check_permissions(sc, &o, err, sizeof(err)) || check_allowed_cpus(sc, err, sizeof(err))) {

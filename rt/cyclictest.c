@@ -19,6 +19,7 @@
 #include "affinity/cpulist.h"
 #include "commands.h"
 #include "stop.h"
+#include "output.h"
 #include "sweep_child.h"
 #include "units.h"
 #include "welch.h"
@@ -281,7 +282,7 @@ static void ct_json_keep(const char *dir, const char *thread, int rep, char *pat
 		return;
 	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
 	doc = json_object_from_file(path);
-	if (doc && jl_json_write_file(dst, doc) == 0) {
+	if (doc && jl_output_write_json_path(dst, doc) == 0) {
 		unlink(path);
 		snprintf(path, len, "%s", dst);
 	}
@@ -339,20 +340,6 @@ usage:
 	fprintf(stderr, "usage: jitterlab cyclictest SCENARIO [--out DIR] [--set SECTION.KEY=VALUE]... [--runs N] "
 			"[--duration D] [--warmup D] [--no-trace] [--quiet]\n");
 	return -1;
-}
-
-static int write_ini(const struct jl_scenario *sc, const char *path)
-{
-	FILE *f = fopen(path, "we");
-	int rc;
-
-	if (!f)
-		return -1;
-	rc = jl_scenario_write(sc, f);
-	if (fclose(f))
-		rc = -1;
-	jl_chown_to_invoker(path);
-	return rc;
 }
 
 static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *json_path, int rep)
@@ -427,13 +414,13 @@ int cmd_cyclictest(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
 		goto bad;
 	}
-	if (jl_outdir_create(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
+	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
 		status = JL_EXIT_RUNTIME;
 		goto out;
 	}
 	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
-	if (write_ini(base, jlini)) {
+	if (jl_output_write_scenario(jlini, base)) {
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", jlini, strerror(errno));
 		status = JL_EXIT_RUNTIME;
 		goto out;
@@ -501,7 +488,7 @@ int cmd_cyclictest(int argc, char **argv)
 			goto out;
 		}
 		snprintf(ctini, sizeof(ctini), "%s/cyclictest-r%d.ini", dir, rep);
-		write_ini(ct, ctini);
+		jl_output_write_scenario(ctini, ct);
 		for (int side = 0; side < 2 && !intr; side++) {
 			struct jl_child_run cr = { 0 };
 			char name[32], out[PATH_MAX + 32], log[PATH_MAX + 64], rdir[PATH_MAX];
@@ -568,7 +555,7 @@ int cmd_cyclictest(int argc, char **argv)
 	json_object_object_add(doc, "interrupted", json_object_new_boolean(jl_stopping()));
 	finish_doc(doc);
 	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
-	if (jl_json_write_file(path, doc))
+	if (jl_output_write_json_path(path, doc))
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
 	jl_cyclictest_print(stdout, doc);
 	printf("\ncyclictest.json and both sides' runs in %s\n", dir);

@@ -91,6 +91,17 @@ int jl_output_link_latest(const char *dir)
 	return 0;
 }
 
+int jl_output_make_dir_latest(const char *out_root, const char *name, char *dir, size_t len, char *err, size_t errlen)
+{
+	if (jl_output_make_run_dir(out_root, name, dir, len, err, errlen))
+		return -1;
+	if (jl_output_link_latest(dir)) {
+		snprintf(err, errlen, "cannot point %s/%s/latest at %s: %s", out_root, name, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int jl_output_open(struct jl_outfile *of, const char *dir, const char *file)
 {
 	int fd;
@@ -141,10 +152,41 @@ void jl_output_abort(struct jl_outfile *of)
 
 int jl_output_write_json(const char *dir, const char *file, json_object *obj)
 {
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return jl_output_write_json_path(path, obj);
+}
+
+static int open_path(struct jl_outfile *of, const char *path)
+{
+	char copy[4096], dir[4096];
+	const char *base = strrchr(path, '/');
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	snprintf(dir, sizeof(dir), "%s", base ? dirname(copy) : ".");
+	return jl_output_open(of, dir, base ? base + 1 : path);
+}
+
+int jl_output_write_scenario(const char *path, const struct jl_scenario *sc)
+{
+	struct jl_outfile of;
+
+	if (open_path(&of, path))
+		return -1;
+	if (jl_scenario_write(sc, of.fp)) {
+		jl_output_abort(&of);
+		return -1;
+	}
+	return jl_output_commit(&of);
+}
+
+int jl_output_write_json_path(const char *path, json_object *obj)
+{
 	struct jl_outfile of;
 	const char *text;
 
-	if (jl_output_open(&of, dir, file))
+	if (open_path(&of, path))
 		return -1;
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 							   JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "output.h"
 #include "sweep_child.h"
 
 #define TICK_WINDOW_NS 600000000LL
@@ -98,7 +99,7 @@ static int commit_svg(const char *dir, const char *name)
 		unlink(tmp);
 		return 0;
 	}
-	jl_chown_to_invoker(path);
+	jl_output_chown(path);
 	return 1;
 }
 

@@ -125,17 +125,12 @@ static void set_watchdog_priority(bool on)
 	pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
-static int write_scenario(struct run_ctx *r)
+static int write_run_scenario(struct run_ctx *r)
 {
-	struct jl_outfile of;
+	char path[4200];
 
-	if (jl_output_open(&of, r->dir, "scenario.ini"))
-		return -1;
-	if (jl_scenario_write(r->sc, of.fp)) {
-		jl_output_abort(&of);
-		return -1;
-	}
-	return jl_output_commit(&of);
+	snprintf(path, sizeof(path), "%s/scenario.ini", r->dir);
+	return jl_output_write_scenario(path, r->sc);
 }
 
 static json_object *trace_block_disabled(const char *why)
@@ -271,7 +266,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		fprintf(stderr, "jitterlab: warning: mlockall: %s (page faults may add latency)\n", strerror(errno));
 	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
-	    write_scenario(r)) {
+	    write_run_scenario(r)) {
 		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(errno));
 		free(r);
 		return JL_EXIT_RUNTIME;

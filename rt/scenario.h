@@ -133,6 +133,11 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen);
 /* Write the effective scenario, every key explicit, as INI that parses back to the same model. */
 int jl_scenario_write(const struct jl_scenario *sc, FILE *out);
 
+/* Format "FILE:LINE: message" (or "FILE: message" when LINE <= 0: a --set key or a default) into
+ * ERR and return -1: the one way every scenario check reports. */
+int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 const char *jl_policy_name(enum jl_policy p);
 bool jl_policy_is_rt(enum jl_policy p);
 /* Periodic threads with measure on. */

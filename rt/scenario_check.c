@@ -2,6 +2,7 @@
  * expectations naming threads). Reads the online CPUs and a few sysctls; changes nothing. */
 #include <errno.h>
 #include <numa.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +12,23 @@
 
 /* ---- cross-key validation ---- */
 
-#define VFAIL(line, ...)                                                                                    \
-	do {                                                                                                \
-		char _m[JL_ERR_MAX];                                                                        \
-		snprintf(_m, sizeof(_m), __VA_ARGS__);                                                      \
-		if ((line) > 0)                                                                             \
-			snprintf(err, errlen, "%s:%d: %s", sc->path, (line), _m);                          \
-		else                                                                                        \
-			snprintf(err, errlen, "%s: %s", sc->path, _m);                                     \
-		return -1;                                                                                  \
-	} while (0)
+int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t errlen, const char *fmt, ...)
+{
+	char msg[JL_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(err, errlen, "%s:%d: %s", sc->path, line, msg);
+	else
+		snprintf(err, errlen, "%s: %s", sc->path, msg);
+	errno = EINVAL;
+	return -1;
+}
+
+#define VFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
 
 static int line_of(const struct jl_thread_spec *t, enum jl_tkey k)
 {

@@ -17,6 +17,7 @@
 #include "plot.h"
 #include "scenario.h"
 #include "stop.h"
+#include "output.h"
 #include "sweep_child.h"
 #include "units.h"
 
@@ -282,20 +283,6 @@ static int build_pairs(const struct jl_scenario *sc, const struct jl_sweep_cond 
 	return np;
 }
 
-static int write_scenario(const struct jl_scenario *sc, const char *path)
-{
-	FILE *f = fopen(path, "we");
-	int rc;
-
-	if (!f)
-		return -1;
-	rc = jl_scenario_write(sc, f);
-	if (fclose(f))
-		rc = -1;
-	jl_chown_to_invoker(path);
-	return rc;
-}
-
 static void save_results(struct jl_sweep_data *d, bool final, bool print)
 {
 	json_object *j = jl_sweep_build_json(d);
@@ -304,7 +291,7 @@ static void save_results(struct jl_sweep_data *d, bool final, bool print)
 	if (!j)
 		return;
 	snprintf(path, sizeof(path), "%s/sweep.json", d->dir);
-	if (jl_json_write_file(path, j))
+	if (jl_output_write_json_path(path, j))
 		fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
 	if (final) {
 		char tmp[PATH_MAX + 48];
@@ -330,7 +317,7 @@ static void save_results(struct jl_sweep_data *d, bool final, bool print)
 			} else if (err[0])
 				fprintf(stderr, "jitterlab sweep: %s\n", err);
 			if (fclose(f) == 0 && rename(tmp, path) == 0)
-				jl_chown_to_invoker(path);
+				jl_output_chown(path);
 		}
 		if (print)
 			jl_sweep_print(stdout, j, false);
@@ -450,24 +437,24 @@ int cmd_sweep(int argc, char **argv)
 	if (d.npairs < 0)
 		goto bad;
 
-	if (jl_outdir_create(o.out, base->run.name, d.dir, sizeof(d.dir), err, sizeof(err))) {
+	if (jl_output_make_dir_latest(o.out, base->run.name, d.dir, sizeof(d.dir), err, sizeof(err))) {
 		fprintf(stderr, "jitterlab sweep: %s\n", err);
 		status = JL_EXIT_RUNTIME;
 		goto out;
 	}
 	snprintf(spath, sizeof(spath), "%s/scenario.ini", d.dir);
-	write_scenario(base, spath);
+	jl_output_write_scenario(spath, base);
 	for (int c = 0; c < d.nconds; c++) {
 		memcpy(sc, base, sizeof(*sc));
 		apply_overrides(sc, d.conds[c].overrides, err, sizeof(err));
 		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[c].label);
 		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
-		if ((mkdir(cdir, 0755) && errno != EEXIST) || write_scenario(sc, spath)) {
+		if ((mkdir(cdir, 0755) && errno != EEXIST) || jl_output_write_scenario(spath, sc)) {
 			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", spath, strerror(errno));
 			status = JL_EXIT_RUNTIME;
 			goto out;
 		}
-		jl_chown_to_invoker(cdir);
+		jl_output_chown(cdir);
 	}
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);

@@ -42,14 +42,4 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 /* Read RUN_DIR/summary.json (json-c). NULL with ERR when missing or not JSON. */
 json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen);
 
-/* Make a directory OUT/NAME/<YYYYmmdd-HHMMSS>[-N] (parents too) and point OUT/NAME/latest at it.
- * DIR receives its path. 0, or -1 with ERR. */
-int jl_outdir_create(const char *out, const char *name, char *dir, size_t dirlen, char *err, size_t errlen);
-
-/* Write JSON to PATH via a temporary name and rename (pretty, slashes unescaped). 0 or -1 with errno. */
-int jl_json_write_file(const char *path, json_object *obj);
-
-/* Give PATH to the invoking user when run under sudo (SUDO_UID/SUDO_GID); silent no-op otherwise. */
-void jl_chown_to_invoker(const char *path);
-
 #endif
