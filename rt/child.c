@@ -24,6 +24,7 @@ struct jl_child {
 	int go_fd;          /* write end: start time, then closed */
 	int err_fd;         /* read end: errno of a failed exec */
 	bool reaped;
+	bool ended_early;   /* it had ended before the run stopped it */
 	int status;
 	char error[256];
 };
@@ -82,33 +83,47 @@ int jl_child_check_cmdline(const char *cmdline, char *err, size_t errlen)
 	return rc;
 }
 
-static void apply_placement(const struct jl_thread_spec *spec)
+/* What the child reports on its status pipe: first its placement (stage 0 = placed), later, only if
+ * execvp fails, the exec error. */
+struct child_report {
+	int stage;
+	int error;
+};
+
+enum { STAGE_OK, STAGE_AFFINITY, STAGE_POLICY, STAGE_NICE, STAGE_EXEC };
+
+static const char *const stage_names[] = { "ok", "sched_setaffinity", "sched_setscheduler", "setpriority (nice)",
+					   "exec" };
+
+static int apply_placement(const struct jl_thread_spec *spec)
 {
 	struct sched_param sp = { 0 };
+	int policy = SCHED_OTHER;
 
-	if (spec->cpus_set)
-		sched_setaffinity(0, sizeof(spec->cpus), &spec->cpus);
+	if (spec->cpus_set && sched_setaffinity(0, sizeof(spec->cpus), &spec->cpus))
+		return STAGE_AFFINITY;
 	switch (spec->policy) {
 	case JL_POLICY_FIFO:
 	case JL_POLICY_RR:
 		sp.sched_priority = spec->priority;
-		sched_setscheduler(0, spec->policy == JL_POLICY_FIFO ? SCHED_FIFO : SCHED_RR, &sp);
+		policy = spec->policy == JL_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
 		break;
 	case JL_POLICY_BATCH:
-		sched_setscheduler(0, SCHED_BATCH, &sp);
-		setpriority(PRIO_PROCESS, 0, spec->nice);
+		policy = SCHED_BATCH;
 		break;
 	case JL_POLICY_IDLE:
-		sched_setscheduler(0, SCHED_IDLE, &sp);
+		policy = SCHED_IDLE;
 		break;
 	case JL_POLICY_OTHER:
-		sched_setscheduler(0, SCHED_OTHER, &sp);
-		setpriority(PRIO_PROCESS, 0, spec->nice);
-		break;
 	case JL_POLICY_DEADLINE: /* refused by the scenario checks */
 	case JL_POLICY_N:
 		break;
 	}
+	if (sched_setscheduler(0, policy, &sp))
+		return STAGE_POLICY;
+	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) && setpriority(PRIO_PROCESS, 0, spec->nice))
+		return STAGE_NICE;
+	return STAGE_OK;
 }
 
 static void redirect(const char *log_path)
@@ -135,7 +150,6 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	sigset_t all;
 	int64_t start;
 	struct timespec ts;
-	int e;
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -145,7 +159,14 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 		signal(s, SIG_DFL);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	apply_placement(spec);
+	{
+		struct child_report rep = { apply_placement(spec), errno };
+
+		if (rep.stage == STAGE_OK)
+			rep.error = 0;
+		if (write(err_wr, &rep, sizeof(rep)) != (ssize_t)sizeof(rep) || rep.stage != STAGE_OK)
+			_exit(126);
+	}
 	redirect(log_path);
 	if (read(go_rd, &start, sizeof(start)) != (ssize_t)sizeof(start))
 		_exit(0); /* the run was abandoned before it started */
@@ -155,9 +176,12 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 	execvp(argv[0], argv);
-	e = errno;
-	if (write(err_wr, &e, sizeof(e)) < 0)
-		_exit(127);
+	{
+		struct child_report rep = { STAGE_EXEC, errno };
+
+		if (write(err_wr, &rep, sizeof(rep)) < 0)
+			_exit(127);
+	}
 	_exit(127);
 }
 
@@ -204,6 +228,28 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 	c->go_fd = go[1];
 	c->err_fd = ep[0];
 	wordfree(&we);
+	{
+		/* wait until the child is placed: the run's placement hook then sees its final affinity,
+		 * and a refused policy or CPU is an error before anything starts */
+		struct child_report rep;
+		ssize_t n;
+
+		do
+			n = read(c->err_fd, &rep, sizeof(rep));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(rep) || rep.stage != STAGE_OK) {
+			if (n == (ssize_t)sizeof(rep))
+				snprintf(err, errlen, "thread '%s': %s: %s%s", name,
+					 stage_names[rep.stage < STAGE_EXEC ? rep.stage : STAGE_EXEC], strerror(rep.error),
+					 rep.error == EPERM ? " (needs root or CAP_SYS_NICE)" :
+					 rep.stage == STAGE_AFFINITY ? " (is a cpuset confining jitterlab?)" : "");
+			else
+				snprintf(err, errlen, "thread '%s': the child died before it was placed", name);
+			jl_child_stop(c, 0);
+			jl_child_free(c);
+			return NULL;
+		}
+	}
 	return c;
 }
 
@@ -247,39 +293,56 @@ static bool reap(struct jl_child *c, bool block)
 	return false;
 }
 
-int jl_child_stop(struct jl_child *c, int64_t grace_ns)
+void jl_child_interrupt(struct jl_child *c)
 {
-	int e;
-
-	if (c->go_fd >= 0) { /* never started: it waits in read(); closing the pipe ends it */
+	if (c->go_fd >= 0) { /* never started: it waits in read(); it has nothing to say on SIGINT */
 		close(c->go_fd);
 		c->go_fd = -1;
 		kill(-c->pid, SIGKILL);
+		return;
 	}
-	if (!reap(c, false)) {
-		struct timespec ts;
-		int64_t waited = 0;
-
+	c->ended_early = reap(c, false);
+	if (!c->reaped)
 		kill(-c->pid, SIGINT);
-		while (waited < grace_ns && !reap(c, false)) {
-			ts.tv_sec = 0;
-			ts.tv_nsec = 10 * 1000000L;
-			nanosleep(&ts, NULL);
-			waited += 10 * 1000000LL;
-		}
-		if (!c->reaped) {
+}
+
+int jl_child_finish(struct jl_child *c, int64_t deadline_ns)
+{
+	struct child_report rep;
+
+	while (!reap(c, false)) {
+		struct timespec ts = { 0, 10 * 1000000L }, now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec * JL_NSEC_PER_SEC + now.tv_nsec >= deadline_ns) {
 			kill(-c->pid, SIGKILL);
 			reap(c, true);
+			break;
 		}
+		nanosleep(&ts, NULL);
 	}
 	kill(-c->pid, SIGKILL); /* grandchildren left in the group, if any */
 	if (c->err_fd >= 0) {
-		if (read(c->err_fd, &e, sizeof(e)) == (ssize_t)sizeof(e))
-			snprintf(c->error, sizeof(c->error), "exec failed: %s", strerror(e));
+		if (read(c->err_fd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep) && rep.stage == STAGE_EXEC)
+			snprintf(c->error, sizeof(c->error), "exec failed: %s", strerror(rep.error));
 		close(c->err_fd);
 		c->err_fd = -1;
 	}
 	return c->status;
+}
+
+int jl_child_stop(struct jl_child *c, int64_t grace_ns)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	jl_child_interrupt(c);
+	return jl_child_finish(c, now.tv_sec * JL_NSEC_PER_SEC + now.tv_nsec + grace_ns);
+}
+
+bool jl_child_ended_early(const struct jl_child *c)
+{
+	return c->ended_early;
 }
 
 const char *jl_child_error(const struct jl_child *c)

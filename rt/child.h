@@ -5,6 +5,7 @@
 #ifndef JL_CHILD_H
 #define JL_CHILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,9 +25,15 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 /* Let the child exec at START_NS (CLOCK_MONOTONIC). 0 or -1 with errno. */
 int jl_child_go(struct jl_child *c, int64_t start_ns);
 pid_t jl_child_pid(const struct jl_child *c);
-/* SIGINT the process group, wait up to GRACE_NS, then SIGKILL; reap. Returns the wait status
- * (or -1 if it could not be reaped). A child that never got go is killed at once. */
+/* Ending a child, in two steps so that many children share one grace period:
+ * jl_child_interrupt() sends SIGINT to its process group (a child that never got go is killed at
+ * once); jl_child_finish() waits until DEADLINE_NS (CLOCK_MONOTONIC), then SIGKILLs the group and
+ * reaps. Returns the wait status (-1 if it could not be reaped). jl_child_stop() does both. */
+void jl_child_interrupt(struct jl_child *c);
+int jl_child_finish(struct jl_child *c, int64_t deadline_ns);
 int jl_child_stop(struct jl_child *c, int64_t grace_ns);
+/* True if the child had already ended when jl_child_interrupt() came. */
+bool jl_child_ended_early(const struct jl_child *c);
 /* Text of an exec failure reported by the child ("" if none). */
 const char *jl_child_error(const struct jl_child *c);
 void jl_child_free(struct jl_child *c);

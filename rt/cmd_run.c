@@ -12,6 +12,7 @@
 #include "../affinity/cpulist.h"
 #include "../affinity/machine.h"
 #include "child.h"
+#include "engine.h"
 #include "commands.h"
 #include "run.h"
 #include "scenario.h"
@@ -74,7 +75,8 @@ static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t er
 	return 0;
 }
 
-/* An RT thread that never sleeps on every online CPU can freeze the machine. */
+/* An RT thread that never sleeps (back to back, a periodic one that spins through >= 90% of its
+ * period, or one that catches up on overruns) on every online CPU can freeze the machine. */
 static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t errlen)
 {
 	cpu_set_t online, covered;
@@ -89,8 +91,11 @@ static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t err
 
 		if (!jl_policy_is_rt(t->policy) && t->policy != JL_POLICY_DEADLINE)
 			continue;
-		if (t->period_ns || (!t->exec[0] && t->work.kind == JL_WORK_SLEEP))
-			continue; /* periodic or blocking: it gives the CPU back */
+		if (!t->exec[0] && t->work.kind == JL_WORK_SLEEP)
+			continue; /* it blocks: it gives the CPU back */
+		if (t->period_ns && t->overrun == JL_OVERRUN_SKIP &&
+		    !(t->work.kind == JL_WORK_SPIN && t->work.arg * 10 >= t->period_ns * 9))
+			continue; /* periodic, and sleeps at least a tenth of each period */
 		if (t->cpus_set)
 			CPU_OR(&covered, &covered, &t->cpus);
 		else
@@ -119,6 +124,28 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 			return jl_scenario_fail(sc, t->key_line[JL_TKEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
 		}
 	}
+	return 0;
+}
+
+/* Sample buffers are preallocated and locked in memory: refuse a scenario whose buffers would take
+ * more than half of the RAM (the OOM killer would pick some process on the machine, not us). */
+static int check_sample_memory(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	double need = 0, have = (double)pages * (double)psize;
+
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->period_ns)
+			need += ((double)(sc->run.warmup_ns + sc->run.duration_ns) / (double)t->period_ns + 16) *
+				(double)sizeof(struct jl_sample) * t->count;
+	}
+	if (pages > 0 && psize > 0 && need > have / 2)
+		return jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_DURATION], err, errlen,
+					"the per-cycle samples of this scenario need %.1f GB of locked memory, more than "
+					"half of this machine's %.1f GB: shorten the duration or lower the rates",
+					need / 1e9, have / 1e9);
 	return 0;
 }
 
@@ -177,20 +204,18 @@ int cmd_run(int argc, char **argv)
 	};
 	struct jl_run_opts o = { .out_root = "traces" };
 	const char *sets[MAX_SETS + 2];
-	char dur[160], warm[160], err[JL_ERR_MAX + 256];
+	char dur[160] = "", warm[160] = "", err[JL_ERR_MAX + 256];
 	struct jl_scenario *sc;
 	int nsets = 0, c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:w:o:s:qjh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
+		case 'd': /* the last --duration wins; applied after every --set */
 			snprintf(dur, sizeof(dur), "run.duration=%s", optarg);
-			sets[nsets++] = dur;
 			break;
 		case 'w':
 			snprintf(warm, sizeof(warm), "run.warmup=%s", optarg);
-			sets[nsets++] = warm;
 			break;
 		case 'o':
 			o.out_root = optarg;
@@ -234,6 +259,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (jl_scenario_parse_file(argv[optind], sc, err, sizeof(err)))
 		goto usage_error;
+	if (dur[0])
+		sets[nsets++] = dur;
+	if (warm[0])
+		sets[nsets++] = warm;
 	for (int i = 0; i < nsets; i++)
 		if (jl_scenario_set(sc, sets[i], err, sizeof(err)))
 			goto usage_error;
@@ -242,7 +271,7 @@ int cmd_run(int argc, char **argv)
 	if (jl_scenario_validate(sc, err, sizeof(err)) || check_execs(sc, err, sizeof(err)) ||
 	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
 		goto usage_error;
-	if (!o.unsafe && check_rt_spinners(sc, err, sizeof(err)))
+	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, err, sizeof(err)))
 		goto usage_error;
 	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
 		jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_RT_RUNTIME], err, sizeof(err),
@@ -254,6 +283,8 @@ int cmd_run(int argc, char **argv)
 		free(sc);
 		return JL_EXIT_RUNTIME;
 	}
+	if (o.no_trace) /* check_permissions may have turned it off */
+		sc->run.trace_groups = 0;
 	rc = jl_run_execute(sc, &o);
 	free(sc);
 	return rc;

@@ -91,15 +91,35 @@ static int policy_to_os(enum jl_policy p)
 
 /* ---- drivers ---- */
 
-static void record_cpu(struct jl_thread *th)
+static void record_cpu(struct jl_thread *th, int cpu)
 {
-	int cpu = sched_getcpu(); /* vDSO: no syscall */
-
 	if (cpu >= 0 && cpu < CPU_SETSIZE)
 		CPU_SET(cpu, &th->cpus_used);
 }
 
-/* A control loop: releases at absolute times first_release + k * period. */
+#define SLICE_NS (50 * 1000000LL)
+
+/* Sleep until the release T (absolute). Long waits (a slow period, a late start) are cut into
+ * slices so an early stop is noticed; the last sleep always ends exactly at T. Only
+ * clock_nanosleep and clock_gettime. Returns false when the run is stopping early. */
+static bool sleep_to_release(int64_t t)
+{
+	struct timespec ts;
+
+	for (int64_t now = jl_now_ns(); !jl_stopping_now() && t - now > SLICE_NS; now = jl_now_ns()) {
+		int64_t until = t - now > 2 * SLICE_NS ? now + SLICE_NS : t - SLICE_NS;
+
+		ts = ns_to_ts(until);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	ts = ns_to_ts(t);
+	while (!jl_stopping_now() && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return !jl_stopping_now();
+}
+
+/* A control loop: releases at absolute times first_release + k * period, until the first release at
+ * or after t_end (the cycle in progress at the end runs to its end: see stop.h). */
 static void drive_periodic(struct jl_thread *th)
 {
 	const struct jl_thread_spec *spec = th->spec;
@@ -113,17 +133,19 @@ static void drive_periodic(struct jl_thread *th)
 
 	if (release < eng->t0)
 		release = eng->t0;
-	while (release < eng->t_end && !jl_stopping()) {
-		struct timespec ts = ns_to_ts(release);
+	while (release < eng->t_end) {
+		jl_mark_fn mark;
 		int64_t wake, end, latency;
 		size_t n;
 		bool miss;
+		int cpu;
 
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		if (!sleep_to_release(release))
+			break;
 		wake = jl_now_ns();
 		jl_work_run(&th->work);
 		end = jl_now_ns();
+		cpu = sched_getcpu(); /* vDSO/rseq on x86_64: no syscall */
 
 		latency = wake - release;
 		miss = end > release + deadline;
@@ -136,7 +158,7 @@ static void drive_periodic(struct jl_thread *th)
 			s->end = end;
 			s->cycle = cycle;
 			s->skipped = skipped;
-			s->cpu = sched_getcpu();
+			s->cpu = cpu;
 			atomic_store_explicit(&th->nsamples, n + 1, memory_order_release);
 		} else {
 			th->dropped_samples++;
@@ -145,9 +167,10 @@ static void drive_periodic(struct jl_thread *th)
 		th->work_sum_ns += end - wake;
 		if (end - wake > th->work_max_ns)
 			th->work_max_ns = end - wake;
-		record_cpu(th);
-		if (eng->hooks.mark && (miss || (threshold > 0 && latency > threshold)))
-			eng->hooks.mark(eng->hooks.mark_ctx, th, cycle, latency, miss);
+		record_cpu(th, cpu);
+		mark = atomic_load_explicit(&eng->hooks_mark, memory_order_acquire);
+		if (mark && (miss || (threshold > 0 && latency > threshold)))
+			mark(eng->hooks.mark_ctx, th, cycle, latency, miss);
 
 		cycle++;
 		release += period;
@@ -180,7 +203,7 @@ static void drive_continuous(struct jl_thread *th)
 		th->work_sum_ns += t2 - t1;
 		if (t2 - t1 > th->work_max_ns)
 			th->work_max_ns = t2 - t1;
-		record_cpu(th);
+		record_cpu(th, sched_getcpu());
 		if (th->spec->work.kind == JL_WORK_NONE && th->work_calls % 4096 == 0)
 			sched_yield(); /* an empty neighbour would otherwise only read the clock */
 	}
@@ -304,6 +327,7 @@ static void *thread_main(void *arg)
 	}
 	if (!th->error && jl_work_prepare(&th->work, &th->spec->work, th->spec->mem_node))
 		thread_fail(th, errno, "preparing the work");
+	th->work.periodic = th->spec->period_ns > 0;
 	gate_arrive_and_wait(eng);
 	if (th->error || jl_stopping())
 		goto out;
@@ -330,6 +354,14 @@ static size_t sample_capacity(const struct jl_scenario *sc, const struct jl_thre
 	return (size_t)(span / t->period_ns) + 16;
 }
 
+void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns)
+{
+	eng->hooks.mark = fn;
+	eng->hooks.mark_ctx = ctx;
+	eng->hooks.mark_threshold_ns = threshold_ns;
+	atomic_store_explicit(&eng->hooks_mark, fn, memory_order_release);
+}
+
 int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
 		   char *err, size_t errlen)
 {
@@ -339,6 +371,7 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 	eng->sc = sc;
 	if (hooks)
 		eng->hooks = *hooks;
+	atomic_store(&eng->hooks_mark, eng->hooks.mark);
 	for (int i = 0; i < sc->nthreads; i++)
 		n += (int)sc->threads[i].count;
 	eng->threads = calloc((size_t)n, sizeof(*eng->threads));
@@ -541,17 +574,24 @@ int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns)
 	if (!eng->t_stopped)
 		eng->t_stopped = jl_now_ns();
 	jl_stop_request(JL_STOP_END);
+	/* children: SIGINT to all, then one shared grace, then SIGKILL */
+	for (int i = 0; i < eng->nthreads; i++)
+		if (eng->threads[i].is_exec && eng->threads[i].child)
+			jl_child_interrupt(eng->threads[i].child);
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
 
-		if (th->is_exec && th->child) {
-			th->exit_status = jl_child_stop(th->child, grace);
-			if (jl_child_error(th->child)[0])
-				snprintf(th->errmsg, sizeof(th->errmsg), "%s", jl_child_error(th->child));
-			jl_child_free(th->child);
-			th->child = NULL;
-		}
+		if (!th->is_exec || !th->child)
+			continue;
+		th->exit_status = jl_child_finish(th->child, eng->t_stopped + grace);
+		th->ended_early = jl_child_ended_early(th->child);
+		if (jl_child_error(th->child)[0])
+			snprintf(th->errmsg, sizeof(th->errmsg), "%s", jl_child_error(th->child));
+		jl_child_free(th->child);
+		th->child = NULL;
 	}
+	if (deadline_ns < jl_now_ns() + 200 * 1000000LL)
+		deadline_ns = jl_now_ns() + 200 * 1000000LL;
 	join_until(eng, deadline_ns);
 	if (all_joined(eng))
 		return 0;

@@ -82,7 +82,10 @@ struct jl_thread {
 
 	struct jl_child *child;     /* exec neighbours */
 	int exit_status;            /* exec: wait status, -1 while running */
+	bool ended_early;           /* exec: it had ended before the run stopped it */
 };
+
+typedef void (*jl_mark_fn)(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
 
 /* Hooks through which other modules join the engine without it knowing them. */
 struct jl_engine_hooks {
@@ -100,6 +103,9 @@ struct jl_engine_hooks {
 struct jl_engine {
 	const struct jl_scenario *sc;
 	struct jl_engine_hooks hooks;
+	/* hooks.mark as the threads read it: cleared before the trace goes away, so a thread that
+	 * outlives the run (the watchdog gave up on it) can never call into freed memory */
+	_Atomic(jl_mark_fn) hooks_mark;
 	int nthreads;
 	struct jl_thread *threads;
 	/* start gate (setup only, never on the cycle path) */
@@ -119,6 +125,8 @@ struct jl_engine {
 /* Expand the scenario into threads, allocate and prefault everything. No thread starts. */
 int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
 		   char *err, size_t errlen);
+/* Set (FN) or clear (NULL) the marker hook; clear it before its CTX goes away. */
+void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns);
 /* Create every thread and child, wait until all are ready, call hooks.thread_ready, set t0 and go.
  * On failure everything already started is stopped and joined. */
 int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen);

@@ -1,4 +1,5 @@
 /* main: dispatch `jitterlab COMMAND ...` through one table of commands. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* a closed pipe (`| head`, a dead `tee`) must give EPIPE, never kill a run before it restores */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return JL_EXIT_USAGE;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +22,28 @@ void jl_output_chown(const char *path)
 		return; /* best effort: the files stay root's */
 }
 
+/* mkdir -p; only the directories created here are given to the sudo user (never an existing one
+ * such as /tmp). */
 static int mkdir_p(const char *path)
 {
 	char buf[4096];
+	char *p = buf + 1;
 
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
+	for (;;) {
+		bool last;
+
+		p += strcspn(p, "/");
+		last = !*p;
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (mkdir(buf, 0755) == 0)
+			jl_output_chown(buf);
+		else if (errno != EEXIST)
 			return -1;
-		*p = '/';
+		if (last)
+			return 0;
+		*p++ = '/';
 	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -1;
-	return 0;
 }
 
 int jl_output_make_run_dir(const char *out_root, const char *name, char *dir, size_t len, char *err, size_t errlen)
@@ -52,8 +59,6 @@ int jl_output_make_run_dir(const char *out_root, const char *name, char *dir, si
 		snprintf(err, errlen, "cannot create %s: %s", base, strerror(errno));
 		return -1;
 	}
-	jl_output_chown(out_root);
-	jl_output_chown(base);
 	for (int i = 1; i < 1000; i++) {
 		if (i == 1)
 			snprintf(dir, len, "%s/%s", base, stamp);

@@ -69,7 +69,18 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	r->work_calls = r->cycles;
 	r->work_mean_ns = r->cycles ? (double)work_sum / (double)r->cycles : 0.0;
 	r->work_max_ns = work_max;
-	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
+	{
+		/* achieved rate = nominal rate x the share of the window's releases that ran: exact at the
+		 * window's edges, where counting cycles over seconds is off by up to one cycle */
+		int64_t p = spec->period_ns, r0 = th->first_release, expected = 0;
+
+		if (r0 < win_start)
+			r0 += (win_start - r0 + p - 1) / p * p;
+		if (win_end > r0)
+			expected = (win_end - r0 + p - 1) / p;
+		r->releases = (uint64_t)expected;
+		r->rate_hz = expected ? r->nominal_hz * (double)r->cycles / (double)expected : 0.0;
+	}
 	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
 	    jl_dist_compute(per, np, scratch, &r->period) ||
 	    jl_dist_compute(resp, r->cycles, scratch, &r->response))

@@ -17,6 +17,7 @@ struct jl_thread_result {
 	bool measured, periodic;
 	int64_t period_ns;
 	uint64_t cycles;         /* measured cycles (= rows in samples.csv) */
+	uint64_t releases;       /* releases due in the measured window (cycles + skipped ones) */
 	size_t first;            /* index of the first measured sample */
 	double rate_hz, nominal_hz;
 	double window_s;         /* measured time the rate is over */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,6 +164,33 @@ static int write_report(struct run_ctx *r, json_object *summary, const struct jl
 	return jl_output_commit(&of);
 }
 
+/* An exec neighbour that could not run, or that died with an error before the end, means the run
+ * did not measure what the scenario describes: a runtime failure. One that ended cleanly early is
+ * only worth a warning (its load was gone for the rest of the run). */
+static int check_children(const struct jl_engine *eng, int status)
+{
+	for (int i = 0; i < eng->nthreads; i++) {
+		const struct jl_thread *th = &eng->threads[i];
+		int st = th->exit_status;
+
+		if (!th->is_exec)
+			continue;
+		if (th->errmsg[0]) {
+			fprintf(stderr, "jitterlab: neighbour '%s': %s\n", th->name, th->errmsg);
+			status = JL_EXIT_RUNTIME;
+		} else if (th->ended_early && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+			fprintf(stderr, "jitterlab: neighbour '%s' died before the end (%s %d): see %s.log\n", th->name,
+				WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+				th->name);
+			status = JL_EXIT_RUNTIME;
+		} else if (th->ended_early) {
+			fprintf(stderr, "jitterlab: warning: neighbour '%s' ended before the run did: its load was gone "
+					"for the rest of the run\n", th->name);
+		}
+	}
+	return status;
+}
+
 /* After the threads have ended: analysis, outputs, expectations. Returns the exit status. */
 static int finish(struct run_ctx *r, int status)
 {
@@ -177,7 +205,17 @@ static int finish(struct run_ctx *r, int status)
 	int failed = 0;
 
 	snprintf(info.started, sizeof(info.started), "%s", r->started);
+	/* the machine first: nothing after the measurement needs the shield, IRQ steering or RT settings,
+	 * and a failure in the analysis below must not leave them applied */
+	jl_machine_describe(r->machine, host);
+	if (jl_machine_restore(r->machine)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	r->machine = NULL;
 	if (r->trace) {
+		err[0] = '\0';
+		jl_engine_set_mark(eng, NULL, NULL, 0); /* no thread may call into the trace from here on */
 		if (jl_trace_finish(r->trace, eng, r->dir, &tr, err, sizeof(err))) {
 			fprintf(stderr, "jitterlab: tracing: %s\n", err);
 			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
@@ -185,12 +223,7 @@ static int finish(struct run_ctx *r, int status)
 		jl_trace_destroy(r->trace);
 		r->trace = NULL;
 	}
-	jl_machine_describe(r->machine, host);
-	if (jl_machine_restore(r->machine)) {
-		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
-		status = JL_EXIT_RUNTIME;
-	}
-	r->machine = NULL;
+	status = check_children(eng, status);
 	if (!res || jl_results_compute(eng, res)) {
 		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
 		free(res);
@@ -204,8 +237,8 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, "expect", expect);
 	if (status == JL_EXIT_OK && failed)
 		status = JL_EXIT_EXPECT;
-	if (r->interrupted)
-		status = JL_EXIT_INTERRUPTED;
+	if (r->interrupted && status != JL_EXIT_RUNTIME)
+		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
 	if (jl_output_write_samples(r->dir, res, eng->nthreads) || jl_output_write_json(r->dir, "summary.json", summary) ||
@@ -215,6 +248,7 @@ static int finish(struct run_ctx *r, int status)
 	}
 	jl_output_link_latest(r->dir);
 	if (!r->o->quiet) {
+		err[0] = '\0';
 		if (jl_plot_run(r->dir, err, sizeof(err)) <= 0 && err[0] && !r->o->json)
 			fprintf(stderr, "jitterlab: plots: %s\n", err);
 	}
@@ -243,7 +277,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 {
 	struct run_ctx *r = calloc(1, sizeof(*r));
 	struct jl_engine_hooks hooks = { 0 };
-	char err[1024];
+	char err[1024] = "";
 	sigset_t sigs;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -299,13 +333,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 			/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
 			if (reader_cpus(&r->eng, &free_cpus))
 				jl_trace_set_reader_cpus(r->trace, &free_cpus);
-			r->eng.hooks.mark = jl_trace_mark;
-			r->eng.hooks.mark_threshold_ns = sc->run.trace_threshold_ns;
+			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
 		}
 	} else {
 		snprintf(r->trace_error, sizeof(r->trace_error), "tracing is off");
 	}
-	r->eng.hooks.mark_ctx = r->trace;
 	if (signal_pending(&sigs)) {
 		r->interrupted = true;
 		status = JL_EXIT_INTERRUPTED;
@@ -332,6 +364,8 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	if (signal_pending(&sigs))
 		r->interrupted = true;
 	status = finish(r, status);
+	if (r->eng.stuck[0])
+		return status; /* a thread the watchdog gave up on may still touch the engine: leave it be */
 	jl_engine_free(&r->eng);
 	free(r);
 	return status;
@@ -339,7 +373,10 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 restore_only:
 	if (r->trace)
 		jl_trace_destroy(r->trace);
-	jl_machine_restore(r->machine);
+	if (jl_machine_restore(r->machine)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
 	jl_engine_free(&r->eng);
 	free(r);
 	return status;

@@ -8,7 +8,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-/* END: the run reached its end (normal); the others end it early. */
+/* END: the run reached its end: neighbours (continuous threads, children) stop, while periodic
+ * threads finish the cycle they are in and leave at their first release past the end.
+ * SIGNAL, WATCHDOG, ERROR end the run early: everything stops at once. */
 enum jl_stop_reason { JL_STOP_NONE = 0, JL_STOP_END, JL_STOP_SIGNAL, JL_STOP_WATCHDOG, JL_STOP_ERROR };
 
 
@@ -29,6 +31,12 @@ static inline void jl_stop_request(enum jl_stop_reason why)
 	int expected = JL_STOP_NONE;
 
 	atomic_compare_exchange_strong(&jl_stop_flag, &expected, (int)why);
+}
+
+/* True when every thread must stop now (not just the neighbours). */
+static inline bool jl_stopping_now(void)
+{
+	return atomic_load_explicit(&jl_stop_flag, memory_order_relaxed) > JL_STOP_END;
 }
 
 /* For tests and long-lived callers: lower the flag again. */

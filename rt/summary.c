@@ -60,6 +60,10 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	if (th->errmsg[0])
 		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
 	add_i64(t, "cycles", (int64_t)r->cycles);
+	if (r->periodic)
+		add_i64(t, "releases", (int64_t)r->releases);
+	if (th->dropped_samples)
+		add_i64(t, "dropped_samples", (int64_t)th->dropped_samples);
 	json_object_object_add(t, "rate_hz", json_object_new_double(r->rate_hz));
 	json_object_object_add(t, "nominal_hz", json_object_new_double(r->nominal_hz));
 	add_i64(t, "misses", (int64_t)r->misses);

@@ -5,6 +5,7 @@
 #ifndef JL_WORK_H
 #define JL_WORK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,7 @@ struct jl_work_state {
 	size_t buflen;
 	volatile double sink; /* keeps the compiler from dropping sin() */
 	int mem_node;        /* -1 = default */
+	bool periodic;       /* set by the engine: stop only on an early stop (see stop.h) */
 };
 
 extern const struct jl_work_desc jl_work_registry[JL_WORK_NKINDS];

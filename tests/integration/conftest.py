@@ -9,6 +9,7 @@ import os
 import pathlib
 import subprocess
 import textwrap
+import time
 
 import pytest
 
@@ -21,6 +22,25 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason="integration tests need root")
         for item in items:
             item.add_marker(skip)
+
+
+def wait_for_thread(name, pid=None, token=None, timeout=30):
+    """Wait until a thread named NAME runs in process PID (or in any process whose command line holds
+    TOKEN): the run has really started, so a signal sent now lands mid-run, not during start-up."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for d in pathlib.Path("/proc").glob("[0-9]*"):
+            try:
+                if pid is not None and int(d.name) != pid:
+                    continue
+                if token is not None and token not in (d / "cmdline").read_bytes().decode(errors="replace"):
+                    continue
+                if any((t / "comm").read_text().strip() == name for t in (d / "task").iterdir()):
+                    return True
+            except OSError:
+                continue
+        time.sleep(0.05)
+    return False
 
 
 class Run:

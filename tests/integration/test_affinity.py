@@ -184,6 +184,20 @@ def check_shield_during_run(pid):
     return shield
 
 
+def check_or_kill(proc):
+    """check_shield_during_run, but a failed check never leaves the 30 s shielded run behind."""
+    try:
+        return check_shield_during_run(proc.pid)
+    except BaseException:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate(timeout=10)
+        raise
+
+
 def kill_and_wait(proc, sig, timeout=30):
     proc.send_signal(sig)
     try:
@@ -222,7 +236,7 @@ def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean)
     assert host["shield"]["cpus"] == "1"
     assert host["shield"]["method"] == "cgroup-v1"
     assert host["shield"]["tasks_moved"] > 0
-    assert host["shield"]["tasks_unmovable"] >= 0
+    assert host["shield"]["tasks_unmovable"] > 0  # per-CPU kernel threads (migration/1, ...) never move
     assert host["irqs"]["moved"] + host["irqs"]["kept"] + len(host["irqs"]["refused"]) > 0
     assert host["cpu_dma_latency_us"] == 0
     assert host["rt_runtime_us"] == 900000 and host["rt_runtime_changed"] is True
@@ -235,7 +249,7 @@ def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean)
 def test_signal_mid_run_restores_everything(scenario, tmp_path, machine_clean, sig):
     before = snapshot()
     proc, _ = start(scenario, tmp_path, duration="30s")
-    check_shield_during_run(proc.pid)
+    check_or_kill(proc)
     rc, _, err = kill_and_wait(proc, sig)
     assert rc == 130, err  # interrupted, after restoring everything
     assert_same(before, snapshot())
@@ -245,7 +259,7 @@ def test_signal_mid_run_restores_everything(scenario, tmp_path, machine_clean, s
 def test_sigkill_then_refused_then_restore(jl, scenario, tmp_path, machine_clean):
     before = snapshot()
     proc, _ = start(scenario, tmp_path, duration="30s")
-    check_shield_during_run(proc.pid)
+    check_or_kill(proc)
     rc, _, _ = kill_and_wait(proc, signal.SIGKILL)
     assert rc == -signal.SIGKILL
     journal = STATE / f"run-{proc.pid}.journal"
@@ -330,7 +344,7 @@ def test_restore_with_nothing_left(jl):
     r = jl("restore", "--json", timeout=60)
     assert r.rc == 0
     doc = json.loads(r.stdout)
-    assert "found" in doc and doc["clean"] in (True, False)
+    assert "found" in doc and doc["clean"] is True, doc
 
 
 def _journal_children(journal):

@@ -57,6 +57,30 @@ static void *sleeper_main(void *arg)
 	return NULL;
 }
 
+/* The round trip's temp directory: the teardown removes it, and the tracing instance, even after a failed
+ * assertion (cmocka leaves the test function at the first failure). */
+static char test_dir[64];
+
+static int teardown_capture(void **state)
+{
+	char cmd[128], inst[64];
+	struct tracefs_instance *ti;
+
+	(void)state;
+	snprintf(inst, sizeof(inst), "jitterlab-%d", (int)getpid());
+	if (geteuid() == 0 && tracefs_instance_exists(inst) && (ti = tracefs_instance_alloc(NULL, inst))) {
+		tracefs_instance_destroy(ti);
+		tracefs_instance_free(ti);
+	}
+	if (test_dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", test_dir);
+		if (system(cmd) != 0)
+			return -1;
+		test_dir[0] = '\0';
+	}
+	return 0;
+}
+
 static void test_capture_round_trip(void **state)
 {
 	static struct jl_thread_spec spec = { .policy = JL_POLICY_OTHER };
@@ -74,6 +98,7 @@ static void test_capture_round_trip(void **state)
 	if (geteuid() != 0 || !tracefs_tracing_dir())
 		skip();
 	assert_non_null(mkdtemp(dir));
+	snprintf(test_dir, sizeof(test_dir), "%s", dir);
 	snprintf(th.name, sizeof(th.name), "sleeper");
 	th.spec = &spec;
 	th.eng = &eng;
@@ -148,7 +173,7 @@ static void test_start_refuses_tracing_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_capture_round_trip),
+		cmocka_unit_test_teardown(test_capture_round_trip, teardown_capture),
 		cmocka_unit_test(test_start_refuses_tracing_off),
 	};
 
