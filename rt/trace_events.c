@@ -352,7 +352,13 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		an->first_ts = ev->ts;
 	if (ev->ts > an->last_ts)
 		an->last_ts = ev->ts;
-	if (ev->has_cur && ev->kind != JL_TEV_SWITCH && ev->kind != JL_TEV_LOST && (!c->known || c->pid != ev->cur) &&
+	/* A record written by a task that no switch put on this CPU: an untraced switch-in. A sched_switch
+	 * record counts too when the CPU is idle for us (a task woken from idle that runs to its switch-out
+	 * without writing anything else, e.g. a FIFO loop that spins and sleeps: its time is its own, and
+	 * not the idle task's, for whoever was woken with it and waits behind it). */
+	if (ev->has_cur && ev->kind != JL_TEV_LOST &&
+	    (ev->kind != JL_TEV_SWITCH ? !c->known || c->pid != ev->cur
+				       : c->seen && c->known && c->pid == 0 && ev->cur > 0) &&
 	    implicit_switch(an, ev->cpu, ev->ts, ev->cur) < 0)
 		return -1;
 

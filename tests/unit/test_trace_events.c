@@ -1,6 +1,7 @@
 /* Unit tests of the wakeup pairing and latency decomposition (rt/trace_events.c) on hand-written event
  * sequences: waking while running, switch-out before switch-in, migration, wakeup_new, a lost-event gap,
- * interleaved CPUs out of order, an untraced switch out of idle, culprits and their priorities. */
+ * interleaved CPUs out of order, an untraced switch out of idle (also with two tasks woken from idle),
+ * culprits and their priorities. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -394,6 +395,83 @@ static void test_untraced_switch_from_idle(void **state)
 	jl_tan_free(&an);
 }
 
+/* Both loops are woken on the idle CPU 1 (the switch out of idle is not recorded there). The FIFO loop
+ * runs first and writes nothing until its own switch to the CFS loop: that switch record is its first
+ * record on the CPU, so it was switched in (implicitly) at the idle task's last record, and the CFS loop
+ * waited behind it, not behind a "switch from idle". */
+static void test_untraced_switch_from_idle_two_woken(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, CFS, 120, 0, 120, "swapper/1"),
+		wake(1011, 1, 0, LOOP, 19, JL_TEV_WAKING),
+		wake(1012, 1, 0, LOOP, 19, JL_TEV_WAKEUP),
+		wake(1014, 1, 0, CFS, 120, JL_TEV_WAKING),
+		wake(1015, 1, 0, CFS, 120, JL_TEV_WAKEUP),
+		sw(1216, 1, LOOP, 19, CFS, 120, "scan"), /* control's first (and only) record */
+		sw(1300, 1, CFS, 120, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample sl[] = { { .release = 1000000, .wake = 1020000, .cycle = 4 } };
+	struct jl_tan_sample sc[] = { { .release = 1000000, .wake = 1217000, .cycle = 5 } };
+	struct jl_tan_thread th[2] = { 0 };
+	const struct jl_cycle *scan = NULL;
+	struct jl_cycle w[5];
+	const struct jl_part *p;
+	struct jl_tan an;
+	char text[256];
+	int nw;
+
+	(void)state;
+	snprintf(th[0].name, sizeof(th[0].name), "control");
+	th[0].pid = LOOP;
+	th[0].measured = true;
+	snprintf(th[0].policy, sizeof(th[0].policy), "FIFO 80");
+	th[0].samples = sl;
+	th[0].nsamples = 1;
+	snprintf(th[1].name, sizeof(th[1].name), "scan");
+	th[1].pid = CFS;
+	th[1].measured = true;
+	snprintf(th[1].policy, sizeof(th[1].policy), "OTHER nice 0");
+	th[1].samples = sc;
+	th[1].nsamples = 1;
+	assert_int_equal(jl_tan_init(&an, th, 2, 2), 0);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	/* the FIFO loop: switched in untraced at the idle task's last record */
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_true(an.threads[0].pairs[0].implicit);
+	assert_int_equal(an.threads[0].pairs[0].waking, 1011000);
+	assert_int_equal(an.threads[0].pairs[0].switch_in, 1015000);
+	assert_int_equal(an.threads[0].implicit_in, 1);
+	assert_int_equal(an.threads[0].switch_out, 1);
+	/* the CFS loop: its switch-in is traced */
+	assert_int_equal(an.threads[1].npairs, 1);
+	assert_false(an.threads[1].pairs[0].implicit);
+	assert_int_equal(an.threads[1].pairs[0].switch_in, 1216000);
+	assert_int_equal(an.implicit_switches, 1);
+
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, &nw), 0);
+	assert_int_equal(nw, 2);
+	assert_int_equal(an.threads[0].matched, 1);
+	assert_int_equal(an.threads[1].matched, 1);
+	for (int i = 0; i < nw; i++)
+		if (w[i].thread == 1)
+			scan = &w[i];
+	assert_non_null(scan);
+	assert_int_equal(scan->latency_ns, 217000);
+	assert_int_equal(find_part(scan, JL_PART_IDLE_EXIT, "idle exit")->duration_ns, 14000);
+	assert_true(jl_cycle_culprit(scan) >= 0);
+	p = &scan->parts[jl_cycle_culprit(scan)];
+	assert_int_equal(p->pid, LOOP);
+	assert_string_equal(p->name, "control");
+	assert_string_equal(p->policy, "FIFO 80");
+	assert_int_equal(p->duration_ns, 201000);
+	assert_int_equal(find_part(scan, JL_PART_OTHER, "switch from idle")->duration_ns, 1000);
+	assert_int_equal(find_part(scan, JL_PART_OTHER, "return")->duration_ns, 1000);
+	jl_cycle_format(scan, "scan", text, sizeof(text));
+	assert_string_equal(text, "scan cycle 5: 217 us = idle exit 14 us + waited 201 us behind control (pid 100, "
+				  "FIFO 80) + switch from idle 1 us + return 1 us");
+	jl_tan_free(&an);
+}
+
 /* Samples before FROM are not measured; unmatched samples lower the matched count. */
 static void test_matching_window(void **state)
 {
@@ -443,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_cfs_loop_blames_any_task),
 		cmocka_unit_test(test_each_thread_has_its_worst),
 		cmocka_unit_test(test_untraced_switch_from_idle),
+		cmocka_unit_test(test_untraced_switch_from_idle_two_woken),
 		cmocka_unit_test(test_matching_window),
 	};
 
