@@ -257,18 +257,15 @@ int cmd_run(int argc, char **argv)
 		perror("jitterlab run");
 		return JL_EXIT_RUNTIME;
 	}
-	if (jl_scenario_parse_file(argv[optind], sc, err, sizeof(err)))
-		goto usage_error;
 	if (dur[0])
 		sets[nsets++] = dur;
 	if (warm[0])
 		sets[nsets++] = warm;
-	for (int i = 0; i < nsets; i++)
-		if (jl_scenario_set(sc, sets[i], err, sizeof(err)))
-			goto usage_error;
+	if (jl_scenario_load(argv[optind], sets, nsets, sc, err, sizeof(err)))
+		goto usage_error;
 	if (o.no_trace)
 		sc->run.trace_groups = 0;
-	if (jl_scenario_validate(sc, err, sizeof(err)) || check_execs(sc, err, sizeof(err)) ||
+	if (check_execs(sc, err, sizeof(err)) ||
 	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
 		goto usage_error;
 	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, err, sizeof(err)))

@@ -399,12 +399,7 @@ int cmd_cyclictest(int argc, char **argv)
 		status = JL_EXIT_RUNTIME;
 		goto out;
 	}
-	if (jl_scenario_parse_file(o.scenario, base, err, sizeof(err)))
-		goto bad;
-	for (int i = 0; i < o.nsets; i++)
-		if (jl_scenario_set(base, o.sets[i], err, sizeof(err)))
-			goto bad;
-	if (jl_scenario_validate(base, err, sizeof(err)))
+	if (jl_scenario_load(o.scenario, o.sets, o.nsets, base, err, sizeof(err)))
 		goto bad;
 	base->sweep.present = false;
 	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)

@@ -539,3 +539,13 @@ bad:
 	return -1;
 }
 
+int jl_scenario_load(const char *path, const char *const *sets, int nsets, struct jl_scenario *sc, char *err,
+		     size_t errlen)
+{
+	if (jl_scenario_parse_file(path, sc, err, errlen))
+		return -1;
+	for (int i = 0; i < nsets; i++)
+		if (jl_scenario_set(sc, sets[i], err, errlen))
+			return -1;
+	return jl_scenario_validate(sc, err, errlen);
+}

@@ -126,6 +126,10 @@ struct jl_scenario {
 int jl_scenario_parse_file(const char *path, struct jl_scenario *sc, char *err, size_t errlen);
 /* Parse from a string (tests, fuzzing); NAME stands for the file in messages. */
 int jl_scenario_parse_string(const char *name, const char *text, struct jl_scenario *sc, char *err, size_t errlen);
+/* What every command does with a scenario: parse PATH, apply the NSETS "SECTION.KEY=VALUE" overrides
+ * in order, check. 0, or -1 with ERR. */
+int jl_scenario_load(const char *path, const char *const *sets, int nsets, struct jl_scenario *sc, char *err,
+		     size_t errlen);
 /* Apply one "SECTION.KEY=VALUE" override (as --set does); then call jl_scenario_validate(). */
 int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, size_t errlen);
 /* Cross-key checks (policy vs priority, cpus online, ...). Called by the parse functions. */
