@@ -265,6 +265,11 @@ static bool path_is_plain(const char *p)
 
 static void ct_json_path(const char *dir, const char *thread, int rep, char *buf, size_t len)
 {
+	char abs[PATH_MAX];
+
+	/* absolute: the exec line in the run's scenario.ini must not depend on the working directory */
+	if (realpath(dir, abs))
+		dir = abs;
 	if (path_is_plain(dir))
 		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
 	else
