@@ -474,11 +474,10 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 	/* children first: each waits on its go pipe, then sleeps until its start time, then execs */
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
+		char log[4200];
 
 		if (!th->is_exec)
 			continue;
-		char log[4200];
-
 		snprintf(log, sizeof(log), "%s/%s.log", eng->log_dir, th->name);
 		th->child = jl_child_spawn(th->spec, th->name, eng->log_dir[0] ? log : NULL, err, errlen);
 		if (!th->child) {
