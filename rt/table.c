@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "summary.h"
+#include "units.h"
 
 #define MAXCOLS 16
 
@@ -234,8 +236,14 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 		char val[64] = "no value";
 
 		v = json_object_object_get(e, "value");
-		if (v)
-			snprintf(val, sizeof(val), "%.6g", json_object_get_double(v));
+		if (v) {
+			int m = jl_metric_find(str(e, "metric"));
+
+			if (m >= 0 && jl_metrics[m].unit == JL_UNIT_NS)
+				jl_format_duration_human((int64_t)json_object_get_double(v), val, sizeof(val));
+			else
+				snprintf(val, sizeof(val), "%.6g", json_object_get_double(v));
+		}
 		fprintf(out, style == JL_TABLE_MARKDOWN ? "- **%s** %s: `%s` (%s, value %s)\n" : "    %-4s %s: %s (%s, value %s)\n",
 			ok ? "ok" : "FAIL", str(e, "label"), str(e, "check"), str(e, "thread"), val);
 	}
