@@ -1,6 +1,7 @@
 /* plot: SVG plots with gnuplot: per run, a latency histogram with log counts (the OSADL convention),
  * latency over cycle index (shows transients) and a tick timeline (one mark per completed cycle over
- * 0.6 s, one row per thread); per sweep, strip plots of every run's value per condition with the mean.
+ * 0.6 s, one row per thread); per sweep, strip plots of every run's value per condition with the mean
+ * and per thread a tick timeline with one row per condition (its first usable run).
  * Data and scripts go to a private temporary directory, removed afterwards; each SVG is written to a
  * temporary name and renamed. Without gnuplot: a note, never a failure. Never runs during a measurement. */
 #include "plot.h"
@@ -361,17 +362,180 @@ static json_object *jget(json_object *o, const char *k)
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
 }
 
+/* Print S as a gnuplot single-quoted string ('' stands for a quote inside). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The start of RUN_DIR's measured phase: t_measure_ns from its summary.json, else the earliest release
+ * in its samples.csv (which holds the measured cycles only). -1 when neither is there. */
+static int64_t measure_start(const char *run_dir)
+{
+	char path[PATH_MAX + 32], line[512];
+	json_object *s, *v;
+	int64_t ws = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
+	s = json_object_from_file(path);
+	v = jget(s, "t_measure_ns");
+	if (v && json_object_is_type(v, json_type_int))
+		ws = json_object_get_int64(v);
+	json_object_put(s);
+	if (ws >= 0)
+		return ws;
+	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *comma = strchr(line, ',');
+		long long cyc, rel;
+
+		if (comma && line[0] != 't' && sscanf(comma + 1, "%lld,%lld", &cyc, &rel) == 2 && (ws < 0 || rel < ws))
+			ws = rel;
+	}
+	fclose(f);
+	return ws;
+}
+
+/* Write to F, as "ms row" lines, the end times of thread TN's cycles that complete within the first
+ * TICK_WINDOW_NS of RUN_DIR's measured phase. Returns the number of ticks, or -1 when samples.csv is
+ * missing. */
+static long write_ticks(FILE *f, const char *run_dir, const char *tn, int row)
+{
+	char path[PATH_MAX + 32], line[512];
+	size_t nlen = strlen(tn);
+	int64_t ws = measure_start(run_dir);
+	long m = 0;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
+	if (ws < 0 || !(in = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), in)) {
+		long long cyc, rel, wake, end;
+
+		if (strncmp(line, tn, nlen) || line[nlen] != ',')
+			continue;
+		if (sscanf(line + nlen + 1, "%lld,%lld,%lld,%lld", &cyc, &rel, &wake, &end) != 4)
+			continue;
+		if (end >= ws && end <= ws + TICK_WINDOW_NS) {
+			fprintf(f, "%.3f %d\n", (double)(end - ws) / 1e6, row);
+			m++;
+		}
+	}
+	fclose(in);
+	return m;
+}
+
+/* The tick timeline of thread TN across a sweep's conditions: SWEEP_DIR/ticks-TN.svg, one row per
+ * condition (the first at the top), each the completed cycles (end times, as in a run's ticks.svg) of
+ * the first 0.6 s of the measured phase of that condition's first usable run, labelled with the
+ * condition, the run and its achieved rate. Returns 1 when the plot was written, else 0 (ERR set when
+ * gnuplot failed), or -1 with ERR. */
+static int sweep_ticks(const char *sweep_dir, json_object *conds, const char *tn, char *err, size_t errlen)
+{
+	static const char *const files[] = { "ticks.dat", "ticks.gp" };
+	size_t nc = conds ? json_object_array_length(conds) : 0;
+	char tmpdir[] = "/tmp/jitterlab-plot-XXXXXX", p[PATH_MAX + 64], name[128];
+	FILE *fd, *g;
+	int made;
+
+	if (!nc)
+		return 0;
+	if (!mkdtemp(tmpdir)) {
+		snprintf(err, errlen, "plots: cannot make a temporary directory: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/ticks.dat", tmpdir);
+	fd = fopen(p, "we");
+	snprintf(p, sizeof(p), "%s/ticks.gp", tmpdir);
+	g = fopen(p, "we");
+	if (!fd || !g) {
+		if (fd)
+			fclose(fd);
+		if (g)
+			fclose(g);
+		rm_tmpdir(tmpdir, files, 2);
+		snprintf(err, errlen, "plots: cannot write in %s", tmpdir);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "ticks-%s.svg", tn);
+	fprintf(g, "set terminal svg size 1000,%zu noenhanced font 'sans,11' background '#ffffff'\n"
+		   "set output '%s/%s.tmp'\nset title ",
+		120 + 45 * (nc < 3 ? 3 : nc), sweep_dir, name);
+	snprintf(p, sizeof(p), "%s: completed cycles (end times), first 0.6 s of the measured phase, first run of each condition", tn);
+	gp_str(g, p);
+	fprintf(g, "\nset grid xtics\nset xlabel 'ms after the start of the measured phase'\nunset ylabel\nunset key\n"
+		   "set xrange [0:600]\nset yrange [-0.6:%zu.6]\nset ytics (", nc - 1);
+	for (size_t c = 0; c < nc; c++) {
+		json_object *co = json_object_array_get_idx(conds, c), *runs = jget(co, "runs"), *run = NULL;
+		const char *label = json_object_get_string(jget(co, "label"));
+		int row = (int)(nc - 1 - c);
+		long m = -1;
+		char text[256];
+
+		for (size_t k = 0; runs && k < json_object_array_length(runs) && !run; k++) {
+			json_object *r = json_object_array_get_idx(runs, k), *u = jget(r, "usable");
+
+			if (u && json_object_get_boolean(u) && jget(r, "dir"))
+				run = r;
+		}
+		if (run) {
+			json_object *rate = jget(jget(jget(run, "metrics"), tn), "rate_hz");
+
+			m = write_ticks(fd, json_object_get_string(jget(run, "dir")), tn, row);
+			if (m < 0)
+				snprintf(text, sizeof(text), "%s r%d: no samples", label, json_object_get_int(jget(run, "run")));
+			else if (!rate)
+				snprintf(text, sizeof(text), "%s r%d: no %s", label, json_object_get_int(jget(run, "run")), tn);
+			else
+				snprintf(text, sizeof(text), "%s r%d: %.1f Hz", label, json_object_get_int(jget(run, "run")),
+					 json_object_get_double(rate));
+		} else {
+			snprintf(text, sizeof(text), "%s: no usable run", label);
+		}
+		if (m <= 0)
+			fprintf(fd, "-1 %d\n", row); /* keep the index (outside the x range) */
+		fprintf(fd, "\n\n");
+		fprintf(g, "%s", c ? ", " : "");
+		gp_str(g, text);
+		fprintf(g, " %d", row);
+	}
+	fprintf(g, ")\nplot ");
+	for (size_t c = 0; c < nc; c++)
+		fprintf(g, "%s'%s/ticks.dat' index %zu using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", c ? ", " : "",
+			tmpdir, c);
+	fprintf(g, "\n");
+	fclose(fd);
+	fclose(g);
+	snprintf(p, sizeof(p), "%s/ticks.gp", tmpdir);
+	if (run_gnuplot(p))
+		snprintf(err, errlen, "plots: gnuplot failed on the tick timeline of %s", tn);
+	made = commit_svg(sweep_dir, name);
+	rm_tmpdir(tmpdir, files, 2);
+	return made;
+}
+
 int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t errlen)
 {
 	static const char *const files[] = { "strip.dat", "mean.dat", "strip.gp" };
 	json_object *threads = jget(sweep, "threads"), *conds = jget(sweep, "conditions"), *metrics = jget(sweep, "metrics");
 	size_t nt = threads ? json_object_array_length(threads) : 0, nc = conds ? json_object_array_length(conds) : 0;
 	size_t nm = metrics ? json_object_array_length(metrics) : 0;
-	int made = 0;
+	char tick_err[512];
+	int made = 0, nk;
 
 	err[0] = '\0';
 	if (!have_gnuplot()) {
-		snprintf(err, errlen, "gnuplot is not installed: no strip plots (apt-get install gnuplot-nox)");
+		snprintf(err, errlen, "gnuplot is not installed: no strip plots or tick timelines (apt-get install gnuplot-nox)");
 		return 0;
 	}
 	for (size_t t = 0; t < nt; t++) {
@@ -456,6 +620,13 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 			snprintf(err, errlen, "plots: gnuplot failed on the strip plot of %s", tn);
 		made += commit_svg(sweep_dir, name);
 		rm_tmpdir(tmpdir, files, 3);
+		/* the tick timeline: its failure never hides a strip plot's (ERR keeps the first note) */
+		tick_err[0] = '\0';
+		nk = sweep_ticks(sweep_dir, conds, tn, tick_err, sizeof(tick_err));
+		if (nk > 0)
+			made += nk;
+		else if (tick_err[0] && !err[0])
+			snprintf(err, errlen, "%s", tick_err);
 	}
 	return made;
 }

@@ -1,6 +1,6 @@
 /* sweep: `jitterlab sweep SCENARIO`: conditions x runs, interleaved round-robin (c1 r1, c2 r1, ..., c1 r2,
  * ...), each run a fresh `jitterlab run` child (threads, shield, knobs and tracing set up and torn down per
- * run); then statistics across runs (sweep_stats.c), sweep.json, report.md and strip plots.
+ * run); then statistics across runs (sweep_stats.c), sweep.json, report.md, strip plots and tick timelines.
  * Every condition is validated before the first run starts (exit 2 with file:line). Never runs two
  * runs at once; never leaves a child behind (SIGINT is forwarded, then the sweep exits 130). */
 #include "sweep.h"
@@ -310,10 +310,15 @@ static void save_results(struct jl_sweep_data *d, bool final, bool print)
 
 				fprintf(f, "\n## plots\n\n");
 				if (json_object_object_get_ex(j, "threads", &th))
-					for (size_t k = 0; k < json_object_array_length(th); k++)
-						fprintf(f, "![strip plot of %s](strip-%s.svg)\n",
-							json_object_get_string(json_object_array_get_idx(th, k)),
-							json_object_get_string(json_object_array_get_idx(th, k)));
+					for (size_t k = 0; k < json_object_array_length(th); k++) {
+						const char *tn = json_object_get_string(json_object_array_get_idx(th, k));
+						char tick[PATH_MAX + 96];
+
+						fprintf(f, "![strip plot of %s](strip-%s.svg)\n", tn, tn);
+						snprintf(tick, sizeof(tick), "%s/ticks-%s.svg", d->dir, tn);
+						if (!access(tick, F_OK))
+							fprintf(f, "![tick timeline of %s](ticks-%s.svg)\n", tn, tn);
+					}
 			} else if (err[0])
 				fprintf(stderr, "jitterlab sweep: %s\n", err);
 			if (fclose(f) == 0 && rename(tmp, path) == 0)

@@ -1,11 +1,13 @@
 """`jitterlab sweep`: conditions x runs interleaved, sweep.json (parsed with json), the comparison table,
-the verdicts, validation before anything starts, SIGINT, and the plots (well-formed SVG).
+the verdicts, validation before anything starts, SIGINT, and the plots (well-formed SVG: strip plots and
+the per-condition tick timeline).
 
 Runs are 2 s (plus a short warm-up); assertions are structural. The one statistical assertion uses a
 difference of two orders of magnitude (a SCHED_OTHER loop under a FIFO 90 spinner that holds CPU 1 for
 40 ms of every 50 ms, against a FIFO 95 loop above it), so noise from other agents cannot flip it."""
 import json
 import pathlib
+import shutil
 import signal
 import subprocess
 import time
@@ -117,6 +119,13 @@ def test_two_by_two_writes_sweep_json(jl, scenario, tmp_path):
     assert "| condition | n | mean ± sd |" in report
     # the strip plot, and a run's plots through `jitterlab report`
     assert_svg(d / "strip-control.svg")
+    # the tick timeline: one row per condition, each from that condition's first run, linked from report.md
+    if shutil.which("gnuplot"):
+        assert_svg(d / "ticks-control.svg")
+        assert "](ticks-control.svg)" in report
+        ticks = (d / "ticks-control.svg").read_text()
+        for label in labels:
+            assert f"{label} r1: " in ticks and " Hz" in ticks, label
     run_dir = pathlib.Path(s["conditions"][0]["runs"][0]["dir"])
     rep = jl("report", run_dir, timeout=60, check_rc=0)
     assert "latency" in rep.stdout
