@@ -19,7 +19,6 @@ import pathlib
 import shutil
 import signal
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -30,16 +29,6 @@ pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the lo
 
 TRACEFS = pathlib.Path("/sys/kernel/tracing/instances")
 STATE = pathlib.Path(os.environ.get("JITTERLAB_STATE_DIR") or "/run/jitterlab")
-
-
-@pytest.fixture(autouse=True)
-def quiet_cpus():
-    """Other agents' shielded runs on this shared VM hold CPU 1 in an exclusive cpuset, and a run that
-    pins a thread to CPU 1 meanwhile fails (EINVAL): wait (90 s at most) until no shield is up."""
-    deadline = time.time() + 90
-    while time.time() < deadline and list(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*-shield")):
-        time.sleep(0.5)
-    yield
 
 
 SWEEP = """

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN, NCPU, Run, wait_for_thread
+from conftest import BIN, NCPU, Run, wait_for_thread, wait_no_shield
 
 pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loops, CPU 0 kept free)")
 
@@ -35,23 +35,6 @@ def where_am_i():
         return f"cpuset {cpuset}, {allowed[0] if allowed else '?'}"
     except OSError as e:
         return str(e)
-
-
-def foreign_shield():
-    """True while some other run's shield (a jitterlab-* cpuset) exists or holds this process."""
-    if any(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*")):
-        return True
-    try:
-        return pathlib.Path("/proc/self/cpuset").read_text().strip() != "/"
-    except OSError:
-        return False
-
-
-def wait_no_shield(limit=180):
-    """Wait until no other job's shield is up (its housekeeping cpuset would hold our runs on CPU 0)."""
-    end = time.monotonic() + limit
-    while foreign_shield() and time.monotonic() < end:
-        time.sleep(0.25)
 
 
 def foreign_rt_tasks(min_prio=80):

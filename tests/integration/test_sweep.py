@@ -13,19 +13,8 @@ import subprocess
 import time
 import xml.dom.minidom
 
-import pytest
 
 from conftest import BIN, wait_for_thread
-
-
-@pytest.fixture(autouse=True)
-def quiet_cpus():
-    """Other agents' shielded runs on this shared VM hold CPU 1 in an exclusive cpuset, and a run that
-    pins a thread to CPU 1 meanwhile fails (EINVAL): wait (90 s at most) until no shield is up."""
-    deadline = time.time() + 90
-    while time.time() < deadline and list(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*-shield")):
-        time.sleep(0.5)
-    yield
 
 
 TWO_BY_TWO = """

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BIN, NCPU, Run
+from conftest import BIN, NCPU, Run, foreign_shield
 
 pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loops, CPU 0 kept free)")
 
@@ -64,17 +64,6 @@ CFS_HOG = """
     cpus = 1
     work = sin 5000000
 """
-
-
-def foreign_shield():
-    """True while another run's shield (a jitterlab-* cpuset) exists or holds this process: then nothing
-    we start can be pinned to CPU 1."""
-    if any(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*")):
-        return True
-    try:
-        return pathlib.Path("/proc/self/cpuset").read_text().strip() != "/"
-    except OSError:
-        return False
 
 
 def run_scenario(out, name, text, extra=(), timeout=90):
