@@ -543,6 +543,7 @@ static void check_leftovers(struct jl_doctor_result *r)
 		    "%d stale journal(s), %d tracing instance(s), %d cpuset(s)", lo.njournals, lo.ninstances, lo.ncpusets);
 	else
 		set(r, JL_DOC_OK, "nothing left behind by earlier runs", "none%s", lo.nlive ? " (a run is in progress)" : "");
+	jl_leftovers_free(&lo);
 }
 
 /* The checks, in the order they are shown. */

@@ -3,6 +3,7 @@
  * before the caller touches the knob), or end a process that is not the recorded child (pid AND start
  * time must match). */
 #include "journal.h"
+#include "journal_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -82,8 +83,7 @@ int jl_knob_write(const char *path, const char *value)
 	return 0;
 }
 
-/* Numeric FIELD (1-based, as in proc(5), >= 3) of /proc/PID/stat. */
-static int stat_field(pid_t pid, int field, unsigned long long *out)
+int jl_stat_field(pid_t pid, int field, unsigned long long *out)
 {
 	char path[64], buf[1024];
 	const char *p;
@@ -113,7 +113,7 @@ static int stat_field(pid_t pid, int field, unsigned long long *out)
 
 int jl_proc_start_time(pid_t pid, unsigned long long *start)
 {
-	return stat_field(pid, 22, start);
+	return jl_stat_field(pid, 22, start);
 }
 
 bool jl_proc_is(pid_t pid, unsigned long long start)
@@ -158,6 +158,47 @@ static int append(struct jl_journal *j, json_object *obj)
 	return rc;
 }
 
+int jl_journal_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st))
+		return -1;
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/* Create PATH exclusively. A file already there names this pid, so it was left by a dead process that
+ * had the same pid: an empty one (no entry after the owner) is removed, one with entries is kept for
+ * `restore` (EEXIST). */
+static int create_exclusive(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int lines = 0, c;
+	FILE *f;
+
+	if (fd >= 0 || errno != EEXIST)
+		return fd;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "re"))) {
+		if (fd >= 0)
+			close(fd);
+		errno = EEXIST;
+		return -1;
+	}
+	while ((c = fgetc(f)) != EOF)
+		lines += c == '\n';
+	fclose(f);
+	if (lines > 1 || unlink(path)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
 int jl_journal_open(struct jl_journal **out, const char *dir)
 {
 	struct jl_journal *j = calloc(1, sizeof(*j));
@@ -169,9 +210,9 @@ int jl_journal_open(struct jl_journal **out, const char *dir)
 		return -1;
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
 	snprintf(j->path, sizeof(j->path), "%s/run-%d.journal", dir, (int)getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	if ((mkdir(dir, 0755) && errno != EEXIST) || jl_journal_dir_check(dir))
 		goto error;
-	j->fd = open(j->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	j->fd = create_exclusive(j->path);
 	if (j->fd < 0)
 		goto error;
 	if (jl_proc_start_time(getpid(), &start))
@@ -237,275 +278,6 @@ int jl_journal_record_child(struct jl_journal *j, pid_t pid)
 	return append(j, o);
 }
 
-/* ---- replay ---------------------------------------------------------------------------------- */
-
-static const char *str_field(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
-}
-
-static void say(char *report, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *report, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(report);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	if (used)
-		report[used++] = ';', report[used] = '\0';
-	if (used + 1 >= len)
-		return;
-	if (used)
-		report[used++] = ' ', report[used] = '\0';
-	va_start(ap, fmt);
-	vsnprintf(report + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
-static int undo_write(json_object *o, char *report, size_t len)
-{
-	const char *path = str_field(o, "path"), *old = str_field(o, "old");
-	char now[4096];
-
-	if (!path || !old) {
-		say(report, len, "malformed write entry");
-		return -1;
-	}
-	if (jl_knob_read(path, now, sizeof(now)) == 0 && !strcmp(now, old))
-		return 0;
-	if (jl_knob_write(path, old)) {
-		say(report, len, "could not write '%s' back to %s: %s", old, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Move every task listed in TASKS to PARENT (one write per task, as cgroup files want). */
-static void move_all(const char *tasks, const char *parent)
-{
-	FILE *f = fopen(tasks, "re");
-	int out;
-	char line[32];
-
-	if (!f)
-		return;
-	out = open(parent, O_WRONLY | O_CLOEXEC);
-	if (out < 0) {
-		fclose(f);
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, "\n");
-
-		if (n && write(out, line, n) < 0) {
-			/* ESRCH: gone; EINVAL: cannot move, nothing else to do */
-		}
-	}
-	close(out);
-	fclose(f);
-}
-
-int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks)
-{
-	char tpath[600];
-	struct stat st;
-
-	if (stat(dir, &st) && errno == ENOENT)
-		return 0; /* never created (crash right after the journal entry) or already gone */
-	snprintf(tpath, sizeof(tpath), "%s/%s", dir, tasks_name);
-	for (int attempt = 0; attempt < 50; attempt++) {
-		move_all(tpath, parent_tasks);
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -1;
-		/* a task forked into it meanwhile, or the kernel is still migrating: try again */
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
-	}
-	return -1;
-}
-
-static int undo_cgroup(json_object *o, char *report, size_t len)
-{
-	const char *dir = str_field(o, "path"), *tasks = str_field(o, "tasks"), *parent = str_field(o, "parent_tasks");
-
-	if (!dir || !tasks || !parent) {
-		say(report, len, "malformed cgroup entry");
-		return -1;
-	}
-	if (jl_cgroup_remove(dir, tasks, parent) == 0)
-		return 0;
-	say(report, len, "could not remove cgroup %s: %s", dir, strerror(errno));
-	return -1;
-}
-
-static void pause_ms(int ms)
-{
-	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L }, NULL);
-}
-
-/* Processes of the child's process group (the child made itself a group leader) that started no earlier
- * than the child: its descendants (e.g. stress-ng workers), left running when the child itself died.
- * A pid stays unused while it names a live process group, so a group found with the leader's pid and
- * no leader is still the child's group. Sends SIG to each; returns how many there were. */
-static int signal_group(pid_t pgid, unsigned long long start, int sig)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		unsigned long long pg, st;
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (pid <= 0 || pid == getpid())
-			continue;
-		if (stat_field(pid, 5, &pg) || (pid_t)pg != pgid || stat_field(pid, 22, &st) || st < start)
-			continue;
-		kill(pid, sig);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static bool zombie(pid_t pid)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	return jl_knob_read(path, buf, sizeof(buf)) == 0 && strstr(buf, ") Z ");
-}
-
-static int undo_child(json_object *o, char *report, size_t len)
-{
-	json_object *vp, *vs;
-	pid_t pid;
-	unsigned long long start;
-
-	if (!json_object_object_get_ex(o, "pid", &vp) || !json_object_object_get_ex(o, "start", &vs)) {
-		say(report, len, "malformed child entry");
-		return -1;
-	}
-	pid = (pid_t)json_object_get_int(vp);
-	start = (unsigned long long)json_object_get_uint64(vs);
-	if (pid <= 0)
-		return 0;
-	if (jl_proc_is(pid, start)) {
-		kill(pid, SIGTERM);
-		signal_group(pid, start, SIGTERM);
-		for (int i = 0; i < 50 && jl_proc_is(pid, start) && !zombie(pid); i++)
-			pause_ms(20);
-		if (jl_proc_is(pid, start) && !zombie(pid))
-			kill(pid, SIGKILL);
-	} else {
-		unsigned long long other;
-
-		/* the pid belongs to someone else now: never touch it or its group */
-		if (jl_proc_start_time(pid, &other) == 0)
-			return 0;
-		if (!signal_group(pid, start, SIGTERM))
-			return 0; /* ended, with its whole group */
-	}
-	for (int i = 0; i < 50 && signal_group(pid, start, 0); i++)
-		pause_ms(20);
-	signal_group(pid, start, SIGKILL);
-	for (int i = 0; i < 50 && jl_proc_is(pid, start) && !zombie(pid); i++)
-		pause_ms(20);
-	if (jl_proc_is(pid, start) && !zombie(pid)) {
-		say(report, len, "child %d does not end", (int)pid);
-		return -1;
-	}
-	return 0;
-}
-
-/* The undo registry: one handler per entry kind. */
-static const struct {
-	const char *op;
-	int (*undo)(json_object *o, char *report, size_t len);
-} undo_ops[] = {
-	{ "owner", NULL },
-	{ "write", undo_write },
-	{ "cgroup", undo_cgroup },
-	{ "child", undo_child },
-};
-
-/* Read PATH into an array of parsed entries (a torn last line, from a crash mid-write, is skipped). */
-static json_object *load(const char *path, char *report, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	json_object *arr;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-
-	if (!f) {
-		say(report, len, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	arr = json_object_new_array();
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		json_object *o;
-
-		if (n == 0 || line[0] == '\n')
-			continue;
-		o = json_tokener_parse(line);
-		if (o && json_object_is_type(o, json_type_object))
-			json_object_array_add(arr, o);
-		else
-			json_object_put(o); /* torn write: the knob was not changed yet either */
-	}
-	free(line);
-	fclose(f);
-	return arr;
-}
-
-int jl_journal_replay(const char *path, char *report, size_t reportlen)
-{
-	json_object *arr;
-	int failed = 0, undone = 0;
-
-	if (reportlen)
-		report[0] = '\0';
-	arr = load(path, report, reportlen);
-	if (!arr)
-		return -1;
-	for (size_t i = json_object_array_length(arr); i-- > 0;) {
-		json_object *o = json_object_array_get_idx(arr, i);
-		const char *op = str_field(o, "op");
-		size_t k;
-
-		for (k = 0; k < sizeof(undo_ops) / sizeof(undo_ops[0]); k++)
-			if (op && !strcmp(op, undo_ops[k].op))
-				break;
-		if (k == sizeof(undo_ops) / sizeof(undo_ops[0])) {
-			say(report, reportlen, "unknown journal entry '%s'", op ? op : "?");
-			failed++;
-			continue;
-		}
-		if (!undo_ops[k].undo)
-			continue;
-		if (undo_ops[k].undo(o, report, reportlen))
-			failed++;
-		else
-			undone++;
-	}
-	json_object_put(arr);
-	if (failed)
-		return -1;
-	if (unlink(path) && errno != ENOENT) {
-		say(report, reportlen, "cannot remove %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return undone;
-}
-
 int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen)
 {
 	int rc;
@@ -528,70 +300,15 @@ void jl_journal_abandon(struct jl_journal *j)
 	free(j);
 }
 
-static int read_owner(struct jl_journal_info *info)
-{
-	char report[256] = "";
-	json_object *arr = load(info->path, report, sizeof(report));
-	json_object *first, *v;
-	int rc = -1;
-
-	if (!arr)
-		return -1;
-	info->entries = (int)json_object_array_length(arr) - 1;
-	first = json_object_array_get_idx(arr, 0);
-	if (first && str_field(first, "op") && !strcmp(str_field(first, "op"), "owner") &&
-	    json_object_object_get_ex(first, "pid", &v)) {
-		info->pid = (pid_t)json_object_get_int(v);
-		if (json_object_object_get_ex(first, "start", &v))
-			info->start = (unsigned long long)json_object_get_uint64(v);
-		info->alive = jl_proc_is(info->pid, info->start);
-		rc = 0;
-	}
-	json_object_put(arr);
-	return rc;
-}
-
-int jl_journal_list(const char *dir, struct jl_journal_info *out, int max)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : -1;
-	while ((e = readdir(d)) && n < max) {
-		size_t l = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "run-", 4) || l < 12 || strcmp(e->d_name + l - 8, ".journal"))
-			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		snprintf(out[n].path, sizeof(out[n].path), "%s/%s", dir, e->d_name);
-		if (read_owner(&out[n])) {
-			/* No readable owner line: a run is creating it right now, or one crashed while creating
-			 * it (then nothing was changed yet). The pid in the name decides: a live process with
-			 * that pid, or a file younger than 10 s, is left alone. */
-			struct stat st;
-
-			out[n].pid = (pid_t)atoi(e->d_name + 4);
-			out[n].alive = kill(out[n].pid, 0) == 0 || errno == EPERM ||
-				       (stat(out[n].path, &st) == 0 && time(NULL) - st.st_mtime < 10);
-			out[n].entries = out[n].entries < 0 ? 0 : out[n].entries;
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 int jl_journal_lock(const char *dir, int timeout_ms)
 {
 	char path[512];
 	int fd;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	if ((mkdir(dir, 0755) && errno != EEXIST) || jl_journal_dir_check(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/machine.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	for (int waited = 0;; waited += 50) {

@@ -18,8 +18,13 @@ struct jl_journal;
 /* The journal directory: $JITTERLAB_STATE_DIR if set (tests), else /run/jitterlab. */
 const char *jl_journal_default_dir(void);
 
-/* Create DIR (0755) and DIR/run-<getpid()>.journal with the owner line, fsynced (file and directory).
- * 0, or -1 with errno. */
+/* Is DIR safe to hold journals and the lock: a real directory (not a symlink) owned by root (or, for an
+ * unprivileged user, by that user), not writable by group or others? 0, or -1 with errno (EPERM when
+ * unsafe). */
+int jl_journal_dir_check(const char *dir);
+
+/* Create DIR (0755) and DIR/run-<getpid()>.journal (O_EXCL, O_NOFOLLOW) with the owner line, fsynced
+ * (file and directory). Refuses an unsafe DIR (jl_journal_dir_check). 0, or -1 with errno. */
 int jl_journal_open(struct jl_journal **out, const char *dir);
 
 /* Path of the journal file (for messages). */
@@ -44,8 +49,13 @@ int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen);
 void jl_journal_abandon(struct jl_journal *j);
 
 /* Replay the journal file PATH (as jl_journal_finish does) and remove it when everything was undone.
- * Returns the number of entries undone (>= 0), or -1 with REPORT saying what failed. Does not check the
- * owner: the caller decides whether the journal is stale. */
+ * Returns the number of entries undone (>= 0; REPORT may then hold notes, e.g. an IRQ that is gone), or
+ * -1 with REPORT saying what failed. Only the last line may be torn: an unparseable line elsewhere, or
+ * an entry naming a path jitterlab never changes (anything but /proc/irq/, sched_rt_runtime_us and the
+ * v1 cpuset/cpu cgroup mounts), fails the replay as "journal corrupted at line N" (the entries that
+ * parsed are still undone; the file is kept). A write whose target vanished (/proc/irq/N gone, a cgroup
+ * directory removed) counts as undone. Does not check the owner: the caller decides whether the
+ * journal is stale. */
 int jl_journal_replay(const char *path, char *report, size_t reportlen);
 
 /* One journal found in a directory. */
@@ -53,13 +63,26 @@ struct jl_journal_info {
 	char path[512];
 	pid_t pid;
 	unsigned long long start;   /* owner's start time in clock ticks since boot */
+	long long time;             /* owner line's time (seconds since the epoch), 0 if unknown */
 	bool alive;                 /* the owner still runs (same pid AND same start time) */
 	int entries;                /* entries after the owner line */
 };
 
-/* List the journals in DIR (at most MAX), live and stale. Returns how many, or -1 with errno (a missing
- * directory is 0 journals). */
+/* List the journals in DIR, live and stale, newest first (owner's start time, then time): the order in
+ * which several stale journals must be replayed. *OUT is malloc'ed (free it). Returns how many, or -1
+ * with errno (a missing directory is 0 journals; an unsafe one is EPERM). A journal whose owner line is
+ * unreadable counts as live only while it holds no entry and its pid lives (or it is younger than 10 s). */
+int jl_journal_list_all(const char *dir, struct jl_journal_info **out);
+
+/* As jl_journal_list_all, into OUT (the newest MAX). */
 int jl_journal_list(const char *dir, struct jl_journal_info *out, int max);
+
+/* Also allow undo writes and cgroup removals under PREFIX (unit tests with fake knob files; never set
+ * by the tool itself). NULL clears it. */
+void jl_journal_allow_prefix(const char *prefix);
+
+/* May a journal entry name PATH (see jl_journal_replay)? */
+bool jl_journal_path_allowed(const char *path);
 
 /* Start time (field 22 of /proc/PID/stat, clock ticks since boot) of PID. 0, or -1 with errno
  * (ESRCH when there is no such process). */
@@ -77,8 +100,9 @@ int jl_journal_lock(const char *dir, int timeout_ms);
 int jl_knob_read(const char *path, char *buf, size_t len);
 int jl_knob_write(const char *path, const char *value);
 
-/* Move every task in DIR/TASKS_NAME to PARENT_TASKS and remove DIR (retrying while tasks arrive).
- * A missing DIR is success. 0 or -1 with errno. */
-int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks);
+/* Remove DIR and every child cgroup in it, depth-first, moving each one's tasks (DIR/.../TASKS_NAME) to
+ * PARENT_TASKS first (retrying while tasks arrive). A missing DIR is success. 0, or -1 with errno and
+ * WHY naming the directory that stayed and how many tasks are left in it. */
+int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks, char *why, size_t whylen);
 
 #endif

@@ -31,12 +31,37 @@ static void find_tracefs(char *dir, size_t len)
 	endmntent(f);
 }
 
-/* Could PID still own an instance or cpuset? Any live process with that pid counts (a run may be
- * named "exe" when started through /proc/self/exe): a reused pid only delays a cleanup, never causes
- * a live run's instance to be destroyed. */
-static bool pid_alive(pid_t pid)
+bool jl_leftover_pid_alive(pid_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* "jitterlab-<digits>" followed by exactly SUFFIX: the pid, else 0. */
+static pid_t name_pid(const char *name, const char *suffix)
+{
+	const char *p = name + strlen(JL_CPUSET_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)) || *p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	if (errno || pid <= 0 || pid > 0x3fffffff || strcmp(end, suffix))
+		return 0;
+	return (pid_t)pid;
+}
+
+pid_t jl_leftover_instance_pid(const char *name)
+{
+	return name_pid(name, "");
+}
+
+pid_t jl_leftover_cpuset_pid(const char *name)
+{
+	pid_t pid = name_pid(name, "-housekeeping");
+
+	return pid ? pid : name_pid(name, "-shield");
 }
 
 static void add_cpuset(const char *dir, void *ctx)
@@ -49,21 +74,30 @@ static void add_cpuset(const char *dir, void *ctx)
 
 int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 {
-	struct jl_journal_info all[JL_LEFTOVER_MAX];
+	struct jl_journal_info *all;
 	char instdir[300];
 	DIR *d;
 	int n;
 
 	memset(lo, 0, sizeof(*lo));
-	n = jl_journal_list(state_dir ? state_dir : jl_journal_default_dir(), all, JL_LEFTOVER_MAX);
+	n = jl_journal_list_all(state_dir ? state_dir : jl_journal_default_dir(), &all);
 	if (n < 0)
 		return -1;
-	for (int i = 0; i < n; i++) {
+	lo->journals = calloc((size_t)n + 1, sizeof(*lo->journals));
+	lo->live = calloc((size_t)n + 1, sizeof(*lo->live));
+	if (!lo->journals || !lo->live) {
+		free(all);
+		jl_leftovers_free(lo);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int i = 0; i < n; i++) { /* newest first, as listed */
 		if (all[i].alive)
 			lo->live[lo->nlive++] = all[i].pid;
 		else
 			lo->journals[lo->njournals++] = all[i];
 	}
+	free(all);
 
 	find_tracefs(lo->tracing_dir, sizeof(lo->tracing_dir));
 	snprintf(instdir, sizeof(instdir), "%s/instances", lo->tracing_dir);
@@ -71,9 +105,9 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		struct dirent *e;
 
 		while ((e = readdir(d)) && lo->ninstances < JL_LEFTOVER_MAX) {
-			if (strncmp(e->d_name, "jitterlab-", 10))
-				continue;
-			if (pid_alive((pid_t)atoi(e->d_name + 10)))
+			pid_t pid = jl_leftover_instance_pid(e->d_name);
+
+			if (!pid || jl_leftover_pid_alive(pid))
 				continue;
 			snprintf(lo->instances[lo->ninstances++], sizeof(lo->instances[0]), "%s", e->d_name);
 		}
@@ -81,23 +115,20 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 	}
 
 	if (jl_shield_detect(lo->cpuset_root, sizeof(lo->cpuset_root)) == JL_SHIELD_CGROUP_V1) {
-		pid_t live[JL_LEFTOVER_MAX];
+		pid_t live[JL_LEFTOVER_MAX * 2];
 		int nl = 0;
 
 		/* a cpuset belongs to a live run when its pid has a live journal or is a live process */
-		for (int i = 0; i < lo->nlive; i++)
+		for (int i = 0; i < lo->nlive && nl < JL_LEFTOVER_MAX; i++)
 			live[nl++] = lo->live[i];
 		d = opendir(lo->cpuset_root);
 		if (d) {
 			struct dirent *e;
 
-			while ((e = readdir(d)) && nl < JL_LEFTOVER_MAX) {
-				pid_t pid;
+			while ((e = readdir(d)) && nl < JL_LEFTOVER_MAX * 2) {
+				pid_t pid = jl_leftover_cpuset_pid(e->d_name);
 
-				if (strncmp(e->d_name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)))
-					continue;
-				pid = (pid_t)atoi(e->d_name + strlen(JL_CPUSET_PREFIX));
-				if (pid_alive(pid))
+				if (pid && jl_leftover_pid_alive(pid))
 					live[nl++] = pid;
 			}
 			closedir(d);
@@ -107,6 +138,15 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		lo->cpuset_root[0] = '\0';
 	}
 	return 0;
+}
+
+void jl_leftovers_free(struct jl_leftovers *lo)
+{
+	free(lo->journals);
+	free(lo->live);
+	lo->journals = NULL;
+	lo->live = NULL;
+	lo->njournals = lo->nlive = 0;
 }
 
 bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
@@ -131,8 +171,8 @@ int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
 				fprintf(out, "restore: journal %s (pid %d): NOT fully restored: %s\n", lo->journals[i].path,
 					(int)lo->journals[i].pid, report);
 		} else if (out) {
-			fprintf(out, "restore: journal %s (pid %d): %d setting%s put back\n", lo->journals[i].path,
-				(int)lo->journals[i].pid, rc, rc == 1 ? "" : "s");
+			fprintf(out, "restore: journal %s (pid %d): %d setting%s put back%s%s\n", lo->journals[i].path,
+				(int)lo->journals[i].pid, rc, rc == 1 ? "" : "s", report[0] ? "; note: " : "", report);
 		}
 	}
 	for (int i = 0; i < lo->ninstances; i++) {
@@ -150,13 +190,15 @@ int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
 		tracefs_instance_free(inst);
 	}
 	for (int i = 0; i < lo->ncpusets; i++) {
-		if (jl_shield_remove_dir(lo->cpuset_root, lo->cpusets[i]) == 0) {
+		char why[1024];
+
+		if (jl_shield_remove_dir(lo->cpuset_root, lo->cpusets[i], why, sizeof(why)) == 0) {
 			if (out)
 				fprintf(out, "restore: cpuset %s removed (its tasks moved back to the root)\n", lo->cpusets[i]);
 		} else {
 			failed++;
 			if (out)
-				fprintf(out, "restore: cpuset %s: cannot remove it: %s\n", lo->cpusets[i], strerror(errno));
+				fprintf(out, "restore: cpuset %s: cannot remove it: %s\n", lo->cpusets[i], why);
 		}
 	}
 	return failed;

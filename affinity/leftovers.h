@@ -14,10 +14,10 @@
 #define JL_LEFTOVER_MAX 64
 
 struct jl_leftovers {
-	int njournals;                 /* stale journals with something to undo, or empty ones */
-	struct jl_journal_info journals[JL_LEFTOVER_MAX];
+	int njournals;                 /* stale journals with something to undo, or empty ones, newest first */
+	struct jl_journal_info *journals;  /* malloc'ed: jl_leftovers_free */
 	int nlive;                     /* journals of runs still running (not leftovers) */
-	pid_t live[JL_LEFTOVER_MAX];
+	pid_t *live;
 	int ninstances;
 	char instances[JL_LEFTOVER_MAX][256];  /* instance names */
 	char tracing_dir[256];         /* "" when tracefs is not mounted */
@@ -26,15 +26,28 @@ struct jl_leftovers {
 	char cpuset_root[256];
 };
 
+/* Ours are only `jitterlab-<digits>` tracing instances and `jitterlab-<digits>-housekeeping` /
+ * `jitterlab-<digits>-shield` cpusets (whole names): these return the pid, anything else 0 (a user's
+ * `jitterlab-foo` is never touched). */
+pid_t jl_leftover_instance_pid(const char *name);
+pid_t jl_leftover_cpuset_pid(const char *name);
+
+/* Could PID still own an instance or cpuset: any live process with that pid (a run may be named "exe"
+ * when started through /proc/self/exe); a reused pid only delays a cleanup. */
+bool jl_leftover_pid_alive(pid_t pid);
+
 /* Scan STATE_DIR (NULL = jl_journal_default_dir()), the mounted tracefs and the v1 cpuset root.
  * 0, or -1 with errno when the journal directory cannot be read. */
 int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir);
+
+/* Free what a scan allocated (LO itself is the caller's). */
+void jl_leftovers_free(struct jl_leftovers *lo);
 
 /* Anything to restore? Stale journals with entries, instances and cpusets count; STRICT also counts
  * empty journals (a killed run that had changed nothing: only the file is left). */
 bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict);
 
-/* Undo every stale journal, destroy stale instances, remove stale cpusets. Prints one line per action
+/* Undo every stale journal (newest first), destroy stale instances, remove stale cpusets. Prints one line per action
  * to OUT (may be NULL). Returns how many could not be cleaned (0 = all clean). */
 int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out);
 

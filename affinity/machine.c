@@ -52,10 +52,11 @@ struct jl_machine {
 int jl_machine_check_stale(char *err, size_t errlen)
 {
 	struct jl_leftovers lo;
+	int rc = 0;
 
 	if (jl_leftovers_scan(&lo, NULL))
 		return 0; /* no readable journal directory: nothing of ours can be stale */
-	for (int i = 0; i < lo.njournals; i++) {
+	for (int i = 0; i < lo.njournals && !rc; i++) {
 		if (lo.journals[i].entries <= 0)
 			continue; /* nothing was changed by that run */
 		snprintf(err, errlen,
@@ -63,15 +64,16 @@ int jl_machine_check_stale(char *err, size_t errlen)
 			 "run `sudo jitterlab restore` first",
 			 (int)lo.journals[i].pid, lo.journals[i].entries, lo.journals[i].entries == 1 ? "" : "s",
 			 lo.journals[i].path);
-		return -1;
+		rc = -1;
 	}
-	if (lo.ncpusets) {
+	if (!rc && lo.ncpusets) {
 		/* a dead run's exclusive cpusets would make this run's shield fail, or confine tasks */
 		snprintf(err, errlen, "machine: a previous run left the cpuset %s%s; run `sudo jitterlab restore` first",
 			 lo.cpusets[0], lo.ncpusets > 1 ? " (and more)" : "");
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	jl_leftovers_free(&lo);
+	return rc;
 }
 
 #define MFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
@@ -274,12 +276,20 @@ static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size
 	return 0;
 }
 
-/* Is this process inside another run's housekeeping cpuset (/proc/self/cpuset names a jitterlab set)? */
+/* Is this process inside another run's cpuset (/proc/self/cpuset is /jitterlab-PID-housekeeping or
+ * -shield, or a cgroup below one, PID not ours)? A user's /jitterlab-foo is not a run's. */
 static bool confined_by_other_run(void)
 {
-	char cs[512];
+	char cs[512], *slash;
+	pid_t pid;
 
-	return jl_knob_read("/proc/self/cpuset", cs, sizeof(cs)) == 0 && strstr(cs, "/" JL_CPUSET_PREFIX);
+	if (jl_knob_read("/proc/self/cpuset", cs, sizeof(cs)) || cs[0] != '/')
+		return false;
+	slash = strchr(cs + 1, '/');
+	if (slash)
+		*slash = '\0';
+	pid = jl_leftover_cpuset_pid(cs + 1);
+	return pid && pid != getpid();
 }
 
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
@@ -313,6 +323,11 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 					      "housekeeping CPUs (waited 10s); start this run after it ends");
 			goto error;
 		}
+		/* that run may have been killed while we waited: never start over what it left */
+		if (jl_machine_check_stale(err, errlen)) {
+			close(fd);
+			goto error;
+		}
 		close(fd);
 	}
 	if (knobs) {
@@ -323,6 +338,10 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 						      : strerror(errno));
 			goto error;
 		}
+		/* The stale check before the lock saw the run we waited for alive; if it was killed meanwhile,
+		 * its leftovers are on the machine now and would be journalled as our "old" values. */
+		if (jl_machine_check_stale(err, errlen))
+			goto error;
 	}
 	/* Every run keeps a journal when it can (it also records exec children for `restore`); a run that
 	 * changes no knob goes on without one (e.g. not root). */

@@ -2,6 +2,7 @@
  * journals (knobs, cpusets, children, newest change first), destroys stale `jitterlab-*` tracing
  * instances, removes stale jitterlab cpusets. Exit 0 when nothing is left (or nothing was there), 1 when
  * something could not be restored. Must never touch what a live run holds (leftovers.c decides). */
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -11,6 +12,10 @@
 
 #include "../rt/commands.h"
 #include "leftovers.h"
+
+#define RESTORE_LOCK_WAIT_MS 10000 /* as long as a run waits for another */
+
+static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json);
 
 static void usage(FILE *out)
 {
@@ -31,8 +36,8 @@ int cmd_restore(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool dry = false, json = false;
-	struct jl_leftovers lo, after;
-	int c, failed = 0;
+	struct jl_leftovers lo;
+	int c, rc, lock_fd = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "njh", opts, NULL)) != -1) {
@@ -56,10 +61,39 @@ int cmd_restore(int argc, char **argv)
 		usage(stderr);
 		return JL_EXIT_USAGE;
 	}
+	if (!dry && geteuid() == 0) {
+		/* A run holding the lock may be changing knobs right now (or be about to journal a dead run's
+		 * leftovers as its old values): wait for it as a run would, never restore under it. */
+		lock_fd = jl_journal_lock(jl_journal_default_dir(), RESTORE_LOCK_WAIT_MS);
+		if (lock_fd < 0) {
+			if (errno == EWOULDBLOCK)
+				fprintf(stderr, "jitterlab restore: another jitterlab run holds %s/machine.lock (waited 10s); "
+						"run restore after it ends\n", jl_journal_default_dir());
+			else
+				fprintf(stderr, "jitterlab restore: %s/machine.lock: %m%s\n", jl_journal_default_dir(),
+					errno == EPERM ? " (the state directory must be root's and not writable by others)" : "");
+			return JL_EXIT_RUNTIME;
+		}
+	}
 	if (jl_leftovers_scan(&lo, NULL)) {
-		fprintf(stderr, "jitterlab restore: cannot read %s: %m\n", jl_journal_default_dir());
+		fprintf(stderr, "jitterlab restore: cannot read %s: %m%s\n", jl_journal_default_dir(),
+			errno == EPERM ? " (the state directory must be root's and not writable by others)" : "");
+		if (lock_fd >= 0)
+			close(lock_fd);
 		return JL_EXIT_RUNTIME;
 	}
+	rc = restore_scanned(&lo, dry, json);
+	jl_leftovers_free(&lo);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return rc;
+}
+
+static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
+{
+	struct jl_leftovers lo = *lop;
+	int failed;
+
 	if (!dry && jl_leftovers_any(&lo, true) && geteuid() != 0) {
 		fprintf(stderr, "jitterlab restore: leftovers found; restoring them needs root (sudo jitterlab restore)\n");
 		return JL_EXIT_RUNTIME;
@@ -102,12 +136,16 @@ int cmd_restore(int argc, char **argv)
 		return JL_EXIT_OK;
 	}
 	failed = jl_leftovers_clean(&lo, json ? NULL : stdout);
-	jl_leftovers_scan(&after, NULL);
 	if (json) {
 		json_object *o = json_object_new_object();
+		struct jl_leftovers after;
+
+		if (jl_leftovers_scan(&after, NULL))
+			memset(&after, 0, sizeof(after));
 
 		json_object_object_add(o, "found", jl_leftovers_to_json(&lo));
 		json_object_object_add(o, "left", jl_leftovers_to_json(&after));
+		jl_leftovers_free(&after);
 		json_object_object_add(o, "clean", json_object_new_boolean(failed == 0));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 		json_object_put(o);

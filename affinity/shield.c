@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "leftovers.h"
 
 static bool has_word(const char *list, const char *word, const char *seps)
 {
@@ -296,9 +297,9 @@ int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, vo
 		pid_t pid;
 		bool live = false;
 
-		if (strncmp(e->d_name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)))
-			continue;
-		pid = (pid_t)atoi(e->d_name + strlen(JL_CPUSET_PREFIX));
+		pid = jl_leftover_cpuset_pid(e->d_name);
+		if (!pid)
+			continue; /* not a name jitterlab gives (a user's jitterlab-foo) */
 		for (int i = 0; i < nlive; i++)
 			live |= live_pids[i] == pid;
 		if (live)
@@ -312,10 +313,10 @@ int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, vo
 	return n;
 }
 
-int jl_shield_remove_dir(const char *root, const char *dir)
+int jl_shield_remove_dir(const char *root, const char *dir, char *why, size_t whylen)
 {
 	char parent[512];
 
 	snprintf(parent, sizeof(parent), "%s/tasks", root);
-	return jl_cgroup_remove(dir, "tasks", parent);
+	return jl_cgroup_remove(dir, "tasks", parent, why, whylen);
 }

@@ -53,12 +53,14 @@ int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured);
 /* Fill OBJ with cpus, housekeeping, method, exclusive, tasks_moved, tasks_unmovable, tasks_pinned. */
 void jl_shield_describe(const struct jl_shield *s, json_object *obj);
 
-/* Leftover jitterlab cpusets under ROOT whose owner (the pid in the name) is not in LIVE_PIDS.
+/* Leftover jitterlab cpusets under ROOT (`jitterlab-<pid>-housekeeping` / `-shield`, whole names only)
+ * whose owner (the pid in the name) is not in LIVE_PIDS.
  * Calls FN for each directory path; returns how many, or -1 with errno. */
 int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, void (*fn)(const char *dir, void *ctx),
 			 void *ctx);
 
-/* Remove one leftover cpuset DIR under ROOT (its tasks go back to ROOT/tasks). 0 or -1 with errno. */
-int jl_shield_remove_dir(const char *root, const char *dir);
+/* Remove one leftover cpuset DIR under ROOT with its child cpusets (their tasks go back to ROOT/tasks).
+ * 0, or -1 with errno and WHY naming what stayed (directory, tasks left). */
+int jl_shield_remove_dir(const char *root, const char *dir, char *why, size_t whylen);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include <tracefs.h>
 
+#include "../affinity/leftovers.h"
 #include "trace.h"
 #include "trace_int.h"
 
@@ -40,14 +41,10 @@ const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]
 static int remove_if_stale(const char *name, void *ctx)
 {
 	struct tracefs_instance *inst;
-	char *end;
-	long pid;
+	pid_t pid = jl_leftover_instance_pid(name); /* only jitterlab-<digits>, the whole name */
 
 	(void)ctx;
-	if (strncmp(name, "jitterlab-", 10))
-		return 0;
-	pid = strtol(name + 10, &end, 10);
-	if (pid <= 0 || *end || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+	if (!pid || pid == getpid() || jl_leftover_pid_alive(pid))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (inst) {

@@ -491,3 +491,127 @@ def test_run_started_under_a_shield_waits_for_it(jl, scenario, tmp_path, machine
         proc.communicate(timeout=60)
     assert proc.returncode == 0
     assert f"jitterlab-{proc.pid}-" not in _read("/proc/self/cpuset")
+
+
+@needs_shield
+def test_run_waiting_for_the_lock_refuses_a_killed_runs_leftovers(jl, scenario, tmp_path, machine_clean):
+    """B passes the stale check while A runs, waits for the machine lock; A is SIGKILLed: B must not
+    journal A's leftovers as its old values but refuse; restore then puts back the real old values."""
+    before = snapshot()
+    a, _ = start(scenario, tmp_path, duration="30s", name="a")
+    check_or_kill(a)
+    b = subprocess.Popen([BIN, "run", str(scenario("b", SHIELD.format(duration="1s"))), "--out",
+                          str(tmp_path / "outb")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)  # B is past its first stale check, waiting for machine.lock
+        assert b.poll() is None, b.communicate()
+        kill_and_wait(a, signal.SIGKILL)
+        _, err = b.communicate(timeout=60)
+    finally:
+        if b.poll() is None:
+            b.kill()
+            b.communicate(timeout=10)
+    assert b.returncode == 1, err
+    assert "run `sudo jitterlab restore` first" in err, err
+    assert not (STATE / f"run-{b.pid}.journal").exists()
+    res = jl("restore", timeout=60)
+    assert res.rc == 0, res.stdout + res.stderr
+    assert_same(before, snapshot())
+
+
+@needs_shield
+def test_restore_waits_for_a_live_run(jl, scenario, tmp_path, machine_clean):
+    """restore takes machine.lock: it waits for a run changing knobs (up to 10 s) before scanning."""
+    proc, _ = start(scenario, tmp_path, duration="3s")
+    try:
+        check_or_kill(proc)
+        r = jl("restore", timeout=60)
+        assert r.rc == 0, r.stdout + r.stderr
+        assert proc.poll() is not None, "restore did not wait for the run holding machine.lock"
+    finally:
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0
+
+
+@needs_shield
+def test_foreign_jitterlab_named_cpuset_and_instance_untouched(jl, scenario, machine_clean):
+    """Only jitterlab-<pid>-housekeeping/-shield cpusets and jitterlab-<pid> instances are ours: a
+    user's jitterlab-foo (with a task in it) is neither reported nor removed."""
+    inst_root = pathlib.Path("/sys/kernel/tracing/instances")
+    cs = CPUSET / "jitterlab-foo"
+    inst = inst_root / "jitterlab-foo"
+    sleeper = subprocess.Popen(["sleep", "600"])
+    try:
+        cs.mkdir()
+        (cs / "cpuset.cpus").write_text("0")
+        (cs / "cpuset.mems").write_text(_read(CPUSET / "cpuset.mems"))
+        (cs / "tasks").write_text(str(sleeper.pid))
+        if inst_root.exists():
+            inst.mkdir()
+        dry = jl("restore", "--json", "--dry-run", timeout=60)
+        doc = json.loads(dry.stdout)
+        assert str(cs) not in doc["found"]["cpusets"] and "jitterlab-foo" not in doc["found"]["instances"], doc
+        r = jl("restore", timeout=60)
+        assert r.rc == 0, r.stdout + r.stderr
+        assert cs.exists() and _read(cs / "tasks") == str(sleeper.pid)
+        assert not inst_root.exists() or inst.exists()
+        doc = json.loads(jl("doctor", "--json", timeout=60).stdout)
+        assert [c for c in doc["checks"] if c["name"] == "leftovers"][0]["status"] == "ok"
+    finally:
+        sleeper.kill()
+        sleeper.wait(timeout=10)
+        if cs.exists():
+            (CPUSET / "tasks").write_text(str(sleeper.pid)) if (cs / "tasks").read_text().strip() else None
+            time.sleep(0.1)
+            cs.rmdir()
+        if inst.exists():
+            inst.rmdir()
+
+
+@needs_shield
+def test_restore_removes_child_cgroups_of_our_cpuset(jl, machine_clean):
+    """A child cgroup made inside a dead run's housekeeping cpuset (with a task) is removed depth-first,
+    its task moved to the root cpuset."""
+    pid = _dead_pid()
+    hk = CPUSET / f"jitterlab-{pid}-housekeeping"
+    sub = hk / "sub"
+    sleeper = subprocess.Popen(["sleep", "600"])
+    mems = _read(CPUSET / "cpuset.mems")
+    try:
+        hk.mkdir()
+        (hk / "cpuset.cpus").write_text("0")
+        (hk / "cpuset.mems").write_text(mems)
+        sub.mkdir()
+        (sub / "cpuset.cpus").write_text("0")
+        (sub / "cpuset.mems").write_text(mems)
+        (sub / "tasks").write_text(str(sleeper.pid))
+        r = jl("restore", timeout=60)
+        assert r.rc == 0, r.stdout + r.stderr
+        assert not hk.exists()
+        assert str(sleeper.pid) in (_read(CPUSET / "tasks") or "").split()
+    finally:
+        sleeper.kill()
+        sleeper.wait(timeout=10)
+        for d in (sub, hk):
+            if d.exists():
+                time.sleep(0.1)
+                d.rmdir()
+
+
+def test_restore_treats_a_freed_irq_as_undone(jl, machine_clean):
+    """A journal entry for an IRQ freed meanwhile (/proc/irq/9999 gone) does not keep the journal forever."""
+    if os.path.exists("/proc/irq/9999"):
+        pytest.skip("IRQ 9999 exists here")
+    STATE.mkdir(mode=0o755, exist_ok=True)
+    pid = _dead_pid()
+    journal = STATE / f"run-{pid}.journal"
+    journal.write_text(json.dumps({"op": "owner", "pid": pid, "start": 1, "time": 1}) + "\n" +
+                       json.dumps({"op": "write", "path": "/proc/irq/9999/smp_affinity_list", "old": "0-1"}) + "\n")
+    try:
+        r = jl("restore", timeout=60)
+        assert r.rc == 0, r.stdout + r.stderr
+        assert "/proc/irq/9999" in r.stdout
+        assert not journal.exists()
+    finally:
+        if journal.exists():
+            journal.unlink()

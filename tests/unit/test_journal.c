@@ -22,6 +22,7 @@
 #include "affinity/cpulist.h"
 #include "affinity/irq.h"
 #include "affinity/journal.h"
+#include "affinity/leftovers.h"
 #include "affinity/machine.h"
 #include "affinity/topology.h"
 
@@ -38,6 +39,7 @@ static int setup(void **state)
 	if (!mkdtemp(f->root))
 		return -1;
 	snprintf(f->state, sizeof(f->state), "%s/state", f->root);
+	jl_journal_allow_prefix(f->root); /* fake knob files: outside /proc/irq and the cgroup mounts */
 	*state = f;
 	return 0;
 }
@@ -47,6 +49,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[400];
 
+	jl_journal_allow_prefix(NULL);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
 	if (system(cmd)) {
 		/* best effort */
@@ -551,6 +554,203 @@ static void test_smt_siblings_fake_sysfs(void **state)
 	assert_true(jl_topo_numa_nodes() >= 1);
 }
 
+/* Write a journal file by hand: NAME in the state dir, LINES as given (owner lines included). */
+static void put_journal(struct fixture *f, const char *name, const char *lines)
+{
+	char path[700];
+	FILE *fp;
+
+	mkdir(f->state, 0755);
+	snprintf(path, sizeof(path), "%s/%s", f->state, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(lines, fp);
+	fclose(fp);
+}
+
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/* Only the last line may be torn: a bad line in the middle fails the replay (line named, file kept),
+ * the entries that parsed are still undone. */
+static void test_corrupt_middle_line(void **state)
+{
+	struct fixture *f = *state;
+	char report[1024], path_a[600], path_b[600], lines[2048], jpath[700];
+	pid_t dead = dead_pid();
+	struct stat st;
+
+	put(f->root, "a", "changed_a");
+	put(f->root, "b", "changed_b");
+	path_of(path_a, sizeof(path_a), f->root, "a");
+	path_of(path_b, sizeof(path_b), f->root, "b");
+	snprintf(lines, sizeof(lines),
+		 "{\"op\":\"owner\",\"pid\":%d,\"start\":1,\"time\":1}\n"
+		 "{\"op\":\"write\",\"path\":\"%s\",\"old\":\"orig_a\"}\n"
+		 "{\"op\":\"write\",\"pa GARBAGE\n"
+		 "{\"op\":\"write\",\"path\":\"%s\",\"old\":\"orig_b\"}\n",
+		 (int)dead, path_a, path_b);
+	put_journal(f, "run-1.journal", lines);
+	snprintf(jpath, sizeof(jpath), "%s/run-1.journal", f->state);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), -1);
+	assert_non_null(strstr(report, "journal corrupted at line 3"));
+	assert_int_equal(stat(jpath, &st), 0);
+	assert_string_equal(get(f->root, "a"), "orig_a");
+	assert_string_equal(get(f->root, "b"), "orig_b");
+}
+
+/* A bad owner line over entries: stale, even when the pid in the name is alive (ours). */
+static void test_bad_owner_with_entries_is_stale(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info info[4];
+	char name[64], lines[1024], path[600];
+
+	path_of(path, sizeof(path), f->root, "k");
+	snprintf(name, sizeof(name), "run-%d.journal", (int)getpid());
+	snprintf(lines, sizeof(lines), "{\"op\":\"own XX\n{\"op\":\"write\",\"path\":\"%s\",\"old\":\"1\"}\n", path);
+	put_journal(f, name, lines);
+	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
+	assert_false(info[0].alive);
+	assert_int_equal(info[0].entries, 1);
+}
+
+/* A write whose target vanished (IRQ freed, cgroup directory gone) is undone, with a note. */
+static void test_vanished_target_is_undone(void **state)
+{
+	struct fixture *f = *state;
+	char report[1024], jpath[700];
+	struct jl_journal *j;
+	struct stat st;
+
+	if (stat("/proc/irq/9999", &st) == 0)
+		skip();
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	assert_int_equal(jl_journal_record_write(j, "/proc/irq/9999/smp_affinity_list", "0-1"), 0);
+	if (stat("/sys/fs/cgroup/cpuset/tasks", &st) == 0)
+		assert_int_equal(jl_journal_record_write(j, "/sys/fs/cgroup/cpuset/jitterlab-1-gone/cpuset.cpus", "1"), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_non_null(strstr(report, "/proc/irq/9999"));
+	assert_int_equal(stat(jpath, &st), -1);
+}
+
+/* Entries naming anything but the knobs jitterlab changes are refused as corruption. */
+static void test_path_outside_knobs_refused(void **state)
+{
+	struct fixture *f = *state;
+	char report[1024], outside[600], jpath[700];
+	struct jl_journal *j;
+	struct stat st;
+
+	snprintf(outside, sizeof(outside), "%s-outside", f->root);
+	put("/tmp", strrchr(outside, '/') + 1, "keep");
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
+	assert_int_equal(jl_journal_record_write(j, outside, "overwritten"), 0);
+	assert_int_equal(jl_journal_record_write(j, "/etc/../etc/jl-no-such-knob", "x"), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), -1);
+	assert_non_null(strstr(report, "journal corrupted at line 2"));
+	assert_non_null(strstr(report, "journal corrupted at line 3"));
+	assert_string_equal(get("/tmp", strrchr(outside, '/') + 1), "keep");
+	assert_int_equal(stat(jpath, &st), 0);
+	unlink(outside);
+	assert_false(jl_journal_path_allowed("/etc/passwd"));
+	assert_true(jl_journal_path_allowed("/proc/irq/5/smp_affinity_list"));
+	assert_true(jl_journal_path_allowed("/proc/sys/kernel/sched_rt_runtime_us"));
+	assert_false(jl_journal_path_allowed("/proc/sys/kernel/sched_rt_period_us"));
+	assert_false(jl_journal_path_allowed("/proc/irq/../sys/kernel/core_pattern"));
+}
+
+/* Journals are never read or created through a symlink; an unsafe state directory is refused. */
+static void test_symlink_and_unsafe_dir_refused(void **state)
+{
+	struct fixture *f = *state;
+	char jpath[700], target[600], report[512];
+	struct jl_journal *j;
+
+	mkdir(f->state, 0755);
+	path_of(target, sizeof(target), f->root, "target");
+	put(f->root, "target", "{\"op\":\"owner\",\"pid\":1,\"start\":1}");
+	snprintf(jpath, sizeof(jpath), "%s/run-%d.journal", f->state, (int)getpid());
+	assert_int_equal(symlink(target, jpath), 0);
+	assert_int_equal(jl_journal_open(&j, f->state), -1);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), -1);
+	unlink(jpath);
+	assert_int_equal(chmod(f->state, 0777), 0);
+	assert_int_equal(jl_journal_open(&j, f->state), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(jl_journal_lock(f->state, 0), -1);
+	assert_int_equal(chmod(f->state, 0755), 0);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+}
+
+/* Several stale journals are listed (and so replayed) newest first by the owner's start time: the
+ * oldest one's old value is what stays. Also more than 64 journals are listed. */
+static void test_stale_journals_newest_first(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal_info *all;
+	char path[600], lines[1024], name[64], report[512];
+	int order[] = { 3, 1, 4, 0, 2 }, n;
+
+	path_of(path, sizeof(path), f->root, "k");
+	put(f->root, "k", "v5");
+	for (int i = 0; i < 5; i++) {
+		int k = order[i];
+
+		/* journal k (start 100+k) changed v(k) to v(k+1) */
+		snprintf(lines, sizeof(lines),
+			 "{\"op\":\"owner\",\"pid\":%d,\"start\":%d,\"time\":%d}\n"
+			 "{\"op\":\"write\",\"path\":\"%s\",\"old\":\"v%d\"}\n",
+			 900000 + k, 100 + k, 1000 + k, path, k);
+		snprintf(name, sizeof(name), "run-%d.journal", 900000 + k);
+		put_journal(f, name, lines);
+	}
+	n = jl_journal_list_all(f->state, &all);
+	assert_int_equal(n, 5);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(all[i].start, 104 - i);
+		assert_int_equal(jl_journal_replay(all[i].path, report, sizeof(report)), 1);
+	}
+	free(all);
+	assert_string_equal(get(f->root, "k"), "v0");
+
+	for (int i = 0; i < 100; i++) {
+		snprintf(lines, sizeof(lines), "{\"op\":\"owner\",\"pid\":%d,\"start\":%d,\"time\":1}\n", 800000 + i, i + 1);
+		snprintf(name, sizeof(name), "run-%d.journal", 800000 + i);
+		put_journal(f, name, lines);
+	}
+	n = jl_journal_list_all(f->state, &all);
+	assert_int_equal(n, 100);
+	free(all);
+}
+
+static void test_leftover_names(void **state)
+{
+	(void)state;
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-shield"), 123);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-housekeeping"), 123);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-foo"), 0);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123"), 0);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-shield-x"), 0);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-12x-shield"), 0);
+	assert_int_equal(jl_leftover_cpuset_pid("jitterlab--1-shield"), 0);
+	assert_int_equal(jl_leftover_instance_pid("jitterlab-42"), 42);
+	assert_int_equal(jl_leftover_instance_pid("jitterlab-foo"), 0);
+	assert_int_equal(jl_leftover_instance_pid("jitterlab-42x"), 0);
+	assert_int_equal(jl_leftover_instance_pid("jitterlab-42-shield"), 0);
+	assert_int_equal(jl_leftover_instance_pid("jitterlab-"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +769,13 @@ int main(void)
 		cmocka_unit_test(test_irq_mask_format),
 		cmocka_unit_test_setup_teardown(test_irq_steer_fake_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_owner_with_entries_is_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vanished_target_is_undone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_outside_knobs_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_and_unsafe_dir_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_journals_newest_first, setup, teardown),
+		cmocka_unit_test(test_leftover_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,563 @@
+/* journal_replay: undo a journal (see journal.h): load it (only the last line may be torn), check every
+ * entry names a knob jitterlab may change, undo newest first; list the journals of a directory.
+ * Must never: write or remove anything outside /proc/irq/, sched_rt_runtime_us and the v1 cpuset/cpu
+ * cgroup mounts, follow a symlink to a journal, or end a process that is not the recorded child (pid
+ * AND start time must match). */
+#include "journal.h"
+#include "journal_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <mntent.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
+
+static char allow_prefix[256];
+
+void jl_journal_allow_prefix(const char *prefix)
+{
+	snprintf(allow_prefix, sizeof(allow_prefix), "%s", prefix ? prefix : "");
+}
+
+/* Is PATH strictly below DIR? */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 0 && !strncmp(path, dir, n) && path[n] == '/' && path[n + 1];
+}
+
+/* Is PATH inside a cgroup v1 mount of the cpuset or cpu controller? */
+static bool in_cgroup_mount(const char *path)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *e;
+	bool found = false;
+
+	while (f && !found && (e = getmntent(f))) {
+		char opts[512], *save = NULL;
+
+		if (strcmp(e->mnt_type, "cgroup") || !under(path, e->mnt_dir))
+			continue;
+		snprintf(opts, sizeof(opts), "%s", e->mnt_opts);
+		for (char *t = strtok_r(opts, ",", &save); t && !found; t = strtok_r(NULL, ",", &save))
+			found = !strcmp(t, "cpuset") || !strcmp(t, "cpu");
+	}
+	if (f)
+		endmntent(f);
+	return found;
+}
+
+bool jl_journal_path_allowed(const char *path)
+{
+	if (!path || path[0] != '/' || strstr(path, "/..") || strstr(path, "//"))
+		return false;
+	if (!strcmp(path, RT_RUNTIME_PATH) || under(path, "/proc/irq"))
+		return true;
+	if (allow_prefix[0] && under(path, allow_prefix))
+		return true;
+	return in_cgroup_mount(path);
+}
+
+static const char *str_field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+static int line_of(json_object *o)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, "_line", &v) ? json_object_get_int(v) : 0;
+}
+
+static void say(char *report, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *report, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(report);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	if (used)
+		report[used++] = ';', report[used] = '\0';
+	if (used + 1 >= len)
+		return;
+	if (used)
+		report[used++] = ' ', report[used] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(report + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static int refuse_path(json_object *o, const char *path, char *report, size_t len)
+{
+	say(report, len, "journal corrupted at line %d: %s is not a setting jitterlab changes (entry refused)",
+	    line_of(o), path);
+	return -1;
+}
+
+/* The directory holding PATH no longer exists (the IRQ was freed, the cgroup removed)? */
+static bool target_gone(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return false;
+	*slash = '\0';
+	return stat(dir, &st) && errno == ENOENT;
+}
+
+static int undo_write(json_object *o, char *report, size_t len)
+{
+	const char *path = str_field(o, "path"), *old = str_field(o, "old");
+	char now[4096];
+
+	if (!path || !old) {
+		say(report, len, "journal corrupted at line %d: malformed write entry", line_of(o));
+		return -1;
+	}
+	if (!jl_journal_path_allowed(path))
+		return refuse_path(o, path, report, len);
+	if (jl_knob_read(path, now, sizeof(now)) == 0 && !strcmp(now, old))
+		return 0;
+	if (jl_knob_write(path, old)) {
+		if (errno == ENOENT && (under(path, "/proc/irq") || in_cgroup_mount(path)) && target_gone(path)) {
+			say(report, len, "%s no longer exists (%s): nothing to put back", path,
+			    under(path, "/proc/irq") ? "the IRQ was freed" : "its directory was removed");
+			return 0;
+		}
+		say(report, len, "could not write '%s' back to %s: %s", old, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Move every task listed in TASKS to PARENT (one write per task, as cgroup files want). */
+static void move_all(const char *tasks, const char *parent)
+{
+	FILE *f = fopen(tasks, "re");
+	int out;
+	char line[32];
+
+	if (!f)
+		return;
+	out = open(parent, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		if (n && write(out, line, n) < 0) {
+			/* ESRCH: gone; EINVAL: cannot move, nothing else to do */
+		}
+	}
+	close(out);
+	fclose(f);
+}
+
+static int count_tasks(const char *tasks)
+{
+	FILE *f = fopen(tasks, "re");
+	char line[32];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int remove_tree(const char *dir, const char *tasks_name, const char *parent_tasks, char *why, size_t whylen,
+		       int depth)
+{
+	char tpath[4200];
+	struct stat st;
+	DIR *d;
+	int e;
+
+	if (lstat(dir, &st))
+		return errno == ENOENT ? 0 : -1; /* never created (crash right after the entry) or gone */
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "%s is not a directory", dir);
+		errno = ENOTDIR;
+		return -1;
+	}
+	/* child cgroups first (someone made one inside ours): depth-first, their tasks to PARENT_TASKS */
+	if (depth < 16 && (d = opendir(dir))) {
+		struct dirent *ent;
+
+		while ((ent = readdir(d))) {
+			char child[4200];
+
+			if (ent->d_name[0] == '.' || (ent->d_type != DT_DIR && ent->d_type != DT_UNKNOWN))
+				continue;
+			snprintf(child, sizeof(child), "%s/%s", dir, ent->d_name);
+			if (lstat(child, &st) || !S_ISDIR(st.st_mode))
+				continue;
+			if (remove_tree(child, tasks_name, parent_tasks, why, whylen, depth + 1)) {
+				e = errno;
+				closedir(d);
+				errno = e;
+				return -1;
+			}
+		}
+		closedir(d);
+	}
+	snprintf(tpath, sizeof(tpath), "%s/%s", dir, tasks_name);
+	for (int attempt = 0; attempt < 50; attempt++) {
+		move_all(tpath, parent_tasks);
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		/* a task forked into it meanwhile, or the kernel is still migrating: try again */
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
+	e = errno;
+	{
+		int left = count_tasks(tpath);
+
+		snprintf(why, whylen, "%s: %s (%d task%s left in it)", dir, strerror(e), left, left == 1 ? "" : "s");
+	}
+	errno = e;
+	return -1;
+}
+
+int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks, char *why, size_t whylen)
+{
+	char dummy[8];
+
+	if (!why || !whylen)
+		why = dummy, whylen = sizeof(dummy);
+	why[0] = '\0';
+	return remove_tree(dir, tasks_name, parent_tasks, why, whylen, 0);
+}
+
+static int undo_cgroup(json_object *o, char *report, size_t len)
+{
+	const char *dir = str_field(o, "path"), *tasks = str_field(o, "tasks"), *parent = str_field(o, "parent_tasks");
+	char why[1024];
+
+	if (!dir || !tasks || !parent) {
+		say(report, len, "journal corrupted at line %d: malformed cgroup entry", line_of(o));
+		return -1;
+	}
+	if (!jl_journal_path_allowed(dir))
+		return refuse_path(o, dir, report, len);
+	if (!jl_journal_path_allowed(parent))
+		return refuse_path(o, parent, report, len);
+	if (strchr(tasks, '/') || !tasks[0] || tasks[0] == '.')
+		return refuse_path(o, tasks, report, len);
+	if (jl_cgroup_remove(dir, tasks, parent, why, sizeof(why)) == 0)
+		return 0;
+	say(report, len, "could not remove cgroup %s", why);
+	return -1;
+}
+
+static void pause_ms(int ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L }, NULL);
+}
+
+/* Processes of the child's process group (the child made itself a group leader) that started no earlier
+ * than the child: its descendants (e.g. stress-ng workers), left running when the child itself died.
+ * A pid stays unused while it names a live process group, so a group found with the leader's pid and
+ * no leader is still the child's group. Sends SIG to each; returns how many there were. */
+static int signal_group(pid_t pgid, unsigned long long start, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		unsigned long long pg, st;
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		if (jl_stat_field(pid, 5, &pg) || (pid_t)pg != pgid || jl_stat_field(pid, 22, &st) || st < start)
+			continue;
+		kill(pid, sig);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return jl_knob_read(path, buf, sizeof(buf)) == 0 && strstr(buf, ") Z ");
+}
+
+static int undo_child(json_object *o, char *report, size_t len)
+{
+	json_object *vp, *vs;
+	pid_t pid;
+	unsigned long long start;
+
+	if (!json_object_object_get_ex(o, "pid", &vp) || !json_object_object_get_ex(o, "start", &vs)) {
+		say(report, len, "journal corrupted at line %d: malformed child entry", line_of(o));
+		return -1;
+	}
+	pid = (pid_t)json_object_get_int(vp);
+	start = (unsigned long long)json_object_get_uint64(vs);
+	if (pid <= 0)
+		return 0;
+	if (jl_proc_is(pid, start)) {
+		kill(pid, SIGTERM);
+		signal_group(pid, start, SIGTERM);
+		for (int i = 0; i < 50 && jl_proc_is(pid, start) && !zombie(pid); i++)
+			pause_ms(20);
+		if (jl_proc_is(pid, start) && !zombie(pid))
+			kill(pid, SIGKILL);
+	} else {
+		unsigned long long other;
+
+		/* the pid belongs to someone else now: never touch it or its group */
+		if (jl_proc_start_time(pid, &other) == 0)
+			return 0;
+		if (!signal_group(pid, start, SIGTERM))
+			return 0; /* ended, with its whole group */
+	}
+	for (int i = 0; i < 50 && signal_group(pid, start, 0); i++)
+		pause_ms(20);
+	signal_group(pid, start, SIGKILL);
+	for (int i = 0; i < 50 && jl_proc_is(pid, start) && !zombie(pid); i++)
+		pause_ms(20);
+	if (jl_proc_is(pid, start) && !zombie(pid)) {
+		say(report, len, "child %d does not end", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* The undo registry: one handler per entry kind. */
+static const struct {
+	const char *op;
+	int (*undo)(json_object *o, char *report, size_t len);
+} undo_ops[] = {
+	{ "owner", NULL },
+	{ "write", undo_write },
+	{ "cgroup", undo_cgroup },
+	{ "child", undo_child },
+};
+
+/* Read PATH (never through a symlink) into an array of parsed entries, each tagged with its line number
+ * ("_line"). Entries are appended and synced one by one, so only the last line may be torn (a crash
+ * mid-write: its knob was not changed yet); an unparseable line anywhere else sets *BAD_LINE (the
+ * first such line; 0 when none). NULL with REPORT set when PATH cannot be read. */
+static json_object *load(const char *path, int *bad_line, char *report, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	json_object *arr;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, torn = 0;
+
+	*bad_line = 0;
+	if (!f) {
+		say(report, len, "cannot open %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	arr = json_object_new_array();
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		json_object *o;
+
+		lineno++;
+		if (n == 0 || line[0] == '\n')
+			continue;
+		if (torn && !*bad_line)
+			*bad_line = torn; /* a bad line with more after it: not a torn last write */
+		o = json_tokener_parse(line);
+		if (o && json_object_is_type(o, json_type_object)) {
+			json_object_object_add(o, "_line", json_object_new_int(lineno));
+			json_object_array_add(arr, o);
+		} else {
+			json_object_put(o);
+			torn = lineno;
+		}
+	}
+	free(line);
+	fclose(f);
+	return arr;
+}
+
+int jl_journal_replay(const char *path, char *report, size_t reportlen)
+{
+	json_object *arr;
+	int failed = 0, undone = 0, bad_line;
+
+	if (reportlen)
+		report[0] = '\0';
+	arr = load(path, &bad_line, report, reportlen);
+	if (!arr)
+		return -1;
+	for (size_t i = json_object_array_length(arr); i-- > 0;) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *op = str_field(o, "op");
+		size_t k;
+
+		for (k = 0; k < sizeof(undo_ops) / sizeof(undo_ops[0]); k++)
+			if (op && !strcmp(op, undo_ops[k].op))
+				break;
+		if (k == sizeof(undo_ops) / sizeof(undo_ops[0])) {
+			say(report, reportlen, "journal corrupted at line %d: unknown entry '%s'", line_of(o), op ? op : "?");
+			failed++;
+			continue;
+		}
+		if (!undo_ops[k].undo)
+			continue;
+		if (undo_ops[k].undo(o, report, reportlen))
+			failed++;
+		else
+			undone++;
+	}
+	json_object_put(arr);
+	if (bad_line) {
+		say(report, reportlen, "journal corrupted at line %d (not the last line); the file is kept", bad_line);
+		failed++;
+	}
+	if (failed)
+		return -1;
+	if (unlink(path) && errno != ENOENT) {
+		say(report, reportlen, "cannot remove %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return undone;
+}
+
+/* Fill INFO from its file. The owner line decides liveness; without a readable one, a journal that
+ * holds entries is stale (its owner cannot be checked), an empty one is left to its pid (see below). */
+static void read_info(struct jl_journal_info *info, const char *name)
+{
+	char report[256] = "";
+	int bad_line;
+	json_object *arr = load(info->path, &bad_line, report, sizeof(report));
+	json_object *first = arr ? json_object_array_get_idx(arr, 0) : NULL, *v;
+	int count = arr ? (int)json_object_array_length(arr) : 0;
+	struct stat st;
+
+	if (first && line_of(first) == 1 && str_field(first, "op") && !strcmp(str_field(first, "op"), "owner") &&
+	    json_object_object_get_ex(first, "pid", &v)) {
+		info->pid = (pid_t)json_object_get_int(v);
+		if (json_object_object_get_ex(first, "start", &v))
+			info->start = (unsigned long long)json_object_get_uint64(v);
+		if (json_object_object_get_ex(first, "time", &v))
+			info->time = json_object_get_int64(v);
+		info->entries = count - 1;
+		info->alive = jl_proc_is(info->pid, info->start);
+		json_object_put(arr);
+		return;
+	}
+	json_object_put(arr);
+	info->pid = (pid_t)atoi(name + 4);
+	info->entries = count;
+	if (count > 0) {
+		info->alive = false; /* a bad owner line over entries: never taken for a live run */
+		return;
+	}
+	/* No readable owner line and no entry: a run is creating it right now, or one crashed while
+	 * creating it (then nothing was changed yet). The pid in the name decides: a live process with that
+	 * pid, or a file younger than 10 s, is left alone. */
+	info->alive = kill(info->pid, 0) == 0 || errno == EPERM ||
+		      (lstat(info->path, &st) == 0 && time(NULL) - st.st_mtime < 10);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct jl_journal_info *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? 1 : -1;
+	if (x->time != y->time)
+		return x->time < y->time ? 1 : -1;
+	return (x->pid < y->pid) - (x->pid > y->pid);
+}
+
+int jl_journal_list_all(const char *dir, struct jl_journal_info **out)
+{
+	DIR *d;
+	struct dirent *e;
+	struct jl_journal_info *all = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	if (jl_journal_dir_check(dir))
+		return errno == ENOENT ? 0 : -1;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "run-", 4) || l < 12 || strcmp(e->d_name + l - 8, ".journal"))
+			continue;
+		if (n == cap) {
+			struct jl_journal_info *more = realloc(all, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*all));
+
+			if (!more) {
+				free(all);
+				closedir(d);
+				errno = ENOMEM;
+				return -1;
+			}
+			all = more;
+		}
+		memset(&all[n], 0, sizeof(all[n]));
+		snprintf(all[n].path, sizeof(all[n].path), "%s/%s", dir, e->d_name);
+		read_info(&all[n], e->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(all, (size_t)n, sizeof(*all), newest_first);
+	*out = all;
+	return n;
+}
+
+int jl_journal_list(const char *dir, struct jl_journal_info *out, int max)
+{
+	struct jl_journal_info *all;
+	int n = jl_journal_list_all(dir, &all);
+
+	if (n < 0)
+		return -1;
+	if (n > max)
+		n = max;
+	if (n > 0)
+		memcpy(out, all, (size_t)n * sizeof(*out));
+	free(all);
+	return n;
+}
