@@ -250,36 +250,11 @@ static void check_irqbalance(struct jl_doctor_result *r)
 		set(r, JL_DOC_OK, "IRQ placement stays where it is put", "not running");
 }
 
-static bool hypervisor(char *what, size_t len)
-{
-	char line[4096];
-	FILE *f;
-	bool hv = false;
-
-	if (rd("/sys/hypervisor/type", line, sizeof(line)) && line[0]) {
-		snprintf(what, len, "%.64s", line);
-		return true;
-	}
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "flags", 5) && strstr(line, " hypervisor")) {
-			hv = true;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	snprintf(what, len, "%s", hv ? "hypervisor flag in /proc/cpuinfo" : "bare metal");
-	if (hv && rd("/sys/class/dmi/id/product_name", line, sizeof(line)) && line[0])
-		snprintf(what, len, "%.64s", line);
-	return hv;
-}
-
 static void check_virtual(struct jl_doctor_result *r)
 {
 	char what[128];
 
-	if (hypervisor(what, sizeof(what)))
+	if (jl_host_virtualized(what, sizeof(what)))
 		set(r, JL_DOC_WARN, "a virtual machine: latencies include the hypervisor's (vCPU preemption, idle exits); "
 				    "measure on the target hardware for final figures",
 		    "%s", what);

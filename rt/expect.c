@@ -7,29 +7,6 @@
 #include "metrics.h"
 #include "summary.h"
 
-/* Where each metric lives in a thread object (or under trace.wakeup_ns.<thread> for wakeup.*). */
-static const struct {
-	const char *metric, *path;
-} metric_paths[] = {
-	{ "rate_hz", "rate_hz" },
-	{ "misses", "misses" },
-	{ "skipped", "skipped" },
-	{ "latency.p50", "latency_ns.p50" },
-	{ "latency.p90", "latency_ns.p90" },
-	{ "latency.p99", "latency_ns.p99" },
-	{ "latency.p999", "latency_ns.p999" },
-	{ "latency.max", "latency_ns.max" },
-	{ "latency.mean", "latency_ns.mean" },
-	{ "period.p99", "period_ns_stats.p99" },
-	{ "period.max", "period_ns_stats.max" },
-	{ "period.mean", "period_ns_stats.mean" },
-	{ "period.stddev", "period_ns_stats.stddev" },
-	{ "response.p99", "response_ns.p99" },
-	{ "response.max", "response_ns.max" },
-	{ "work.mean", "work.mean_ns" },
-	{ "work.max", "work.max_ns" },
-};
-
 static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
 {
 	char path[256];
@@ -46,10 +23,11 @@ static bool lookup(json_object *summary, const char *thread, const char *metric,
 	if ((!strncmp(metric, "latency.", 8) || !strncmp(metric, "period.", 7) || !strncmp(metric, "response.", 9)) &&
 	    jl_json_get_double(t, "cycles", v) && *v == 0)
 		return false;
-	for (size_t i = 0; i < sizeof(metric_paths) / sizeof(metric_paths[0]); i++)
-		if (!strcmp(metric_paths[i].metric, metric))
-			return jl_json_get_double(t, metric_paths[i].path, v);
-	return false;
+	{
+		const struct jl_metric_desc *d = jl_metric_get(metric);
+
+		return d && d->path && jl_json_get_double(t, d->path, v);
+	}
 }
 
 static bool holds(enum jl_cmp op, double v, double ref)

@@ -49,7 +49,7 @@ const char *jl_host_preempt(char *buf, size_t len)
 	return snprintf(buf, len, "voluntary|none"), buf;
 }
 
-static bool virtualized(char *what, size_t len)
+bool jl_host_virtualized(char *what, size_t len)
 {
 	char line[4096];
 	FILE *f;
@@ -69,7 +69,9 @@ static bool virtualized(char *what, size_t len)
 		}
 		fclose(f);
 	}
-	snprintf(what, len, "%s", hv ? "hypervisor flag" : "");
+	snprintf(what, len, "%s", hv ? "hypervisor flag in /proc/cpuinfo" : "");
+	if (hv && read_line("/sys/class/dmi/id/product_name", line, sizeof(line)) && line[0])
+		snprintf(what, len, "%.64s", line);
 	return hv;
 }
 
@@ -92,7 +94,7 @@ json_object *jl_host_describe(void)
 		json_object_object_add(h, "isolated", json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
 	else
 		json_object_object_add(h, "isolated", json_object_new_string(""));
-	json_object_object_add(h, "virtualized", json_object_new_boolean(virtualized(what, sizeof(what))));
+	json_object_object_add(h, "virtualized", json_object_new_boolean(jl_host_virtualized(what, sizeof(what))));
 	if (what[0])
 		json_object_object_add(h, "virtualization", json_object_new_string(what));
 	if (read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof(buf)))

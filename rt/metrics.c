@@ -4,25 +4,25 @@
 #include <string.h>
 
 const struct jl_metric_desc jl_metrics[] = {
-	{ "rate_hz", JL_UNIT_HZ, "achieved release rate over the measured phase" },
-	{ "misses", JL_UNIT_COUNT, "cycles whose work ended after release + deadline" },
-	{ "skipped", JL_UNIT_COUNT, "releases dropped because a cycle overran (overrun = skip)" },
-	{ "latency.p50", JL_UNIT_NS, "wakeup latency (wake - release), median" },
-	{ "latency.p90", JL_UNIT_NS, "wakeup latency, 90th percentile" },
-	{ "latency.p99", JL_UNIT_NS, "wakeup latency, 99th percentile" },
-	{ "latency.p999", JL_UNIT_NS, "wakeup latency, 99.9th percentile" },
-	{ "latency.max", JL_UNIT_NS, "wakeup latency, maximum" },
-	{ "latency.mean", JL_UNIT_NS, "wakeup latency, mean" },
-	{ "period.p99", JL_UNIT_NS, "time between successive wakeups, 99th percentile" },
-	{ "period.max", JL_UNIT_NS, "time between successive wakeups, maximum" },
-	{ "period.mean", JL_UNIT_NS, "time between successive wakeups, mean" },
-	{ "period.stddev", JL_UNIT_NS, "time between successive wakeups, standard deviation (jitter)" },
-	{ "response.p99", JL_UNIT_NS, "release to end of work, 99th percentile" },
-	{ "response.max", JL_UNIT_NS, "release to end of work, maximum" },
-	{ "wakeup.p99", JL_UNIT_NS, "kernel wakeup latency from the trace (sched_waking to switch-in), p99" },
-	{ "wakeup.max", JL_UNIT_NS, "kernel wakeup latency from the trace, maximum" },
-	{ "work.mean", JL_UNIT_NS, "duration of one work call, mean" },
-	{ "work.max", JL_UNIT_NS, "duration of one work call, maximum" },
+	{ "rate_hz", JL_UNIT_HZ, "rate_hz", "achieved release rate over the measured phase" },
+	{ "misses", JL_UNIT_COUNT, "misses", "cycles whose work ended after release + deadline" },
+	{ "skipped", JL_UNIT_COUNT, "skipped", "releases dropped because a cycle overran (overrun = skip)" },
+	{ "latency.p50", JL_UNIT_NS, "latency_ns.p50", "wakeup latency (wake - release), median" },
+	{ "latency.p90", JL_UNIT_NS, "latency_ns.p90", "wakeup latency, 90th percentile" },
+	{ "latency.p99", JL_UNIT_NS, "latency_ns.p99", "wakeup latency, 99th percentile" },
+	{ "latency.p999", JL_UNIT_NS, "latency_ns.p999", "wakeup latency, 99.9th percentile" },
+	{ "latency.max", JL_UNIT_NS, "latency_ns.max", "wakeup latency, maximum" },
+	{ "latency.mean", JL_UNIT_NS, "latency_ns.mean", "wakeup latency, mean" },
+	{ "period.p99", JL_UNIT_NS, "period_ns_stats.p99", "time between successive wakeups, 99th percentile" },
+	{ "period.max", JL_UNIT_NS, "period_ns_stats.max", "time between successive wakeups, maximum" },
+	{ "period.mean", JL_UNIT_NS, "period_ns_stats.mean", "time between successive wakeups, mean" },
+	{ "period.stddev", JL_UNIT_NS, "period_ns_stats.stddev", "time between successive wakeups, standard deviation (jitter)" },
+	{ "response.p99", JL_UNIT_NS, "response_ns.p99", "release to end of work, 99th percentile" },
+	{ "response.max", JL_UNIT_NS, "response_ns.max", "release to end of work, maximum" },
+	{ "wakeup.p99", JL_UNIT_NS, NULL, "kernel wakeup latency from the trace (sched_waking to switch-in), p99" },
+	{ "wakeup.max", JL_UNIT_NS, NULL, "kernel wakeup latency from the trace, maximum" },
+	{ "work.mean", JL_UNIT_NS, "work.mean_ns", "duration of one work call, mean" },
+	{ "work.max", JL_UNIT_NS, "work.max_ns", "duration of one work call, maximum" },
 };
 
 const int jl_nmetrics = (int)(sizeof(jl_metrics) / sizeof(jl_metrics[0]));
@@ -33,4 +33,11 @@ int jl_metric_find(const char *name)
 		if (!strcmp(jl_metrics[i].name, name))
 			return i;
 	return -1;
+}
+
+const struct jl_metric_desc *jl_metric_get(const char *name)
+{
+	int i = jl_metric_find(name);
+
+	return i < 0 ? NULL : &jl_metrics[i];
 }

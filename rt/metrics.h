@@ -10,6 +10,8 @@ enum jl_metric_unit { JL_UNIT_NS, JL_UNIT_HZ, JL_UNIT_COUNT };
 struct jl_metric_desc {
 	const char *name;       /* "latency.p99" */
 	enum jl_metric_unit unit;
+	const char *path;       /* where it is in a summary.json thread object ("latency_ns.p99"); NULL for
+				 * wakeup.*, which live in trace.wakeup_ns.<thread> */
 	const char *help;
 };
 
@@ -18,5 +20,7 @@ extern const int jl_nmetrics;
 
 /* Index of NAME in jl_metrics, or -1. */
 int jl_metric_find(const char *name);
+/* The registry entry of NAME, or NULL. */
+const struct jl_metric_desc *jl_metric_get(const char *name);
 
 #endif

@@ -14,11 +14,9 @@
 #include "metrics.h"
 
 /* The metrics a sweep compares, and where each lives in a summary.json thread object. */
+/* A metric the sweep compares; its unit and place in summary.json come from jl_metrics (metrics.h). */
 struct jl_sweep_metric {
 	const char *name; /* as in jl_metrics: "latency.p99" */
-	const char *obj;  /* sub-object of the thread ("latency_ns"), NULL = the thread object itself */
-	const char *key;
-	enum jl_metric_unit unit;
 };
 
 extern const struct jl_sweep_metric jl_sweep_metrics[];

@@ -8,17 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "summary.h"
 #include "welch.h"
 
 const struct jl_sweep_metric jl_sweep_metrics[] = {
-	{ "rate_hz", NULL, "rate_hz", JL_UNIT_HZ },
-	{ "latency.p50", "latency_ns", "p50", JL_UNIT_NS },
-	{ "latency.p99", "latency_ns", "p99", JL_UNIT_NS },
-	{ "latency.max", "latency_ns", "max", JL_UNIT_NS },
-	{ "period.p99", "period_ns_stats", "p99", JL_UNIT_NS },
-	{ "period.max", "period_ns_stats", "max", JL_UNIT_NS },
-	{ "misses", NULL, "misses", JL_UNIT_COUNT },
-	{ "work.mean", "work", "mean_ns", JL_UNIT_NS },
+	{ "rate_hz" },
+	{ "latency.p50" },
+	{ "latency.p99" },
+	{ "latency.max" },
+	{ "period.p99" },
+	{ "period.max" },
+	{ "misses" },
+	{ "work.mean" },
 };
 
 const int jl_sweep_nmetrics = (int)(sizeof(jl_sweep_metrics) / sizeof(jl_sweep_metrics[0]));
@@ -88,12 +89,16 @@ static json_object *summary_thread(json_object *summary, const char *name)
 /* The value of metric M for thread T, or false when absent. */
 static bool metric_value(json_object *t, const struct jl_sweep_metric *m, double *out)
 {
-	json_object *o = m->obj ? get(t, m->obj) : t, *v = get(o, m->key);
+	const struct jl_metric_desc *d = jl_metric_get(m->name);
 
-	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return false;
-	*out = json_object_get_double(v);
-	return true;
+	return d && d->path && jl_json_get_double(t, d->path, out);
+}
+
+static enum jl_metric_unit metric_unit(const char *name)
+{
+	const struct jl_metric_desc *d = jl_metric_get(name);
+
+	return d ? d->unit : JL_UNIT_COUNT;
 }
 
 static bool thread_measured(json_object *t)
@@ -233,11 +238,7 @@ static json_object *stats_json(const double *v, int n, double *scratch, const ch
 	if (b.bimodal) {
 		json_object *f = json_object_new_object();
 		char lo[48], hi[48], text[512];
-		enum jl_metric_unit u = jl_sweep_metrics[0].unit;
-
-		for (int m = 0; m < jl_sweep_nmetrics; m++)
-			if (!strcmp(jl_sweep_metrics[m].name, metric))
-				u = jl_sweep_metrics[m].unit;
+		enum jl_metric_unit u = metric_unit(metric);
 		jl_value_format(b.low_mean, u, false, lo, sizeof(lo));
 		jl_value_format(b.high_mean, u, false, hi, sizeof(hi));
 		snprintf(text, sizeof(text), "%s %s in '%s' is bimodal: %d runs near %s, %d runs near %s, nothing between",
@@ -304,7 +305,7 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", json_object_new_string(jl_sweep_metrics[m].name));
-		json_object_object_add(o, "unit", json_object_new_string(unit_name(jl_sweep_metrics[m].unit)));
+		json_object_object_add(o, "unit", json_object_new_string(unit_name(metric_unit(jl_sweep_metrics[m].name))));
 		json_object_array_add(metrics, o);
 	}
 	json_object_object_add(root, "metrics", metrics);
@@ -409,7 +410,7 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 				if (nb > 0)
 					jl_runstats_compute(vb, nb, &sb);
 				jl_welch_test(&sa, &sb, 0.95, &w);
-				jl_welch_verdict(&w, me->unit, verdict, sizeof(verdict));
+				jl_welch_verdict(&w, metric_unit(me->name), verdict, sizeof(verdict));
 				o = json_object_new_object();
 				json_object_object_add(o, "thread", json_object_new_string(tn));
 				json_object_object_add(o, "metric", json_object_new_string(me->name));
