@@ -278,7 +278,7 @@ static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size
 
 /* Is this process inside another run's cpuset (/proc/self/cpuset is /jitterlab-PID-housekeeping or
  * -shield, or a cgroup below one, PID not ours)? A user's /jitterlab-foo is not a run's. */
-static bool confined_by_other_run(void)
+bool jl_machine_confined_by_other_run(void)
 {
 	char cs[512], *slash;
 	pid_t pid;
@@ -310,13 +310,13 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	m->dma_fd = -1;
 	m->dma_us = -1;
 	m->rt_runtime_us = jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now)) == 0 ? atoll(now) : 0;
-	if (!knobs && confined_by_other_run()) {
+	if (!knobs && jl_machine_confined_by_other_run()) {
 		/* Started while another run shields CPUs: this process sits in that run's housekeeping set
 		 * and could not reach the shield CPUs. That run holds the lock until it has moved every task
 		 * back, so waiting for the lock waits for the end of its shield. */
 		int fd = jl_journal_lock(dir, LOCK_WAIT_MS);
 
-		if (fd < 0 || confined_by_other_run()) {
+		if (fd < 0 || jl_machine_confined_by_other_run()) {
 			if (fd >= 0)
 				close(fd);
 			snprintf(err, errlen, "machine: another jitterlab run shields CPUs and this process is confined to its "

@@ -19,6 +19,10 @@ struct jl_machine;
  * Touches nothing. */
 int jl_machine_check_stale(char *err, size_t errlen);
 
+/* True when this process sits in another (live or dead) jitterlab run's cpuset (its shield moved us to
+ * housekeeping): jl_machine_apply() then waits for that run, or refuses and points at restore. */
+bool jl_machine_confined_by_other_run(void);
+
 /* Pure checks of the scenario's machine settings against this machine (e.g. a measured thread's cpus
  * outside the shield, cgroup support missing for isolate, rt_runtime = unlimited without UNSAFE).
  * Touches nothing. 0, or -1 with ERR naming the file, line and key (the run then exits 2). */

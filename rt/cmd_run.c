@@ -42,20 +42,8 @@ static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t er
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return 0;
-	{
-		/* confined by another jitterlab run's shield (or one that died): the machine module waits
-		 * for that run, or refuses and points at `jitterlab restore` */
-		char cs[512] = "";
-		FILE *f = fopen("/proc/self/cpuset", "re");
-
-		if (f) {
-			if (!fgets(cs, sizeof(cs), f))
-				cs[0] = '\0';
-			fclose(f);
-		}
-		if (strstr(cs, "/jitterlab-"))
-			return 0;
-	}
+	if (jl_machine_confined_by_other_run())
+		return 0; /* the machine module waits for that run, or refuses and points at restore */
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 		cpu_set_t extra;

