@@ -5,7 +5,7 @@ CC      ?= gcc
 BUILD   ?= build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS    := libtracefs libtraceevent libtracecmd numa inih json-c gsl
+PKGS    := libtracefs libtraceevent libtracecmd numa inih json-c gsl zlib
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
            -Wno-format-nonliteral -Wno-format-truncation -Wundef -Wpointer-arith -Wvla
 ifeq ($(WERROR),1)

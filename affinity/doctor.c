@@ -17,6 +17,7 @@
 
 #include "../rt/commands.h"
 #include "../rt/host.h"
+#include "../rt/trace.h"
 #include "cpulist.h"
 #include "journal.h"
 #include "leftovers.h"
@@ -130,6 +131,22 @@ static void check_rt_throttling(struct jl_doctor_result *r)
 	else
 		set(r, JL_DOC_OK, "on: runaway RT threads cannot freeze a CPU (they get 5% taken away each period)",
 		    "%s of %s us", rt, period);
+}
+
+/* The fair deadline server (Linux 6.12+): read only where debugfs is already mounted (doctor never mounts). */
+static void check_fair_server(struct jl_doctor_result *r)
+{
+	char text[200] = "";
+	json_object *fs = jl_host_fair_server(false, text, sizeof(text));
+
+	json_object_put(fs);
+	if (strstr(text, "before Linux 6.12"))
+		set(r, JL_DOC_OK, "RT throttling (sched_rt_runtime_us) is the only RT bandwidth limit", "%s", text);
+	else
+		set(r, JL_DOC_OK,
+		    "CFS gets this much of each CPU while RT tasks run: rt_runtime = unlimited no longer lets a spinning "
+		    "RT thread keep a CPU",
+		    "%s", text);
 }
 
 static void check_governor(struct jl_doctor_result *r)
@@ -373,28 +390,49 @@ static bool tracefs_dir(char *dir, size_t len)
 	return false;
 }
 
+/* The trace groups of the registry (rt/trace_capture.c): a group is missing when one of its required events
+ * or all of its events are; optional events the kernel lacks (ipi before 6.5) are named. */
 static void check_tracefs(struct jl_doctor_result *r)
 {
-	static const char *const groups[] = { "sched", "irq", "timer" };
-	char dir[128], missing[64] = "";
+	char dir[128], missing[128] = "", optional[160] = "", have[64] = "";
 
 	if (!tracefs_dir(dir, sizeof(dir))) {
 		set(r, JL_DOC_FAIL, "tracing needs tracefs: mount -t tracefs nodev /sys/kernel/tracing (or run with trace = off)",
 		    "not mounted");
 		return;
 	}
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		char p[256];
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		const struct jl_trace_group *tg = &jl_trace_groups[g];
+		int n = 0, found = 0;
+		bool required_missing = false;
 
-		snprintf(p, sizeof(p), "%s/events/%s", dir, groups[i]);
-		if (access(p, F_OK))
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s", groups[i]);
+		for (const struct jl_trace_event *e = tg->events; e->name; e++, n++) {
+			char p[256];
+
+			snprintf(p, sizeof(p), "%s/events/%s/%s", dir, e->system, e->name);
+			if (!access(p, F_OK)) {
+				found++;
+			} else if (e->flags & JL_TRACE_EV_REQUIRED) {
+				required_missing = true;
+			} else {
+				size_t o = strlen(optional);
+
+				snprintf(optional + o, sizeof(optional) - o, " %s", e->name);
+			}
+		}
+		if (required_missing || !found)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s", tg->name);
+		else
+			snprintf(have + strlen(have), sizeof(have) - strlen(have), " %s", tg->name);
 	}
 	if (missing[0])
 		set(r, JL_DOC_WARN, "some trace groups cannot be recorded (trace = ... must leave them out)",
 		    "%s, event groups missing:%s", dir, missing);
+	else if (optional[0])
+		set(r, JL_DOC_OK, "every trace group can be recorded; the events named are skipped (older kernel)",
+		    "%s, groups%s; missing:%s", dir, have, optional);
 	else
-		set(r, JL_DOC_OK, "sched, irq and timer events can be recorded", "%s, events sched irq timer", dir);
+		set(r, JL_DOC_OK, "every trace group can be recorded", "%s, groups%s", dir, have);
 }
 
 static void check_tracers(struct jl_doctor_result *r)
@@ -533,6 +571,7 @@ static const struct {
 	{ "rcu_nocbs", "RCU callback offload (cmdline)", check_rcu },
 	{ "irqaffinity", "default IRQ affinity (cmdline)", check_irqaffinity },
 	{ "rt_throttling", "sched_rt_runtime_us", check_rt_throttling },
+	{ "fair_server", "fair deadline server (Linux 6.12+)", check_fair_server },
 	{ "governor", "cpufreq governor", check_governor },
 	{ "boost", "frequency boost / turbo", check_boost },
 	{ "idle_states", "cpuidle states", check_idle },

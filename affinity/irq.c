@@ -1,5 +1,8 @@
-/* irq: steer IRQs off the shield (see irq.h).
- * Must never: write an affinity before its old value is journalled, or treat a refused IRQ as a
+/* irq: steer IRQs off the shield (see irq.h). Each IRQ's mask and effective CPU are journalled together
+ * (an "irq" entry): the undo puts the effective CPU back first, then the mask.
+ * Must never: write an affinity before its old value is journalled, set an IRQ thread's CPU mask
+ * (sched_setaffinity on it would record a user request that every later IRQ move is intersected with;
+ * IRQ threads follow their IRQ's effective affinity by themselves), or treat a refused IRQ as a
  * failure of the run (managed IRQs refuse by design: they are listed, and the run goes on). */
 #include "irq.h"
 
@@ -43,7 +46,7 @@ char *jl_irq_format_mask(const cpu_set_t *set, char *buf, size_t len)
 static int steer_one(struct jl_irq_steer *st, const char *path, int irq, const cpu_set_t *hk, struct jl_journal *j,
 		     char *err, size_t errlen)
 {
-	char old[1024], want[1024], perr[128];
+	char old[1024], want[1024], perr[128], epath[600], eff[1024];
 	cpu_set_t cur, next;
 
 	if (jl_knob_read(path, old, sizeof(old)))
@@ -58,7 +61,10 @@ static int steer_one(struct jl_irq_steer *st, const char *path, int irq, const c
 		return 0;
 	}
 	jl_cpulist_format(&next, want, sizeof(want));
-	if (jl_journal_record_write(j, path, old)) {
+	snprintf(epath, sizeof(epath), "%s/%d/effective_affinity_list", st->proc_irq, irq);
+	if (jl_knob_read(epath, eff, sizeof(eff)))
+		eff[0] = '\0'; /* not every kernel or IRQ chip says */
+	if (jl_journal_record_irq(j, path, old, eff)) {
 		snprintf(err, errlen, "irq: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
 		return -1;
 	}
@@ -82,6 +88,7 @@ int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_
 	memset(st, 0, sizeof(*st));
 	if (!proc_irq)
 		proc_irq = JL_PROC_IRQ;
+	st->proc_irq = proc_irq;
 	d = opendir(proc_irq);
 	if (!d) {
 		snprintf(err, errlen, "irq: cannot read %s: %s", proc_irq, strerror(errno));

@@ -19,6 +19,7 @@ struct jl_irq_steer {
 	int refused[JL_IRQ_MAX_REFUSED];
 	int refused_errno;
 	int default_moved;  /* default_smp_affinity changed */
+	const char *proc_irq; /* where the IRQs were read (JL_PROC_IRQ or a test's tree) */
 };
 
 /* Move every IRQ under PROC_IRQ (NULL = /proc/irq) to HK (intersecting its current affinity with HK

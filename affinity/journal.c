@@ -176,7 +176,7 @@ int jl_journal_dir_check(const char *dir)
  * `restore` (EEXIST). */
 static int create_exclusive(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int lines = 0, c;
 	FILE *f;
 
@@ -196,7 +196,7 @@ static int create_exclusive(const char *path)
 		errno = EEXIST;
 		return -1;
 	}
-	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 int jl_journal_open(struct jl_journal **out, const char *dir)
@@ -250,6 +250,17 @@ int jl_journal_record_write(struct jl_journal *j, const char *path, const char *
 	json_object_object_add(o, "op", json_object_new_string("write"));
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "old", json_object_new_string(old));
+	return append(j, o);
+}
+
+int jl_journal_record_irq(struct jl_journal *j, const char *path, const char *old, const char *effective)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "op", json_object_new_string("irq"));
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "old", json_object_new_string(old));
+	json_object_object_add(o, "effective", json_object_new_string(effective ? effective : ""));
 	return append(j, o);
 }
 
@@ -308,9 +319,18 @@ int jl_journal_lock(const char *dir, int timeout_ms)
 	if ((mkdir(dir, 0755) && errno != EEXIST) || jl_journal_dir_check(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/machine.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
+	/* 0600: anyone who can open it can flock it and block every shielded run (an older one was 0644) */
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && (st.st_mode & 077) && fchmod(fd, 0600)) {
+			close(fd);
+			return -1;
+		}
+	}
 	for (int waited = 0;; waited += 50) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return fd;

@@ -34,6 +34,15 @@ const char *jl_journal_path(const struct jl_journal *j);
  * back unless the file already reads OLD. 0 or -1 with errno. */
 int jl_journal_record_write(struct jl_journal *j, const char *path, const char *old);
 
+/* Record, before changing it, an IRQ's affinity: PATH (/proc/irq/N/smp_affinity_list) held OLD and the
+ * IRQ was delivered to EFFECTIVE (its effective_affinity_list; "" when the kernel does not say).
+ * Rewriting the mask alone does not bring the effective CPU back (x86 keeps the current vector while its
+ * CPU lies inside the new mask, and applies a move only at the IRQ's next interrupt), so the undo first
+ * writes EFFECTIVE and waits (up to 1 s for all IRQs of a replay together) until the IRQ is delivered
+ * there, then writes OLD. An effective CPU that did not come back is a note in the report, not a
+ * failure. 0 or -1 with errno. */
+int jl_journal_record_irq(struct jl_journal *j, const char *path, const char *old, const char *effective);
+
 /* Record, before creating it, a cgroup v1/v2 directory DIR. Undo moves every task left in DIR/TASKS_NAME
  * (e.g. "tasks") to PARENT_TASKS, then removes DIR. */
 int jl_journal_record_cgroup(struct jl_journal *j, const char *dir, const char *tasks_name, const char *parent_tasks);

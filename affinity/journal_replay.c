@@ -153,6 +153,85 @@ static int undo_write(json_object *o, char *report, size_t len)
 	return 0;
 }
 
+/* ---- IRQ affinity: the effective CPU first, then the mask (see jl_journal_record_irq) ---- */
+
+#define IRQ_SETTLE_MS 1000
+
+/* The effective_affinity_list beside an IRQ entry's smp_affinity_list, or NULL when the entry is not
+ * one (a corrupted journal naming another file). */
+static const char *irq_effective_path(const char *path, char *buf, size_t len)
+{
+	static const char leaf[] = "/smp_affinity_list";
+	size_t n = strlen(path), l = sizeof(leaf) - 1;
+
+	if (n <= l || strcmp(path + n - l, leaf) || n - l + sizeof("/effective_affinity_list") > len)
+		return NULL;
+	snprintf(buf, len, "%.*s/effective_affinity_list", (int)(n - l), path);
+	return buf;
+}
+
+/* Phase 1 of the IRQ undo, for every irq entry of a replay at once: write each IRQ's old effective CPU
+ * where it is delivered elsewhere now, then wait (IRQ_SETTLE_MS for all of them together) until each
+ * is delivered there; a move is applied at the IRQ's next interrupt. Phase 2 is undo_irq. */
+static void irq_effective_first(json_object *arr)
+{
+	size_t n = json_object_array_length(arr);
+	bool waiting = false;
+
+	for (size_t i = n; i-- > 0;) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		const char *op = str_field(o, "op"), *path = str_field(o, "path"), *eff = str_field(o, "effective");
+		char epath[4200], now[1024];
+
+		if (!op || strcmp(op, "irq") || !path || !eff || !eff[0] || !jl_journal_path_allowed(path) ||
+		    !irq_effective_path(path, epath, sizeof(epath)))
+			continue;
+		if (jl_knob_read(epath, now, sizeof(now)) || !strcmp(now, eff))
+			continue;
+		if (jl_knob_write(path, eff) == 0) {
+			json_object_object_add(o, "_settling", json_object_new_boolean(1));
+			waiting = true;
+		}
+	}
+	for (int ms = 0; waiting && ms < IRQ_SETTLE_MS; ms += 5) {
+		struct timespec ts = { 0, 5 * 1000000L };
+
+		waiting = false;
+		for (size_t i = 0; i < n && !waiting; i++) {
+			json_object *o = json_object_array_get_idx(arr, i), *v;
+			char epath[4200], now[1024];
+
+			if (!json_object_object_get_ex(o, "_settling", &v))
+				continue;
+			waiting = jl_knob_read(irq_effective_path(str_field(o, "path"), epath, sizeof(epath)), now,
+					       sizeof(now)) == 0 &&
+				  strcmp(now, str_field(o, "effective"));
+		}
+		if (waiting)
+			nanosleep(&ts, NULL);
+	}
+}
+
+/* Phase 2: the old mask (an ordinary write), then a note when the effective CPU did not come back. */
+static int undo_irq(json_object *o, char *report, size_t len)
+{
+	const char *path = str_field(o, "path"), *eff = str_field(o, "effective");
+	char epath[4200], now[1024];
+	int rc;
+
+	if (!path || !eff || !irq_effective_path(path, epath, sizeof(epath))) {
+		say(report, len, "journal corrupted at line %d: malformed irq entry", line_of(o));
+		return -1;
+	}
+	if (!under(path, "/proc/irq") && !(allow_prefix[0] && under(path, allow_prefix)))
+		return refuse_path(o, path, report, len);
+	rc = undo_write(o, report, len);
+	if (rc == 0 && eff[0] && jl_knob_read(epath, now, sizeof(now)) == 0 && strcmp(now, eff))
+		say(report, len, "%s: delivered to CPU %s, was %s (no interrupt came to apply the move; the mask is back)",
+		    epath, now, eff);
+	return rc;
+}
+
 /* Move every task listed in TASKS to PARENT (one write per task, as cgroup files want). */
 static void move_all(const char *tasks, const char *parent)
 {
@@ -366,6 +445,7 @@ static const struct {
 } undo_ops[] = {
 	{ "owner", NULL },
 	{ "write", undo_write },
+	{ "irq", undo_irq },
 	{ "cgroup", undo_cgroup },
 	{ "child", undo_child },
 };
@@ -424,6 +504,7 @@ int jl_journal_replay(const char *path, char *report, size_t reportlen)
 	arr = load(path, &bad_line, report, reportlen);
 	if (!arr)
 		return -1;
+	irq_effective_first(arr);
 	for (size_t i = json_object_array_length(arr); i-- > 0;) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		const char *op = str_field(o, "op");

@@ -1,5 +1,7 @@
 /* shield: cpuset shield for `isolate` (see shield.h).
- * Must never: change a cpuset file before its journal entry is on disk, move jitterlab's own threads
+ * Must never: change a cpuset file before its journal entry is on disk, move a task that need not move
+ * (see move_verdict: a move back into the root cpuset resets a kernel-set mask), move an IRQ thread,
+ * move jitterlab's own threads
  * out of the root cpuset wholesale (the engine pins them itself; measured ones are placed one by one),
  * move a task its owner pinned to shield CPUs only (moving it would push it, maybe an RT spinner, onto
  * the housekeeping CPUs), or leave a cpuset behind on any exit path (the journal replay removes them).
@@ -157,13 +159,53 @@ static bool is_kthread(pid_t tid)
 	return p && (strtoul(p + 1, NULL, 10) & 0x00200000UL);
 }
 
-/* Move every movable task of the root cpuset to housekeeping (see the top comment for what stays). */
+/* An IRQ thread (a kernel thread named irq/N-...)? */
+static bool is_irq_thread(pid_t tid)
+{
+	char path[64], comm[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	return jl_knob_read(path, comm, sizeof(comm)) == 0 && !strncmp(comm, "irq/", 4) && is_kthread(tid);
+}
+
+enum move_verdict { MOVE, KEEP_HOUSEKEEPING, KEEP_PINNED, KEEP_UNMOVABLE, KEEP_IRQ_THREAD };
+
+/* What the shield does with a task of the root cpuset whose CPU mask is AFF. Only a task that may run on
+ * both sides moves: moving is what takes it off the shield, and moving back into the root cpuset resets
+ * a mask the kernel set (the user's own sched_setaffinity request survives: since Linux 6.2 the kernel
+ * keeps it and intersects every cpuset change with it). So a task already on housekeeping CPUs only
+ * stays where it is; a task pinned to shield CPUs only stays (its owner put it there); an IRQ thread
+ * never moves (it follows its IRQ's effective affinity, which the IRQ steering sets); a kernel thread
+ * whose mask the kernel narrowed (not the whole root cpuset) stays, as moving it back would widen it. */
+static enum move_verdict move_verdict(const struct jl_shield *s, pid_t tid, const cpu_set_t *aff,
+				      const cpu_set_t *root_cpus)
+{
+	cpu_set_t on_shield, on_hk;
+
+	CPU_AND(&on_shield, aff, &s->shield);
+	CPU_AND(&on_hk, aff, &s->hk);
+	if (CPU_COUNT(&on_shield) == 0)
+		return KEEP_HOUSEKEEPING;
+	if (CPU_COUNT(&on_hk) == 0)
+		return is_kthread(tid) ? KEEP_UNMOVABLE : KEEP_PINNED;
+	if (is_irq_thread(tid))
+		return KEEP_IRQ_THREAD;
+	if (is_kthread(tid) && !CPU_EQUAL(aff, root_cpus))
+		return KEEP_UNMOVABLE;
+	return MOVE;
+}
+
+/* Move the tasks of the root cpuset that need moving to housekeeping (see move_verdict). */
 static void move_tasks(struct jl_shield *s)
 {
-	char path[512], line[32];
+	char path[512], line[32], list[1024], perr[128];
+	cpu_set_t root_cpus;
 	FILE *f;
 	int out;
 
+	snprintf(path, sizeof(path), "%s/cpuset.cpus", s->root);
+	if (jl_knob_read(path, list, sizeof(list)) || jl_cpulist_parse(list, &root_cpus, perr, sizeof(perr)))
+		CPU_OR(&root_cpus, &s->hk, &s->shield);
 	snprintf(path, sizeof(path), "%s/tasks", s->root);
 	f = fopen(path, "re");
 	if (!f)
@@ -177,19 +219,27 @@ static void move_tasks(struct jl_shield *s)
 	while (fgets(line, sizeof(line), f)) {
 		pid_t tid = (pid_t)atoi(line);
 		size_t n = strcspn(line, "\n");
-		cpu_set_t aff, out_of_shield;
+		cpu_set_t aff;
 
 		if (tid <= 0 || is_own_thread(tid))
 			continue;
 		if (sched_getaffinity(tid, sizeof(aff), &aff))
 			continue; /* gone */
-		CPU_AND(&out_of_shield, &aff, &s->hk);
-		if (CPU_COUNT(&out_of_shield) == 0) {
-			if (is_kthread(tid))
-				s->tasks_unmovable++; /* a per-CPU kernel thread of a shield CPU */
-			else
-				s->tasks_pinned++;
+		switch (move_verdict(s, tid, &aff, &root_cpus)) {
+		case KEEP_HOUSEKEEPING:
+			s->tasks_kept++;
 			continue;
+		case KEEP_PINNED:
+			s->tasks_pinned++;
+			continue;
+		case KEEP_UNMOVABLE:
+			s->tasks_unmovable++;
+			continue;
+		case KEEP_IRQ_THREAD:
+			s->irq_threads++;
+			continue;
+		case MOVE:
+			break;
 		}
 		if (write(out, line, n) == (ssize_t)n)
 			s->tasks_moved++;
@@ -280,6 +330,8 @@ void jl_shield_describe(const struct jl_shield *s, json_object *obj)
 	json_object_object_add(obj, "tasks_moved", json_object_new_int(s->tasks_moved));
 	json_object_object_add(obj, "tasks_unmovable", json_object_new_int(s->tasks_unmovable));
 	json_object_object_add(obj, "tasks_pinned", json_object_new_int(s->tasks_pinned));
+	json_object_object_add(obj, "tasks_kept", json_object_new_int(s->tasks_kept));
+	json_object_object_add(obj, "irq_threads", json_object_new_int(s->irq_threads));
 	json_object_object_add(obj, "threads_shielded", json_object_new_int(s->threads_shielded));
 }
 

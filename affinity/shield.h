@@ -1,6 +1,6 @@
 /* shield: a runtime CPU shield built from cpusets (`isolate`). cgroup v1 (what this project's machines
- * have): a housekeeping cpuset (online - shield) and an exclusive shield cpuset, every movable task moved
- * to housekeeping, sched_load_balance = 0 at the root. Every change is journalled first (journal.h);
+ * have): a housekeeping cpuset (online - shield) and an exclusive shield cpuset, every task that may run
+ * on both sides moved to housekeeping (nothing else: see shield.c), sched_load_balance = 0 at the root. Every change is journalled first (journal.h);
  * the undo is the journal's replay. cgroup v2 isolated partitions are detected (doctor, messages) but
  * not applied by this version (see shield.c). Paths are injectable through struct jl_shield_config. */
 #ifndef JL_SHIELD_H
@@ -32,6 +32,8 @@ struct jl_shield {
 	int tasks_moved;         /* moved to housekeeping */
 	int tasks_unmovable;     /* refused (per-CPU kernel threads, ...) */
 	int tasks_pinned;        /* left where they were: pinned by their owner to shield CPUs only */
+	int tasks_kept;          /* left where they were: already on housekeeping CPUs only */
+	int irq_threads;         /* IRQ threads left where they were (they follow their IRQ's steering) */
 	int threads_shielded;    /* measured threads placed in the shield */
 };
 
@@ -50,7 +52,8 @@ int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, str
  * 0 or -1 with errno. */
 int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured);
 
-/* Fill OBJ with cpus, housekeeping, method, exclusive, tasks_moved, tasks_unmovable, tasks_pinned. */
+/* Fill OBJ with cpus, housekeeping, method, exclusive, tasks_moved, tasks_unmovable, tasks_pinned,
+ * tasks_kept, irq_threads, threads_shielded. */
 void jl_shield_describe(const struct jl_shield *s, json_object *obj);
 
 /* Leftover jitterlab cpusets under ROOT (`jitterlab-<pid>-housekeeping` / `-shield`, whole names only)

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "table.h"
 #include "trace_int.h"
 
 #define MAX_BARE_THREADS 8
@@ -105,7 +106,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 static int load_samples(const char *dir, struct input *in, char *err, size_t errlen)
 {
 	char path[PATH_MAX], line[1024];
-	int col_thread = -1, col_cycle = -1, col_rel = -1, col_wake = -1;
+	int col_thread = -1, col_cycle = -1, col_rel = -1, col_wake = -1, col_end = -1, col_miss = -1;
 	size_t cap = 0;
 	FILE *f;
 
@@ -125,6 +126,10 @@ static int load_samples(const char *dir, struct input *in, char *err, size_t err
 				col_rel = c;
 			else if (!strcmp(tok, "wake_ns"))
 				col_wake = c;
+			else if (!strcmp(tok, "end_ns"))
+				col_end = c;
+			else if (!strcmp(tok, "miss"))
+				col_miss = c;
 		}
 	}
 	if (col_thread < 0 || col_cycle < 0 || col_rel < 0 || col_wake < 0) {
@@ -152,6 +157,10 @@ static int load_samples(const char *dir, struct input *in, char *err, size_t err
 				r.s.release = strtoll(tok, NULL, 10);
 			else if (c == col_wake)
 				r.s.wake = strtoll(tok, NULL, 10);
+			else if (c == col_end)
+				r.s.end = strtoll(tok, NULL, 10);
+			else if (c == col_miss)
+				r.s.miss = strtol(tok, NULL, 10) != 0;
 		}
 		if (r.thread < 0)
 			continue;
@@ -290,7 +299,7 @@ int cmd_analyze(int argc, char **argv)
 	struct jl_tan an = { 0 };
 	struct jl_trace_readinfo info;
 	struct jl_trace_summary_in sin = { 0 };
-	struct jl_cycle worst[JL_TRACE_WORST];
+	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
 	json_object *block = NULL;
 	char *text = NULL;
 	struct stat st;
@@ -352,7 +361,7 @@ int cmd_analyze(int argc, char **argv)
 	json_object_object_add(block, "analysis_s",
 			       json_object_new_double((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
 	if (json)
-		printf("%s\n", json_object_to_json_string_ext(block, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		jl_json_print(stdout, block);
 	else
 		print_text(&an, block, text, in.dat,
 			   (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -1,10 +1,15 @@
 /* child: fork/exec of external neighbours with placement applied before exec, and their ending.
+ * Its log is created by the parent through the output writer (jl_output_create_path: never through a
+ * symlink, the sudo user's); with `user = invoking` the child drops to the sudo user (the groups looked
+ * up by the parent) after its placement, so policy, priority and CPUs survive the drop.
  * Never runs on a measured thread; the child side between fork and exec only makes syscalls. */
 #include "child.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +22,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include "output.h"
 #include "units.h"
 
 struct jl_child {
@@ -90,10 +96,70 @@ struct child_report {
 	int error;
 };
 
-enum { STAGE_OK, STAGE_AFFINITY, STAGE_POLICY, STAGE_NICE, STAGE_EXEC };
+enum { STAGE_OK, STAGE_AFFINITY, STAGE_POLICY, STAGE_NICE, STAGE_USER, STAGE_EXEC };
 
 static const char *const stage_names[] = { "ok", "sched_setaffinity", "sched_setscheduler", "setpriority (nice)",
-					   "exec" };
+					   "user = invoking (setgroups/setgid/setuid)", "exec" };
+
+/* What the child needs besides its spec, prepared by the parent (the child only makes syscalls). */
+struct child_setup {
+	int log_fd;         /* stdout and stderr (-1: inherited) */
+	bool drop;          /* user = invoking */
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t *groups;
+};
+
+/* The invoking user's identity for SETUP (user = invoking): SUDO_UID/SUDO_GID and the groups of that
+ * user's name (what initgroups would set), or only SUDO_GID when the uid has no passwd entry. */
+static int prepare_user(struct child_setup *setup, const char *name, char *err, size_t errlen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int n = 32;
+
+	if (!jl_output_sudo_user(&setup->uid, &setup->gid)) {
+		snprintf(err, errlen, "thread '%s': user = invoking needs jitterlab to run as root under sudo (SUDO_UID, SUDO_GID)",
+			 name);
+		return -1;
+	}
+	setup->drop = true;
+	if (getpwuid_r(setup->uid, &pw, buf, sizeof(buf), &res) || !res) {
+		setup->groups = malloc(sizeof(gid_t));
+		if (!setup->groups)
+			goto oom;
+		setup->groups[0] = setup->gid;
+		setup->ngroups = 1;
+		return 0;
+	}
+	for (int tries = 0; tries < 4; tries++) {
+		gid_t *g = realloc(setup->groups, (size_t)n * sizeof(gid_t));
+
+		if (!g)
+			goto oom;
+		setup->groups = g;
+		if (getgrouplist(pw.pw_name, setup->gid, setup->groups, &n) >= 0) {
+			setup->ngroups = n;
+			return 0;
+		}
+	}
+oom:
+	snprintf(err, errlen, "thread '%s': cannot look up the groups of uid %lu", name, (unsigned long)setup->uid);
+	return -1;
+}
+
+/* Become the invoking user (groups first, then gid, then uid). 0, or -1 with errno. */
+static int drop_user(const struct child_setup *setup)
+{
+	if (setgroups((size_t)setup->ngroups, setup->groups) || setgid(setup->gid) || setuid(setup->uid))
+		return -1;
+	if (getuid() != setup->uid || geteuid() != setup->uid || getegid() != setup->gid) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
 
 static int apply_placement(const struct jl_thread_spec *spec)
 {
@@ -126,26 +192,23 @@ static int apply_placement(const struct jl_thread_spec *spec)
 	return STAGE_OK;
 }
 
-static void redirect(const char *log_path)
+static void redirect(int log_fd)
 {
-	int in = open("/dev/null", O_RDONLY), out;
+	int in = open("/dev/null", O_RDONLY);
 
 	if (in >= 0) {
 		dup2(in, 0);
 		close(in);
 	}
-	if (!log_path)
+	if (log_fd < 0)
 		return;
-	out = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	if (out >= 0) {
-		dup2(out, 1);
-		dup2(out, 2);
-		close(out);
-	}
+	dup2(log_fd, 1);
+	dup2(log_fd, 2);
+	close(log_fd);
 }
 
 static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv, int go_rd, int err_wr, pid_t parent,
-				 const char *log_path)
+				 const struct child_setup *setup)
 {
 	sigset_t all;
 	int64_t start;
@@ -162,12 +225,20 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	{
 		struct child_report rep = { apply_placement(spec), errno };
 
+		/* the placement is done as root; a policy, priority and mask survive setuid */
+		if (rep.stage == STAGE_OK && setup->drop && drop_user(setup))
+			rep = (struct child_report){ STAGE_USER, errno };
+		if (rep.stage == STAGE_OK && setup->drop) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL); /* a credential change clears it */
+			if (getppid() != parent)
+				_exit(1);
+		}
 		if (rep.stage == STAGE_OK)
 			rep.error = 0;
 		if (write(err_wr, &rep, sizeof(rep)) != (ssize_t)sizeof(rep) || rep.stage != STAGE_OK)
 			_exit(126);
 	}
-	redirect(log_path);
+	redirect(setup->log_fd);
 	if (read(go_rd, &start, sizeof(start)) != (ssize_t)sizeof(start))
 		_exit(0); /* the run was abandoned before it started */
 	close(go_rd);
@@ -188,43 +259,41 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *name, const char *log_path,
 				char *err, size_t errlen)
 {
-	struct jl_child *c;
-	int go[2], ep[2];
+	struct child_setup setup = { .log_fd = -1 };
+	struct jl_child *c = NULL;
+	int go[2] = { -1, -1 }, ep[2] = { -1, -1 };
 	wordexp_t we;
 	pid_t parent = getpid();
 
 	if (split_argv(spec->exec, &we, err, errlen))
 		return NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c || pipe2(go, O_CLOEXEC)) {
-		snprintf(err, errlen, "thread '%s': cannot prepare the child: %s", name, strerror(errno));
-		free(c);
-		wordfree(&we);
-		return NULL;
+	if (spec->user == JL_USER_INVOKING && prepare_user(&setup, name, err, errlen))
+		goto fail;
+	if (log_path && (setup.log_fd = jl_output_create_path(log_path)) < 0) {
+		snprintf(err, errlen, "thread '%s': cannot create %s: %s", name, log_path, strerror(errno));
+		goto fail;
 	}
-	if (pipe2(ep, O_CLOEXEC)) {
+	c = calloc(1, sizeof(*c));
+	if (!c || pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
 		snprintf(err, errlen, "thread '%s': cannot prepare the child: %s", name, strerror(errno));
-		close(go[0]), close(go[1]);
-		free(c);
-		wordfree(&we);
-		return NULL;
+		goto fail;
 	}
 	c->pid = fork();
 	if (c->pid < 0) {
 		snprintf(err, errlen, "thread '%s': fork: %s", name, strerror(errno));
-		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
-		free(c);
-		wordfree(&we);
-		return NULL;
+		goto fail;
 	}
 	if (c->pid == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_main(spec, we.we_wordv, go[0], ep[1], parent, log_path);
+		child_main(spec, we.we_wordv, go[0], ep[1], parent, &setup);
 	}
 	setpgid(c->pid, c->pid); /* also done by the child: whichever runs first wins the race */
 	close(go[0]);
 	close(ep[1]);
+	if (setup.log_fd >= 0)
+		close(setup.log_fd);
+	free(setup.groups);
 	c->go_fd = go[1];
 	c->err_fd = ep[0];
 	wordfree(&we);
@@ -241,7 +310,7 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 			if (n == (ssize_t)sizeof(rep))
 				snprintf(err, errlen, "thread '%s': %s: %s%s", name,
 					 stage_names[rep.stage < STAGE_EXEC ? rep.stage : STAGE_EXEC], strerror(rep.error),
-					 rep.error == EPERM ? " (needs root or CAP_SYS_NICE)" :
+					 rep.error == EPERM && rep.stage != STAGE_USER ? " (needs root or CAP_SYS_NICE)" :
 					 rep.stage == STAGE_AFFINITY ? " (is a cpuset confining jitterlab?)" : "");
 			else
 				snprintf(err, errlen, "thread '%s': the child died before it was placed", name);
@@ -251,6 +320,19 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 		}
 	}
 	return c;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	if (setup.log_fd >= 0)
+		close(setup.log_fd);
+	free(setup.groups);
+	free(c);
+	wordfree(&we);
+	return NULL;
 }
 
 int jl_child_go(struct jl_child *c, int64_t start_ns)

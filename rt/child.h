@@ -18,8 +18,10 @@ struct jl_child;
  * Returns 0, or -1 with a reason in ERR. Pure: used by the scenario checks too. */
 int jl_child_check_cmdline(const char *cmdline, char *err, size_t errlen);
 
-/* Fork the child; it applies SPEC's policy/priority/nice/cpus and waits for jl_child_go().
- * Its stdout and stderr go to LOG_PATH (NULL: inherited); stdin is /dev/null. */
+/* Fork the child; it applies SPEC's policy/priority/nice/cpus, with `user = invoking` then becomes the
+ * sudo user (SUDO_UID, SUDO_GID, that user's groups), and waits for jl_child_go().
+ * Its stdout and stderr go to LOG_PATH, created here (O_EXCL, never through a symlink, given to the
+ * sudo user; NULL: inherited); stdin is /dev/null. */
 struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *name, const char *log_path,
 				char *err, size_t errlen);
 /* Let the child exec at START_NS (CLOCK_MONOTONIC). 0 or -1 with errno. */

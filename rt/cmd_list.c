@@ -1,5 +1,6 @@
 /* cmd_list: print the registries (work kinds, policies, trace groups, metrics) one line each. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 #include "metrics.h"
@@ -35,8 +36,18 @@ int cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
 		printf("  %-18s %s\n", jl_policy_name(policies[i].p), policies[i].help);
 	printf("\ntrace groups ([run] trace):\n");
-	for (int i = 0; i < jl_trace_ngroups; i++)
-		printf("  %-18s %s\n", jl_trace_groups[i].system, jl_trace_groups[i].help);
+	for (int i = 0; i < jl_trace_ngroups; i++) {
+		const char *sys = "";
+
+		printf("  %-18s %s\n  %-18s events:", jl_trace_groups[i].name, jl_trace_groups[i].help, "");
+		for (const struct jl_trace_event *e = jl_trace_groups[i].events; e->name; e++) {
+			printf(" %s%s%s%s", strcmp(sys, e->system) ? e->system : "", strcmp(sys, e->system) ? ":" : "",
+			       e->name, e->flags & JL_TRACE_EV_REQUIRED ? "*" : "");
+			sys = e->system;
+		}
+		printf("\n");
+	}
+	printf("  (* required; the others are skipped where the kernel lacks them)\n");
 	printf("\nmetrics ([expect] THREAD.METRIC OP VALUE):\n");
 	for (int i = 0; i < jl_nmetrics; i++)
 		printf("  %-18s %s\n", jl_metrics[i].name, jl_metrics[i].help);

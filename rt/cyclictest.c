@@ -1,9 +1,13 @@
 /* cyclictest: `jitterlab cyclictest SCENARIO`: cyclictest (rt-tests) in place of each measured periodic
  * thread (same period, policy, priority, CPUs, measured duration, mlock, dma latency) under the same
  * neighbours and shield, then jitterlab's own loop in the same conditions, interleaved when --runs > 1;
- * one side-by-side table (min/avg/p50/p99/max, ratio jitterlab/cyclictest) and cyclictest.json.
+ * one side-by-side table (min/avg/p50/p99/max, ratio jitterlab/cyclictest) and cyclictest.json (--json:
+ * that document on stdout instead of the table). Both columns follow cyclictest's rule (whole us
+ * truncated, 1 us buckets, nearest rank): jitterlab's cycles are put through it from samples.csv, its
+ * exact ns figures shown beside them; the document says so in "method".
  * Each side is a fresh `jitterlab run` child (the cyclictest side runs a modified scenario in which the
- * measured thread became an `exec = cyclictest ...` neighbour). cyclictest's JSON is read with json-c.
+ * measured thread became an `exec = cyclictest ...` neighbour). cyclictest's JSON is read with json-c;
+ * its file is created by the output writer before cyclictest (root) opens it (never a name in /tmp).
  * Never runs cyclictest outside the harness (the harness owns placement, shield and cleanup). */
 #include "cyclictest.h"
 
@@ -18,9 +22,11 @@
 
 #include "affinity/cpulist.h"
 #include "commands.h"
+#include "stats.h"
 #include "stop.h"
 #include "output.h"
 #include "sweep_child.h"
+#include "table.h"
 #include "units.h"
 #include "welch.h"
 
@@ -44,15 +50,61 @@ static json_object *ct_get(json_object *o, const char *key)
 	return json_object_object_get_ex(o, k2, &v) ? v : NULL;
 }
 
+/* ---- cyclictest's rule: whole microseconds, 1 us buckets, nearest rank ---- */
+
+int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns)
+{
+	/* rt-tests' calcdiff(now, next): the seconds' difference in us plus the nanoseconds' difference
+	 * divided by 1000 in C, truncated toward zero: the floor of (wake - expiry) in us, rounded up instead
+	 * when the wake falls in the next second (a share of about latency / 1 s of the cycles) */
+	int64_t ds = wake_ns / JL_NSEC_PER_SEC - release_ns / JL_NSEC_PER_SEC;
+	int64_t dn = wake_ns % JL_NSEC_PER_SEC - release_ns % JL_NSEC_PER_SEC;
+
+	return ds * 1000000 + dn / 1000;
+}
+
+int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
+{
+	uint64_t n = overflows, cum = 0, rank;
+
+	for (int b = 0; b < nbuckets; b++)
+		n += cnt[b];
+	if (!n)
+		return -1;
+	rank = jl_percentile_rank(n, q);
+	for (int b = 0; b < nbuckets; b++) {
+		cum += cnt[b];
+		if (cum >= rank)
+			return b;
+	}
+	return -1; /* the rank lies among the overflows */
+}
+
+/* p50/p99/p99.9 of R from the JL_CT_HIST_US buckets CNT and R->overflows, in ns (bucket floor x 1000). */
+static void hist_percentiles(struct jl_ct_result *r, const uint64_t *cnt)
+{
+	static const double qs[3] = { 50, 99, 99.9 };
+	int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
+
+	for (int q = 0; q < 3; q++) {
+		int64_t b = jl_ct_hist_percentile_us(cnt, JL_CT_HIST_US, r->overflows, qs[q]);
+
+		*out[q] = b < 0 ? -1 : b * 1000;
+	}
+}
+
 int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, size_t errlen)
 {
 	json_object *th = ct_get(ct_get(doc, "thread"), "0"), *hist, *v;
 	uint64_t *cnt = NULL, inhist = 0;
-	int64_t maxb = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (!th) {
 		snprintf(err, errlen, "cyclictest JSON has no thread \"0\" (did cyclictest start?)");
+		return -1;
+	}
+	if ((v = ct_get(doc, "resolution_in_ns")) && json_object_get_int(v)) {
+		snprintf(err, errlen, "cyclictest JSON is in ns (-N): its histogram is not the 1 us one this reads");
 		return -1;
 	}
 	r->cycles = (uint64_t)json_object_get_int64(ct_get(th, "cycles"));
@@ -76,35 +128,83 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 		char *end;
 		long b = strtol(key, &end, 10);
 
-		if (*end && *end != ':')
-			continue;
-		if (b >= 0 && b < JL_CT_HIST_US) {
-			cnt[b] += (uint64_t)json_object_get_int64(val);
-			inhist += (uint64_t)json_object_get_int64(val);
-			if (b > maxb)
-				maxb = b;
+		if (end == key || (*end && *end != ':') || b < 0 || b >= JL_CT_HIST_US || json_object_get_int64(val) < 0) {
+			snprintf(err, errlen, "cyclictest JSON: histogram bucket \"%s\" is not one of 0..%d us (was -h %d given?)",
+				 key, JL_CT_HIST_US - 1, JL_CT_HIST_US);
+			free(cnt);
+			return -1;
 		}
+		cnt[b] += (uint64_t)json_object_get_int64(val);
+		inhist += (uint64_t)json_object_get_int64(val);
 	}
-	r->overflows = r->cycles > inhist ? r->cycles - inhist : 0;
+	if (inhist > r->cycles) {
+		snprintf(err, errlen, "cyclictest JSON: %llu cycles in the histogram, more than its %llu cycles",
+			 (unsigned long long)inhist, (unsigned long long)r->cycles);
+		free(cnt);
+		return -1;
+	}
+	/* cyclictest's JSON lists the buckets, not its overflow count: the cycles the buckets miss are the
+	 * ones at or beyond JL_CT_HIST_US us */
+	r->overflows = r->cycles - inhist;
+	if (r->cycles)
+		hist_percentiles(r, cnt);
+	free(cnt);
+	return 0;
+}
+
+int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], line[512];
+	size_t nlen = strlen(thread);
+	uint64_t *cnt;
+	double sum = 0;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	r->p50_ns = r->p99_ns = r->p999_ns = -1;
+	r->cpu = -1;
+	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
+	if (!cnt) {
+		fclose(f);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* contract columns: thread,cycle,release_ns,wake_ns,... */
+	while (fgets(line, sizeof(line), f)) {
+		long long cyc, rel, wake;
+		int64_t us;
+
+		if (strncmp(line, thread, nlen) || line[nlen] != ',' ||
+		    sscanf(line + nlen + 1, "%lld,%lld,%lld", &cyc, &rel, &wake) != 3)
+			continue;
+		us = jl_ct_latency_us(rel, wake);
+		if (!r->cycles || us * 1000 < r->min_ns)
+			r->min_ns = us * 1000;
+		if (!r->cycles || us * 1000 > r->max_ns)
+			r->max_ns = us * 1000;
+		r->cycles++;
+		sum += (double)us;
+		if (us >= JL_CT_HIST_US)
+			r->overflows++;
+		else
+			cnt[us < 0 ? 0 : us]++;
+	}
+	fclose(f);
 	if (r->cycles) {
-		const double qs[3] = { 50, 99, 99.9 };
-		int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
-
-		for (int q = 0; q < 3; q++) {
-			uint64_t rank = (uint64_t)ceil(qs[q] / 100 * (double)r->cycles), cum = 0;
-
-			if (rank < 1)
-				rank = 1;
-			for (int64_t b = 0; b <= maxb; b++) {
-				cum += cnt[b];
-				if (cum >= rank) {
-					*out[q] = b * 1000;
-					break;
-				}
-			}
-		}
+		r->avg_ns = sum / (double)r->cycles * 1000;
+		hist_percentiles(r, cnt);
 	}
 	free(cnt);
+	if (!r->cycles) {
+		snprintf(err, errlen, "%s: no cycle of '%s'", path, thread);
+		return -1;
+	}
 	return 0;
 }
 
@@ -180,7 +280,8 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median over RUNS[i][key] (ignoring absent and negative values); NAN when none. */
+/* Median over RUNS[i][key]: absent values are ignored, -1 (a percentile beyond the histogram) counts as
+ * above every other value. NAN when there is none; INFINITY when the median lies beyond the histogram. */
 static double median_of(json_object *runs, const char *key)
 {
 	double v[MAX_RUNS];
@@ -189,8 +290,8 @@ static double median_of(json_object *runs, const char *key)
 	for (size_t i = 0; runs && i < json_object_array_length(runs) && n < MAX_RUNS; i++) {
 		json_object *x = jget(json_object_array_get_idx(runs, i), key);
 
-		if (x && json_object_get_double(x) >= 0)
-			v[n++] = json_object_get_double(x);
+		if (x)
+			v[n++] = json_object_get_double(x) < 0 ? INFINITY : json_object_get_double(x);
 	}
 	if (!n)
 		return NAN;
@@ -200,57 +301,121 @@ static double median_of(json_object *runs, const char *key)
 
 static const char *const stat_keys[] = { "min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns" };
 static const char *const stat_names[] = { "min", "avg", "p50", "p99", "max" };
+/* the sides of a comparison: the two compared like with like, then jitterlab's exact figures */
+static const char *const sides[] = { "cyclictest", "jitterlab", "jitterlab_exact" };
 
-/* Add medians and ratios to each thread entry of DOC. */
+#define CT_METHOD                                                                                              \
+	"like with like: the cyclictest and jitterlab columns both follow cyclictest's rule (latency = wake - "   \
+	"intended expiry on CLOCK_MONOTONIC, truncated to whole us as rt-tests' calcdiff does; percentiles "      \
+	"nearest-rank over 1 us buckets; cycles beyond the histogram counted, never dropped), jitterlab's "      \
+	"computed from its samples.csv, and the ratio is of these two; 'jitterlab exact' is the same cycles in "  \
+	"ns from summary.json (about 0.5 us higher by the truncation alone)"
+
+/* Add each side's medians (null when none; the stats whose median lies beyond the histogram are listed
+ * in beyond_histogram) and the ratio jitterlab / cyclictest to each thread entry of DOC. */
 static void finish_doc(json_object *doc)
 {
 	json_object *threads = jget(doc, "threads");
 
 	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *ratio = json_object_new_object();
-		json_object *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
+		double med[3][5];
 
+		for (int s = 0; s < 3; s++) {
+			json_object *side = jget(t, sides[s]), *runs = jget(side, "runs"), *beyond = json_object_new_array();
+			double c = median_of(runs, "cycles"), o = median_of(runs, "overflows");
+
+			for (int k = 0; k < 5; k++) {
+				med[s][k] = median_of(runs, stat_keys[k]);
+				json_object_object_add(side, stat_keys[k], isfinite(med[s][k]) ? json_object_new_double(med[s][k]) : NULL);
+				if (isinf(med[s][k]))
+					json_object_array_add(beyond, json_object_new_string(stat_names[k]));
+			}
+			json_object_object_add(side, "cycles", isfinite(c) ? json_object_new_double(c) : NULL);
+			if (s < 2) {
+				json_object_object_add(side, "overflows", isfinite(o) ? json_object_new_double(o) : NULL);
+				json_object_object_add(side, "beyond_histogram", beyond);
+			} else {
+				json_object_put(beyond);
+			}
+		}
 		for (int k = 0; k < 5; k++) {
-			double a = median_of(jget(ct, "runs"), stat_keys[k]), b = median_of(jget(jl, "runs"), stat_keys[k]);
+			double a = med[0][k], b = med[1][k];
 
-			json_object_object_add(ct, stat_keys[k], isfinite(a) ? json_object_new_double(a) : NULL);
-			json_object_object_add(jl, stat_keys[k], isfinite(b) ? json_object_new_double(b) : NULL);
 			json_object_object_add(ratio, stat_names[k], isfinite(a) && isfinite(b) && a > 0 ? json_object_new_double(b / a) : NULL);
 		}
 		json_object_object_add(t, "ratio", ratio);
 	}
 }
 
+static bool in_array(json_object *arr, const char *s)
+{
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+			return true;
+	return false;
+}
+
+/* SIDE[KEY] for the table: the value, ">= RANGE" when beyond the histogram, or "-". */
+static const char *cell(json_object *side, int k, double range_ns, char *buf, size_t len)
+{
+	json_object *x = jget(side, stat_keys[k]);
+	char v[48];
+
+	if (x)
+		return jl_value_format(json_object_get_double(x), JL_UNIT_NS, false, buf, len);
+	if (in_array(jget(side, "beyond_histogram"), stat_names[k])) {
+		snprintf(buf, len, ">= %s", jl_value_format(range_ns, JL_UNIT_NS, false, v, sizeof(v)));
+		return buf;
+	}
+	return "-";
+}
+
+static const char *count_cell(json_object *side, const char *key, char *buf, size_t len)
+{
+	json_object *x = jget(side, key);
+	double v = x ? json_object_get_double(x) : median_of(jget(side, "runs"), key); /* older documents */
+
+	if (!isfinite(v))
+		return "-";
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
 void jl_cyclictest_print(FILE *out, json_object *doc)
 {
-	json_object *threads = jget(doc, "threads");
+	json_object *threads = jget(doc, "threads"), *method = jget(doc, "method");
+	int hist_us = jget(doc, "histogram_us") ? json_object_get_int(jget(doc, "histogram_us")) : JL_CT_HIST_US;
 
 	fprintf(out, "cyclictest vs jitterlab: %s, %d run(s) each, interleaved%s (medians over runs)\n",
 		json_object_get_string(jget(doc, "scenario")), json_object_get_int(jget(doc, "runs")),
 		json_object_get_boolean(jget(doc, "interrupted")) ? ", interrupted" : "");
+	if (method)
+		fprintf(out, "method: %s\n", json_object_get_string(method));
+	else /* a comparison written before the like-with-like rule */
+		fprintf(out, "method: not recorded (an older comparison): its jitterlab column is exact ns, its cyclictest "
+			     "column whole us truncated, about 0.5 us lower by that alone\n");
 	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
-		json_object *ratio = jget(t, "ratio");
-		char a[48], b[48];
+		json_object *ex = jget(t, "jitterlab_exact"), *ratio = jget(t, "ratio");
+		char a[48], b[48], c[48];
 
 		fprintf(out, "\n%s: period %s, %s, cpus %s\n", json_object_get_string(jget(t, "name")),
 			jl_value_format(json_object_get_double(jget(t, "period_ns")), JL_UNIT_NS, false, a, sizeof(a)),
 			json_object_get_string(jget(t, "policy")), json_object_get_string(jget(t, "cpus")));
-		fprintf(out, "  %-10s %14s %14s %22s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest");
+		fprintf(out, "  %-10s %14s %14s %22s %16s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest",
+			"jitterlab exact");
 		for (int k = 0; k < 5; k++) {
-			json_object *x = jget(ct, stat_keys[k]), *y = jget(jl, stat_keys[k]), *r = jget(ratio, stat_names[k]);
+			json_object *r = jget(ratio, stat_names[k]);
 			char rr[32];
 
 			snprintf(rr, sizeof(rr), r ? "%.2f" : "-", r ? json_object_get_double(r) : 0.0);
-			fprintf(out, "  %-10s %14s %14s %22s\n", stat_names[k],
-				x ? jl_value_format(json_object_get_double(x), JL_UNIT_NS, false, a, sizeof(a)) : "-",
-				y ? jl_value_format(json_object_get_double(y), JL_UNIT_NS, false, b, sizeof(b)) : "-", rr);
+			fprintf(out, "  %-10s %14s %14s %22s %16s\n", stat_names[k], cell(ct, k, hist_us * 1e3, a, sizeof(a)),
+				cell(jl, k, hist_us * 1e3, b, sizeof(b)), rr, cell(ex, k, hist_us * 1e3, c, sizeof(c)));
 		}
-		fprintf(out, "  %-10s %14.0f %14.0f\n", "cycles", median_of(jget(ct, "runs"), "cycles"),
-			median_of(jget(jl, "runs"), "cycles"));
-		if (median_of(jget(ct, "runs"), "overflows") > 0)
-			fprintf(out, "  cyclictest histogram overflows (> %d us): %.0f per run (median); its p50/p99 may read '-'\n",
-				JL_CT_HIST_US, median_of(jget(ct, "runs"), "overflows"));
+		fprintf(out, "  %-10s %14s %14s\n", "cycles", count_cell(ct, "cycles", a, sizeof(a)), count_cell(jl, "cycles", b, sizeof(b)));
+		fprintf(out, "  beyond the %d us histogram: cyclictest %s, jitterlab %s cycles per run (median)\n", hist_us,
+			count_cell(ct, "overflows", a, sizeof(a)), count_cell(jl, "overflows", b, sizeof(b)));
 	}
 }
 
@@ -270,10 +435,33 @@ static void ct_json_path(const char *dir, const char *thread, int rep, char *buf
 	/* absolute: the exec line in the run's scenario.ini must not depend on the working directory */
 	if (realpath(dir, abs))
 		dir = abs;
-	if (path_is_plain(dir))
+	if (path_is_plain(dir)) {
 		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
-	else
-		snprintf(buf, len, "/tmp/jitterlab-ct-%d-%s-r%d.json", (int)getpid(), thread, rep);
+	} else {
+		/* cyclictest (root) opens the name itself: a private directory (0700, ours, no symlink), never a
+		 * name in /tmp that another user could plant; when it is not ours, a path that cannot be written */
+		char priv[64];
+		struct stat st;
+
+		snprintf(priv, sizeof(priv), "/tmp/jitterlab-ct-%d", (int)getpid());
+		if ((mkdir(priv, 0700) && errno != EEXIST) || lstat(priv, &st) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 077))
+			snprintf(priv, sizeof(priv), "/nonexistent");
+		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", priv, thread, rep);
+	}
+}
+
+/* Create PATH in the comparison directory through the output writer (O_EXCL, no symlink, the sudo
+ * user's) before cyclictest, which runs as root, opens it by name. */
+static void ct_json_create(const char *dir, const char *path)
+{
+	int fd;
+
+	if (!path_is_plain(dir))
+		return;
+	fd = jl_output_create_path(path);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Move a /tmp JSON into the comparison directory (a copy through json-c, then unlink). PATH becomes the
@@ -288,7 +476,14 @@ static void ct_json_keep(const char *dir, const char *thread, int rep, char *pat
 	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
 	doc = json_object_from_file(path);
 	if (doc && jl_output_write_json_path(dst, doc) == 0) {
+		char *slash;
+
 		unlink(path);
+		slash = strrchr(path, '/');
+		if (slash) { /* the private directory, once its last file is gone */
+			*slash = '\0';
+			rmdir(path);
+		}
 		snprintf(path, len, "%s", dst);
 	}
 	json_object_put(doc);
@@ -298,8 +493,16 @@ struct ct_opts {
 	const char *scenario, *out;
 	const char *sets[MAX_SETS];
 	int nsets, runs;
-	bool quiet;
+	bool quiet, json;
 };
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: jitterlab cyclictest SCENARIO [--out DIR] [--set SECTION.KEY=VALUE]... [--runs N] "
+		     "[--duration D] [--warmup D] [--no-trace] [--quiet] [--json]\n"
+		     "  --runs N            runs of each side, interleaved (default 1)\n"
+		     "  --json              print the comparison (the cyclictest.json document) on stdout instead of the table\n");
+}
 
 static int parse_opts(int argc, char **argv, struct ct_opts *o, char setbuf[][160])
 {
@@ -332,6 +535,8 @@ static int parse_opts(int argc, char **argv, struct ct_opts *o, char setbuf[][16
 			o->runs = (int)v;
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			o->quiet = true;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
 		} else if (a[0] == '-' || o->scenario) {
 			fprintf(stderr, "jitterlab cyclictest: unexpected argument '%s'\n", a);
 			goto usage;
@@ -342,17 +547,18 @@ static int parse_opts(int argc, char **argv, struct ct_opts *o, char setbuf[][16
 	if (o->scenario)
 		return 0;
 usage:
-	fprintf(stderr, "usage: jitterlab cyclictest SCENARIO [--out DIR] [--set SECTION.KEY=VALUE]... [--runs N] "
-			"[--duration D] [--warmup D] [--no-trace] [--quiet]\n");
+	usage(stderr);
 	return -1;
 }
 
-static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *json_path, int rep)
+/* One run of a side measured by cyclictest's rule; FROM_KEY ("json": cyclictest's file, "dir": the
+ * jitterlab run) says where it came from. */
+static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *from_key, const char *from, int rep)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "run", json_object_new_int(rep));
-	json_object_object_add(o, "json", json_object_new_string(json_path));
+	json_object_object_add(o, from_key, json_object_new_string(from));
 	json_object_object_add(o, "cycles", json_object_new_int64((int64_t)r->cycles));
 	json_object_object_add(o, "min_ns", json_object_new_int64(r->min_ns));
 	json_object_object_add(o, "avg_ns", json_object_new_double(r->avg_ns));
@@ -361,10 +567,12 @@ static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const ch
 	json_object_object_add(o, "p999_ns", json_object_new_int64(r->p999_ns));
 	json_object_object_add(o, "max_ns", json_object_new_int64(r->max_ns));
 	json_object_object_add(o, "overflows", json_object_new_int64((int64_t)r->overflows));
-	json_object_object_add(o, "cpu", json_object_new_int(r->cpu));
+	if (r->cpu >= 0)
+		json_object_object_add(o, "cpu", json_object_new_int(r->cpu));
 	json_object_array_add(runs, o);
 }
 
+/* jitterlab's exact figures of one run (summary.json, ns). */
 static void add_jl_run(json_object *runs, json_object *thread, const char *dir, int rep)
 {
 	json_object *o = json_object_new_object(), *lat = jget(thread, "latency_ns");
@@ -415,8 +623,8 @@ int cmd_cyclictest(int argc, char **argv)
 		goto bad;
 	}
 	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
+		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-		status = JL_EXIT_RUNTIME;
 		goto out;
 	}
 	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
@@ -433,11 +641,14 @@ int cmd_cyclictest(int argc, char **argv)
 	json_object_object_add(doc, "file", json_object_new_string(base->path));
 	json_object_object_add(doc, "dir", json_object_new_string(dir));
 	json_object_object_add(doc, "runs", json_object_new_int(o.runs));
+	json_object_object_add(doc, "method", json_object_new_string(CT_METHOD));
+	json_object_object_add(doc, "histogram_us", json_object_new_int(JL_CT_HIST_US));
 	threads = json_object_new_array();
 	json_object_object_add(doc, "threads", threads);
 	for (int k = 0; k < nm; k++) {
 		const struct jl_thread_spec *t = &base->threads[measured[k]];
 		json_object *to = json_object_new_object(), *a = json_object_new_object(), *b = json_object_new_object();
+		json_object *x = json_object_new_object();
 		char cpus[256] = "all";
 
 		if (t->cpus_set)
@@ -449,8 +660,10 @@ int cmd_cyclictest(int argc, char **argv)
 		json_object_object_add(to, "cpus", json_object_new_string(cpus));
 		json_object_object_add(a, "runs", json_object_new_array());
 		json_object_object_add(b, "runs", json_object_new_array());
+		json_object_object_add(x, "runs", json_object_new_array());
 		json_object_object_add(to, "cyclictest", a);
 		json_object_object_add(to, "jitterlab", b);
+		json_object_object_add(to, "jitterlab_exact", x);
 		json_object_array_add(threads, to);
 	}
 
@@ -463,6 +676,7 @@ int cmd_cyclictest(int argc, char **argv)
 			struct jl_thread_spec *t = &ct->threads[measured[k]];
 
 			ct_json_path(dir, t->name, rep, path, sizeof(path));
+			ct_json_create(dir, path);
 			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], path, cmdline, sizeof(cmdline), err, sizeof(err))) {
 				sigprocmask(SIG_SETMASK, &oldmask, NULL);
 				goto bad;
@@ -531,7 +745,7 @@ int cmd_cyclictest(int argc, char **argv)
 						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
 					} else {
 						ct_json_keep(dir, tn, rep, path, sizeof(path));
-						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, path, rep);
+						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, "json", path, rep);
 					}
 				} else {
 					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
@@ -542,9 +756,15 @@ int cmd_cyclictest(int argc, char **argv)
 						if (!strcmp(json_object_get_string(jget(x, "name")), tn))
 							th = x;
 					}
-					if (th)
-						add_jl_run(jget(jget(to, "jitterlab"), "runs"), th, rdir, rep);
-					else
+					if (th) {
+						struct jl_ct_result r;
+
+						add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
+						if (jl_ct_bucket_samples(rdir, tn, &r, err, sizeof(err)))
+							fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+						else
+							add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);
+					} else
 						fprintf(stderr, "jitterlab cyclictest: no result for '%s' in the jitterlab run (log: %s)\n", tn, log);
 					json_object_put(sum);
 				}
@@ -557,8 +777,13 @@ int cmd_cyclictest(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
 	if (jl_output_write_json_path(path, doc))
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
-	jl_cyclictest_print(stdout, doc);
-	printf("\ncyclictest.json and both sides' runs in %s\n", dir);
+	if (o.json) {
+		jl_json_print(stdout, doc);
+		fprintf(stderr, "cyclictest.json and both sides' runs in %s\n", dir);
+	} else {
+		jl_cyclictest_print(stdout, doc);
+		printf("\ncyclictest.json and both sides' runs in %s\n", dir);
+	}
 	for (int k = 0; k < nm && status == JL_EXIT_OK; k++) {
 		json_object *to = json_object_array_get_idx(threads, (size_t)k);
 

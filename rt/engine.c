@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -119,7 +120,10 @@ static bool sleep_to_release(int64_t t)
 }
 
 /* A control loop: releases at absolute times first_release + k * period, until the first release at
- * or after t_end (the cycle in progress at the end runs to its end: see stop.h). */
+ * or after t_end (the cycle in progress at the end runs to its end: see stop.h). After t_end no
+ * backlog cycle starts: with overrun = catchup the releases still owed are left (not started), with
+ * overrun = skip they are dropped like any overrun. th->next_release is the first release the loop
+ * did not run: every release before it either ran (a sample) or was skipped (between two samples). */
 static void drive_periodic(struct jl_thread *th)
 {
 	const struct jl_thread_spec *spec = th->spec;
@@ -135,11 +139,17 @@ static void drive_periodic(struct jl_thread *th)
 		release = eng->t0;
 	while (release < eng->t_end) {
 		jl_mark_fn mark;
-		int64_t wake, end, latency;
+		int64_t wake, end, latency, now = jl_now_ns();
 		size_t n;
 		bool miss;
 		int cpu;
 
+		if (now >= eng->t_end && release <= now) {
+			/* the end came while releases were still owed: start none of them */
+			if (spec->overrun == JL_OVERRUN_SKIP)
+				release += ((now - release) / period + 1) * period;
+			break;
+		}
 		if (!sleep_to_release(release))
 			break;
 		wake = jl_now_ns();
@@ -179,11 +189,11 @@ static void drive_periodic(struct jl_thread *th)
 			int64_t k = (end - release) / period + 1;
 
 			skipped = (uint32_t)k;
-			th->skipped_total += (uint64_t)k;
 			release += k * period;
 			cycle += (uint64_t)k;
 		}
 	}
+	th->next_release = release;
 }
 
 /* A neighbour: the work back to back until the end. */
@@ -314,6 +324,10 @@ static void *thread_main(void *arg)
 
 	th->tid = (pid_t)syscall(SYS_gettid);
 	set_comm(th);
+	/* a measured thread's timer fires when it asked, whatever its policy: the default 50 us slack of
+	 * SCHED_OTHER threads (RT threads get none) would bias every fifo-vs-other comparison */
+	if (th->measured && prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL))
+		thread_fail(th, errno, "prctl(PR_SET_TIMERSLACK)");
 	prefault_stack();
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);

@@ -8,7 +8,8 @@
  * executor thread that runs callbacks from a ready queue will be a third driver; nothing else changes.
  *
  * The cycle path (inside a driver, between two releases) must never allocate, do I/O, take locks or
- * make syscalls other than clock_nanosleep/clock_gettime; the only exception is the trace marker hook,
+ * make syscalls other than clock_nanosleep/clock_gettime (measured threads set a 1 ns timer slack
+ * before the start gate, so the sleep ends when asked whatever the policy); the only exception is the trace marker hook,
  * called on interesting cycles only (a miss, or a latency over the threshold). */
 #ifndef JL_ENGINE_H
 #define JL_ENGINE_H
@@ -70,7 +71,7 @@ struct jl_thread {
 	struct jl_work_state work;
 	uint64_t work_calls;
 	int64_t work_sum_ns, work_max_ns;
-	uint64_t skipped_total;
+	int64_t next_release;       /* periodic: the first release the loop did not run (see drive_periodic) */
 	cpu_set_t cpus_used;
 	int64_t cpu_time_ns;
 	long ctx_voluntary, ctx_involuntary;

@@ -9,12 +9,12 @@
 
 static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
 {
-	char path[256];
-	json_object *t;
+	json_object *t, *w;
 
 	if (!strncmp(metric, "wakeup.", 7)) {
-		snprintf(path, sizeof(path), "trace.wakeup_ns.%s.%s", thread, metric + 7);
-		return jl_json_get_double(summary, path, v);
+		/* the thread's own object first: a copy's name (loop.0) holds a dot, a dotted path cannot */
+		return json_object_object_get_ex(summary, "trace", &w) && json_object_object_get_ex(w, "wakeup_ns", &w) &&
+		       json_object_object_get_ex(w, thread, &t) && jl_json_get_double(t, metric + 7, v);
 	}
 	t = jl_summary_thread(summary, thread);
 	if (!t)

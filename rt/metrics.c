@@ -4,9 +4,10 @@
 #include <string.h>
 
 const struct jl_metric_desc jl_metrics[] = {
-	{ "rate_hz", JL_UNIT_HZ, "rate_hz", "achieved release rate over the measured phase" },
+	{ "rate_hz", JL_UNIT_HZ, "rate_hz", "achieved rate: cycles run per second of the measured window" },
 	{ "misses", JL_UNIT_COUNT, "misses", "cycles whose work ended after release + deadline" },
 	{ "skipped", JL_UNIT_COUNT, "skipped", "releases dropped because a cycle overran (overrun = skip)" },
+	{ "not_started", JL_UNIT_COUNT, "not_started", "releases of a catchup backlog the end of the run cut off" },
 	{ "latency.p50", JL_UNIT_NS, "latency_ns.p50", "wakeup latency (wake - release), median" },
 	{ "latency.p90", JL_UNIT_NS, "latency_ns.p90", "wakeup latency, 90th percentile" },
 	{ "latency.p99", JL_UNIT_NS, "latency_ns.p99", "wakeup latency, 99th percentile" },

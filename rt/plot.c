@@ -2,12 +2,18 @@
  * latency over cycle index (shows transients) and a tick timeline (one mark per completed cycle over
  * 0.6 s, one row per thread); per sweep, strip plots of every run's value per condition with the mean
  * and per thread a tick timeline with one row per condition (its first usable run).
- * Data and scripts go to a private temporary directory, removed afterwards; each SVG is written to a
- * temporary name and renamed. Without gnuplot: a note, never a failure. Never runs during a measurement. */
+ * One gnuplot per SVG: its script (numeric data inline as `$name << EOD` blocks) comes on stdin from an
+ * unlinked temporary file, its SVG goes to stdout, which is the output writer's temporary file
+ * (output.h), committed when not empty. Must never paste a path, file name or scenario text into a
+ * script: every string is a gnuplot single-quoted literal with '' for a quote and no control
+ * characters (gp_str), and gnuplot (which has system()) runs with a clean environment, no inherited
+ * fds beyond 0-2 and, under sudo, as the invoking user. Without gnuplot: a note, never a failure.
+ * Never runs during a measurement. */
 #include "plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -33,44 +39,89 @@ struct series {
 	int64_t *cycle, *release, *end, *latency;
 };
 
-static bool have_gnuplot(void)
+/* The gnuplot that PATH names (an empty PATH hides it) into EXE. */
+static bool have_gnuplot(char *exe, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[4096], *save = NULL, exe[PATH_MAX];
+	char buf[4096], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
 	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(exe, sizeof(exe), "%s/gnuplot", d);
-		if (!access(exe, X_OK))
+		snprintf(exe, len, "%s/gnuplot", d);
+		if (d[0] == '/' && !access(exe, X_OK))
 			return true;
 	}
 	return false;
 }
 
-/* Run gnuplot on SCRIPT (30 s at most). 0, or -1. */
-static int run_gnuplot(const char *script)
+/* Print S as a gnuplot single-quoted string: '' stands for a quote inside; a control character (which
+ * could end the command line) becomes '?'. Nothing else is special in single quotes. */
+static void gp_str(FILE *f, const char *s)
 {
-	pid_t pid;
-	int status = 0;
-	time_t start = time(NULL);
+	fputc('\'', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
 
+		if (c == '\'')
+			fputc('\'', f);
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+	fputc('\'', f);
+}
+
+/* A new script: an unlinked temporary file that starts with the SVG terminal, output to stdout. */
+static FILE *script_new(int width, int height, int font)
+{
+	FILE *f = tmpfile();
+
+	if (f)
+		fprintf(f, "set terminal svg size %d,%d noenhanced font 'sans,%d' background '#ffffff'\nset output\n", width, height,
+			font);
+	return f;
+}
+
+/* Run gnuplot EXE on SCRIPT (stdin) with its stdout on OUT_FD, 30 s at most: a clean environment, no
+ * other fd, and under sudo the invoking user without supplementary groups. 0, or -1. */
+static int run_gnuplot(const char *exe, FILE *script, int out_fd)
+{
+	static char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/nonexistent", "LANG=C", NULL };
+	char *const argv[] = { "gnuplot", NULL };
+	int status = 0, null_fd;
+	time_t start = time(NULL);
+	uid_t uid;
+	gid_t gid;
+	bool drop = jl_output_sudo_user(&uid, &gid);
+	pid_t pid;
+
+	if (fflush(script) || fseek(script, 0, SEEK_SET))
+		return -1;
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd < 0)
+		return -1;
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(null_fd);
 		return -1;
+	}
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
 		sigset_t none;
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		if (dup2(fileno(script), 0) < 0 || dup2(out_fd, 1) < 0 || dup2(null_fd, 2) < 0)
+			_exit(126);
+		if (close_range(3, ~0U, 0))
+			for (int fd = 3; fd < 4096; fd++)
+				close(fd);
+		if (drop && (setgroups(0, NULL) || setgid(gid) || setuid(uid) || getuid() != uid || geteuid() != uid))
+			_exit(126);
+		if (chdir("/"))
+			_exit(126);
+		execve(exe, argv, envp);
 		_exit(127);
 	}
+	close(null_fd);
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
@@ -88,31 +139,34 @@ static int run_gnuplot(const char *script)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* Rename DIR/NAME.tmp to DIR/NAME if gnuplot made it. Returns 1 when the plot exists, else 0. */
-static int commit_svg(const char *dir, const char *name)
+/* Render SCRIPT (closed here) into DIR/NAME through the output writer; committed only when gnuplot
+ * exited 0 and wrote something. Returns 1 when the plot was written, else 0 (*FAILED set when gnuplot
+ * failed or the file could not be written). */
+static int render(const char *exe, FILE *script, const char *dir, const char *name, bool *failed)
 {
-	char tmp[PATH_MAX + 80], path[PATH_MAX + 80];
+	struct jl_outfile of;
 	struct stat st;
+	int made = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (stat(tmp, &st) || st.st_size == 0 || rename(tmp, path)) {
-		unlink(tmp);
+	if (!script) {
+		*failed = true;
 		return 0;
 	}
-	jl_output_chown(path);
-	return 1;
-}
-
-static void rm_tmpdir(const char *dir, const char *const *files, int n)
-{
-	char p[PATH_MAX + 64];
-
-	for (int i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-		unlink(p);
+	if (jl_output_open(&of, dir, name)) {
+		*failed = true;
+		fclose(script);
+		return 0;
 	}
-	rmdir(dir);
+	if (run_gnuplot(exe, script, of.fd)) {
+		*failed = true;
+		jl_output_abort(&of); /* never half a plot */
+	} else if (fstat(of.fd, &st) == 0 && st.st_size > 0 && jl_output_commit(&of) == 0) {
+		made = 1;
+	} else if (of.dirfd >= 0) {
+		jl_output_abort(&of);
+	}
+	fclose(script);
+	return made;
 }
 
 static int series_push(struct series *s, int64_t cycle, int64_t rel, int64_t end, int64_t lat)
@@ -196,16 +250,16 @@ static int64_t bin_width(int64_t max)
 
 int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 {
-	static const char *const files[] = { "hist.dat", "cycle.dat", "ticks.dat", "plot.gp" };
 	struct series *ser = NULL;
-	char tmpdir[] = "/tmp/jitterlab-plot-XXXXXX", p[PATH_MAX + 64];
+	char exe[PATH_MAX];
 	int n, made = 0;
 	int64_t ws = 0;
 	size_t max_group = 1;
+	bool failed = false;
 	FILE *f;
 
 	err[0] = '\0';
-	if (!have_gnuplot()) {
+	if (!have_gnuplot(exe, sizeof(exe))) {
 		snprintf(err, errlen, "gnuplot is not installed: no plots (apt-get install gnuplot-nox)");
 		return 0;
 	}
@@ -220,14 +274,9 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		made = n < 0 ? -1 : 0;
 		goto out;
 	}
-	if (!mkdtemp(tmpdir)) {
-		snprintf(err, errlen, "plots: cannot make a temporary directory: %s", strerror(errno));
-		made = -1;
-		goto out;
-	}
-	/* histogram: one index per thread, "bin_us count" */
-	snprintf(p, sizeof(p), "%s/hist.dat", tmpdir);
-	if ((f = fopen(p, "we"))) {
+	/* histogram: one index per thread, "bin_us count width_us" */
+	if ((f = script_new(900, 500, 11))) {
+		fprintf(f, "$hist << EOD\n");
 		for (int k = 0; k < n; k++) {
 			int64_t max = 0, w;
 			uint64_t *cnt;
@@ -241,7 +290,6 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 				break;
 			for (size_t i = 0; i < ser[k].n; i++)
 				cnt[(ser[k].latency[i] < 0 ? 0 : ser[k].latency[i]) / w]++;
-			fprintf(f, "# %s\n", ser[k].name);
 			for (int64_t b = 0; b <= max / w; b++)
 				if (cnt[b])
 					fprintf(f, "%.3f %llu %.3f\n", (double)(b * w + w / 2) / 1e3, (unsigned long long)cnt[b],
@@ -249,14 +297,20 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 			fprintf(f, "\n\n");
 			free(cnt);
 		}
-		fclose(f);
+		fprintf(f, "EOD\nset grid\nset key top right\nset title 'wakeup latency histogram (log counts)'\n"
+			   "set xlabel 'latency (us)'\nset ylabel 'cycles'\nset logscale y\nset yrange [0.8:*]\nplot ");
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "%s$hist index %d using 1:2:3 with boxes fs transparent solid 0.45 noborder title ", k ? ", " : "", k);
+			gp_str(f, ser[k].name);
+		}
+		fprintf(f, "\n");
 	}
-	/* latency over cycle index */
-	snprintf(p, sizeof(p), "%s/cycle.dat", tmpdir);
-	if ((f = fopen(p, "we"))) {
-		/* a long run would make an SVG of one circle per cycle (megabytes): beyond MAX_POINTS
-		 * cycles, plot the maximum of each group of consecutive cycles instead (the max is what
-		 * shows a transient) */
+	made += render(exe, f, run_dir, "latency-hist.svg", &failed);
+	/* latency over cycle index: a long run would make an SVG of one circle per cycle (megabytes):
+	 * beyond MAX_POINTS cycles, plot the maximum of each group of consecutive cycles instead (the max
+	 * is what shows a transient) */
+	if ((f = script_new(900, 500, 11))) {
+		fprintf(f, "$cycle << EOD\n");
 		for (int k = 0; k < n; k++) {
 			size_t group = ser[k].n > MAX_POINTS ? (ser[k].n + MAX_POINTS - 1) / MAX_POINTS : 1;
 
@@ -271,8 +325,19 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 			}
 			fprintf(f, "\n\n");
 		}
-		fclose(f);
+		fprintf(f, "EOD\nset grid\nset key top right\n");
+		if (max_group > 1)
+			fprintf(f, "set title 'wakeup latency over the run (max of every %zu cycles)'\n", max_group);
+		else
+			fprintf(f, "set title 'wakeup latency over the run'\n");
+		fprintf(f, "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ");
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "%s$cycle index %d using 1:2 with points pt 7 ps 0.3 title ", k ? ", " : "", k);
+			gp_str(f, ser[k].name);
+		}
+		fprintf(f, "\n");
 	}
+	made += render(exe, f, run_dir, "latency-cycle.svg", &failed);
 	/* tick timeline: a 0.6 s window around the first thread's worst cycle */
 	{
 		size_t worst = 0;
@@ -292,8 +357,8 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		if (ws < lo)
 			ws = lo;
 	}
-	snprintf(p, sizeof(p), "%s/ticks.dat", tmpdir);
-	if ((f = fopen(p, "we"))) {
+	if ((f = script_new(900, 500, 11))) {
+		fprintf(f, "$ticks << EOD\n");
 		for (int k = 0; k < n; k++) {
 			int m = 0;
 
@@ -306,44 +371,21 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 				fprintf(f, "-1 %d\n", k); /* keep the index (outside the x range) */
 			fprintf(f, "\n\n");
 		}
-		fclose(f);
+		fprintf(f, "EOD\nset grid\nset title 'completed cycles, one mark each (0.6 s window)'\n"
+			   "set xlabel 'ms'\nunset ylabel\nset xrange [0:600]\nset yrange [-0.6:%d.6]\nunset key\nset ytics (", n - 1);
+		for (int k = 0; k < n; k++) {
+			fprintf(f, "%s", k ? ", " : "");
+			gp_str(f, ser[k].name);
+			fprintf(f, " %d", k);
+		}
+		fprintf(f, ")\nplot ");
+		for (int k = 0; k < n; k++)
+			fprintf(f, "%s$ticks index %d using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", k ? ", " : "", k);
+		fprintf(f, "\n");
 	}
-	snprintf(p, sizeof(p), "%s/plot.gp", tmpdir);
-	if (!(f = fopen(p, "we"))) {
-		snprintf(err, errlen, "plots: %s: %s", p, strerror(errno));
-		made = -1;
-		rm_tmpdir(tmpdir, files, 4);
-		goto out;
-	}
-	fprintf(f, "set terminal svg size 900,500 noenhanced font 'sans,11' background '#ffffff'\nset grid\nset key top right\n");
-	fprintf(f, "set output '%s/latency-hist.svg.tmp'\nset title 'wakeup latency histogram (log counts)'\n"
-		   "set xlabel 'latency (us)'\nset ylabel 'cycles'\nset logscale y\nset yrange [0.8:*]\n", run_dir);
-	fprintf(f, "plot ");
-	for (int k = 0; k < n; k++)
-		fprintf(f, "%s'%s/hist.dat' index %d using 1:2:3 with boxes fs transparent solid 0.45 noborder title '%s'",
-			k ? ", " : "", tmpdir, k, ser[k].name);
-	fprintf(f, "\nunset logscale y\nset yrange [*:*]\n");
-	if (max_group > 1)
-		fprintf(f, "set output '%s/latency-cycle.svg.tmp'\nset title 'wakeup latency over the run (max of every %zu cycles)'\n"
-			   "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ", run_dir, max_group);
-	else
-		fprintf(f, "set output '%s/latency-cycle.svg.tmp'\nset title 'wakeup latency over the run'\n"
-			   "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ", run_dir);
-	for (int k = 0; k < n; k++)
-		fprintf(f, "%s'%s/cycle.dat' index %d using 1:2 with points pt 7 ps 0.3 title '%s'", k ? ", " : "", tmpdir, k, ser[k].name);
-	fprintf(f, "\nset output '%s/ticks.svg.tmp'\nset title 'completed cycles, one mark each (0.6 s window)'\n"
-		   "set xlabel 'ms'\nunset ylabel\nset xrange [0:600]\nset yrange [-0.6:%d.6]\nunset key\nset ytics (", run_dir, n - 1);
-	for (int k = 0; k < n; k++)
-		fprintf(f, "%s'%s' %d", k ? ", " : "", ser[k].name, k);
-	fprintf(f, ")\nplot ");
-	for (int k = 0; k < n; k++)
-		fprintf(f, "%s'%s/ticks.dat' index %d using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", k ? ", " : "", tmpdir, k);
-	fprintf(f, "\n");
-	fclose(f);
-	if (run_gnuplot(p))
-		snprintf(err, errlen, "plots: gnuplot failed on %s", run_dir);
-	made = commit_svg(run_dir, "latency-hist.svg") + commit_svg(run_dir, "latency-cycle.svg") + commit_svg(run_dir, "ticks.svg");
-	rm_tmpdir(tmpdir, files, 4);
+	made += render(exe, f, run_dir, "ticks.svg", &failed);
+	if (failed)
+		snprintf(err, errlen, "plots: gnuplot failed on %s, or its plots could not be written there", run_dir);
 out:
 	for (int k = 0; k < MAX_SERIES; k++) {
 		free(ser[k].cycle);
@@ -360,18 +402,6 @@ static json_object *jget(json_object *o, const char *k)
 	json_object *v = NULL;
 
 	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-/* Print S as a gnuplot single-quoted string ('' stands for a quote inside). */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
 }
 
 /* The start of RUN_DIR's measured phase: t_measure_ns from its summary.json, else the earliest release
@@ -435,46 +465,44 @@ static long write_ticks(FILE *f, const char *run_dir, const char *tn, int row)
 	return m;
 }
 
+/* A thread name usable in a file name (strip-NAME.svg): [a-z][a-z0-9_-]* with copies' ".N". */
+static bool name_ok(const char *s)
+{
+	if (!s || *s < 'a' || *s > 'z' || strlen(s) >= 64)
+		return false;
+	return !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-.")];
+}
+
 /* The tick timeline of thread TN across a sweep's conditions: SWEEP_DIR/ticks-TN.svg, one row per
  * condition (the first at the top), each the completed cycles (end times, as in a run's ticks.svg) of
  * the first 0.6 s of the measured phase of that condition's first usable run, labelled with the
  * condition, the run and its achieved rate. Returns 1 when the plot was written, else 0 (ERR set when
  * gnuplot failed), or -1 with ERR. */
-static int sweep_ticks(const char *sweep_dir, json_object *conds, const char *tn, char *err, size_t errlen)
+static int sweep_ticks(const char *exe, const char *sweep_dir, json_object *conds, const char *tn, char *err,
+		       size_t errlen)
 {
-	static const char *const files[] = { "ticks.dat", "ticks.gp" };
 	size_t nc = conds ? json_object_array_length(conds) : 0;
-	char tmpdir[] = "/tmp/jitterlab-plot-XXXXXX", p[PATH_MAX + 64], name[128];
-	FILE *fd, *g;
+	char p[PATH_MAX + 64], name[128], *labels = NULL;
+	size_t llen = 0;
+	FILE *g, *lab;
+	bool failed = false;
 	int made;
 
 	if (!nc)
 		return 0;
-	if (!mkdtemp(tmpdir)) {
-		snprintf(err, errlen, "plots: cannot make a temporary directory: %s", strerror(errno));
-		return -1;
-	}
-	snprintf(p, sizeof(p), "%s/ticks.dat", tmpdir);
-	fd = fopen(p, "we");
-	snprintf(p, sizeof(p), "%s/ticks.gp", tmpdir);
-	g = fopen(p, "we");
-	if (!fd || !g) {
-		if (fd)
-			fclose(fd);
+	g = script_new(1000, (int)(120 + 45 * (nc < 3 ? 3 : nc)), 11);
+	lab = open_memstream(&labels, &llen);
+	if (!g || !lab) {
 		if (g)
 			fclose(g);
-		rm_tmpdir(tmpdir, files, 2);
-		snprintf(err, errlen, "plots: cannot write in %s", tmpdir);
+		if (lab)
+			fclose(lab);
+		free(labels);
+		snprintf(err, errlen, "plots: cannot make a temporary file: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(name, sizeof(name), "ticks-%s.svg", tn);
-	fprintf(g, "set terminal svg size 1000,%zu noenhanced font 'sans,11' background '#ffffff'\n"
-		   "set output '%s/%s.tmp'\nset title ",
-		120 + 45 * (nc < 3 ? 3 : nc), sweep_dir, name);
-	snprintf(p, sizeof(p), "%s: completed cycles (end times), first 0.6 s of the measured phase, first run of each condition", tn);
-	gp_str(g, p);
-	fprintf(g, "\nset grid xtics\nset xlabel 'ms after the start of the measured phase'\nunset ylabel\nunset key\n"
-		   "set xrange [0:600]\nset yrange [-0.6:%zu.6]\nset ytics (", nc - 1);
+	fprintf(g, "$ticks << EOD\n");
 	for (size_t c = 0; c < nc; c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *runs = jget(co, "runs"), *run = NULL;
 		const char *label = json_object_get_string(jget(co, "label"));
@@ -482,6 +510,8 @@ static int sweep_ticks(const char *sweep_dir, json_object *conds, const char *tn
 		long m = -1;
 		char text[256];
 
+		if (!label)
+			label = "?";
 		for (size_t k = 0; runs && k < json_object_array_length(runs) && !run; k++) {
 			json_object *r = json_object_array_get_idx(runs, k), *u = jget(r, "usable");
 
@@ -491,7 +521,7 @@ static int sweep_ticks(const char *sweep_dir, json_object *conds, const char *tn
 		if (run) {
 			json_object *rate = jget(jget(jget(run, "metrics"), tn), "rate_hz");
 
-			m = write_ticks(fd, json_object_get_string(jget(run, "dir")), tn, row);
+			m = write_ticks(g, json_object_get_string(jget(run, "dir")), tn, row);
 			if (m < 0)
 				snprintf(text, sizeof(text), "%s r%d: no samples", label, json_object_get_int(jget(run, "run")));
 			else if (!rate)
@@ -503,80 +533,119 @@ static int sweep_ticks(const char *sweep_dir, json_object *conds, const char *tn
 			snprintf(text, sizeof(text), "%s: no usable run", label);
 		}
 		if (m <= 0)
-			fprintf(fd, "-1 %d\n", row); /* keep the index (outside the x range) */
-		fprintf(fd, "\n\n");
-		fprintf(g, "%s", c ? ", " : "");
-		gp_str(g, text);
-		fprintf(g, " %d", row);
+			fprintf(g, "-1 %d\n", row); /* keep the index (outside the x range) */
+		fprintf(g, "\n\n");
+		fprintf(lab, "%s", c ? ", " : "");
+		gp_str(lab, text);
+		fprintf(lab, " %d", row);
 	}
-	fprintf(g, ")\nplot ");
+	fclose(lab);
+	fprintf(g, "EOD\nset title ");
+	snprintf(p, sizeof(p), "%s: completed cycles (end times), first 0.6 s of the measured phase, first run of each condition", tn);
+	gp_str(g, p);
+	fprintf(g, "\nset grid xtics\nset xlabel 'ms after the start of the measured phase'\nunset ylabel\nunset key\n"
+		   "set xrange [0:600]\nset yrange [-0.6:%zu.6]\nset ytics (%s)\nplot ", nc - 1, labels ? labels : "");
+	free(labels);
 	for (size_t c = 0; c < nc; c++)
-		fprintf(g, "%s'%s/ticks.dat' index %zu using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", c ? ", " : "",
-			tmpdir, c);
+		fprintf(g, "%s$ticks index %zu using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", c ? ", " : "", c);
 	fprintf(g, "\n");
-	fclose(fd);
-	fclose(g);
-	snprintf(p, sizeof(p), "%s/ticks.gp", tmpdir);
-	if (run_gnuplot(p))
+	made = render(exe, g, sweep_dir, name, &failed);
+	if (failed)
 		snprintf(err, errlen, "plots: gnuplot failed on the tick timeline of %s", tn);
-	made = commit_svg(sweep_dir, name);
-	rm_tmpdir(tmpdir, files, 2);
 	return made;
 }
 
 int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t errlen)
 {
-	static const char *const files[] = { "strip.dat", "mean.dat", "strip.gp" };
 	json_object *threads = jget(sweep, "threads"), *conds = jget(sweep, "conditions"), *metrics = jget(sweep, "metrics");
 	size_t nt = threads ? json_object_array_length(threads) : 0, nc = conds ? json_object_array_length(conds) : 0;
 	size_t nm = metrics ? json_object_array_length(metrics) : 0;
-	char tick_err[512];
+	char tick_err[512], exe[PATH_MAX];
 	int made = 0, nk;
 
 	err[0] = '\0';
-	if (!have_gnuplot()) {
+	if (!have_gnuplot(exe, sizeof(exe))) {
 		snprintf(err, errlen, "gnuplot is not installed: no strip plots or tick timelines (apt-get install gnuplot-nox)");
 		return 0;
 	}
 	for (size_t t = 0; t < nt; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, t));
-		char tmpdir[] = "/tmp/jitterlab-plot-XXXXXX", p[PATH_MAX + 64], name[128];
-		FILE *fs, *fm, *g;
+		char name[128], title[160];
+		char *mean = NULL;
+		size_t meanlen = 0;
+		FILE *g, *fm;
+		bool failed = false;
 
-		if (!mkdtemp(tmpdir)) {
-			snprintf(err, errlen, "plots: cannot make a temporary directory: %s", strerror(errno));
-			return -1;
+		if (!name_ok(tn)) {
+			if (!err[0])
+				snprintf(err, errlen, "plots: thread name '%.64s' in %s/sweep.json is not valid: not plotted", tn ? tn : "",
+					 sweep_dir);
+			continue;
 		}
-		snprintf(p, sizeof(p), "%s/strip.dat", tmpdir);
-		fs = fopen(p, "we");
-		snprintf(p, sizeof(p), "%s/mean.dat", tmpdir);
-		fm = fopen(p, "we");
-		snprintf(p, sizeof(p), "%s/strip.gp", tmpdir);
-		g = fopen(p, "we");
-		if (!fs || !fm || !g) {
-			if (fs)
-				fclose(fs);
-			if (fm)
-				fclose(fm);
+		g = script_new(nc > 4 ? 1800 : 1400, 700, 10);
+		fm = open_memstream(&mean, &meanlen);
+		if (!g || !fm) {
 			if (g)
 				fclose(g);
-			rm_tmpdir(tmpdir, files, 3);
-			snprintf(err, errlen, "plots: cannot write in %s", tmpdir);
+			if (fm)
+				fclose(fm);
+			free(mean);
+			snprintf(err, errlen, "plots: cannot make a temporary file: %s", strerror(errno));
 			return -1;
 		}
 		snprintf(name, sizeof(name), "strip-%s.svg", tn);
-		fprintf(g, "set terminal svg size %d,700 noenhanced font 'sans,10' background '#ffffff'\n"
-			   "set output '%s/%s.tmp'\nset multiplot layout 2,%d title 'thread %s: every run per condition, mean marked'\n"
-			   "set grid ytics\nunset key\nset xrange [0.5:%zu.5]\nset xtics rotate by -30 (",
-			nc > 4 ? 1800 : 1400, sweep_dir, name, (int)(nm + 1) / 2, tn, nc);
-		for (size_t c = 0; c < nc; c++)
-			fprintf(g, "%s'%s' %zu", c ? ", " : "", json_object_get_string(jget(json_object_array_get_idx(conds, c), "label")), c + 1);
+		/* the data first: $strip and $mean, one index per metric */
+		fprintf(g, "$strip << EOD\n");
+		for (size_t m = 0; m < nm; m++) {
+			json_object *mo = json_object_array_get_idx(metrics, m);
+			const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
+			double scale = 1, hi = -INFINITY;
+
+			for (size_t c = 0; c < nc; c++) {
+				json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
+
+				for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
+					double x = json_object_get_double(json_object_array_get_idx(vals, k));
+
+					hi = x > hi ? x : hi;
+				}
+			}
+			if (unit && !strcmp(unit, "ns"))
+				scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : 1e3;
+			for (size_t c = 0; c < nc; c++) {
+				json_object *st = jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn);
+				json_object *vals = jget(st, "values"), *mo2 = jget(st, "mean");
+				size_t nv = vals ? json_object_array_length(vals) : 0;
+
+				for (size_t k = 0; k < nv; k++)
+					fprintf(g, "%.3f %.6g\n", (double)(c + 1) + ((double)(k % 5) - 2) * 0.06,
+						json_object_get_double(json_object_array_get_idx(vals, k)) / scale);
+				if (mo2)
+					fprintf(fm, "%zu %.6g\n", c + 1, json_object_get_double(mo2) / scale);
+			}
+			fprintf(g, "-10 1\n\n\n"); /* never empty: keep the index (outside the x range) */
+			fprintf(fm, "-10 1\n\n\n");
+		}
+		fclose(fm);
+		fprintf(g, "EOD\n$mean << EOD\n%sEOD\n", mean ? mean : "");
+		free(mean);
+		snprintf(title, sizeof(title), "thread %s: every run per condition, mean marked", tn);
+		fprintf(g, "set multiplot layout 2,%d title ", (int)(nm + 1) / 2);
+		gp_str(g, title);
+		fprintf(g, "\nset grid ytics\nunset key\nset xrange [0.5:%zu.5]\nset xtics rotate by -30 (", nc);
+		for (size_t c = 0; c < nc; c++) {
+			const char *label = json_object_get_string(jget(json_object_array_get_idx(conds, c), "label"));
+
+			fprintf(g, "%s", c ? ", " : "");
+			gp_str(g, label ? label : "?");
+			fprintf(g, " %zu", c + 1);
+		}
 		fprintf(g, ")\n");
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 			const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
-			double scale = 1, lo = INFINITY, hi = -INFINITY;
-			const char *ylabel = unit;
+			double lo = INFINITY, hi = -INFINITY;
+			const char *ylabel = unit ? unit : "";
 
 			/* the unit that suits the largest value; a log axis when the runs span two decades */
 			for (size_t c = 0; c < nc; c++) {
@@ -589,40 +658,22 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 					hi = x > hi ? x : hi;
 				}
 			}
-			if (!strcmp(unit, "ns")) {
-				scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : 1e3;
+			if (unit && !strcmp(unit, "ns"))
 				ylabel = hi >= 1e9 ? "s" : hi >= 1e6 ? "ms" : "us";
-			}
-			for (size_t c = 0; c < nc; c++) {
-				json_object *st = jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn);
-				json_object *vals = jget(st, "values"), *mean = jget(st, "mean");
-				size_t nv = vals ? json_object_array_length(vals) : 0;
-
-				for (size_t k = 0; k < nv; k++)
-					fprintf(fs, "%.3f %.6g\n", (double)(c + 1) + ((double)(k % 5) - 2) * 0.06,
-						json_object_get_double(json_object_array_get_idx(vals, k)) / scale);
-				if (mean)
-					fprintf(fm, "%zu %.6g\n", c + 1, json_object_get_double(mean) / scale);
-			}
-			fprintf(fs, "-10 1\n\n\n"); /* never empty: keep the index (outside the x range) */
-			fprintf(fm, "-10 1\n\n\n");
-			fprintf(g, "%s\n", lo > 0 && hi / lo > 100 ? "set logscale y" : "unset logscale y");
-			fprintf(g, "set title '%s'\nset ylabel '%s'\nplot '%s/strip.dat' index %zu using 1:2 with points pt 7 ps 0.7 lc rgb '#1f77b4', "
-				   "'%s/mean.dat' index %zu using 1:2:(0.25) with xerrorbars pt 0 lw 2 lc rgb '#d62728'\n",
-				mn, ylabel, tmpdir, m, tmpdir, m);
+			fprintf(g, "%s\nset title ", lo > 0 && hi / lo > 100 ? "set logscale y" : "unset logscale y");
+			gp_str(g, mn ? mn : "?");
+			fprintf(g, "\nset ylabel ");
+			gp_str(g, ylabel);
+			fprintf(g, "\nplot $strip index %zu using 1:2 with points pt 7 ps 0.7 lc rgb '#1f77b4', "
+				   "$mean index %zu using 1:2:(0.25) with xerrorbars pt 0 lw 2 lc rgb '#d62728'\n", m, m);
 		}
 		fprintf(g, "unset multiplot\n");
-		fclose(fs);
-		fclose(fm);
-		fclose(g);
-		snprintf(p, sizeof(p), "%s/strip.gp", tmpdir);
-		if (run_gnuplot(p))
+		made += render(exe, g, sweep_dir, name, &failed);
+		if (failed && !err[0])
 			snprintf(err, errlen, "plots: gnuplot failed on the strip plot of %s", tn);
-		made += commit_svg(sweep_dir, name);
-		rm_tmpdir(tmpdir, files, 3);
 		/* the tick timeline: its failure never hides a strip plot's (ERR keeps the first note) */
 		tick_err[0] = '\0';
-		nk = sweep_ticks(sweep_dir, conds, tn, tick_err, sizeof(tick_err));
+		nk = sweep_ticks(exe, sweep_dir, conds, tn, tick_err, sizeof(tick_err));
 		if (nk > 0)
 			made += nk;
 		else if (tick_err[0] && !err[0])

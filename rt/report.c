@@ -1,7 +1,8 @@
 /* report: `jitterlab report DIR...`: the tables of one run (the run's own table, plots refreshed), of
  * several runs side by side (one column per run, one block per measured thread), of a sweep (its
- * comparison table from sweep.json) or of a cyclictest comparison (cyclictest.json). Reads the files a
- * run wrote; writes nothing but the SVG plots; never starts a run. */
+ * comparison table from sweep.json) or of a cyclictest comparison (cyclictest.json); with --json, the
+ * documents those tables are rendered from instead. Reads the files a run wrote; writes nothing but the
+ * SVG plots; never starts a run. */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -180,21 +181,38 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 	}
 }
 
+/* The plots `report` refreshes for a run, as written by jl_plot_run. */
+static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: jitterlab report [--no-plots] [--json] RUN_DIR...\n"
+		     "  --no-plots          do not refresh the SVG plots\n"
+		     "  --json              print the documents the tables come from on stdout instead: one RUN_DIR, its\n"
+		     "                      summary.json (plus \"kind\": \"run\", \"dir\", \"plots\"), sweep.json or\n"
+		     "                      cyclictest.json; several,\n"
+		     "                      {\"kind\": \"report\", \"runs\": [those documents, in argument order]}\n");
+}
+
 int cmd_report(int argc, char **argv)
 {
-	json_object *sum[MAX_DIRS] = { 0 };
+	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
 	char *dirs[MAX_DIRS] = { 0 };
 	int n = 0, status = JL_EXIT_OK;
-	bool no_plots = false;
+	bool no_plots = false, json = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-plots")) {
 			no_plots = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+			continue;
+		}
 		if (argv[i][0] == '-' || n == MAX_DIRS) {
-			fprintf(stderr, "jitterlab report: %s '%s'\nusage: jitterlab report [--no-plots] RUN_DIR...\n",
-				n == MAX_DIRS ? "too many directories at" : "unknown option", argv[i]);
+			fprintf(stderr, "jitterlab report: %s '%s'\n", n == MAX_DIRS ? "too many directories at" : "unknown option", argv[i]);
+			usage(stderr);
 			status = JL_EXIT_USAGE;
 			goto out;
 		}
@@ -207,10 +225,11 @@ int cmd_report(int argc, char **argv)
 		n++;
 	}
 	if (!n) {
-		fprintf(stderr, "usage: jitterlab report [--no-plots] RUN_DIR...\n");
+		usage(stderr);
 		return JL_EXIT_USAGE;
 	}
-	/* sweeps and cyclictest comparisons are printed one by one */
+	/* sweeps and cyclictest comparisons are printed one by one; with --json every document is kept, in
+	 * argument order, and printed at the end */
 	for (int i = 0; i < n; i++) {
 		char p[PATH_MAX + 32], err[512] = "";
 		json_object *doc;
@@ -222,10 +241,11 @@ int cmd_report(int argc, char **argv)
 				status = JL_EXIT_RUNTIME;
 				continue;
 			}
-			jl_sweep_print(stdout, doc, false);
+			if (!json)
+				jl_sweep_print(stdout, doc, false);
 			if (!no_plots && jl_plot_sweep(dirs[i], doc, err, sizeof(err)) <= 0 && err[0])
 				fprintf(stderr, "jitterlab report: %s\n", err);
-			json_object_put(doc);
+			docs[i] = doc;
 			continue;
 		}
 		if (has_file(dirs[i], "cyclictest.json")) {
@@ -235,8 +255,9 @@ int cmd_report(int argc, char **argv)
 				status = JL_EXIT_RUNTIME;
 				continue;
 			}
-			jl_cyclictest_print(stdout, doc);
-			json_object_put(doc);
+			if (!json)
+				jl_cyclictest_print(stdout, doc);
+			docs[i] = doc;
 			continue;
 		}
 		snprintf(p, sizeof(p), "%s/summary.json", dirs[i]);
@@ -256,7 +277,9 @@ int cmd_report(int argc, char **argv)
 				s2[m] = sum[i];
 				d2[m++] = dirs[i];
 			}
-		if (m == 1) {
+		if (json) {
+			/* nothing */
+		} else if (m == 1) {
 			printf("run directory: %s\n", d2[0]);
 			jl_table_print(stdout, s2[0], JL_TABLE_TEXT);
 		} else if (m > 1) {
@@ -266,15 +289,52 @@ int cmd_report(int argc, char **argv)
 			char err[512] = "";
 			int np = jl_plot_run(d2[i], err, sizeof(err));
 
-			if (np > 0)
+			if (np > 0 && !json)
 				printf("plots: %s/{latency-hist,latency-cycle,ticks}.svg\n", d2[i]);
-			else if (err[0])
+			else if (np <= 0 && err[0])
 				fprintf(stderr, "jitterlab report: %s\n", err);
 		}
+	}
+	if (json) {
+		json_object *list = json_object_new_array(), *top;
+		int nd = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (sum[i]) { /* a run: its summary, and where it is and what report refreshed */
+				json_object *plots = json_object_new_array();
+
+				for (size_t k = 0; k < sizeof(run_plots) / sizeof(run_plots[0]); k++)
+					if (has_file(dirs[i], run_plots[k]))
+						json_object_array_add(plots, json_object_new_string(run_plots[k]));
+				if (!jget(sum[i], "kind"))
+					json_object_object_add(sum[i], "kind", json_object_new_string("run"));
+				json_object_object_add(sum[i], "dir", json_object_new_string(dirs[i]));
+				json_object_object_add(sum[i], "plots", plots);
+				docs[i] = json_object_get(sum[i]);
+			}
+			if (docs[i]) {
+				json_object_array_add(list, json_object_get(docs[i]));
+				nd++;
+			}
+		}
+		if (n == 1 && nd == 1) {
+			jl_json_print(stdout, json_object_array_get_idx(list, 0));
+		} else {
+			top = json_object_new_object();
+			json_object_object_add(top, "tool", json_object_new_string("jitterlab"));
+			json_object_object_add(top, "version", json_object_new_string(JL_VERSION));
+			json_object_object_add(top, "kind", json_object_new_string("report"));
+			json_object_object_add(top, "runs", json_object_get(list));
+			if (nd)
+				jl_json_print(stdout, top);
+			json_object_put(top);
+		}
+		json_object_put(list);
 	}
 out:
 	for (int i = 0; i < MAX_DIRS; i++) {
 		json_object_put(sum[i]);
+		json_object_put(docs[i]);
 		free(dirs[i]);
 	}
 	return status;

@@ -8,6 +8,46 @@
 
 #include "../affinity/cpulist.h"
 
+/* Releases of a loop on its grid BASE + k * P (k >= 0) that lie in [LO, HI). */
+static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
+{
+	int64_t a, b;
+
+	if (lo < base)
+		lo = base;
+	if (hi <= lo)
+		return 0;
+	a = (lo - base + p - 1) / p; /* first k with base + k p >= lo */
+	b = (hi - base + p - 1) / p; /* first k with base + k p >= hi */
+	return (uint64_t)(b - a);
+}
+
+/* Every release of the window [WS, WE) is one of: a cycle that ran (a sample), a skipped release (one
+ * between two cycles that ran, or between the last one and the loop's next_release: overrun = skip), or
+ * one not started (at or after next_release: a catchup backlog the end cut off, or a loop that never
+ * ran). Counted here from the releases themselves, so that cycles + skipped + not_started == releases.
+ * N: the samples the loop stored (warm-up and any after the window included). */
+static void account_releases(const struct jl_engine *eng, const struct jl_thread *th, size_t n, int64_t ws,
+			     int64_t we, struct jl_thread_result *r)
+{
+	const int64_t p = th->spec->period_ns;
+	const int64_t base = th->first_release > eng->t0 ? th->first_release : eng->t0;
+	int64_t prev = base - p, next = th->next_release > base ? th->next_release : base;
+
+	r->releases = grid_count(base, p, ws, we);
+	r->skipped = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t rel = th->samples[i].release;
+
+		r->skipped += grid_count(base, p, prev + p > ws ? prev + p : ws, rel < we ? rel : we);
+		prev = rel;
+	}
+	if (n && next < prev + p)
+		next = prev + p;
+	r->skipped += grid_count(base, p, prev + p > ws ? prev + p : ws, next < we ? next : we);
+	r->not_started = grid_count(base, p, next > ws ? next : ws, we);
+}
+
 static int thread_result(const struct jl_engine *eng, const struct jl_thread *th, struct jl_thread_result *r,
 			 int64_t *lat, int64_t *per, int64_t *resp, int64_t *scratch)
 {
@@ -16,6 +56,7 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	size_t first = th->samples ? jl_thread_first_measured(th) : 0;
 	int64_t deadline = spec->deadline_ns ? spec->deadline_ns : spec->period_ns;
 	int64_t win_start, win_end;
+	cpu_set_t used;
 	size_t np = 0;
 	int64_t work_sum = 0, work_max = 0;
 
@@ -42,15 +83,19 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	if (spec->start_ns)
 		win_start = th->first_release;
 	win_end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
-	r->window_s = win_end > win_start ? (double)(win_end - win_start) / 1e9 : 0.0;
+	r->window_start_ns = win_start;
+	r->window_end_ns = win_end > win_start ? win_end : win_start;
+	r->window_s = (double)(r->window_end_ns - win_start) / 1e9;
 	if (!r->periodic)
 		return 0;
 
+	account_releases(eng, th, n, win_start, r->window_end_ns, r);
 	/* cycles released after an early stop (SIGINT) ran only to notice it: they do not count */
 	while (n > first && th->samples[n - 1].release >= win_end)
 		n--;
 	r->first = first;
 	r->cycles = n - first;
+	CPU_ZERO(&used);
 	for (size_t i = first; i < n; i++) {
 		const struct jl_sample *s = &th->samples[i];
 		size_t k = i - first;
@@ -60,27 +105,18 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 		if (k > 0)
 			per[np++] = s->wake - th->samples[i - 1].wake;
 		r->misses += s->end > s->release + deadline;
-		r->skipped += s->skipped;
 		work_sum += s->end - s->wake;
 		if (s->end - s->wake > work_max)
 			work_max = s->end - s->wake;
+		if (s->cpu >= 0 && s->cpu < CPU_SETSIZE)
+			CPU_SET(s->cpu, &used);
 	}
-	/* a loop's work figures cover the measured cycles only, like every other figure of it */
+	/* a loop's work figures and CPUs cover the measured cycles only, like every other figure of it */
+	jl_cpulist_format(&used, r->cpus_used, sizeof(r->cpus_used));
 	r->work_calls = r->cycles;
 	r->work_mean_ns = r->cycles ? (double)work_sum / (double)r->cycles : 0.0;
 	r->work_max_ns = work_max;
-	{
-		/* achieved rate = nominal rate x the share of the window's releases that ran: exact at the
-		 * window's edges, where counting cycles over seconds is off by up to one cycle */
-		int64_t p = spec->period_ns, r0 = th->first_release, expected = 0;
-
-		if (r0 < win_start)
-			r0 += (win_start - r0 + p - 1) / p * p;
-		if (win_end > r0)
-			expected = (win_end - r0 + p - 1) / p;
-		r->releases = (uint64_t)expected;
-		r->rate_hz = expected ? r->nominal_hz * (double)r->cycles / (double)expected : 0.0;
-	}
+	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
 	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
 	    jl_dist_compute(per, np, scratch, &r->period) ||
 	    jl_dist_compute(resp, r->cycles, scratch, &r->response))

@@ -17,10 +17,12 @@ struct jl_thread_result {
 	bool measured, periodic;
 	int64_t period_ns;
 	uint64_t cycles;         /* measured cycles (= rows in samples.csv) */
-	uint64_t releases;       /* releases due in the measured window (cycles + skipped ones) */
+	uint64_t releases;       /* releases due in the measured window: cycles + skipped + not_started */
+	uint64_t not_started;    /* releases of the window never started: a catchup backlog cut off at the end */
+	int64_t window_start_ns, window_end_ns; /* the measured window [start, end), CLOCK_MONOTONIC */
 	size_t first;            /* index of the first measured sample */
 	double rate_hz, nominal_hz;
-	double window_s;         /* measured time the rate is over */
+	double window_s;         /* measured time the rate is over: rate_hz = cycles / window_s */
 	uint64_t misses, skipped;
 	struct jl_dist latency, period, response;
 	uint64_t latency_max_cycle;

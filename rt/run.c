@@ -1,6 +1,7 @@
 /* run: the lifecycle of one run. Signals are blocked in every thread and taken synchronously here
  * (sigtimedwait), so stop and restore always run in normal context. The main thread is the watchdog:
- * it runs at SCHED_FIFO 99 (not pinned) while the threads run, so no scenario thread can starve it. */
+ * it runs at SCHED_FIFO 99 while the threads run, so no scenario thread can starve it, pinned to the
+ * housekeeping CPUs (those no measured thread may use) when there are any. */
 #include "run.h"
 
 #include <errno.h>
@@ -28,6 +29,13 @@
 #include "table.h"
 #include "trace.h"
 
+/* The watchdog: see watchdog_on. */
+struct watchdog {
+	cpu_set_t saved;
+	bool pinned;
+	char cpus[256];   /* where it ran, for the summary ("" = unpinned: no CPU is free of measured threads) */
+};
+
 struct run_ctx {
 	struct jl_scenario *sc;
 	const struct jl_run_opts *o;
@@ -38,6 +46,9 @@ struct run_ctx {
 	char started[64];
 	bool interrupted;
 	char trace_error[1024];
+	struct watchdog watchdog;
+	struct jl_host_sample phase[2]; /* steal time and SMIs at the start and end of the measured phase */
+	bool phase_taken;
 };
 
 static void log_msg(const struct run_ctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -98,8 +109,9 @@ static int hook_thread_ready(void *ctx, struct jl_thread *th)
 	return jl_machine_place_thread(r->machine, th->tid, th->measured);
 }
 
-/* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere). */
-static bool reader_cpus(const struct jl_engine *eng, cpu_set_t *out)
+/* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
+ * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
+static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
 {
 	if (jl_cpulist_online(out))
 		return false;
@@ -117,13 +129,32 @@ static bool reader_cpus(const struct jl_engine *eng, cpu_set_t *out)
 	return CPU_COUNT(out) > 0;
 }
 
-static void set_watchdog_priority(bool on)
+/* The watchdog (this thread) at FIFO 99 while the threads run, pinned to CPUS when there are any
+ * (housekeeping: CPUs no measured thread may use), so that it never wakes on a measured CPU; its old
+ * mask comes back with the old policy. */
+static void watchdog_on(struct watchdog *w, const cpu_set_t *cpus)
 {
-	struct sched_param sp = { .sched_priority = on ? 99 : 0 };
+	struct sched_param sp = { .sched_priority = 99 };
 
-	if (geteuid() != 0)
-		return;
-	pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
+	w->pinned = false;
+	w->cpus[0] = '\0';
+	if (cpus && pthread_getaffinity_np(pthread_self(), sizeof(w->saved), &w->saved) == 0 &&
+	    pthread_setaffinity_np(pthread_self(), sizeof(*cpus), cpus) == 0) {
+		w->pinned = true;
+		jl_cpulist_format(cpus, w->cpus, sizeof(w->cpus));
+	}
+	if (geteuid() == 0)
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static void watchdog_off(struct watchdog *w)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (geteuid() == 0)
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (w->pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(w->saved), &w->saved);
 }
 
 static int write_run_scenario(struct run_ctx *r)
@@ -199,7 +230,7 @@ static int finish(struct run_ctx *r, int status)
 	struct jl_trace_result tr = { 0 };
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
 					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
-					.stuck = eng->stuck };
+					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus };
 	json_object *summary, *expect, *host = jl_host_describe();
 	char err[1024];
 	int failed = 0;
@@ -208,6 +239,8 @@ static int finish(struct run_ctx *r, int status)
 	/* the machine first: nothing after the measurement needs the shield, IRQ steering or RT settings,
 	 * and a failure in the analysis below must not leave them applied */
 	jl_machine_describe(r->machine, host);
+	if (r->phase_taken)
+		jl_host_add_phase(host, &r->phase[0], &r->phase[1]);
 	if (jl_machine_restore(r->machine)) {
 		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
 		status = JL_EXIT_RUNTIME;
@@ -253,8 +286,7 @@ static int finish(struct run_ctx *r, int status)
 			fprintf(stderr, "jitterlab: plots: %s\n", err);
 	}
 	if (r->o->json) {
-		puts(json_object_to_json_string_ext(summary, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		jl_json_print(stdout, summary);
 	} else if (!r->o->quiet) {
 		jl_table_print(stdout, summary, JL_TABLE_TEXT);
 		if (tr.text)
@@ -282,6 +314,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	time_t now = time(NULL);
 	struct tm tm;
 	int status = JL_EXIT_OK;
+	bool stopped;
 
 	if (!r)
 		return JL_EXIT_RUNTIME;
@@ -301,9 +334,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		fprintf(stderr, "jitterlab: warning: mlockall: %s (page faults may add latency)\n", strerror(errno));
 	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
 	    write_run_scenario(r)) {
-		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(e));
 		free(r);
-		return JL_EXIT_RUNTIME;
+		return e == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* an --out jitterlab refuses: nothing touched */
 	}
 	hooks.ctx = r;
 	hooks.thread_ready = hook_thread_ready;
@@ -331,8 +366,18 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 			cpu_set_t free_cpus;
 
 			/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
-			if (reader_cpus(&r->eng, &free_cpus))
+			if (housekeeping_cpus(&r->eng, &free_cpus)) {
+				cpu_set_t measured;
+
 				jl_trace_set_reader_cpus(r->trace, &free_cpus);
+				/* IRQ and timer events only where measured threads run (all CPUs otherwise) */
+				if (jl_cpulist_online(&measured) == 0) {
+					CPU_XOR(&measured, &measured, &free_cpus);
+					if (CPU_COUNT(&measured) && jl_trace_limit_local(r->trace, &measured))
+						log_msg(r, "jitterlab: note: IRQ/timer events recorded on every CPU: %s\n",
+							strerror(errno));
+				}
+			}
 			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
 		}
 	} else {
@@ -350,8 +395,21 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		status = JL_EXIT_RUNTIME;
 		goto restore_only;
 	}
-	set_watchdog_priority(true);
-	if (wait_until(&sigs, r->eng.t_end)) {
+	{
+		cpu_set_t hk;
+
+		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
+	}
+	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
+	stopped = wait_until(&sigs, r->eng.t_measure);
+	if (!stopped) {
+		jl_host_sample_take(&r->phase[0]);
+		r->phase_taken = true;
+		stopped = wait_until(&sigs, r->eng.t_end);
+	}
+	if (r->phase_taken)
+		jl_host_sample_take(&r->phase[1]);
+	if (stopped) {
 		r->interrupted = true;
 		jl_stop_request(JL_STOP_SIGNAL);
 		r->eng.t_stopped = jl_now_ns();
@@ -360,7 +418,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	if (jl_engine_stop(&r->eng, r->eng.t_end > jl_now_ns() ? jl_now_ns() + sc->run.grace_ns
 								: r->eng.t_end + sc->run.grace_ns))
 		status = JL_EXIT_RUNTIME;
-	set_watchdog_priority(false);
+	watchdog_off(&r->watchdog);
 	if (signal_pending(&sigs))
 		r->interrupted = true;
 	status = finish(r, status);

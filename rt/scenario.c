@@ -5,6 +5,7 @@
 #include "scenario.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "../affinity/cpulist.h"
 #include "metrics.h"
@@ -121,14 +123,22 @@ static void scenario_init(struct jl_scenario *sc, const char *path)
 		n = sizeof(sc->run.name) - 1;
 	memcpy(sc->run.name, base, n);
 	sc->run.name[n] = '\0';
-	/* the stem must itself be a valid `name` (scenario.ini in the run directory is parsed back) */
-	for (char *c = sc->run.name; *c; c++)
-		if (*c == '/' || isspace((unsigned char)*c) || iscntrl((unsigned char)*c) || *c == ';' || *c == '#')
+	/* the stem must itself be a valid `name`, [a-z][a-z0-9_-]* (scenario.ini in the run directory is
+	 * parsed back): lower case, anything else '_', and "s-" before a stem that does not start with a
+	 * letter */
+	for (char *c = sc->run.name; *c; c++) {
+		*c = (char)tolower((unsigned char)*c);
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '-')
 			*c = '_';
-	if (sc->run.name[0] == '.')
-		sc->run.name[0] = '_';
+	}
 	if (!sc->run.name[0])
 		snprintf(sc->run.name, sizeof(sc->run.name), "scenario");
+	else if (!islower((unsigned char)sc->run.name[0])) {
+		char stem[JL_NAME_MAX];
+
+		snprintf(stem, sizeof(stem), "%s", sc->run.name);
+		snprintf(sc->run.name, sizeof(sc->run.name), "s-%.*s", JL_NAME_MAX - 3, stem);
+	}
 }
 
 /* ---- sections ---- */
@@ -423,9 +433,43 @@ static int parse_common(struct parser *ps)
 	return jl_scenario_validate(ps->sc, ps->err, ps->errlen);
 }
 
+static int ini_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 4 && !strcmp(d->d_name + n - 4, ".ini");
+}
+
+/* PATH is a directory: say so, and name the scenario files in it (a run directory holds the
+ * scenario.ini it ran, so `jitterlab run traces/NAME/latest` points at the way to run it again). */
+static int fail_directory(const char *path, char *err, size_t errlen)
+{
+	struct dirent **names = NULL;
+	int n = scandir(path, &names, ini_filter, alphasort);
+	const char *sep = path[0] && path[strlen(path) - 1] == '/' ? "" : "/";
+	size_t len = (size_t)snprintf(err, errlen, "%s: is a directory, not a scenario file", path);
+
+	for (int i = 0; i < n && len < errlen; i++) {
+		if (i < 4)
+			len += (size_t)snprintf(err + len, errlen - len, "%s%s%s%s", i ? ", " : n > 1 ? " (did you mean one of " : " (did you mean ",
+						path, sep, names[i]->d_name);
+		else if (i == 4)
+			len += (size_t)snprintf(err + len, errlen - len, ", ... (%d .ini files)", n);
+	}
+	if (n > 0 && len < errlen)
+		snprintf(err + len, errlen - len, "?)");
+	else if (n == 0)
+		snprintf(err + len, errlen - len, " (it holds no .ini file)");
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return -1;
+}
+
 int jl_scenario_parse_file(const char *path, struct jl_scenario *sc, char *err, size_t errlen)
 {
 	struct parser ps = { .sc = sc, .file = path, .err = err, .errlen = errlen };
+	struct stat st;
 	int rc;
 
 	scenario_init(sc, path);
@@ -433,6 +477,10 @@ int jl_scenario_parse_file(const char *path, struct jl_scenario *sc, char *err, 
 	if (!ps.fp) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
+	}
+	if (fstat(fileno(ps.fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(ps.fp);
+		return fail_directory(path, err, errlen);
 	}
 	rc = parse_common(&ps);
 	fclose(ps.fp);

@@ -31,8 +31,12 @@ enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 enum jl_tkey {
 	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
 	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
-	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_EXEC, JL_TKEY_N
+	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_N
 };
+
+/* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
+ * SUDO_GID and that user's groups), dropped to after its placement is applied */
+enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
@@ -77,6 +81,7 @@ struct jl_thread_spec {
 	int64_t start_ns;
 	int measure;                /* -1 = default (yes if periodic) */
 	char exec[1024];            /* "" = built-in thread */
+	enum jl_user user;          /* exec only */
 	int key_line[JL_TKEY_N];    /* line where each key was set (0 = default) */
 };
 

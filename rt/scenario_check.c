@@ -1,5 +1,6 @@
 /* scenario_check: cross-key rules of a parsed scenario (policy vs priority, periods, CPUs online,
- * expectations naming threads). Reads the online CPUs and a few sysctls; changes nothing. */
+ * expectations naming threads, `user = invoking` under sudo only). Reads the online CPUs, a few sysctls
+ * and SUDO_UID/SUDO_GID; changes nothing. */
 #include <errno.h>
 #include <numa.h>
 #include <stdarg.h>
@@ -142,6 +143,17 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': an exec neighbour cannot be measured", t->name);
 		if (t->policy == JL_POLICY_DEADLINE)
 			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': exec with policy deadline is not supported", t->name);
+	}
+	if (t->user == JL_USER_INVOKING) {
+		const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+
+		if (!t->exec[0])
+			VFAIL(line_of(t, JL_TKEY_USER), "thread '%s': user = invoking is only for an exec neighbour (built-in threads run in jitterlab)",
+			      t->name);
+		if (!u || !g || !*u || !*g || u[strspn(u, "0123456789")] || g[strspn(g, "0123456789")])
+			VFAIL(line_of(t, JL_TKEY_USER),
+			      "thread '%s': user = invoking needs sudo (SUDO_UID and SUDO_GID name the invoking user; they are not set)",
+			      t->name);
 	}
 	if (t->mem_node >= 0) {
 		int max = numa_available() >= 0 ? numa_max_node() : 0;

@@ -20,7 +20,7 @@ const char *const jl_policy_names[JL_POLICY_N] = {
 
 const char *const jl_tkey_names[JL_TKEY_N] = {
 	"policy", "priority", "nice", "cpus", "count", "period", "rate", "work",
-	"deadline", "overrun", "runtime", "mem_node", "start", "measure", "exec",
+	"deadline", "overrun", "runtime", "mem_node", "start", "measure", "exec", "user",
 };
 
 const char *const jl_rkey_names[JL_RKEY_N] = {
@@ -62,8 +62,11 @@ int jl_scenario_run_key(struct jl_run_spec *r, int line, const char *key, const 
 	r->key_line[k] = line > 0 ? line : -1; /* -1: set by --set */
 	switch ((enum jl_rkey)k) {
 	case JL_RKEY_NAME:
-		if (!*value || strlen(value) >= sizeof(r->name) || strpbrk(value, "/ \t\r\n\v\f;#") || value[0] == '.') {
-			snprintf(why, wl, "name '%s' is not usable in a path (expected letters, digits, '-', '_', '.')", value);
+		/* like thread names: it names the output directory and is shown in reports and plots */
+		if (!islower((unsigned char)value[0]) || strlen(value) >= sizeof(r->name) ||
+		    value[strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+			snprintf(why, wl, "name '%s' is not usable in a path (expected [a-z][a-z0-9_-]*, at most %zu characters)",
+				 value, sizeof(r->name) - 1);
 			return -1;
 		}
 		snprintf(r->name, sizeof(r->name), "%s", value);
@@ -199,7 +202,7 @@ int jl_scenario_thread_key(struct jl_thread_spec *t, int line, const char *key, 
 			break;
 	if (k == JL_TKEY_N) {
 		snprintf(why, wl, "unknown key '%s' (expected one of policy, priority, nice, cpus, count, period, rate, "
-				  "work, deadline, overrun, runtime, mem_node, start, measure, exec)", key);
+				  "work, deadline, overrun, runtime, mem_node, start, measure, exec, user)", key);
 		return -1;
 	}
 	t->key_line[k] = line > 0 ? line : -1; /* -1: set by --set */
@@ -309,6 +312,17 @@ check_period:
 		}
 		snprintf(t->exec, sizeof(t->exec), "%s", value);
 		return 0;
+	case JL_TKEY_USER:
+		/* who an exec neighbour runs as; `invoking` needs sudo and exec: checked in validate() */
+		if (!strcmp(value, "root"))
+			t->user = JL_USER_ROOT;
+		else if (!strcmp(value, "invoking"))
+			t->user = JL_USER_INVOKING;
+		else {
+			snprintf(why, wl, "'%s' is not a user (expected root or invoking: the sudo user, SUDO_UID)", value);
+			return -1;
+		}
+		return 0;
 	case JL_TKEY_N:
 		break;
 	}
@@ -365,8 +379,13 @@ int jl_scenario_expect_parse(const char *label, const char *value, struct jl_exp
 		}
 	}
 	if (m < 0) {
-		snprintf(why, wl, "'%s' does not name THREAD.METRIC (metrics: rate_hz, misses, skipped, latency.p50|p90|p99|p999|max|mean, "
-				  "period.p99|max|mean|stddev, response.p99|max, wakeup.p99|max, work.mean|max)", lhs);
+		char names[768];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int i = 0; i < jl_nmetrics && used < sizeof(names); i++) /* the registry's, never a copy */
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", jl_metrics[i].name);
+		snprintf(why, wl, "'%s' does not name THREAD.METRIC (metrics: %s)", lhs, names);
 		return -1;
 	}
 	snprintf(e->metric, sizeof(e->metric), "%s", jl_metrics[m].name);

@@ -77,8 +77,10 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		fprintf(out, "start = %s\n", jl_format_duration(t->start_ns, a, sizeof(a)));
 		if (!t->exec[0])
 			fprintf(out, "measure = %s\n", jl_thread_measured(t) ? "yes" : "no");
-		else
+		else {
 			put_kv(out, "exec", "", t->exec);
+			fprintf(out, "user = %s\n", t->user == JL_USER_INVOKING ? "invoking" : "root");
+		}
 	}
 	if (sc->nexpect) {
 		fprintf(out, "\n[expect]\n");

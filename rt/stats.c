@@ -13,20 +13,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
+uint64_t jl_percentile_rank(uint64_t n, double q)
 {
 	/* rank = ceil(q/100 * n) in integer arithmetic: in doubles, 99.9/100*1000 is 999.0000000000001
 	 * and ceil() made p99.9 of 1000 samples the maximum. Q is taken to a millionth of a percent. */
 	unsigned long long qm = q > 0 ? (unsigned long long)llround(q * 1e6) : 0; /* 99.9 -> 99900000 */
 	unsigned __int128 rank = ((unsigned __int128)qm * n + 100000000ULL - 1) / 100000000ULL;
-	size_t idx;
 
 	if (rank < 1)
 		rank = 1;
-	idx = (size_t)(rank - 1);
 	if (rank > n)
-		idx = n - 1;
-	return sorted[idx];
+		rank = n;
+	return (uint64_t)rank;
+}
+
+int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
+{
+	return sorted[jl_percentile_rank(n, q) - 1];
 }
 
 int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d)

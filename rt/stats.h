@@ -16,6 +16,9 @@ struct jl_dist {
 	int64_t p50, p90, p99, p999;
 };
 
+/* The nearest-rank rule: the 1-based rank ceil(Q/100 * N) of percentile Q, clamped to 1..N (N > 0).
+ * Every percentile jitterlab reports uses it, histogram ones included (cyclictest.h). */
+uint64_t jl_percentile_rank(uint64_t n, double q);
 /* Nearest-rank percentile Q (0 < Q <= 100) of SORTED[0..N). N must be > 0. */
 int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q);
 

@@ -60,8 +60,12 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	if (th->errmsg[0])
 		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
 	add_i64(t, "cycles", (int64_t)r->cycles);
-	if (r->periodic)
+	if (r->periodic) {
 		add_i64(t, "releases", (int64_t)r->releases);
+		add_i64(t, "not_started", (int64_t)r->not_started);
+	}
+	add_i64(t, "window_start_ns", r->window_start_ns);
+	add_i64(t, "window_end_ns", r->window_end_ns);
 	if (th->dropped_samples)
 		add_i64(t, "dropped_samples", (int64_t)th->dropped_samples);
 	json_object_object_add(t, "rate_hz", json_object_new_double(r->rate_hz));
@@ -115,6 +119,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_threa
 	json_object_object_add(s, "exit_status", json_object_new_int(0));
 	json_object_object_add(s, "interrupted", json_object_new_boolean(info->interrupted));
 	json_object_object_add(s, "watchdog_fired", json_object_new_boolean(info->watchdog_fired));
+	json_object_object_add(s, "watchdog_cpus", json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
 	if (info->stuck && info->stuck[0])
 		json_object_object_add(s, "stuck_threads", json_object_new_string(info->stuck));
 	add_i64(s, "t0_ns", eng->t0);

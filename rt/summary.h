@@ -17,6 +17,7 @@ struct jl_summary_info {
 	bool interrupted;
 	bool watchdog_fired;
 	const char *stuck;      /* threads the watchdog gave up on */
+	const char *watchdog_cpus; /* where the watchdog was pinned ("" = unpinned) */
 };
 
 /* Build the document; "trace", "expect" and "exit_status" are added by the caller. */

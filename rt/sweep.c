@@ -1,6 +1,7 @@
 /* sweep: `jitterlab sweep SCENARIO`: conditions x runs, interleaved round-robin (c1 r1, c2 r1, ..., c1 r2,
  * ...), each run a fresh `jitterlab run` child (threads, shield, knobs and tracing set up and torn down per
- * run); then statistics across runs (sweep_stats.c), sweep.json, report.md, strip plots and tick timelines.
+ * run); then statistics across runs (sweep_stats.c), sweep.json, report.md, strip plots and tick timelines;
+ * the comparison table on stdout (--json: the sweep.json document instead).
  * Every condition is validated before the first run starts (exit 2 with file:line). Never runs two
  * runs at once; never leaves a child behind (SIGINT is forwarded, then the sweep exits 130). */
 #include "sweep.h"
@@ -19,6 +20,7 @@
 #include "stop.h"
 #include "output.h"
 #include "sweep_child.h"
+#include "table.h"
 #include "units.h"
 
 #define MAX_SETS 64
@@ -29,13 +31,14 @@ struct sweep_opts {
 	int runs;                    /* 0 = the scenario's */
 	const char *sets[MAX_SETS];
 	int nsets;
-	bool quiet;
+	bool quiet, json;             /* json: the sweep.json document on stdout instead of the table */
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: jitterlab sweep SCENARIO [--runs N] [--out DIR] [--set SECTION.KEY=VALUE]... "
-			"[--duration D] [--warmup D] [--no-trace] [--quiet]\n");
+			"[--duration D] [--warmup D] [--no-trace] [--quiet] [--json]\n"
+			"  --json              print the sweep.json document on stdout instead of the table\n");
 }
 
 static int parse_opts(int argc, char **argv, struct sweep_opts *o, char setbuf[][160])
@@ -74,6 +77,8 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o, char setbuf[]
 			o->sets[o->nsets++] = "run.trace=off";
 		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
 			o->quiet = true;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
 		} else if (a[0] == '-' || o->scenario) {
 			fprintf(stderr, "jitterlab sweep: unexpected argument '%s'%s\n", a, a[0] == '-' && !has ? " (missing value?)" : "");
 			usage();
@@ -283,7 +288,10 @@ static int build_pairs(const struct jl_scenario *sc, const struct jl_sweep_cond 
 	return np;
 }
 
-static void save_results(struct jl_sweep_data *d, bool final, bool print)
+/* What the end of the sweep prints on stdout: the comparison table, or (--json) the sweep.json document. */
+enum sweep_print { PRINT_NONE, PRINT_TABLE, PRINT_JSON };
+
+static void save_results(struct jl_sweep_data *d, bool final, enum sweep_print print)
 {
 	json_object *j = jl_sweep_build_json(d);
 	char path[PATH_MAX + 32];
@@ -294,13 +302,11 @@ static void save_results(struct jl_sweep_data *d, bool final, bool print)
 	if (jl_output_write_json_path(path, j))
 		fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
 	if (final) {
-		char tmp[PATH_MAX + 48];
-		FILE *f;
+		struct jl_outfile of;
 
 		snprintf(path, sizeof(path), "%s/report.md", d->dir);
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		f = fopen(tmp, "we");
-		if (f) {
+		if (jl_output_open(&of, d->dir, "report.md") == 0) {
+			FILE *f = of.fp;
 			char err[512] = "";
 			int np = jl_plot_sweep(d->dir, j, err, sizeof(err));
 
@@ -321,12 +327,17 @@ static void save_results(struct jl_sweep_data *d, bool final, bool print)
 					}
 			} else if (err[0])
 				fprintf(stderr, "jitterlab sweep: %s\n", err);
-			if (fclose(f) == 0 && rename(tmp, path) == 0)
-				jl_output_chown(path);
+			if (jl_output_commit(&of))
+				fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
+		} else {
+			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
 		}
-		if (print)
+		if (print == PRINT_JSON)
+			jl_json_print(stdout, j);
+		else if (print == PRINT_TABLE)
 			jl_sweep_print(stdout, j, false);
-		printf("\nsweep.json, report.md and plots in %s\n", d->dir);
+		fprintf(print == PRINT_JSON ? stderr : stdout, "%ssweep.json, report.md and plots in %s\n",
+			print == PRINT_JSON ? "" : "\n", d->dir);
 	}
 	json_object_put(j);
 }
@@ -438,8 +449,8 @@ int cmd_sweep(int argc, char **argv)
 		goto bad;
 
 	if (jl_output_make_dir_latest(o.out, base->run.name, d.dir, sizeof(d.dir), err, sizeof(err))) {
+		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
 		fprintf(stderr, "jitterlab sweep: %s\n", err);
-		status = JL_EXIT_RUNTIME;
 		goto out;
 	}
 	snprintf(spath, sizeof(spath), "%s/scenario.ini", d.dir);
@@ -449,12 +460,16 @@ int cmd_sweep(int argc, char **argv)
 		apply_overrides(sc, d.conds[c].overrides, err, sizeof(err));
 		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[c].label);
 		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
-		if ((mkdir(cdir, 0755) && errno != EEXIST) || jl_output_write_scenario(spath, sc)) {
+		if (jl_output_make_subdir(d.dir, d.conds[c].label, cdir, sizeof(cdir), err, sizeof(err))) {
+			fprintf(stderr, "jitterlab sweep: %s\n", err);
+			status = JL_EXIT_RUNTIME;
+			goto out;
+		}
+		if (jl_output_write_scenario(spath, sc)) {
 			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", spath, strerror(errno));
 			status = JL_EXIT_RUNTIME;
 			goto out;
 		}
-		jl_output_chown(cdir);
 	}
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
@@ -468,7 +483,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	per_run_s = (double)(base->run.warmup_ns + base->run.duration_ns) / 1e9 + 2;
-	printf("sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n", base->run.name, d.nconds,
+	fprintf(o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n", base->run.name, d.nconds,
 	       d.runs_per_cond, per_run_s, d.dir);
 	fflush(stdout);
 
@@ -533,11 +548,11 @@ int cmd_sweep(int argc, char **argv)
 		r->transients = jl_sweep_run_transients(r, &d.conds[r->cond]);
 		if (jl_sweep_run_usable(r))
 			usable++;
-		save_results(&d, false, false);
+		save_results(&d, false, PRINT_NONE);
 	}
 	if (jl_child_signals_drain())
 		d.interrupted = true;
-	save_results(&d, true, true);
+	save_results(&d, true, o.json ? PRINT_JSON : PRINT_TABLE);
 	if (jl_child_signals_drain())
 		d.interrupted = true; /* ^C while the table and plots were being made: still exit 130 */
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -1,6 +1,7 @@
-/* sweep_child: run `jitterlab run` as a fresh child of this binary, forward SIGINT/SIGTERM to it, and
- * the small file helpers sweeps and comparisons share (output directory with a `latest` link, atomic JSON
- * write, chown to the sudo user). Never uses a shell; never leaves a child running. */
+/* sweep_child: run `jitterlab run` as a fresh child of this binary, forward SIGINT/SIGTERM to it, its
+ * log created by the output writer (jl_output_create_path: O_EXCL, never through a symlink, the sudo
+ * user's) before the fork, and the summary reader sweeps and comparisons share. Never uses a shell;
+ * never leaves a child running. */
 #include "sweep_child.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "stop.h"
 
 int jl_child_signals_block(sigset_t *old)
@@ -55,7 +57,7 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask)
+static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask, int log_fd)
 {
 	char *argv[8 + 2 * JL_CHILD_MAX_SETS + 4];
 	char namebuf[256];
@@ -63,13 +65,9 @@ static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask
 
 	setpgid(0, 0); /* a terminal ^C reaches the parent only; the parent forwards it once */
 	prctl(PR_SET_PDEATHSIG, SIGINT);
-	if (cr->log_path) {
-		int fd = open(cr->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+	if (log_fd >= 0) {
+		dup2(log_fd, 1);
+		dup2(log_fd, 2);
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -101,7 +99,7 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 	int64_t start = mono_ns(), kill_at = 0;
 	sigset_t waitset;
 	pid_t pid;
-	int status = 0;
+	int status = 0, log_fd = -1;
 	bool sent_int = false;
 
 	if (run_dir && dirlen)
@@ -114,14 +112,22 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 	sigaddset(&waitset, SIGINT);
 	sigaddset(&waitset, SIGTERM);
 	sigaddset(&waitset, SIGCHLD);
+	if (cr->log_path && (log_fd = jl_output_create_path(cr->log_path)) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", cr->log_path, strerror(errno));
+		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot start a run: fork: %s", strerror(errno));
+		if (log_fd >= 0)
+			close(log_fd);
 		return -1;
 	}
 	if (pid == 0)
-		child_exec(cr, child_mask);
+		child_exec(cr, child_mask, log_fd);
+	if (log_fd >= 0)
+		close(log_fd);
 
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };

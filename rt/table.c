@@ -1,4 +1,5 @@
-/* table: render summary.json as an aligned text table or markdown. Reads only the document. */
+/* table: render summary.json as an aligned text table or markdown, or any table's document as JSON
+ * (--json). Reads only the document. */
 #include "table.h"
 
 #include <stdbool.h>
@@ -92,7 +93,10 @@ static void c_lmax(json_object *t, char *b, size_t l)
 }
 static void c_miss(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, "%lld / %lld", (long long)num(t, "misses"), (long long)num(t, "skipped"));
+	long long owed = (long long)num(t, "not_started");
+
+	snprintf(b, l, owed ? "%lld / %lld +%lld not started" : "%lld / %lld", (long long)num(t, "misses"),
+		 (long long)num(t, "skipped"), owed);
 }
 static void c_work(json_object *t, char *b, size_t l)
 {
@@ -249,6 +253,55 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 	}
 }
 
+/* "RT bandwidth 950000 of 1000000 us, RT group scheduling on, fair server ...; steal CPU 1 3.2 ms" (steal and
+ * SMIs named only where non-zero); nothing when the summary has no rt_bandwidth (an older run). */
+static void print_host_rt(FILE *out, json_object *host)
+{
+	json_object *rb, *fs, *st, *smi, *v;
+	bool first = true;
+
+	if (!json_object_object_get_ex(host, "rt_bandwidth", &rb) || !rb)
+		return;
+	if (json_object_object_get_ex(rb, "runtime_us", &v) && json_object_get_int64(v) < 0)
+		fprintf(out, "RT bandwidth unlimited");
+	else
+		fprintf(out, "RT bandwidth %s of %s us", str(rb, "runtime_us"), str(rb, "period_us"));
+	if (json_object_object_get_ex(rb, "group_sched", &v) && v)
+		fprintf(out, ", RT group scheduling %s", json_object_get_boolean(v) ? "on" : "off");
+	if (json_object_object_get_ex(host, "fair_server", &fs) && fs) {
+		if (json_object_get_boolean(json_object_object_get(fs, "readable"))) {
+			json_object_object_foreach(json_object_object_get(fs, "cpus"), cpu, one) {
+				fprintf(out, ", fair server %.1f ms / %.1f s (CPU %s)", num(one, "runtime_ns") / 1e6,
+					num(one, "period_ns") / 1e9, cpu);
+				break;
+			}
+		} else {
+			fprintf(out, ", fair server (%s)", str(fs, "note"));
+		}
+	}
+	if (json_object_object_get_ex(host, "steal_ns", &st) && st) {
+		json_object_object_foreach(st, cpu, ns) {
+			char buf[32];
+
+			if (json_object_get_int64(ns) <= 0)
+				continue;
+			us(buf, sizeof(buf), (double)json_object_get_int64(ns));
+			fprintf(out, "%s CPU %s %s", first ? "; steal" : ",", cpu, buf);
+			first = false;
+		}
+	}
+	first = true;
+	if (json_object_object_get_ex(host, "smi", &smi) && smi) {
+		json_object_object_foreach(smi, cpu, n) {
+			if (json_object_get_int64(n) <= 0)
+				continue;
+			fprintf(out, "%s CPU %s %lld", first ? "; SMIs" : ",", cpu, (long long)json_object_get_int64(n));
+			first = false;
+		}
+	}
+	fprintf(out, "\n");
+}
+
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	struct table tb = { .style = style };
@@ -265,12 +318,16 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 		str(summary, "tool"), str(summary, "version"), str(summary, "started"), num(summary, "duration_ns") / 1e9,
 		num(summary, "warmup_ns") / 1e9,
 		json_object_get_boolean(json_object_object_get(summary, "interrupted")) ? " · INTERRUPTED" : "");
-	fprintf(out, style == JL_TABLE_MARKDOWN ? "\nhost: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n\n"
-						: "host: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n\n",
+	fprintf(out, style == JL_TABLE_MARKDOWN ? "\nhost: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n"
+						: "host: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n",
 		str(host, "kernel"), str(host, "preempt"), str(host, "cpus_online"),
 		str(host, "isolated")[0] ? str(host, "isolated") : "none",
 		json_object_get_boolean(json_object_object_get(host, "virtualized")) ? "virtual machine" : "bare metal",
 		str(host, "clocksource"));
+	if (style == JL_TABLE_MARKDOWN && json_object_object_get_ex(host, "rt_bandwidth", NULL))
+		fprintf(out, "\n");
+	print_host_rt(out, host);
+	fprintf(out, "\n");
 	n = json_object_array_length(threads);
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(threads, i);
@@ -287,4 +344,11 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 		print_loops(out, &tb);
 	print_neighbours(out, threads, style);
 	print_expect(out, summary, style);
+}
+
+void jl_json_print(FILE *out, json_object *doc)
+{
+	fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+									   JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(out);
 }

@@ -1,5 +1,6 @@
 /* table: the human summary of a run — the terminal table and report.md — rendered from the
- * summary.json document (so `jitterlab report` can print the same table from a run directory). */
+ * summary.json document (so `jitterlab report` can print the same table from a run directory), and
+ * the --json form of a command's table: the document itself, printed as JSON. */
 #ifndef JL_TABLE_H
 #define JL_TABLE_H
 
@@ -10,5 +11,8 @@ enum jl_table_style { JL_TABLE_TEXT, JL_TABLE_MARKDOWN };
 
 /* Loops (measured threads) as columns with one metric per row, then neighbours, then [expect]. */
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style);
+
+/* `--json`: DOC (the document a table is rendered from) as pretty JSON, one document, then a newline. */
+void jl_json_print(FILE *out, json_object *doc);
 
 #endif

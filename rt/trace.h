@@ -20,11 +20,22 @@
 
 struct jl_trace;
 
-/* The event groups of [run] trace (scenario-format.md): the one registry; `jitterlab list` can print it. */
+/* One recorded event: its tracefs system and name. REQUIRED: the run fails without it (sched_waking,
+ * sched_switch); the others are skipped where the kernel lacks them. LOCAL: recorded only on the CPUs the
+ * measured threads may use, once jl_trace_limit_local() is called (a CPU filter on the event). */
+enum { JL_TRACE_EV_REQUIRED = 1 << 0, JL_TRACE_EV_LOCAL = 1 << 1 };
+struct jl_trace_event {
+	const char *system, *name;
+	unsigned flags;            /* JL_TRACE_EV_* */
+};
+
+/* The event groups of [run] trace (scenario-format.md): the one registry; `jitterlab list` prints it. A
+ * group's events may come from several tracefs systems (sched takes task_*, irq takes ipi_*): trace.dat
+ * stores the formats of every system the recorded groups use. */
 struct jl_trace_group {
 	unsigned bit;              /* JL_TRACE_* */
-	const char *system;        /* the group's name = the tracefs event system */
-	const char *const *events; /* NULL-terminated */
+	const char *name;          /* the group's name in [run] trace */
+	const struct jl_trace_event *events; /* ended by { NULL } */
 	const char *help;
 };
 extern const struct jl_trace_group jl_trace_groups[];
@@ -43,6 +54,11 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 /* Keep the trace reader thread (SCHED_OTHER) on CPUS, e.g. the CPUs no measured thread uses; by default
  * it avoids [run] isolate only. Returns 0, or -1 with errno. */
 int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus);
+
+/* Record the LOCAL events (IRQs, softirqs, hrtimers) only on CPUS, the CPUs the measured threads may use
+ * (a `CPU & CPUS{...}` filter on each). Call right after jl_trace_start(); without it they are recorded on
+ * every CPU. Returns 0, or -1 with errno (the events then stay unfiltered: more events, same analysis). */
+int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus);
 
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);

@@ -16,24 +16,56 @@
 
 #include <tracefs.h>
 
+#include "../affinity/cpulist.h"
 #include "../affinity/leftovers.h"
 #include "trace.h"
 #include "trace_int.h"
 
 #define READER_PERIOD_NS 20000000 /* 20 ms: far below the time a 16 MB buffer takes to fill */
 
-static const char *const sched_events[] = { "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_switch",
-					    "sched_migrate_task", NULL };
-static const char *const irq_events[] = { "irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
-					  NULL };
-static const char *const timer_events[] = { "hrtimer_start", "hrtimer_expire_entry", "hrtimer_expire_exit", NULL };
+/* What each group records. Only what the analysis reads (trace_read.c), plus the rare task-lifetime events
+ * the next analyses need. sched_wakeup is not recorded: the analysis starts a wakeup at sched_waking
+ * (sched_wakeup only marks the task runnable a moment later, on the same path), and one event fewer per
+ * wakeup is the cheapest cut; the reader still takes it from other traces. The task events live in the
+ * `task` system but belong to `sched`: they are as rare as forks and renames, cost nothing per wakeup,
+ * and without them a measured program's threads are nameless, so no separate group to forget. */
+static const struct jl_trace_event sched_events[] = {
+	{ "sched", "sched_waking", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_wakeup_new", 0 },
+	{ "sched", "sched_switch", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_migrate_task", 0 },
+	{ "sched", "sched_pi_setprio", 0 },
+	{ "sched", "sched_process_fork", 0 },
+	{ "sched", "sched_process_exit", 0 },
+	{ "task", "task_newtask", 0 },
+	{ "task", "task_rename", 0 },
+	{ NULL, NULL, 0 },
+};
+/* IRQ and timer events are recorded only on the CPUs the measured threads may use (jl_trace_limit_local):
+ * that is where their wakeups are decomposed. IPIs are recorded on the sender's CPU, so no CPU filter;
+ * they exist since Linux 6.5 and are skipped where they do not. */
+static const struct jl_trace_event irq_events[] = {
+	{ "irq", "irq_handler_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "irq_handler_exit", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_exit", JL_TRACE_EV_LOCAL },
+	{ "ipi", "ipi_send_cpu", 0 },
+	{ "ipi", "ipi_send_cpumask", 0 },
+	{ NULL, NULL, 0 },
+};
+static const struct jl_trace_event timer_events[] = {
+	{ "timer", "hrtimer_start", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_entry", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_exit", JL_TRACE_EV_LOCAL },
+	{ NULL, NULL, 0 },
+};
 
 const struct jl_trace_group jl_trace_groups[] = {
 	{ JL_TRACE_SCHED, "sched", sched_events,
-	  "sched_waking, sched_wakeup(_new), sched_switch, sched_migrate_task: wakeups and who held the CPU" },
-	{ JL_TRACE_IRQ, "irq", irq_events, "irq_handler_entry/exit, softirq_entry/exit: interrupt time in a wait" },
-	{ JL_TRACE_TIMER, "timer", timer_events,
-	  "hrtimer_start, hrtimer_expire_entry/exit: timer callbacks, named in trace.dat" },
+	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone" },
+	{ JL_TRACE_IRQ, "irq", irq_events,
+	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)" },
+	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat" },
 };
 const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
 
@@ -134,22 +166,112 @@ static int enable_groups(struct jl_trace *t, char *err, size_t errlen)
 	for (int g = 0; g < jl_trace_ngroups; g++) {
 		if (!(t->groups & jl_trace_groups[g].bit))
 			continue;
-		for (const char *const *e = jl_trace_groups[g].events; *e; e++) {
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
 			char sys[64], ev[96];
 
-			snprintf(sys, sizeof(sys), "^%s$", jl_trace_groups[g].system);
-			snprintf(ev, sizeof(ev), "^%s$", *e);
-			if (tracefs_event_enable(t->inst, sys, ev) < 0) {
-				/* sched_waking and switch are required; the others are optional on odd kernels */
-				if (!strcmp(*e, "sched_switch") || !strcmp(*e, "sched_waking")) {
-					snprintf(err, errlen, "trace: cannot enable %s:%s: %s", jl_trace_groups[g].system,
-						 *e, strerror(errno));
-					return -1;
-				}
+			snprintf(sys, sizeof(sys), "^%s$", e->system);
+			snprintf(ev, sizeof(ev), "^%s$", e->name);
+			if (tracefs_event_enable(t->inst, sys, ev) == 0)
+				continue;
+			if (e->flags & JL_TRACE_EV_REQUIRED) {
+				snprintf(err, errlen, "trace: cannot enable %s:%s: %s", e->system, e->name, strerror(errno));
+				return -1;
 			}
+			/* optional: an older kernel (ipi since 6.5) or a config without it */
+			snprintf(t->missing + strlen(t->missing), sizeof(t->missing) - strlen(t->missing), "%s%s:%s",
+				 t->missing[0] ? "," : "", e->system, e->name);
 		}
 	}
 	return 0;
+}
+
+int jl_trace_systems(unsigned groups, const char **out, int max)
+{
+	int n = 0;
+
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char dir[96];
+			int i;
+
+			for (i = 0; i < n && strcmp(out[i], e->system); i++)
+				;
+			if (i < n || n == max)
+				continue;
+			snprintf(dir, sizeof(dir), "events/%s", e->system);
+			if (tracefs_dir_exists(NULL, dir))
+				out[n++] = e->system;
+		}
+	}
+	return n;
+}
+
+int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)
+{
+	char list[240], filter[256];
+	int failed = 0;
+
+	if (!t || !t->inst || !cpus || !CPU_COUNT(cpus)) {
+		errno = EINVAL;
+		return -1;
+	}
+	jl_cpulist_format(cpus, list, sizeof(list));
+	snprintf(filter, sizeof(filter), "CPU & CPUS{%s}", list);
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(t->groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			if (!(e->flags & JL_TRACE_EV_LOCAL) || !tracefs_event_file_exists(t->inst, e->system, e->name, "filter"))
+				continue;
+			if (tracefs_event_file_write(t->inst, e->system, e->name, "filter", filter) < 0)
+				failed = errno ? errno : EIO;
+		}
+	}
+	if (failed) { /* all or nothing: an event filtered on some CPUs only would look like missing IRQs */
+		for (int g = 0; g < jl_trace_ngroups; g++)
+			for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++)
+				if ((t->groups & jl_trace_groups[g].bit) && (e->flags & JL_TRACE_EV_LOCAL))
+					tracefs_event_file_write(t->inst, e->system, e->name, "filter", "0");
+		errno = failed;
+		return -1;
+	}
+	snprintf(t->local_cpus, sizeof(t->local_cpus), "%s", list);
+	return 0;
+}
+
+void jl_trace_describe_recording(const struct jl_trace *t, json_object *block)
+{
+	json_object *rec, *ev;
+
+	if (!t || !block)
+		return;
+	rec = json_object_new_object();
+	ev = json_object_new_array();
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(t->groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char name[128], pat[130];
+
+			snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+			snprintf(pat, sizeof(pat), ",%s,", name);
+			{
+				char missing[sizeof(t->missing) + 2];
+
+				snprintf(missing, sizeof(missing), ",%s,", t->missing);
+				if (strstr(missing, pat))
+					continue;
+			}
+			json_object_array_add(ev, json_object_new_string(name));
+		}
+	}
+	json_object_object_add(rec, "events", ev);
+	json_object_object_add(rec, "missing", json_object_new_string(t->missing));
+	/* where the IRQ and timer events were recorded: the measured CPUs, or all */
+	json_object_object_add(rec, "local_cpus", json_object_new_string(t->local_cpus[0] ? t->local_cpus : "all"));
+	json_object_object_add(block, "recorded", rec);
 }
 
 int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen)

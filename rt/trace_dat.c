@@ -3,7 +3,8 @@
  * `trace-cmd extract` puts an instance's data in an instance buffer, which KernelShark 2.2.1 cannot open
  * from a session. The v6 layout is small and documented (man 5 trace-cmd.dat.v6); this file writes
  * exactly that and nothing else: it never parses events (reading is libtracecmd's job, trace_read.c).
- * Written to PATH.tmp and renamed, so a crash never leaves a half file under the real name. */
+ * Written through the output writer (output.h: a temporary name in the run directory's fd, fsynced,
+ * given to the sudo user, renamed), so a crash never leaves a half file under the real name. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,13 @@
 
 #include <tracefs.h>
 
+#include "output.h"
 #include "scenario.h"
 #include "trace_int.h"
 
 #define OPT_DONE 0
 #define OPT_TRACECLOCK 4
+#define JL_TRACE_MAX_SYSTEMS 16
 
 struct out {
 	FILE *f;
@@ -125,19 +128,19 @@ static char *build_cmdlines(const char *extra)
 int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	char tmp[4200], clockopt[64], *cmdlines = NULL, *page = NULL;
-	const char *b, *e;
+	char clockopt[64], *cmdlines = NULL, *page = NULL;
+	const char *b, *e, *systems[JL_TRACE_MAX_SYSTEMS];
+	struct jl_outfile of;
 	struct out o = { 0 };
 	uint32_t nsys = 0;
 	uint64_t off;
 	long pos;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	o.f = fopen(tmp, "w");
-	if (!o.f) {
-		snprintf(err, errlen, "trace: cannot write %s: %s", tmp, strerror(errno));
+	if (jl_output_open_path(&of, path)) {
+		snprintf(err, errlen, "trace: cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
+	o.f = of.fp;
 	/* initial format */
 	put(&o, magic, sizeof(magic));
 	put(&o, "6", 2);
@@ -154,15 +157,12 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 	/* ftrace formats (print, raw_data, ...) */
 	if (put_system_formats(&o, "ftrace") < 0)
 		goto fail_tracefs;
-	/* event systems: the recorded ones only */
-	for (int g = 0; g < jl_trace_ngroups; g++)
-		nsys += !!(src->groups & jl_trace_groups[g].bit);
+	/* event systems: the ones the recorded groups' events come from (sched, task, irq, ipi, timer) */
+	nsys = (uint32_t)jl_trace_systems(src->groups, systems, JL_TRACE_MAX_SYSTEMS);
 	put32(&o, nsys);
-	for (int g = 0; g < jl_trace_ngroups; g++) {
-		if (!(src->groups & jl_trace_groups[g].bit))
-			continue;
-		put(&o, jl_trace_groups[g].system, strlen(jl_trace_groups[g].system) + 1);
-		if (put_system_formats(&o, jl_trace_groups[g].system) < 0)
+	for (uint32_t i = 0; i < nsys; i++) {
+		put(&o, systems[i], strlen(systems[i]) + 1);
+		if (put_system_formats(&o, systems[i]) < 0)
 			goto fail_tracefs;
 	}
 	put32(&o, src->kallsyms ? (uint32_t)strlen(src->kallsyms) : 0); /* the symbols the events use */
@@ -222,25 +222,24 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 	}
 	free(page);
 	free(cmdlines);
-	if (fflush(o.f) || o.failed || fsync(fileno(o.f)) < 0) {
-		fclose(o.f);
+	if (o.failed) {
+		jl_output_abort(&of);
+		errno = EIO;
 		goto fail_io_closed;
 	}
-	if (fclose(o.f) || rename(tmp, path) < 0)
+	if (jl_output_commit(&of))
 		goto fail_io_closed;
 	return 0;
 fail_tracefs:
 	snprintf(err, errlen, "trace: cannot read the event formats from tracefs: %s", strerror(errno));
-	fclose(o.f);
-	unlink(tmp);
+	jl_output_abort(&of);
 	free(cmdlines);
 	return -1;
 fail_io:
-	fclose(o.f);
+	jl_output_abort(&of);
 	free(page);
 	free(cmdlines);
 fail_io_closed:
 	snprintf(err, errlen, "trace: cannot write %s: %s", path, strerror(errno ? errno : EIO));
-	unlink(tmp);
 	return -1;
 }

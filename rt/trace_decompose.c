@@ -1,14 +1,14 @@
-/* trace_decompose: per-cycle latency decomposition, matching samples to wakeups, the N worst cycles and
- * their one-line explanations, over a finished analysis (trace_events.c builds it). Pure: no tracefs, no
- * files, no globals; it only reads the analysis (except refining untraced switch-in times, see below). */
+/* trace_decompose: the wakeup window's decomposition (release -> wake), matching samples to wakeups, the
+ * worst cycles (by wakeup latency, plus every miss explained in its response window: trace_window.c) and
+ * their one-line explanations, over a finished analysis (trace_events.c builds it). The time a lower task
+ * or nothing ran while an RT task waited is classified by trace_bandwidth.c. Pure: no tracefs, no files,
+ * no globals; it only reads the analysis (except the matching marks and untraced switch-in refinement). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_events.h"
-
-#define MATCH_SLACK_NS 50000 /* trace clock vs CLOCK_MONOTONIC, and clock_gettime after the switch */
 
 /* ---- decomposition ---- */
 
@@ -40,39 +40,75 @@ static const struct jl_segment *seg_at(const struct jl_tan *an, int cpu, int64_t
 	return NULL;
 }
 
-static void add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d)
+void jl_cycle_add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d,
+		       const char *detail)
 {
 	for (int i = 0; i < c->nparts; i++) {
 		struct jl_part *p = &c->parts[i];
 
-		if ((int)p->kind == kind && p->pid == pid && !strcmp(p->name, name)) {
+		if ((int)p->kind == kind && p->pid == pid && !strcmp(p->name, name) &&
+		    !strcmp(p->detail, detail ? detail : "")) {
 			p->duration_ns += d;
 			return;
 		}
 	}
 	if (c->nparts == JL_MAX_PARTS) {
-		add_part(c, JL_PART_OTHER, "others", -1, 0, d);
+		jl_cycle_add_part(c, JL_PART_OTHER, "others", -1, 0, d, NULL);
 		return;
 	}
 	if (c->nparts == JL_MAX_PARTS - 1 && !(kind == JL_PART_OTHER && !strcmp(name, "others"))) {
-		add_part(c, JL_PART_OTHER, "others", -1, 0, 0);
-		add_part(c, JL_PART_OTHER, "others", -1, 0, d);
+		jl_cycle_add_part(c, JL_PART_OTHER, "others", -1, 0, 0, NULL);
+		jl_cycle_add_part(c, JL_PART_OTHER, "others", -1, 0, d, NULL);
 		return;
 	}
+	memset(&c->parts[c->nparts], 0, sizeof(c->parts[c->nparts]));
 	c->parts[c->nparts].kind = kind;
 	snprintf(c->parts[c->nparts].name, sizeof(c->parts[c->nparts].name), "%s", name);
+	snprintf(c->parts[c->nparts].detail, sizeof(c->parts[c->nparts].detail), "%s", detail ? detail : "");
 	c->parts[c->nparts].pid = pid;
 	c->parts[c->nparts].kprio = kprio;
 	c->parts[c->nparts].duration_ns = d;
 	c->nparts++;
 }
 
-/* Add what ran on CPU in [from, to) except SELF (kernel prio SELF_PRIO); returns the time accounted. */
-static int64_t add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self,
-			  int32_t self_prio, struct jl_cycle *c, bool idle_as_switch)
+static void add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d)
 {
-	char name[JL_TEV_COMM + 24];
+	jl_cycle_add_part(c, kind, name, pid, kprio, d, NULL);
+}
 
+/* Is segment S time a woken RT task (kernel prio SELF_PRIO < 100) waits for without a right to it: a
+ * lower task, the idle task, or nothing known? */
+static bool lower_for_rt(const struct jl_segment *s, int32_t self_prio)
+{
+	if (self_prio >= 100)
+		return false;
+	if (s->kind == JL_PART_TASK)
+		return s->kprio > self_prio;
+	return s->kind == JL_PART_OTHER; /* idle (pid 0) or not traced (-1) */
+}
+
+/* Where the stretch of lower time (see lower_for_rt) that holds TS on CPU began, looking back. */
+static int64_t stretch_start(const struct jl_tan *an, int cpu, size_t i, int32_t self_prio)
+{
+	int64_t start = an->segs[cpu][i].start;
+
+	while (i-- > 0) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+
+		if (s->end < start || !(lower_for_rt(s, self_prio) || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ))
+			break;
+		start = s->start;
+	}
+	return start;
+}
+
+/* Add what ran on CPU in [from, to) except SELF (kernel prio SELF_PRIO); returns the time accounted.
+ * For a real-time SELF, each stretch of lower time (lower tasks, idle, IRQs among them) goes to
+ * trace_bandwidth.c, which says whether RT bandwidth control, a non-preemptible section or just the
+ * preemption path kept SELF waiting. */
+int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
+			  struct jl_cycle *c, bool idle_as_switch)
+{
 	int64_t sum = 0;
 
 	if (cpu < 0 || cpu >= an->ncpus || to <= from)
@@ -85,12 +121,28 @@ static int64_t add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 			break;
 		if (b <= a || (s->kind == JL_PART_TASK && s->pid == self))
 			continue;
-		if (s->kind == JL_PART_OTHER && s->pid == 0) {
+		if (lower_for_rt(s, self_prio)) {
+			/* the whole stretch of lower time from here, IRQs inside it included */
+			size_t j = i;
+			int64_t end = s->end;
+
+			while (j + 1 < an->nsegs[cpu] && an->segs[cpu][j + 1].start < to &&
+			       (lower_for_rt(&an->segs[cpu][j + 1], self_prio) || an->segs[cpu][j + 1].kind == JL_PART_IRQ ||
+				an->segs[cpu][j + 1].kind == JL_PART_SOFTIRQ)) {
+				j++;
+				end = an->segs[cpu][j].end;
+			}
+			sum += jl_tan_add_lower_stretch(an, cpu, a, end < to ? end : to, stretch_start(an, cpu, i, self_prio),
+							self_prio, c);
+			i = j;
+			continue;
+		}
+		if (s->kind == JL_PART_LOST)
+			jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a,
+					  "events were lost here: what ran is unknown");
+		else if (s->kind == JL_PART_OTHER && s->pid == 0)
 			add_part(c, JL_PART_OTHER, idle_as_switch ? "switch from idle" : "idle", -1, 0, b - a);
-		} else if (s->kind == JL_PART_TASK && self_prio < 100 && s->kprio > self_prio) {
-			snprintf(name, sizeof(name), "preempting %s", s->name);
-			add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a);
-		} else
+		else
 			add_part(c, s->kind, s->name, s->pid, s->kprio, b - a);
 		sum += b - a;
 	}
@@ -101,8 +153,10 @@ static int cmp_part(const void *pa, const void *pb)
 {
 	const struct jl_part *a = pa, *b = pb;
 	/* order: timer/idle-exit, tasks, irq, softirq, other; longest first within a kind */
-	static const int rank[] = { [JL_PART_TIMER] = 0, [JL_PART_IDLE_EXIT] = 0, [JL_PART_TASK] = 1,
-				    [JL_PART_IRQ] = 2, [JL_PART_SOFTIRQ] = 3, [JL_PART_OTHER] = 4 };
+	static const int rank[JL_PART_N] = { [JL_PART_TIMER] = 0, [JL_PART_IDLE_EXIT] = 0, [JL_PART_RUNNING] = 0,
+					     [JL_PART_THROTTLE] = 1, [JL_PART_TASK] = 1, [JL_PART_BLOCKED] = 1,
+					     [JL_PART_UNPREEMPTED] = 1, [JL_PART_IRQ] = 2, [JL_PART_SOFTIRQ] = 3,
+					     [JL_PART_LOST] = 4, [JL_PART_OTHER] = 4 };
 
 	if (rank[a->kind] != rank[b->kind])
 		return rank[a->kind] - rank[b->kind];
@@ -119,6 +173,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	int64_t ret;
 
 	c->nparts = 0;
+	c->window = JL_WINDOW_WAKEUP;
 	c->release = release;
 	c->waking = p->waking;
 	c->switch_in = p->switch_in;
@@ -133,21 +188,29 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 
 		add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
 	}
-	add_window(an, p->cpu, p->waking, p->switch_in, p->pid, p->kprio, c, true);
+	jl_tan_add_window(an, p->cpu, p->waking, p->switch_in, p->pid, p->kprio, c, true);
 	if (wake > 0 && wake > p->switch_in) {
-		ret = wake - p->switch_in - add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
+		ret = wake - p->switch_in - jl_tan_add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
 		add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
 	} else if (wake > 0) {
 		add_part(c, JL_PART_OTHER, "return", -1, 0, 0);
 	}
+	c->lost_in_window = jl_tan_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking,
+					   wake > p->switch_in ? wake : p->switch_in);
+	jl_tan_finish_parts(an, c);
+}
+
+/* Name the tasks of C's parts as the run knows them (thread names, policies) and order the parts. */
+void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c)
+{
 	for (int i = 0; i < c->nparts; i++) {
 		struct jl_part *pt = &c->parts[i];
 		int ti;
 
-		if (pt->pid <= 0 || (pt->kind != JL_PART_TASK && pt->kind != JL_PART_OTHER))
+		if (pt->pid <= 0 || (pt->kind != JL_PART_TASK && pt->kind != JL_PART_OTHER && pt->kind != JL_PART_UNPREEMPTED))
 			continue;
 		ti = jl_tan_thread_of(an, pt->pid);
-		if (ti >= 0 && an->threads[ti].name[0])
+		if (ti >= 0 && an->threads[ti].name[0] && pt->kind != JL_PART_UNPREEMPTED)
 			snprintf(pt->name, sizeof(pt->name), "%s%s", pt->kind == JL_PART_OTHER ? "preempting " : "",
 				 an->threads[ti].name);
 		if (ti >= 0 && an->threads[ti].policy[0])
@@ -158,25 +221,73 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	qsort(c->parts, c->nparts, sizeof(c->parts[0]), cmp_part);
 }
 
-/* Last pair of T whose waking is at or before TS. */
-static long pair_before(const struct jl_tan_thread *t, int64_t ts)
+bool jl_tan_lost_in(const struct jl_tan *an, int cpu, int64_t from, int64_t to)
+{
+	for (size_t i = 0; i < an->ngaps; i++)
+		if ((cpu < 0 || an->gaps[i].cpu == cpu) && an->gaps[i].from < to && an->gaps[i].to > from)
+			return true;
+	return false;
+}
+
+/* First pair of T whose waking is at or after TS. */
+static size_t pair_from(const struct jl_tan_thread *t, int64_t ts)
 {
 	size_t lo = 0, hi = t->npairs;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (t->pairs[mid].waking <= ts)
+		if (t->pairs[mid].waking < ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (long)lo - 1;
+	return lo;
+}
+
+int jl_tan_match(struct jl_tan *an, int64_t from)
+{
+	for (int ti = 0; ti < an->nthreads; ti++) {
+		struct jl_tan_thread *t = &an->threads[ti];
+
+		t->matched = t->measured_samples = 0;
+		if (!t->measured || !t->samples)
+			continue;
+		free(t->sample_pair);
+		t->sample_pair = malloc((t->nsamples ? t->nsamples : 1) * sizeof(*t->sample_pair));
+		if (!t->sample_pair) {
+			errno = ENOMEM;
+			return -1;
+		}
+		for (size_t i = 0; i < t->npairs; i++)
+			t->pairs[i].matched = false;
+		for (size_t i = 0; i < t->nsamples; i++) {
+			const struct jl_tan_sample *s = &t->samples[i];
+			size_t pi;
+
+			t->sample_pair[i] = -1;
+			if (s->release < from)
+				continue;
+			t->measured_samples++;
+			/* the wakeup of this release: the first at or after it (its timer fires no earlier), and
+			 * before the thread's own wake time; the trace clock may read a little behind */
+			pi = pair_from(t, s->release - JL_TAN_CLOCK_SLACK_NS);
+			if (pi >= t->npairs || t->pairs[pi].waking > s->wake + JL_TAN_CLOCK_SLACK_NS)
+				continue;
+			if (t->pairs[pi].implicit && s->wake < t->pairs[pi].switch_in) /* refine the bound */
+				t->pairs[pi].switch_in = s->wake > t->pairs[pi].waking ? s->wake : t->pairs[pi].waking;
+			t->pairs[pi].matched = true;
+			t->sample_pair[i] = (long)pi;
+			t->matched++;
+		}
+	}
+	return 0;
 }
 
 struct cand {
 	int thread;
 	long pair;
+	size_t sample;
 	int64_t latency, release, wake;
 	uint64_t cycle;
 };
@@ -235,19 +346,24 @@ static void keep_each_thread(struct cand *w, int n, int *nw, const struct cand *
 	}
 }
 
-int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int *nout)
+int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
+		 size_t *misses)
 {
-	struct cand *w, *best;
-	int nw = 0;
+	struct cand *w, *best, *m;
+	int nw = 0, nm = 0;
 
 	*nout = 0;
-	if (n <= 0)
-		return 0;
+	if (misses)
+		*misses = 0;
+	if (n <= 0 || jl_tan_match(an, from) < 0)
+		return n <= 0 ? 0 : -1;
 	w = calloc(n, sizeof(*w));
 	best = calloc(an->nthreads > 0 ? an->nthreads : 1, sizeof(*best));
-	if (!w || !best) {
+	m = calloc(n_misses > 0 ? n_misses : 1, sizeof(*m));
+	if (!w || !best || !m) {
 		free(w);
 		free(best);
+		free(m);
 		return -1;
 	}
 	for (int ti = 0; ti < an->nthreads; ti++) {
@@ -257,29 +373,30 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 		best[ti].thread = -1;
 		if (!t->measured)
 			continue;
-		t->matched = t->measured_samples = 0;
 		if (t->samples) {
 			for (size_t i = 0; i < t->nsamples; i++) {
 				const struct jl_tan_sample *s = &t->samples[i];
-				long pi;
+				long pi = t->sample_pair[i];
+				struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
 
 				if (s->release < from)
 					continue;
-				t->measured_samples++;
-				pi = pair_before(t, s->wake + MATCH_SLACK_NS);
-				if (pi < 0 || t->pairs[pi].waking < s->release - MATCH_SLACK_NS)
+				if (s->miss && s->end > s->wake) {
+					struct cand mc = c;
+
+					if (misses)
+						(*misses)++;
+					mc.latency = s->end - s->release; /* the worst responses first */
+					keep_worst(m, n_misses, &nm, &mc);
+				}
+				if (pi < 0)
 					continue;
-				if (t->pairs[pi].implicit && s->wake < t->pairs[pi].switch_in) /* refine the bound */
-					t->pairs[pi].switch_in = s->wake > t->pairs[pi].waking ? s->wake : t->pairs[pi].waking;
-				t->matched++;
-				keep_worst(w, n, &nw,
-					   &(struct cand){ ti, pi, s->wake - s->release, s->release, s->wake, s->cycle });
-				keep_worst(&best[ti], 1, &one,
-					   &(struct cand){ ti, pi, s->wake - s->release, s->release, s->wake, s->cycle });
+				keep_worst(w, n, &nw, &c);
+				keep_worst(&best[ti], 1, &one, &c);
 			}
 		} else {
 			for (size_t i = 0; i < t->npairs; i++) {
-				struct cand c = { ti, (long)i, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0, i };
+				struct cand c = { ti, (long)i, 0, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0, i };
 
 				if (t->pairs[i].waking < from)
 					continue;
@@ -295,9 +412,18 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 		jl_tan_decompose(an, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release, w[i].wake, &out[i]);
 		out[i].thread = w[i].thread;
 		out[i].cycle = w[i].cycle;
+		if (an->threads[w[i].thread].samples) {
+			out[i].end = an->threads[w[i].thread].samples[w[i].sample].end;
+			out[i].miss = an->threads[w[i].thread].samples[w[i].sample].miss;
+		}
 	}
-	*nout = nw;
+	for (int i = 0; i < nm; i++) {
+		memset(&out[nw + i], 0, sizeof(out[nw + i]));
+		jl_tan_decompose_response(an, m[i].thread, m[i].sample, &out[nw + i]);
+	}
+	*nout = nw + nm;
 	free(w);
+	free(m);
 	return 0;
 }
 
@@ -310,7 +436,7 @@ int64_t *jl_tan_wakeups(const struct jl_tan *an, int ti, int64_t from, size_t *n
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->npairs; i++)
-		if (t->pairs[i].waking >= from)
+		if (t->pairs[i].waking >= from && (!t->samples || t->pairs[i].matched))
 			v[(*n)++] = t->pairs[i].switch_in - t->pairs[i].waking;
 	return v;
 }
@@ -319,10 +445,14 @@ int jl_cycle_culprit(const struct jl_cycle *c)
 {
 	int best = -1;
 
-	for (int i = 0; i < c->nparts; i++)
-		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid > 0 &&
-		    (best < 0 || c->parts[i].duration_ns > c->parts[best].duration_ns))
+	for (int i = 0; i < c->nparts; i++) {
+		const struct jl_part *p = &c->parts[i];
+		bool can = (p->kind == JL_PART_TASK && p->pid > 0) || p->kind == JL_PART_THROTTLE ||
+			   p->kind == JL_PART_UNPREEMPTED;
+
+		if (can && (best < 0 || p->duration_ns > c->parts[best].duration_ns))
 			best = i;
+	}
 	return best;
 }
 
@@ -353,14 +483,18 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 		if (o < len)                                                 \
 			o += snprintf(buf + o, len - o, __VA_ARGS__);        \
 	} while (0)
-	APPEND("%s %s %llu: %lld us =", thread, c->release > 0 ? "cycle" : "wakeup", (unsigned long long)c->cycle,
-	       us(c->latency_ns));
+	if (c->window == JL_WINDOW_RESPONSE)
+		APPEND("%s cycle %llu missed its deadline: response %lld us =", thread, (unsigned long long)c->cycle,
+		       us(c->latency_ns));
+	else
+		APPEND("%s %s %llu: %lld us =", thread, c->release > 0 ? "cycle" : "wakeup", (unsigned long long)c->cycle,
+		       us(c->latency_ns));
 	for (int i = 0; i < c->nparts; i++) {
 		const struct jl_part *p = &c->parts[i];
 
 		/* under half a microsecond says nothing in a line (it is in the JSON); keep the fixed parts */
 		if (p->duration_ns < 500 && p->kind != JL_PART_TIMER && p->kind != JL_PART_IDLE_EXIT &&
-		    strcmp(p->name, "return"))
+		    p->kind != JL_PART_LOST && strcmp(p->name, "return"))
 			continue;
 		APPEND("%s", first ? " " : " + ");
 		first = false;
@@ -383,10 +517,22 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 		case JL_PART_SOFTIRQ:
 			APPEND("softirq %s %lld us", p->name, us(p->duration_ns));
 			break;
+		case JL_PART_THROTTLE:
+			APPEND("RT throttled %lld us (%s)", us(p->duration_ns), p->detail);
+			break;
+		case JL_PART_UNPREEMPTED:
+			APPEND("%s %lld us while it was runnable (a non-preemptible section or the vCPU: the trace "
+			       "cannot tell)", p->name, us(p->duration_ns));
+			break;
+		case JL_PART_LOST:
+			APPEND("lost events %lld us", us(p->duration_ns));
+			break;
 		default:
 			APPEND("%s %lld us", p->name, us(p->duration_ns));
 			break;
 		}
 	}
+	if (c->lost_in_window)
+		APPEND(" [events were lost in this window: the explanation may be incomplete]");
 #undef APPEND
 }

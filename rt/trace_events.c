@@ -3,8 +3,12 @@
  * explains cycles from them. Pure: no tracefs, no files, no globals. Rules (platform-facts.md, tracing
  * notes): first sched_waking (or wakeup_new) of a pid -> next sched_switch with next_pid == pid; a pending
  * wake is dropped if the task switches out first, or when events were lost; the real CPU is the switch
- * record's CPU. A task that writes a record on a CPU where no switch put it was switched in untraced
- * (this VM's kernel does not record switches out of the idle task): the switch is inferred. */
+ * record's CPU. A task that writes a record on a CPU where no switch put it was switched in untraced: after
+ * lost events (the CPU's state is unknown), or out of idle on a CPU whose trace shows no switch out of the
+ * idle task (this VM's kernel records none on some CPUs): the switch is inferred, and counted per CPU.
+ * Lost events close the CPU's timeline at its last record before the gap and leave a "lost" piece. The
+ * expiries of the timers that end RT throttling and start the fair server are kept as evidence, and so
+ * is every switch and waking of an analysed thread (its response window is read from them). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@ struct jl_tan_task {
 
 struct jl_tan_cpu {
 	bool seen, known;
+	bool idle_exit_traced;   /* a sched_switch out of the idle task was recorded on this CPU */
 	int64_t seg_start;
 	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
@@ -41,6 +46,8 @@ struct jl_tan_cpu {
 static const char *const part_names[] = {
 	[JL_PART_IRQ] = "irq", [JL_PART_SOFTIRQ] = "softirq", [JL_PART_TASK] = "task",
 	[JL_PART_TIMER] = "timer", [JL_PART_IDLE_EXIT] = "idle-exit", [JL_PART_OTHER] = "other",
+	[JL_PART_THROTTLE] = "throttle", [JL_PART_UNPREEMPTED] = "unpreempted", [JL_PART_LOST] = "lost",
+	[JL_PART_RUNNING] = "running", [JL_PART_BLOCKED] = "blocked",
 };
 
 static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
@@ -105,7 +112,8 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->segs = calloc(ncpus, sizeof(*an->segs));
 	an->nsegs = calloc(ncpus, sizeof(*an->nsegs));
 	an->capsegs = calloc(ncpus, sizeof(*an->capsegs));
-	if (!an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
+	an->vm_heuristic = calloc(ncpus, sizeof(*an->vm_heuristic));
+	if (!an->vm_heuristic || !an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
 	    !an->nsegs || !an->capsegs) {
 		jl_tan_free(an);
 		errno = ENOMEM;
@@ -117,16 +125,25 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 		an->threads[i].npairs = an->threads[i].cap = 0;
 		an->threads[i].switch_in = an->threads[i].switch_out = an->threads[i].wakings = 0;
 		an->threads[i].matched = an->threads[i].measured_samples = 0;
+		an->threads[i].states = NULL;
+		an->threads[i].nstates = an->threads[i].capstates = 0;
+		an->threads[i].sample_pair = NULL;
 	}
 	an->first_ts = -1;
+	an->budget = (struct jl_tan_budget){ .rt_runtime_ns = 950000000LL, .rt_period_ns = 1000000000LL,
+					     .fair_runtime_ns = 50000000LL, .fair_period_ns = 1000000000LL,
+					     .fair_server = true };
 	return 0;
 }
 
 void jl_tan_free(struct jl_tan *an)
 {
 	if (an->threads)
-		for (int i = 0; i < an->nthreads; i++)
+		for (int i = 0; i < an->nthreads; i++) {
 			free(an->threads[i].pairs);
+			free(an->threads[i].states);
+			free(an->threads[i].sample_pair);
+		}
 	if (an->segs)
 		for (int c = 0; c < an->ncpus; c++)
 			free(an->segs[c]);
@@ -140,6 +157,10 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->segs);
 	free(an->nsegs);
 	free(an->capsegs);
+	free(an->vm_heuristic);
+	free(an->rt_unthrottle);
+	free(an->fair_start);
+	free(an->gaps);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -162,6 +183,7 @@ static int grow_cpus(struct jl_tan *an, int cpu)
 	GROW(segs);
 	GROW(nsegs);
 	GROW(capsegs);
+	GROW(vm_heuristic);
 #undef GROW
 	an->ncpus = n;
 	return 0;
@@ -271,6 +293,38 @@ static void pop_ctx(struct jl_tan_cpu *c)
 		c->depth--;
 }
 
+/* Append ITEM (SIZE bytes) to the growable array *ARR of *N items (*CAP allocated). */
+static int append(void *arr, size_t *n, size_t *cap, const void *item, size_t size)
+{
+	char **a = arr;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		char *p = realloc(*a, c * size);
+
+		if (!p)
+			return -1;
+		*a = p;
+		*cap = c;
+	}
+	memcpy(*a + *n * size, item, size);
+	(*n)++;
+	return 0;
+}
+
+/* Record a state change of analysed thread TI (measured threads only: others lend only a name). */
+static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
+		      const char *by)
+{
+	struct jl_tan_thread *t = &an->threads[ti];
+	struct jl_tstate st = { .ts = ts, .cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid };
+
+	if (!t->measured)
+		return 0;
+	snprintf(st.by, sizeof(st.by), "%s", by ? by : "");
+	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
+}
+
 static int add_pair(struct jl_tan_thread *t, const struct jl_pair *p)
 {
 	if (t->npairs == t->cap) {
@@ -296,7 +350,8 @@ static bool running_somewhere(const struct jl_tan *an, int32_t pid)
 
 /* The task CUR wrote a record on CPU at TS but no sched_switch put it there (seen on virtual machines,
  * where the switch out of the idle task is not recorded). Out of idle, the switch follows the wakeup at
- * once: place it at the idle task's last record (not before CUR's waking); otherwise at TS. */
+ * once: place it at the idle task's last record (not before CUR's waking, and for an RT task not before
+ * the last sched_rt_period_timer expiry: a throttled CPU idles with RT tasks runnable); otherwise at TS. */
 static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 {
 	struct jl_tan_cpu *c = &an->cpu[cpu];
@@ -310,6 +365,9 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 		at = c->last_ts;
 		if (k && k->last_waking > at)
 			at = k->last_waking;
+		/* an RT task cannot have run while RT throttling held the CPU: not before the unthrottle */
+		if (k && k->kprio < 100 && an->n_rt_unthrottle && an->rt_unthrottle[an->n_rt_unthrottle - 1].ts > at)
+			at = an->rt_unthrottle[an->n_rt_unthrottle - 1].ts;
 		if (at > ts || at < c->seg_start)
 			at = ts;
 	}
@@ -317,12 +375,16 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	if (close_seg(an, cpu, ts) < 0)
 		return -1;
 	an->implicit_switches++;
+	if (c->seen && c->known && c->pid == 0)
+		an->vm_heuristic[cpu]++;
 	c->known = true;
 	c->depth = 0;
 	c->pid = cur;
 	c->kprio = k ? k->kprio : 120;
 	snprintf(c->comm, sizeof(c->comm), "%s", k ? k->comm : "?");
 	ti = jl_tan_thread_of(an, cur);
+	if (ti >= 0 && note_state(an, ti, ts, cpu, JL_TS_IN, 0, -1, NULL) < 0)
+		return -1;
 	if (ti >= 0) {
 		an->threads[ti].implicit_in++;
 		if (an->pending[ti] && an->threads[ti].measured) {
@@ -335,6 +397,47 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 		}
 		an->pending[ti] = 0;
 	}
+	return 0;
+}
+
+/* Who woke analysed thread TI: the IRQ, softirq or hrtimer the waking CPU was in (the nesting of the
+ * irq/timer events, else common_flags), or the task that ran there. The common_pid of a waking raised
+ * in IRQ context is only the task the IRQ interrupted. */
+static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
+{
+	const struct jl_tan_cpu *c = &an->cpu[ev->cpu];
+	const struct jl_tan_task *k;
+
+	if (c->depth > 0 && c->depth <= CTX_DEPTH) {
+		const struct ctx *x = &c->stack[c->depth - 1];
+
+		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, x->kind, x->pid, x->name);
+	}
+	if (ev->flags & JL_TEV_F_HARDIRQ)
+		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_IRQ, -1, "an IRQ (irq events not recorded)");
+	if (ev->flags & JL_TEV_F_SOFTIRQ)
+		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_SOFTIRQ, -1,
+				  "a softirq (irq events not recorded)");
+	if (!ev->has_cur)
+		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_OTHER, -1, "unknown");
+	if (ev->cur == 0)
+		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_OTHER, 0, "the idle task");
+	k = task_slot(an, ev->cur);
+	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur,
+			  k->pid == ev->cur && k->comm[0] ? k->comm : "?");
+}
+
+/* The expiries that end RT throttling (sched_rt_period_timer unthrottles every CPU's RT queues, from
+ * whichever CPU it fires on) and start the fair server (its dl_task_timer, on the server's CPU). */
+static int note_bandwidth_timer(struct jl_tan *an, const struct jl_tev *ev)
+{
+	struct jl_tan_mark m = { .ts = ev->ts, .cpu = ev->cpu };
+
+	an->timer_events++;
+	if (!strcmp(ev->comm, "sched_rt_period_timer"))
+		return append(&an->rt_unthrottle, &an->n_rt_unthrottle, &an->cap_rt_unthrottle, &m, sizeof(m));
+	if (!strcmp(ev->comm, "dl_task_timer"))
+		return append(&an->fair_start, &an->n_fair_start, &an->cap_fair_start, &m, sizeof(m));
 	return 0;
 }
 
@@ -356,9 +459,11 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	 * record counts too when the CPU is idle for us (a task woken from idle that runs to its switch-out
 	 * without writing anything else, e.g. a FIFO loop that spins and sleeps: its time is its own, and
 	 * not the idle task's, for whoever was woken with it and waits behind it). */
+	if (ev->kind == JL_TEV_SWITCH && ev->prev_pid == 0 && ev->pid > 0)
+		c->idle_exit_traced = true; /* from now on, never infer a switch out of idle on this CPU */
 	if (ev->has_cur && ev->kind != JL_TEV_LOST &&
-	    (ev->kind != JL_TEV_SWITCH ? !c->known || c->pid != ev->cur
-				       : c->seen && c->known && c->pid == 0 && ev->cur > 0) &&
+	    (ev->kind != JL_TEV_SWITCH ? !c->known || (c->pid != ev->cur && (c->pid != 0 || !c->idle_exit_traced))
+				       : c->seen && c->known && c->pid == 0 && ev->cur > 0 && !c->idle_exit_traced) &&
 	    implicit_switch(an, ev->cpu, ev->ts, ev->cur) < 0)
 		return -1;
 
@@ -370,6 +475,10 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		if (ti >= 0) {
 			an->threads[ti].switch_out++;
 			an->pending[ti] = 0; /* switched out before its switch-in: drop the wake */
+			/* prev_state 0 (R) or only the preempted bit: still runnable; anything else: it blocked */
+			if (note_state(an, ti, ev->ts, ev->cpu,
+				       (ev->prev_state & ~0x100LL) == 0 ? JL_TS_PREEMPTED : JL_TS_BLOCKED, 0, -1, NULL) < 0)
+				return -1;
 		}
 		task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
 		task_note(an, ev->pid, ev->prio, ev->comm);
@@ -379,6 +488,8 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		c->kprio = ev->prio;
 		snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
 		ti = jl_tan_thread_of(an, ev->pid);
+		if (ti >= 0 && note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
+			return -1;
 		if (ti >= 0) {
 			an->threads[ti].switch_in++;
 			if (an->pending[ti] && an->threads[ti].measured) {
@@ -403,6 +514,8 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		an->threads[ti].wakings++;
 		if (an->pending[ti] || running_somewhere(an, ev->pid))
 			break; /* first waking counts; a waking while running is no wakeup */
+		if (note_waker(an, ti, ev) < 0)
+			return -1;
 		an->pending[ti] = ev->ts;
 		an->pending_cpu[ti] = ev->cpu;
 		an->pending_new[ti] = ev->kind == JL_TEV_WAKEUP_NEW;
@@ -421,7 +534,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			 ev->pid >= 0 && ev->pid < 10 ? softirq_names[ev->pid] : "?");
 		break;
 	case JL_TEV_TIMER_ENTRY:
-		if (close_seg(an, ev->cpu, ev->ts) < 0)
+		if (close_seg(an, ev->cpu, ev->ts) < 0 || note_bandwidth_timer(an, ev) < 0)
 			return -1;
 		snprintf(name, sizeof(name), "hrtimer %s", ev->comm);
 		push_ctx(c, JL_PART_IRQ, -1, name);
@@ -433,8 +546,21 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			return -1;
 		pop_ctx(c);
 		break;
-	case JL_TEV_LOST:
-		if (close_seg(an, ev->cpu, ev->ts) < 0)
+	case JL_TEV_LOST: {
+		/* nothing is known since the CPU's last record: close its timeline there, not at the gap's end */
+		int64_t from = c->seen && c->last_ts > c->seg_start ? c->last_ts : ev->ts;
+		struct jl_tan_gap g = { .from = from, .to = ev->ts, .cpu = ev->cpu,
+					.lost = ev->prev_state > 0 ? (uint64_t)ev->prev_state : 0 };
+
+		if (c->seen && from < ev->ts) {
+			if (close_seg(an, ev->cpu, from) < 0 ||
+			    push_seg(an, ev->cpu, from, ev->ts, JL_PART_LOST, -1, 0, "lost events") < 0)
+				return -1;
+			c->seg_start = ev->ts;
+		} else if (close_seg(an, ev->cpu, ev->ts) < 0) {
+			return -1;
+		}
+		if (append(&an->gaps, &an->ngaps, &an->capgaps, &g, sizeof(g)) < 0)
 			return -1;
 		an->lost_gaps++;
 		if (ev->prev_state > 0)
@@ -444,6 +570,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		c->known = false;
 		c->depth = 0;
 		break;
+	}
 	case JL_TEV_MARK:
 		an->markers++;
 		break;

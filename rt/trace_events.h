@@ -28,6 +28,16 @@ enum jl_tev_kind {
 	JL_TEV_MARK,          /* jitterlab marker: mark_thread, mark_cycle */
 	JL_TEV_LOST,          /* events were lost on cpu before ts */
 	JL_TEV_OTHER,
+	/* recorded for the analyses to come (trace_read.c); nothing above reads them yet */
+	JL_TEV_PI_SETPRIO,    /* priority inheritance: pid, comm; prev_prio = oldprio, prio = newprio */
+	JL_TEV_NEWTASK,       /* task_newtask: pid = new task, comm; prev_pid = creator (common_pid);
+			       * arg = clone_flags (CLONE_THREAD 0x10000: a thread, not a process) */
+	JL_TEV_FORK,          /* sched_process_fork: prev_pid/prev_comm = parent, pid/comm = child */
+	JL_TEV_RENAME,        /* task_rename: pid, prev_comm = old comm, comm = new comm */
+	JL_TEV_EXIT,          /* sched_process_exit: pid, comm, prio; arg = 1 when its whole process is gone */
+	JL_TEV_IPI,           /* ipi_send_cpu/cpumask, on the sender's cpu: target_cpu (-1 = several),
+			       * arg = target CPUs 0-63 as bits, comm = callback ("" for reschedule),
+			       * prev_comm = call site */
 };
 
 struct jl_tev {
@@ -45,14 +55,29 @@ struct jl_tev {
 	uint64_t mark_cycle;
 	char comm[JL_TEV_COMM];      /* subject comm / irq name / timer function */
 	char prev_comm[JL_TEV_COMM];
+	uint8_t flags;               /* common_flags: JL_TEV_F_HARDIRQ, JL_TEV_F_SOFTIRQ (0 when unknown) */
+	uint64_t arg;                /* NEWTASK: clone_flags; EXIT: group dead; IPI: target CPU bits */
 };
 
-/* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind). A task is
- * kind "task" (it blocked the wakeup) unless the woken task is real-time (RT or DEADLINE) and the task has
- * a lower priority: then it only ran until the kernel preempted it, and is kind "other", named
- * "preempting NAME" (the cost is the preemption path or a non-preemptible section, not that task's right
- * to the CPU). For a CFS task woken, every task that ran first is a "task" (fair share). */
-enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER };
+#define JL_TEV_F_HARDIRQ 0x08        /* TRACE_FLAG_HARDIRQ: written in hard IRQ context */
+#define JL_TEV_F_SOFTIRQ 0x10        /* TRACE_FLAG_SOFTIRQ: written in softirq context */
+
+/* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind, plus the kinds
+ * after OTHER). A task is kind "task" (it blocked the wakeup) unless the woken task is real-time (RT or
+ * DEADLINE) and the task has a lower priority. Then, while a lower task runs and the woken RT task waits:
+ * - "throttle": RT bandwidth control kept the RT task off (RT throttling ended by sched_rt_period_timer,
+ *   or the fair server running CFS tasks after its dl_task_timer), or without timer events a stretch with
+ *   the shape of a budget (see trace_bandwidth.c);
+ * - "unpreempted": a lower task kept running for a while (>= JL_UNPREEMPTED_NS) without that shape: a
+ *   non-preemptible kernel section or a vCPU the host took away; the trace cannot tell which;
+ * - "other" named "preempting NAME": the short time the kernel took to preempt it.
+ * For a CFS task woken, every task that ran first is a "task" (fair share). "lost": the window overlaps a
+ * gap of lost events. "running" and "blocked": parts of the response window (wake -> end of work). */
+enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER,
+		    JL_PART_THROTTLE, JL_PART_UNPREEMPTED, JL_PART_LOST, JL_PART_RUNNING, JL_PART_BLOCKED,
+		    JL_PART_N };
+
+#define JL_UNPREEMPTED_NS 100000 /* a lower task still running this long after an RT wakeup is not "preempting" */
 const char *jl_part_kind_name(enum jl_part_kind k);
 
 struct jl_part {
@@ -62,6 +87,7 @@ struct jl_part {
 	int32_t kprio;        /* kernel prio for tasks, 0 otherwise */
 	char policy[24];      /* tasks: "FIFO 90" (known thread) or derived from kprio ("RT 90", "CFS nice 0") */
 	int64_t duration_ns;
+	char detail[160];     /* throttle, unpreempted, blocked, lost: the explanation in words */
 };
 
 #define JL_MAX_PARTS 16
@@ -73,11 +99,27 @@ struct jl_pair {
 	bool new_task;
 	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
+	bool matched;               /* paired with a sample's release (jl_tan_match) */
+};
+
+/* What happened to an analysed thread, in order: the response window (wake -> end of work) is read from
+ * these. */
+enum jl_tstate_what { JL_TS_IN, JL_TS_PREEMPTED, JL_TS_BLOCKED, JL_TS_WOKEN };
+
+struct jl_tstate {
+	int64_t ts;
+	int32_t cpu;
+	int32_t what;               /* enum jl_tstate_what */
+	int32_t by_kind;            /* WOKEN: who woke it: JL_PART_TASK, IRQ, SOFTIRQ (hrtimers are IRQ) */
+	int32_t by_pid;             /* the waking task's pid, the IRQ number or the softirq vector, -1 */
+	char by[JL_TEV_COMM + 8];   /* its name */
 };
 
 /* One analysed thread: a pid, its name, and (optionally) its samples. */
 struct jl_tan_sample {
 	int64_t release, wake;
+	int64_t end;                 /* end of the cycle's work (0 = unknown: no response window) */
+	bool miss;                   /* its work ended after release + deadline */
 	uint64_t cycle;
 };
 
@@ -95,13 +137,22 @@ struct jl_tan_thread {
 	size_t implicit_in;          /* switch-ins seen only as the task's first record on a CPU */
 	size_t measured_samples;     /* samples with release >= from */
 	size_t matched;              /* of those, matched to a wakeup pair */
+	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */
+	size_t nstates, capstates;
+	long *sample_pair;           /* per sample: its pair (jl_tan_match), -1 when unmatched */
 };
+
+enum jl_window { JL_WINDOW_WAKEUP, JL_WINDOW_RESPONSE };
 
 struct jl_cycle {
 	int thread;                  /* index into threads */
 	uint64_t cycle;
-	int64_t latency_ns;          /* sample latency (wake - release), or wakeup latency without samples */
-	int64_t release, waking, switch_in, wake;
+	int window;                  /* enum jl_window: what the parts explain */
+	int64_t latency_ns;          /* wakeup window: sample latency (wake - release), or the wakeup latency
+				      * without samples; response window: end - release */
+	int64_t release, waking, switch_in, wake, end;
+	bool miss;
+	bool lost_in_window;         /* a gap of lost events overlaps [release or waking, wake or end) */
 	int cpu;
 	bool implicit;               /* the switch-in had no sched_switch record */
 	int nparts;
@@ -118,6 +169,27 @@ struct jl_segment {
 struct jl_tan_cpu;
 struct jl_tan_task;
 
+/* RT bandwidth as the kernel is set (defaults: sched_rt_runtime_us 950000 of 1000000; the fair server
+ * 50 ms of 1 s per CPU). The caller sets them (jl_tan_init fills the defaults). */
+struct jl_tan_budget {
+	int64_t rt_runtime_ns, rt_period_ns;  /* rt_runtime_ns < 0: unlimited */
+	int64_t fair_runtime_ns, fair_period_ns;
+	bool fair_server;            /* the kernel has one (Linux 6.12 and later) */
+	bool fair_known;             /* runtime/period read from debugfs (else the defaults) */
+};
+
+/* Evidence of RT bandwidth control in the trace: expiries of the timers that end RT throttling
+ * (sched_rt_period_timer, any CPU) and start the fair server (dl_task_timer, on its CPU). */
+struct jl_tan_mark {
+	int64_t ts;
+	int32_t cpu;
+};
+
+struct jl_tan_gap {
+	int64_t from, to;            /* nothing is known on cpu in [from, to) */
+	int32_t cpu;
+	uint64_t lost;               /* events lost there, where the kernel counted them */
+};
 struct jl_tan {
 	int nthreads;
 	struct jl_tan_thread *threads;
@@ -135,6 +207,14 @@ struct jl_tan {
 	bool *pending_new;
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash) */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
+	size_t *vm_heuristic;        /* per CPU: switches out of idle inferred from a woken task's first record
+				      * (used only on CPUs whose trace shows no switch out of the idle task) */
+	struct jl_tan_budget budget;
+	size_t timer_events;         /* hrtimer_expire_entry records seen (the timer group was recorded) */
+	struct jl_tan_mark *rt_unthrottle, *fair_start;
+	size_t n_rt_unthrottle, n_fair_start, cap_rt_unthrottle, cap_fair_start;
+	struct jl_tan_gap *gaps;
+	size_t ngaps, capgaps;
 };
 
 /* Index of the thread with PID in AN->threads, or -1. */
@@ -158,15 +238,51 @@ void jl_tan_free(struct jl_tan *an);
 void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t release, int64_t wake,
 		      struct jl_cycle *c);
 
-/* Match thread TI's samples with release >= FROM to pairs; fills matched counts. For the N worst matched
- * cycles across all threads (by sample latency; without samples: by wakeup latency of pairs with
- * waking >= FROM), fill OUT[0..*nout) decomposed, worst first. */
-int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int *nout);
+/* Match every measured thread's samples with release >= FROM to pairs: a sample's pair is the first
+ * wakeup at or after its release (less the trace clock's offset to CLOCK_MONOTONIC, JL_TAN_CLOCK_SLACK_NS)
+ * and before its wake. Fills matched counts, pair.matched and thread.sample_pair. 0 or -1 (ENOMEM). */
+int jl_tan_match(struct jl_tan *an, int64_t from);
 
-/* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd. */
+#define JL_TAN_CLOCK_SLACK_NS 5000
+
+/* The worst cycles, decomposed, worst first, into OUT[0..*nout): the N worst matched cycles across all
+ * threads by wakeup latency (without samples: by the wakeup latency of pairs with waking >= FROM), each
+ * measured thread's worst among them, then every missed deadline (response window) up to N_MISSES more.
+ * *MISSES gets how many cycles missed in all (so a caller can say the list was capped). Calls
+ * jl_tan_match. */
+int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
+		 size_t *misses);
+
+/* Decompose the response window [wake, end) of sample SI of thread TI into C (running, preempted behind
+ * whom, blocked and who woke it, lost). */
+void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struct jl_cycle *c);
+
+/* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
+ * for a thread with samples only the pairs matched to a release (jl_tan_match first), never the
+ * wakeups of sleep slices or of sleeps inside its work. */
 int64_t *jl_tan_wakeups(const struct jl_tan *an, int ti, int64_t from, size_t *n);
 
-/* Main culprit of a cycle: index of the task part with the longest duration (not idle), or -1. */
+/* Does a gap of lost events on CPU (or on any CPU when CPU < 0) overlap [FROM, TO)? */
+bool jl_tan_lost_in(const struct jl_tan *an, int cpu, int64_t from, int64_t to);
+
+/* trace_bandwidth.c: add the wait of an RT task on CPU in [FROM, TO) while lower tasks or nothing ran
+ * there, classified (throttle / unpreempted / preempting), to C. Returns the time accounted. */
+int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t stretch_start,
+				 int32_t self_prio, struct jl_cycle *c);
+
+/* trace_decompose.c, for trace_bandwidth.c and trace_window.c: add what ran on CPU in [FROM, TO) while
+ * SELF (kernel prio SELF_PRIO) waited (idle as "switch from idle" when IDLE_AS_SWITCH, else "idle");
+ * returns the time accounted. Name the parts' tasks and order the parts (jl_tan_finish_parts). */
+int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
+			  struct jl_cycle *c, bool idle_as_switch);
+void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c);
+
+/* trace_decompose.c, for trace_bandwidth.c and trace_window.c: add a part (merged with an equal one). */
+void jl_cycle_add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d,
+		       const char *detail);
+
+/* Main culprit of a cycle: index of the longest part among the tasks (not idle) that kept it waiting,
+ * RT bandwidth control (throttle) and a lower task that was not preempted (unpreempted), or -1. */
 int jl_cycle_culprit(const struct jl_cycle *c);
 
 /* "control cycle 812: 331 us = timer 5 us + waited 318 us behind scan.0 (pid 4321, FIFO 90) + ..." */

@@ -68,9 +68,15 @@ static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct 
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;
 		for (size_t j = 0; j < n; j++, k++) {
-			(*samples)[k].release = et->samples[j].release;
-			(*samples)[k].wake = et->samples[j].wake;
-			(*samples)[k].cycle = et->samples[j].cycle;
+			const struct jl_sample *es = &et->samples[j];
+			int64_t deadline = et->spec && et->spec->deadline_ns ? et->spec->deadline_ns
+					   : et->spec ? et->spec->period_ns : 0;
+
+			(*samples)[k].release = es->release;
+			(*samples)[k].wake = es->wake;
+			(*samples)[k].end = es->end;
+			(*samples)[k].miss = deadline > 0 && es->end > es->release + deadline;
+			(*samples)[k].cycle = es->cycle;
 		}
 		if (!et->measured) {
 			th[i].samples = NULL;
@@ -131,7 +137,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 	struct jl_tan_sample *samples = NULL;
 	struct jl_tan_thread *threads = NULL;
 	struct jl_trace_readinfo info;
-	struct jl_cycle worst[JL_TRACE_WORST];
+	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
 	struct jl_trace_summary_in in = { 0 };
 	struct jl_tan an = { 0 };
 	struct jl_tracedat_src src;
@@ -170,7 +176,8 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
-	have_syms = (t->groups & JL_TRACE_TIMER) && jl_ksyms_load(&ksyms) == 0;
+	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
+	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
 	if (jl_trace_read(dat, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
 		goto out;
 	if (info.nused > 0) {
@@ -213,6 +220,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 		else
 			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
 	}
+	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
 	rc = 0;
 out:
 	if (have_syms)

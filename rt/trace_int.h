@@ -15,7 +15,8 @@
 #include "trace_events.h"
 
 #define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
-#define JL_TRACE_WORST 5
+#define JL_TRACE_WORST 5   /* worst cycles by wakeup latency */
+#define JL_TRACE_MISSES 10 /* and missed deadlines (response window), at most this many more */
 
 /* The payload of one marker (trace_marker_raw: the u32 id first, then this). */
 struct jl_trace_mark_rec {
@@ -49,10 +50,17 @@ struct jl_trace {
 	bool stopped;
 	uint64_t lost_events;  /* overrun + dropped events, all CPUs */
 	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
+	char missing[512];     /* optional events the kernel could not enable, "system:name,..." */
+	char local_cpus[256];  /* CPUs the LOCAL events are recorded on ("" = all) */
 };
 
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
+/* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in
+ * registry order, into OUT (static strings). Returns how many. */
+int jl_trace_systems(unsigned groups, const char **out, int max);
+/* summary.json trace.recorded: the events enabled, the optional ones missing, the CPUs of LOCAL events. */
+void jl_trace_describe_recording(const struct jl_trace *t, json_object *block);
 
 /* trace_dat.c: write a trace-cmd v6 file, events as the top buffer. */
 struct jl_tracedat_src {
@@ -75,6 +83,8 @@ struct jl_ksyms {
 };
 int jl_ksyms_load(struct jl_ksyms *k);
 const char *jl_ksyms_find(const struct jl_ksyms *k, uint64_t addr);
+/* The symbol ADDR lies in (the last at or below it; a call site inside a function), its address in *START. */
+const char *jl_ksyms_find_near(const struct jl_ksyms *k, uint64_t addr, uint64_t *start);
 void jl_ksyms_free(struct jl_ksyms *k);
 
 #define JL_TRACE_MAX_USED_SYMS 256

@@ -2,7 +2,8 @@
  * markers A (waking) and B (switch-in) as ROWS of KernelShark's merged time-sorted list, the view range
  * around them, the CPU plot of its CPU, task plots of the loop and its culprit, the sched_events plugin.
  * Rules measured on KernelShark 2.2.1 (platform-facts.md): the data file path is absolute and "time" is
- * exactly the file's st_mtime, or loading fails ("Timestamp mismatch!"). JSON is built with json-c only. */
+ * exactly the file's st_mtime, or loading fails ("Timestamp mismatch!"). JSON is built with json-c only
+ * and written by the output writer (output.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "output.h"
 #include "trace_int.h"
 
 static json_object *marker(long row)
@@ -27,7 +29,7 @@ static json_object *marker(long row)
 
 int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_view *v, char *err, size_t errlen)
 {
-	char abs[PATH_MAX], tmp[PATH_MAX + 8];
+	char abs[PATH_MAX];
 	int64_t ts[2] = { v->mark_a, v->mark_b };
 	long rows[2];
 	struct stat st;
@@ -100,12 +102,10 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 	json_object_object_add(root, "ViewTop", json_object_new_int(0));
 	json_object_object_add(root, "ColorScheme", json_object_new_double(0.75));
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	rc = json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+	rc = jl_output_write_json_path(path, root);
 	json_object_put(root);
-	if (rc < 0 || rename(tmp, path) < 0) {
+	if (rc < 0) {
 		snprintf(err, errlen, "trace: cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,6 @@
 /* trace_read: read a trace.dat (ours, or one trace-cmd wrote, v6 or v7) through libtracecmd's public read
  * API, merged across CPUs by timestamp (tracecmd_iterate_events), and turn each record into the pure
- * event model of trace_events.h. It never writes files and never parses the file format by hand. */
+ * event model of trace_events.h (sched, irq, timer, task, ipi events and our markers; others are OTHER). It never writes files and never parses the file format by hand. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,9 @@
 #include "trace_int.h"
 
 enum { F_PREV_PID, F_PREV_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_PID, F_NEXT_PRIO, F_NEXT_COMM, F_PID, F_PRIO,
-       F_COMM, F_TARGET, F_DEST, F_IRQ, F_NAME, F_VEC, F_FUNC, F_ID, F_BUF, F_N };
+       F_COMM, F_TARGET, F_DEST, F_IRQ, F_NAME, F_VEC, F_FUNC, F_ID, F_BUF, F_OLDPRIO, F_NEWPRIO, F_PARENT_PID,
+       F_PARENT_COMM, F_CHILD_PID, F_CHILD_COMM, F_OLDCOMM, F_NEWCOMM, F_CLONE_FLAGS, F_GROUP_DEAD, F_CPU,
+       F_CPUMASK, F_CALLSITE, F_CALLBACK, F_N };
 
 struct evdef {
 	const char *system, *name;
@@ -41,6 +43,18 @@ static const struct evdef evdefs[] = {
 	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY, { [F_FUNC] = "function" } },
 	{ "timer", "hrtimer_expire_exit", JL_TEV_TIMER_EXIT, { 0 } },
 	{ "ftrace", "raw_data", JL_TEV_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
+	{ "sched", "sched_pi_setprio", JL_TEV_PI_SETPRIO,
+	  { [F_PID] = "pid", [F_COMM] = "comm", [F_OLDPRIO] = "oldprio", [F_NEWPRIO] = "newprio" } },
+	{ "task", "task_newtask", JL_TEV_NEWTASK, { [F_PID] = "pid", [F_COMM] = "comm", [F_CLONE_FLAGS] = "clone_flags" } },
+	{ "sched", "sched_process_fork", JL_TEV_FORK,
+	  { [F_PARENT_PID] = "parent_pid", [F_PARENT_COMM] = "parent_comm", [F_CHILD_PID] = "child_pid",
+	    [F_CHILD_COMM] = "child_comm" } },
+	{ "task", "task_rename", JL_TEV_RENAME, { [F_PID] = "pid", [F_OLDCOMM] = "oldcomm", [F_NEWCOMM] = "newcomm" } },
+	{ "sched", "sched_process_exit", JL_TEV_EXIT,
+	  { [F_PID] = "pid", [F_COMM] = "comm", [F_PRIO] = "prio", [F_GROUP_DEAD] = "group_dead" } },
+	{ "ipi", "ipi_send_cpu", JL_TEV_IPI, { [F_CPU] = "cpu", [F_CALLSITE] = "callsite", [F_CALLBACK] = "callback" } },
+	{ "ipi", "ipi_send_cpumask", JL_TEV_IPI,
+	  { [F_CPUMASK] = "cpumask", [F_CALLSITE] = "callsite", [F_CALLBACK] = "callback" } },
 };
 #define NDEFS (int)(sizeof(evdefs) / sizeof(evdefs[0]))
 
@@ -145,6 +159,57 @@ static void note_used(struct jl_trace_readinfo *info, uint64_t addr, const char 
 	}
 }
 
+/* The name of a kernel function address: the file's kallsyms, else the running kernel's (noted, so that
+ * trace.dat is written again with it), else the address in hex; "" for a NULL pointer. INSIDE: ADDR is a
+ * call site, inside a function: named "function+0xoff" (the function's start is what is noted). */
+static void fn_name(struct reader *r, unsigned long long addr, bool inside, char *out, size_t len)
+{
+	unsigned long long start = addr;
+	uint64_t s0;
+	const char *fn;
+
+	out[0] = 0;
+	if (!addr)
+		return;
+	fn = tep_find_function(r->tep, addr);
+	if (fn && inside)
+		start = tep_find_function_address(r->tep, addr);
+	if (!fn && r->live) {
+		fn = inside ? jl_ksyms_find_near(r->live, addr, &s0) : jl_ksyms_find(r->live, addr);
+		if (fn && inside)
+			start = s0;
+		if (fn)
+			note_used(r->info, start, fn);
+	}
+	if (fn && start != addr)
+		snprintf(out, len, "%s+0x%llx", fn, addr - start);
+	else if (fn)
+		snprintf(out, len, "%s", fn);
+	else
+		snprintf(out, len, "%llx", addr);
+}
+
+/* The first 64 bits of a __data_loc cpumask field (the kernel's bitmap of unsigned longs, as recorded). */
+static uint64_t cpumask64(const struct known *k, int f, const struct tep_record *rec)
+{
+	const struct tep_format_field *fld = k->f[f];
+	uint64_t mask = 0;
+	uint32_t loc;
+	int off, size;
+
+	if (!fld || !(fld->flags & TEP_FIELD_IS_DYNAMIC) || fld->offset + 4 > rec->size)
+		return 0;
+	memcpy(&loc, (const char *)rec->data + fld->offset, 4);
+	off = loc & 0xffff;
+	size = loc >> 16;
+	if (fld->flags & TEP_FIELD_IS_RELATIVE)
+		off += fld->offset + fld->size;
+	if (off < 0 || size <= 0 || off + size > rec->size)
+		return 0;
+	memcpy(&mask, (const char *)rec->data + off, size < 8 ? (size_t)size : 8);
+	return mask;
+}
+
 static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
 {
 	const struct known *k = lookup(r, tep_data_type(r->tep, rec));
@@ -189,16 +254,49 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		break;
 	case JL_TEV_TIMER_ENTRY:
 		addr = (unsigned long long)num(k, F_FUNC, rec, 0);
-		{
-			const char *fn = tep_find_function(r->tep, addr);
-
-			if (!fn && r->live && (fn = jl_ksyms_find(r->live, addr)))
-				note_used(r->info, addr, fn);
-			if (fn)
-				snprintf(ev->comm, sizeof(ev->comm), "%s", fn);
-			else
-				snprintf(ev->comm, sizeof(ev->comm), "%llx", addr);
+		fn_name(r, addr, false, ev->comm, sizeof(ev->comm));
+		if (!addr)
+			snprintf(ev->comm, sizeof(ev->comm), "0");
+		break;
+	case JL_TEV_PI_SETPRIO:
+		ev->pid = (int32_t)num(k, F_PID, rec, -1);
+		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
+		ev->prev_prio = (int32_t)num(k, F_OLDPRIO, rec, 0);
+		ev->prio = (int32_t)num(k, F_NEWPRIO, rec, 0);
+		break;
+	case JL_TEV_NEWTASK:
+		ev->pid = (int32_t)num(k, F_PID, rec, -1);
+		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
+		ev->prev_pid = ev->cur; /* written by the task that cloned it */
+		ev->arg = (uint64_t)num(k, F_CLONE_FLAGS, rec, 0);
+		break;
+	case JL_TEV_FORK:
+		ev->prev_pid = (int32_t)num(k, F_PARENT_PID, rec, -1);
+		str(k, F_PARENT_COMM, rec, ev->prev_comm, sizeof(ev->prev_comm));
+		ev->pid = (int32_t)num(k, F_CHILD_PID, rec, -1);
+		str(k, F_CHILD_COMM, rec, ev->comm, sizeof(ev->comm));
+		break;
+	case JL_TEV_RENAME:
+		ev->pid = (int32_t)num(k, F_PID, rec, -1);
+		str(k, F_OLDCOMM, rec, ev->prev_comm, sizeof(ev->prev_comm));
+		str(k, F_NEWCOMM, rec, ev->comm, sizeof(ev->comm));
+		break;
+	case JL_TEV_EXIT:
+		ev->pid = (int32_t)num(k, F_PID, rec, -1);
+		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
+		ev->prio = (int32_t)num(k, F_PRIO, rec, 0);
+		ev->arg = (uint64_t)num(k, F_GROUP_DEAD, rec, 0) != 0;
+		break;
+	case JL_TEV_IPI:
+		if (k->f[F_CPU]) {
+			ev->target_cpu = (int32_t)num(k, F_CPU, rec, -1);
+			ev->arg = ev->target_cpu >= 0 && ev->target_cpu < 64 ? 1ull << ev->target_cpu : 0;
+		} else {
+			ev->arg = cpumask64(k, F_CPUMASK, rec);
+			ev->target_cpu = __builtin_popcountll(ev->arg) == 1 ? __builtin_ctzll(ev->arg) : -1;
 		}
+		fn_name(r, (unsigned long long)num(k, F_CALLBACK, rec, 0), false, ev->comm, sizeof(ev->comm));
+		fn_name(r, (unsigned long long)num(k, F_CALLSITE, rec, 0), true, ev->prev_comm, sizeof(ev->prev_comm));
 		break;
 	case JL_TEV_MARK:
 		if ((uint32_t)num(k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||

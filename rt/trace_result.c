@@ -23,7 +23,8 @@ static int user_prio(int kprio)
 
 static json_object *part_json(const struct jl_part *p)
 {
-	bool task = p->kind == JL_PART_TASK || (p->kind == JL_PART_OTHER && p->pid > 0);
+	bool task = p->pid > 0 && (p->kind == JL_PART_TASK || p->kind == JL_PART_OTHER || p->kind == JL_PART_THROTTLE ||
+				   p->kind == JL_PART_UNPREEMPTED || p->kind == JL_PART_BLOCKED);
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "kind", json_object_new_string(jl_part_kind_name(p->kind)));
@@ -37,6 +38,8 @@ static json_object *part_json(const struct jl_part *p)
 		json_object_object_add(o, "kernel_prio", json_object_new_int(p->kprio));
 	}
 	json_object_object_add(o, "duration_ns", json_object_new_int64(p->duration_ns));
+	if (p->detail[0])
+		json_object_object_add(o, "detail", json_object_new_string(p->detail));
 	return o;
 }
 
@@ -48,12 +51,20 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 	json_object_object_add(o, "thread", json_object_new_string(an->threads[c->thread].name));
 	json_object_object_add(o, "tid", json_object_new_int(an->threads[c->thread].pid));
 	json_object_object_add(o, "cycle", json_object_new_int64((int64_t)c->cycle));
-	json_object_object_add(o, "latency_ns", json_object_new_int64(c->latency_ns));
+	json_object_object_add(o, "window", json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response" : "wakeup"));
+	json_object_object_add(o, "latency_ns", json_object_new_int64(c->window == JL_WINDOW_RESPONSE
+									      ? c->wake - c->release : c->latency_ns));
+	if (c->window == JL_WINDOW_RESPONSE || c->end)
+		json_object_object_add(o, "response_ns", json_object_new_int64(c->end - c->release));
+	json_object_object_add(o, "miss", json_object_new_boolean(c->miss));
+	json_object_object_add(o, "lost_in_window", json_object_new_boolean(c->lost_in_window));
 	json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
 	json_object_object_add(o, "release_ns", json_object_new_int64(c->release));
 	json_object_object_add(o, "waking_ns", json_object_new_int64(c->waking));
 	json_object_object_add(o, "switch_in_ns", json_object_new_int64(c->switch_in));
 	json_object_object_add(o, "wake_ns", json_object_new_int64(c->wake));
+	if (c->end)
+		json_object_object_add(o, "end_ns", json_object_new_int64(c->end));
 	json_object_object_add(o, "wakeup_ns", json_object_new_int64(c->switch_in - c->waking));
 	json_object_object_add(o, "switch_traced", json_object_new_boolean(!c->implicit));
 	for (int i = 0; i < c->nparts; i++)
@@ -68,12 +79,13 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		       char **text, struct jl_cycle *worst, int *nworst)
 {
 	json_object *b, *wk, *sw, *warr;
-	size_t measured = 0, matched = 0, tcap = 4096, tlen = 0;
+	size_t measured = 0, matched = 0, tcap = 4096, tlen = 0, misses = 0;
+	int listed_misses = 0;
 	char *t;
 
 	*block = NULL;
 	*text = NULL;
-	if (jl_tan_worst(an, in->from, worst, JL_TRACE_WORST, nworst) < 0)
+	if (jl_tan_worst(an, in->from, worst, JL_TRACE_WORST, JL_TRACE_MISSES, nworst, &misses) < 0)
 		return -1;
 	t = malloc(tcap);
 	if (!t)
@@ -88,6 +100,19 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 	json_object_object_add(b, "lost_gaps", json_object_new_int64((int64_t)in->lost_gaps));
 	json_object_object_add(b, "markers", json_object_new_int64((int64_t)an->markers));
 	json_object_object_add(b, "implicit_switches", json_object_new_int64((int64_t)an->implicit_switches));
+	{
+		/* where the VM heuristic (a woken task's first record is its switch out of idle) was used */
+		json_object *vm = json_object_new_object();
+
+		for (int c = 0; c < an->ncpus; c++)
+			if (an->vm_heuristic[c]) {
+				char k[16];
+
+				snprintf(k, sizeof(k), "%d", c);
+				json_object_object_add(vm, k, json_object_new_int64((int64_t)an->vm_heuristic[c]));
+			}
+		json_object_object_add(b, "vm_heuristic_cpus", vm);
+	}
 	wk = json_object_new_object();
 	sw = json_object_new_object();
 	for (int i = 0; i < an->nthreads; i++) {
@@ -134,8 +159,9 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
 	warr = json_object_new_array();
 	for (int i = 0; i < *nworst; i++) {
-		char line[1024];
+		char line[2048];
 
+		listed_misses += worst[i].window == JL_WINDOW_RESPONSE;
 		jl_cycle_format(&worst[i], an->threads[worst[i].thread].name, line, sizeof(line));
 		json_object_array_add(warr, cycle_json(an, &worst[i], line));
 		if (tlen + strlen(line) + 4 >= tcap) {
@@ -149,6 +175,12 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		tlen += snprintf(t + tlen, tcap - tlen, "%s\n", line);
 	}
 	json_object_object_add(b, "worst", warr);
+	json_object_object_add(b, "misses", json_object_new_int64((int64_t)misses));
+	json_object_object_add(b, "misses_explained", json_object_new_int(listed_misses));
+	json_object_object_add(b, "misses_cap", json_object_new_int(JL_TRACE_MISSES));
+	if ((size_t)listed_misses < misses && tlen + 128 < tcap)
+		tlen += snprintf(t + tlen, tcap - tlen, "(%zu missed deadlines; the %d with the longest responses are "
+			     "explained)\n", misses, listed_misses);
 	if (in->kshark)
 		json_object_object_add(b, "kernelshark", json_object_new_string(in->kshark));
 	*block = b;

@@ -121,6 +121,25 @@ const char *jl_ksyms_find(const struct jl_ksyms *k, uint64_t addr)
 	return NULL;
 }
 
+const char *jl_ksyms_find_near(const struct jl_ksyms *k, uint64_t addr, uint64_t *start)
+{
+	const struct sym *s = k ? k->syms : NULL;
+	size_t lo = 0, hi = k ? k->n : 0;
+
+	while (lo < hi) { /* the first symbol above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (s[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*start = s[lo - 1].addr;
+	return s[lo - 1].name;
+}
+
 void jl_ksyms_free(struct jl_ksyms *k)
 {
 	free(k->syms);

@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential pkg-config clang
             libtracefs-dev libtraceevent-dev libtracecmd-dev libnuma-dev libinih-dev
-            libjson-c-dev libgsl-dev libcmocka-dev)
+            libjson-c-dev libgsl-dev libcmocka-dev zlib1g-dev)
 run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux)
 
 want=("${build_pkgs[@]}" "${run_pkgs[@]}")

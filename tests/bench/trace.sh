@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Bench: what tracing costs and how fast its analysis is. Figures, never pass/fail. Needs root.
 #  1. Overhead: a 1 kHz SCHED_FIFO 80 loop on CPU 1 beside a CFS neighbour that sleeps and wakes a lot
-#     (many sched events), runs alternating trace = sched,irq,timer and --no-trace; prints the loop's
-#     latency p50/p99/max per side (median over the runs) and the on/off ratios.
+#     (many sched events), runs alternating --no-trace, `trace = sched` and `trace = sched,irq,timer`;
+#     prints the loop's latency p50/p99/max per side (median over the runs), the on/off ratios, the events
+#     recorded per second and per loop cycle, and the cost per recorded event (the latency a cycle gained,
+#     p50 and p99, divided by the events recorded per cycle).
 #  2. Analysis throughput: `jitterlab analyze RUN_DIR` against `trace-cmd report` on the same trace.dat,
 #     in events per second (wall clock, best of 3).
-#     BENCH_RUNS=3 BENCH_DURATION=5s tests/bench/trace.sh
+#     BENCH_RUNS=3 BENCH_DURATION=5s BENCH_SIDES="off sched full" tests/bench/trace.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${JITTERLAB:-$here/build/jitterlab}
 runs=${BENCH_RUNS:-3}
 duration=${BENCH_DURATION:-5s}
+sides=${BENCH_SIDES:-off sched full}
 if [ "$(id -u)" -ne 0 ]; then
     echo "trace bench: needs root (tracefs, SCHED_FIFO); skipped"
     exit 0
@@ -39,22 +42,28 @@ work = spin 20us
 measure = no
 EOF
 
-echo "-- tracing overhead: $runs run(s) of $duration per side, alternating"
+echo "-- tracing overhead: $runs run(s) of $duration per side ($sides), alternating"
 for i in $(seq 1 "$runs"); do
-    for side in on off; do
-        args=()
-        [ "$side" = off ] && args=(--no-trace)
+    for side in $sides; do
+        case $side in
+            off) args=(--no-trace) ;;
+            sched) args=(--set run.trace=sched) ;;
+            full) args=(--set run.trace=sched,irq,timer) ;;
+            *) echo "bench: unknown side '$side' (off, sched, full)"; exit 2 ;;
+        esac
         timeout 300 "$bin" run "$tmp/overhead.ini" --duration "$duration" --out "$tmp/$side$i" --quiet "${args[@]}" \
             >"$tmp/$side$i.log" 2>&1 || echo "(run $side $i exited $?: $(tail -2 "$tmp/$side$i.log" | tr '\n' ' '))"
     done
 done
-/usr/bin/python3 - "$tmp" "$runs" <<'PY'
+# shellcheck disable=SC2086
+/usr/bin/python3 - "$tmp" "$runs" $sides <<'PY'
 import json, statistics, sys, glob
-tmp, runs = sys.argv[1], int(sys.argv[2])
+tmp, runs, sides = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+names = {"off": "off", "sched": "sched", "full": "sched,irq,timer"}
 res = {}
-for side in ("on", "off"):
+for side in sides:
     vals = {"p50": [], "p99": [], "max": []}
-    events = []
+    events, per_cycle = [], []
     for i in range(1, runs + 1):
         for f in [g for g in glob.glob(f"{tmp}/{side}{i}/overhead/*/summary.json") if "/latest/" not in g]:
             d = json.load(open(f))
@@ -63,23 +72,33 @@ for side in ("on", "off"):
                 vals[k].append(t["latency_ns"][k])
             if d.get("trace", {}).get("enabled"):
                 events.append(d["trace"]["events"] / (d["duration_ns"] / 1e9))
+                if t.get("rate_hz"):  # events of the whole trace (warm-up too) per second, per loop cycle
+                    per_cycle.append(d["trace"]["events"] / (d["duration_ns"] / 1e9) / t["rate_hz"])
     res[side] = {k: statistics.median(v) if v else None for k, v in vals.items()}
     res[side]["n"] = len(vals["p50"])
     res[side]["events_s"] = statistics.median(events) if events else 0
-for side in ("on", "off"):
+    res[side]["per_cycle"] = statistics.median(per_cycle) if per_cycle else 0
+for side in sides:
     r = res[side]
     if not r["n"]:
-        print(f"bench trace overhead {side}: no run completed")
+        print(f"bench trace overhead {names[side]:>15}: no run completed")
         continue
-    print(f"bench trace overhead {side:>3}: {r['n']} run(s)  p50 {r['p50']/1e3:8.1f} us  p99 {r['p99']/1e3:8.1f} us"
-          f"  max {r['max']/1e3:8.1f} us" + (f"  ({r['events_s']:.0f} events/s recorded)" if side == "on" else ""))
-if res["on"]["n"] and res["off"]["n"]:
-    ratio = lambda k: res["on"][k] / res["off"][k] if res["off"][k] else float("nan")
-    print(f"bench trace overhead: ratio on/off  p50 {ratio('p50'):.2f}  p99 {ratio('p99'):.2f}  max {ratio('max'):.2f}")
+    extra = f"  ({r['events_s']:.0f} events/s, {r['per_cycle']:.1f} per cycle)" if side != "off" else ""
+    print(f"bench trace overhead {names[side]:>15}: {r['n']} run(s)  p50 {r['p50']/1e3:8.1f} us"
+          f"  p99 {r['p99']/1e3:8.1f} us  max {r['max']/1e3:8.1f} us{extra}")
+off = res.get("off")
+for side in sides:
+    r = res[side]
+    if side == "off" or not off or not off["n"] or not r["n"]:
+        continue
+    ratio = lambda k: r[k] / off[k] if off[k] else float("nan")
+    cost = lambda k: (r[k] - off[k]) / r["per_cycle"] if r["per_cycle"] else float("nan")
+    print(f"bench trace overhead {names[side]:>15}: ratio on/off  p50 {ratio('p50'):.2f}  p99 {ratio('p99'):.2f}"
+          f"  max {ratio('max'):.2f};  per recorded event  p50 {cost('p50'):+.0f} ns  p99 {cost('p99'):+.0f} ns")
 PY
 
 echo "-- analysis throughput"
-run_dir=$(ls -1d "$tmp"/on1/overhead/2* 2>/dev/null | head -1 || true)
+run_dir=$(ls -1d "$tmp"/full1/overhead/2* "$tmp"/sched1/overhead/2* 2>/dev/null | head -1 || true)
 if [ -z "$run_dir" ] || [ ! -f "$run_dir/trace.dat" ]; then
     echo "bench trace analysis: no traced run to analyse"
     exit 0

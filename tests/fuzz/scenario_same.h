@@ -72,6 +72,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_FIELD("start", s->start_ns, t->start_ns);
 		JL_SAME_FIELD("measured", jl_thread_measured(s), jl_thread_measured(t));
 		JL_SAME_STR("exec", s->exec, t->exec);
+		JL_SAME_FIELD("user", s->user, t->user);
 	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
 	for (int i = 0; i < x->nexpect; i++) {

@@ -102,7 +102,7 @@ def _snapshot():
             s["affinity"][t] = _task_cpus(t)
     for d in pathlib.Path("/proc/irq").iterdir():
         if d.is_dir():
-            s["irqs"][d.name] = _read(d / "smp_affinity_list")
+            s["irqs"][d.name] = (_read(d / "smp_affinity_list"), _read(d / "effective_affinity_list"))
     s["irqs"]["default"] = _read("/proc/irq/default_smp_affinity")
     s["rt_runtime"] = (_read("/proc/sys/kernel/sched_rt_runtime_us"),
                        _read("/sys/fs/cgroup/cpu/cpu.rt_runtime_us"))  # root RT group (RT_GROUP_SCHED)
@@ -143,6 +143,48 @@ def assert_same(before, after):
                if before["affinity"][t] != after["affinity"][t] and _read(f"/proc/{t}/comm")}
     assert not changed, f"task affinities changed: {changed}"
     assert set(after["dma_holders"]) <= set(before["dma_holders"]) | {"self"}
+
+
+def _kthread(tid):
+    stat = _read(f"/proc/{tid}/stat") or ""
+    fields = stat[stat.rfind(")") + 2:].split()
+    return len(fields) > 6 and int(fields[6]) & 0x00200000 != 0  # PF_KTHREAD
+
+
+def _cgroup_of(tid):
+    return _read(f"/proc/{tid}/cpuset")
+
+
+def _staying_tasks():
+    """tid -> cpuset of every task the shield must leave where it is: IRQ threads, and tasks whose CPU
+    mask lies inside the housekeeping CPU (0) already."""
+    out = {}
+    for d in pathlib.Path("/proc").glob("[0-9]*/task/[0-9]*"):
+        tid = d.name
+        comm = _read(d / "comm") or ""
+        cpus = _task_cpus(tid)
+        if cpus is None:
+            continue
+        if (comm.startswith("irq/") and _kthread(tid)) or cpus == "0":
+            cg = _cgroup_of(tid)
+            if cg is not None:
+                out[tid] = (comm, cg)
+    return out
+
+
+@pytest.fixture
+def narrowed_tasks():
+    """Helper tasks of the test's own, one per kind of mask: on the housekeeping CPU only (set with
+    sched_setaffinity), on the shield CPU only, and on both."""
+    procs = []
+    for cpus in ({0}, {1}, {0, 1}):
+        p = subprocess.Popen(["sleep", "600"])
+        os.sched_setaffinity(p.pid, cpus)
+        procs.append(p)
+    yield {str(p.pid): ",".join(str(c) for c in sorted(os.sched_getaffinity(p.pid))) for p in procs}
+    for p in procs:
+        p.kill()
+        p.wait(timeout=10)
 
 
 def start(scenario, tmp_path, duration="3s", name="shield"):
@@ -218,16 +260,32 @@ def machine_clean(jl):
 
 
 @needs_shield
-def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean):
+def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean, narrowed_tasks):
     before = snapshot()
+    staying = _staying_tasks()
+    assert any(c.startswith("irq/") for c, _ in staying.values()) or not any(
+        (_read(f"{d}/comm") or "").startswith("irq/") for d in pathlib.Path("/proc").glob("[0-9]*"))
     proc, out = start(scenario, tmp_path)
     try:
         check_shield_during_run(proc.pid)
+        # IRQ threads and tasks already on the housekeeping CPU only were not moved
+        now = {t: _cgroup_of(t) for t in staying}
+        moved = {t: (staying[t][0], staying[t][1], now[t]) for t in staying
+                 if now[t] is not None and now[t] != staying[t][1]}
+        assert not moved, f"tasks that did not need moving were moved (tid: comm, before, during): {moved}"
+        pinned0 = [t for t, m in narrowed_tasks.items() if m == "0"][0]
+        pinned1 = [t for t, m in narrowed_tasks.items() if m == "1"][0]
+        both = [t for t, m in narrowed_tasks.items() if m == "0,1"][0]
+        assert _cgroup_of(pinned0) == "/" and _cgroup_of(pinned1) == "/", "a pinned helper task was moved"
+        assert _cgroup_of(both) == f"/jitterlab-{proc.pid}-housekeeping", "a task on both CPUs stayed on the shield"
+        assert _task_cpus(both) == "0"
     finally:
         stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
     after = snapshot()
     assert_same(before, after)
+    for tid, mask in narrowed_tasks.items():
+        assert ",".join(str(c) for c in sorted(os.sched_getaffinity(int(tid)))) == mask, f"helper {tid}"
     assert not (CPUSET / f"jitterlab-{proc.pid}-shield").exists()
     assert not (STATE / f"run-{proc.pid}.journal").exists()
 
@@ -237,6 +295,8 @@ def test_shielded_run_restores_everything(jl, scenario, tmp_path, machine_clean)
     assert host["shield"]["method"] == "cgroup-v1"
     assert host["shield"]["tasks_moved"] > 0
     assert host["shield"]["tasks_unmovable"] > 0  # per-CPU kernel threads (migration/1, ...) never move
+    assert host["shield"]["tasks_kept"] > 0  # at least the helper pinned to CPU 0
+    assert host["shield"]["tasks_pinned"] > 0  # at least the helper pinned to CPU 1
     assert host["irqs"]["moved"] + host["irqs"]["kept"] + len(host["irqs"]["refused"]) > 0
     assert host["cpu_dma_latency_us"] == 0
     assert host["rt_runtime_us"] == 900000 and host["rt_runtime_changed"] is True
@@ -521,16 +581,28 @@ def test_run_waiting_for_the_lock_refuses_a_killed_runs_leftovers(jl, scenario, 
 
 @needs_shield
 def test_restore_waits_for_a_live_run(jl, scenario, tmp_path, machine_clean):
-    """restore takes machine.lock: it waits for a run changing knobs (up to 10 s) before scanning."""
-    proc, _ = start(scenario, tmp_path, duration="3s")
+    """restore takes machine.lock: it waits for a run changing knobs (up to 10 s) before scanning. The
+    run gives the lock back once it has put the machine back (then it writes trace and plots): what
+    restore promises is that machine, not that the run has exited."""
+    before = snapshot()
+    proc, out = start(scenario, tmp_path, duration="3s")
     try:
         check_or_kill(proc)
-        r = jl("restore", timeout=60)
+        r = jl("restore", "--json", timeout=60)
         assert r.rc == 0, r.stdout + r.stderr
-        assert proc.poll() is not None, "restore did not wait for the run holding machine.lock"
+        doc = json.loads(r.stdout)
+        assert doc["clean"] is True, doc  # it found nothing of the live run left to put back
+        assert not (CPUSET / f"jitterlab-{proc.pid}-shield").exists()
+        assert not (CPUSET / f"jitterlab-{proc.pid}-housekeeping").exists()
+        assert_same(before, snapshot())
     finally:
-        proc.communicate(timeout=60)
-    assert proc.returncode == 0
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    run_dir = next(out.glob("shield/*/summary.json")).parent
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["exit_status"] == 0 and [t for t in summary["threads"] if t["name"] == "control"][0]["cycles"] > 0
+    for f in ("scenario.ini", "samples.csv", "report.md"):
+        assert (run_dir / f).stat().st_size > 0, f
 
 
 @needs_shield

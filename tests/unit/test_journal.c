@@ -3,6 +3,8 @@
  * change, a torn last line, cgroup directory entries, children (a reused pid is never killed), IRQ
  * steering on a fake /proc/irq, SMT siblings on a fake sysfs. Touches no machine state. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -523,6 +525,90 @@ static void test_irq_steer_fake_proc(void **state)
 	assert_string_equal(get(proc, "default_smp_affinity"), "3");
 }
 
+/* The kernel's part in a fake /proc/irq/N: when the mask file names CPU 1 alone, the IRQ's next
+ * interrupt comes and is delivered there (effective_affinity_list becomes "1"). */
+struct fake_irq {
+	char dir[600];
+	atomic_bool stop, saw_effective_write;
+};
+
+static void *fake_irq_kernel(void *arg)
+{
+	struct fake_irq *k = arg;
+
+	while (!atomic_load(&k->stop)) {
+		const char *mask = get(k->dir, "smp_affinity_list");
+
+		if (!strcmp(mask, "1") && strcmp(get(k->dir, "effective_affinity_list"), "1")) {
+			atomic_store(&k->saw_effective_write, true);
+			put(k->dir, "effective_affinity_list", "1");
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* An IRQ delivered to CPU 1 inside mask 0-1, steered to CPU 0 (and delivered there): the undo writes
+ * the old effective CPU first, waits for the IRQ to land there, then writes the old mask. */
+static void test_irq_undo_effective_cpu_first(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_irq_steer st;
+	struct jl_journal *j;
+	struct fake_irq k = { .stop = false, .saw_effective_write = false };
+	char proc[400], err[256], report[512];
+	cpu_set_t hk;
+	pthread_t kernel;
+
+	snprintf(proc, sizeof(proc), "%s/irq", f->root);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	snprintf(k.dir, sizeof(k.dir), "%s/24", proc);
+	mkdir(k.dir, 0755);
+	put(k.dir, "smp_affinity_list", "0-1");
+	put(k.dir, "effective_affinity_list", "1");
+	CPU_ZERO(&hk);
+	CPU_SET(0, &hk);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
+	assert_string_equal(get(k.dir, "smp_affinity_list"), "0");
+	put(k.dir, "effective_affinity_list", "0"); /* an interrupt came during the run */
+
+	assert_int_equal(pthread_create(&kernel, NULL, fake_irq_kernel, &k), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	atomic_store(&k.stop, true);
+	pthread_join(kernel, NULL);
+	assert_true(atomic_load(&k.saw_effective_write));
+	assert_string_equal(get(k.dir, "smp_affinity_list"), "0-1");
+	assert_string_equal(get(k.dir, "effective_affinity_list"), "1");
+	assert_null(strstr(report, "delivered to CPU"));
+}
+
+/* No interrupt comes to apply the move back: the mask is restored all the same, and the report says
+ * where the IRQ is still delivered. */
+static void test_irq_undo_effective_cpu_not_back(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_irq_steer st;
+	struct jl_journal *j;
+	char proc[400], d[600], err[256], report[512];
+	cpu_set_t hk;
+
+	snprintf(proc, sizeof(proc), "%s/irq", f->root);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	snprintf(d, sizeof(d), "%s/25", proc);
+	mkdir(d, 0755);
+	put(d, "smp_affinity_list", "0-1");
+	put(d, "effective_affinity_list", "1");
+	CPU_ZERO(&hk);
+	CPU_SET(0, &hk);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
+	put(d, "effective_affinity_list", "0");
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_string_equal(get(d, "smp_affinity_list"), "0-1");
+	assert_non_null(strstr(report, "25/effective_affinity_list: delivered to CPU 0, was 1"));
+}
+
 static void test_smt_siblings_fake_sysfs(void **state)
 {
 	struct fixture *f = *state;
@@ -768,6 +854,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_is_exclusive, setup, teardown),
 		cmocka_unit_test(test_irq_mask_format),
 		cmocka_unit_test_setup_teardown(test_irq_steer_fake_proc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_not_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_owner_with_entries_is_stale, setup, teardown),

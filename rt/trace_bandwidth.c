@@ -1,0 +1,184 @@
+/* trace_bandwidth: what kept a woken real-time task waiting while lower tasks, or nothing, ran on its CPU.
+ * Plain priority scheduling preempts a lower task at once, so a long stretch of lower time has a cause of
+ * its own, and the evidence decides which one is named (measured on Linux 6.18, see docs/design-notes.md):
+ * - RT throttling (sched_rt_runtime_us of sched_rt_period_us spent): the stretch ends when
+ *   sched_rt_period_timer fires (on any CPU) and unthrottles the RT queues;
+ * - the fair server (Linux 6.12+: CFS gets its runtime per period while RT tasks are runnable): its
+ *   dl_task_timer fires on the CPU at the start of the stretch, and only CFS tasks run in it;
+ * - without timer events (the timer group not recorded): a stretch with the shape of a budget (about the
+ *   throttled time or the fair server's runtime long) is RT bandwidth, mechanism not told;
+ * - otherwise a lower task that kept running JL_UNPREEMPTED_NS or more: a non-preemptible section or the
+ *   host taking the vCPU (the trace cannot tell); a shorter one is the preemption path ("preempting X");
+ *   a long idle stretch is the idle exit ("switch from idle", expensive on VMs).
+ * IRQs and softirqs inside the stretch keep their own parts. Pure: reads the analysis only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace_events.h"
+
+#define UNTHROTTLE_LEAD_NS 3000000LL /* sched_rt_period_timer fires this long at most before the switch-in */
+#define FAIR_START_NS 1000000LL      /* the fair server's timer fires this close to the stretch's start */
+#define MIN_BUDGET_NS 500000LL       /* a shorter stretch is never named bandwidth control */
+
+static bool mark_in(const struct jl_tan_mark *m, size_t n, int cpu, int64_t from, int64_t to)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((cpu < 0 || m[i].cpu == cpu) && m[i].ts >= from && m[i].ts <= to)
+			return true;
+	return false;
+}
+
+struct lower_time {
+	int64_t task_ns, idle_ns, unknown_ns, rt_ns;  /* in the window; rt_ns: lower RT tasks */
+	int64_t main_ns;                               /* the lower task that ran longest */
+	int32_t main_pid, main_prio;
+	char main_name[JL_TEV_COMM + 8];
+	int64_t cfs_ns_whole;                          /* CFS time in the whole stretch */
+};
+
+static void tally(const struct jl_segment *s, int64_t a, int64_t b, struct lower_time *t, struct jl_cycle *c,
+		  bool in_window)
+{
+	if (b <= a)
+		return;
+	if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) {
+		if (in_window)
+			jl_cycle_add_part(c, s->kind, s->name, s->pid, 0, b - a, NULL);
+		return;
+	}
+	if (s->kind == JL_PART_TASK && s->kprio >= 100 && s->kprio < 140)
+		t->cfs_ns_whole += b - a;
+	if (!in_window)
+		return;
+	if (s->kind == JL_PART_TASK) {
+		t->task_ns += b - a;
+		if (s->kprio < 100)
+			t->rt_ns += b - a;
+		/* per task: the main one is the longest in the window (segments of one task add up) */
+		if (s->pid == t->main_pid || t->main_pid <= 0) {
+			t->main_pid = s->pid;
+			t->main_prio = s->kprio;
+			snprintf(t->main_name, sizeof(t->main_name), "%s", s->name);
+			t->main_ns += b - a;
+		} else if (b - a > t->main_ns) {
+			t->main_pid = s->pid;
+			t->main_prio = s->kprio;
+			snprintf(t->main_name, sizeof(t->main_name), "%s", s->name);
+			t->main_ns = b - a;
+		}
+	} else if (s->pid == 0) {
+		t->idle_ns += b - a;
+	} else {
+		t->unknown_ns += b - a;
+	}
+}
+
+static const char *name_of(const struct jl_tan *an, int32_t pid, const char *fallback)
+{
+	int ti = jl_tan_thread_of(an, pid);
+
+	return ti >= 0 && an->threads[ti].name[0] ? an->threads[ti].name : fallback;
+}
+
+/* "hog.0 (pid 123) ran 48.9 ms" or "the CPU idled 40.2 ms", what ran meanwhile. */
+static void meanwhile(const struct jl_tan *an, const struct lower_time *t, char *buf, size_t len)
+{
+	if (t->main_pid > 0 && t->main_ns >= t->idle_ns)
+		snprintf(buf, len, "%s (pid %d) ran %.1f ms", name_of(an, t->main_pid, t->main_name), t->main_pid,
+			 (double)t->main_ns / 1e6);
+	else
+		snprintf(buf, len, "the CPU idled %.1f ms", (double)t->idle_ns / 1e6);
+}
+
+int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t start,
+				 int32_t self_prio, struct jl_cycle *c)
+{
+	const struct jl_tan_budget *bw = &an->budget;
+	struct lower_time t = { .main_pid = -1 };
+	int64_t lower, whole = to - start;
+	int64_t throttled_ns = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
+	char what[96], detail[160];
+
+	/* walk the stretch from its start: the window's part is accounted, the rest only tells its shape */
+	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+
+		if (s->end <= start)
+			continue;
+		if (s->start >= to)
+			break;
+		if (s->start < from)
+			tally(s, s->start > start ? s->start : start, s->end < from ? s->end : from, &t, c, false);
+		if (s->end > from)
+			tally(s, s->start > from ? s->start : from, s->end < to ? s->end : to, &t, c, true);
+	}
+	lower = t.task_ns + t.idle_ns + t.unknown_ns;
+	if (lower <= 0)
+		return 0;
+	meanwhile(an, &t, what, sizeof(what));
+
+	if (whole >= MIN_BUDGET_NS && t.rt_ns * 10 < lower &&
+	    mark_in(an->rt_unthrottle, an->n_rt_unthrottle, -1, to - UNTHROTTLE_LEAD_NS, to)) {
+		snprintf(detail, sizeof(detail), "RT throttling: %s (RT runtime %.0f ms per %.0f ms spent; "
+			 "sched_rt_period_timer ended it)", what, (double)bw->rt_runtime_ns / 1e6,
+			 (double)bw->rt_period_ns / 1e6);
+		jl_cycle_add_part(c, JL_PART_THROTTLE, "RT throttling", t.main_pid > 0 ? t.main_pid : -1,
+				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
+		return lower;
+	}
+	if (whole >= MIN_BUDGET_NS && t.cfs_ns_whole * 2 > whole && t.rt_ns * 10 < lower &&
+	    mark_in(an->fair_start, an->n_fair_start, cpu, start - FAIR_START_NS, start + FAIR_START_NS)) {
+		snprintf(detail, sizeof(detail), "fair server: %s (%.0f ms per %.0f ms on CPU %d%s)", what,
+			 (double)bw->fair_runtime_ns / 1e6, (double)bw->fair_period_ns / 1e6, cpu,
+			 bw->fair_known ? "" : ", the defaults");
+		jl_cycle_add_part(c, JL_PART_THROTTLE, "fair server", t.main_pid > 0 ? t.main_pid : -1,
+				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
+		return lower;
+	}
+	if (!an->timer_events && t.rt_ns * 10 < lower) {
+		int64_t lo = throttled_ns && throttled_ns < bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
+		int64_t hi = throttled_ns > bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
+
+		if (lo > 0 && whole * 10 >= lo * 6 && whole * 10 <= hi * 13) {
+			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget "
+				 "(record the timer group to tell RT throttling from the fair server)", what,
+				 (double)whole / 1e6);
+			jl_cycle_add_part(c, JL_PART_THROTTLE, "RT bandwidth", t.main_pid > 0 ? t.main_pid : -1,
+					  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
+			return lower;
+		}
+	}
+	if (t.task_ns >= JL_UNPREEMPTED_NS) {
+		char name[JL_TEV_COMM + 24];
+
+		snprintf(name, sizeof(name), "%s kept running", name_of(an, t.main_pid, t.main_name));
+		snprintf(detail, sizeof(detail), "%s while an RT task was runnable: a non-preemptible section or the "
+			 "vCPU taken by the host (the trace cannot tell)", what);
+		jl_cycle_add_part(c, JL_PART_UNPREEMPTED, name, t.main_pid, t.main_prio, t.task_ns, detail);
+		if (t.idle_ns)
+			jl_cycle_add_part(c, JL_PART_OTHER, "switch from idle", -1, 0, t.idle_ns, NULL);
+		if (t.unknown_ns)
+			jl_cycle_add_part(c, JL_PART_OTHER, "unknown (not traced)", -1, 0, t.unknown_ns, NULL);
+		return lower;
+	}
+	/* short: the preemption path, task by task; idle: the idle exit */
+	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
+		char name[JL_TEV_COMM + 24];
+
+		if (s->start >= to)
+			break;
+		if (b <= a || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
+			continue;
+		if (s->kind == JL_PART_TASK) {
+			snprintf(name, sizeof(name), "preempting %s", s->name);
+			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
+		} else {
+			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,
+					  b - a, NULL);
+		}
+	}
+	(void)self_prio;
+	return lower;
+}

@@ -1,0 +1,174 @@
+/* test_results: rt/results.c — how a loop's releases are accounted for, on hand-made sample sequences
+ * of the shapes the engine produces (skip with releases dropped after the last cycle, a catchup backlog
+ * cut off at the end, a loop that never ran, an early stop, warm-up cycles). Each expected figure is
+ * counted here by hand from the sequence, never with the implementation's formula. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rt/engine.h"
+#include "rt/results.h"
+
+#define MS 1000000LL
+#define T0 (1000 * MS) /* the run's t0 */
+
+struct fake {
+	struct jl_scenario sc;
+	struct jl_engine eng;
+	struct jl_thread th;
+	struct jl_sample samples[64];
+	struct jl_thread_result res;
+};
+
+/* A 10 ms loop, warm-up W ms, measured D ms; the samples come from RELEASES (ms after t0), each run
+ * on CPU CPUS[i], ending END_AFTER ms after its release. */
+static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl_overrun overrun,
+		 const int64_t *releases, const int *cpus, int n, int64_t end_after_ms, int64_t next_ms)
+{
+	memset(f, 0, sizeof(*f));
+	f->sc.nthreads = 1;
+	f->sc.threads[0].period_ns = 10 * MS;
+	f->sc.threads[0].overrun = overrun;
+	f->sc.threads[0].count = 1;
+	f->eng.sc = &f->sc;
+	f->eng.nthreads = 1;
+	f->eng.threads = &f->th;
+	f->eng.t0 = T0;
+	f->eng.t_measure = T0 + warmup_ms * MS;
+	f->eng.t_end = f->eng.t_measure + duration_ms * MS;
+	f->th.spec = &f->sc.threads[0];
+	f->th.eng = &f->eng;
+	f->th.measured = true;
+	f->th.first_release = T0;
+	f->th.samples = f->samples;
+	f->th.cap = 64;
+	f->th.next_release = T0 + next_ms * MS;
+	snprintf(f->th.name, sizeof(f->th.name), "loop");
+	for (int i = 0; i < n; i++) {
+		struct jl_sample *s = &f->samples[i];
+
+		s->release = T0 + releases[i] * MS;
+		s->wake = s->release + MS / 10;
+		s->end = s->release + end_after_ms * MS;
+		s->cycle = (uint64_t)(releases[i] / 10);
+		s->cpu = cpus ? cpus[i] : 1;
+		s->skipped = i ? (uint32_t)((releases[i] - releases[i - 1]) / 10 - 1) : 0;
+	}
+	atomic_store(&f->th.nsamples, (size_t)n);
+	assert_int_equal(jl_results_compute(&f->eng, &f->res), 0);
+}
+
+/* skip: a 15 ms cycle every other release of a 100 ms window: releases 10, 30, 50, 70 are skipped between
+ * cycles (each carried by the next sample), and 90, dropped after the last cycle (at 80), by none. */
+static void test_skip_between_cycles(void **state)
+{
+	static const int64_t rel[] = { 0, 20, 40, 60, 80 };
+	struct fake f;
+
+	(void)state;
+	make(&f, 0, 100, JL_OVERRUN_SKIP, rel, NULL, 5, 15, 100);
+	assert_int_equal(f.res.releases, 10);   /* 0, 10, ..., 90 */
+	assert_int_equal(f.res.cycles, 5);
+	assert_int_equal(f.res.skipped, 5);     /* 10, 30, 50, 70 between cycles, 90 after the last */
+	assert_int_equal(f.res.not_started, 0);
+	assert_true(f.res.rate_hz > 49.999 && f.res.rate_hz < 50.001); /* 5 cycles in 0.1 s */
+}
+
+/* skip: a starved loop runs one cycle at release 0 that ends 95 ms later; everything after it is dropped
+ * (nine releases, stored in no sample: there is no next cycle to carry them). */
+static void test_skip_after_the_last_cycle(void **state)
+{
+	static const int64_t rel[] = { 0 };
+	struct fake f;
+
+	(void)state;
+	make(&f, 0, 100, JL_OVERRUN_SKIP, rel, NULL, 1, 95, 100);
+	assert_int_equal(f.res.releases, 10);
+	assert_int_equal(f.res.cycles, 1);
+	assert_int_equal(f.res.skipped, 9);
+	assert_int_equal(f.res.not_started, 0);
+}
+
+/* catchup: 15 ms cycles back to back from release 0; by the end (100 ms) releases 0..60 ran (7 cycles,
+ * the one released at 60 started at 90 and finished after the end) and 70, 80, 90 never started. */
+static void test_catchup_backlog_cut_off(void **state)
+{
+	static const int64_t rel[] = { 0, 10, 20, 30, 40, 50, 60 };
+	struct fake f;
+
+	(void)state;
+	make(&f, 0, 100, JL_OVERRUN_CATCHUP, rel, NULL, 7, 15, 70);
+	assert_int_equal(f.res.releases, 10);
+	assert_int_equal(f.res.cycles, 7);
+	assert_int_equal(f.res.skipped, 0);
+	assert_int_equal(f.res.not_started, 3);
+	assert_true(f.res.rate_hz > 69.999 && f.res.rate_hz < 70.001);
+}
+
+/* A loop that never ran (its setup failed): every release of the window is not started. */
+static void test_never_ran(void **state)
+{
+	struct fake f;
+
+	(void)state;
+	make(&f, 0, 100, JL_OVERRUN_SKIP, NULL, NULL, 0, 0, 0);
+	assert_int_equal(f.res.releases, 10);
+	assert_int_equal(f.res.cycles, 0);
+	assert_int_equal(f.res.skipped + f.res.not_started, 10);
+	assert_true(f.res.rate_hz == 0.0);
+}
+
+/* Warm-up 30 ms: the cycles at 0 and 20 are warm-up, and so is the release skipped at 10; the one skipped
+ * at 30 (carried by the first measured cycle, at 40) is in the window. CPUs used: only those of the
+ * measured cycles (the warm-up ran on CPU 0). */
+static void test_warmup_excluded(void **state)
+{
+	static const int64_t rel[] = { 0, 20, 40, 50, 60, 70, 80, 90, 100, 110, 120 };
+	static const int cpus[] = { 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct fake f;
+
+	(void)state;
+	make(&f, 30, 100, JL_OVERRUN_SKIP, rel, cpus, 11, 5, 130);
+	assert_int_equal(f.res.releases, 10);   /* 30 ... 120 */
+	assert_int_equal(f.res.cycles, 9);      /* 40 ... 120 */
+	assert_int_equal(f.res.skipped, 1);     /* 30 (10 lies in the warm-up) */
+	assert_int_equal(f.res.not_started, 0);
+	assert_string_equal(f.res.cpus_used, "1");
+}
+
+/* SIGINT at 55 ms: the window ends there; the cycle released at 60 only noticed the stop. */
+static void test_early_stop(void **state)
+{
+	static const int64_t rel[] = { 0, 10, 20, 30, 40, 50, 60 };
+	struct fake f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	make(&f, 0, 100, JL_OVERRUN_SKIP, rel, NULL, 7, 1, 70);
+	f.eng.t_stopped = T0 + 55 * MS;
+	assert_int_equal(jl_results_compute(&f.eng, &f.res), 0);
+	assert_int_equal(f.res.releases, 6);    /* 0 ... 50 */
+	assert_int_equal(f.res.cycles, 6);
+	assert_int_equal(f.res.skipped, 0);
+	assert_int_equal(f.res.not_started, 0);
+	assert_int_equal(f.res.window_end_ns - f.res.window_start_ns, 55 * MS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_skip_between_cycles),
+		cmocka_unit_test(test_skip_after_the_last_cycle),
+		cmocka_unit_test(test_catchup_backlog_cut_off),
+		cmocka_unit_test(test_never_ran),
+		cmocka_unit_test(test_warmup_excluded),
+		cmocka_unit_test(test_early_stop),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,544 @@
+/* Unit tests of what kept an RT task waiting (rt/trace_bandwidth.c) and of the response window
+ * (rt/trace_window.c), lost events, the VM heuristic and sample matching (rt/trace_events.c,
+ * rt/trace_decompose.c). Two fixtures are recorded traces (tests/unit/fixtures/, each says how it was
+ * recorded and what it shows): RT throttling and the fair server, as Linux 6.18 produces them on our
+ * VMs. The rest are hand-made sequences, each saying which rule it shows. */
+#include <libgen.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rt/trace_events.h"
+
+#define LOOP 100
+#define HOG 200
+#define CFS 300
+#define HIGH 400
+
+/* ---- a reader for `trace-cmd report -t` lines (the events the analysis uses) ---- */
+
+static int prio_state(const char *s)
+{
+	int st = 0;
+
+	for (; *s; s++)
+		switch (*s) {
+		case 'S': st |= 0x1; break;
+		case 'D': st |= 0x2; break;
+		case 'T': st |= 0x4; break;
+		case '+': st |= 0x100; break;
+		default: break;
+		}
+	return st;
+}
+
+/* "comm:pid [prio]" -> pid, prio, comm (comm may hold ':'). */
+static void task_field(const char *s, char *comm, int *pid, int *prio)
+{
+	const char *br = strchr(s, '[');
+	const char *colon = s;
+
+	for (const char *p = s; p < br; p++)
+		if (*p == ':')
+			colon = p;
+	snprintf(comm, JL_TEV_COMM, "%.*s", (int)(colon - s), s);
+	*pid = atoi(colon + 1);
+	*prio = atoi(br + 1);
+}
+
+static bool parse_line(const char *line, struct jl_tev *e)
+{
+	char who[128], event[64], rest[512];
+	const char *dash;
+	int cpu;
+	double ts;
+
+	memset(e, 0, sizeof(*e));
+	if (line[0] == '#' || sscanf(line, " %127s [%d] %lf: %63[^:]: %511[^\n]", who, &cpu, &ts, event, rest) < 4)
+		return false;
+	dash = strrchr(who, '-');
+	e->cpu = cpu;
+	e->ts = (int64_t)(ts * 1e9 + 0.5);
+	e->has_cur = true;
+	e->cur = dash ? atoi(dash + 1) : 0;
+	if (!strcmp(event, "sched_switch")) {
+		char a[200], b[200], st[16];
+		char *arrow = strstr(rest, " ==> ");
+
+		if (!arrow)
+			return false;
+		snprintf(a, sizeof(a), "%.*s", (int)(arrow - rest), rest);
+		snprintf(b, sizeof(b), "%s", arrow + 5);
+		e->kind = JL_TEV_SWITCH;
+		task_field(a, e->prev_comm, &e->prev_pid, &e->prev_prio);
+		sscanf(strchr(a, ']') + 1, " %15s", st);
+		e->prev_state = prio_state(st);
+		task_field(b, e->comm, &e->pid, &e->prio);
+	} else if (!strcmp(event, "sched_waking")) {
+		e->kind = JL_TEV_WAKING;
+		sscanf(rest, "comm=%23s pid=%d prio=%d target_cpu=%d", e->comm, &e->pid, &e->prio, &e->target_cpu);
+	} else if (!strcmp(event, "hrtimer_expire_entry")) {
+		const char *f = strstr(rest, "function=");
+
+		e->kind = JL_TEV_TIMER_ENTRY;
+		sscanf(f + 9, "%23[^/ ]", e->comm);
+	} else if (!strcmp(event, "hrtimer_expire_exit")) {
+		e->kind = JL_TEV_TIMER_EXIT;
+	} else if (!strcmp(event, "irq_handler_entry")) {
+		e->kind = JL_TEV_IRQ_ENTRY;
+		sscanf(rest, "irq=%d name=%23s", &e->pid, e->comm);
+	} else if (!strcmp(event, "irq_handler_exit")) {
+		e->kind = JL_TEV_IRQ_EXIT;
+		sscanf(rest, "irq=%d", &e->pid);
+	} else if (!strcmp(event, "softirq_entry")) {
+		e->kind = JL_TEV_SOFTIRQ_ENTRY;
+		sscanf(rest, "vec=%d", &e->pid);
+	} else if (!strcmp(event, "softirq_exit")) {
+		e->kind = JL_TEV_SOFTIRQ_EXIT;
+		sscanf(rest, "vec=%d", &e->pid);
+	} else {
+		e->kind = JL_TEV_OTHER;
+	}
+	return true;
+}
+
+/* The fixture NAME beside this file (or beside the test binary's source tree). */
+static size_t load_fixture(const char *name, struct jl_tev *ev, size_t max)
+{
+	char path[PATH_MAX], src[PATH_MAX], line[1024];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(src, sizeof(src), "%s", __FILE__);
+	snprintf(path, sizeof(path), "%s/fixtures/%s", dirname(src), name);
+	f = fopen(path, "r");
+	if (!f) {
+		char exe[PATH_MAX];
+		ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[k > 0 ? k : 0] = '\0'; /* BUILD/tests/test_x -> BUILD/../tests/unit/fixtures */
+		snprintf(path, sizeof(path), "%s/../../tests/unit/fixtures/%s", dirname(exe), name);
+		f = fopen(path, "r");
+	}
+	assert_non_null(f);
+	while (n < max && fgets(line, sizeof(line), f))
+		if (parse_line(line, &ev[n]))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* ---- hand-made event builders (times in us) ---- */
+
+static struct jl_tev sw(int64_t us, int cpu, int prev, int prev_prio, int prev_state, int next, int next_prio,
+			const char *next_comm)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_SWITCH, .has_cur = true, .cur = prev,
+			    .prev_pid = prev, .prev_prio = prev_prio, .prev_state = prev_state, .pid = next,
+			    .prio = next_prio };
+
+	snprintf(e.comm, sizeof(e.comm), "%s", next_comm);
+	return e;
+}
+
+static struct jl_tev wake(int64_t us, int cpu, int cur, int pid, int prio)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_WAKING, .has_cur = true, .cur = cur,
+			    .pid = pid, .prio = prio, .target_cpu = cpu };
+
+	snprintf(e.comm, sizeof(e.comm), "t%d", pid);
+	return e;
+}
+
+static struct jl_tev ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
+{
+	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
+
+	snprintf(e.comm, sizeof(e.comm), "%s", name ? name : "");
+	return e;
+}
+
+static void setup_one(struct jl_tan *an, int pid, const char *name, const struct jl_tan_sample *s, size_t ns)
+{
+	struct jl_tan_thread th = { 0 };
+
+	snprintf(th.name, sizeof(th.name), "%s", name);
+	th.pid = pid;
+	th.measured = true;
+	snprintf(th.policy, sizeof(th.policy), "FIFO 80");
+	th.samples = s;
+	th.nsamples = ns;
+	assert_int_equal(jl_tan_init(an, &th, 1, 2), 0);
+}
+
+static const struct jl_part *find_kind(const struct jl_cycle *c, int kind)
+{
+	for (int i = 0; i < c->nparts; i++)
+		if ((int)c->parts[i].kind == kind)
+			return &c->parts[i];
+	return NULL;
+}
+
+static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size_t n, struct jl_cycle *w, int *nw)
+{
+	assert_int_equal(jl_tan_run(an, e, n), 0);
+	assert_int_equal(jl_tan_worst(an, 0, w, 5, 5, nw, NULL), 0);
+	assert_true(*nw >= 1);
+	return &w[0];
+}
+
+/* Recorded: RT throttling. The 48 ms the loop waited are one throttle part, "RT throttling", the culprit;
+ * not "switch from idle". */
+static void test_recorded_rt_throttling(void **state)
+{
+	static struct jl_tev e[512];
+	struct jl_tan_sample s[] = { { .release = 788387762576, .wake = 788435923660, .cycle = 311 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	char text[2048];
+	struct jl_tan an;
+	size_t n = load_fixture("rt-throttling.txt", e, 512);
+	int nw;
+
+	(void)state;
+	assert_true(n > 90);
+	setup_one(&an, 15273, "loop", s, 1);
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "RT throttling");
+	assert_true(p->duration_ns > 40000000 && p->duration_ns < 49000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	for (int i = 0; i < c->nparts; i++)
+		assert_true(c->parts[i].kind != JL_PART_OTHER || strcmp(c->parts[i].name, "switch from idle") ||
+			    c->parts[i].duration_ns < 1000000);
+	jl_cycle_format(c, "loop", text, sizeof(text));
+	assert_non_null(strstr(text, "RT throttled"));
+	assert_non_null(strstr(text, "sched_rt_period_timer"));
+	jl_tan_free(&an);
+}
+
+/* Recorded: the fair server. The ~52 ms are "fair server", naming the CFS hog that ran, and it is the
+ * culprit; the hog is never a blocking "task". */
+static void test_recorded_fair_server(void **state)
+{
+	static struct jl_tev e[512];
+	struct jl_tan_sample s[] = { { .release = 819599356994, .wake = 819652015548, .cycle = 291 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	char text[2048];
+	struct jl_tan an;
+	size_t n = load_fixture("fair-server.txt", e, 512);
+	int nw;
+
+	(void)state;
+	assert_true(n > 150);
+	setup_one(&an, 15488, "loop", s, 1);
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "fair server");
+	assert_int_equal(p->pid, 15490);
+	assert_true(p->duration_ns > 45000000 && p->duration_ns < 56000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	for (int i = 0; i < c->nparts; i++)
+		assert_false(c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == 15490);
+	jl_cycle_format(c, "loop", text, sizeof(text));
+	assert_non_null(strstr(text, "fair server: hog (pid 15490) ran"));
+	jl_tan_free(&an);
+}
+
+/* Hand-made: a CFS task keeps running 2 ms after the FIFO loop's wakeup, timer events recorded, no
+ * bandwidth timer near: "unpreempted" (not preemptible, or the vCPU), never throttle, never "preempting". */
+static void test_cfs_running_on_is_unpreempted_not_throttle(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
+		ev(1005, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		wake(1006, 1, CFS, LOOP, 19),
+		ev(1007, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		sw(3000, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 3002000, .cycle = 7 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	c = worst_of(&an, e, 5, w, &nw);
+	assert_null(find_kind(c, JL_PART_THROTTLE));
+	p = find_kind(c, JL_PART_UNPREEMPTED);
+	assert_non_null(p);
+	assert_int_equal(p->pid, CFS);
+	assert_int_equal(p->duration_ns, 1993000); /* 1994 us less the 1 us of the hrtimer after the waking */
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	jl_tan_free(&an);
+}
+
+/* Hand-made: the same shape without timer events, 45 ms of a CFS task: the shape of a budget (the fair
+ * server's 50 ms): "RT bandwidth", mechanism not told. */
+static void test_budget_shape_without_timer_events(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
+		wake(1006, 1, CFS, LOOP, 19),
+		sw(46000, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 46002000, .cycle = 7 } };
+	struct jl_cycle w[10];
+	const struct jl_part *p;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	p = find_kind(worst_of(&an, e, 3, w, &nw), JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "RT bandwidth");
+	assert_non_null(strstr(p->detail, "timer group"));
+	jl_tan_free(&an);
+}
+
+/* Hand-made: a 4 us switch from a CFS task is the preemption path: "preempting scan", no culprit. */
+static void test_short_preemption_path(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
+		wake(1010, 1, CFS, LOOP, 19),
+		sw(1014, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1016000, .cycle = 1 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	c = worst_of(&an, e, 3, w, &nw);
+	assert_int_equal(jl_cycle_culprit(c), -1);
+	assert_null(find_kind(c, JL_PART_UNPREEMPTED));
+	assert_null(find_kind(c, JL_PART_THROTTLE));
+	assert_string_equal(find_kind(c, JL_PART_OTHER)->name, "preempting scan");
+	jl_tan_free(&an);
+}
+
+/* Hand-made: a miss caused during the work: the loop (FIFO 80) is preempted by a FIFO 90 thread for 8 ms
+ * after its wakeup; the response window names it. */
+static void test_response_window_preempted_by_higher(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
+		sw(1100, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+		wake(10000, 1, 0, LOOP, 19),
+		sw(10010, 1, 0, 120, 0, LOOP, 19, "control"),
+		wake(10500, 1, LOOP, HIGH, 9),
+		sw(10502, 1, LOOP, 19, 0x100, HIGH, 9, "high"),
+		sw(18502, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
+		sw(19000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 10000000, .wake = 10012000, .end = 18990000, .miss = true, .cycle = 1 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c = NULL;
+	const struct jl_part *p = NULL;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	worst_of(&an, e, 8, w, &nw);
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE)
+			c = &w[i];
+	assert_non_null(c);
+	assert_true(c->miss);
+	assert_int_equal(c->latency_ns, 8990000);
+	for (int i = 0; i < c->nparts; i++)
+		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HIGH)
+			p = &c->parts[i];
+	assert_non_null(p);
+	assert_int_equal(p->duration_ns, 8000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	assert_non_null(find_kind(c, JL_PART_RUNNING));
+	jl_tan_free(&an);
+}
+
+/* Hand-made: the loop blocks inside its work (a pipe read) until a CFS writer wakes it, and a second
+ * time until an hrtimer wakes it: blocked parts name the writer and the timer, not the interrupted task. */
+static void test_response_window_blocked(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
+		sw(200, 1, LOOP, 19, 0x1, CFS, 120, "writer"),    /* blocks in read() */
+		wake(5200, 1, CFS, LOOP, 19),                      /* the writer wakes it */
+		sw(5203, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+		sw(5300, 1, LOOP, 19, 0x1, CFS, 120, "writer"),   /* nanosleep inside the work */
+		ev(8300, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		wake(8301, 1, CFS, LOOP, 19),                      /* raised in the timer: cur is the writer */
+		ev(8302, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		sw(8304, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+		sw(9000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c = NULL;
+	const struct jl_part *by_task = NULL, *by_timer = NULL;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 10), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE)
+			c = &w[i];
+	assert_non_null(c);
+	for (int i = 0; i < c->nparts; i++) {
+		if (c->parts[i].kind != JL_PART_BLOCKED)
+			continue;
+		if (strstr(c->parts[i].name, "writer"))
+			by_task = &c->parts[i];
+		if (strstr(c->parts[i].name, "hrtimer hrtimer_wakeup"))
+			by_timer = &c->parts[i];
+	}
+	assert_non_null(by_task);
+	assert_int_equal(by_task->pid, CFS);
+	assert_int_equal(by_task->duration_ns, 5000000);
+	assert_non_null(by_timer);
+	assert_int_equal(by_timer->duration_ns, 3001000);
+	jl_tan_free(&an);
+}
+
+/* Hand-made: events were lost on CPU 1 in the wait: the CPU's timeline stops at its last record before the
+ * gap (not at the gap's end), a "lost" part covers the gap, and the cycle says so. */
+static void test_lost_events_in_window(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, HIGH, 9, "high"),
+		wake(1001, 1, HIGH, LOOP, 19),
+		ev(1100, 1, HIGH, JL_TEV_OTHER, 0, NULL),
+		ev(1900, 1, -1, JL_TEV_LOST, 0, NULL),
+		sw(2000, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 2002000, .cycle = 3 } };
+	struct jl_cycle w[10];
+	const struct jl_part *p;
+	char text[1024];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	e[3].prev_state = 40; /* 40 events lost */
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 5), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
+	/* the pending wake was dropped with the gap: nothing to match; the cycle is not explained */
+	assert_int_equal(an.ngaps, 1);
+	assert_int_equal(an.gaps[0].from, 1100000);
+	assert_int_equal(an.gaps[0].to, 1900000);
+	assert_true(jl_tan_lost_in(&an, 1, 1000000, 2002000));
+	assert_false(jl_tan_lost_in(&an, 1, 1900000, 2002000));
+	if (nw) {
+		p = find_kind(&w[0], JL_PART_LOST);
+		assert_non_null(p);
+		jl_cycle_format(&w[0], "control", text, sizeof(text));
+		assert_non_null(strstr(text, "events were lost"));
+	}
+	jl_tan_free(&an);
+}
+
+/* Hand-made: the VM heuristic (a woken task's first record on a CPU believed idle is its switch-in) is used
+ * on a CPU whose trace shows no switch out of idle, and not on one that records them. */
+static void test_vm_heuristic_only_where_needed(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 0, LOOP, 19, 0x1, 0, 120, "swapper/0"),
+		sw(0, 1, CFS, 120, 0x1, 0, 120, "swapper/1"),
+		/* CPU 0 records its switches out of idle */
+		sw(100, 0, 0, 120, 0, HOG, 120, "hog"),
+		sw(200, 0, HOG, 120, 0x1, 0, 120, "swapper/0"),
+		/* CPU 1 does not: the loop is woken there and its next record is all there is */
+		wake(1000, 1, 0, LOOP, 19),
+		ev(1040, 1, LOOP, JL_TEV_OTHER, 0, NULL),
+		sw(1100, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+		/* on CPU 0 a record by a task while the CPU is idle is not taken as its switch-in */
+		ev(1500, 0, CFS, JL_TEV_OTHER, 0, NULL),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1042000, .cycle = 0 } };
+	struct jl_tan an;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 8), 0);
+	assert_int_equal(an.vm_heuristic[1], 1);
+	assert_int_equal(an.vm_heuristic[0], 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_int_equal(an.threads[0].pairs[0].switch_in, 1000000); /* the idle task's last record on CPU 1 */
+	jl_tan_free(&an);
+}
+
+/* Hand-made: a loop with a long period sleeps in 50 ms slices: the sample is paired with the first wakeup
+ * at or after its release (the slice that ends at the release), not an earlier slice's, and the wakeup
+ * metric counts only that one. */
+static void test_match_first_wakeup_after_release(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+		wake(50000, 1, 0, LOOP, 19),                      /* a sleep slice ends */
+		sw(50100, 1, 0, 120, 0, LOOP, 19, "control"),
+		sw(50110, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+		wake(99999, 1, 0, LOOP, 19),                      /* the release (100 ms), trace clock 1 us behind */
+		sw(100020, 1, 0, 120, 0, LOOP, 19, "control"),
+		sw(100500, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 100000000, .wake = 100022000, .cycle = 0 } };
+	struct jl_cycle w[10];
+	struct jl_tan an;
+	int64_t *v;
+	size_t n;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
+	assert_int_equal(nw, 1);
+	assert_int_equal(w[0].waking, 99999000);
+	v = jl_tan_wakeups(&an, 0, 0, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0], 21000);
+	free(v);
+	jl_tan_free(&an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_recorded_rt_throttling),
+		cmocka_unit_test(test_recorded_fair_server),
+		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
+		cmocka_unit_test(test_budget_shape_without_timer_events),
+		cmocka_unit_test(test_short_preemption_path),
+		cmocka_unit_test(test_response_window_preempted_by_higher),
+		cmocka_unit_test(test_response_window_blocked),
+		cmocka_unit_test(test_lost_events_in_window),
+		cmocka_unit_test(test_vm_heuristic_only_where_needed),
+		cmocka_unit_test(test_match_first_wakeup_after_release),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
