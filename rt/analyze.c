@@ -29,6 +29,8 @@ struct input {
 	struct jl_tan_sample *samples;
 	size_t nsamples;
 	int64_t from;
+	struct jl_tan_budget budget; /* from summary.json's host block, when there is one */
+	bool have_budget;
 };
 
 static void input_free(struct input *in)
@@ -97,6 +99,17 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 			snprintf(th->policy, sizeof(th->policy), "%s nice %d",
 				 !strcmp(pol, "other") ? "OTHER" : !strcmp(pol, "batch") ? "BATCH" : "IDLE", nice);
 		in->nthreads++;
+	}
+	{
+		json_object *host;
+		struct jl_tan an0;
+
+		if (json_object_object_get_ex(root, "host", &host) && jl_tan_init(&an0, NULL, 0, 1) == 0) {
+			in->budget = an0.budget; /* the defaults, then what the run's host block says */
+			jl_tan_free(&an0);
+			jl_trace_budget_from_host(host, &in->budget);
+			in->have_budget = true;
+		}
 	}
 	json_object_put(root);
 	return 0;
@@ -344,6 +357,8 @@ int cmd_analyze(int argc, char **argv)
 		snprintf(err, sizeof(err), "analyze: out of memory");
 		goto fail;
 	}
+	if (in.have_budget)
+		an.budget = in.budget;
 	if (jl_trace_read(in.dat, &an, NULL, &info, err, sizeof(err)) < 0)
 		goto fail;
 	sin.file = in.dat;

@@ -249,7 +249,7 @@ static int finish(struct run_ctx *r, int status)
 	if (r->trace) {
 		err[0] = '\0';
 		jl_engine_set_mark(eng, NULL, NULL, 0); /* no thread may call into the trace from here on */
-		if (jl_trace_finish(r->trace, eng, r->dir, &tr, err, sizeof(err))) {
+		if (jl_trace_finish(r->trace, eng, r->dir, host, &tr, err, sizeof(err))) {
 			fprintf(stderr, "jitterlab: tracing: %s\n", err);
 			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
 		}

@@ -64,8 +64,8 @@ int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus);
 void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
 
 /* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, analyse the wakeups of the
- * engine's measured threads and fill RES. Returns 0, or -1 with ERR set. */
-int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir,
+ * engine's measured threads (RT bandwidth as HOST, the summary's host block, describes it) and fill RES. Returns 0, or -1 with ERR set. */
+int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen);
 
 /* Stop and remove the instance; safe on NULL and after finish. */

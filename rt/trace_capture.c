@@ -1,5 +1,6 @@
 /* trace_capture: record the run with libtracefs in a private instance (jitterlab-<pid>): mono clock set
- * first, buffer size per CPU, the event groups of [run] trace (anchored regexes), raw pages drained by a
+ * first, buffer size per CPU, the event groups of [run] trace (the registry below; anchored regexes; IRQ
+ * and timer events limited to the measured CPUs by event filters), raw pages drained by a
  * housekeeping reader thread (SCHED_OTHER, off the isolated CPUs) into anonymous temp files, lost events
  * counted from per_cpu/cpuN/stats. jl_trace_mark() is the only function a measured thread calls: one
  * write() to trace_marker_raw, nothing else (no allocation, no locks). Never leaves an instance behind. */

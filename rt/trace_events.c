@@ -574,6 +574,16 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_MARK:
 		an->markers++;
 		break;
+	case JL_TEV_IPI:
+		/* the unthrottle reaches a throttled CPU as an IPI sent from sched_rt_period_timer: evidence even
+		 * when hrtimer events are recorded on the measured CPUs only */
+		if (!strncmp(ev->prev_comm, "sched_rt_period_timer", 21)) {
+			struct jl_tan_mark m = { .ts = ev->ts, .cpu = ev->target_cpu };
+
+			if (append(&an->rt_unthrottle, &an->n_rt_unthrottle, &an->cap_rt_unthrottle, &m, sizeof(m)) < 0)
+				return -1;
+		}
+		break;
 	default:
 		break;
 	}

@@ -130,7 +130,7 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 	return 0;
 }
 
-int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir,
+int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
 	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
@@ -176,6 +176,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
+	jl_trace_budget_from_host(host, &an.budget);
 	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
 	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
 	if (jl_trace_read(dat, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)

@@ -136,6 +136,10 @@ struct jl_trace_summary_in {
 	int64_t from;                /* measured phase start (0 = whole trace) */
 	const char *kshark;          /* "kernelshark.json" or NULL */
 };
+/* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;
+ * what HOST does not say keeps jl_tan_init's defaults. HOST may be NULL. */
+void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b);
+
 int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
 		       char **text, struct jl_cycle *worst, int *nworst);
 

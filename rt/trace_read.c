@@ -221,6 +221,11 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 	ev->kind = JL_TEV_OTHER;
 	ev->has_cur = true;
 	ev->cur = tep_data_pid(r->tep, rec);
+	{
+		int fl = tep_data_flags(r->tep, rec); /* common_flags: in which context the record was written */
+
+		ev->flags = fl > 0 ? (uint8_t)(fl & (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ)) : 0;
+	}
 	if (!k)
 		return 0;
 	ev->kind = k->kind;

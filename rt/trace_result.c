@@ -21,6 +21,35 @@ static int user_prio(int kprio)
 	return kprio;
 }
 
+void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
+{
+	json_object *o, *v, *cpus;
+	int major = 0, minor = 0;
+
+	if (!host)
+		return;
+	if (json_object_object_get_ex(host, "rt_bandwidth", &o)) {
+		if (json_object_object_get_ex(o, "runtime_us", &v))
+			b->rt_runtime_ns = json_object_get_int64(v) < 0 ? -1 : json_object_get_int64(v) * 1000;
+		if (json_object_object_get_ex(o, "period_us", &v) && json_object_get_int64(v) > 0)
+			b->rt_period_ns = json_object_get_int64(v) * 1000;
+	}
+	if (json_object_object_get_ex(host, "kernel", &v) && sscanf(json_object_get_string(v), "%d.%d", &major, &minor) == 2)
+		b->fair_server = major > 6 || (major == 6 && minor >= 12);
+	if (json_object_object_get_ex(host, "fair_server", &o) && json_object_object_get_ex(o, "readable", &v) &&
+	    json_object_get_boolean(v) && json_object_object_get_ex(o, "cpus", &cpus)) {
+		json_object_object_foreach(cpus, cpu, one) {
+			(void)cpu;
+			if (json_object_object_get_ex(one, "runtime_ns", &v))
+				b->fair_runtime_ns = json_object_get_int64(v);
+			if (json_object_object_get_ex(one, "period_ns", &v))
+				b->fair_period_ns = json_object_get_int64(v);
+			b->fair_known = true;
+			break; /* one budget for the analysis: the first CPU's (host.fair_server says if they differ) */
+		}
+	}
+}
+
 static json_object *part_json(const struct jl_part *p)
 {
 	bool task = p->pid > 0 && (p->kind == JL_PART_TASK || p->kind == JL_PART_OTHER || p->kind == JL_PART_THROTTLE ||
@@ -175,6 +204,21 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		tlen += snprintf(t + tlen, tcap - tlen, "%s\n", line);
 	}
 	json_object_object_add(b, "worst", warr);
+	{
+		/* where events were lost: [from_ns, to_ns) on a CPU, nothing known there (the first 100) */
+		json_object *gaps = json_object_new_array();
+
+		for (size_t i = 0; i < an->ngaps && i < 100; i++) {
+			json_object *g = json_object_new_object();
+
+			json_object_object_add(g, "cpu", json_object_new_int(an->gaps[i].cpu));
+			json_object_object_add(g, "from_ns", json_object_new_int64(an->gaps[i].from));
+			json_object_object_add(g, "to_ns", json_object_new_int64(an->gaps[i].to));
+			json_object_object_add(g, "lost", json_object_new_int64((int64_t)an->gaps[i].lost));
+			json_object_array_add(gaps, g);
+		}
+		json_object_object_add(b, "gaps", gaps);
+	}
 	json_object_object_add(b, "misses", json_object_new_int64((int64_t)misses));
 	json_object_object_add(b, "misses_explained", json_object_new_int(listed_misses));
 	json_object_object_add(b, "misses_cap", json_object_new_int(JL_TRACE_MISSES));

@@ -95,11 +95,20 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 		jl_tan_decompose(an, &t->pairs[pi], s->release, s->wake, c);
 		kprio = t->pairs[pi].kprio;
 		cpu = t->pairs[pi].cpu;
-	} else if (t->npairs) {
-		kprio = t->pairs[0].kprio;
-		c->release = s->release;
-		c->wake = s->wake;
-		jl_cycle_add_part(c, JL_PART_OTHER, "wakeup (not traced)", -1, 0, s->wake - s->release, NULL);
+	} else {
+		/* no wakeup of this release: the previous cycle ran past it (no sleep at all), or it was not
+		 * traced (lost events, or a trace that started later) */
+		int64_t late = si > 0 && t->samples[si - 1].end > s->release ? t->samples[si - 1].end - s->release : 0;
+
+		if (late > s->wake - s->release)
+			late = s->wake - s->release;
+		if (t->npairs)
+			kprio = t->pairs[0].kprio;
+		if (late > 0)
+			jl_cycle_add_part(c, JL_PART_OTHER, "previous cycle overran", -1, 0, late,
+					  "no sleep: the previous cycle ended after this release");
+		if (s->wake - s->release > late)
+			jl_cycle_add_part(c, JL_PART_OTHER, "wakeup (not traced)", -1, 0, s->wake - s->release - late, NULL);
 	}
 	c->window = JL_WINDOW_RESPONSE;
 	c->thread = ti;

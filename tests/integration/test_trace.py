@@ -503,3 +503,79 @@ def test_sleep_inside_work_is_blocked_woken_by_the_timer(tmp_path):
     loop = [t for t in s["threads"] if t["name"] == "loop"][0]
     assert s["trace"]["wakeup_ns"]["loop"]["count"] <= loop["cycles"], (s["trace"]["wakeup_ns"], loop["cycles"])
     assert s["trace"]["wakeup_ns"]["loop"]["count"] >= loop["cycles"] * 0.5
+
+
+def test_wakeup_expect_on_copies(jl, scenario):
+    """`loop.0.wakeup.p99` names copy 0 of a `count = 2` thread (its name holds a dot), and its value is
+    the one in trace.wakeup_ns, which counts one wakeup per measured cycle at most."""
+    p = scenario("copies", """
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = sched
+
+        [thread loop]
+        policy = fifo
+        priority = 60
+        cpus = 1
+        count = 2
+        rate = 100Hz
+
+        [expect]
+        w0 = loop.0.wakeup.p99 < 1s
+        w1 = loop.1.wakeup.max < 1s
+        """)
+    r = jl("run", p, timeout=60)
+    assert r.rc == 0, r.stderr
+    s = r.summary()
+    wk = s["trace"]["wakeup_ns"]
+    e = {x["label"]: x for x in s["expect"]}
+    assert e["w0"]["ok"] and e["w0"]["value"] == wk["loop.0"]["p99"], (e, wk)
+    assert e["w1"]["ok"] and e["w1"]["value"] == wk["loop.1"]["max"], (e, wk)
+    for name in ("loop.0", "loop.1"):
+        assert 0 < wk[name]["count"] <= r.thread(name)["cycles"], (wk, name)
+
+
+LOST = """
+    [run]
+    duration = 2s
+    warmup = 0s
+    trace = sched, irq, timer
+    trace_buffer = 64KB
+
+    [thread loop]
+    policy = fifo
+    priority = 60
+    cpus = 1
+    rate = 1kHz
+    work = spin 50us
+
+    [thread chatter]
+    policy = other
+    cpus = 1
+    count = 3
+    rate = 20kHz
+"""
+
+
+def test_lost_events_are_flagged_on_the_cycles_they_touch(tmp_path):
+    """A 64 KB buffer cannot hold 1 kHz + 3 x 20 kHz of wakeups between two drains: events are lost. The
+    gaps are listed, and every explained cycle whose window overlaps one says so (lost_in_window, and in
+    words); the others do not."""
+    r = run_scenario(tmp_path, "lost", LOST)
+    assert r.rc in (0, 3), detail(r)
+    t = r.summary()["trace"]
+    assert t["lost_events"] > 0 and t["lost_gaps"] > 0 and t["gaps"], {k: t[k] for k in ("lost_events", "lost_gaps")}
+    gaps = [(g["from_ns"], g["to_ns"]) for g in t["gaps"]]
+    for g in t["gaps"]:
+        assert g["from_ns"] <= g["to_ns"], g
+    listed_all = t["lost_gaps"] <= len(t["gaps"])
+    for c in t["worst"]:
+        start = min(c["release_ns"], c["waking_ns"]) if c["release_ns"] and c["waking_ns"] else c["release_ns"] or c["waking_ns"]
+        end = c["end_ns"] if c["window"] == "response" else max(c["wake_ns"], c["switch_in_ns"])
+        overlaps = any(a < end and b > start for a, b in gaps)
+        if overlaps:
+            assert c["lost_in_window"] is True, c
+            assert "events were lost" in c["text"], c["text"]
+        elif listed_all:
+            assert c["lost_in_window"] is False, c

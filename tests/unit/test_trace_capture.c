@@ -127,7 +127,7 @@ static void test_capture_round_trip(void **state)
 	assert_int_equal(pthread_create(&pt, NULL, sleeper_main, &s), 0);
 	pthread_join(pt, NULL);
 
-	assert_int_equal(jl_trace_finish(s.trace, &eng, dir, &res, err, sizeof(err)), 0);
+	assert_int_equal(jl_trace_finish(s.trace, &eng, dir, NULL, &res, err, sizeof(err)), 0);
 	jl_trace_destroy(s.trace);
 	assert_false(tracefs_instance_exists(inst));
 
