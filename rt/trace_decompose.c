@@ -87,19 +87,31 @@ static bool lower_for_rt(const struct jl_segment *s, int32_t self_prio)
 	return s->kind == JL_PART_OTHER; /* idle (pid 0) or not traced (-1) */
 }
 
-/* Where the stretch of lower time (see lower_for_rt) that holds TS on CPU began, looking back. */
-static int64_t stretch_start(const struct jl_tan *an, int cpu, size_t i, int32_t self_prio)
+/* Not real-time time: a CFS task, idle or nothing known (what RT bandwidth control leaves running). */
+static bool non_rt(const struct jl_segment *s)
 {
-	int64_t start = an->segs[cpu][i].start;
+	return s->kind == JL_PART_TASK ? s->kprio >= 100 : s->kind == JL_PART_OTHER;
+}
 
-	while (i-- > 0) {
-		const struct jl_segment *s = &an->segs[cpu][i];
+/* Where the run of non-RT time (IRQs inside it included) that the stretch of lower time from segment I
+ * to segment LAST holds began, looking back before I: the shape RT bandwidth control is told by (a lower
+ * RT task that ran before is no part of it). */
+static int64_t stretch_start(const struct jl_tan *an, int cpu, size_t i, size_t last)
+{
+	size_t j = i;
 
-		if (s->end < start || !(lower_for_rt(s, self_prio) || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ))
+	while (j <= last && !non_rt(&an->segs[cpu][j]))
+		j++;
+	if (j > last)
+		return an->segs[cpu][i].start;
+	while (j > 0) {
+		const struct jl_segment *p = &an->segs[cpu][j - 1];
+
+		if (p->end < an->segs[cpu][j].start || !(non_rt(p) || p->kind == JL_PART_IRQ || p->kind == JL_PART_SOFTIRQ))
 			break;
-		start = s->start;
+		j--;
 	}
-	return start;
+	return an->segs[cpu][j].start;
 }
 
 /* Add what ran on CPU in [from, to) except SELF (kernel prio SELF_PRIO); returns the time accounted.
@@ -132,7 +144,7 @@ int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 				j++;
 				end = an->segs[cpu][j].end;
 			}
-			sum += jl_tan_add_lower_stretch(an, cpu, a, end < to ? end : to, stretch_start(an, cpu, i, self_prio),
+			sum += jl_tan_add_lower_stretch(an, cpu, a, end < to ? end : to, stretch_start(an, cpu, i, j),
 							self_prio, c);
 			i = j;
 			continue;
