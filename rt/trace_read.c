@@ -112,6 +112,26 @@ static long long num(const struct known *k, int f, const struct tep_record *rec,
 	return (long long)v;
 }
 
+/* Where FLD's bytes lie in REC: a fixed field at its offset, a __data_loc (dynamic, maybe relative) one
+ * where its location word says. False when they do not lie inside the record. */
+static bool field_bytes(const struct tep_format_field *fld, const struct tep_record *rec, int *off, int *size)
+{
+	*off = fld->offset;
+	*size = fld->size;
+	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (fld->offset + 4 > rec->size)
+			return false;
+		memcpy(&loc, (const char *)rec->data + fld->offset, 4);
+		*off = loc & 0xffff;
+		*size = loc >> 16;
+		if (fld->flags & TEP_FIELD_IS_RELATIVE)
+			*off += fld->offset + fld->size;
+	}
+	return *off >= 0 && *size > 0 && *off + *size <= rec->size;
+}
+
 /* A fixed char array or a __data_loc string. */
 static void str(const struct known *k, int f, const struct tep_record *rec, char *out, size_t len)
 {
@@ -119,22 +139,7 @@ static void str(const struct known *k, int f, const struct tep_record *rec, char
 	int off, size;
 
 	out[0] = 0;
-	if (!fld)
-		return;
-	off = fld->offset;
-	size = fld->size;
-	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
-		uint32_t loc;
-
-		if (fld->offset + 4 > rec->size)
-			return;
-		memcpy(&loc, (const char *)rec->data + fld->offset, 4);
-		off = loc & 0xffff;
-		size = loc >> 16;
-		if (fld->flags & TEP_FIELD_IS_RELATIVE)
-			off += fld->offset + fld->size;
-	}
-	if (off < 0 || size <= 0 || off + size > rec->size)
+	if (!fld || !field_bytes(fld, rec, &off, &size))
 		return;
 	snprintf(out, len, "%.*s", size, (const char *)rec->data + off);
 }
@@ -194,17 +199,9 @@ static uint64_t cpumask64(const struct known *k, int f, const struct tep_record 
 {
 	const struct tep_format_field *fld = k->f[f];
 	uint64_t mask = 0;
-	uint32_t loc;
 	int off, size;
 
-	if (!fld || !(fld->flags & TEP_FIELD_IS_DYNAMIC) || fld->offset + 4 > rec->size)
-		return 0;
-	memcpy(&loc, (const char *)rec->data + fld->offset, 4);
-	off = loc & 0xffff;
-	size = loc >> 16;
-	if (fld->flags & TEP_FIELD_IS_RELATIVE)
-		off += fld->offset + fld->size;
-	if (off < 0 || size <= 0 || off + size > rec->size)
+	if (!fld || !(fld->flags & TEP_FIELD_IS_DYNAMIC) || !field_bytes(fld, rec, &off, &size))
 		return 0;
 	memcpy(&mask, (const char *)rec->data + off, size < 8 ? (size_t)size : 8);
 	return mask;
