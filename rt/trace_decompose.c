@@ -179,6 +179,96 @@ static int cmp_part(const void *pa, const void *pb)
 	return a->duration_ns < b->duration_ns ? 1 : a->duration_ns > b->duration_ns ? -1 : 0;
 }
 
+static int64_t clip(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Release -> waking when the hrtimer that woke the task is in the trace: the slack it was armed with
+ * (expires - softexpires: the kernel may fire it anywhere in between), the interrupt's lateness past the
+ * hard expiry with what ran on that CPU meanwhile (idle: the idle exit; IRQs, softirqs and other hrtimers
+ * by name; a task: the interrupt came late while it ran, with interrupts off or the vCPU not running),
+ * and the handler up to the waking. What the trace does not explain stays "timer". */
+static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+			    int64_t pre)
+{
+	const int64_t end = p->waking, entry = clip(p->timer_entry, release, end);
+	int64_t t = release, sum = 0, d;
+	char detail[160];
+
+	if (p->timer_expires > p->timer_soft && p->timer_soft > 0) {
+		d = clip(p->timer_expires < p->timer_now ? p->timer_expires : p->timer_now, release, entry) - release;
+		snprintf(detail, sizeof(detail), "armed with %lld us of slack (expires - softexpires)",
+			 (long long)((p->timer_expires - p->timer_soft) / 1000));
+		jl_cycle_add_part(c, JL_PART_TIMER, "timer slack", -1, 0, d, detail);
+		sum += d;
+		t += d;
+	}
+	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && entry > t) {
+		for (size_t i = seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
+			const struct jl_segment *s = &an->segs[p->timer_cpu][i];
+			int64_t a = s->start > t ? s->start : t, b = s->end < entry ? s->end : entry;
+
+			if (s->start >= entry)
+				break;
+			if (b <= a)
+				continue;
+			if (s->kind == JL_PART_OTHER && s->pid == 0)
+				add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, b - a);
+			else if (s->kind == JL_PART_TASK)
+				jl_cycle_add_part(c, JL_PART_TIMER, "timer interrupt late", s->pid, s->kprio, b - a,
+						  "the interrupt came late while this task ran: interrupts off, or the vCPU "
+						  "not running (the trace cannot tell)");
+			else if (s->kind == JL_PART_LOST)
+				jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
+			else
+				add_part(c, s->kind, s->name, s->pid, s->kprio, b - a);
+			sum += b - a;
+		}
+	}
+	if (end > entry) {
+		jl_cycle_add_part(c, JL_PART_TIMER, "timer handler", -1, 0, end - entry,
+				  "from the hrtimer callback's entry to the waking");
+		sum += end - entry;
+	}
+	if (pre > sum)
+		add_part(c, JL_PART_TIMER, "timer", -1, 0, pre - sum);
+}
+
+/* The wait from the waking to the switch-in, read on each runqueue the task was on: sched_waking's target
+ * (the CPU it last ran on), moved at once by the wakeup itself when it picks another CPU (a migration
+ * recorded on the waker's CPU before anything else: its placement, not a wait), then every CPU a later
+ * sched_migrate_task moved it to, the last one up to the switch-in on the switch-in's CPU. */
+static void add_wait_pieces(const struct jl_tan *an, const struct jl_pair *p, struct jl_cycle *c)
+{
+	int ti = jl_tan_thread_of(an, p->pid);
+	const struct jl_tan_thread *t = ti >= 0 ? &an->threads[ti] : NULL;
+	int cpu = p->queue_cpu >= 0 && p->queue_cpu < an->ncpus ? p->queue_cpu : p->cpu;
+	int64_t from = p->waking;
+
+	for (size_t k = 0; t && k < t->nstates; k++) {
+		const struct jl_tstate *st = &t->states[k];
+
+		if (st->ts <= p->waking || st->what != JL_TS_MIGRATED)
+			continue;
+		if (st->ts >= p->switch_in)
+			break;
+		if (from == p->waking && st->rec_cpu == p->wake_cpu && (k == 0 || t->states[k - 1].ts <= p->waking)) {
+			cpu = st->cpu; /* the wakeup's own placement */
+			continue;
+		}
+		jl_tan_add_window(an, cpu, from, st->ts, p->pid, p->kprio, c, true);
+		from = st->ts;
+		cpu = st->cpu;
+		c->migrations++;
+	}
+	if (cpu != p->cpu && from == p->waking && !c->migrations)
+		cpu = p->cpu; /* no migration seen: the switch-in's CPU is where it waited */
+	else if (cpu != p->cpu)
+		c->migrations++, cpu = p->cpu; /* moved without a record we saw: the last piece is where it ran */
+	jl_tan_add_window(an, cpu, from, p->switch_in, p->pid, p->kprio, c, true);
+}
+
 void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t release, int64_t wake,
 		      struct jl_cycle *c)
 {
@@ -198,9 +288,12 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 		const struct jl_segment *s = seg_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
 		bool idle = s && s->kind == JL_PART_OTHER && s->pid == 0;
 
-		add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
+		if (p->timer_cpu >= 0 && p->timer_now > 0 && pre > 0)
+			add_timer_parts(an, p, release, c, pre);
+		else
+			add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
 	}
-	jl_tan_add_window(an, p->cpu, p->waking, p->switch_in, p->pid, p->kprio, c, true);
+	add_wait_pieces(an, p, c);
 	if (wake > 0 && wake > p->switch_in) {
 		ret = wake - p->switch_in - jl_tan_add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
 		add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
@@ -505,8 +598,8 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 		const struct jl_part *p = &c->parts[i];
 
 		/* under half a microsecond says nothing in a line (it is in the JSON); keep the fixed parts */
-		if (p->duration_ns < 500 && p->kind != JL_PART_TIMER && p->kind != JL_PART_IDLE_EXIT &&
-		    p->kind != JL_PART_LOST && strcmp(p->name, "return"))
+		if (p->duration_ns < 500 && !(p->kind == JL_PART_TIMER && !strcmp(p->name, "timer")) &&
+		    p->kind != JL_PART_IDLE_EXIT && p->kind != JL_PART_LOST && strcmp(p->name, "return"))
 			continue;
 		APPEND("%s", first ? " " : " + ");
 		first = false;

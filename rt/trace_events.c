@@ -21,6 +21,16 @@
 struct ctx {
 	int32_t kind, pid;
 	char name[JL_TEV_COMM + 8];
+	uint64_t timer;       /* an hrtimer callback: its address, when it began and the interrupt's now */
+	int64_t entry, now;
+};
+
+#define ARMED_HASH 4096
+
+/* An hrtimer as hrtimer_start last armed it. */
+struct jl_tan_armed {
+	uint64_t timer;
+	int64_t expires, soft;
 };
 
 #define TASK_HASH 8192
@@ -107,13 +117,15 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->pending_cpu = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_cpu));
 	an->pending_prio = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_prio));
 	an->pending_new = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_new));
+	an->pending_pair = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_pair));
+	an->armed = calloc(ARMED_HASH, sizeof(*an->armed));
 	an->cpu = calloc(ncpus, sizeof(*an->cpu));
 	an->tasks = calloc(TASK_HASH, sizeof(*an->tasks));
 	an->segs = calloc(ncpus, sizeof(*an->segs));
 	an->nsegs = calloc(ncpus, sizeof(*an->nsegs));
 	an->capsegs = calloc(ncpus, sizeof(*an->capsegs));
 	an->vm_heuristic = calloc(ncpus, sizeof(*an->vm_heuristic));
-	if (!an->vm_heuristic || !an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
+	if (!an->vm_heuristic || !an->pending_pair || !an->armed || !an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
 	    !an->nsegs || !an->capsegs) {
 		jl_tan_free(an);
 		errno = ENOMEM;
@@ -158,6 +170,8 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->nsegs);
 	free(an->capsegs);
 	free(an->vm_heuristic);
+	free(an->pending_pair);
+	free(an->armed);
 	free(an->rt_unthrottle);
 	free(an->fair_start);
 	free(an->gaps);
@@ -280,11 +294,17 @@ static int close_seg(struct jl_tan *an, int cpu, int64_t ts)
 static void push_ctx(struct jl_tan_cpu *c, int kind, int pid, const char *name)
 {
 	if (c->depth < CTX_DEPTH) {
+		memset(&c->stack[c->depth], 0, sizeof(c->stack[c->depth]));
 		c->stack[c->depth].kind = kind;
 		c->stack[c->depth].pid = pid;
 		snprintf(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), "%s", name);
 	}
 	c->depth++;
+}
+
+static struct jl_tan_armed *armed_slot(struct jl_tan *an, uint64_t timer)
+{
+	return &an->armed[(timer >> 3) * 11400714819323198485ull >> 52]; /* 4096 slots; a collision overwrites */
 }
 
 static void pop_ctx(struct jl_tan_cpu *c)
@@ -317,7 +337,7 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 		      const char *by)
 {
 	struct jl_tan_thread *t = &an->threads[ti];
-	struct jl_tstate st = { .ts = ts, .cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid };
+	struct jl_tstate st = { .ts = ts, .cpu = cpu, .rec_cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid };
 
 	if (!t->measured)
 		return 0;
@@ -388,9 +408,16 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	if (ti >= 0) {
 		an->threads[ti].implicit_in++;
 		if (an->pending[ti] && an->threads[ti].measured) {
-			struct jl_pair p = { .waking = an->pending[ti], .switch_in = ts, .pid = cur, .cpu = cpu,
-					     .wake_cpu = an->pending_cpu[ti], .new_task = an->pending_new[ti],
-					     .kprio = an->pending_prio[ti], .implicit = true };
+			struct jl_pair p = an->pending_pair[ti];
+
+			p.waking = an->pending[ti];
+			p.switch_in = ts;
+			p.pid = cur;
+			p.cpu = cpu;
+			p.wake_cpu = an->pending_cpu[ti];
+			p.new_task = an->pending_new[ti];
+			p.kprio = an->pending_prio[ti];
+			p.implicit = true;
 
 			if (add_pair(&an->threads[ti], &p) < 0)
 				return -1;
@@ -425,6 +452,30 @@ static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
 	k = task_slot(an, ev->cur);
 	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur,
 			  k->pid == ev->cur && k->comm[0] ? k->comm : "?");
+}
+
+/* What a wakeup of analysed thread TI starts from: the runqueue it goes to, and the hrtimer whose
+ * callback raised it (with that timer as hrtimer_start armed it, when that was seen). */
+static void note_wake_cause(struct jl_tan *an, int ti, const struct jl_tev *ev)
+{
+	const struct jl_tan_cpu *c = &an->cpu[ev->cpu];
+	struct jl_pair *p = &an->pending_pair[ti];
+
+	memset(p, 0, sizeof(*p));
+	p->queue_cpu = ev->target_cpu >= 0 ? ev->target_cpu : ev->cpu;
+	p->timer_cpu = -1;
+	if (c->depth > 0 && c->depth <= CTX_DEPTH && c->stack[c->depth - 1].timer) {
+		const struct ctx *x = &c->stack[c->depth - 1];
+		const struct jl_tan_armed *a = armed_slot(an, x->timer);
+
+		p->timer_cpu = ev->cpu;
+		p->timer_entry = x->entry;
+		p->timer_now = x->now;
+		if (a->timer == x->timer) {
+			p->timer_expires = a->expires;
+			p->timer_soft = a->soft;
+		}
+	}
 }
 
 /* The expiries that end RT throttling (sched_rt_period_timer unthrottles every CPU's RT queues, from
@@ -493,9 +544,15 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		if (ti >= 0) {
 			an->threads[ti].switch_in++;
 			if (an->pending[ti] && an->threads[ti].measured) {
-				struct jl_pair p = { .waking = an->pending[ti], .switch_in = ev->ts, .pid = ev->pid,
-						     .cpu = ev->cpu, .wake_cpu = an->pending_cpu[ti],
-						     .kprio = an->pending_prio[ti], .new_task = an->pending_new[ti] };
+				struct jl_pair p = an->pending_pair[ti];
+
+				p.waking = an->pending[ti];
+				p.switch_in = ev->ts;
+				p.pid = ev->pid;
+				p.cpu = ev->cpu;
+				p.wake_cpu = an->pending_cpu[ti];
+				p.kprio = an->pending_prio[ti];
+				p.new_task = an->pending_new[ti];
 
 				if (add_pair(&an->threads[ti], &p) < 0)
 					return -1;
@@ -520,6 +577,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		an->pending_cpu[ti] = ev->cpu;
 		an->pending_new[ti] = ev->kind == JL_TEV_WAKEUP_NEW;
 		an->pending_prio[ti] = ev->prio;
+		note_wake_cause(an, ti, ev);
 		break;
 	case JL_TEV_IRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
@@ -538,6 +596,11 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			return -1;
 		snprintf(name, sizeof(name), "hrtimer %s", ev->comm);
 		push_ctx(c, JL_PART_IRQ, -1, name);
+		if (c->depth <= CTX_DEPTH) {
+			c->stack[c->depth - 1].timer = ev->arg;
+			c->stack[c->depth - 1].entry = ev->ts;
+			c->stack[c->depth - 1].now = ev->expires;
+		}
 		break;
 	case JL_TEV_IRQ_EXIT:
 	case JL_TEV_SOFTIRQ_EXIT:
@@ -573,6 +636,22 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	}
 	case JL_TEV_MARK:
 		an->markers++;
+		break;
+	case JL_TEV_TIMER_START:
+		if (ev->arg) {
+			struct jl_tan_armed *a = armed_slot(an, ev->arg);
+
+			a->timer = ev->arg;
+			a->expires = ev->expires;
+			a->soft = ev->softexpires;
+		}
+		break;
+	case JL_TEV_MIGRATE:
+		ti = jl_tan_thread_of(an, ev->pid);
+		if (ti >= 0 && note_state(an, ti, ev->ts, ev->target_cpu, JL_TS_MIGRATED, 0, ev->cur, NULL) < 0)
+			return -1;
+		if (ti >= 0 && an->threads[ti].measured)
+			an->threads[ti].states[an->threads[ti].nstates - 1].rec_cpu = ev->cpu;
 		break;
 	case JL_TEV_IPI:
 		/* the unthrottle reaches a throttled CPU as an IPI sent from sched_rt_period_timer: evidence even

@@ -38,6 +38,7 @@ enum jl_tev_kind {
 	JL_TEV_IPI,           /* ipi_send_cpu/cpumask, on the sender's cpu: target_cpu (-1 = several),
 			       * arg = target CPUs 0-63 as bits, comm = callback ("" for reschedule),
 			       * prev_comm = call site */
+	JL_TEV_TIMER_START,   /* hrtimer_start: arg = hrtimer, expires, softexpires, comm = function */
 };
 
 struct jl_tev {
@@ -56,7 +57,10 @@ struct jl_tev {
 	char comm[JL_TEV_COMM];      /* subject comm / irq name / timer function */
 	char prev_comm[JL_TEV_COMM];
 	uint8_t flags;               /* common_flags: JL_TEV_F_HARDIRQ, JL_TEV_F_SOFTIRQ (0 when unknown) */
-	uint64_t arg;                /* NEWTASK: clone_flags; EXIT: group dead; IPI: target CPU bits */
+	uint64_t arg;                /* NEWTASK: clone_flags; EXIT: group dead; IPI: target CPU bits;
+				      * TIMER_ENTRY, TIMER_START: the hrtimer's address */
+	int64_t expires;             /* TIMER_START: hard expiry; TIMER_ENTRY: the `now` it expired at */
+	int64_t softexpires;         /* TIMER_START: soft expiry (expires - softexpires = the slack) */
 };
 
 #define JL_TEV_F_HARDIRQ 0x08        /* TRACE_FLAG_HARDIRQ: written in hard IRQ context */
@@ -100,15 +104,22 @@ struct jl_pair {
 	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
 	bool matched;               /* paired with a sample's release (jl_tan_match) */
+	int32_t queue_cpu;          /* the runqueue it was woken onto (sched_waking's target_cpu) */
+	/* the hrtimer whose expiry woke it (timer group recorded), else timer_cpu = -1 */
+	int32_t timer_cpu;
+	int64_t timer_entry;        /* hrtimer_expire_entry of it */
+	int64_t timer_now;          /* the interrupt's `now` */
+	int64_t timer_expires, timer_soft; /* as armed (hrtimer_start); 0 = its start was not seen */
 };
 
 /* What happened to an analysed thread, in order: the response window (wake -> end of work) is read from
  * these. */
-enum jl_tstate_what { JL_TS_IN, JL_TS_PREEMPTED, JL_TS_BLOCKED, JL_TS_WOKEN };
+enum jl_tstate_what { JL_TS_IN, JL_TS_PREEMPTED, JL_TS_BLOCKED, JL_TS_WOKEN, JL_TS_MIGRATED };
 
 struct jl_tstate {
 	int64_t ts;
-	int32_t cpu;
+	int32_t cpu;                /* where it is (MIGRATED: the CPU it was moved to) */
+	int32_t rec_cpu;            /* the CPU the record was written on */
 	int32_t what;               /* enum jl_tstate_what */
 	int32_t by_kind;            /* WOKEN: who woke it: JL_PART_TASK, IRQ, SOFTIRQ (hrtimers are IRQ) */
 	int32_t by_pid;             /* the waking task's pid, the IRQ number or the softirq vector, -1 */
@@ -153,6 +164,7 @@ struct jl_cycle {
 	int64_t release, waking, switch_in, wake, end;
 	bool miss;
 	bool lost_in_window;         /* a gap of lost events overlaps [release or waking, wake or end) */
+	int migrations;              /* runqueue moves between the waking and the switch-in */
 	int cpu;
 	bool implicit;               /* the switch-in had no sched_switch record */
 	int nparts;
@@ -204,6 +216,8 @@ struct jl_tan {
 	int64_t *pending;            /* per thread: ts of the pending waking, 0 = none */
 	int32_t *pending_cpu;
 	int32_t *pending_prio;
+	struct jl_pair *pending_pair; /* per thread: what the pending waking knows (queue CPU, its timer) */
+	struct jl_tan_armed *armed;  /* hrtimers as last armed (private hash) */
 	bool *pending_new;
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash) */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */

@@ -14,7 +14,7 @@
 enum { F_PREV_PID, F_PREV_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_PID, F_NEXT_PRIO, F_NEXT_COMM, F_PID, F_PRIO,
        F_COMM, F_TARGET, F_DEST, F_IRQ, F_NAME, F_VEC, F_FUNC, F_ID, F_BUF, F_OLDPRIO, F_NEWPRIO, F_PARENT_PID,
        F_PARENT_COMM, F_CHILD_PID, F_CHILD_COMM, F_OLDCOMM, F_NEWCOMM, F_CLONE_FLAGS, F_GROUP_DEAD, F_CPU,
-       F_CPUMASK, F_CALLSITE, F_CALLBACK, F_N };
+       F_CPUMASK, F_CALLSITE, F_CALLBACK, F_HRTIMER, F_NOW, F_EXPIRES, F_SOFTEXPIRES, F_N };
 
 struct evdef {
 	const char *system, *name;
@@ -40,7 +40,10 @@ static const struct evdef evdefs[] = {
 	{ "irq", "irq_handler_exit", JL_TEV_IRQ_EXIT, { [F_IRQ] = "irq" } },
 	{ "irq", "softirq_entry", JL_TEV_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
 	{ "irq", "softirq_exit", JL_TEV_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
-	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY, { [F_FUNC] = "function" } },
+	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY,
+	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_NOW] = "now" } },
+	{ "timer", "hrtimer_start", JL_TEV_TIMER_START,
+	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_EXPIRES] = "expires", [F_SOFTEXPIRES] = "softexpires" } },
 	{ "timer", "hrtimer_expire_exit", JL_TEV_TIMER_EXIT, { 0 } },
 	{ "ftrace", "raw_data", JL_TEV_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
 	{ "sched", "sched_pi_setprio", JL_TEV_PI_SETPRIO,
@@ -255,10 +258,18 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		ev->pid = (int32_t)num(k, F_VEC, rec, -1);
 		break;
 	case JL_TEV_TIMER_ENTRY:
+	case JL_TEV_TIMER_START:
 		addr = (unsigned long long)num(k, F_FUNC, rec, 0);
 		fn_name(r, addr, false, ev->comm, sizeof(ev->comm));
 		if (!addr)
 			snprintf(ev->comm, sizeof(ev->comm), "0");
+		ev->arg = (uint64_t)num(k, F_HRTIMER, rec, 0);
+		if (ev->kind == JL_TEV_TIMER_ENTRY) {
+			ev->expires = num(k, F_NOW, rec, 0);
+		} else {
+			ev->expires = num(k, F_EXPIRES, rec, 0);
+			ev->softexpires = num(k, F_SOFTEXPIRES, rec, 0);
+		}
 		break;
 	case JL_TEV_PI_SETPRIO:
 		ev->pid = (int32_t)num(k, F_PID, rec, -1);

@@ -87,6 +87,7 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 		json_object_object_add(o, "response_ns", json_object_new_int64(c->end - c->release));
 	json_object_object_add(o, "miss", json_object_new_boolean(c->miss));
 	json_object_object_add(o, "lost_in_window", json_object_new_boolean(c->lost_in_window));
+	json_object_object_add(o, "migrations", json_object_new_int(c->migrations));
 	json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
 	json_object_object_add(o, "release_ns", json_object_new_int64(c->release));
 	json_object_object_add(o, "waking_ns", json_object_new_int64(c->waking));

@@ -87,9 +87,27 @@ static bool parse_line(const char *line, struct jl_tev *e)
 		sscanf(rest, "comm=%23s pid=%d prio=%d target_cpu=%d", e->comm, &e->pid, &e->prio, &e->target_cpu);
 	} else if (!strcmp(event, "hrtimer_expire_entry")) {
 		const char *f = strstr(rest, "function=");
+		unsigned long long ptr = 0;
+		long long now = 0;
 
 		e->kind = JL_TEV_TIMER_ENTRY;
 		sscanf(f + 9, "%23[^/ ]", e->comm);
+		sscanf(rest, "hrtimer=%llx now=%lld", &ptr, &now);
+		e->arg = ptr;
+		e->expires = now;
+	} else if (!strcmp(event, "hrtimer_start")) {
+		const char *f = strstr(rest, "function="), *x = strstr(rest, "expires=");
+		unsigned long long ptr = 0;
+		long long hard = 0, soft = 0;
+
+		e->kind = JL_TEV_TIMER_START;
+		sscanf(f + 9, "%23[^/ ]", e->comm);
+		sscanf(rest, "hrtimer=%llx", &ptr);
+		if (x)
+			sscanf(x, "expires=%lld softexpires=%lld", &hard, &soft);
+		e->arg = ptr;
+		e->expires = hard;
+		e->softexpires = soft;
 	} else if (!strcmp(event, "hrtimer_expire_exit")) {
 		e->kind = JL_TEV_TIMER_EXIT;
 	} else if (!strcmp(event, "irq_handler_entry")) {
@@ -525,6 +543,80 @@ static void test_match_first_wakeup_after_release(void **state)
 	jl_tan_free(&an);
 }
 
+/* Hand-made: the release -> waking part when the timer is in the trace: armed at the release with 50 us of
+ * slack, the interrupt 30 us past the hard expiry while a CFS task ran, the handler 2 us to the waking. */
+static void test_timer_split(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 19, 0x1, CFS, 120, "scan"),
+		ev(10, 1, CFS, JL_TEV_OTHER, 0, NULL),
+		ev(1080, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		wake(1082, 1, CFS, LOOP, 19),
+		ev(1083, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		sw(1085, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1087000, .cycle = 1 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	char text[1024];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	/* armed in the previous cycle (before the first record here): hrtimer_start before the switch */
+	e[1].kind = JL_TEV_TIMER_START;
+	e[1].arg = 0xabc0;
+	e[1].softexpires = 1000000;
+	e[1].expires = 1050000;
+	e[2].arg = 0xabc0;
+	e[2].expires = 1079000; /* the interrupt's now */
+	setup_one(&an, LOOP, "control", s, 1);
+	c = worst_of(&an, e, 6, w, &nw);
+	jl_cycle_format(c, "control", text, sizeof(text));
+	/* 50 + 30 + 2 us to the waking; then 1 us of the callback and 2 us of scan to the switch, 2 us back */
+	assert_string_equal(text, "control cycle 1: 87 us = timer slack 50 us + timer interrupt late 30 us + timer handler 2 us"
+				  " + irq hrtimer hrtimer_wakeup 1 us + preempting scan 2 us + return 2 us");
+	jl_tan_free(&an);
+}
+
+/* Hand-made: the loop is woken onto CPU 0 (the wakeup places it there), waits behind a FIFO 90 task, is
+ * moved to CPU 1 by a migration recorded there, waits behind another FIFO 90 task, runs on CPU 1: the wait
+ * is read piece by piece on each runqueue. */
+static void test_wait_across_a_migration(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 0, 0, 120, 0, HIGH, 9, "high0"),
+		sw(0, 1, 0, 120, 0, HOG, 9, "high1"),
+		wake(1000, 0, HIGH, LOOP, 19),
+		ev(1001, 0, HIGH, JL_TEV_MIGRATE, LOOP, NULL),   /* the wakeup's placement: CPU 0 */
+		ev(1200, 1, HOG, JL_TEV_MIGRATE, LOOP, NULL),    /* pulled to CPU 1 */
+		sw(1300, 1, HOG, 9, 0x1, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1302000, .cycle = 5 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	struct jl_tan an;
+	int nw;
+	int64_t on0 = 0, on1 = 0;
+
+	(void)state;
+	e[2].target_cpu = 1; /* the CPU it last ran on */
+	e[3].target_cpu = 0;
+	e[4].target_cpu = 1;
+	setup_one(&an, LOOP, "control", s, 1);
+	c = worst_of(&an, e, 6, w, &nw);
+	for (int i = 0; i < c->nparts; i++) {
+		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HIGH)
+			on0 += c->parts[i].duration_ns;
+		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HOG)
+			on1 += c->parts[i].duration_ns;
+	}
+	assert_int_equal(on0, 200000); /* 1000 -> 1200 us on CPU 0 */
+	assert_int_equal(on1, 100000); /* 1200 -> 1300 us on CPU 1 */
+	assert_int_equal(c->migrations, 1);
+	jl_tan_free(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +630,8 @@ int main(void)
 		cmocka_unit_test(test_lost_events_in_window),
 		cmocka_unit_test(test_vm_heuristic_only_where_needed),
 		cmocka_unit_test(test_match_first_wakeup_after_release),
+		cmocka_unit_test(test_timer_split),
+		cmocka_unit_test(test_wait_across_a_migration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
