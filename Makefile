@@ -22,10 +22,13 @@ LIB_SRC := $(sort $(filter-out rt/main.c,$(wildcard rt/*.c affinity/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# small programs the integration tests run as exec neighbours (shapes the harness has no work kind for)
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 .PHONY: all check run deps install uninstall asan fuzz bench clean unit integration list-tests
 
-all: $(BUILD)/jitterlab $(UNIT_BIN)
+all: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN)
 
 # quiet by default; `make V=1` shows the commands
 ifneq ($(V),1)
@@ -50,6 +53,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjitterlab.a
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libjitterlab.a $(LDLIBS) \
 		$(shell pkg-config --libs cmocka)
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -lpthread
 
 deps:
 	@scripts/install-deps.sh

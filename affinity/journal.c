@@ -253,6 +253,18 @@ int jl_journal_record_write(struct jl_journal *j, const char *path, const char *
 	return append(j, o);
 }
 
+int jl_journal_record_debugfs_write(struct jl_journal *j, const char *path, const char *old, bool debugfs)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "op", json_object_new_string("write"));
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "old", json_object_new_string(old));
+	if (debugfs)
+		json_object_object_add(o, "debugfs", json_object_new_boolean(1));
+	return append(j, o);
+}
+
 int jl_journal_record_irq(struct jl_journal *j, const char *path, const char *old, const char *effective)
 {
 	json_object *o = json_object_new_object();

@@ -34,6 +34,10 @@ const char *jl_journal_path(const struct jl_journal *j);
  * back unless the file already reads OLD. 0 or -1 with errno. */
 int jl_journal_record_write(struct jl_journal *j, const char *path, const char *old);
 
+/* As jl_journal_record_write, for a debugfs file (DEBUGFS true): the undo mounts debugfs around the write
+ * when it is not mounted (fair_server.c). */
+int jl_journal_record_debugfs_write(struct jl_journal *j, const char *path, const char *old, bool debugfs);
+
 /* Record, before changing it, an IRQ's affinity: PATH (/proc/irq/N/smp_affinity_list) held OLD and the
  * IRQ was delivered to EFFECTIVE (its effective_affinity_list; "" when the kernel does not say).
  * Rewriting the mask alone does not bring the effective CPU back (x86 keeps the current vector while its
@@ -60,7 +64,8 @@ void jl_journal_abandon(struct jl_journal *j);
 /* Replay the journal file PATH (as jl_journal_finish does) and remove it when everything was undone.
  * Returns the number of entries undone (>= 0; REPORT may then hold notes, e.g. an IRQ that is gone), or
  * -1 with REPORT saying what failed. Only the last line may be torn: an unparseable line elsewhere, or
- * an entry naming a path jitterlab never changes (anything but /proc/irq/, sched_rt_runtime_us and the
+ * an entry naming a path jitterlab never changes (anything but /proc/irq/, sched_rt_runtime_us, the fair
+ * server's /sys/kernel/debug/sched/fair_server/cpuN/runtime and the
  * v1 cpuset/cpu cgroup mounts), fails the replay as "journal corrupted at line N" (the entries that
  * parsed are still undone; the file is kept). A write whose target vanished (/proc/irq/N gone, a cgroup
  * directory removed) counts as undone. Does not check the owner: the caller decides whether the

@@ -1,10 +1,11 @@
 /* journal_replay: undo a journal (see journal.h): load it (only the last line may be torn), check every
  * entry names a knob jitterlab may change, undo newest first; list the journals of a directory.
- * Must never: write or remove anything outside /proc/irq/, sched_rt_runtime_us and the v1 cpuset/cpu
- * cgroup mounts, follow a symlink to a journal, or end a process that is not the recorded child (pid
+ * Must never: write or remove anything outside /proc/irq/, sched_rt_runtime_us, the fair server's
+ * cpuN/runtime files and the v1 cpuset/cpu cgroup mounts, follow a symlink to a journal, or end a process that is not the recorded child (pid
  * AND start time must match). */
 #include "journal.h"
 #include "journal_int.h"
+#include "fair_server.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
+#define FAIR_SERVER_PREFIX JL_FAIR_SERVER_DIR "/cpu"
 
 static char allow_prefix[256];
 
@@ -66,6 +68,13 @@ bool jl_journal_path_allowed(const char *path)
 		return false;
 	if (!strcmp(path, RT_RUNTIME_PATH) || under(path, "/proc/irq"))
 		return true;
+	if (!strncmp(path, FAIR_SERVER_PREFIX, sizeof(FAIR_SERVER_PREFIX) - 1)) {
+		/* /sys/kernel/debug/sched/fair_server/cpuN/runtime, nothing else of debugfs */
+		const char *p = path + sizeof(FAIR_SERVER_PREFIX) - 1;
+
+		p += strspn(p, "0123456789");
+		return p > path + sizeof(FAIR_SERVER_PREFIX) - 1 && !strcmp(p, "/runtime");
+	}
 	if (allow_prefix[0] && under(path, allow_prefix))
 		return true;
 	return in_cgroup_mount(path);
@@ -128,7 +137,28 @@ static bool target_gone(const char *path)
 	return stat(dir, &st) && errno == ENOENT;
 }
 
+static int undo_write_plain(json_object *o, char *report, size_t len);
+
+/* A write entry; one of a debugfs file is undone with debugfs mounted (and unmounted again if we did). */
 static int undo_write(json_object *o, char *report, size_t len)
+{
+	json_object *v;
+	bool mounted = false;
+	int rc;
+
+	if (!json_object_object_get_ex(o, "debugfs", &v) || !json_object_get_boolean(v))
+		return undo_write_plain(o, report, len);
+	if (jl_debugfs_hold(&mounted)) {
+		say(report, len, "cannot mount debugfs to put back %s: %s", str_field(o, "path") ? str_field(o, "path") : "?",
+		    strerror(errno));
+		return -1;
+	}
+	rc = undo_write_plain(o, report, len);
+	jl_debugfs_release(mounted);
+	return rc;
+}
+
+static int undo_write_plain(json_object *o, char *report, size_t len)
 {
 	const char *path = str_field(o, "path"), *old = str_field(o, "old");
 	char now[4096];

@@ -11,6 +11,7 @@
  * cpu_dma_latency needs no lock: the kernel takes the minimum over every open file.
  * Must never: change a knob before its journal entry is on disk, or leave the journal behind after a
  * successful restore. */
+#include "fair_server.h"
 #include "machine.h"
 
 #include <errno.h>
@@ -44,6 +45,8 @@ struct jl_machine {
 	int32_t dma_us;
 	bool rt_changed;
 	long long rt_runtime_us;    /* value in force during the run (as read or as set) */
+	int64_t fair_server_ns;     /* set on every online CPU for the run, -1 = kept */
+	int fair_server_cpus;       /* how many CPUs it changed on */
 	int children;
 	int place_failures;
 	char smt_warning[256];
@@ -151,6 +154,18 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			      period);
 		if (geteuid() != 0)
 			MFAIL(line, "[run] rt_runtime changes %s and needs root (sudo)", RT_RUNTIME_PATH);
+	}
+	if (r->fair_server_ns >= 0) {
+		int line = r->key_line[JL_RKEY_FAIR_SERVER];
+		char why[512];
+
+		if (r->fair_server_ns == 0 && !unsafe)
+			MFAIL(line, "[run] fair_server = 0 turns the fair server off: a spinning RT thread can then starve "
+				    "CFS tasks on its CPU; refused without --unsafe");
+		if (geteuid() != 0)
+			MFAIL(line, "[run] fair_server changes %s/cpuN/runtime and needs root (sudo)", jl_fair_server_dir());
+		if (jl_fair_server_probe(why, sizeof(why)))
+			MFAIL(line, "[run] fair_server cannot be set on this machine: %s", why);
 	}
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
@@ -295,7 +310,8 @@ bool jl_machine_confined_by_other_run(void)
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
 {
 	const struct jl_run_spec *r = &sc->run;
-	bool knobs = r->isolate_set || r->irq_affinity == JL_IRQ_HOUSEKEEPING || r->rt_runtime_us != -2;
+	bool knobs = r->isolate_set || r->irq_affinity == JL_IRQ_HOUSEKEEPING || r->rt_runtime_us != -2 ||
+		     r->fair_server_ns >= 0;
 	struct jl_machine *m = calloc(1, sizeof(*m));
 	const char *dir = jl_journal_default_dir();
 	char now[64];
@@ -309,6 +325,7 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	m->lock_fd = -1;
 	m->dma_fd = -1;
 	m->dma_us = -1;
+	m->fair_server_ns = -1;
 	m->rt_runtime_us = jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now)) == 0 ? atoll(now) : 0;
 	if (!knobs && jl_machine_confined_by_other_run()) {
 		/* Started while another run shields CPUs: this process sits in that run's housekeeping set
@@ -371,6 +388,14 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	}
 	if (r->rt_runtime_us != -2 && set_rt_runtime(m, r->rt_runtime_us, err, errlen))
 		goto error;
+	if (r->fair_server_ns >= 0) {
+		cpu_set_t online;
+
+		if (jl_cpulist_online(&online) ||
+		    jl_fair_server_apply(m->journal, &online, r->fair_server_ns, &m->fair_server_cpus, err, errlen))
+			goto error;
+		m->fair_server_ns = r->fair_server_ns;
+	}
 	if (r->cpu_dma_latency_ns >= 0) {
 		int32_t us = (int32_t)(r->cpu_dma_latency_ns / 1000);
 
@@ -437,6 +462,10 @@ void jl_machine_describe(const struct jl_machine *m, json_object *host)
 	json_object_object_add(host, "cpu_dma_latency_us", json_object_new_int(m->dma_us));
 	json_object_object_add(host, "rt_runtime_us", json_object_new_int64(m->rt_runtime_us));
 	json_object_object_add(host, "rt_runtime_changed", json_object_new_boolean(m->rt_changed));
+	if (m->fair_server_ns >= 0) {
+		json_object_object_add(host, "fair_server_runtime_ns", json_object_new_int64(m->fair_server_ns));
+		json_object_object_add(host, "fair_server_changed_cpus", json_object_new_int(m->fair_server_cpus));
+	}
 	json_object_object_add(host, "numa_nodes", json_object_new_int(jl_topo_numa_nodes()));
 	if (m->smt_warning[0])
 		json_object_object_add(host, "smt_warning", json_object_new_string(m->smt_warning));

@@ -1,6 +1,7 @@
 /* host: facts about the machine for summary.json and the terminal header. Read-only, with one exception:
  * to read the fair server's files it mounts debugfs when it is not mounted, and unmounts it right after
  * (only what it mounted itself). Never called on a measured thread's cycle path. */
+#include "../affinity/fair_server.h"
 #include "host.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -223,7 +223,7 @@ static json_object *rt_bandwidth(void)
 
 /* ---- the fair server (Linux 6.12+: CFS gets runtime per period on each CPU while RT tasks run) ---- */
 
-#define DEBUGFS "/sys/kernel/debug"
+#define DEBUGFS JL_DEBUGFS
 #define DEBUGFS_MAGIC_NR 0x64626720
 
 static bool kernel_at_least(int major, int minor)
@@ -273,9 +273,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 		len = sizeof(dummy);
 	}
 	if (statfs(DEBUGFS, &sf) < 0 || sf.f_type != DEBUGFS_MAGIC_NR) {
-		if (may_mount && mount("none", DEBUGFS, "debugfs", 0, NULL) == 0)
-			mounted = true;
-		else
+		if (!may_mount || jl_debugfs_hold(&mounted))
 			err = may_mount ? errno : ENOENT;
 	}
 	if (!err) {
@@ -312,8 +310,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 			err = ENOENT;
 		}
 	}
-	if (mounted)
-		umount2(DEBUGFS, 0);
+	jl_debugfs_release(mounted);
 	if (readable && !err) {
 		json_object_object_add(o, "readable", json_object_new_boolean(true));
 		json_object_object_add(o, "cpus", cpus);

@@ -90,6 +90,7 @@ static void defaults_run(struct jl_run_spec *r)
 	r->irq_affinity = JL_IRQ_KEEP;
 	r->cpu_dma_latency_ns = 0;
 	r->rt_runtime_us = -2;
+	r->fair_server_ns = -1;
 	r->seed = 1;
 	r->grace_ns = 2 * JL_NSEC_PER_SEC;
 }

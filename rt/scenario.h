@@ -41,7 +41,7 @@ enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
 	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
-	JL_RKEY_RT_RUNTIME, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_N
+	JL_RKEY_RT_RUNTIME, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_FAIR_SERVER, JL_RKEY_N
 };
 
 struct jl_run_spec {
@@ -56,6 +56,7 @@ struct jl_run_spec {
 	enum jl_irq_affinity irq_affinity;
 	int64_t cpu_dma_latency_ns; /* -1 = off */
 	int64_t rt_runtime_us;      /* -2 = keep, -1 = unlimited */
+	int64_t fair_server_ns;     /* the fair server's runtime per period on every CPU; -1 = keep */
 	long long seed;
 	int64_t grace_ns;           /* watchdog grace after the end */
 	int key_line[JL_RKEY_N];

@@ -25,7 +25,7 @@ const char *const jl_tkey_names[JL_TKEY_N] = {
 
 const char *const jl_rkey_names[JL_RKEY_N] = {
 	"name", "duration", "warmup", "trace", "trace_buffer", "trace_threshold", "isolate",
-	"irq_affinity", "cpu_dma_latency", "rt_runtime", "seed", "grace",
+	"irq_affinity", "cpu_dma_latency", "rt_runtime", "seed", "grace", "fair_server",
 };
 
 const char *jl_policy_name(enum jl_policy p)
@@ -55,8 +55,13 @@ int jl_scenario_run_key(struct jl_run_spec *r, int line, const char *key, const 
 		if (!strcmp(key, jl_rkey_names[k]))
 			break;
 	if (k == JL_RKEY_N) {
-		snprintf(why, wl, "unknown key '%s' (expected one of name, duration, warmup, trace, trace_buffer, "
-				  "trace_threshold, isolate, irq_affinity, cpu_dma_latency, rt_runtime, seed, grace)", key);
+		char names[512];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int i = 0; i < JL_RKEY_N && used < sizeof(names); i++) /* the registry's, never a copy */
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", jl_rkey_names[i]);
+		snprintf(why, wl, "unknown key '%s' (expected one of %s)", key, names);
 		return -1;
 	}
 	r->key_line[k] = line > 0 ? line : -1; /* -1: set by --set */
@@ -172,6 +177,21 @@ int jl_scenario_run_key(struct jl_run_spec *r, int line, const char *key, const 
 			return -1;
 		}
 		r->rt_runtime_us = ns / 1000;
+		return 0;
+	}
+	case JL_RKEY_FAIR_SERVER: {
+		int64_t ns;
+
+		if (!strcmp(value, "keep")) {
+			r->fair_server_ns = -1;
+			return 0;
+		}
+		if (jl_parse_duration(value, &ns, why, wl) || ns < 0 || ns > JL_NSEC_PER_SEC) {
+			snprintf(why, wl, "'%s' is not a fair_server (expected keep, or a runtime per 1 s period up to 1s, "
+				 "e.g. 50ms)", value);
+			return -1;
+		}
+		r->fair_server_ns = ns;
 		return 0;
 	}
 	case JL_RKEY_SEED:

@@ -47,6 +47,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		fprintf(out, "rt_runtime = unlimited\n");
 	else
 		fprintf(out, "rt_runtime = %s\n", jl_format_duration(r->rt_runtime_us * 1000, a, sizeof(a)));
+	fprintf(out, "fair_server = %s\n", r->fair_server_ns < 0 ? "keep" : jl_format_duration(r->fair_server_ns, a, sizeof(a)));
 	fprintf(out, "seed = %lld\n", r->seed);
 	fprintf(out, "grace = %s\n", jl_format_duration(r->grace_ns, a, sizeof(a)));
 

@@ -52,6 +52,13 @@ static const struct jl_trace_event irq_events[] = {
 	{ "irq", "softirq_exit", JL_TRACE_EV_LOCAL },
 	{ "ipi", "ipi_send_cpu", 0 },
 	{ "ipi", "ipi_send_cpumask", 0 },
+	/* the IPI handlers on the receiving CPU (x86: irq_vectors), so a wait names them; absent elsewhere */
+	{ "irq_vectors", "reschedule_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "reschedule_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_exit", JL_TRACE_EV_LOCAL },
 	{ NULL, NULL, 0 },
 };
 static const struct jl_trace_event timer_events[] = {

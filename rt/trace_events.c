@@ -582,7 +582,10 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_IRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
-		snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
+		if (ev->pid >= 0)
+			snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
+		else
+			snprintf(name, sizeof(name), "%s", ev->comm); /* an IPI handler: "IPI reschedule" */
 		push_ctx(c, JL_PART_IRQ, ev->pid, name);
 		break;
 	case JL_TEV_SOFTIRQ_ENTRY:

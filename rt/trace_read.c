@@ -38,6 +38,13 @@ static const struct evdef evdefs[] = {
 	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_DEST] = "dest_cpu" } },
 	{ "irq", "irq_handler_entry", JL_TEV_IRQ_ENTRY, { [F_IRQ] = "irq", [F_NAME] = "name" } },
 	{ "irq", "irq_handler_exit", JL_TEV_IRQ_EXIT, { [F_IRQ] = "irq" } },
+	/* x86 IPI handlers: IRQ pieces named by the vector (irq -2, -3, -4) */
+	{ "irq_vectors", "reschedule_entry", JL_TEV_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "reschedule_exit", JL_TEV_IRQ_EXIT, { 0 } },
+	{ "irq_vectors", "call_function_entry", JL_TEV_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "call_function_exit", JL_TEV_IRQ_EXIT, { 0 } },
+	{ "irq_vectors", "call_function_single_entry", JL_TEV_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "call_function_single_exit", JL_TEV_IRQ_EXIT, { 0 } },
 	{ "irq", "softirq_entry", JL_TEV_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
 	{ "irq", "softirq_exit", JL_TEV_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
 	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY,
@@ -252,6 +259,13 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 	case JL_TEV_IRQ_EXIT:
 		ev->pid = (int32_t)num(k, F_IRQ, rec, -1);
 		str(k, F_NAME, rec, ev->comm, sizeof(ev->comm));
+		if (!k->f[F_IRQ]) { /* an IPI handler: named by its event */
+			const char *n = evdefs[k->def].name;
+
+			ev->pid = !strncmp(n, "reschedule", 10) ? -2 : !strncmp(n, "call_function_single", 20) ? -4 : -3;
+			snprintf(ev->comm, sizeof(ev->comm), "IPI %s", ev->pid == -2 ? "reschedule" : ev->pid == -4
+				 ? "call function single" : "call function");
+		}
 		break;
 	case JL_TEV_SOFTIRQ_ENTRY:
 	case JL_TEV_SOFTIRQ_EXIT:

@@ -42,6 +42,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 	JL_SAME_FIELD("run.irq_affinity", a->irq_affinity, b->irq_affinity);
 	JL_SAME_FIELD("run.cpu_dma_latency", a->cpu_dma_latency_ns, b->cpu_dma_latency_ns);
 	JL_SAME_FIELD("run.rt_runtime", a->rt_runtime_us, b->rt_runtime_us);
+	JL_SAME_FIELD("run.fair_server", a->fair_server_ns, b->fair_server_ns);
 	JL_SAME_FIELD("run.seed", a->seed, b->seed);
 	JL_SAME_FIELD("run.grace", a->grace_ns, b->grace_ns);
 

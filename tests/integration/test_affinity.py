@@ -687,3 +687,61 @@ def test_restore_treats_a_freed_irq_as_undone(jl, machine_clean):
     finally:
         if journal.exists():
             journal.unlink()
+
+
+def _debugfs_mounted():
+    return any(l.split()[1] == "/sys/kernel/debug" and l.split()[2] == "debugfs"
+               for l in pathlib.Path("/proc/self/mounts").read_text().splitlines())
+
+
+def _fair_server_runtimes():
+    """CPU -> runtime of the fair server, or None where it cannot be read (mounting debugfs if needed)."""
+    mounted = False
+    if not _debugfs_mounted():
+        if subprocess.run(["mount", "-t", "debugfs", "none", "/sys/kernel/debug"], capture_output=True).returncode:
+            return None
+        mounted = True
+    try:
+        out = {}
+        for d in sorted(pathlib.Path("/sys/kernel/debug/sched/fair_server").glob("cpu*")):
+            v = _read(d / "runtime")
+            if v is None:
+                return None
+            out[d.name] = v
+        return out or None
+    finally:
+        if mounted:
+            subprocess.run(["umount", "/sys/kernel/debug"], capture_output=True)
+
+
+def test_fair_server_knob_set_and_put_back_or_refused(jl, scenario, machine_clean):
+    """`[run] fair_server = 40ms`: where debugfs lets root set the fair server's runtime, every CPU runs the
+    run with 40 ms and gets its old value back; where it does not (our VMs answer EPERM), the scenario is
+    refused before anything starts (exit 2, file:line, the reason), with nothing changed and debugfs mounted
+    or not as it was."""
+    was_mounted = _debugfs_mounted()
+    before = _fair_server_runtimes()
+    p = scenario("fair", """
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = off
+        fair_server = 40ms
+
+        [thread loop]
+        policy = fifo
+        priority = 50
+        cpus = 1
+        rate = 100Hz
+        """)
+    r = jl("run", p, timeout=60)
+    assert _debugfs_mounted() == was_mounted
+    if before is None:
+        assert r.rc == 2, r.stderr
+        assert f"{p}:5:" in r.stderr and "fair_server cannot be set" in r.stderr, r.stderr
+        assert not r.dir, "a refused scenario wrote a run directory"
+    else:
+        assert r.rc == 0, r.stderr
+        assert r.summary()["host"]["fair_server_runtime_ns"] == 40_000_000
+        assert _fair_server_runtimes() == before
+    assert not list(STATE.glob("run-*.journal")) or all(_alive_jitterlab(j.name[4:-8]) for j in STATE.glob("run-*.journal"))

@@ -579,3 +579,60 @@ def test_lost_events_are_flagged_on_the_cycles_they_touch(tmp_path):
             assert "events were lost" in c["text"], c["text"]
         elif listed_all:
             assert c["lost_in_window"] is False, c
+
+
+PINGPONG = pathlib.Path(BIN).resolve().parent / "tests" / "helpers" / "pingpong"
+
+
+def test_blocked_in_work_names_the_task_that_woke_it(tmp_path):
+    """A FIFO loop whose work writes into a pipe and blocks until another thread (SCHED_OTHER) replies 2 ms
+    later: every cycle misses a 1 ms deadline, and the response window says it was blocked, woken by that
+    thread (its tid), not by an interrupt or the task that happened to run. The loop is a helper program
+    (tests/helpers/pingpong.c: the harness has no such work kind yet) run as an exec neighbour under
+    tracing; its own per-cycle times go to `jitterlab analyze` as a run directory's samples."""
+    assert PINGPONG.exists(), PINGPONG
+    r = run_scenario(tmp_path, "pingpong", f"""
+        [run]
+        duration = 2s
+        warmup = 0s
+        trace = sched, irq, timer
+
+        [thread control]
+        policy = other
+        cpus = 0
+        rate = 10Hz
+
+        [thread pp]
+        policy = fifo
+        priority = 50
+        cpus = 1
+        exec = {PINGPONG} 10000 2000 120
+        """)
+    assert r.rc == 0, detail(r)
+    log = (r.dir / "pp.log").read_text().splitlines()
+    _, loop, writer = log[0].split()
+    rows = [l.split(",") for l in log[1:] if l.count(",") == 3]
+    assert len(rows) > 50, log[:5]
+    ana = tmp_path / "ana"
+    ana.mkdir()
+    shutil.copy(r.dir / "trace.dat", ana / "trace.dat")
+    (ana / "summary.json").write_text(json.dumps({"threads": [
+        {"name": "pp-loop", "tid": int(loop), "measured": True, "policy": "fifo", "priority": 50},
+        {"name": "pp-writer", "tid": int(writer), "measured": False, "policy": "other"}]}))
+    with open(ana / "samples.csv", "w") as f:
+        f.write("thread,cycle,release_ns,wake_ns,end_ns,miss\n")
+        for c, rel, wake, end in rows:
+            f.write(f"pp-loop,{c},{rel},{wake},{end},{int(int(end) > int(rel) + 1_000_000)}\n")
+    a = subprocess.run([BIN, "analyze", str(ana), "--json"], capture_output=True, text=True, timeout=120)
+    assert a.returncode == 0, a.stderr
+    b = json.loads(a.stdout)
+    misses = [c for c in b["worst"] if c["window"] == "response"]
+    assert misses and b["misses"] >= len(misses), b
+    named = 0
+    for c in misses:
+        blocked = [p for p in c["parts"] if p["kind"] == "blocked"]
+        assert blocked, c
+        top = max(blocked, key=lambda p: p["duration_ns"])
+        named += top["pid"] == int(writer) and "pp-writer" in top["name"]
+        assert 1_500_000 < top["duration_ns"] < c["response_ns"], c
+    assert named >= len(misses) * 0.8, misses

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "affinity/cpulist.h"
+#include "affinity/fair_server.h"
 #include "affinity/irq.h"
 #include "affinity/journal.h"
 #include "affinity/leftovers.h"
@@ -525,6 +526,62 @@ static void test_irq_steer_fake_proc(void **state)
 	assert_string_equal(get(proc, "default_smp_affinity"), "3");
 }
 
+/* [run] fair_server on a fake fair_server directory: every CPU's runtime is journalled and set, the replay
+ * puts each back, and a CPU already at the value is not touched. */
+static void test_fair_server_apply_and_undo(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_journal *j;
+	char dir[400], d[600], err[256], report[256];
+	cpu_set_t cpus;
+	int nset;
+
+	snprintf(dir, sizeof(dir), "%s/fair_server", f->root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	for (int c = 0; c < 3; c++) {
+		snprintf(d, sizeof(d), "%s/cpu%d", dir, c);
+		mkdir(d, 0755);
+		put(d, "runtime", c == 2 ? "40000000" : "50000000");
+		put(d, "period", "1000000000");
+	}
+	setenv("JITTERLAB_FAIR_SERVER_DIR", dir, 1);
+	assert_int_equal(jl_fair_server_probe(err, sizeof(err)), 0);
+	CPU_ZERO(&cpus);
+	for (int c = 0; c < 3; c++)
+		CPU_SET(c, &cpus);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_fair_server_apply(j, &cpus, 40000000, &nset, err, sizeof(err)), 0);
+	assert_int_equal(nset, 2);
+	for (int c = 0; c < 3; c++) {
+		snprintf(d, sizeof(d), "%s/cpu%d", dir, c);
+		assert_string_equal(get(d, "runtime"), "40000000");
+	}
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	for (int c = 0; c < 3; c++) {
+		snprintf(d, sizeof(d), "%s/cpu%d", dir, c);
+		assert_string_equal(get(d, "runtime"), c == 2 ? "40000000" : "50000000");
+		assert_string_equal(get(d, "period"), "1000000000");
+	}
+	/* a kernel without a fair server: the probe says so */
+	snprintf(d, sizeof(d), "%s/none", f->root);
+	setenv("JITTERLAB_FAIR_SERVER_DIR", d, 1);
+	assert_int_equal(jl_fair_server_probe(err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no fair server"));
+	unsetenv("JITTERLAB_FAIR_SERVER_DIR");
+}
+
+/* Only the fair server's cpuN/runtime files are debugfs paths a journal may name. */
+static void test_fair_server_paths_allowed(void **state)
+{
+	(void)state;
+	assert_true(jl_journal_path_allowed("/sys/kernel/debug/sched/fair_server/cpu0/runtime"));
+	assert_true(jl_journal_path_allowed("/sys/kernel/debug/sched/fair_server/cpu17/runtime"));
+	assert_false(jl_journal_path_allowed("/sys/kernel/debug/sched/fair_server/cpu0/period"));
+	assert_false(jl_journal_path_allowed("/sys/kernel/debug/sched/fair_server/cpu/runtime"));
+	assert_false(jl_journal_path_allowed("/sys/kernel/debug/sched/features"));
+	assert_false(jl_journal_path_allowed("/sys/kernel/debug/sched/fair_server/cpu0/runtime/x"));
+}
+
 /* The kernel's part in a fake /proc/irq/N: when the mask file names CPU 1 alone, the IRQ's next
  * interrupt comes and is delivered there (effective_affinity_list becomes "1"). */
 struct fake_irq {
@@ -854,6 +911,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_is_exclusive, setup, teardown),
 		cmocka_unit_test(test_irq_mask_format),
 		cmocka_unit_test_setup_teardown(test_irq_steer_fake_proc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fair_server_apply_and_undo, setup, teardown),
+		cmocka_unit_test(test_fair_server_paths_allowed),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_not_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),
