@@ -17,6 +17,7 @@
 #define JL_MAX_CONDITIONS 64
 #define JL_MAX_VARY 8
 #define JL_ERR_MAX 512
+#define JL_CPUS_TEXT_MAX 256 /* a cpu list as written, when it uses a name (pcores, ecores, smt:N) */
 
 enum jl_policy { JL_POLICY_OTHER, JL_POLICY_BATCH, JL_POLICY_IDLE, JL_POLICY_FIFO, JL_POLICY_RR, JL_POLICY_DEADLINE, JL_POLICY_N };
 
@@ -53,6 +54,7 @@ struct jl_run_spec {
 	int64_t trace_threshold_ns; /* 0 = none: mark only misses */
 	bool isolate_set;
 	cpu_set_t isolate;
+	char isolate_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ...); "" = numbers only */
 	enum jl_irq_affinity irq_affinity;
 	int64_t cpu_dma_latency_ns; /* -1 = off */
 	int64_t rt_runtime_us;      /* -2 = keep, -1 = unlimited */
@@ -70,7 +72,8 @@ struct jl_thread_spec {
 	int priority;               /* 0 = unset */
 	int nice;
 	bool cpus_set;
-	cpu_set_t cpus;
+	cpu_set_t cpus;             /* resolved: the names of cpus_text already turned into CPUs */
+	char cpus_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ecores, smt:N); "" = numbers only */
 	unsigned count;
 	int64_t period_ns;          /* 0 = continuous (back to back) */
 	bool period_from_rate;

@@ -1,5 +1,6 @@
 /* scenario_keys: the parsers of single keys, one per section ([run], [thread NAME], [expect],
- * [sweep]), and the names of policies and keys. Pure: a value in, a field set or a reason out. */
+ * [sweep]), and the names of policies and keys. Pure: a value in, a field set or a reason out (a cpu
+ * list's names, pcores/ecores/smt:N, are resolved by reading sysfs: affinity/topology.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <strings.h>
 
 #include "../affinity/cpulist.h"
+#include "../affinity/topology.h"
 #include "metrics.h"
 #include "scenario_int.h"
 #include "units.h"
@@ -43,6 +45,24 @@ bool jl_thread_measured(const struct jl_thread_spec *t)
 	if (t->period_ns == 0 || t->exec[0])
 		return false;
 	return t->measure != 0;
+}
+
+/* A cpu list key (cpus, isolate): the CPUs into SET, and into TEXT (JL_CPUS_TEXT_MAX) the list as
+ * written when it uses a name, so that the effective scenario keeps `pcores` rather than this host's
+ * numbers. */
+static int cpus_key(const char *value, cpu_set_t *set, char *text, char *why, size_t wl)
+{
+	bool named;
+
+	if (jl_topo_cpulist_parse(NULL, value, set, &named, why, wl))
+		return -1;
+	if (named && strlen(value) > JL_CPUS_TEXT_MAX - 64) { /* written back on one line (JL_INI_LINE_MAX) */
+		snprintf(why, wl, "cpu list '%.40s...' is too long (at most %d characters with names)", value,
+			 JL_CPUS_TEXT_MAX - 64);
+		return -1;
+	}
+	snprintf(text, JL_CPUS_TEXT_MAX, "%s", named ? value : "");
+	return 0;
 }
 
 /* ---- [run] keys ---- */
@@ -129,9 +149,10 @@ int jl_scenario_run_key(struct jl_run_spec *r, int line, const char *key, const 
 		if (!strcmp(value, "none") || !*value) {
 			r->isolate_set = false;
 			CPU_ZERO(&r->isolate);
+			r->isolate_text[0] = '\0';
 			return 0;
 		}
-		if (jl_cpulist_parse(value, &r->isolate, why, wl))
+		if (cpus_key(value, &r->isolate, r->isolate_text, why, wl))
 			return -1;
 		r->isolate_set = true;
 		return 0;
@@ -250,7 +271,7 @@ int jl_scenario_thread_key(struct jl_thread_spec *t, int line, const char *key, 
 		t->nice = (int)v;
 		return 0;
 	case JL_TKEY_CPUS:
-		if (jl_cpulist_parse(value, &t->cpus, why, wl))
+		if (cpus_key(value, &t->cpus, t->cpus_text, why, wl))
 			return -1;
 		t->cpus_set = true;
 		return 0;

@@ -1,5 +1,6 @@
 /* scenario_write: the effective scenario as INI, every default written out, such that it parses
- * back to the same model (checked by the fuzz target). */
+ * back to the same model (checked by the fuzz target). A cpu list that names CPUs (pcores, ecores,
+ * smt:N) is written as written, after a comment with the CPUs it gave on this host. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,22 @@ static void put_kv(FILE *out, const char *key, const char *key2, const char *val
 	size_t n = strlen(key) + strlen(key2) + strlen(value);
 
 	fprintf(out, n + 3 <= JL_INI_LINE_MAX ? "%s%s = %s\n" : "%s%s=%s\n", key, key2, value);
+}
+
+/* KEY = the cpu list: TEXT as written when it names CPUs (with a comment line saying what it resolved
+ * to here), else SET's numbers. */
+static void put_cpus(FILE *out, const char *key, const char *text, const cpu_set_t *set, char *a, size_t alen)
+{
+	char shown[150]; /* the comment line must fit the reader's line too (a longer one would be split) */
+
+	jl_cpulist_format(set, a, alen);
+	if (!text[0]) {
+		put_kv(out, key, "", a);
+		return;
+	}
+	jl_cpulist_format(set, shown, sizeof(shown));
+	fprintf(out, "; %s: CPUs %s%s on this host\n", key, shown, strcmp(shown, a) ? ",..." : "");
+	put_kv(out, key, "", text);
 }
 
 int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
@@ -38,7 +55,10 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 			r->trace_groups & JL_TRACE_TIMER ? "timer" : "");
 	fprintf(out, "trace_buffer = %s\n", jl_format_size(r->trace_buffer, a, sizeof(a)));
 	fprintf(out, "trace_threshold = %s\n", r->trace_threshold_ns ? jl_format_duration(r->trace_threshold_ns, a, sizeof(a)) : "none");
-	put_kv(out, "isolate", "", r->isolate_set ? jl_cpulist_format(&r->isolate, a, sizeof(a)) : "none");
+	if (r->isolate_set)
+		put_cpus(out, "isolate", r->isolate_text, &r->isolate, a, sizeof(a));
+	else
+		put_kv(out, "isolate", "", "none");
 	fprintf(out, "irq_affinity = %s\n", r->irq_affinity == JL_IRQ_KEEP ? "keep" : "housekeeping");
 	fprintf(out, "cpu_dma_latency = %s\n", r->cpu_dma_latency_ns < 0 ? "off" : jl_format_duration(r->cpu_dma_latency_ns, a, sizeof(a)));
 	if (r->rt_runtime_us == -2)
@@ -60,7 +80,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		if (t->policy == JL_POLICY_OTHER || t->policy == JL_POLICY_BATCH)
 			fprintf(out, "nice = %d\n", t->nice);
 		if (t->cpus_set)
-			put_kv(out, "cpus", "", jl_cpulist_format(&t->cpus, a, sizeof(a)));
+			put_cpus(out, "cpus", t->cpus_text, &t->cpus, a, sizeof(a));
 		else
 			fprintf(out, "; cpus = (all allowed)\n");
 		fprintf(out, "count = %u\n", t->count);
