@@ -89,7 +89,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 fuzz:
 	@mkdir -p build/fuzz
 	clang -std=gnu11 $(FUZZ_CFLAGS) -D_GNU_SOURCE -I. $(PKG_CFLAGS) -o build/fuzz/fuzz_scenario \
-		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario*.c) rt/units.c rt/work.c rt/metrics.c rt/stop.c affinity/cpulist.c \
+		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario*.c) rt/units.c rt/work.c rt/metrics.c rt/stop.c affinity/cpulist.c affinity/topology.c \
 		$(PKG_LIBS) -lm
 	@mkdir -p build/fuzz/corpus
 	@cp scenarios/*.ini tests/fuzz/seeds/* build/fuzz/corpus/ 2>/dev/null || true

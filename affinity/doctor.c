@@ -18,6 +18,7 @@
 #include "../rt/commands.h"
 #include "../rt/host.h"
 #include "../rt/trace.h"
+#include "boot_isolation.h"
 #include "cpulist.h"
 #include "journal.h"
 #include "leftovers.h"
@@ -52,71 +53,117 @@ static bool rd(const char *path, char *buf, size_t len)
 	return jl_knob_read(path, buf, len) == 0;
 }
 
-/* The value of KEY= on the kernel command line ("" when absent). */
-static const char *cmdline_arg(const char *key, char *buf, size_t len)
-{
-	char line[4096], *save = NULL;
-	size_t kl = strlen(key);
-
-	buf[0] = '\0';
-	if (!rd("/proc/cmdline", line, sizeof(line)))
-		return buf;
-	for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		if (!strncmp(t, key, kl) && t[kl] == '=')
-			snprintf(buf, len, "%s", t + kl + 1);
-	return buf;
-}
-
+/* The preemption model: the host block's reader (one reader), with may_mount false (doctor mounts nothing). */
 static void check_preempt(struct jl_doctor_result *r)
 {
-	char p[64];
+	struct jl_preempt p;
+	char seen[256];
+	size_t o;
 
-	jl_host_preempt(p, sizeof(p));
-	if (!strcmp(p, "rt"))
-		set(r, JL_DOC_OK, "fully preemptible kernel", "PREEMPT_RT");
+	jl_host_preempt_read(&p, false);
+	o = (size_t)snprintf(seen, sizeof(seen), "%s", p.model);
+	if (p.from[0])
+		o += (size_t)snprintf(seen + o, o < sizeof(seen) ? sizeof(seen) - o : 0, " (%s)", p.from);
+	if (p.dynamic && !p.debugfs[0] && p.debugfs_why[0] && o < sizeof(seen))
+		snprintf(seen + o, sizeof(seen) - o, "; sched/preempt unread: %s", p.debugfs_why);
+	if (p.rt)
+		set(r, JL_DOC_OK, "fully preemptible kernel", "%s", seen);
 	else
 		set(r, JL_DOC_WARN,
-		    !strncmp(p, "dynamic", 7) ? "not PREEMPT_RT: boot preempt=full at least, or a PREEMPT_RT kernel (linux-image-rt-*)"
-					       : "not PREEMPT_RT: install a PREEMPT_RT kernel (linux-image-rt-*) for bounded latency",
-		    "%s", p);
+		    p.dynamic ? "not PREEMPT_RT: boot preempt=full at least, or a PREEMPT_RT kernel (linux-image-rt-*)"
+			      : "not PREEMPT_RT: install a PREEMPT_RT kernel (linux-image-rt-*) for bounded latency",
+		    "%s", seen);
 }
 
-static void check_cmdline_cpus(struct jl_doctor_result *r, const char *key, const char *sysfs, const char *advice)
-{
-	char arg[512], list[512] = "";
-	cpu_set_t cpus;
+/* ---- boot-time isolation: one parser (boot_isolation.h) for these five checks ---- */
 
-	cmdline_arg(key, arg, sizeof(arg));
-	if (sysfs && jl_cpulist_read_file(sysfs, &cpus) == 0)
-		jl_cpulist_format(&cpus, list, sizeof(list));
-	if (arg[0] || list[0])
-		set(r, JL_DOC_OK, "set at boot", "cmdline %s=%s%s%s", key, arg[0] ? arg : "(none)", sysfs ? ", sysfs " : "",
-		    sysfs ? (list[0] ? list : "(none)") : "");
+static void check_boot_param(struct jl_doctor_result *r, enum jl_boot_param which, const char *advice)
+{
+	struct jl_boot_isolation b;
+	char list[256], got[256], extra[256] = "";
+	const char *key = jl_boot_param_names[which];
+
+	jl_boot_isolation_read(&b);
+	jl_cpulist_format(&b.cpus[which], list, sizeof(list));
+	switch (which) {
+	case JL_BOOT_ISOLCPUS:
+		snprintf(extra, sizeof(extra), ", flags%s%s%s, kernel isolated %s", b.nohz ? " nohz" : "", b.domain ? " domain" : "",
+			 b.managed_irq ? " managed_irq" : "", CPU_COUNT(&b.isolated) ? jl_cpulist_format(&b.isolated, got, sizeof(got)) : "none");
+		break;
+	case JL_BOOT_NOHZ_FULL:
+		if (b.sysfs_nohz_full_ok)
+			snprintf(extra, sizeof(extra), ", kernel tickless on %s",
+				 CPU_COUNT(&b.nohz_full) ? jl_cpulist_format(&b.nohz_full, got, sizeof(got)) : "none");
+		break;
+	case JL_BOOT_RCU_NOCBS:
+		if (CPU_COUNT(&b.nohz_full))
+			snprintf(extra, sizeof(extra), ", and %s through nohz_full", jl_cpulist_format(&b.nohz_full, got, sizeof(got)));
+		break;
+	case JL_BOOT_IRQAFFINITY:
+		snprintf(extra, sizeof(extra), ": new IRQs go to these CPUs only");
+		break;
+	default:
+		break;
+	}
+	if (b.given[which] && b.nproblems) {
+		for (int i = 0; i < b.nproblems; i++)
+			if (!strncmp(b.problems[i], key, strlen(key))) {
+				set(r, JL_DOC_WARN, b.problems[i], "cmdline %s=%s%s", key, b.arg[which], extra);
+				return;
+			}
+	}
+	if (b.given[which])
+		set(r, JL_DOC_OK, "set at boot", "cmdline %s=%s (CPUs %s)%s", key, b.arg[which], list[0] ? list : "none", extra);
+	else if (which == JL_BOOT_RCU_NOCBS && CPU_COUNT(&b.nohz_full))
+		set(r, JL_DOC_OK, "set at boot (nohz_full= implies rcu_nocbs)", "not on the cmdline%s", extra);
+	else if (which == JL_BOOT_ISOLCPUS && b.sysfs_isolated_ok && CPU_COUNT(&b.sysfs_isolated))
+		set(r, JL_DOC_OK, "isolated, but not by isolcpus= (a cgroup v2 isolated partition?)", "not on the cmdline, sysfs isolated %s",
+		    jl_cpulist_format(&b.sysfs_isolated, list, sizeof(list)));
 	else
 		set(r, JL_DOC_WARN, advice, "not set");
 }
 
 static void check_isolcpus(struct jl_doctor_result *r)
 {
-	check_cmdline_cpus(r, "isolcpus", "/sys/devices/system/cpu/isolated",
-			   "no isolated CPUs: use `isolate = CPUS` in the scenario (a runtime shield) or boot with isolcpus=");
+	check_boot_param(r, JL_BOOT_ISOLCPUS,
+			 "no isolated CPUs: use `isolate = CPUS` in the scenario (a runtime shield) or boot with isolcpus=");
 }
 
 static void check_nohz(struct jl_doctor_result *r)
 {
-	check_cmdline_cpus(r, "nohz_full", "/sys/devices/system/cpu/nohz_full",
-			   "the tick still interrupts measured CPUs: boot with nohz_full=CPUS (needs CONFIG_NO_HZ_FULL)");
+	check_boot_param(r, JL_BOOT_NOHZ_FULL,
+			 "the tick still interrupts measured CPUs: boot with nohz_full=CPUS (needs CONFIG_NO_HZ_FULL)");
 }
 
 static void check_rcu(struct jl_doctor_result *r)
 {
-	check_cmdline_cpus(r, "rcu_nocbs", NULL, "RCU callbacks run on measured CPUs: boot with rcu_nocbs=CPUS");
+	check_boot_param(r, JL_BOOT_RCU_NOCBS, "RCU callbacks run on measured CPUs: boot with rcu_nocbs=CPUS");
 }
 
 static void check_irqaffinity(struct jl_doctor_result *r)
 {
-	check_cmdline_cpus(r, "irqaffinity", NULL,
-			   "IRQs may land on measured CPUs: use `irq_affinity = housekeeping` or boot with irqaffinity=");
+	check_boot_param(r, JL_BOOT_IRQAFFINITY,
+			 "IRQs may land on measured CPUs: use `irq_affinity = housekeeping` or boot with irqaffinity=");
+}
+
+/* Which boot-time isolation flags each online CPU has (doctor knows no scenario: every CPU, grouped). */
+static void check_boot_cpus(struct jl_doctor_result *r)
+{
+	struct jl_boot_isolation b;
+	cpu_set_t online;
+	char text[256];
+
+	jl_boot_isolation_read(&b);
+	if (jl_cpulist_online(&online)) {
+		set(r, JL_DOC_OK, "online CPUs unknown", "unknown");
+		return;
+	}
+	jl_boot_isolation_cpus_text(&b, &online, text, sizeof(text));
+	if (CPU_COUNT(&b.isolated))
+		set(r, JL_DOC_OK, "`isolate` on CPUs isolated at boot is a no-op (adopted: \"" JL_BOOT_ISOLATED_NOTE "\")", "%s",
+		    text);
+	else
+		set(r, JL_DOC_OK, "no CPU isolated at boot: `isolate = CPUS` shields at run time", "%s", text);
 }
 
 static void check_rt_throttling(struct jl_doctor_result *r)
@@ -230,15 +277,22 @@ static void check_smt(struct jl_doctor_result *r)
 
 static void check_hybrid(struct jl_doctor_result *r)
 {
-	cpu_set_t p, e;
-	char a[256], b[256];
+	char value[256] = "";
+	size_t used = 0;
 
-	if (jl_cpulist_read_file("/sys/devices/cpu_core/cpus", &p) == 0 &&
-	    jl_cpulist_read_file("/sys/devices/cpu_atom/cpus", &e) == 0)
-		set(r, JL_DOC_WARN, "hybrid CPU: pin measured threads to performance cores", "performance %s, efficiency %s",
-		    jl_cpulist_format(&p, a, sizeof(a)), jl_cpulist_format(&e, b, sizeof(b)));
+	for (int i = 0; i < jl_ncore_types; i++) {
+		char list[128];
+		cpu_set_t set;
+
+		if (jl_topo_core_cpus(NULL, i, &set, NULL, 0) == 0 && used < sizeof(value))
+			used += (size_t)snprintf(value + used, sizeof(value) - used, "%s%s %s", used ? ", " : "",
+						 jl_core_types[i].type, jl_cpulist_format(&set, list, sizeof(list)));
+	}
+	if (jl_topo_hybrid(NULL))
+		set(r, JL_DOC_WARN, "hybrid CPU: pin measured threads to performance cores (cpus = pcores, or smt:N for one core)",
+		    "%s", value);
 	else
-		set(r, JL_DOC_OK, "all cores are of one type", "not hybrid");
+		set(r, JL_DOC_OK, "all cores are of one type (cpus = pcores/ecores is refused here)", "not hybrid");
 }
 
 static void check_irqbalance(struct jl_doctor_result *r)
@@ -517,9 +571,30 @@ static void check_cpusets(struct jl_doctor_result *r)
 
 	if (m == JL_SHIELD_CGROUP_V1)
 		set(r, JL_DOC_OK, "`isolate` can shield CPUs at run time", "cgroup v1 cpuset at %s", root);
-	else if (m == JL_SHIELD_CGROUP_V2)
-		set(r, JL_DOC_WARN, "cgroup v2 cpusets only: this version cannot shield at run time; use isolcpus=",
-		    "cgroup v2 cpuset at %s", root);
+	else if (m == JL_SHIELD_CGROUP_V2) {
+		/* what the v2 shield will find: systemd owning the tree, where we are, cpuset enabled, partitions */
+		char path[512], sub[256] = "", iso[256] = "", self[512] = "?", line[600];
+		FILE *f = fopen("/proc/self/cgroup", "re");
+		bool systemd = access("/run/systemd/system", F_OK) == 0;
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3)) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(self, sizeof(self), "%s", line + 3);
+			}
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+		jl_knob_read(path, sub, sizeof(sub));
+		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", root);
+		jl_knob_read(path, iso, sizeof(iso));
+		set(r, JL_DOC_OK,
+		    "`isolate` makes a top-level isolated partition (jitterlab-PID-shield) and moves jitterlab into the "
+		    "root cgroup for the run (only the root can parent an isolated partition)",
+		    "cgroup v2 cpuset at %s; %s; this process in %s; cpuset %s in the root's subtree_control; "
+		    "isolated CPUs now: %s", root, systemd ? "systemd owns the tree" : "no systemd", self,
+		    strstr(sub, "cpuset") ? "enabled" : "not yet enabled (the run enables it)", iso[0] ? iso : "none");
+	}
 	else
 		set(r, JL_DOC_WARN, "`isolate` needs a cpuset cgroup: mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset",
 		    "no cpuset cgroup mounted");
@@ -568,8 +643,9 @@ static const struct {
 	{ "preempt", "kernel preemption model", check_preempt },
 	{ "isolcpus", "isolated CPUs (cmdline, sysfs)", check_isolcpus },
 	{ "nohz_full", "tickless CPUs (cmdline, sysfs)", check_nohz },
-	{ "rcu_nocbs", "RCU callback offload (cmdline)", check_rcu },
+	{ "rcu_nocbs", "RCU callback offload (cmdline, nohz_full)", check_rcu },
 	{ "irqaffinity", "default IRQ affinity (cmdline)", check_irqaffinity },
+	{ "boot_isolation", "boot-time isolation flags per CPU", check_boot_cpus },
 	{ "rt_throttling", "sched_rt_runtime_us", check_rt_throttling },
 	{ "fair_server", "fair deadline server (Linux 6.12+)", check_fair_server },
 	{ "governor", "cpufreq governor", check_governor },

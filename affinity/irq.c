@@ -75,6 +75,11 @@ static int steer_one(struct jl_irq_steer *st, const char *path, int irq, const c
 		return 0;
 	}
 	st->moved++;
+	if (st->nsteered < JL_IRQ_MAX_STEERED) {
+		st->steered[st->nsteered].irq = irq;
+		st->steered[st->nsteered].mask = next;
+		st->nsteered++;
+	}
 	return 0;
 }
 
@@ -122,9 +127,48 @@ int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_
 	return 0;
 }
 
+pid_t jl_irq_balancer_running(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], comm[64];
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (end == e->d_name || *end)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if (jl_knob_read(path, comm, sizeof(comm)) == 0 && !strcmp(comm, "irqbalance"))
+			found = (pid_t)pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int jl_irq_steer_check(struct jl_irq_steer *st)
+{
+	st->nmoved_during = 0;
+	for (int i = 0; i < st->nsteered; i++) {
+		char path[512], now[1024], perr[128];
+		cpu_set_t cur;
+
+		snprintf(path, sizeof(path), "%s/%d/smp_affinity_list", st->proc_irq ? st->proc_irq : JL_PROC_IRQ,
+			 st->steered[i].irq);
+		if (jl_knob_read(path, now, sizeof(now)) || jl_cpulist_parse(now, &cur, perr, sizeof(perr)))
+			continue; /* freed meanwhile */
+		if (!CPU_EQUAL(&cur, &st->steered[i].mask) && st->nmoved_during < JL_IRQ_MAX_REFUSED)
+			st->moved_during[st->nmoved_during++] = st->steered[i].irq;
+	}
+	return st->nmoved_during;
+}
+
 void jl_irq_steer_describe(const struct jl_irq_steer *st, json_object *obj)
 {
-	json_object *refused = json_object_new_array();
+	json_object *refused = json_object_new_array(), *during = json_object_new_array();
 
 	for (int i = 0; i < st->nrefused; i++)
 		json_object_array_add(refused, json_object_new_int(st->refused[i]));
@@ -132,4 +176,7 @@ void jl_irq_steer_describe(const struct jl_irq_steer *st, json_object *obj)
 	json_object_object_add(obj, "kept", json_object_new_int(st->kept));
 	json_object_object_add(obj, "refused", refused);
 	json_object_object_add(obj, "default_moved", json_object_new_boolean(st->default_moved));
+	for (int i = 0; i < st->nmoved_during; i++)
+		json_object_array_add(during, json_object_new_int(st->moved_during[i]));
+	json_object_object_add(obj, "moved_during_run", during);
 }

@@ -11,6 +11,7 @@
 
 #define JL_PROC_IRQ "/proc/irq"
 #define JL_IRQ_MAX_REFUSED 256
+#define JL_IRQ_MAX_STEERED 1024
 
 struct jl_irq_steer {
 	int moved;       /* affinity changed */
@@ -20,7 +21,23 @@ struct jl_irq_steer {
 	int refused_errno;
 	int default_moved;  /* default_smp_affinity changed */
 	const char *proc_irq; /* where the IRQs were read (JL_PROC_IRQ or a test's tree) */
+	/* what was written, to tell afterwards which IRQs someone else (irqbalance) moved during the run */
+	int nsteered;
+	struct {
+		int irq;
+		cpu_set_t mask;
+	} steered[JL_IRQ_MAX_STEERED];
+	int nmoved_during;   /* jl_irq_steer_check: steered IRQs whose mask changed during the run */
+	int moved_during[JL_IRQ_MAX_REFUSED];
 };
+
+/* An IRQ balancer (irqbalance) running on this machine: its pid, or 0. It would re-steer IRQs onto the
+ * shield during a run. */
+pid_t jl_irq_balancer_running(void);
+
+/* After the run, before the undo: which steered IRQs no longer have the mask the steering wrote (someone
+ * moved them during the run). Fills nmoved_during/moved_during; returns how many. */
+int jl_irq_steer_check(struct jl_irq_steer *st);
 
 /* Move every IRQ under PROC_IRQ (NULL = /proc/irq) to HK (intersecting its current affinity with HK
  * when that is not empty). Refusals are counted, not errors. 0, or -1 with ERR (journal or read failure;

@@ -287,6 +287,31 @@ int jl_journal_record_cgroup(struct jl_journal *j, const char *dir, const char *
 	return append(j, o);
 }
 
+int jl_journal_record_subtree(struct jl_journal *j, const char *path, const char *controller)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "op", json_object_new_string("subtree"));
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "controller", json_object_new_string(controller));
+	return append(j, o);
+}
+
+int jl_journal_record_move(struct jl_journal *j, pid_t pid, const char *procs)
+{
+	unsigned long long start;
+	json_object *o;
+
+	if (jl_proc_start_time(pid, &start))
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "op", json_object_new_string("move"));
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "start", json_object_new_uint64(start));
+	json_object_object_add(o, "path", json_object_new_string(procs));
+	return append(j, o);
+}
+
 int jl_journal_record_child(struct jl_journal *j, pid_t pid)
 {
 	unsigned long long start;

@@ -51,6 +51,14 @@ int jl_journal_record_irq(struct jl_journal *j, const char *path, const char *ol
  * (e.g. "tasks") to PARENT_TASKS, then removes DIR. */
 int jl_journal_record_cgroup(struct jl_journal *j, const char *dir, const char *tasks_name, const char *parent_tasks);
 
+/* Record, before enabling it, that CONTROLLER was not in PATH (a cgroup v2 cgroup.subtree_control). Undo
+ * writes "-CONTROLLER" (after the cgroups made later are gone: newest first). */
+int jl_journal_record_subtree(struct jl_journal *j, const char *path, const char *controller);
+
+/* Record, before moving it, that process PID (with its start time) was in the cgroup whose cgroup.procs is
+ * PROCS. Undo moves it back there while it is still that process. */
+int jl_journal_record_move(struct jl_journal *j, pid_t pid, const char *procs);
+
 /* Record a child process (pid and its start time) so a replay can end it if it is still that process. */
 int jl_journal_record_child(struct jl_journal *j, pid_t pid);
 

@@ -62,6 +62,31 @@ static bool in_cgroup_mount(const char *path)
 	return found;
 }
 
+/* Is PATH, inside a cgroup2 mount, one jitterlab changes: a top-level jitterlab-* cgroup (or inside one),
+ * the root's cgroup.subtree_control or cgroup.threads, or any cgroup's cgroup.procs (where a process
+ * moved into the root goes back)? */
+static bool in_cgroup2_ours(const char *path)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *e;
+	bool ok = false;
+
+	while (f && !ok && (e = getmntent(f))) {
+		size_t n = strlen(e->mnt_dir);
+		const char *rel;
+
+		if (strcmp(e->mnt_type, "cgroup2") || !under(path, e->mnt_dir))
+			continue;
+		rel = path + n + (e->mnt_dir[n - 1] == '/' ? 0 : 1);
+		ok = !strncmp(rel, "jitterlab-", 10) || !strcmp(rel, "cgroup.subtree_control") ||
+		     !strcmp(rel, "cgroup.threads") || !strcmp(rel, "cgroup.procs") ||
+		     (strlen(rel) > 13 && !strcmp(rel + strlen(rel) - 13, "/cgroup.procs"));
+	}
+	if (f)
+		endmntent(f);
+	return ok;
+}
+
 bool jl_journal_path_allowed(const char *path)
 {
 	if (!path || path[0] != '/' || strstr(path, "/..") || strstr(path, "//"))
@@ -77,7 +102,7 @@ bool jl_journal_path_allowed(const char *path)
 	}
 	if (allow_prefix[0] && under(path, allow_prefix))
 		return true;
-	return in_cgroup_mount(path);
+	return in_cgroup_mount(path) || in_cgroup2_ours(path);
 }
 
 static const char *str_field(json_object *o, const char *key)
@@ -468,6 +493,63 @@ static int undo_child(json_object *o, char *report, size_t len)
 	return 0;
 }
 
+/* A controller this run enabled in a v2 cgroup.subtree_control: disable it again (a no-op when gone). */
+static int undo_subtree(json_object *o, char *report, size_t len)
+{
+	const char *path = str_field(o, "path"), *ctl = str_field(o, "controller");
+	char now[1024], want[64], *save = NULL;
+	bool on = false;
+
+	if (!path || !ctl || strcmp(ctl, "cpuset")) {
+		say(report, len, "journal corrupted at line %d: malformed subtree entry", line_of(o));
+		return -1;
+	}
+	if (!jl_journal_path_allowed(path))
+		return refuse_path(o, path, report, len);
+	if (jl_knob_read(path, now, sizeof(now)))
+		return errno == ENOENT ? 0 : (say(report, len, "cannot read %s: %s", path, strerror(errno)), -1);
+	for (char *t = strtok_r(now, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		on |= !strcmp(t, ctl);
+	if (!on)
+		return 0;
+	snprintf(want, sizeof(want), "-%s", ctl);
+	for (int i = 0; i < 100; i++) { /* EBUSY while a removed cgroup is still being released */
+		if (jl_knob_write(path, want) == 0)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+	say(report, len, "could not write '%s' to %s: %s", want, path, strerror(errno));
+	return -1;
+}
+
+/* A process this run moved (itself, into the v2 root cgroup): back where it was, if it still runs. */
+static int undo_move(json_object *o, char *report, size_t len)
+{
+	const char *path = str_field(o, "path");
+	json_object *v;
+	pid_t pid;
+	unsigned long long start;
+	char num[32];
+
+	if (!path || !json_object_object_get_ex(o, "pid", &v) || (pid = json_object_get_int(v)) <= 0 ||
+	    !json_object_object_get_ex(o, "start", &v)) {
+		say(report, len, "journal corrupted at line %d: malformed move entry", line_of(o));
+		return -1;
+	}
+	start = json_object_get_uint64(v);
+	if (!jl_journal_path_allowed(path))
+		return refuse_path(o, path, report, len);
+	if (!jl_proc_is(pid, start))
+		return 0; /* it is gone: nothing to move */
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	if (jl_knob_write(path, num) == 0 || errno == ESRCH || errno == ENOENT)
+		return 0;
+	say(report, len, "could not move process %d back to %s: %s", (int)pid, path, strerror(errno));
+	return -1;
+}
+
 /* The undo registry: one handler per entry kind. */
 static const struct {
 	const char *op;
@@ -478,6 +560,8 @@ static const struct {
 	{ "irq", undo_irq },
 	{ "cgroup", undo_cgroup },
 	{ "child", undo_child },
+	{ "subtree", undo_subtree },
+	{ "move", undo_move },
 };
 
 /* Read PATH (never through a symlink) into an array of parsed entries, each tagged with its line number

@@ -114,7 +114,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		closedir(d);
 	}
 
-	if (jl_shield_detect(lo->cpuset_root, sizeof(lo->cpuset_root)) == JL_SHIELD_CGROUP_V1) {
+	if (jl_shield_detect(lo->cpuset_root, sizeof(lo->cpuset_root)) != JL_SHIELD_NONE) { /* v1 or v2 */
 		pid_t live[JL_LEFTOVER_MAX * 2];
 		int nl = 0;
 

@@ -11,9 +11,11 @@
  * cpu_dma_latency needs no lock: the kernel takes the minimum over every open file.
  * Must never: change a knob before its journal entry is on disk, or leave the journal behind after a
  * successful restore. */
+#include "boot_isolation.h"
 #include "fair_server.h"
 #include "machine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
@@ -111,12 +113,16 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			MFAIL(line, "[run] isolate = %s shields every online CPU; leave at least one housekeeping CPU",
 			      jl_cpulist_format(&r->isolate, list, sizeof(list)));
 		how = jl_shield_detect(root, sizeof(root));
+		{
+			struct jl_boot_isolation boot;
+			cpu_set_t missing;
+
+			if (jl_boot_isolation_read(&boot) == 0 && jl_boot_isolation_covers(&boot, &r->isolate, &missing))
+				how = JL_SHIELD_BOOT; /* adopted as it is: no cpuset needed */
+		}
 		if (how == JL_SHIELD_NONE)
 			MFAIL(line, "[run] isolate needs cpusets, and this machine has no cpuset cgroup mounted "
 				    "(mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset)");
-		if (how == JL_SHIELD_CGROUP_V2)
-			MFAIL(line, "[run] isolate: only cgroup v2 cpusets here (%s); this version shields with cgroup v1 "
-				    "cpusets only (boot with isolcpus= instead, or mount a v1 cpuset hierarchy)", root);
 		if (geteuid() != 0)
 			MFAIL(line, "[run] isolate changes cpusets and needs root (sudo)");
 		for (int i = 0; i < sc->nthreads; i++) {
@@ -140,6 +146,13 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			      "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 		if (geteuid() != 0)
 			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
+		if (jl_irq_balancer_running())
+			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY],
+			      "[run] irq_affinity = housekeeping: irqbalance (pid %d) is running and would move IRQs back "
+			      "onto the shield during the run; stop it for the run (systemctl stop irqbalance, then start), "
+			      "or ban the shield CPUs in it (IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance) and "
+			      "use irq_affinity = keep", (int)jl_irq_balancer_running(),
+			      r->isolate_set ? jl_cpulist_format(&r->isolate, list, sizeof(list)) : "...");
 	}
 	if (r->rt_runtime_us != -2) {
 		int line = r->key_line[JL_RKEY_RT_RUNTIME];
@@ -295,9 +308,25 @@ static int set_rt_runtime(struct jl_machine *m, long long value, char *err, size
  * -shield, or a cgroup below one, PID not ours)? A user's /jitterlab-foo is not a run's. */
 bool jl_machine_confined_by_other_run(void)
 {
-	char cs[512], *slash;
+	char cs[512], *slash, root[256];
 	pid_t pid;
 
+	/* cgroup v2: another live run's isolated partition takes its CPUs from us wherever we are */
+	if (jl_shield_detect(root, sizeof(root)) == JL_SHIELD_CGROUP_V2) {
+		DIR *d = opendir(root);
+		struct dirent *e;
+		bool other = false;
+
+		while (d && !other && (e = readdir(d))) {
+			pid_t p = jl_leftover_cpuset_pid(e->d_name);
+
+			other = p && p != getpid() && jl_leftover_pid_alive(p);
+		}
+		if (d)
+			closedir(d);
+		if (other)
+			return true;
+	}
 	if (jl_knob_read("/proc/self/cpuset", cs, sizeof(cs)) || cs[0] != '/')
 		return false;
 	slash = strchr(cs + 1, '/');
@@ -372,7 +401,12 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	check_smt(m, sc);
 	if (r->isolate_set) {
 		struct jl_shield_config cfg = { .shield = r->isolate };
+		struct jl_boot_isolation boot;
+		cpu_set_t missing;
 
+		/* CPUs isolated at boot (isolcpus=) are adopted: the shield is already there */
+		cfg.isolated_at_boot = jl_boot_isolation_read(&boot) == 0 &&
+				       jl_boot_isolation_covers(&boot, &r->isolate, &missing);
 		if (jl_cpulist_online(&cfg.online)) {
 			snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
 			goto error;
@@ -418,6 +452,13 @@ error:
 	return -1;
 }
 
+int jl_machine_seal(struct jl_machine *m, char *err, size_t errlen)
+{
+	if (!m || !m->shielded)
+		return 0;
+	return jl_shield_seal(&m->shield, err, errlen);
+}
+
 int jl_machine_place_thread(struct jl_machine *m, pid_t tid, bool measured)
 {
 	if (!m || !m->shielded)
@@ -439,7 +480,7 @@ int jl_machine_register_child(struct jl_machine *m, pid_t pid)
 	return 0;
 }
 
-void jl_machine_describe(const struct jl_machine *m, json_object *host)
+void jl_machine_describe(struct jl_machine *m, json_object *host)
 {
 	if (!m)
 		return;
@@ -456,6 +497,7 @@ void jl_machine_describe(const struct jl_machine *m, json_object *host)
 	if (m->irqs_steered) {
 		json_object *i = json_object_new_object();
 
+		jl_irq_steer_check(&m->irq); /* before the undo: IRQs someone moved during the run */
 		jl_irq_steer_describe(&m->irq, i);
 		json_object_object_add(host, "irqs", i);
 	}

@@ -35,12 +35,16 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 /* Put a started thread where it belongs (measured threads into the shield, neighbours where their
  * cpus say). Engine hook; 0 or -1 with errno. */
 int jl_machine_place_thread(struct jl_machine *m, pid_t tid, bool measured);
+/* Every thread is placed: seal the shield (cgroup v2: make it an isolated partition, read it back, let it
+ * settle). 0, or -1 with ERR (the run must not start). */
+int jl_machine_seal(struct jl_machine *m, char *err, size_t errlen);
 
 /* Record a child process (pid + start time) so `restore` can end it after a crash. */
 int jl_machine_register_child(struct jl_machine *m, pid_t pid);
 
-/* Add what was applied to summary.json's host object (the run's fingerprint). */
-void jl_machine_describe(const struct jl_machine *m, json_object *host);
+/* Add what was applied to summary.json's host object (the run's fingerprint), and what changed behind
+ * the run's back (IRQs re-steered during it): call it before jl_machine_restore. */
+void jl_machine_describe(struct jl_machine *m, json_object *host);
 
 /* Undo everything in reverse order, remove the journal, free M. Safe on NULL. Returns 0, or -1 when
  * something could not be restored (the journal is then kept and the failure printed). */

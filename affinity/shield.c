@@ -1,15 +1,18 @@
 /* shield: cpuset shield for `isolate` (see shield.h).
  * Must never: change a cpuset file before its journal entry is on disk, move a task that need not move
  * (see move_verdict: a move back into the root cpuset resets a kernel-set mask), move an IRQ thread,
- * move jitterlab's own threads
- * out of the root cpuset wholesale (the engine pins them itself; measured ones are placed one by one),
- * move a task its owner pinned to shield CPUs only (moving it would push it, maybe an RT spinner, onto
- * the housekeeping CPUs), or leave a cpuset behind on any exit path (the journal replay removes them).
+ * move jitterlab's own threads out of the root cpuset wholesale (the engine pins them itself; measured
+ * ones are placed one by one), move a task its owner pinned to shield CPUs only (moving it would push it,
+ * maybe an RT spinner, onto the housekeeping CPUs), touch any cgroup controller but cpuset, or leave a
+ * cpuset behind on any exit path (the journal replay removes them).
  *
- * cgroup v2: an isolated partition removes the shield CPUs from every other cgroup, including the one
- * jitterlab runs in, and a single thread cannot join another domain cgroup; placing measured threads
- * would need jitterlab itself inside a threaded subtree. Not done by this version: isolate on a
- * v2-only machine is refused by jl_machine_validate with that explanation. */
+ * cgroup v2 (shield_v2_*): an isolated partition takes its CPUs from every other cgroup by itself, so no
+ * task is moved. The partition is a top-level threaded cgroup `jitterlab-PID-shield` (an isolated
+ * partition's parent must be a partition root: only the root cgroup is one on an ordinary host), and
+ * only threads go into it: jitterlab's process sits in the root cgroup (the threaded domain), so its
+ * measured threads and the neighbours pinned inside the shield can be moved one by one through
+ * cgroup.threads. The cgroup is made first as a plain member (the threads are created and placed while
+ * the shield CPUs are still everybody's), then sealed as `isolated` before t0. */
 #include "shield.h"
 
 #include <dirent.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpulist.h"
@@ -76,6 +80,8 @@ const char *jl_shield_method_name(enum jl_shield_method m)
 		return "cgroup-v1";
 	case JL_SHIELD_CGROUP_V2:
 		return "cgroup-v2";
+	case JL_SHIELD_BOOT:
+		return "isolated at boot";
 	default:
 		return "none";
 	}
@@ -250,6 +256,131 @@ static void move_tasks(struct jl_shield *s)
 	fclose(f);
 }
 
+/* ---- cgroup v2: an isolated partition (see the top of this file) ---- */
+
+static bool word_in(const char *path, const char *word)
+{
+	char buf[1024];
+
+	return jl_knob_read(path, buf, sizeof(buf)) == 0 && has_word(buf, word, " ");
+}
+
+/* This process's cgroup on the unified hierarchy ("/" for the root), from /proc/self/cgroup's "0::" line. */
+static int v2_self_cgroup(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[1024];
+	int rc = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%s", line + 3);
+			rc = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t errlen)
+{
+	char path[600], self[512], list[1024], num[32];
+
+	/* 1. the cpuset controller for the root's children */
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->root);
+	if (!word_in(path, "cpuset")) {
+		if (jl_journal_record_subtree(j, path, "cpuset")) {
+			snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+			return -1;
+		}
+		if (jl_knob_write(path, "+cpuset")) {
+			snprintf(err, errlen, "shield: cannot enable cpuset in %s: %s", path, strerror(errno));
+			return -1;
+		}
+		s->v2_enabled_cpuset = true;
+	}
+	/* 2. this process into the root cgroup: its threads can then join a top-level threaded cgroup */
+	if (v2_self_cgroup(self, sizeof(self))) {
+		snprintf(err, errlen, "shield: cannot tell this process's cgroup (/proc/self/cgroup has no 0:: line)");
+		return -1;
+	}
+	if (strcmp(self, "/")) {
+		snprintf(s->v2_home, sizeof(s->v2_home), "%s%s/cgroup.procs", s->root, self);
+		if (jl_journal_record_move(j, getpid(), s->v2_home)) {
+			snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/cgroup.procs", s->root);
+		snprintf(num, sizeof(num), "%d", (int)getpid());
+		if (jl_knob_write(path, num)) {
+			snprintf(err, errlen, "shield: cannot move this process from %s into the root cgroup: %s", self,
+				 strerror(errno));
+			return -1;
+		}
+		s->v2_moved_self = true;
+	}
+	/* 3. the shield: a threaded member cgroup on the shield CPUs, sealed as a partition later */
+	snprintf(s->shield_dir, sizeof(s->shield_dir), "%s/" JL_CPUSET_PREFIX "%d-shield", s->root, (int)getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.threads", s->root);
+	if (jl_journal_record_cgroup(j, s->shield_dir, "cgroup.threads", path)) {
+		snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		return -1;
+	}
+	if (mkdir(s->shield_dir, 0755)) {
+		snprintf(err, errlen, "shield: cannot create %s: %s", s->shield_dir, strerror(errno));
+		return -1;
+	}
+	jl_cpulist_format(&s->shield, list, sizeof(list));
+	if (set_own(s->shield_dir, "cgroup.type", "threaded", err, errlen) ||
+	    set_own(s->shield_dir, "cpuset.cpus", list, err, errlen))
+		return -1;
+	return 0;
+}
+
+int jl_shield_seal(struct jl_shield *s, char *err, size_t errlen)
+{
+	char path[600], got[256];
+	int64_t t0 = 0;
+	struct timespec ts;
+
+	if (!s || s->method != JL_SHIELD_CGROUP_V2)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (set_own(s->shield_dir, "cpuset.cpus.partition", "isolated", err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cpuset.cpus.partition", s->shield_dir);
+	if (jl_knob_read(path, got, sizeof(got)))
+		got[0] = '\0';
+	snprintf(s->partition, sizeof(s->partition), "%s", got);
+	if (strcmp(got, "isolated")) {
+		snprintf(err, errlen, "shield: the kernel refused the isolated partition: %s reads '%s' (another cgroup's "
+			 "cpuset.cpus or cpuset.cpus.exclusive claims these CPUs, e.g. a systemd slice's AllowedCPUs; or "
+			 "they are isolated at boot or offline)", path, got);
+		return -1;
+	}
+	/* the partition rebuilds the scheduler domains and flushes workqueues: wait until the root's effective
+	 * CPUs no longer hold the shield (2 s at most), then a little more for the dust to settle */
+	snprintf(path, sizeof(path), "%s/cpuset.cpus.effective", s->root);
+	for (int i = 0; i < 200; i++) {
+		char eff[1024], perr[128];
+		cpu_set_t e, both;
+
+		if (jl_knob_read(path, eff, sizeof(eff)) == 0 && jl_cpulist_parse(eff, &e, perr, sizeof(perr)) == 0) {
+			CPU_AND(&both, &e, &s->shield);
+			if (CPU_COUNT(&both) == 0)
+				break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->settle_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec - t0;
+	return 0;
+}
+
 int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, struct jl_journal *j, char *err,
 		    size_t errlen)
 {
@@ -259,22 +390,25 @@ int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, str
 	s->shield = cfg->shield;
 	CPU_XOR(&s->hk, &cfg->online, &cfg->shield);
 	CPU_AND(&s->hk, &s->hk, &cfg->online);
-	if (cfg->cpuset_root[0]) {
+	if (cfg->isolated_at_boot) {
+		s->method = JL_SHIELD_BOOT; /* the kernel keeps every other task off these CPUs already */
+		return 0;
+	} else if (cfg->cpuset_root[0]) {
 		snprintf(s->root, sizeof(s->root), "%s", cfg->cpuset_root);
 		s->method = JL_SHIELD_CGROUP_V1;
 	} else {
 		s->method = jl_shield_detect(s->root, sizeof(s->root));
 	}
-	if (s->method != JL_SHIELD_CGROUP_V1) {
-		snprintf(err, errlen, "shield: isolate needs the cgroup v1 cpuset hierarchy (found: %s)",
-			 jl_shield_method_name(s->method));
-		s->method = JL_SHIELD_NONE;
+	if (s->method == JL_SHIELD_NONE) {
+		snprintf(err, errlen, "shield: isolate needs cpusets (no cpuset controller on a v1 or v2 hierarchy)");
 		return -1;
 	}
 	if (CPU_COUNT(&s->hk) == 0 || CPU_COUNT(&s->shield) == 0) {
 		snprintf(err, errlen, "shield: isolate must leave at least one housekeeping CPU");
 		return -1;
 	}
+	if (s->method == JL_SHIELD_CGROUP_V2)
+		return v2_apply(s, j, err, errlen);
 	snprintf(path, sizeof(path), "%s/cpuset.mems", s->root);
 	if (jl_knob_read(path, mems, sizeof(mems))) {
 		snprintf(err, errlen, "shield: cannot read %s: %s", path, strerror(errno));
@@ -296,17 +430,22 @@ int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, str
 int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured)
 {
 	char path[512], num[32];
-	cpu_set_t aff, online, in_shield;
+	cpu_set_t aff, online, in_shield, out_shield, now;
+	bool v2;
 
-	if (!s || s->method == JL_SHIELD_NONE)
+	if (!s || s->method == JL_SHIELD_NONE || s->method == JL_SHIELD_BOOT)
 		return 0;
-	if (measured) {
-		snprintf(path, sizeof(path), "%s/tasks", s->shield_dir);
+	v2 = s->method == JL_SHIELD_CGROUP_V2;
+	if (sched_getaffinity(tid, sizeof(aff), &aff))
+		return -1;
+	CPU_OR(&online, &s->hk, &s->shield);
+	CPU_AND(&in_shield, &aff, &s->shield);
+	CPU_AND(&out_shield, &aff, &s->hk);
+	if (measured || (v2 && CPU_COUNT(&in_shield) && !CPU_COUNT(&out_shield))) {
+		snprintf(path, sizeof(path), "%s/%s", s->shield_dir, v2 ? "cgroup.threads" : "tasks");
+	} else if (v2) {
+		return 0; /* the root cgroup: the partition leaves it the housekeeping CPUs by itself */
 	} else {
-		if (sched_getaffinity(tid, sizeof(aff), &aff))
-			return -1;
-		CPU_OR(&online, &s->hk, &s->shield);
-		CPU_AND(&in_shield, &aff, &s->shield);
 		if (!CPU_EQUAL(&aff, &online) && CPU_COUNT(&in_shield))
 			return 0; /* its cpus name shield CPUs: it stays in the root cpuset, where they say */
 		snprintf(path, sizeof(path), "%s/tasks", s->hk_dir);
@@ -314,8 +453,18 @@ int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured)
 	snprintf(num, sizeof(num), "%d", (int)tid);
 	if (jl_knob_write(path, num))
 		return -1;
+	/* kernels before 6.2 reset a moved thread's mask to its new cpuset's CPUs: give it back */
+	if (!sched_getaffinity(tid, sizeof(now), &now) && !CPU_EQUAL(&now, &aff)) {
+		cpu_set_t want;
+
+		CPU_AND(&want, &aff, measured || !strstr(path, "housekeeping") ? &s->shield : &s->hk);
+		if (CPU_COUNT(&want) && !CPU_EQUAL(&want, &now))
+			sched_setaffinity(tid, sizeof(want), &want);
+	}
 	if (measured)
 		s->threads_shielded++;
+	else if (strstr(path, "-shield/"))
+		s->neighbours_shielded++;
 	return 0;
 }
 
@@ -333,6 +482,19 @@ void jl_shield_describe(const struct jl_shield *s, json_object *obj)
 	json_object_object_add(obj, "tasks_kept", json_object_new_int(s->tasks_kept));
 	json_object_object_add(obj, "irq_threads", json_object_new_int(s->irq_threads));
 	json_object_object_add(obj, "threads_shielded", json_object_new_int(s->threads_shielded));
+	json_object_object_add(obj, "neighbours_shielded", json_object_new_int(s->neighbours_shielded));
+	if (s->method == JL_SHIELD_CGROUP_V2) {
+		char path[600], iso[256] = "";
+
+		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", s->root);
+		jl_knob_read(path, iso, sizeof(iso));
+		json_object_object_add(obj, "cgroup", json_object_new_string(s->shield_dir));
+		json_object_object_add(obj, "partition", json_object_new_string(s->partition));
+		json_object_object_add(obj, "root_isolated", json_object_new_string(iso));
+		json_object_object_add(obj, "settle_ms", json_object_new_double((double)s->settle_ns / 1e6));
+		json_object_object_add(obj, "enabled_cpuset", json_object_new_boolean(s->v2_enabled_cpuset));
+		json_object_object_add(obj, "moved_to_root_cgroup", json_object_new_boolean(s->v2_moved_self));
+	}
 }
 
 int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, void (*fn)(const char *dir, void *ctx),
@@ -367,8 +529,11 @@ int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, vo
 
 int jl_shield_remove_dir(const char *root, const char *dir, char *why, size_t whylen)
 {
-	char parent[512];
+	char parent[512], probe[512];
+	bool v2;
 
-	snprintf(parent, sizeof(parent), "%s/tasks", root);
-	return jl_cgroup_remove(dir, "tasks", parent, why, whylen);
+	snprintf(probe, sizeof(probe), "%s/cgroup.threads", root);
+	v2 = access(probe, F_OK) == 0; /* a v2 root has cgroup.threads, a v1 one tasks */
+	snprintf(parent, sizeof(parent), "%s/%s", root, v2 ? "cgroup.threads" : "tasks");
+	return jl_cgroup_remove(dir, v2 ? "cgroup.threads" : "tasks", parent, why, whylen);
 }

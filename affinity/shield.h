@@ -13,12 +13,13 @@
 
 #include "journal.h"
 
-enum jl_shield_method { JL_SHIELD_NONE, JL_SHIELD_CGROUP_V1, JL_SHIELD_CGROUP_V2 };
+enum jl_shield_method { JL_SHIELD_NONE, JL_SHIELD_CGROUP_V1, JL_SHIELD_CGROUP_V2, JL_SHIELD_BOOT };
 
 #define JL_CPUSET_PREFIX "jitterlab-"
 
 struct jl_shield_config {
 	char cpuset_root[256];   /* v1 cpuset mount; "" = find it in /proc/self/mounts */
+	bool isolated_at_boot;   /* every shield CPU is isolated at boot (isolcpus=): the shield is a no-op */
 	cpu_set_t shield;        /* CPUs to shield */
 	cpu_set_t online;        /* online CPUs (housekeeping = online - shield) */
 };
@@ -26,6 +27,11 @@ struct jl_shield_config {
 struct jl_shield {
 	enum jl_shield_method method;
 	char root[256];
+	bool v2_enabled_cpuset;  /* v2: this run enabled +cpuset in the root's cgroup.subtree_control */
+	bool v2_moved_self;      /* v2: this process was moved into the root cgroup (from v2_home) */
+	char v2_home[512];       /* v2: the cgroup this process was in */
+	char partition[160];     /* v2: cpuset.cpus.partition as read back after sealing */
+	int64_t settle_ns;       /* v2: how long the partition took to settle */
 	char hk_dir[320], shield_dir[320];
 	cpu_set_t shield, hk;
 	bool exclusive;          /* both cpusets got cpu_exclusive = 1 */
@@ -35,6 +41,7 @@ struct jl_shield {
 	int tasks_kept;          /* left where they were: already on housekeeping CPUs only */
 	int irq_threads;         /* IRQ threads left where they were (they follow their IRQ's steering) */
 	int threads_shielded;    /* measured threads placed in the shield */
+	int neighbours_shielded; /* v2: neighbours pinned inside the shield, placed in it too */
 };
 
 /* Which cpuset hierarchy this machine offers: the v1 cpuset mount (ROOT receives it), else a cgroup v2
@@ -47,10 +54,17 @@ const char *jl_shield_method_name(enum jl_shield_method m);
 int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, struct jl_journal *j, char *err,
 		    size_t errlen);
 
-/* Place a thread (tid) or child (pid): MEASURED ones into the shield; others into housekeeping when
- * their affinity allows every online CPU or only housekeeping CPUs, else left where their cpus say.
- * 0 or -1 with errno. */
+/* Place a thread (tid) or child (pid): MEASURED ones into the shield. Others: v1: into housekeeping when
+ * their affinity allows every online CPU or only housekeeping CPUs, else left where their cpus say; v2:
+ * into the shield when their affinity lies inside the shield CPUs (outside it they could not run there
+ * once the partition is made), else left in the root cgroup (housekeeping by itself). A thread whose
+ * mask a move changed gets it back (kernels before 6.2 reset it). 0 or -1 with errno. */
 int jl_shield_place(struct jl_shield *s, pid_t tid, bool measured);
+
+/* After every thread is placed, before t0: v2: turn the shield cgroup into an isolated partition, read it
+ * back (the kernel's "isolated invalid (reason)" becomes ERR) and wait until the root's effective CPUs no
+ * longer hold the shield CPUs (scheduler domains rebuilt). v1: nothing. 0 or -1. */
+int jl_shield_seal(struct jl_shield *s, char *err, size_t errlen);
 
 /* Fill OBJ with cpus, housekeeping, method, exclusive, tasks_moved, tasks_unmovable, tasks_pinned,
  * tasks_kept, irq_threads, threads_shielded. */

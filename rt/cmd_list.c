@@ -1,7 +1,9 @@
-/* cmd_list: print the registries (work kinds, policies, trace groups, metrics) one line each. */
+/* cmd_list: print the registries (work kinds, policies, trace groups, metrics, cpu-list names) one line
+ * each. */
 #include <stdio.h>
 #include <string.h>
 
+#include "../affinity/topology.h"
 #include "commands.h"
 #include "metrics.h"
 #include "scenario.h"
@@ -51,5 +53,12 @@ int cmd_list(int argc, char **argv)
 	printf("\nmetrics ([expect] THREAD.METRIC OP VALUE):\n");
 	for (int i = 0; i < jl_nmetrics; i++)
 		printf("  %-18s %s\n", jl_metrics[i].name, jl_metrics[i].help);
+	printf("\ncpu-list names (keys `cpus`, [run] `isolate`; combine with numbers: pcores,20-23):\n");
+	for (int i = 0; i < jl_ncpu_names; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%s", jl_cpu_names[i].name, jl_cpu_names[i].arg);
+		printf("  %-18s %s\n", name, jl_cpu_names[i].help);
+	}
 	return 0;
 }

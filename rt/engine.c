@@ -531,6 +531,10 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (eng->hooks.all_ready && eng->hooks.all_ready(eng->hooks.ctx, err, errlen)) {
+		abort_start(eng);
+		return -1;
+	}
 	eng->t0 = jl_now_ns() + START_LEAD_NS;
 	eng->t_measure = eng->t0 + sc->run.warmup_ns;
 	eng->t_end = eng->t_measure + sc->run.duration_ns;

@@ -94,6 +94,9 @@ struct jl_engine_hooks {
 	/* Called in the main thread once every thread exists (tid known), before the go barrier.
 	 * E.g. move a measured thread into the shield. Return -1 (errno) to abort the run. */
 	int (*thread_ready)(void *ctx, struct jl_thread *th);
+	/* Called once after every thread_ready, before t0 is set (e.g. seal the shield). -1 (errno, and
+	 * ERR filled) aborts the run. */
+	int (*all_ready)(void *ctx, char *err, size_t errlen);
 	/* Called on the cycle path for interesting cycles only (miss, or latency over threshold).
 	 * Must be cheap: one write to a trace marker at most. Gets mark_ctx, not ctx. */
 	void (*mark)(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);

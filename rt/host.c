@@ -1,6 +1,9 @@
 /* host: facts about the machine for summary.json and the terminal header. Read-only, with one exception:
- * to read the fair server's files it mounts debugfs when it is not mounted, and unmounts it right after
- * (only what it mounted itself). Never called on a measured thread's cycle path. */
+ * to read the fair server's files and sched/preempt it mounts debugfs when it is not mounted, and when
+ * sched/preempt refuses (EPERM) securityfs for the lockdown mode, and unmounts each right after (only what
+ * it mounted itself); the doctor's reads (may_mount false) mount nothing. The preempt model's parsing is
+ * pure (jl_host_preempt_resolve, fed strings); one reader of the kernel config (/proc/config.gz or
+ * /boot/config-RELEASE). Never called on a measured thread's cycle path. */
 #include "../affinity/fair_server.h"
 #include "host.h"
 
@@ -10,11 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../affinity/boot_isolation.h"
+#include "../affinity/cmdline.h"
 #include "../affinity/cpulist.h"
 
 static bool read_line(const char *path, char *buf, size_t len)
@@ -31,31 +37,378 @@ static bool read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-const char *jl_host_preempt(char *buf, size_t len)
+/* The kernel config, uncompressed (malloc'd), or NULL: /proc/config.gz (the running kernel's own), else
+ * /boot/config-RELEASE (Ubuntu, Debian, Fedora; gzread reads a plain file as it is). FROM gets the path. */
+static char *read_kconfig(char *from, size_t fromlen)
 {
 	struct utsname u;
-	char line[256];
+	char boot[300];
+	const char *paths[2] = { "/proc/config.gz", boot };
 
-	if (read_line("/sys/kernel/realtime", line, sizeof(line)) && line[0] == '1')
-		return snprintf(buf, len, "rt"), buf;
 	uname(&u);
-	if (strstr(u.version, "PREEMPT_RT"))
-		return snprintf(buf, len, "rt"), buf;
-	if (strstr(u.version, "PREEMPT_DYNAMIC")) {
-		/* debugfs shows the current mode as "none voluntary (full) lazy" */
-		if (read_line("/sys/kernel/debug/sched/preempt", line, sizeof(line))) {
-			char *o = strchr(line, '('), *c = o ? strchr(o, ')') : NULL;
+	snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+	if (fromlen)
+		from[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		gzFile z = gzopen(paths[i], "rb");
+		size_t cap = 1 << 18, len = 0;
+		char *buf;
+		int n;
 
-			if (o && c) {
-				*c = '\0';
-				return snprintf(buf, len, "dynamic(%s)", o + 1), buf;
+		if (!z)
+			continue;
+		buf = malloc(cap + 1);
+		while (buf && (n = gzread(z, buf + len, (unsigned)(cap - len))) > 0) {
+			len += (size_t)n;
+			if (len == cap) {
+				char *nb = realloc(buf, (cap *= 2) + 1);
+
+				if (!nb) {
+					free(buf);
+					buf = NULL;
+					break;
+				}
+				buf = nb;
 			}
 		}
-		return snprintf(buf, len, "dynamic(unknown)"), buf;
+		gzclose(z);
+		if (!buf)
+			continue;
+		buf[len] = '\0';
+		if (!len) {
+			free(buf);
+			continue;
+		}
+		snprintf(from, fromlen, "%s", paths[i]);
+		return buf;
 	}
-	if (strstr(u.version, "PREEMPT"))
-		return snprintf(buf, len, "full"), buf;
-	return snprintf(buf, len, "voluntary|none"), buf;
+	return NULL;
+}
+
+/* ---- the preemption model ---- */
+
+static bool has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; p && (p = strstr(p, word)); p += n)
+		if ((p == text || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+			return true;
+	return false;
+}
+
+static bool is_mode(const char *m)
+{
+	return !strcmp(m, "none") || !strcmp(m, "voluntary") || !strcmp(m, "full") || !strcmp(m, "lazy");
+}
+
+int jl_host_preempt_debugfs_mode(const char *line, char *mode, size_t len)
+{
+	const char *o = line ? strchr(line, '(') : NULL, *c = o ? strchr(o, ')') : NULL;
+
+	if (!o || !c || c == o + 1 || (size_t)(c - o - 1) >= len)
+		return -1;
+	snprintf(mode, len, "%.*s", (int)(c - o - 1), o + 1);
+	return 0;
+}
+
+void jl_host_preempt_resolve(const struct jl_preempt_input *in, struct jl_preempt *out)
+{
+	const char *u = in->uname_version ? in->uname_version : "", *cfg = in->config;
+	char m[32];
+
+	memset(out, 0, sizeof(*out));
+	out->lazy_arch = out->config_rt = out->config_dynamic = -1;
+	out->realtime = in->realtime;
+	if (cfg) {
+		out->config_rt = jl_host_kconfig(cfg, "CONFIG_PREEMPT_RT") == 1;
+		out->config_dynamic = jl_host_kconfig(cfg, "CONFIG_PREEMPT_DYNAMIC") == 1;
+		out->lazy_arch = jl_host_kconfig(cfg, "CONFIG_ARCH_HAS_PREEMPT_LAZY") == 1; /* absent before 6.13 */
+		if (jl_host_kconfig(cfg, "CONFIG_PREEMPT_LAZY") == 1)
+			snprintf(out->choice, sizeof(out->choice), "lazy");
+		else if (jl_host_kconfig(cfg, "CONFIG_PREEMPT") == 1)
+			snprintf(out->choice, sizeof(out->choice), "full");
+		else if (jl_host_kconfig(cfg, "CONFIG_PREEMPT_VOLUNTARY") == 1)
+			snprintf(out->choice, sizeof(out->choice), "voluntary");
+		else if (jl_host_kconfig(cfg, "CONFIG_PREEMPT_NONE") == 1)
+			snprintf(out->choice, sizeof(out->choice), "none");
+	}
+	/* uname -v says PREEMPT_RT over PREEMPT_DYNAMIC over PREEMPT (init/Makefile keeps the last that applies) */
+	out->rt = in->realtime == 1 || has_word(u, "PREEMPT_RT") || out->config_rt == 1;
+	out->dynamic = out->config_dynamic == 1 || (out->config_dynamic < 0 && has_word(u, "PREEMPT_DYNAMIC")) ||
+		       (in->debugfs && in->debugfs[0]);
+	out->cmdline_given = jl_cmdline_arg(in->cmdline, "preempt", out->cmdline, sizeof(out->cmdline));
+
+	if (in->debugfs && jl_host_preempt_debugfs_mode(in->debugfs, m, sizeof(m)) == 0) {
+		snprintf(out->mode, sizeof(out->mode), "%s", m);
+		snprintf(out->from, sizeof(out->from), "debugfs sched/preempt");
+	} else if (out->dynamic) {
+		/* kernel/sched/core.c: preempt= takes none|voluntary|full|lazy; PREEMPT_RT refuses none and
+		 * voluntary, lazy needs ARCH_HAS_PREEMPT_LAZY; a refused value leaves the boot default */
+		bool ok = out->cmdline_given && is_mode(out->cmdline) &&
+			  !(out->rt && (!strcmp(out->cmdline, "none") || !strcmp(out->cmdline, "voluntary"))) &&
+			  !(!strcmp(out->cmdline, "lazy") && out->lazy_arch == 0);
+
+		if (ok) {
+			snprintf(out->mode, sizeof(out->mode), "%s", out->cmdline);
+			snprintf(out->from, sizeof(out->from), "cmdline preempt=");
+		} else {
+			if (out->cmdline_given)
+				snprintf(out->note, sizeof(out->note),
+					 "preempt=%s on the command line is not a mode this kernel takes: the boot default stays",
+					 out->cmdline);
+			if (cfg) {
+				/* no NONE/VOLUNTARY/LAZY choice: the dynamic default is full */
+				const char *d = out->choice[0] ? out->choice : "full";
+
+				if (out->rt && (!strcmp(d, "none") || !strcmp(d, "voluntary")))
+					d = "full";
+				snprintf(out->mode, sizeof(out->mode), "%s", d);
+				snprintf(out->from, sizeof(out->from), "%s",
+					 out->cmdline_given ? "config default" : "config default, no preempt= on the cmdline");
+			}
+		}
+	} else {
+		if (out->cmdline_given)
+			snprintf(out->note, sizeof(out->note), "preempt=%s on the command line is ignored: not a PREEMPT_DYNAMIC kernel",
+				 out->cmdline);
+		if (out->choice[0]) {
+			/* a pre-6.12 PREEMPT_RT kernel has PREEMPT_RT as its choice: no mode beside it */
+			snprintf(out->mode, sizeof(out->mode), "%s", out->choice);
+			snprintf(out->from, sizeof(out->from), "kernel config");
+		} else if (!out->rt && has_word(u, "PREEMPT")) {
+			snprintf(out->mode, sizeof(out->mode), "full");
+			snprintf(out->from, sizeof(out->from), "uname -v");
+		}
+	}
+	if (out->rt && out->mode[0])
+		snprintf(out->model, sizeof(out->model), "rt+%s", out->mode);
+	else if (out->rt)
+		snprintf(out->model, sizeof(out->model), "rt");
+	else if (out->dynamic)
+		snprintf(out->model, sizeof(out->model), "dynamic(%s)", out->mode[0] ? out->mode : "unknown");
+	else if (out->mode[0])
+		snprintf(out->model, sizeof(out->model), "%s", out->mode);
+	else
+		snprintf(out->model, sizeof(out->model), "voluntary|none");
+}
+
+int jl_host_lockdown_parse(const char *line, char *mode, size_t len)
+{
+	const char *o = line ? strchr(line, '[') : NULL, *c = o ? strchr(o, ']') : NULL;
+
+	if (!o || !c || c == o + 1 || (size_t)(c - o - 1) >= len)
+		return -1;
+	snprintf(mode, len, "%.*s", (int)(c - o - 1), o + 1);
+	return 0;
+}
+
+static int lockdown_level(const char *m)
+{
+	return !m ? -1 : !strcmp(m, "none") ? 0 : !strcmp(m, "integrity") ? 1 : !strcmp(m, "confidentiality") ? 2 : -1;
+}
+
+const char *jl_host_lockdown_boot(const char *config, const char *cmdline)
+{
+	static const char *const names[] = { "none", "integrity", "confidentiality" };
+	char v[32];
+	int level = -1;
+
+	if (config) {
+		if (jl_host_kconfig(config, "CONFIG_SECURITY_LOCKDOWN_LSM") == 0)
+			return "none"; /* no lockdown LSM: nothing can lock the kernel down */
+		if (jl_host_kconfig(config, "CONFIG_LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY") == 1)
+			level = 2;
+		else if (jl_host_kconfig(config, "CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY") == 1)
+			level = 1;
+		else if (jl_host_kconfig(config, "CONFIG_LOCK_DOWN_KERNEL_FORCE_NONE") == 1 ||
+			 jl_host_kconfig(config, "CONFIG_SECURITY_LOCKDOWN_LSM") == 1)
+			level = 0;
+	}
+	if (jl_cmdline_arg(cmdline, "lockdown", v, sizeof(v)) && lockdown_level(v) > level)
+		level = lockdown_level(v);
+	return level < 0 ? NULL : names[level];
+}
+
+void jl_host_debugfs_why(int err, const char *lockdown, const char *from, char *buf, size_t len)
+{
+	int level = lockdown_level(lockdown && lockdown[0] ? lockdown : NULL);
+
+	if (err != EPERM && err != EACCES)
+		snprintf(buf, len, "%s", strerror(err));
+	else if (level > 0)
+		snprintf(buf, len, "%s: kernel lockdown (%s, from %s) refuses debugfs files that are not read-only, "
+			 "even to read", strerror(err), lockdown, from);
+	else if (level == 0)
+		snprintf(buf, len, "%s, and not from kernel lockdown (none, from %s): debugfs itself is restricted "
+			 "(debugfs= boot option or a security policy)", strerror(err), from);
+	else
+		snprintf(buf, len, "%s: kernel lockdown (integrity and up refuse debugfs) could not be checked (%s)",
+			 strerror(err), from && from[0] ? from : "unknown");
+}
+
+/* The first line of PATH into BUF (newline stripped). 0, or an errno. */
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+#define SECURITYFS "/sys/kernel/security"
+#define SECURITYFS_MAGIC_NR 0x73636673
+#define DEBUGFS_MAGIC_NR 0x64626720
+
+static bool fs_mounted(const char *dir, long magic)
+{
+	struct statfs sf;
+
+	return statfs(dir, &sf) == 0 && (long)sf.f_type == magic;
+}
+
+/* The running lockdown mode into P (lockdown, lockdown_from); mounts securityfs for it when MAY_MOUNT. */
+static void lockdown_read(struct jl_preempt *p, bool may_mount, const char *config, const char *cmdline)
+{
+	char line[128];
+	bool mounted = false;
+	int err;
+	const char *boot;
+
+	if (!fs_mounted(SECURITYFS, SECURITYFS_MAGIC_NR) && may_mount &&
+	    mount("securityfs", SECURITYFS, "securityfs", 0, NULL) == 0)
+		mounted = true;
+	err = read_text(SECURITYFS "/lockdown", line, sizeof(line));
+	if (mounted)
+		umount2(SECURITYFS, 0);
+	if (!err && jl_host_lockdown_parse(line, p->lockdown, sizeof(p->lockdown)) == 0) {
+		snprintf(p->lockdown_from, sizeof(p->lockdown_from), SECURITYFS "/lockdown");
+		return;
+	}
+	if ((boot = jl_host_lockdown_boot(config, cmdline))) {
+		snprintf(p->lockdown, sizeof(p->lockdown), "%s", boot);
+		snprintf(p->lockdown_from, sizeof(p->lockdown_from), "boot: kernel config, cmdline lockdown=");
+	} else {
+		snprintf(p->lockdown_from, sizeof(p->lockdown_from), "%s",
+			 fs_mounted(SECURITYFS, SECURITYFS_MAGIC_NR) ? "securityfs has no lockdown file"
+								      : "securityfs not mounted, no kernel config");
+	}
+}
+
+const char *jl_host_preempt_read(struct jl_preempt *p, bool may_mount)
+{
+	struct jl_preempt_input in = { .realtime = -1 };
+	struct utsname u;
+	char rt[16], cmd[4096], from[96], dline[64] = "", why[240] = "", flags[48] = "";
+	char *config;
+	struct jl_preempt ld;
+	int err = 0;
+
+	memset(&ld, 0, sizeof(ld));
+	if (read_text("/sys/kernel/realtime", rt, sizeof(rt)) == 0)
+		in.realtime = rt[0] == '1';
+	uname(&u);
+	in.uname_version = u.version;
+	for (char *w = u.version; (w = strstr(w, "PREEMPT")); w += 7)
+		if (w == u.version || w[-1] == ' ')
+			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%.*s", flags[0] ? " " : "",
+				 (int)strcspn(w, " "), w);
+	config = read_kconfig(from, sizeof(from));
+	in.config = config;
+	in.cmdline = jl_cmdline_read(cmd, sizeof(cmd)) == 0 ? cmd : NULL;
+	jl_host_preempt_resolve(&in, p);
+	if (!p->dynamic && config) {
+		snprintf(why, sizeof(why), "not a PREEMPT_DYNAMIC kernel: no sched/preempt");
+	} else {
+		bool mounted = false;
+
+		if (!fs_mounted(JL_DEBUGFS, DEBUGFS_MAGIC_NR)) {
+			if (!may_mount)
+				err = ENOENT, snprintf(why, sizeof(why), "debugfs not mounted (this read mounts nothing)");
+			else if (jl_debugfs_hold(&mounted))
+				err = errno, snprintf(why, sizeof(why), "debugfs cannot be mounted: %s", strerror(errno));
+		}
+		if (!err && (err = read_text(JL_DEBUGFS "/sched/preempt", dline, sizeof(dline)))) {
+			dline[0] = '\0';
+			if (err == EPERM || err == EACCES) {
+				lockdown_read(&ld, may_mount, config, in.cmdline);
+				jl_host_debugfs_why(err, ld.lockdown, ld.lockdown_from, why, sizeof(why));
+			} else {
+				snprintf(why, sizeof(why), "sched/preempt: %s", strerror(err));
+			}
+		}
+		jl_debugfs_release(mounted);
+		if (dline[0]) {
+			in.debugfs = dline;
+			jl_host_preempt_resolve(&in, p);
+		}
+	}
+	p->realtime = in.realtime;
+	snprintf(p->uname_flags, sizeof(p->uname_flags), "%s", flags);
+	snprintf(p->config_from, sizeof(p->config_from), "%s", config ? from : "");
+	snprintf(p->debugfs, sizeof(p->debugfs), "%s", dline);
+	snprintf(p->debugfs_why, sizeof(p->debugfs_why), "%s", dline[0] ? "" : why);
+	snprintf(p->lockdown, sizeof(p->lockdown), "%s", ld.lockdown);
+	snprintf(p->lockdown_from, sizeof(p->lockdown_from), "%s", ld.lockdown_from);
+	free(config);
+	return p->model;
+}
+
+static json_object *str_or_null(const char *s)
+{
+	return s && s[0] ? json_object_new_string(s) : NULL;
+}
+
+json_object *jl_host_preempt_json(const struct jl_preempt *p)
+{
+	json_object *o = json_object_new_object(), *d = json_object_new_object();
+
+	json_object_object_add(o, "model", json_object_new_string(p->model));
+	json_object_object_add(o, "rt", json_object_new_boolean(p->rt));
+	json_object_object_add(o, "dynamic", json_object_new_boolean(p->dynamic));
+	json_object_object_add(o, "mode", str_or_null(p->mode));
+	json_object_object_add(o, "mode_from", str_or_null(p->from));
+	json_object_object_add(o, "lazy", json_object_new_boolean(!strcmp(p->mode, "lazy")));
+	json_object_object_add(o, "realtime", p->realtime < 0 ? NULL : json_object_new_boolean(p->realtime == 1));
+	json_object_object_add(o, "uname", json_object_new_string(p->uname_flags));
+	if (p->config_rt >= 0) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "file", str_or_null(p->config_from));
+		json_object_object_add(c, "choice", str_or_null(p->choice));
+		json_object_object_add(c, "PREEMPT_RT", json_object_new_boolean(p->config_rt == 1));
+		json_object_object_add(c, "PREEMPT_DYNAMIC", json_object_new_boolean(p->config_dynamic == 1));
+		json_object_object_add(c, "ARCH_HAS_PREEMPT_LAZY", json_object_new_boolean(p->lazy_arch == 1));
+		json_object_object_add(o, "config", c);
+	} else {
+		json_object_object_add(o, "config", NULL);
+	}
+	json_object_object_add(o, "cmdline_preempt", p->cmdline_given ? json_object_new_string(p->cmdline) : NULL);
+	json_object_object_add(d, "value", str_or_null(p->debugfs));
+	if (!p->debugfs[0]) {
+		json_object_object_add(d, "why", json_object_new_string(p->debugfs_why));
+		if (p->lockdown_from[0]) {
+			json_object_object_add(d, "lockdown", str_or_null(p->lockdown));
+			json_object_object_add(d, "lockdown_from", json_object_new_string(p->lockdown_from));
+		}
+	}
+	json_object_object_add(o, "debugfs", d);
+	if (p->note[0])
+		json_object_object_add(o, "note", json_object_new_string(p->note));
+	return o;
 }
 
 bool jl_host_virtualized(char *what, size_t len)
@@ -89,8 +442,11 @@ static json_object *rt_bandwidth(void);
 json_object *jl_host_describe(void)
 {
 	json_object *h = json_object_new_object();
+	struct jl_boot_isolation boot;
+	struct jl_preempt pre;
 	struct utsname u;
 	cpu_set_t set;
+	bool online;
 	char buf[512], what[128];
 
 	uname(&u);
@@ -98,9 +454,12 @@ json_object *jl_host_describe(void)
 	json_object_object_add(h, "kernel_version", json_object_new_string(u.version));
 	json_object_object_add(h, "machine", json_object_new_string(u.machine));
 	json_object_object_add(h, "hostname", json_object_new_string(u.nodename));
-	json_object_object_add(h, "preempt", json_object_new_string(jl_host_preempt(buf, sizeof(buf))));
-	if (jl_cpulist_online(&set) == 0)
+	json_object_object_add(h, "preempt", json_object_new_string(jl_host_preempt_read(&pre, true)));
+	json_object_object_add(h, "preempt_detail", jl_host_preempt_json(&pre));
+	if ((online = jl_cpulist_online(&set) == 0))
 		json_object_object_add(h, "cpus_online", json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
+	jl_boot_isolation_read(&boot);
+	json_object_object_add(h, "boot_isolation", jl_boot_isolation_json(&boot, online ? &set : NULL));
 	if (jl_cpulist_read_file("/sys/devices/system/cpu/isolated", &set) == 0)
 		json_object_object_add(h, "isolated", json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
 	else
@@ -134,36 +493,6 @@ int jl_host_kconfig(const char *text, const char *sym)
 	return -1;
 }
 
-/* /proc/config.gz, uncompressed (malloc'd), or NULL. */
-static char *read_config_gz(void)
-{
-	gzFile z = gzopen("/proc/config.gz", "rb");
-	size_t cap = 1 << 18, len = 0;
-	char *buf;
-	int n;
-
-	if (!z)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf && (n = gzread(z, buf + len, (unsigned)(cap - len))) > 0) {
-		len += (size_t)n;
-		if (len == cap) {
-			char *nb = realloc(buf, (cap *= 2) + 1);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-	}
-	gzclose(z);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
 /* The mount point of the cgroup v1 hierarchy with the cpu controller ("" when none). */
 static bool cgroup_v1_cpu(char *dir, size_t len)
 {
@@ -191,7 +520,7 @@ static bool cgroup_v1_cpu(char *dir, size_t len)
 static json_object *rt_bandwidth(void)
 {
 	json_object *o = json_object_new_object();
-	char buf[64], dir[512], path[600];
+	char buf[64], dir[512], path[600], cfgfrom[96];
 	char *config;
 	int group = -1;
 	const char *from = "unknown";
@@ -206,14 +535,15 @@ static json_object *rt_bandwidth(void)
 		snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", dir);
 		group = access(path, F_OK) == 0;
 		from = "cpu cgroup v1 cpu.rt_runtime_us";
-	} else if ((config = read_config_gz())) {
+	} else if ((config = read_kconfig(cfgfrom, sizeof(cfgfrom)))) {
 		group = jl_host_kconfig(config, "CONFIG_RT_GROUP_SCHED") == 1;
 		if (group && jl_host_kconfig(config, "CONFIG_RT_GROUP_SCHED_DEFAULT_DISABLED") == 1) {
-			char cmd[4096];
+			char cmd[4096], v[16];
 
-			group = read_line("/proc/cmdline", cmd, sizeof(cmd)) && strstr(cmd, "rt_group_sched=1");
+			group = jl_cmdline_read(cmd, sizeof(cmd)) == 0 && jl_cmdline_arg(cmd, "rt_group_sched", v, sizeof(v)) &&
+				!strcmp(v, "1");
 		}
-		from = "/proc/config.gz";
+		from = cfgfrom;
 		free(config);
 	}
 	json_object_object_add(o, "group_sched", group < 0 ? NULL : json_object_new_boolean(group));
@@ -224,7 +554,6 @@ static json_object *rt_bandwidth(void)
 /* ---- the fair server (Linux 6.12+: CFS gets runtime per period on each CPU while RT tasks run) ---- */
 
 #define DEBUGFS JL_DEBUGFS
-#define DEBUGFS_MAGIC_NR 0x64626720
 
 static bool kernel_at_least(int major, int minor)
 {

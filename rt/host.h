@@ -1,7 +1,8 @@
-/* host: what machine a run ran on (summary.json "host"): kernel, preempt model, CPUs, isolation,
- * virtualisation, clocksource, the RT bandwidth knobs (RT runtime/period, RT group scheduling, the fair
- * server), and over the measured phase the steal time and SMI count per CPU. Read-only, except that
- * reading the fair server may mount debugfs for a moment (and unmounts it: only if it mounted it). */
+/* host: what machine a run ran on (summary.json "host"): kernel, preempt model with its evidence
+ * (preempt_detail), CPUs, isolation (boot_isolation), virtualisation, clocksource, the RT bandwidth knobs
+ * (RT runtime/period, RT group scheduling, the fair server), and over the measured phase the steal time and
+ * SMI count per CPU. Read-only, except that reading the fair server and the preempt mode may mount debugfs
+ * (and securityfs, for the lockdown mode) for a moment, and unmount them: only what it mounted itself. */
 #ifndef JL_HOST_H
 #define JL_HOST_H
 
@@ -11,12 +12,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The preempt model as "rt", "full", "voluntary", "none" or "dynamic(full)" etc. */
-const char *jl_host_preempt(char *buf, size_t len);
+/* The preemption model and the evidence for it. host.preempt (the contract's string) is MODEL: "none",
+ * "voluntary", "full", "lazy" (a static kernel), "dynamic(MODE)" (PREEMPT_DYNAMIC: MODE none, voluntary,
+ * full, lazy or unknown), "rt" or "rt+MODE" (PREEMPT_RT; since 6.12 it runs in full or lazy mode, both
+ * said), "voluntary|none" when nothing but uname says a little. The live mode (debugfs sched/preempt)
+ * wins over the command line's preempt=, which wins over the config's boot default. */
+struct jl_preempt_input {
+	const char *uname_version; /* uname(2) version ("#1 SMP PREEMPT_DYNAMIC ..."), or NULL */
+	const char *config;        /* kernel config text (.config format), or NULL */
+	const char *cmdline;       /* /proc/cmdline, or NULL */
+	const char *debugfs;       /* the line of debugfs sched/preempt ("none (voluntary) full lazy"), or NULL */
+	int realtime;              /* /sys/kernel/realtime: 1, 0, or -1 when absent */
+};
+struct jl_preempt {
+	char model[40];        /* host.preempt */
+	bool rt, dynamic;      /* PREEMPT_RT; PREEMPT_DYNAMIC */
+	char mode[16];         /* none|voluntary|full|lazy, "" when unknown (and for a pre-6.12 RT kernel) */
+	char from[64];         /* what said the mode: "debugfs sched/preempt", "cmdline preempt=", ... */
+	char choice[16];       /* the config's preemption model (boot default), "" unknown */
+	int lazy_arch;         /* CONFIG_ARCH_HAS_PREEMPT_LAZY: 1, 0, -1 unknown */
+	int config_rt;         /* CONFIG_PREEMPT_RT: 1, 0, -1 unknown (no config) */
+	int config_dynamic;    /* CONFIG_PREEMPT_DYNAMIC: 1, 0, -1 unknown */
+	bool cmdline_given;    /* preempt= on the command line */
+	char cmdline[32];      /* its value */
+	char note[160];        /* e.g. a preempt= value the kernel ignores */
+	/* filled by jl_host_preempt_read, not by the resolver: */
+	int realtime;                /* /sys/kernel/realtime */
+	char uname_flags[48];        /* PREEMPT words of uname -v */
+	char config_from[96];        /* the config file read, "" when none could be */
+	char debugfs[64];            /* the sched/preempt line, "" when unread */
+	char debugfs_why[240];       /* why unread */
+	char lockdown[24];           /* kernel lockdown mode when debugfs refused, "" unknown */
+	char lockdown_from[64];      /* where that was read */
+};
+/* Pure: resolve IN into OUT (model, rt, dynamic, mode, from, choice, lazy_arch, cmdline, note). */
+void jl_host_preempt_resolve(const struct jl_preempt_input *in, struct jl_preempt *out);
+/* Pure: the mode in parentheses of a debugfs sched/preempt LINE ("none (voluntary) full lazy" ->
+ * "voluntary"). 0, or -1 when none is marked. */
+int jl_host_preempt_debugfs_mode(const char *line, char *mode, size_t len);
+/* Pure: the bracketed mode of a /sys/kernel/security/lockdown LINE ("none [integrity] confidentiality" ->
+ * "integrity"). 0, or -1. */
+int jl_host_lockdown_parse(const char *line, char *mode, size_t len);
+/* Pure: the lockdown the kernel was booted into from its CONFIG (LOCK_DOWN_KERNEL_FORCE_*) and CMDLINE
+ * (lockdown=), the higher of the two: "none", "integrity", "confidentiality", or NULL when neither says.
+ * The running mode may only be higher (it can be raised, never lowered). */
+const char *jl_host_lockdown_boot(const char *config, const char *cmdline);
+/* Pure: why a debugfs file gave ERR (EPERM) given LOCKDOWN ("" unknown) read from FROM. */
+void jl_host_debugfs_why(int err, const char *lockdown, const char *from, char *buf, size_t len);
+/* Read the evidence (/sys/kernel/realtime, uname -v, the kernel config, /proc/cmdline, debugfs
+ * sched/preempt, and on EPERM the lockdown mode) and resolve it into P. MAY_MOUNT: mount debugfs (and
+ * securityfs, for the lockdown file) when they are not mounted, and unmount what was mounted; without it,
+ * only what is mounted is read. Returns P->model. */
+const char *jl_host_preempt_read(struct jl_preempt *p, bool may_mount);
+/* summary.json host.preempt_detail for P. */
+json_object *jl_host_preempt_json(const struct jl_preempt *p);
 /* True on a virtual machine; WHAT names it (hypervisor type, DMI product) or says how it was seen. */
 bool jl_host_virtualized(char *what, size_t len);
-/* A new JSON object with the contract's host keys, and rt_bandwidth and fair_server (mounting debugfs for
- * the fair server's files if it is not mounted, unmounting it after). */
+/* A new JSON object with the contract's host keys, and preempt_detail, boot_isolation, rt_bandwidth and
+ * fair_server (mounting debugfs for the preempt mode and the fair server's files if it is not mounted,
+ * unmounting it after). */
 json_object *jl_host_describe(void);
 
 #define JL_HOST_MAX_CPUS 1024

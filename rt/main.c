@@ -23,7 +23,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "report [--no-plots] [--json] RUN_DIR...", "tables (and plots) for one run or several runs compared" },
 	{ "doctor", cmd_doctor, "doctor [--json]", "real-time readiness of this machine" },
 	{ "restore", cmd_restore, "restore [--dry-run] [--json]", "put back every knob a crashed run left changed" },
-	{ "list", cmd_list, "list", "work kinds, policies, trace groups, metrics, with one line each" },
+	{ "list", cmd_list, "list", "work kinds, policies, trace groups, metrics, cpu-list names, with one line each" },
 };
 
 static void usage(FILE *out)

@@ -109,6 +109,13 @@ static int hook_thread_ready(void *ctx, struct jl_thread *th)
 	return jl_machine_place_thread(r->machine, th->tid, th->measured);
 }
 
+static int hook_all_ready(void *ctx, char *err, size_t errlen)
+{
+	struct run_ctx *r = ctx;
+
+	return jl_machine_seal(r->machine, err, errlen);
+}
+
 /* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
  * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
 static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
@@ -342,6 +349,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	}
 	hooks.ctx = r;
 	hooks.thread_ready = hook_thread_ready;
+	hooks.all_ready = hook_all_ready;
 	if (jl_engine_init(&r->eng, sc, &hooks, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab: %s\n", err);
 		free(r);

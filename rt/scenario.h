@@ -17,7 +17,9 @@
 #define JL_MAX_CONDITIONS 64
 #define JL_MAX_VARY 8
 #define JL_ERR_MAX 512
-#define JL_CPUS_TEXT_MAX 256 /* a cpu list as written, when it uses a name (pcores, ecores, smt:N) */
+/* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
+ * `isolate=TEXT` fits the reader's line (199) when written back */
+#define JL_CPUS_TEXT_MAX 192
 
 enum jl_policy { JL_POLICY_OTHER, JL_POLICY_BATCH, JL_POLICY_IDLE, JL_POLICY_FIFO, JL_POLICY_RR, JL_POLICY_DEADLINE, JL_POLICY_N };
 

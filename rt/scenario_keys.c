@@ -56,9 +56,9 @@ static int cpus_key(const char *value, cpu_set_t *set, char *text, char *why, si
 
 	if (jl_topo_cpulist_parse(NULL, value, set, &named, why, wl))
 		return -1;
-	if (named && strlen(value) > JL_CPUS_TEXT_MAX - 64) { /* written back on one line (JL_INI_LINE_MAX) */
+	if (named && strlen(value) >= JL_CPUS_TEXT_MAX) {
 		snprintf(why, wl, "cpu list '%.40s...' is too long (at most %d characters with names)", value,
-			 JL_CPUS_TEXT_MAX - 64);
+			 JL_CPUS_TEXT_MAX - 1);
 		return -1;
 	}
 	snprintf(text, JL_CPUS_TEXT_MAX, "%s", named ? value : "");

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "../affinity/cpulist.h"
+#include "../affinity/topology.h"
 #include "scenario.h"
 
 static void add_i64(json_object *o, const char *k, int64_t v)
@@ -28,6 +30,29 @@ static json_object *dist_json(const struct jl_dist *d, bool full)
 		add_i64(o, "p999", d->p999);
 	add_i64(o, "max", d->max);
 	return o;
+}
+
+/* Hybrid machines only: `core_types`, the core types of the CPUs the thread ran on (["performance"],
+ * ["efficiency"], both when it ran on both; [] when it ran nowhere). Nothing on a machine of one type. */
+static void core_types_json(json_object *t, const char *cpus_used)
+{
+	const char *types[8];
+	char err[128];
+	cpu_set_t used;
+	json_object *a;
+	int n;
+
+	if (!cpus_used[0])
+		CPU_ZERO(&used);
+	else if (jl_cpulist_parse(cpus_used, &used, err, sizeof(err)))
+		return;
+	n = jl_topo_core_types(NULL, &used, types, 8);
+	if (n < 0)
+		return;
+	a = json_object_new_array();
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(types[i]));
+	json_object_object_add(t, "core_types", a);
 }
 
 static json_object *thread_json(const struct jl_thread_result *r)
@@ -92,6 +117,7 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	add_i64(o, "involuntary", r->ctx_involuntary);
 	json_object_object_add(t, "ctx_switches", o);
 	json_object_object_add(t, "cpus_used", json_object_new_string(r->cpus_used));
+	core_types_json(t, r->cpus_used);
 	if (spec->start_ns)
 		add_i64(t, "start_ns", spec->start_ns);
 	if (spec->mem_node >= 0) {

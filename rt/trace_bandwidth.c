@@ -90,6 +90,21 @@ static void meanwhile(const struct jl_tan *an, const struct lower_time *t, char 
 		snprintf(buf, len, "the CPU idled %.1f ms", (double)t->idle_ns / 1e6);
 }
 
+/* Did an RT task run on CPU right up to TS (the segment ending there)? */
+static bool rt_before(const struct jl_tan *an, int cpu, int64_t ts)
+{
+	for (size_t i = an->nsegs[cpu]; i-- > 0;) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+
+		if (s->end > ts)
+			continue;
+		if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
+			continue;
+		return s->end == ts && s->kind == JL_PART_TASK && s->kprio < 100;
+	}
+	return false;
+}
+
 int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t start,
 				 int32_t self_prio, struct jl_cycle *c)
 {
@@ -135,14 +150,17 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
 		return lower;
 	}
-	if (!an->timer_events && t.rt_ns * 10 < lower) {
+	if (!an->timer_events && t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS) {
 		int64_t lo = throttled_ns && throttled_ns < bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
 		int64_t hi = throttled_ns > bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
+		/* the shape counts from where RT time stopped: the stretch's start when an RT task ran right
+		 * before it (it was throttled or set aside), else the waking (an idle CPU is no budget) */
+		int64_t span = rt_before(an, cpu, start) ? whole : to - from;
 
-		if (lo > 0 && whole * 10 >= lo * 6 && whole * 10 <= hi * 13) {
+		if (lo > 0 && span * 10 >= lo * 6 && span * 10 <= hi * 13) {
 			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget "
 				 "(record the timer group to tell RT throttling from the fair server)", what,
-				 (double)whole / 1e6);
+				 (double)span / 1e6);
 			jl_cycle_add_part(c, JL_PART_THROTTLE, "RT bandwidth", t.main_pid > 0 ? t.main_pid : -1,
 					  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
 			return lower;

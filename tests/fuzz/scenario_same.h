@@ -37,8 +37,10 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 	JL_SAME_FIELD("run.trace_buffer", a->trace_buffer, b->trace_buffer);
 	JL_SAME_FIELD("run.trace_threshold", a->trace_threshold_ns, b->trace_threshold_ns);
 	JL_SAME_FIELD("run.isolate_set", a->isolate_set, b->isolate_set);
-	if (a->isolate_set)
+	if (a->isolate_set) {
 		JL_SAME_FIELD("run.isolate", CPU_EQUAL(&a->isolate, &b->isolate), 1);
+		JL_SAME_STR("run.isolate as written", a->isolate_text, b->isolate_text);
+	}
 	JL_SAME_FIELD("run.irq_affinity", a->irq_affinity, b->irq_affinity);
 	JL_SAME_FIELD("run.cpu_dma_latency", a->cpu_dma_latency_ns, b->cpu_dma_latency_ns);
 	JL_SAME_FIELD("run.rt_runtime", a->rt_runtime_us, b->rt_runtime_us);
@@ -59,8 +61,10 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		if (s->policy == JL_POLICY_OTHER || s->policy == JL_POLICY_BATCH)
 			JL_SAME_FIELD("nice", s->nice, t->nice);
 		JL_SAME_FIELD("cpus_set", s->cpus_set, t->cpus_set);
-		if (s->cpus_set)
+		if (s->cpus_set) {
 			JL_SAME_FIELD("cpus", CPU_EQUAL(&s->cpus, &t->cpus), 1);
+			JL_SAME_STR("cpus as written", s->cpus_text, t->cpus_text);
+		}
 		JL_SAME_FIELD("count", s->count, t->count);
 		JL_SAME_FIELD("period", s->period_ns, t->period_ns);
 		JL_SAME_FIELD("work.kind", s->work.kind, t->work.kind);

@@ -745,3 +745,49 @@ def test_fair_server_knob_set_and_put_back_or_refused(jl, scenario, machine_clea
         assert r.summary()["host"]["fair_server_runtime_ns"] == 40_000_000
         assert _fair_server_runtimes() == before
     assert not list(STATE.glob("run-*.journal")) or all(_alive_jitterlab(j.name[4:-8]) for j in STATE.glob("run-*.journal"))
+
+
+@needs_shield
+def test_irqbalance_running_is_refused_with_advice(jl, scenario, tmp_path, machine_clean):
+    """A running irqbalance would move the steered IRQs back onto the shield: `irq_affinity = housekeeping`
+    is refused before anything is touched, saying how to keep it off (a stand-in process named irqbalance)."""
+    stand_in = tmp_path / "irqbalance"
+    stand_in.write_bytes(pathlib.Path("/bin/sleep").read_bytes())
+    stand_in.chmod(0o755)
+    p = subprocess.Popen([str(stand_in), "600"])
+    try:
+        before = snapshot()
+        r = jl("run", scenario("balanced", SHIELD.format(duration="1s")), timeout=60)
+        assert r.rc == 2, r.stderr
+        assert f"irqbalance (pid {p.pid}) is running" in r.stderr and "IRQBALANCE_BANNED_CPULIST=1" in r.stderr, r.stderr
+        assert_same(before, snapshot())
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+
+
+@needs_shield
+def test_irq_moved_during_the_run_is_reported(jl, scenario, tmp_path, machine_clean):
+    """An IRQ that something else re-steers during a shielded run (what irqbalance does) is listed in
+    host.irqs.moved_during_run, and still put back to its old mask afterwards."""
+    before = snapshot()
+    proc, out = start(scenario, tmp_path, duration="3s")
+    moved = None
+    try:
+        check_shield_during_run(proc.pid)
+        for d in sorted(pathlib.Path("/proc/irq").iterdir(), key=lambda d: d.name):
+            # one the run steered: "0" now, something wider before it
+            if d.is_dir() and _read(d / "smp_affinity_list") == "0" and before["irqs"].get(d.name, ("0",))[0] != "0":
+                try:
+                    (d / "smp_affinity_list").write_text("0-1")
+                    moved = int(d.name)
+                    break
+                except OSError:
+                    continue
+    finally:
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert moved is not None, "no steered IRQ could be moved"
+    s = json.loads(next(out.glob("shield/*/summary.json")).read_text())
+    assert moved in s["host"]["irqs"]["moved_during_run"], s["host"]["irqs"]
+    assert_same(before, snapshot())

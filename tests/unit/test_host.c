@@ -1,7 +1,9 @@
-/* test_host: rt/host.c's parsers (steal time from /proc/stat text, kernel config symbols) and the shape of
- * the host blocks (fair server, RT bandwidth, steal/SMI over a phase). The parsers are pure; the block tests
- * read this machine and change nothing (jl_host_describe may mount debugfs for a moment, as root, and
- * unmounts what it mounted). */
+/* test_host: rt/host.c's parsers (steal time from /proc/stat text, kernel config symbols, the preemption
+ * model from its evidence, debugfs sched/preempt and lockdown lines) and the shape of the host blocks (fair
+ * server, RT bandwidth, steal/SMI over a phase, preempt_detail, boot_isolation). The parsers are pure; the
+ * block tests read this machine and change nothing (jl_host_describe may mount debugfs, and securityfs, for a
+ * moment, as root, and unmounts what it mounted). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,7 +148,216 @@ static void test_describe_has_rt_knobs(void **state)
 	assert_true(json_object_get_int64(v) > 0);
 	assert_true(json_object_object_get_ex(rb, "group_sched", &v));
 	assert_true(json_object_object_get_ex(h, "fair_server", &v));
+	assert_true(json_object_object_get_ex(h, "preempt", &v) && json_object_is_type(v, json_type_string));
+	assert_true(json_object_object_get_ex(h, "preempt_detail", &v) && json_object_is_type(v, json_type_object));
+	assert_true(json_object_object_get_ex(h, "boot_isolation", &v) && json_object_is_type(v, json_type_object));
+	assert_true(json_object_object_get_ex(v, "isolated", &v));
 	json_object_put(h);
+}
+
+/* ---- the preemption model ---- */
+
+/* The dev VM's kernel config, PREEMPT part (recorded: zcat /proc/config.gz on Linux 6.18.44) */
+static const char vm_config[] = "CONFIG_PREEMPT_BUILD=y\n"
+				"CONFIG_ARCH_HAS_PREEMPT_LAZY=y\n"
+				"CONFIG_PREEMPT_NONE=y\n"
+				"# CONFIG_PREEMPT_VOLUNTARY is not set\n"
+				"# CONFIG_PREEMPT is not set\n"
+				"# CONFIG_PREEMPT_LAZY is not set\n"
+				"CONFIG_PREEMPT_COUNT=y\n"
+				"CONFIG_PREEMPTION=y\n"
+				"CONFIG_PREEMPT_DYNAMIC=y\n"
+				"CONFIG_PREEMPT_RCU=y\n"
+				"CONFIG_SECURITY_LOCKDOWN_LSM=y\n"
+				"CONFIG_SECURITY_LOCKDOWN_LSM_EARLY=y\n"
+				"# CONFIG_LOCK_DOWN_KERNEL_FORCE_NONE is not set\n"
+				"CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY=y\n"
+				"# CONFIG_LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY is not set\n";
+/* recorded there: uname -v and /proc/cmdline (shortened) */
+static const char vm_uname[] = "#1 SMP PREEMPT_DYNAMIC @0";
+static const char vm_cmdline[] = "mitigations=auto console=ttyS0 quiet reboot=k panic=1 nomodule rdinit=/process_api "
+				 "-- --firecracker-init --addr 0.0.0.0:2024";
+
+/* a 6.12+ PREEMPT_RT kernel built lazy (hand-made from the 6.12 Kconfig: PREEMPT_RT beside the choice) */
+static const char rt_lazy_config[] = "CONFIG_ARCH_HAS_PREEMPT_LAZY=y\n"
+				     "# CONFIG_PREEMPT is not set\n"
+				     "CONFIG_PREEMPT_LAZY=y\n"
+				     "CONFIG_PREEMPT_RT=y\n"
+				     "CONFIG_PREEMPT_COUNT=y\n"
+				     "CONFIG_PREEMPTION=y\n"
+				     "# CONFIG_PREEMPT_DYNAMIC is not set\n";
+
+static struct jl_preempt resolve(const char *uname_v, const char *config, const char *cmdline, const char *debugfs,
+				 int realtime)
+{
+	struct jl_preempt_input in = { uname_v, config, cmdline, debugfs, realtime };
+	struct jl_preempt p;
+
+	jl_host_preempt_resolve(&in, &p);
+	return p;
+}
+
+static void test_preempt_dynamic_default(void **state)
+{
+	struct jl_preempt p = resolve(vm_uname, vm_config, vm_cmdline, NULL, -1);
+
+	(void)state;
+	assert_string_equal(p.model, "dynamic(none)"); /* the VM: PREEMPT_NONE boot default, no preempt= */
+	assert_true(p.dynamic);
+	assert_false(p.rt);
+	assert_string_equal(p.mode, "none");
+	assert_string_equal(p.choice, "none");
+	assert_non_null(strstr(p.from, "config default"));
+	assert_int_equal(p.lazy_arch, 1);
+	assert_false(p.cmdline_given);
+	/* preempt= on the command line overrides the default; an unknown value does not */
+	p = resolve(vm_uname, vm_config, "quiet preempt=full", NULL, -1);
+	assert_string_equal(p.model, "dynamic(full)");
+	assert_string_equal(p.from, "cmdline preempt=");
+	p = resolve(vm_uname, vm_config, "preempt=lazy", NULL, -1);
+	assert_string_equal(p.model, "dynamic(lazy)");
+	p = resolve(vm_uname, vm_config, "preempt=fast", NULL, -1);
+	assert_string_equal(p.model, "dynamic(none)");
+	assert_non_null(strstr(p.note, "preempt=fast"));
+	/* preempt= after "--" is init's */
+	p = resolve(vm_uname, vm_config, "quiet -- preempt=full", NULL, -1);
+	assert_string_equal(p.model, "dynamic(none)");
+	/* without ARCH_HAS_PREEMPT_LAZY, preempt=lazy is refused */
+	p = resolve(vm_uname, "CONFIG_PREEMPT_DYNAMIC=y\nCONFIG_PREEMPT_VOLUNTARY=y\n", "preempt=lazy", NULL, -1);
+	assert_string_equal(p.model, "dynamic(voluntary)");
+}
+
+static void test_preempt_debugfs_wins(void **state)
+{
+	struct jl_preempt p;
+	char m[16];
+
+	(void)state;
+	assert_int_equal(jl_host_preempt_debugfs_mode("none (voluntary) full lazy ", m, sizeof(m)), 0);
+	assert_string_equal(m, "voluntary");
+	assert_int_equal(jl_host_preempt_debugfs_mode("(full) lazy", m, sizeof(m)), 0);
+	assert_string_equal(m, "full");
+	assert_int_equal(jl_host_preempt_debugfs_mode("none voluntary full", m, sizeof(m)), -1);
+	assert_int_equal(jl_host_preempt_debugfs_mode("()", m, sizeof(m)), -1);
+	assert_int_equal(jl_host_preempt_debugfs_mode(NULL, m, sizeof(m)), -1);
+	/* the live mode beats the command line and the config (it can be changed at run time) */
+	p = resolve(vm_uname, vm_config, "preempt=full", "none (voluntary) full lazy \n", -1);
+	assert_string_equal(p.model, "dynamic(voluntary)");
+	assert_string_equal(p.from, "debugfs sched/preempt");
+	/* no config at all: debugfs alone says dynamic and the mode */
+	p = resolve(vm_uname, NULL, NULL, "none voluntary full (lazy) ", -1);
+	assert_string_equal(p.model, "dynamic(lazy)");
+	/* an RT kernel's debugfs lists only full and lazy */
+	p = resolve("#1 SMP PREEMPT_RT", NULL, NULL, "(full) lazy ", -1);
+	assert_string_equal(p.model, "rt+full");
+}
+
+static void test_preempt_rt(void **state)
+{
+	struct jl_preempt p;
+
+	(void)state;
+	p = resolve("#1 SMP PREEMPT_RT Fri Jan 9", rt_lazy_config, "quiet", NULL, 1);
+	assert_string_equal(p.model, "rt+lazy");
+	assert_true(p.rt);
+	assert_false(p.dynamic);
+	assert_string_equal(p.mode, "lazy");
+	/* RT + dynamic: none/voluntary on the command line are refused, full/lazy taken */
+	p = resolve("#1 SMP PREEMPT_RT", "CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT=y\nCONFIG_PREEMPT_DYNAMIC=y\n"
+					 "CONFIG_ARCH_HAS_PREEMPT_LAZY=y\n",
+		    "preempt=none", NULL, -1);
+	assert_string_equal(p.model, "rt+full");
+	assert_non_null(strstr(p.note, "preempt=none"));
+	p = resolve("#1 SMP PREEMPT_RT", "CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT=y\nCONFIG_PREEMPT_DYNAMIC=y\n"
+					 "CONFIG_ARCH_HAS_PREEMPT_LAZY=y\n",
+		    "preempt=lazy", NULL, -1);
+	assert_string_equal(p.model, "rt+lazy");
+	/* a pre-6.12 RT kernel: PREEMPT_RT was the choice itself, no mode beside it */
+	p = resolve("#1 SMP PREEMPT_RT", "CONFIG_PREEMPT_RT=y\n# CONFIG_PREEMPT is not set\n", NULL, NULL, 1);
+	assert_string_equal(p.model, "rt");
+	/* /sys/kernel/realtime alone, or uname alone */
+	p = resolve("#1 SMP", NULL, NULL, NULL, 1);
+	assert_string_equal(p.model, "rt");
+	p = resolve("#1 SMP PREEMPT_RT", NULL, NULL, NULL, -1);
+	assert_string_equal(p.model, "rt");
+}
+
+static void test_preempt_static_and_uname_only(void **state)
+{
+	struct jl_preempt p;
+
+	(void)state;
+	p = resolve("#1 SMP PREEMPT", "CONFIG_PREEMPT=y\n# CONFIG_PREEMPT_DYNAMIC is not set\n", "preempt=none", NULL, -1);
+	assert_string_equal(p.model, "full");
+	assert_non_null(strstr(p.note, "not a PREEMPT_DYNAMIC kernel"));
+	p = resolve("#1 SMP", "CONFIG_PREEMPT_VOLUNTARY=y\n", NULL, NULL, -1);
+	assert_string_equal(p.model, "voluntary");
+	p = resolve("#1 SMP", "CONFIG_PREEMPT_LAZY=y\n", NULL, NULL, -1);
+	assert_string_equal(p.model, "lazy");
+	/* no config, no debugfs: what uname -v and the command line say */
+	p = resolve(vm_uname, NULL, vm_cmdline, NULL, -1);
+	assert_string_equal(p.model, "dynamic(unknown)");
+	p = resolve(vm_uname, NULL, "preempt=full", NULL, -1);
+	assert_string_equal(p.model, "dynamic(full)");
+	p = resolve("#1 SMP PREEMPT Tue", NULL, NULL, NULL, -1);
+	assert_string_equal(p.model, "full");
+	p = resolve("#1 SMP Tue", NULL, NULL, NULL, -1);
+	assert_string_equal(p.model, "voluntary|none");
+}
+
+static void test_lockdown(void **state)
+{
+	char m[24], why[240];
+
+	(void)state;
+	assert_int_equal(jl_host_lockdown_parse("[none] integrity confidentiality\n", m, sizeof(m)), 0);
+	assert_string_equal(m, "none");
+	assert_int_equal(jl_host_lockdown_parse("none [integrity] confidentiality", m, sizeof(m)), 0); /* the VM */
+	assert_string_equal(m, "integrity");
+	assert_int_equal(jl_host_lockdown_parse("none integrity [confidentiality]", m, sizeof(m)), 0);
+	assert_string_equal(m, "confidentiality");
+	assert_int_equal(jl_host_lockdown_parse("none integrity confidentiality", m, sizeof(m)), -1);
+	assert_int_equal(jl_host_lockdown_parse("", m, sizeof(m)), -1);
+	assert_int_equal(jl_host_lockdown_parse(NULL, m, sizeof(m)), -1);
+	/* the boot mode: the config's forced mode, raised (never lowered) by lockdown= */
+	assert_string_equal(jl_host_lockdown_boot(vm_config, vm_cmdline), "integrity");
+	assert_string_equal(jl_host_lockdown_boot(vm_config, "lockdown=confidentiality"), "confidentiality");
+	assert_string_equal(jl_host_lockdown_boot(vm_config, "lockdown=none"), "integrity");
+	assert_string_equal(jl_host_lockdown_boot("# CONFIG_SECURITY_LOCKDOWN_LSM is not set\n", "lockdown=integrity"), "none");
+	assert_string_equal(jl_host_lockdown_boot(NULL, "lockdown=integrity"), "integrity");
+	assert_null(jl_host_lockdown_boot(NULL, "quiet"));
+	/* why debugfs said EPERM */
+	jl_host_debugfs_why(EPERM, "integrity", "/sys/kernel/security/lockdown", why, sizeof(why));
+	assert_non_null(strstr(why, "kernel lockdown (integrity"));
+	jl_host_debugfs_why(EPERM, "none", "/sys/kernel/security/lockdown", why, sizeof(why));
+	assert_non_null(strstr(why, "not from kernel lockdown"));
+	jl_host_debugfs_why(EPERM, "", "securityfs not mounted, no kernel config", why, sizeof(why));
+	assert_non_null(strstr(why, "could not be checked"));
+	jl_host_debugfs_why(ENOENT, "", "", why, sizeof(why));
+	assert_string_equal(why, strerror(ENOENT));
+}
+
+/* This machine, through the I/O wrapper: a model in the contract's form, the same in the detail block, and
+ * the reader without mounting (the doctor's) agrees with the one that mounts. */
+static void test_preempt_read_here(void **state)
+{
+	struct jl_preempt a, b;
+	json_object *d, *v;
+
+	(void)state;
+	jl_host_preempt_read(&a, false);
+	jl_host_preempt_read(&b, true);
+	assert_true(!strncmp(a.model, "rt", 2) || !strncmp(a.model, "dynamic(", 8) || !strcmp(a.model, "full") ||
+		    !strcmp(a.model, "voluntary") || !strcmp(a.model, "none") || !strcmp(a.model, "lazy") ||
+		    !strcmp(a.model, "voluntary|none"));
+	if (!b.debugfs[0]) /* debugfs unread both ways: the same answer */
+		assert_string_equal(a.model, b.model);
+	d = jl_host_preempt_json(&b);
+	assert_true(json_object_object_get_ex(d, "model", &v));
+	assert_string_equal(json_object_get_string(v), b.model);
+	assert_true(json_object_object_get_ex(d, "debugfs", &v));
+	assert_true(json_object_object_get_ex(v, "value", NULL));
+	json_object_put(d);
 }
 
 int main(void)
@@ -159,6 +370,12 @@ int main(void)
 		cmocka_unit_test(test_fair_server_block),
 		cmocka_unit_test(test_phase_block),
 		cmocka_unit_test(test_describe_has_rt_knobs),
+		cmocka_unit_test(test_preempt_dynamic_default),
+		cmocka_unit_test(test_preempt_debugfs_wins),
+		cmocka_unit_test(test_preempt_rt),
+		cmocka_unit_test(test_preempt_static_and_uname_only),
+		cmocka_unit_test(test_lockdown),
+		cmocka_unit_test(test_preempt_read_here),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

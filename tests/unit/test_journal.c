@@ -27,6 +27,7 @@
 #include "affinity/journal.h"
 #include "affinity/leftovers.h"
 #include "affinity/machine.h"
+#include "affinity/shield.h"
 #include "affinity/topology.h"
 
 struct fixture {
@@ -570,6 +571,35 @@ static void test_fair_server_apply_and_undo(void **state)
 	unsetenv("JITTERLAB_FAIR_SERVER_DIR");
 }
 
+/* CPUs isolated at boot are adopted: the shield is a no-op (nothing journalled, nothing made, no thread
+ * moved) that says so. */
+static void test_shield_isolated_at_boot_is_a_no_op(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_shield_config cfg = { .isolated_at_boot = true };
+	struct jl_shield sh;
+	struct jl_journal *j;
+	char err[256], report[256];
+	json_object *o = json_object_new_object(), *v;
+
+	CPU_ZERO(&cfg.shield);
+	CPU_SET(1, &cfg.shield);
+	CPU_ZERO(&cfg.online);
+	CPU_SET(0, &cfg.online);
+	CPU_SET(1, &cfg.online);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_shield_apply(&sh, &cfg, j, err, sizeof(err)), 0);
+	assert_int_equal(sh.method, JL_SHIELD_BOOT);
+	assert_int_equal(jl_shield_place(&sh, getpid(), true), 0);
+	assert_int_equal(jl_shield_seal(&sh, err, sizeof(err)), 0);
+	assert_int_equal(sh.threads_shielded, 0);
+	jl_shield_describe(&sh, o);
+	assert_true(json_object_object_get_ex(o, "method", &v));
+	assert_string_equal(json_object_get_string(v), "isolated at boot");
+	json_object_put(o);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+}
+
 /* Only the fair server's cpuN/runtime files are debugfs paths a journal may name. */
 static void test_fair_server_paths_allowed(void **state)
 {
@@ -913,6 +943,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_irq_steer_fake_proc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fair_server_apply_and_undo, setup, teardown),
 		cmocka_unit_test(test_fair_server_paths_allowed),
+		cmocka_unit_test_setup_teardown(test_shield_isolated_at_boot_is_a_no_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_not_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),

@@ -1,7 +1,9 @@
 /* test_scenario: rt/scenario.c through jl_scenario_parse_string, jl_scenario_parse_file,
  * jl_scenario_set and jl_scenario_write — every error class with its exact "FILE:LINE: context" prefix
  * and a message that says what was expected; defaults; count; rate rounding; the write/parse round
- * trip; --set overrides. Parsing never touches the machine (it only reads the online CPUs). */
+ * trip; --set overrides; the cpu-list names (pcores, ecores, smt:N) on fake sysfs roots
+ * ($JITTERLAB_SYSFS_ROOT). Parsing never touches the machine (it only reads the online CPUs and, for
+ * those names, the CPU topology). */
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -747,6 +750,128 @@ static void test_set_errors(void **state)
 	}
 }
 
+/* ---- cpu-list names on a fake sysfs root ---- */
+
+/* A fake /sys under DIR: CPUs 0-1 online, each its own core; hybrid (cpu_core 0, cpu_atom 1) or not. */
+static void fake_sys(char *dir, size_t len, bool hybrid)
+{
+	static const char *const files[][2] = {
+		{ "devices/system/cpu/online", "0-1" },
+		{ "devices/system/cpu/cpu0/topology/thread_siblings_list", "0" },
+		{ "devices/system/cpu/cpu1/topology/thread_siblings_list", "1" },
+		{ "devices/cpu_core/cpus", "0" },
+		{ "devices/cpu_atom/cpus", "1" },
+	};
+
+	snprintf(dir, len, "/tmp/jl-test-sys-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < (hybrid ? 5 : 3); i++) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		for (char *p = strchr(path + strlen(dir) + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "%s\n", files[i][1]);
+		fclose(f);
+	}
+	setenv("JITTERLAB_SYSFS_ROOT", dir, 1);
+}
+
+static void drop_sys(const char *dir)
+{
+	char cmd[300];
+
+	unsetenv("JITTERLAB_SYSFS_ROOT");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Not hybrid: pcores/ecores are refused with the file and line, the key and why; smt:N works. */
+static void test_cpu_names_not_hybrid(void **state)
+{
+	char dir[64], needle[128];
+	struct jl_scenario *sc;
+
+	(void)state;
+	fake_sys(dir, sizeof(dir), false);
+	snprintf(needle, sizeof(needle), "%s/devices/cpu_core/cpus is missing", dir);
+	parse_err("[thread a]\ncpus = pcores\n", "x.ini:2: thread 'a': cpus: 'pcores': this machine has no hybrid cores: ",
+		  needle);
+	parse_err("[run]\nisolate = ecores\n[thread a]\n", "x.ini:2: [run] isolate: 'ecores': this machine has no hybrid cores",
+		  "cpu_atom/cpus is missing");
+	parse_err("[thread a]\npolicy = other\ncpus = pcores,1\n", "x.ini:3: thread 'a': cpus: 'pcores': this machine has no hybrid", NULL);
+	parse_err("[thread a]\ncpus = smt:7\n", "x.ini:2: thread 'a': cpus: 'smt:7': CPU 7 does not exist (online: 0-1)", NULL);
+	parse_err("[thread a]\ncpus = 1,foo\n", "x.ini:2: thread 'a': cpus: '1,foo' is not a cpu list: 'foo' is neither", NULL);
+	parse_err("[thread a]\ncpus = smt\n", "x.ini:2: thread 'a': cpus: 'smt' is not smt:N", NULL);
+	set_err("control.cpus=pcores", "--set control.cpus=pcores: thread 'control': cpus: 'pcores': this machine has no hybrid cores", NULL);
+	set_err("run.isolate=smt:9", "--set run.isolate=smt:9: [run] isolate: 'smt:9': CPU 9 does not exist", NULL);
+	sc = parse_ok("[thread a]\ncpus = smt:1\n");
+	assert_int_equal(CPU_COUNT(&thread(sc, "a")->cpus), 1);
+	assert_true(CPU_ISSET(1, &thread(sc, "a")->cpus));
+	assert_string_equal(thread(sc, "a")->cpus_text, "smt:1");
+	drop_sys(dir);
+}
+
+/* Hybrid: the names resolve, the effective scenario keeps them as written (with the CPUs they gave in a
+ * comment) and parses back to the same model; a plain list set over a name drops it. */
+static void test_cpu_names_round_trip(void **state)
+{
+	char dir[64], err[JL_ERR_MAX], why[256], *one, *two;
+	struct jl_scenario *sc;
+	struct jl_thread_spec *t;
+
+	(void)state;
+	fake_sys(dir, sizeof(dir), true);
+	sc = parse_ok("[run]\nisolate = smt:1\n[thread a]\ncpus = pcores\n[thread b]\ncpus = ecores, 0\n[thread c]\ncpus = 0-1\n");
+	assert_string_equal(sc->run.isolate_text, "smt:1");
+	assert_int_equal(CPU_COUNT(&sc->run.isolate), 1);
+	assert_true(CPU_ISSET(1, &sc->run.isolate));
+	t = thread(sc, "a");
+	assert_string_equal(t->cpus_text, "pcores");
+	assert_int_equal(CPU_COUNT(&t->cpus), 1);
+	assert_true(CPU_ISSET(0, &t->cpus));
+	assert_string_equal(thread(sc, "b")->cpus_text, "ecores, 0");
+	assert_int_equal(CPU_COUNT(&thread(sc, "b")->cpus), 2);
+	assert_string_equal(thread(sc, "c")->cpus_text, "");
+	one = write_str(sc);
+	assert_non_null(strstr(one, "; isolate: CPUs 1 on this host\nisolate = smt:1\n"));
+	assert_non_null(strstr(one, "; cpus: CPUs 0 on this host\ncpus = pcores\n"));
+	assert_non_null(strstr(one, "; cpus: CPUs 0-1 on this host\ncpus = ecores, 0\n"));
+	assert_non_null(strstr(one, "[thread c]\npolicy = other\nnice = 0\ncpus = 0-1\n"));
+	if (jl_scenario_parse_string("x.ini", one, sc_b, err, sizeof(err))) {
+		print_error("written scenario does not parse: %s\n%s\n", err, one);
+		fail();
+	}
+	if (!jl_test_scenario_same(sc_a, sc_b, why, sizeof(why))) {
+		print_error("round trip changed %s\n%s\n", why, one);
+		fail();
+	}
+	two = write_str(sc_b);
+	assert_string_equal(one, two);
+	free(two);
+	free(one);
+	/* --set a plain list over a name: the name is gone; a name over a plain list: kept */
+	assert_int_equal(jl_scenario_set(sc, "a.cpus=1", err, sizeof(err)), 0);
+	assert_string_equal(thread(sc, "a")->cpus_text, "");
+	assert_int_equal(jl_scenario_set(sc, "c.cpus=smt:0", err, sizeof(err)), 0);
+	assert_string_equal(thread(sc, "c")->cpus_text, "smt:0");
+	assert_int_equal(jl_scenario_set(sc, "run.isolate=none", err, sizeof(err)), 0);
+	assert_string_equal(sc->run.isolate_text, "");
+	assert_int_equal(jl_scenario_validate(sc, err, sizeof(err)), 0);
+	one = write_str(sc);
+	assert_non_null(strstr(one, "isolate = none\n"));
+	assert_non_null(strstr(one, "[thread a]\npolicy = other\nnice = 0\ncpus = 1\n"));
+	assert_non_null(strstr(one, "cpus = smt:0\n"));
+	free(one);
+	drop_sys(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -768,6 +893,8 @@ int main(void)
 		cmocka_unit_test(test_user_key),
 		cmocka_unit_test(test_set_overrides),
 		cmocka_unit_test(test_set_errors),
+		cmocka_unit_test(test_cpu_names_not_hybrid),
+		cmocka_unit_test(test_cpu_names_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

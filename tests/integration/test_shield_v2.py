@@ -1,0 +1,261 @@
+"""The shield on cgroup v2 (an isolated partition), tested for real on our machines by moving the cpuset
+controller from its v1 mount to the unified hierarchy for this module, and always back (the fixture's
+finalizer; .ci/run checks afterwards that the v1 mount is back).
+
+Every knob and every task's CPU mask is snapshotted before a shielded run and compared after it: after a
+normal end, after SIGINT, and after SIGKILL + `jitterlab restore`. Helper tasks with narrowed masks on each
+CPU are the test's own."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, NCPU
+
+V1 = pathlib.Path("/sys/fs/cgroup/cpuset")
+U = pathlib.Path("/sys/fs/cgroup/unified")
+
+SHIELD = """
+    [run]
+    duration = {duration}
+    warmup = 0s
+    trace = off
+    isolate = 1
+    irq_affinity = housekeeping
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 100Hz
+    work = spin 100us
+
+    [thread near]
+    policy = other
+    cpus = 1
+    work = sin 100000
+
+    [thread hog]
+    policy = other
+    cpus = 0
+    work = sin 100000
+    """
+
+
+def _read(path):
+    try:
+        return pathlib.Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _mounted(path):
+    return any(l.split()[1] == str(path) for l in pathlib.Path("/proc/self/mounts").read_text().splitlines())
+
+
+def _v1_movable():
+    return (_mounted(V1) and (V1 / "tasks").exists() and U.is_dir() and _mounted(U)
+            and not any(p.is_dir() for p in V1.iterdir()))
+
+
+def _remount_v1():
+    for d in U.glob("jitterlab-*"):
+        for t in (_read(d / "cgroup.threads") or "").split():
+            try:
+                (U / "cgroup.threads").write_text(t)
+            except OSError:
+                pass
+        try:
+            d.rmdir()
+        except OSError:
+            pass
+    if "cpuset" in (_read(U / "cgroup.subtree_control") or "").split():
+        try:
+            (U / "cgroup.subtree_control").write_text("-cpuset")
+        except OSError:
+            pass
+    for _ in range(120):
+        if _mounted(V1):
+            return True
+        if subprocess.run(["mount", "-t", "cgroup", "-o", "cpuset", "cgroup", str(V1)],
+                          capture_output=True).returncode == 0:
+            return True
+        time.sleep(0.5)
+    return _mounted(V1)
+
+
+@pytest.fixture(scope="module")
+def cgroup_v2():
+    """The cpuset controller on the unified hierarchy for this module; the v1 mount back afterwards,
+    whatever happened."""
+    if os.geteuid() != 0 or NCPU < 2 or not _v1_movable():
+        pytest.skip("needs root, 2+ CPUs and a v1 cpuset mount without child cpusets to move")
+    if subprocess.run(["umount", str(V1)], capture_output=True).returncode:
+        pytest.skip("the v1 cpuset hierarchy cannot be unmounted here")
+    try:
+        end = time.time() + 30
+        while "cpuset" not in (_read(U / "cgroup.controllers") or "").split() and time.time() < end:
+            time.sleep(0.25)
+        assert "cpuset" in (_read(U / "cgroup.controllers") or "").split(), "cpuset never reached cgroup v2"
+        yield U
+    finally:
+        assert _remount_v1(), "could not mount the v1 cpuset hierarchy back"
+
+
+def _task_cpus(tid):
+    for line in (_read(f"/proc/{tid}/status") or "").splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def snapshot():
+    s = {"masks": {}, "irqs": {}}
+    for d in pathlib.Path("/proc").glob("[0-9]*/task/[0-9]*"):
+        m = _task_cpus(d.name)
+        if m is not None:
+            s["masks"][d.name] = m
+    for d in pathlib.Path("/proc/irq").iterdir():
+        if d.is_dir():
+            s["irqs"][d.name] = (_read(d / "smp_affinity_list"), _read(d / "effective_affinity_list"))
+    s["subtree"] = _read(U / "cgroup.subtree_control")
+    s["isolated"] = _read(U / "cpuset.cpus.isolated")
+    s["cgroups"] = sorted(p.name for p in U.iterdir() if p.is_dir())
+    s["rt_runtime"] = _read("/proc/sys/kernel/sched_rt_runtime_us")
+    return s
+
+
+def assert_same(before, after):
+    for key in ("irqs", "subtree", "isolated", "cgroups", "rt_runtime"):
+        assert after[key] == before[key], f"{key} differs:\nbefore {before[key]}\nafter  {after[key]}"
+    both = set(before["masks"]) & set(after["masks"])
+    changed = {t: (before["masks"][t], after["masks"][t]) for t in both
+               if before["masks"][t] != after["masks"][t] and _read(f"/proc/{t}/comm")}
+    assert not changed, f"task masks changed: {changed}"
+
+
+@pytest.fixture
+def helpers():
+    procs = {}
+    for name, cpus in (("on0", {0}), ("on1", {1}), ("both", {0, 1})):
+        p = subprocess.Popen(["sleep", "600"])
+        os.sched_setaffinity(p.pid, cpus)
+        procs[name] = p
+    yield {k: p.pid for k, p in procs.items()}
+    for p in procs.values():
+        p.kill()
+        p.wait(timeout=10)
+
+
+def start(scenario, tmp_path, duration="3s", name="v2shield"):
+    path = scenario(name, SHIELD.format(duration=duration))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([BIN, "run", str(path), "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+def wait_partition(pid, timeout=20):
+    d = U / f"jitterlab-{pid}-shield"
+    end = time.time() + timeout
+    while time.time() < end:
+        if _read(d / "cpuset.cpus.partition") == "isolated" and (_read(d / "cgroup.threads") or "").split():
+            return d
+        time.sleep(0.05)
+    raise AssertionError(f"no isolated partition with a thread appeared for pid {pid}")
+
+
+def check_during(proc, helpers):
+    try:
+        d = wait_partition(proc.pid)
+        assert _read(d / "cpuset.cpus") == "1"
+        assert _read(U / "cpuset.cpus.isolated") == "1"
+        eff = _read(U / "cpuset.cpus.effective")
+        assert eff == "0", f"the root still has CPU 1: {eff}"
+        comms = {t: _read(f"/proc/{t}/comm") for t in _read(d / "cgroup.threads").split()}
+        assert {"control", "near"} <= set(comms.values()), comms
+        assert "hog" not in comms.values(), comms  # pinned to the housekeeping CPU: stays in the root
+        for t in comms:
+            assert _task_cpus(t) == "1", (t, comms[t], _task_cpus(t))
+        # no task outside the partition may run on CPU 1 (their masks lose it while it lasts)
+        assert _task_cpus(helpers["both"]) == "0"
+        assert _task_cpus(helpers["on0"]) == "0"
+        return d
+    except BaseException:
+        proc.kill()
+        proc.communicate(timeout=30)
+        raise
+
+
+def test_v2_shielded_run_holds_the_cpu_and_leaves_nothing(cgroup_v2, jl, scenario, tmp_path, helpers):
+    jl("restore", timeout=60)
+    before = snapshot()
+    proc, out = start(scenario, tmp_path)
+    check_during(proc, helpers)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert_same(before, snapshot())
+    assert _task_cpus(helpers["both"]) == "0-1" and _task_cpus(helpers["on1"]) == "1"
+    s = json.loads(next(out.glob("v2shield/*/summary.json")).read_text())
+    sh = s["host"]["shield"]
+    assert sh["method"] == "cgroup-v2" and sh["partition"] == "isolated" and sh["cpus"] == "1", sh
+    assert sh["root_isolated"] == "1" and sh["threads_shielded"] == 1 and sh["neighbours_shielded"] == 1, sh
+    assert sh["tasks_moved"] == 0, sh  # the partition takes the CPU from every other cgroup by itself
+    t = {x["name"]: x for x in s["threads"]}
+    assert t["control"]["cpus_used"] == "1" and t["near"]["cpus_used"] == "1" and t["hog"]["cpus_used"] == "0"
+
+
+def test_v2_sigint_restores_everything(cgroup_v2, jl, scenario, tmp_path, helpers):
+    jl("restore", timeout=60)
+    before = snapshot()
+    proc, _ = start(scenario, tmp_path, duration="30s")
+    check_during(proc, helpers)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert_same(before, snapshot())
+
+
+def test_v2_sigkill_then_restore(cgroup_v2, jl, scenario, tmp_path, helpers):
+    jl("restore", timeout=60)
+    before = snapshot()
+    proc, _ = start(scenario, tmp_path, duration="30s")
+    d = check_during(proc, helpers)
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert d.exists(), "nothing left for restore to do"
+    doc = json.loads(jl("doctor", "--json", timeout=60).stdout)
+    assert [c for c in doc["checks"] if c["name"] == "leftovers"][0]["status"] == "fail"
+    r = jl("restore", timeout=60)
+    assert r.rc == 0, r.stdout + r.stderr
+    assert not d.exists()
+    assert_same(before, snapshot())
+
+
+def test_v2_refused_partition_is_an_error_before_the_run(cgroup_v2, jl, scenario, tmp_path):
+    """Another cgroup claims CPU 1 exclusively (cpuset.cpus.exclusive, Linux 6.7+): the kernel refuses our
+    partition ("isolated invalid (...)"); the run says so before anything is measured and leaves nothing."""
+    jl("restore", timeout=60)
+    enabled = "cpuset" not in (_read(U / "cgroup.subtree_control") or "").split()
+    if enabled:
+        (U / "cgroup.subtree_control").write_text("+cpuset")
+    claim = U / "jl-test-claim"
+    claim.mkdir()
+    try:
+        (claim / "cpuset.cpus").write_text("1")
+        if not (claim / "cpuset.cpus.exclusive").exists():
+            pytest.skip("no cpuset.cpus.exclusive before Linux 6.7")
+        (claim / "cpuset.cpus.exclusive").write_text("1")
+        before = snapshot()
+        r = jl("run", scenario("refused", SHIELD.format(duration="2s")), timeout=60)
+        assert r.rc == 1, r.stderr
+        assert "refused the isolated partition" in r.stderr and "isolated invalid" in r.stderr, r.stderr
+        assert_same(before, snapshot())
+    finally:
+        claim.rmdir()
+        if enabled:
+            (U / "cgroup.subtree_control").write_text("-cpuset")
