@@ -245,12 +245,7 @@ const char *jl_journal_path(const struct jl_journal *j)
 
 int jl_journal_record_write(struct jl_journal *j, const char *path, const char *old)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "op", json_object_new_string("write"));
-	json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "old", json_object_new_string(old));
-	return append(j, o);
+	return jl_journal_record_debugfs_write(j, path, old, false);
 }
 
 int jl_journal_record_debugfs_write(struct jl_journal *j, const char *path, const char *old, bool debugfs)
