@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "samples_read.h"
 #include "table.h"
 #include "trace_int.h"
 
@@ -91,13 +92,8 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 			prio = json_object_get_int(v);
 		if (json_object_object_get_ex(t, "nice", &v))
 			nice = json_object_get_int(v);
-		if (!strcmp(pol, "fifo") || !strcmp(pol, "rr"))
-			snprintf(th->policy, sizeof(th->policy), "%s %d", !strcmp(pol, "fifo") ? "FIFO" : "RR", prio);
-		else if (!strcmp(pol, "deadline"))
-			snprintf(th->policy, sizeof(th->policy), "DEADLINE");
-		else if (pol[0])
-			snprintf(th->policy, sizeof(th->policy), "%s nice %d",
-				 !strcmp(pol, "other") ? "OTHER" : !strcmp(pol, "batch") ? "BATCH" : "IDLE", nice);
+		if (jl_policy_from_name(pol) != JL_POLICY_N)
+			jl_policy_format(jl_policy_from_name(pol), prio, nice, true, th->policy, sizeof(th->policy));
 		in->nthreads++;
 	}
 	{
@@ -115,82 +111,56 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 	return 0;
 }
 
-/* samples.csv: thread,cycle,release_ns,wake_ns,... (header names the columns). */
+/* One samples.csv row, kept with its thread's index (rows of threads the summary does not name are
+ * dropped). */
+struct row {
+	int thread;
+	struct jl_tan_sample s;
+};
+
+struct rows_ctx {
+	const struct input *in;
+	struct row *rows;
+	size_t n, cap;
+};
+
+static int keep_row(void *ctx, const struct jl_sample_row *r)
+{
+	struct rows_ctx *c = ctx;
+	struct row x = { .thread = thread_index(c->in, r->thread),
+			 .s = { .release = r->release, .wake = r->wake, .end = r->end, .miss = r->miss, .cycle = r->cycle } };
+
+	if (x.thread < 0)
+		return 0;
+	if (c->n == c->cap) {
+		struct row *nr = realloc(c->rows, (c->cap = c->cap ? c->cap * 2 : 4096) * sizeof(*nr));
+
+		if (!nr)
+			return 1; /* stop: out of memory */
+		c->rows = nr;
+	}
+	c->rows[c->n++] = x;
+	return 0;
+}
+
+/* samples.csv (samples_read.c: the header names the columns), grouped per thread. */
 static int load_samples(const char *dir, struct input *in, char *err, size_t errlen)
 {
-	char path[PATH_MAX], line[1024];
-	int col_thread = -1, col_cycle = -1, col_rel = -1, col_wake = -1, col_end = -1, col_miss = -1;
-	size_t cap = 0;
-	FILE *f;
+	struct rows_ctx c = { .in = in };
+	struct row *rows;
+	size_t nrows;
+	int rc = jl_samples_read(dir, NULL, keep_row, &c, err, errlen);
 
-	snprintf(path, sizeof(path), "%s/samples.csv", dir);
-	f = fopen(path, "r");
-	if (!f)
+	if (rc < 0 && errno == ENOENT)
 		return 0; /* no samples: wakeups only */
-	if (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
-
-		for (int c = 0; tok; c++, tok = strtok_r(NULL, ",\r\n", &save)) {
-			if (!strcmp(tok, "thread"))
-				col_thread = c;
-			else if (!strcmp(tok, "cycle"))
-				col_cycle = c;
-			else if (!strcmp(tok, "release_ns"))
-				col_rel = c;
-			else if (!strcmp(tok, "wake_ns"))
-				col_wake = c;
-			else if (!strcmp(tok, "end_ns"))
-				col_end = c;
-			else if (!strcmp(tok, "miss"))
-				col_miss = c;
-		}
-	}
-	if (col_thread < 0 || col_cycle < 0 || col_rel < 0 || col_wake < 0) {
-		fclose(f);
-		snprintf(err, errlen, "analyze: %s lacks the thread,cycle,release_ns,wake_ns columns", path);
+	if (rc) {
+		free(c.rows);
+		if (rc > 0)
+			snprintf(err, errlen, "analyze: out of memory");
 		return -1;
 	}
-	/* read all rows, grouped later per thread */
-	struct row {
-		int thread;
-		struct jl_tan_sample s;
-	} *rows = NULL;
-	size_t nrows = 0;
-
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
-		struct row r = { .thread = -1 };
-
-		for (int c = 0; tok; c++, tok = strtok_r(NULL, ",\r\n", &save)) {
-			if (c == col_thread)
-				r.thread = thread_index(in, tok);
-			else if (c == col_cycle)
-				r.s.cycle = strtoull(tok, NULL, 10);
-			else if (c == col_rel)
-				r.s.release = strtoll(tok, NULL, 10);
-			else if (c == col_wake)
-				r.s.wake = strtoll(tok, NULL, 10);
-			else if (c == col_end)
-				r.s.end = strtoll(tok, NULL, 10);
-			else if (c == col_miss)
-				r.s.miss = strtol(tok, NULL, 10) != 0;
-		}
-		if (r.thread < 0)
-			continue;
-		if (nrows == cap) {
-			struct row *nr = realloc(rows, (cap = cap ? cap * 2 : 4096) * sizeof(*nr));
-
-			if (!nr) {
-				free(rows);
-				fclose(f);
-				snprintf(err, errlen, "analyze: out of memory");
-				return -1;
-			}
-			rows = nr;
-		}
-		rows[nrows++] = r;
-	}
-	fclose(f);
+	rows = c.rows;
+	nrows = c.n;
 	in->samples = calloc(nrows ? nrows : 1, sizeof(*in->samples));
 	if (!in->samples) {
 		free(rows);

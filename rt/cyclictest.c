@@ -10,6 +10,7 @@
  * its file is created by the output writer before cyclictest (root) opens it (never a name in /tmp).
  * Never runs cyclictest outside the harness (the harness owns placement, shield and cleanup). */
 #include "cyclictest.h"
+#include "samples_read.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -152,57 +153,61 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 	return 0;
 }
 
+struct bucket_ctx {
+	struct jl_ct_result *r;
+	uint64_t *cnt;
+	double sum;
+};
+
+/* One of jitterlab's cycles through cyclictest's rule (contract columns release_ns, wake_ns). */
+static int bucket_row(void *ctx, const struct jl_sample_row *row)
+{
+	struct bucket_ctx *b = ctx;
+	struct jl_ct_result *r = b->r;
+	int64_t us = jl_ct_latency_us(row->release, row->wake);
+
+	if (!r->cycles || us * 1000 < r->min_ns)
+		r->min_ns = us * 1000;
+	if (!r->cycles || us * 1000 > r->max_ns)
+		r->max_ns = us * 1000;
+	r->cycles++;
+	b->sum += (double)us;
+	if (us >= JL_CT_HIST_US)
+		r->overflows++;
+	else
+		b->cnt[us < 0 ? 0 : us]++;
+	return 0;
+}
+
 int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 32], line[512];
-	size_t nlen = strlen(thread);
 	uint64_t *cnt;
 	double sum = 0;
-	FILE *f;
 
 	memset(r, 0, sizeof(*r));
 	r->p50_ns = r->p99_ns = r->p999_ns = -1;
 	r->cpu = -1;
-	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
 	if (!cnt) {
-		fclose(f);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* contract columns: thread,cycle,release_ns,wake_ns,... */
-	while (fgets(line, sizeof(line), f)) {
-		long long cyc, rel, wake;
-		int64_t us;
+	{
+		struct bucket_ctx b = { r, cnt, 0 };
 
-		if (strncmp(line, thread, nlen) || line[nlen] != ',' ||
-		    sscanf(line + nlen + 1, "%lld,%lld,%lld", &cyc, &rel, &wake) != 3)
-			continue;
-		us = jl_ct_latency_us(rel, wake);
-		if (!r->cycles || us * 1000 < r->min_ns)
-			r->min_ns = us * 1000;
-		if (!r->cycles || us * 1000 > r->max_ns)
-			r->max_ns = us * 1000;
-		r->cycles++;
-		sum += (double)us;
-		if (us >= JL_CT_HIST_US)
-			r->overflows++;
-		else
-			cnt[us < 0 ? 0 : us]++;
+		if (jl_samples_read(run_dir, thread, bucket_row, &b, err, errlen)) {
+			free(cnt);
+			return -1;
+		}
+		sum = b.sum;
 	}
-	fclose(f);
 	if (r->cycles) {
 		r->avg_ns = sum / (double)r->cycles * 1000;
 		hist_percentiles(r, cnt);
 	}
 	free(cnt);
 	if (!r->cycles) {
-		snprintf(err, errlen, "%s: no cycle of '%s'", path, thread);
+		snprintf(err, errlen, "%s/samples.csv: no cycle of '%s'", run_dir, thread);
 		return -1;
 	}
 	return 0;

@@ -129,7 +129,7 @@ static void drive_periodic(struct jl_thread *th)
 	const struct jl_thread_spec *spec = th->spec;
 	struct jl_engine *eng = th->eng;
 	const int64_t period = spec->period_ns;
-	const int64_t deadline = spec->deadline_ns ? spec->deadline_ns : period;
+	const int64_t deadline = jl_thread_deadline_ns(spec);
 	const int64_t threshold = eng->hooks.mark_threshold_ns;
 	int64_t release = th->first_release;
 	uint64_t cycle = 0;
@@ -157,8 +157,8 @@ static void drive_periodic(struct jl_thread *th)
 		end = jl_now_ns();
 		cpu = sched_getcpu(); /* vDSO/rseq on x86_64: no syscall */
 
-		latency = wake - release;
-		miss = end > release + deadline;
+		latency = jl_latency_ns(release, wake);
+		miss = jl_missed(release, end, deadline);
 		n = atomic_load_explicit(&th->nsamples, memory_order_relaxed);
 		if (n < th->cap) {
 			struct jl_sample *s = &th->samples[n];
@@ -281,7 +281,7 @@ static int apply_own_sched(struct jl_thread *th)
 			.size = sizeof(attr),
 			.sched_policy = SCHED_DEADLINE,
 			.sched_runtime = (uint64_t)spec->runtime_ns,
-			.sched_deadline = (uint64_t)(spec->deadline_ns ? spec->deadline_ns : spec->period_ns),
+			.sched_deadline = (uint64_t)jl_thread_deadline_ns(spec),
 			.sched_period = (uint64_t)spec->period_ns,
 		};
 

@@ -34,6 +34,23 @@ struct jl_sample {
 	int32_t cpu;       /* CPU the cycle ran on (at its end) */
 };
 
+/* The formulas every output uses (samples.csv contract), written once: latency = wake - release,
+ * response = end - release, a miss = work ending after release + deadline. */
+static inline int64_t jl_latency_ns(int64_t release, int64_t wake)
+{
+	return wake - release;
+}
+
+static inline int64_t jl_response_ns(int64_t release, int64_t end)
+{
+	return end - release;
+}
+
+static inline bool jl_missed(int64_t release, int64_t end, int64_t deadline)
+{
+	return end > release + deadline;
+}
+
 struct jl_engine;
 struct jl_child;
 struct jl_thread;

@@ -475,14 +475,14 @@ int jl_output_write_samples(const char *dir, const struct jl_thread_result *res,
 
 		if (!r->measured)
 			continue;
-		deadline = th->spec->deadline_ns ? th->spec->deadline_ns : th->spec->period_ns;
+		deadline = jl_thread_deadline_ns(th->spec);
 		for (size_t i = r->first; i < r->first + r->cycles; i++) {
 			const struct jl_sample *s = &th->samples[i];
 			int64_t period = i > r->first ? s->wake - th->samples[i - 1].wake : 0;
 
 			fprintf(of.fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n",
-				r->name, s->cycle, s->release, s->wake, s->end, s->wake - s->release, period,
-				s->end - s->release, s->end > s->release + deadline, s->skipped);
+				r->name, s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
+				jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, deadline), s->skipped);
 		}
 	}
 	return jl_output_commit(&of);

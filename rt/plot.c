@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "samples_read.h"
 #include "sweep.h"
 #include "output.h"
 #include "sweep_child.h"
@@ -196,42 +197,34 @@ static int series_push(struct series *s, int64_t cycle, int64_t rel, int64_t end
 	return 0;
 }
 
+struct read_ctx {
+	struct series *ser;
+	int n, max;
+};
+
+static int read_row(void *ctx, const struct jl_sample_row *r)
+{
+	struct read_ctx *c = ctx;
+	int k;
+
+	for (k = 0; k < c->n && strcmp(c->ser[k].name, r->thread); k++)
+		;
+	if (k == c->n) {
+		if (c->n == c->max)
+			return 0;
+		memset(&c->ser[c->n], 0, sizeof(c->ser[c->n]));
+		snprintf(c->ser[c->n++].name, sizeof(c->ser[0].name), "%s", r->thread);
+	}
+	return series_push(&c->ser[k], (int64_t)r->cycle, r->release, r->end, jl_latency_ns(r->release, r->wake));
+}
+
 /* Read samples.csv into one series per thread. Returns the thread count, or -1. */
 static int read_samples(const char *run_dir, struct series *ser, int max)
 {
-	char path[PATH_MAX + 32], line[512];
-	int n = 0;
-	FILE *f;
+	struct read_ctx c = { ser, 0, max };
+	char err[256];
 
-	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *comma = strchr(line, ',');
-		long long cyc, rel, wake, end, lat;
-		int k;
-
-		if (!comma || line[0] == 't') /* header */
-			continue;
-		*comma = '\0';
-		if (sscanf(comma + 1, "%lld,%lld,%lld,%lld,%lld", &cyc, &rel, &wake, &end, &lat) != 5)
-			continue;
-		for (k = 0; k < n && strcmp(ser[k].name, line); k++)
-			;
-		if (k == n) {
-			if (n == max)
-				continue;
-			memset(&ser[n], 0, sizeof(ser[n]));
-			snprintf(ser[n++].name, sizeof(ser[0].name), "%s", line);
-		}
-		if (series_push(&ser[k], cyc, rel, end, lat)) {
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return n;
+	return jl_samples_read(run_dir, NULL, read_row, &c, err, sizeof(err)) ? -1 : c.n;
 }
 
 /* A 1-2-5 bin width (ns) so that MAX spreads over at most ~200 bins, 1 us at least. */
@@ -406,12 +399,20 @@ static json_object *jget(json_object *o, const char *k)
 
 /* The start of RUN_DIR's measured phase: t_measure_ns from its summary.json, else the earliest release
  * in its samples.csv (which holds the measured cycles only). -1 when neither is there. */
+static int earliest_row(void *ctx, const struct jl_sample_row *r)
+{
+	int64_t *ws = ctx;
+
+	if (*ws < 0 || r->release < *ws)
+		*ws = r->release;
+	return 0;
+}
+
 static int64_t measure_start(const char *run_dir)
 {
-	char path[PATH_MAX + 32], line[512];
+	char path[PATH_MAX + 32], err[256];
 	json_object *s, *v;
 	int64_t ws = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
 	s = json_object_from_file(path);
@@ -421,48 +422,40 @@ static int64_t measure_start(const char *run_dir)
 	json_object_put(s);
 	if (ws >= 0)
 		return ws;
-	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
-	if (!(f = fopen(path, "re")))
+	if (jl_samples_read(run_dir, NULL, earliest_row, &ws, err, sizeof(err)))
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *comma = strchr(line, ',');
-		long long cyc, rel;
-
-		if (comma && line[0] != 't' && sscanf(comma + 1, "%lld,%lld", &cyc, &rel) == 2 && (ws < 0 || rel < ws))
-			ws = rel;
-	}
-	fclose(f);
 	return ws;
 }
 
 /* Write to F, as "ms row" lines, the end times of thread TN's cycles that complete within the first
  * TICK_WINDOW_NS of RUN_DIR's measured phase. Returns the number of ticks, or -1 when samples.csv is
  * missing. */
+struct ticks_ctx {
+	FILE *f;
+	int64_t ws;
+	int row;
+	long m;
+};
+
+static int tick_row(void *ctx, const struct jl_sample_row *r)
+{
+	struct ticks_ctx *t = ctx;
+
+	if (r->end >= t->ws && r->end <= t->ws + TICK_WINDOW_NS) {
+		fprintf(t->f, "%.3f %d\n", (double)(r->end - t->ws) / 1e6, t->row);
+		t->m++;
+	}
+	return 0;
+}
+
 static long write_ticks(FILE *f, const char *run_dir, const char *tn, int row)
 {
-	char path[PATH_MAX + 32], line[512];
-	size_t nlen = strlen(tn);
-	int64_t ws = measure_start(run_dir);
-	long m = 0;
-	FILE *in;
+	struct ticks_ctx t = { f, measure_start(run_dir), row, 0 };
+	char err[256];
 
-	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
-	if (ws < 0 || !(in = fopen(path, "re")))
+	if (t.ws < 0 || jl_samples_read(run_dir, tn, tick_row, &t, err, sizeof(err)))
 		return -1;
-	while (fgets(line, sizeof(line), in)) {
-		long long cyc, rel, wake, end;
-
-		if (strncmp(line, tn, nlen) || line[nlen] != ',')
-			continue;
-		if (sscanf(line + nlen + 1, "%lld,%lld,%lld,%lld", &cyc, &rel, &wake, &end) != 4)
-			continue;
-		if (end >= ws && end <= ws + TICK_WINDOW_NS) {
-			fprintf(f, "%.3f %d\n", (double)(end - ws) / 1e6, row);
-			m++;
-		}
-	}
-	fclose(in);
-	return m;
+	return t.m;
 }
 
 /* A thread name usable in a file name (strip-NAME.svg): [a-z][a-z0-9_-]* with copies' ".N". */

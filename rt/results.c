@@ -54,7 +54,7 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	const struct jl_thread_spec *spec = th->spec;
 	size_t n = atomic_load_explicit(&th->nsamples, memory_order_acquire);
 	size_t first = th->samples ? jl_thread_first_measured(th) : 0;
-	int64_t deadline = spec->deadline_ns ? spec->deadline_ns : spec->period_ns;
+	int64_t deadline = jl_thread_deadline_ns(spec);
 	int64_t win_start, win_end;
 	cpu_set_t used;
 	size_t np = 0;
@@ -100,11 +100,11 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 		const struct jl_sample *s = &th->samples[i];
 		size_t k = i - first;
 
-		lat[k] = s->wake - s->release;
-		resp[k] = s->end - s->release;
+		lat[k] = jl_latency_ns(s->release, s->wake);
+		resp[k] = jl_response_ns(s->release, s->end);
 		if (k > 0)
 			per[np++] = s->wake - th->samples[i - 1].wake;
-		r->misses += s->end > s->release + deadline;
+		r->misses += jl_missed(s->release, s->end, deadline);
 		work_sum += s->end - s->wake;
 		if (s->end - s->wake > work_max)
 			work_max = s->end - s->wake;

@@ -157,5 +157,11 @@ const char *jl_policy_name(enum jl_policy p);
 bool jl_policy_is_rt(enum jl_policy p);
 /* Periodic threads with measure on. */
 bool jl_thread_measured(const struct jl_thread_spec *t);
+/* The deadline a cycle of T is judged by: `deadline`, or the period when unset. */
+int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t);
+/* A policy as shown to users: "fifo 80", "other nice 5", "deadline"; UPPER: "FIFO 80", "OTHER nice 5". */
+void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len);
+/* The policy named NAME ("fifo", ...), or JL_POLICY_N. */
+enum jl_policy jl_policy_from_name(const char *name);
 
 #endif

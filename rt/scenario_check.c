@@ -91,7 +91,7 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->policy == JL_POLICY_DEADLINE) {
 		if (!t->runtime_ns || !t->period_ns)
 			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
-		if (t->runtime_ns > (t->deadline_ns ? t->deadline_ns : t->period_ns))
+		if (t->runtime_ns > jl_thread_deadline_ns(t))
 			VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
 		{
 			/* the kernel's bounds on a SCHED_DEADLINE period (sysctls; these defaults elsewhere) */

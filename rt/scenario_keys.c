@@ -40,6 +40,34 @@ bool jl_policy_is_rt(enum jl_policy p)
 	return p == JL_POLICY_FIFO || p == JL_POLICY_RR;
 }
 
+int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t)
+{
+	return t->deadline_ns ? t->deadline_ns : t->period_ns;
+}
+
+void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len)
+{
+	char pol[16];
+
+	snprintf(pol, sizeof(pol), "%s", (unsigned)p < JL_POLICY_N ? jl_policy_names[p] : "?");
+	for (size_t i = 0; upper && pol[i]; i++)
+		pol[i] = (char)toupper((unsigned char)pol[i]);
+	if (jl_policy_is_rt(p))
+		snprintf(buf, len, "%s %d", pol, priority);
+	else if (p == JL_POLICY_OTHER || p == JL_POLICY_BATCH)
+		snprintf(buf, len, "%s nice %d", pol, nice);
+	else
+		snprintf(buf, len, "%s", pol);
+}
+
+enum jl_policy jl_policy_from_name(const char *name)
+{
+	for (int i = 0; i < JL_POLICY_N; i++)
+		if (name && !strcmp(name, jl_policy_names[i]))
+			return (enum jl_policy)i;
+	return JL_POLICY_N;
+}
+
 bool jl_thread_measured(const struct jl_thread_spec *t)
 {
 	if (t->period_ns == 0 || t->exec[0])

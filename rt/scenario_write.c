@@ -89,7 +89,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 		if (!t->exec[0])
 			fprintf(out, "work = %s\n", jl_work_format(&t->work, a, sizeof(a)));
 		if (t->period_ns) {
-			fprintf(out, "deadline = %s\n", jl_format_duration(t->deadline_ns ? t->deadline_ns : t->period_ns, a, sizeof(a)));
+			fprintf(out, "deadline = %s\n", jl_format_duration(jl_thread_deadline_ns(t), a, sizeof(a)));
 			fprintf(out, "overrun = %s\n", t->overrun == JL_OVERRUN_SKIP ? "skip" : "catchup");
 		}
 		if (t->policy == JL_POLICY_DEADLINE)

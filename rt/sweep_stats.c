@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "samples_read.h"
 #include "summary.h"
 #include "welch.h"
 
@@ -110,11 +111,27 @@ static bool thread_measured(json_object *t)
 
 /* ---- transients: find the release time of the max cycle in samples.csv ---- */
 
+struct span_ctx {
+	int64_t max_cycle, first, last, at;
+};
+
+/* The first and last release of a thread's measured cycles, and the release of its worst one. */
+static int span_row(void *ctx, const struct jl_sample_row *row)
+{
+	struct span_ctx *s = ctx;
+
+	if (s->first < 0)
+		s->first = row->release;
+	s->last = row->release;
+	if ((int64_t)row->cycle == s->max_cycle)
+		s->at = row->release;
+	return 0;
+}
+
 json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct jl_sweep_cond *c)
 {
 	json_object *threads = get(r->summary, "threads"), *out = json_object_new_array();
 	size_t nt = threads ? json_object_array_length(threads) : 0;
-	char path[PATH_MAX + 32], line[512];
 
 	for (size_t i = 0; i < nt; i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *lat = get(t, "latency_ns");
@@ -123,29 +140,19 @@ json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct 
 		int64_t first = -1, last = -1, at = -1, nb[JL_SWEEP_MAX_NEIGH];
 		struct jl_transient_in in = { 0 };
 		struct jl_transient tr;
-		size_t nlen = strlen(name);
-		FILE *f;
 
 		if (!thread_measured(t) || !lat || max_cycle < 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/samples.csv", r->dir);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			long long cyc, rel;
+		{
+			struct span_ctx sp = { max_cycle, -1, -1, -1 };
+			char err[256];
 
-			if (strncmp(line, name, nlen) || line[nlen] != ',')
+			if (jl_samples_read(r->dir, name, span_row, &sp, err, sizeof(err)))
 				continue;
-			if (sscanf(line + nlen + 1, "%lld,%lld", &cyc, &rel) != 2)
-				continue;
-			if (first < 0)
-				first = rel;
-			last = rel;
-			if (cyc == max_cycle)
-				at = rel;
+			first = sp.first;
+			last = sp.last;
+			at = sp.at;
 		}
-		fclose(f);
 		if (at < 0 || first < 0)
 			continue;
 		/* samples.csv holds the measured cycles only: its first release is the measured phase's start

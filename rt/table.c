@@ -49,10 +49,8 @@ static void c_policy(json_object *t, char *b, size_t l)
 {
 	const char *p = str(t, "policy");
 
-	if (!strcmp(p, "fifo") || !strcmp(p, "rr"))
-		snprintf(b, l, "%s %d", p, (int)num(t, "priority"));
-	else if (!strcmp(p, "other") || !strcmp(p, "batch"))
-		snprintf(b, l, "%s nice %d", p, (int)num(t, "nice"));
+	if (jl_policy_from_name(p) != JL_POLICY_N)
+		jl_policy_format(jl_policy_from_name(p), (int)num(t, "priority"), (int)num(t, "nice"), false, b, l);
 	else
 		snprintf(b, l, "%s", p);
 }

@@ -24,21 +24,6 @@ void jl_trace_result_free(struct jl_trace_result *res)
 	res->text = res->open_hint = NULL;
 }
 
-static void policy_text(const struct jl_thread_spec *s, char *buf, size_t len)
-{
-	char pol[16];
-	size_t i;
-
-	snprintf(pol, sizeof(pol), "%s", jl_policy_name(s->policy));
-	for (i = 0; pol[i]; i++)
-		pol[i] = (char)toupper((unsigned char)pol[i]);
-	if (jl_policy_is_rt(s->policy))
-		snprintf(buf, len, "%s %d", pol, s->priority);
-	else if (s->policy == JL_POLICY_DEADLINE)
-		snprintf(buf, len, "%s", pol);
-	else
-		snprintf(buf, len, "%s nice %d", pol, s->nice);
-}
 
 /* The engine's threads as the analysis sees them; samples converted (caller frees *SAMPLES). */
 static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct jl_tan_sample **samples)
@@ -64,18 +49,18 @@ static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct 
 		th[i].pid = et->tid;
 		th[i].measured = et->measured;
 		if (et->spec)
-			policy_text(et->spec, th[i].policy, sizeof(th[i].policy));
+			jl_policy_format(et->spec->policy, et->spec->priority, et->spec->nice, true, th[i].policy,
+					 sizeof(th[i].policy));
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;
 		for (size_t j = 0; j < n; j++, k++) {
 			const struct jl_sample *es = &et->samples[j];
-			int64_t deadline = et->spec && et->spec->deadline_ns ? et->spec->deadline_ns
-					   : et->spec ? et->spec->period_ns : 0;
+			int64_t deadline = et->spec ? jl_thread_deadline_ns(et->spec) : 0;
 
 			(*samples)[k].release = es->release;
 			(*samples)[k].wake = es->wake;
 			(*samples)[k].end = es->end;
-			(*samples)[k].miss = deadline > 0 && es->end > es->release + deadline;
+			(*samples)[k].miss = deadline > 0 && jl_missed(es->release, es->end, deadline);
 			(*samples)[k].cycle = es->cycle;
 		}
 		if (!et->measured) {

