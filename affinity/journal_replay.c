@@ -6,6 +6,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "fair_server.h"
+#include "leftovers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,30 +63,46 @@ static bool in_cgroup_mount(const char *path)
 	return found;
 }
 
-/* Is PATH, inside a cgroup2 mount, one jitterlab changes: a top-level jitterlab-* cgroup (or inside one),
- * the root's cgroup.subtree_control or cgroup.threads, or any cgroup's cgroup.procs (where a process
- * moved into the root goes back)? */
-static bool in_cgroup2_ours(const char *path)
+/* The part of PATH below the cgroup2 mount it lies in, or NULL when it lies in none. */
+static const char *cgroup2_rel(const char *path)
 {
 	FILE *f = setmntent("/proc/self/mounts", "re");
 	struct mntent *e;
-	bool ok = false;
+	const char *rel = NULL;
 
-	while (f && !ok && (e = getmntent(f))) {
+	while (f && !rel && (e = getmntent(f))) {
 		size_t n = strlen(e->mnt_dir);
-		const char *rel;
 
-		if (strcmp(e->mnt_type, "cgroup2") || !under(path, e->mnt_dir))
-			continue;
-		rel = path + n + (e->mnt_dir[n - 1] == '/' ? 0 : 1);
-		ok = !strncmp(rel, "jitterlab-", 10) || !strcmp(rel, "cgroup.subtree_control") ||
-		     !strcmp(rel, "cgroup.threads") || !strcmp(rel, "cgroup.procs") ||
-		     (strlen(rel) > 13 && !strcmp(rel + strlen(rel) - 13, "/cgroup.procs"));
+		if (!strcmp(e->mnt_type, "cgroup2") && under(path, e->mnt_dir))
+			rel = path + n + (e->mnt_dir[n - 1] == '/' ? 0 : 1);
 	}
 	if (f)
 		endmntent(f);
-	return ok;
+	return rel;
 }
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Is PATH, inside a cgroup2 mount, one jitterlab changes: one of its own top-level cgroups
+ * (jitterlab-PID-shield, or inside one), the root's cgroup.subtree_control or cgroup.threads, or a
+ * cgroup.procs (where a process moved into the root goes back)? Each entry kind narrows it further. */
+static bool in_cgroup2_ours(const char *path)
+{
+	const char *rel = cgroup2_rel(path);
+	char first[256];
+
+	if (!rel)
+		return false;
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(rel, "/"), rel);
+	return jl_leftover_cpuset_pid(first) != 0 || !strcmp(rel, "cgroup.subtree_control") ||
+	       !strcmp(rel, "cgroup.threads") || !strcmp(rel, "cgroup.procs") || ends_with(rel, "/cgroup.procs");
+}
+
 
 bool jl_journal_path_allowed(const char *path)
 {
@@ -192,7 +209,8 @@ static int undo_write_plain(json_object *o, char *report, size_t len)
 		say(report, len, "journal corrupted at line %d: malformed write entry", line_of(o));
 		return -1;
 	}
-	if (!jl_journal_path_allowed(path))
+	/* a plain write never targets cgroup v2 files (their entries have kinds of their own) */
+	if (!jl_journal_path_allowed(path) || cgroup2_rel(path))
 		return refuse_path(o, path, report, len);
 	if (jl_knob_read(path, now, sizeof(now)) == 0 && !strcmp(now, old))
 		return 0;
@@ -402,6 +420,13 @@ static int undo_cgroup(json_object *o, char *report, size_t len)
 	}
 	if (!jl_journal_path_allowed(dir))
 		return refuse_path(o, dir, report, len);
+	if (!(allow_prefix[0] && under(dir, allow_prefix))) {
+		const char *base = strrchr(dir, '/');
+
+		/* only a cgroup jitterlab makes: jitterlab-PID-housekeeping or -shield, never a user's */
+		if (!base || !jl_leftover_cpuset_pid(base + 1))
+			return refuse_path(o, dir, report, len);
+	}
 	if (!jl_journal_path_allowed(parent))
 		return refuse_path(o, parent, report, len);
 	if (strchr(tasks, '/') || !tasks[0] || tasks[0] == '.')
@@ -504,7 +529,7 @@ static int undo_subtree(json_object *o, char *report, size_t len)
 		say(report, len, "journal corrupted at line %d: malformed subtree entry", line_of(o));
 		return -1;
 	}
-	if (!jl_journal_path_allowed(path))
+	if (!jl_journal_path_allowed(path) || !cgroup2_rel(path) || strcmp(cgroup2_rel(path), "cgroup.subtree_control"))
 		return refuse_path(o, path, report, len);
 	if (jl_knob_read(path, now, sizeof(now)))
 		return errno == ENOENT ? 0 : (say(report, len, "cannot read %s: %s", path, strerror(errno)), -1);
@@ -539,7 +564,7 @@ static int undo_move(json_object *o, char *report, size_t len)
 		return -1;
 	}
 	start = json_object_get_uint64(v);
-	if (!jl_journal_path_allowed(path))
+	if (!jl_journal_path_allowed(path) || !cgroup2_rel(path) || !ends_with(path, "/cgroup.procs"))
 		return refuse_path(o, path, report, len);
 	if (!jl_proc_is(pid, start))
 		return 0; /* it is gone: nothing to move */

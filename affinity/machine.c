@@ -414,6 +414,10 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 		m->shielded = true;
 		if (jl_shield_apply(&m->shield, &cfg, m->journal, err, errlen))
 			goto error;
+		if (m->shield.method == JL_SHIELD_CGROUP_V2 && m->shield.tasks_pinned)
+			fprintf(stderr, "jitterlab: note: %d task(s) pinned to the shield CPUs by their owners run on the "
+					"housekeeping CPUs while the isolated partition lasts (cgroup v2); their masks come back "
+					"afterwards\n", m->shield.tasks_pinned);
 	}
 	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
 		m->irqs_steered = true;

@@ -284,6 +284,44 @@ static int v2_self_cgroup(char *out, size_t len)
 	return rc;
 }
 
+/* v2: the tasks whose owners pinned them inside the shield lose those CPUs while the partition lasts (the
+ * kernel runs them on the housekeeping CPUs and gives their masks back afterwards, since Linux 6.2): count
+ * them (tasks_pinned; per-CPU kernel threads, which cpusets do not move, as tasks_unmovable). */
+static void v2_count_pinned(struct jl_shield *s)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+
+	while (proc && (p = readdir(proc))) {
+		char dir[300];
+		DIR *tasks;
+		struct dirent *t;
+
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/task", p->d_name);
+		tasks = opendir(dir);
+		while (tasks && (t = readdir(tasks))) {
+			pid_t tid = (pid_t)atoi(t->d_name);
+			cpu_set_t aff, out;
+
+			if (tid <= 0 || is_own_thread(tid) || sched_getaffinity(tid, sizeof(aff), &aff))
+				continue;
+			CPU_AND(&out, &aff, &s->hk);
+			if (CPU_COUNT(&out) || !CPU_COUNT(&aff))
+				continue;
+			if (is_kthread(tid))
+				s->tasks_unmovable++;
+			else
+				s->tasks_pinned++;
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (proc)
+		closedir(proc);
+}
+
 static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t errlen)
 {
 	char path[600], self[512], list[1024], num[32];
@@ -336,6 +374,7 @@ static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t
 	if (set_own(s->shield_dir, "cgroup.type", "threaded", err, errlen) ||
 	    set_own(s->shield_dir, "cpuset.cpus", list, err, errlen))
 		return -1;
+	v2_count_pinned(s);
 	return 0;
 }
 

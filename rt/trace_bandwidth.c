@@ -1,10 +1,12 @@
 /* trace_bandwidth: what kept a woken real-time task waiting while lower tasks, or nothing, ran on its CPU.
  * Plain priority scheduling preempts a lower task at once, so a long stretch of lower time has a cause of
  * its own, and the evidence decides which one is named (measured on Linux 6.18, see docs/design-notes.md):
- * - RT throttling (sched_rt_runtime_us of sched_rt_period_us spent): the stretch ends when
- *   sched_rt_period_timer fires (on any CPU) and unthrottles the RT queues;
- * - the fair server (Linux 6.12+: CFS gets its runtime per period while RT tasks are runnable): its
- *   dl_task_timer fires on the CPU at the start of the stretch, and only CFS tasks run in it;
+ * - RT throttling (sched_rt_runtime_us of sched_rt_period_us spent): RT time ran right up to the stretch,
+ *   the stretch is no longer than 1.3x the throttled share of a period, and it ends when
+ *   sched_rt_period_timer fires (on any CPU, or its IPI reaches this one) and unthrottles the RT queues;
+ * - the fair server (Linux 6.12+: CFS gets its runtime per period while RT tasks are runnable): on a
+ *   kernel that has one, RT time ran right up to the stretch, the stretch is mostly CFS time no longer
+ *   than 1.3x the server's runtime, and the server's dl_task_timer fired on the CPU at its start;
  * - without timer events (the timer group not recorded): a stretch with the shape of a budget (about the
  *   throttled time or the fair server's runtime long) is RT bandwidth, mechanism not told;
  * - otherwise a lower task that kept running JL_UNPREEMPTED_NS or more: a non-preemptible section or the
@@ -30,6 +32,7 @@ static bool mark_in(const struct jl_tan_mark *m, size_t n, int cpu, int64_t from
 
 struct lower_time {
 	int64_t task_ns, idle_ns, unknown_ns, rt_ns;  /* in the window; rt_ns: lower RT tasks */
+	int64_t irq_ns;                                /* IRQs and softirqs in the window (their own parts) */
 	int64_t main_ns;                               /* the lower task that ran longest */
 	int32_t main_pid, main_prio;
 	char main_name[JL_TEV_COMM + 8];
@@ -42,8 +45,10 @@ static void tally(const struct jl_segment *s, int64_t a, int64_t b, struct lower
 	if (b <= a)
 		return;
 	if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) {
-		if (in_window)
+		if (in_window) {
 			jl_cycle_add_part(c, s->kind, s->name, s->pid, 0, b - a, NULL);
+			t->irq_ns += b - a;
+		}
 		return;
 	}
 	if (s->kind == JL_PART_TASK && s->kprio >= 100 && s->kprio < 140)
@@ -90,14 +95,13 @@ static void meanwhile(const struct jl_tan *an, const struct lower_time *t, char 
 		snprintf(buf, len, "the CPU idled %.1f ms", (double)t->idle_ns / 1e6);
 }
 
-/* Did an RT task run on CPU right up to TS (the segment ending there)? */
+/* Did an RT task run on CPU right up to TS (the segment ending there, IRQs aside)? RT bandwidth control
+ * stops RT tasks that were running: a stretch that follows idle or CFS time is no budget spent. */
 static bool rt_before(const struct jl_tan *an, int cpu, int64_t ts)
 {
-	for (size_t i = an->nsegs[cpu]; i-- > 0;) {
+	for (size_t i = jl_tan_seg_find(an, cpu, ts); i-- > 0;) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
-		if (s->end > ts)
-			continue;
 		if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
 			continue;
 		return s->end == ts && s->kind == JL_PART_TASK && s->kprio < 100;
@@ -110,60 +114,66 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 {
 	const struct jl_tan_budget *bw = &an->budget;
 	struct lower_time t = { .main_pid = -1 };
-	int64_t lower, whole = to - start;
+	int64_t lower, whole = to - start, lo = start < from ? start : from;
 	int64_t throttled_ns = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
+	int64_t fair_ns = bw->fair_server ? bw->fair_runtime_ns : 0;
+	bool after_rt = rt_before(an, cpu, start);
 	char what[96], detail[160];
 
-	/* walk the stretch from its start: the window's part is accounted, the rest only tells its shape */
-	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+	/* the window [from, to) is accounted whole (a lower RT task at its front included); the non-RT time
+	 * before it, from START, only tells the stretch's shape */
+	for (size_t i = jl_tan_seg_find(an, cpu, lo); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
-		if (s->end <= start)
-			continue;
 		if (s->start >= to)
 			break;
-		if (s->start < from)
+		if (start < from && s->start < from)
 			tally(s, s->start > start ? s->start : start, s->end < from ? s->end : from, &t, c, false);
 		if (s->end > from)
 			tally(s, s->start > from ? s->start : from, s->end < to ? s->end : to, &t, c, true);
 	}
 	lower = t.task_ns + t.idle_ns + t.unknown_ns;
 	if (lower <= 0)
-		return 0;
+		return t.irq_ns;
 	meanwhile(an, &t, what, sizeof(what));
 
-	if (whole >= MIN_BUDGET_NS && t.rt_ns * 10 < lower &&
-	    mark_in(an->rt_unthrottle, an->n_rt_unthrottle, -1, to - UNTHROTTLE_LEAD_NS, to)) {
+	/* RT throttling: RT time ran up to the stretch, the stretch is no longer than the throttled share of
+	 * a period, and the unthrottle (the period timer or its IPI) came just before it ended */
+	if (throttled_ns > 0 && after_rt && whole >= MIN_BUDGET_NS && whole * 10 <= throttled_ns * 13 &&
+	    t.rt_ns * 10 < lower && mark_in(an->rt_unthrottle, an->n_rt_unthrottle, -1, to - UNTHROTTLE_LEAD_NS, to)) {
 		snprintf(detail, sizeof(detail), "RT throttling: %s (RT runtime %.0f ms per %.0f ms spent; "
 			 "sched_rt_period_timer ended it)", what, (double)bw->rt_runtime_ns / 1e6,
 			 (double)bw->rt_period_ns / 1e6);
 		jl_cycle_add_part(c, JL_PART_THROTTLE, "RT throttling", t.main_pid > 0 ? t.main_pid : -1,
 				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-		return lower;
+		return lower + t.irq_ns;
 	}
-	if (whole >= MIN_BUDGET_NS && t.cfs_ns_whole * 2 > whole && t.rt_ns * 10 < lower &&
+	/* the fair server: a kernel that has one, an RT task set aside for mostly CFS time no longer than the
+	 * server's runtime, started by the server's timer on this CPU */
+	if (fair_ns > 0 && after_rt && whole >= MIN_BUDGET_NS && whole * 10 <= fair_ns * 13 &&
+	    t.cfs_ns_whole * 2 > whole && t.rt_ns * 10 < lower &&
 	    mark_in(an->fair_start, an->n_fair_start, cpu, start - FAIR_START_NS, start + FAIR_START_NS)) {
 		snprintf(detail, sizeof(detail), "fair server: %s (%.0f ms per %.0f ms on CPU %d%s)", what,
 			 (double)bw->fair_runtime_ns / 1e6, (double)bw->fair_period_ns / 1e6, cpu,
 			 bw->fair_known ? "" : ", the defaults");
 		jl_cycle_add_part(c, JL_PART_THROTTLE, "fair server", t.main_pid > 0 ? t.main_pid : -1,
 				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-		return lower;
+		return lower + t.irq_ns;
 	}
-	if (!an->timer_events && t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS) {
-		int64_t lo = throttled_ns && throttled_ns < bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
-		int64_t hi = throttled_ns > bw->fair_runtime_ns ? throttled_ns : bw->fair_runtime_ns;
+	if (!an->timer_events && t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS && (throttled_ns > 0 || fair_ns > 0)) {
+		int64_t blo = throttled_ns && (!fair_ns || throttled_ns < fair_ns) ? throttled_ns : fair_ns;
+		int64_t bhi = throttled_ns > fair_ns ? throttled_ns : fair_ns;
 		/* the shape counts from where RT time stopped: the stretch's start when an RT task ran right
 		 * before it (it was throttled or set aside), else the waking (an idle CPU is no budget) */
-		int64_t span = rt_before(an, cpu, start) ? whole : to - from;
+		int64_t span = after_rt ? whole : to - from;
 
-		if (lo > 0 && span * 10 >= lo * 6 && span * 10 <= hi * 13) {
+		if (blo > 0 && span * 10 >= blo * 6 && span * 10 <= bhi * 13) {
 			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget "
 				 "(record the timer group to tell RT throttling from the fair server)", what,
 				 (double)span / 1e6);
 			jl_cycle_add_part(c, JL_PART_THROTTLE, "RT bandwidth", t.main_pid > 0 ? t.main_pid : -1,
 					  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-			return lower;
+			return lower + t.irq_ns;
 		}
 	}
 	if (t.task_ns >= JL_UNPREEMPTED_NS) {
@@ -177,10 +187,10 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 			jl_cycle_add_part(c, JL_PART_OTHER, "switch from idle", -1, 0, t.idle_ns, NULL);
 		if (t.unknown_ns)
 			jl_cycle_add_part(c, JL_PART_OTHER, "unknown (not traced)", -1, 0, t.unknown_ns, NULL);
-		return lower;
+		return lower + t.irq_ns;
 	}
 	/* short: the preemption path, task by task; idle: the idle exit */
-	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
 		char name[JL_TEV_COMM + 24];
@@ -198,5 +208,5 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		}
 	}
 	(void)self_prio;
-	return lower;
+	return lower + t.irq_ns;
 }

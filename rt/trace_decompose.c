@@ -12,8 +12,7 @@
 
 /* ---- decomposition ---- */
 
-/* First segment of CPU whose end is after TS. */
-static size_t seg_find(const struct jl_tan *an, int cpu, int64_t ts)
+size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts)
 {
 	size_t lo = 0, hi = an->nsegs[cpu];
 
@@ -34,7 +33,7 @@ static const struct jl_segment *seg_at(const struct jl_tan *an, int cpu, int64_t
 
 	if (cpu < 0 || cpu >= an->ncpus)
 		return NULL;
-	i = seg_find(an, cpu, ts);
+	i = jl_tan_seg_find(an, cpu, ts);
 	if (i < an->nsegs[cpu] && an->segs[cpu][i].start <= ts)
 		return &an->segs[cpu][i];
 	return NULL;
@@ -125,7 +124,7 @@ int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 
 	if (cpu < 0 || cpu >= an->ncpus || to <= from)
 		return 0;
-	for (size_t i = seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
 
@@ -205,7 +204,7 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 		t += d;
 	}
 	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && entry > t) {
-		for (size_t i = seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
+		for (size_t i = jl_tan_seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
 			const struct jl_segment *s = &an->segs[p->timer_cpu][i];
 			int64_t a = s->start > t ? s->start : t, b = s->end < entry ? s->end : entry;
 
@@ -401,6 +400,8 @@ static void keep_worst(struct cand *w, int n, int *nw, const struct cand *c)
 {
 	int i;
 
+	if (n <= 0)
+		return;
 	if (*nw == n && w[n - 1].latency >= c->latency)
 		return;
 	i = *nw < n ? (*nw)++ : n - 1;

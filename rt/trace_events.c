@@ -278,7 +278,8 @@ static int close_seg(struct jl_tan *an, int cpu, int64_t ts)
 		return 0;
 	}
 	if (c->depth > 0) {
-		const struct ctx *x = &c->stack[c->depth - 1];
+		/* nesting deeper than we keep (entries without exits): the deepest one kept */
+		const struct ctx *x = &c->stack[(c->depth < CTX_DEPTH ? c->depth : CTX_DEPTH) - 1];
 
 		rc = push_seg(an, cpu, c->seg_start, ts, x->kind, x->pid, 0, x->name);
 	} else if (c->known) {
@@ -520,6 +521,13 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 
 	switch (ev->kind) {
 	case JL_TEV_SWITCH:
+		/* the record says who ran up to now: its prio and name hold for the piece it closes (a task
+		 * whose switch-in was inferred may have had them guessed) */
+		if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
+			c->kprio = ev->prev_prio;
+			if (ev->prev_comm[0])
+				snprintf(c->comm, sizeof(c->comm), "%s", ev->prev_comm);
+		}
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
 		ti = jl_tan_thread_of(an, ev->prev_pid);
@@ -614,7 +622,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		break;
 	case JL_TEV_LOST: {
 		/* nothing is known since the CPU's last record: close its timeline there, not at the gap's end */
-		int64_t from = c->seen && c->last_ts > c->seg_start ? c->last_ts : ev->ts;
+		int64_t from = c->seen && c->last_ts >= c->seg_start ? c->last_ts : ev->ts;
 		struct jl_tan_gap g = { .from = from, .to = ev->ts, .cpu = ev->cpu,
 					.lost = ev->prev_state > 0 ? (uint64_t)ev->prev_state : 0 };
 

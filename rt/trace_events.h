@@ -284,6 +284,9 @@ bool jl_tan_lost_in(const struct jl_tan *an, int cpu, int64_t from, int64_t to);
 int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t stretch_start,
 				 int32_t self_prio, struct jl_cycle *c);
 
+/* The first segment of CPU whose end is after TS (binary search over the timeline). */
+size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts);
+
 /* trace_decompose.c, for trace_bandwidth.c and trace_window.c: add what ran on CPU in [FROM, TO) while
  * SELF (kernel prio SELF_PRIO) waited (idle as "switch from idle" when IDLE_AS_SWITCH, else "idle");
  * returns the time accounted. Name the parts' tasks and order the parts (jl_tan_finish_parts). */

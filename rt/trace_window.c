@@ -134,6 +134,8 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
 			break;
 		case JL_TS_BLOCKED:
+			if (st->what == JL_TS_MIGRATED)
+				continue; /* moved while asleep: still asleep, from block_from */
 			add_blocked(c, st->what == JL_TS_WOKEN ? st : NULL, st->ts - block_from);
 			break;
 		case JL_TS_WOKEN:
@@ -142,7 +144,10 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 		}
 		if (st->what == JL_TS_BLOCKED)
 			block_from = st->ts;
-		if (st->what != JL_TS_WOKEN || state == JL_TS_BLOCKED)
+		/* a migration changes where it waits, not how; a waking while not blocked changes nothing */
+		if (st->what == JL_TS_MIGRATED)
+			cpu = st->cpu;
+		else if (st->what != JL_TS_WOKEN || state == JL_TS_BLOCKED)
 			state = st->what;
 		if (st->what == JL_TS_IN || st->what == JL_TS_PREEMPTED)
 			cpu = st->cpu;

@@ -184,6 +184,8 @@ def check_during(proc, helpers):
         # no task outside the partition may run on CPU 1 (their masks lose it while it lasts)
         assert _task_cpus(helpers["both"]) == "0"
         assert _task_cpus(helpers["on0"]) == "0"
+        # a task its owner pinned to CPU 1 runs on the housekeeping CPU while the partition lasts
+        assert _task_cpus(helpers["on1"]) == "0"
         return d
     except BaseException:
         proc.kill()
@@ -205,6 +207,7 @@ def test_v2_shielded_run_holds_the_cpu_and_leaves_nothing(cgroup_v2, jl, scenari
     assert sh["method"] == "cgroup-v2" and sh["partition"] == "isolated" and sh["cpus"] == "1", sh
     assert sh["root_isolated"] == "1" and sh["threads_shielded"] == 1 and sh["neighbours_shielded"] == 1, sh
     assert sh["tasks_moved"] == 0, sh  # the partition takes the CPU from every other cgroup by itself
+    assert sh["tasks_pinned"] >= 1, sh  # at least the helper pinned to CPU 1 (it had to leave it)
     t = {x["name"]: x for x in s["threads"]}
     assert t["control"]["cpus_used"] == "1" and t["near"]["cpus_used"] == "1" and t["hog"]["cpus_used"] == "0"
 

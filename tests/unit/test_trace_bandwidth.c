@@ -205,11 +205,30 @@ static const struct jl_part *find_kind(const struct jl_cycle *c, int kind)
 	return NULL;
 }
 
+/* The parts of every explained window add up to its length (release to wake, or to the end of the work
+ * for a response window), within 1 us. */
+static void assert_parts_add_up(const struct jl_cycle *c)
+{
+	int64_t sum = 0, whole = c->window == JL_WINDOW_RESPONSE ? c->end - c->release : c->latency_ns;
+
+	for (int i = 0; i < c->nparts; i++)
+		sum += c->parts[i].duration_ns;
+	if (llabs(sum - whole) > 1000) {
+		char text[2048];
+
+		jl_cycle_format(c, "cycle", text, sizeof(text));
+		print_error("parts add up to %lld ns, the window is %lld ns: %s\n", (long long)sum, (long long)whole, text);
+		fail();
+	}
+}
+
 static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size_t n, struct jl_cycle *w, int *nw)
 {
 	assert_int_equal(jl_tan_run(an, e, n), 0);
 	assert_int_equal(jl_tan_worst(an, 0, w, 5, 5, nw, NULL), 0);
 	assert_true(*nw >= 1);
+	for (int i = 0; i < *nw; i++)
+		assert_parts_add_up(&w[i]);
 	return &w[0];
 }
 
@@ -441,19 +460,21 @@ static void test_response_window_blocked(void **state)
 	jl_tan_free(&an);
 }
 
-/* Hand-made: events were lost on CPU 1 in the wait: the CPU's timeline stops at its last record before the
- * gap (not at the gap's end), a "lost" part covers the gap, and the cycle says so. */
+/* Hand-made: events were lost on CPU 1 while the loop worked, right after its switch-in (the CPU's last
+ * record before the gap is a piece boundary): the timeline stops there, a "lost" part covers the gap,
+ * and the missed cycle says so. */
 static void test_lost_events_in_window(void **state)
 {
 	struct jl_tev e[] = {
-		sw(0, 1, 0, 120, 0, HIGH, 9, "high"),
-		wake(1001, 1, HIGH, LOOP, 19),
-		ev(1100, 1, HIGH, JL_TEV_OTHER, 0, NULL),
-		ev(1900, 1, -1, JL_TEV_LOST, 0, NULL),
-		sw(2000, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
+		sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+		wake(1000, 1, 0, LOOP, 19),
+		sw(1001, 1, 0, 120, 0, LOOP, 19, "control"),
+		ev(2000, 1, -1, JL_TEV_LOST, 0, NULL),
+		sw(2500, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 2002000, .cycle = 3 } };
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1002000, .end = 2400000, .miss = true, .cycle = 3 } };
 	struct jl_cycle w[10];
+	const struct jl_cycle *c = NULL;
 	const struct jl_part *p;
 	char text[1024];
 	struct jl_tan an;
@@ -463,19 +484,86 @@ static void test_lost_events_in_window(void **state)
 	e[3].prev_state = 40; /* 40 events lost */
 	setup_one(&an, LOOP, "control", s, 1);
 	assert_int_equal(jl_tan_run(&an, e, 5), 0);
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
-	/* the pending wake was dropped with the gap: nothing to match; the cycle is not explained */
 	assert_int_equal(an.ngaps, 1);
-	assert_int_equal(an.gaps[0].from, 1100000);
-	assert_int_equal(an.gaps[0].to, 1900000);
-	assert_true(jl_tan_lost_in(&an, 1, 1000000, 2002000));
-	assert_false(jl_tan_lost_in(&an, 1, 1900000, 2002000));
-	if (nw) {
-		p = find_kind(&w[0], JL_PART_LOST);
-		assert_non_null(p);
-		jl_cycle_format(&w[0], "control", text, sizeof(text));
-		assert_non_null(strstr(text, "events were lost"));
-	}
+	assert_int_equal(an.gaps[0].from, 1001000); /* the switch-in, the CPU's last record before the gap */
+	assert_int_equal(an.gaps[0].to, 2000000);
+	assert_true(jl_tan_lost_in(&an, 1, 1500000, 1600000));
+	assert_false(jl_tan_lost_in(&an, 1, 2000000, 2400000));
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE)
+			c = &w[i];
+	assert_non_null(c);
+	assert_true(c->lost_in_window);
+	p = find_kind(c, JL_PART_LOST);
+	assert_non_null(p);
+	assert_int_equal(p->duration_ns, 999000); /* from its switch-in at 1001 us to the gap's end */
+	assert_parts_add_up(c);
+	jl_cycle_format(c, "control", text, sizeof(text));
+	assert_non_null(strstr(text, "events were lost"));
+	jl_tan_free(&an);
+}
+
+/* Hand-made: 100 ms of CFS time, then the loop is woken and preempts it within 5 us; the RT period timer
+ * happened to fire 2 ms before. That is no throttling (no RT time ran up to the stretch, and it is far
+ * longer than a throttled share): just the preemption path. */
+static void test_period_timer_nearby_is_not_throttling(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
+		ev(98000, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "sched_rt_period_timer"),
+		ev(98001, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		wake(100000, 1, CFS, LOOP, 19),
+		sw(100005, 1, CFS, 120, 0x100, LOOP, 19, "control"),
+	};
+	struct jl_tan_sample s[] = { { .release = 100000000, .wake = 100007000, .cycle = 9 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	c = worst_of(&an, e, 5, w, &nw);
+	assert_null(find_kind(c, JL_PART_THROTTLE));
+	assert_int_equal(jl_cycle_culprit(c), -1);
+	jl_tan_free(&an);
+}
+
+/* Hand-made: the loop blocks in its work, is woken, is moved to CPU 1 and waits 499 us there behind a
+ * FIFO 90 task: the response window keeps that wait and names the task. */
+static void test_response_window_migration(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 0, 0, 120, 0, LOOP, 19, "control"),
+		sw(0, 1, 0, 120, 0, HIGH, 9, "high"),
+		sw(100, 0, LOOP, 19, 0x1, 0, 120, "swapper/0"),
+		wake(400, 0, 0, LOOP, 19),
+		ev(401, 1, HIGH, JL_TEV_MIGRATE, LOOP, NULL),
+		sw(900, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
+		sw(950, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 940000, .miss = true, .cycle = 0 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c = NULL;
+	int64_t behind = 0;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	e[4].target_cpu = 1;
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE)
+			c = &w[i];
+	assert_non_null(c);
+	for (int i = 0; i < c->nparts; i++)
+		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HIGH)
+			behind += c->parts[i].duration_ns;
+	assert_int_equal(behind, 499000);
+	assert_int_equal(c->end - c->release, 940000);
 	jl_tan_free(&an);
 }
 
@@ -631,6 +719,8 @@ int main(void)
 		cmocka_unit_test(test_vm_heuristic_only_where_needed),
 		cmocka_unit_test(test_match_first_wakeup_after_release),
 		cmocka_unit_test(test_timer_split),
+		cmocka_unit_test(test_period_timer_nearby_is_not_throttling),
+		cmocka_unit_test(test_response_window_migration),
 		cmocka_unit_test(test_wait_across_a_migration),
 	};
 
