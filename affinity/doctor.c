@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "../rt/commands.h"
 #include "../rt/host.h"
 #include "../rt/trace.h"
@@ -673,32 +674,34 @@ static const struct {
 
 #define NCHECKS (sizeof(checks) / sizeof(checks[0]))
 
+static const struct jl_cli_opt doctor_opts[] = {
+	{ "json", 'j', NULL, "print the checks as JSON on stdout instead of the table", 1 },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_doctor = { "doctor", "", "real-time readiness of this machine, one line per check",
+				      doctor_opts };
+
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct jl_doctor_result res[NCHECKS];
+	struct jl_cli_walk w = JL_CLI_START;
 	int count[3] = { 0 }, c;
 	bool json = false;
+	const char *v;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		if (c == 'j') {
+	while ((c = jl_cli_next(&jl_cli_doctor, argc, argv, &w, &v)) != JL_CLI_END) {
+		if (c == 1) {
 			json = true;
-		} else if (c == 'h') {
-			printf("usage: jitterlab doctor [--json]\n  real-time readiness of this machine, one line per check\n");
+		} else if (c == JL_CLI_HELP) {
+			jl_cli_help(stdout, &jl_cli_doctor);
 			return JL_EXIT_OK;
 		} else {
-			fprintf(stderr, "usage: jitterlab doctor [--json]\n");
+			if (c == JL_CLI_OPERAND)
+				fprintf(stderr, "jitterlab doctor: unexpected argument '%s'\n", v);
+			jl_cli_help(stderr, &jl_cli_doctor);
 			return JL_EXIT_USAGE;
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "jitterlab doctor: unexpected argument '%s'\nusage: jitterlab doctor [--json]\n", argv[optind]);
-		return JL_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NCHECKS; i++) {
 		memset(&res[i], 0, sizeof(res[i]));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "../rt/commands.h"
 #include "leftovers.h"
 
@@ -17,49 +18,50 @@
 
 static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json);
 
+static void usage(FILE *out);
+
+
+static const struct jl_cli_opt restore_opts[] = {
+	{ "dry-run", 'n', NULL, "only list what is left; change nothing", 1 },
+	{ "json", 'j', NULL, "print the leftovers found (and what remains after restoring) as JSON", 2 },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_restore = { "restore", "",
+				       "put back every knob a crashed run left changed (journals in /run/jitterlab), end its "
+				       "children, remove its cpusets and tracing instances",
+				       restore_opts };
+
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: jitterlab restore [--dry-run] [--json]\n"
-		     "  put back every machine setting a killed run left changed (journals under %s),\n"
-		     "  end its children, destroy stale jitterlab-* tracing instances and cpusets.\n"
-		     "  --dry-run  only list what is left\n"
-		     "  --json     print the leftovers found (and what remains after restoring) as JSON\n",
-		     jl_journal_default_dir());
+	jl_cli_help(out, &jl_cli_restore);
 }
 
 int cmd_restore(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	bool dry = false, json = false;
 	struct jl_leftovers lo;
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v;
 	int c, rc, lock_fd = -1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "njh", opts, NULL)) != -1) {
+	while ((c = jl_cli_next(&jl_cli_restore, argc, argv, &w, &v)) != JL_CLI_END) {
 		switch (c) {
-		case 'n':
+		case 1:
 			dry = true;
 			break;
-		case 'j':
+		case 2:
 			json = true;
 			break;
-		case 'h':
+		case JL_CLI_HELP:
 			usage(stdout);
 			return JL_EXIT_OK;
 		default:
+			if (c == JL_CLI_OPERAND)
+				fprintf(stderr, "jitterlab restore: unexpected argument '%s'\n", v);
 			usage(stderr);
 			return JL_EXIT_USAGE;
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "jitterlab restore: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return JL_EXIT_USAGE;
 	}
 	if (!dry && geteuid() == 0) {
 		/* A run holding the lock may be changing knobs right now (or be about to journal a dead run's

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "../affinity/cli.h"
 #include "samples_read.h"
 #include "table.h"
 #include "trace_int.h"
@@ -238,9 +239,20 @@ static void print_text(const struct jl_tan *an, json_object *block, const char *
 	       text && text[0] ? text : "  (none: no wakeup of an analysed thread in the trace)\n");
 }
 
+enum { A_JSON = 1, A_KSHARK };
+
+static const struct jl_cli_opt analyze_opts[] = {
+	{ "json", 'j', NULL, "print the trace block (as in summary.json) on stdout instead of the text", A_JSON },
+	{ "kernelshark", 0, NULL, "write a KernelShark session on the worst wakeup next to the trace", A_KSHARK },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_analyze = { "analyze", "RUN_DIR|TRACE.dat",
+				       "wakeup-latency analysis and worst-case attribution of a trace", analyze_opts };
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: jitterlab analyze RUN_DIR|TRACE.dat [--json] [--kernelshark]\n");
+	jl_cli_help(stderr, &jl_cli_analyze);
 }
 
 /* --kernelshark: the session on the worst wakeup, next to the trace. */
@@ -289,16 +301,26 @@ int cmd_analyze(int argc, char **argv)
 	struct timespec t0, t1;
 	int nworst = 0, rc = JL_EXIT_RUNTIME;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--kernelshark"))
-			kshark = true;
-		else if (argv[i][0] == '-' || arg) {
-			usage();
-			return JL_EXIT_USAGE;
-		} else
-			arg = argv[i];
+	{
+		struct jl_cli_walk w = JL_CLI_START;
+		const char *v;
+		int c;
+
+		while ((c = jl_cli_next(&jl_cli_analyze, argc, argv, &w, &v)) != JL_CLI_END) {
+			if (c == A_JSON) {
+				json = true;
+			} else if (c == A_KSHARK) {
+				kshark = true;
+			} else if (c == JL_CLI_HELP) {
+				jl_cli_help(stdout, &jl_cli_analyze);
+				return JL_EXIT_OK;
+			} else if (c == JL_CLI_OPERAND && !arg) {
+				arg = v;
+			} else {
+				usage();
+				return JL_EXIT_USAGE;
+			}
+		}
 	}
 	if (!arg) {
 		usage();

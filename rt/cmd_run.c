@@ -14,23 +14,31 @@
 #include "child.h"
 #include "engine.h"
 #include "commands.h"
+#include "../affinity/cli.h"
 #include "run.h"
 #include "scenario.h"
 
 #define MAX_SETS 128
 
+enum { O_DURATION = 1, O_WARMUP, O_OUT, O_NO_TRACE, O_SET, O_UNSAFE, O_QUIET, O_JSON };
+
+static const struct jl_cli_opt run_opts[] = {
+	{ "duration", 'd', "D", "measured time, overriding [run] duration (e.g. 20s; default the scenario's, 10s)", O_DURATION },
+	{ "warmup", 'w', "D", "time before measuring, overriding [run] warmup (default the scenario's, 1s)", O_WARMUP },
+	{ "out", 'o', "DIR", "output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/", O_OUT },
+	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", O_NO_TRACE },
+	{ "set", 's', "S.K=V", "override any scenario key, e.g. control.priority=90 (repeatable, at most 64)", O_SET },
+	{ "unsafe", 0, NULL, "allow rt_runtime = unlimited, fair_server = 0 and RT busy threads on every CPU", O_UNSAFE },
+	{ "quiet", 'q', NULL, "print only the run directory and errors", O_QUIET },
+	{ "json", 'j', NULL, "print summary.json on stdout instead of the table", O_JSON },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_run = { "run", "SCENARIO", "run a scenario once and explain its loops' jitter", run_opts };
+
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: jitterlab run SCENARIO [options]\n"
-		"  --duration D        measured time (overrides [run] duration), e.g. 20s\n"
-		"  --warmup D          time before measuring (overrides [run] warmup)\n"
-		"  --out DIR           output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/\n"
-		"  --no-trace          do not record ftrace events (same as --set run.trace=off)\n"
-		"  --set S.K=V         override any scenario key, e.g. --set control.priority=90 (repeatable)\n"
-		"  --unsafe            allow rt_runtime = unlimited and RT busy threads on every CPU\n"
-		"  --quiet             print only the run directory and errors\n"
-		"  --json              print summary.json on stdout instead of the table\n");
+	jl_cli_help(out, &jl_cli_run);
 }
 
 /* Every pinned thread's CPUs must be allowed to this process: a cpuset (another run's shield,
@@ -183,51 +191,52 @@ static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' }, { "warmup", required_argument, NULL, 'w' },
-		{ "out", required_argument, NULL, 'o' },      { "no-trace", no_argument, NULL, 'T' },
-		{ "set", required_argument, NULL, 's' },      { "unsafe", no_argument, NULL, 'U' },
-		{ "quiet", no_argument, NULL, 'q' },          { "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
-	};
 	struct jl_run_opts o = { .out_root = "traces" };
-	const char *sets[MAX_SETS + 2];
+	const char *sets[MAX_SETS + 2], *scenario = NULL, *v;
 	char dur[160] = "", warm[160] = "", err[JL_ERR_MAX + 256];
 	struct jl_scenario *sc;
+	struct jl_cli_walk w = JL_CLI_START;
 	int nsets = 0, c, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:w:o:s:qjh", longopts, NULL)) != -1) {
+	while ((c = jl_cli_next(&jl_cli_run, argc, argv, &w, &v)) != JL_CLI_END) {
 		switch (c) {
-		case 'd': /* the last --duration wins; applied after every --set */
-			snprintf(dur, sizeof(dur), "run.duration=%s", optarg);
+		case O_DURATION: /* the last --duration wins; applied after every --set */
+			snprintf(dur, sizeof(dur), "run.duration=%s", v);
 			break;
-		case 'w':
-			snprintf(warm, sizeof(warm), "run.warmup=%s", optarg);
+		case O_WARMUP:
+			snprintf(warm, sizeof(warm), "run.warmup=%s", v);
 			break;
-		case 'o':
-			o.out_root = optarg;
+		case O_OUT:
+			o.out_root = v;
 			break;
-		case 'T':
+		case O_NO_TRACE:
 			o.no_trace = true;
 			break;
-		case 's':
+		case O_SET:
 			if (nsets >= MAX_SETS) {
 				fprintf(stderr, "jitterlab run: too many --set (at most %d)\n", MAX_SETS);
 				return JL_EXIT_USAGE;
 			}
-			sets[nsets++] = optarg;
+			sets[nsets++] = v;
 			break;
-		case 'U':
+		case O_UNSAFE:
 			o.unsafe = true;
 			break;
-		case 'q':
+		case O_QUIET:
 			o.quiet = true;
 			break;
-		case 'j':
+		case O_JSON:
 			o.json = true;
 			break;
-		case 'h':
+		case JL_CLI_OPERAND:
+			if (scenario) {
+				fprintf(stderr, "jitterlab run: more than one SCENARIO\n");
+				usage(stderr);
+				return JL_EXIT_USAGE;
+			}
+			scenario = v;
+			break;
+		case JL_CLI_HELP:
 			usage(stdout);
 			return JL_EXIT_OK;
 		default:
@@ -235,8 +244,8 @@ int cmd_run(int argc, char **argv)
 			return JL_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "jitterlab run: %s\n", optind >= argc ? "missing SCENARIO" : "more than one SCENARIO");
+	if (!scenario) {
+		fprintf(stderr, "jitterlab run: missing SCENARIO\n");
 		usage(stderr);
 		return JL_EXIT_USAGE;
 	}
@@ -249,7 +258,7 @@ int cmd_run(int argc, char **argv)
 		sets[nsets++] = dur;
 	if (warm[0])
 		sets[nsets++] = warm;
-	if (jl_scenario_load(argv[optind], sets, nsets, sc, err, sizeof(err)))
+	if (jl_scenario_load(scenario, sets, nsets, sc, err, sizeof(err)))
 		goto usage_error;
 	if (o.no_trace)
 		sc->run.trace_groups = 0;

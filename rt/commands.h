@@ -3,6 +3,8 @@
 #ifndef JL_COMMANDS_H
 #define JL_COMMANDS_H
 
+#include "../affinity/cli.h"
+
 enum jl_exit { JL_EXIT_OK = 0, JL_EXIT_RUNTIME = 1, JL_EXIT_USAGE = 2, JL_EXIT_EXPECT = 3, JL_EXIT_INTERRUPTED = 130 };
 
 int cmd_run(int argc, char **argv);        /* rt/cmd_run.c */
@@ -13,5 +15,12 @@ int cmd_report(int argc, char **argv);     /* rt/report.c */
 int cmd_doctor(int argc, char **argv);     /* affinity/doctor.c */
 int cmd_restore(int argc, char **argv);    /* affinity/restore.c */
 int cmd_list(int argc, char **argv);       /* rt/cmd_list.c */
+
+/* Each command's options (affinity/cli.h), from which its parser and its --help come; all of them, for
+ * the top-level help and the tests. `list` takes none. */
+extern const struct jl_cli jl_cli_run, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
+	jl_cli_restore;
+extern const struct jl_cli *const jl_cli_all[];
+extern const int jl_cli_nall;
 
 #endif

@@ -494,67 +494,9 @@ static void ct_json_keep(const char *dir, const char *thread, int rep, char *pat
 	json_object_put(doc);
 }
 
-struct ct_opts {
-	const char *scenario, *out;
-	const char *sets[MAX_SETS];
-	int nsets, runs;
-	bool quiet, json;
-};
-
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: jitterlab cyclictest SCENARIO [--out DIR] [--set SECTION.KEY=VALUE]... [--runs N] "
-		     "[--duration D] [--warmup D] [--no-trace] [--quiet] [--json]\n"
-		     "  --runs N            runs of each side, interleaved (default 1)\n"
-		     "  --json              print the comparison (the cyclictest.json document) on stdout instead of the table\n");
-}
-
-static int parse_opts(int argc, char **argv, struct ct_opts *o, char setbuf[][160])
-{
-	int nbuf = 0;
-
-	memset(o, 0, sizeof(*o));
-	o->out = "traces";
-	o->runs = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--out") && has) {
-			o->out = argv[++i];
-		} else if (!strcmp(a, "--set") && has && o->nsets < MAX_SETS) {
-			o->sets[o->nsets++] = argv[++i];
-		} else if ((!strcmp(a, "--duration") || !strcmp(a, "--warmup")) && has && o->nsets < MAX_SETS && nbuf < 3) {
-			snprintf(setbuf[nbuf], 160, "run.%s=%s", a + 2, argv[++i]);
-			o->sets[o->nsets++] = setbuf[nbuf++];
-		} else if (!strcmp(a, "--no-trace") && o->nsets < MAX_SETS) {
-			o->sets[o->nsets++] = "run.trace=off";
-		} else if (!strcmp(a, "--runs") && has) {
-			long long v;
-			char why[128];
-
-			if (jl_parse_int(argv[++i], 1, MAX_RUNS, &v, why, sizeof(why))) {
-				fprintf(stderr, "jitterlab cyclictest: --runs %s: %s\n", argv[i], why);
-				return -1;
-			}
-			o->runs = (int)v;
-		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			o->quiet = true;
-		} else if (!strcmp(a, "--json")) {
-			o->json = true;
-		} else if (a[0] == '-' || o->scenario) {
-			fprintf(stderr, "jitterlab cyclictest: unexpected argument '%s'\n", a);
-			goto usage;
-		} else {
-			o->scenario = a;
-		}
-	}
-	if (o->scenario)
-		return 0;
-usage:
-	usage(stderr);
-	return -1;
-}
+const struct jl_cli jl_cli_cyclictest = { "cyclictest", "SCENARIO",
+					  "run cyclictest in place of each measured thread, under the same load, side by side",
+					  jl_repeat_cli_opts };
 
 /* One run of a side measured by cyclictest's rule; FROM_KEY ("json": cyclictest's file, "dir": the
  * jitterlab run) says where it came from. */
@@ -594,8 +536,8 @@ static void add_jl_run(json_object *runs, json_object *thread, const char *dir, 
 
 int cmd_cyclictest(int argc, char **argv)
 {
-	struct ct_opts o;
-	char setbuf[3][160], err[JL_ERR_MAX + 256], dir[PATH_MAX], path[PATH_MAX + 64], ctini[PATH_MAX + 64], jlini[PATH_MAX + 64];
+	struct jl_repeat_opts o;
+	char err[JL_ERR_MAX + 256], dir[PATH_MAX], path[PATH_MAX + 64], ctini[PATH_MAX + 64], jlini[PATH_MAX + 64];
 	char cmdline[1024];
 	struct jl_scenario *base = malloc(sizeof(*base)), *ct = malloc(sizeof(*ct));
 	int measured[MAX_MEASURED], nm = 0, status = JL_EXIT_OK;
@@ -608,7 +550,15 @@ int cmd_cyclictest(int argc, char **argv)
 		fprintf(stderr, "jitterlab cyclictest: out of memory\n");
 		return JL_EXIT_RUNTIME;
 	}
-	if (parse_opts(argc, argv, &o, setbuf)) {
+	switch (jl_repeat_opts_parse(&jl_cli_cyclictest, argc, argv, MAX_RUNS, &o)) {
+	case 1:
+		status = JL_EXIT_OK;
+		goto out;
+	case 0:
+		if (!o.runs)
+			o.runs = 1;
+		break;
+	default:
 		status = JL_EXIT_USAGE;
 		goto out;
 	}

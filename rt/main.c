@@ -8,29 +8,26 @@
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *synopsis;
-	const char *help;
+	const struct jl_cli *cli;   /* its options and one line of help (NULL: list) */
 };
 
 static const struct command commands[] = {
-	{ "run", cmd_run, "run SCENARIO [--duration D] [--warmup D] [--out DIR] [--no-trace] [--set S.K=V]... [--unsafe] [--quiet] [--json]",
-	  "run a scenario once and explain its loops' jitter" },
-	{ "sweep", cmd_sweep, "sweep SCENARIO [--runs N] [--out DIR] [--set S.K=V]... [--duration D] [--warmup D] [--no-trace] [--quiet] [--json]",
-	  "repeat conditions round-robin and say which differences are real" },
-	{ "cyclictest", cmd_cyclictest, "cyclictest SCENARIO [--runs N] [--out DIR] [--set S.K=V]... [--duration D] [--warmup D] [--no-trace] [--quiet] [--json]",
-	  "run cyclictest in place of each measured thread, under the same load, side by side" },
-	{ "analyze", cmd_analyze, "analyze RUN_DIR|TRACE.dat [--json] [--kernelshark]", "wakeup-latency analysis and worst-case attribution of a trace" },
-	{ "report", cmd_report, "report [--no-plots] [--json] RUN_DIR...", "tables (and plots) for one run or several runs compared" },
-	{ "doctor", cmd_doctor, "doctor [--json]", "real-time readiness of this machine" },
-	{ "restore", cmd_restore, "restore [--dry-run] [--json]", "put back every knob a crashed run left changed" },
-	{ "list", cmd_list, "list", "work kinds, policies, trace groups, metrics, cpu-list names, with one line each" },
+	{ "run", cmd_run, &jl_cli_run },
+	{ "sweep", cmd_sweep, &jl_cli_sweep },
+	{ "cyclictest", cmd_cyclictest, &jl_cli_cyclictest },
+	{ "analyze", cmd_analyze, &jl_cli_analyze },
+	{ "report", cmd_report, &jl_cli_report },
+	{ "doctor", cmd_doctor, &jl_cli_doctor },
+	{ "restore", cmd_restore, &jl_cli_restore },
+	{ "list", cmd_list, NULL },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: jitterlab COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].cli ? commands[i].cli->about
+									     : "work kinds, policies, trace groups, metrics, cpu-list names");
 	fprintf(out, "\n  jitterlab COMMAND --help   for a command's options\n"
 		     "exit status: 0 ok, 1 runtime failure, 2 usage or scenario error, 3 an [expect] failed, 130 interrupted\n");
 }
@@ -53,11 +50,11 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
-			if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-				printf("usage: jitterlab %s\n  %s\n", commands[i].synopsis, commands[i].help);
+			if (!commands[i].cli && argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+				printf("usage: jitterlab %s\n  list what jitterlab knows, one line each\n", commands[i].name);
 				return 0;
 			}
-			return commands[i].fn(argc - 1, argv + 1);
+			return commands[i].fn(argc - 1, argv + 1); /* each command prints its own --help */
 		}
 	}
 	fprintf(stderr, "jitterlab: unknown command '%s'\n\n", argv[1]);

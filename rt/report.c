@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../affinity/cli.h"
 #include "commands.h"
 #include "cyclictest.h"
 #include "plot.h"
@@ -184,14 +185,22 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 /* The plots `report` refreshes for a run, as written by jl_plot_run. */
 static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
 
+enum { P_NO_PLOTS = 1, P_JSON };
+
+static const struct jl_cli_opt report_opts[] = {
+	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
+	{ "json", 'j', NULL, "print the documents the tables come from instead: one RUN_DIR, its summary.json "
+			     "(plus kind, dir, plots), sweep.json or cyclictest.json; several, "
+			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_report = { "report", "RUN_DIR...", "tables (and plots) for one run or several runs compared",
+				      report_opts };
+
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: jitterlab report [--no-plots] [--json] RUN_DIR...\n"
-		     "  --no-plots          do not refresh the SVG plots\n"
-		     "  --json              print the documents the tables come from on stdout instead: one RUN_DIR, its\n"
-		     "                      summary.json (plus \"kind\": \"run\", \"dir\", \"plots\"), sweep.json or\n"
-		     "                      cyclictest.json; several,\n"
-		     "                      {\"kind\": \"report\", \"runs\": [those documents, in argument order]}\n");
+	jl_cli_help(out, &jl_cli_report);
 }
 
 int cmd_report(int argc, char **argv)
@@ -200,25 +209,33 @@ int cmd_report(int argc, char **argv)
 	char *dirs[MAX_DIRS] = { 0 };
 	int n = 0, status = JL_EXIT_OK;
 	bool no_plots = false, json = false;
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v = NULL;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-plots")) {
+	for (int c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v); c != JL_CLI_END;
+	     c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v)) {
+		if (c == P_NO_PLOTS) {
 			no_plots = true;
 			continue;
 		}
-		if (!strcmp(argv[i], "--json")) {
+		if (c == P_JSON) {
 			json = true;
 			continue;
 		}
-		if (argv[i][0] == '-' || n == MAX_DIRS) {
-			fprintf(stderr, "jitterlab report: %s '%s'\n", n == MAX_DIRS ? "too many directories at" : "unknown option", argv[i]);
+		if (c == JL_CLI_HELP) {
+			usage(stdout);
+			goto out;
+		}
+		if (c != JL_CLI_OPERAND || n == MAX_DIRS) {
+			if (n == MAX_DIRS)
+				fprintf(stderr, "jitterlab report: too many directories at '%s'\n", v);
 			usage(stderr);
 			status = JL_EXIT_USAGE;
 			goto out;
 		}
-		dirs[n] = resolve(argv[i]);
+		dirs[n] = resolve(v);
 		if (!dirs[n]) {
-			fprintf(stderr, "jitterlab report: %s: no such directory\n", argv[i]);
+			fprintf(stderr, "jitterlab report: %s: no such directory\n", v);
 			status = JL_EXIT_USAGE;
 			goto out;
 		}

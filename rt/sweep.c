@@ -25,77 +25,9 @@
 
 #define MAX_SETS 64
 
-struct sweep_opts {
-	const char *scenario;
-	const char *out;
-	int runs;                    /* 0 = the scenario's */
-	const char *sets[MAX_SETS];
-	int nsets;
-	bool quiet, json;             /* json: the sweep.json document on stdout instead of the table */
-};
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: jitterlab sweep SCENARIO [--runs N] [--out DIR] [--set SECTION.KEY=VALUE]... "
-			"[--duration D] [--warmup D] [--no-trace] [--quiet] [--json]\n"
-			"  --json              print the sweep.json document on stdout instead of the table\n");
-}
-
-static int parse_opts(int argc, char **argv, struct sweep_opts *o, char setbuf[][160])
-{
-	int nbuf = 0;
-
-	memset(o, 0, sizeof(*o));
-	o->out = "traces";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "--runs") && has) {
-			long long v;
-			char why[128];
-
-			if (jl_parse_int(argv[++i], 1, 1000, &v, why, sizeof(why))) {
-				fprintf(stderr, "jitterlab sweep: --runs %s: %s\n", argv[i], why);
-				return -1;
-			}
-			o->runs = (int)v;
-		} else if (!strcmp(a, "--out") && has) {
-			o->out = argv[++i];
-		} else if (!strcmp(a, "--set") && has) {
-			if (o->nsets >= MAX_SETS)
-				goto toomany;
-			o->sets[o->nsets++] = argv[++i];
-		} else if ((!strcmp(a, "--duration") || !strcmp(a, "--warmup")) && has) {
-			if (o->nsets >= MAX_SETS || nbuf >= 3)
-				goto toomany;
-			snprintf(setbuf[nbuf], 160, "run.%s=%s", a + 2, argv[++i]);
-			o->sets[o->nsets++] = setbuf[nbuf++];
-		} else if (!strcmp(a, "--no-trace")) {
-			if (o->nsets >= MAX_SETS)
-				goto toomany;
-			o->sets[o->nsets++] = "run.trace=off";
-		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			o->quiet = true;
-		} else if (!strcmp(a, "--json")) {
-			o->json = true;
-		} else if (a[0] == '-' || o->scenario) {
-			fprintf(stderr, "jitterlab sweep: unexpected argument '%s'%s\n", a, a[0] == '-' && !has ? " (missing value?)" : "");
-			usage();
-			return -1;
-		} else {
-			o->scenario = a;
-		}
-	}
-	if (!o->scenario) {
-		usage();
-		return -1;
-	}
-	return 0;
-toomany:
-	fprintf(stderr, "jitterlab sweep: too many --set overrides (at most %d)\n", MAX_SETS);
-	return -1;
-}
+const struct jl_cli jl_cli_sweep = { "sweep", "SCENARIO",
+				     "repeat conditions round-robin and say which differences are real",
+				     jl_repeat_cli_opts };
 
 static char *trim(char *s)
 {
@@ -399,8 +331,8 @@ static void cond_facts(struct jl_sweep_cond *c, const struct jl_scenario *sc)
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep_opts o;
-	char setbuf[3][160], err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], stamp[64];
+	struct jl_repeat_opts o;
+	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], stamp[64];
 	struct jl_scenario *base = NULL, *sc = NULL;
 	struct jl_sweep_data d = { 0 };
 	sigset_t oldmask;
@@ -409,8 +341,14 @@ int cmd_sweep(int argc, char **argv)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (parse_opts(argc, argv, &o, setbuf))
+	switch (jl_repeat_opts_parse(&jl_cli_sweep, argc, argv, 1000, &o)) {
+	case 1:
+		return JL_EXIT_OK;
+	case 0:
+		break;
+	default:
 		return JL_EXIT_USAGE;
+	}
 	base = malloc(sizeof(*base));
 	sc = malloc(sizeof(*sc));
 	d.conds = calloc(JL_MAX_CONDITIONS, sizeof(*d.conds));

@@ -3,6 +3,7 @@
  * user's) before the fork, and the summary reader sweeps and comparisons share. Never uses a shell;
  * never leaves a child running. */
 #include "sweep_child.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -189,3 +190,94 @@ json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen
 	return o;
 }
 
+/* ---- the options of sweep and cyclictest ---- */
+
+enum { R_RUNS = 1, R_OUT, R_SET, R_DURATION, R_WARMUP, R_NO_TRACE, R_QUIET, R_JSON };
+
+const struct jl_cli_opt jl_repeat_cli_opts[] = {
+	{ "runs", 'n', "N", "runs of each condition (sweep: default [sweep] runs, 5) or side (cyclictest: default 1), "
+			    "interleaved round-robin", R_RUNS },
+	{ "out", 'o', "DIR", "output root (default traces)", R_OUT },
+	{ "set", 's', "S.K=V", "override any scenario key in every run (repeatable, at most 64)", R_SET },
+	{ "duration", 'd', "D", "measured time of each run, overriding [run] duration", R_DURATION },
+	{ "warmup", 'w', "D", "time before measuring in each run, overriding [run] warmup", R_WARMUP },
+	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", R_NO_TRACE },
+	{ "quiet", 'q', NULL, "print only where the results are, and errors", R_QUIET },
+	{ "json", 'j', NULL, "print the document written (sweep.json, cyclictest.json) on stdout instead of the table",
+	  R_JSON },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+int jl_repeat_opts_parse(const struct jl_cli *cli, int argc, char **argv, int max_runs, struct jl_repeat_opts *o)
+{
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v;
+	int c, nbuf = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->out = "traces";
+	while ((c = jl_cli_next(cli, argc, argv, &w, &v)) != JL_CLI_END) {
+		if ((c == R_SET || c == R_DURATION || c == R_WARMUP || c == R_NO_TRACE) && o->nsets >= JL_REPEAT_MAX_SETS) {
+			fprintf(stderr, "jitterlab %s: too many --set overrides (at most %d)\n", cli->command,
+				JL_REPEAT_MAX_SETS);
+			return -1;
+		}
+		switch (c) {
+		case R_RUNS: {
+			long long n;
+			char why[128];
+
+			if (jl_parse_int(v, 1, max_runs, &n, why, sizeof(why))) {
+				fprintf(stderr, "jitterlab %s: --runs %s: %s\n", cli->command, v, why);
+				return -1;
+			}
+			o->runs = (int)n;
+			break;
+		}
+		case R_OUT:
+			o->out = v;
+			break;
+		case R_SET:
+			o->sets[o->nsets++] = v;
+			break;
+		case R_DURATION:
+		case R_WARMUP:
+			if (nbuf == 3) {
+				fprintf(stderr, "jitterlab %s: --duration and --warmup at most three times\n", cli->command);
+				return -1;
+			}
+			snprintf(o->setbuf[nbuf], sizeof(o->setbuf[nbuf]), "run.%s=%s", c == R_DURATION ? "duration" : "warmup", v);
+			o->sets[o->nsets++] = o->setbuf[nbuf++];
+			break;
+		case R_NO_TRACE:
+			o->sets[o->nsets++] = "run.trace=off";
+			break;
+		case R_QUIET:
+			o->quiet = true;
+			break;
+		case R_JSON:
+			o->json = true;
+			break;
+		case JL_CLI_OPERAND:
+			if (o->scenario) {
+				fprintf(stderr, "jitterlab %s: more than one SCENARIO ('%s')\n", cli->command, v);
+				jl_cli_help(stderr, cli);
+				return -1;
+			}
+			o->scenario = v;
+			break;
+		case JL_CLI_HELP:
+			jl_cli_help(stdout, cli);
+			return 1;
+		default:
+			jl_cli_help(stderr, cli);
+			return -1;
+		}
+	}
+	if (!o->scenario) {
+		fprintf(stderr, "jitterlab %s: missing SCENARIO\n", cli->command);
+		jl_cli_help(stderr, cli);
+		return -1;
+	}
+	return 0;
+}

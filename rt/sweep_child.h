@@ -6,6 +6,8 @@
 #ifndef JL_SWEEP_CHILD_H
 #define JL_SWEEP_CHILD_H
 
+#include "../affinity/cli.h"
+
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -41,5 +43,23 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 
 /* Read RUN_DIR/summary.json (json-c). NULL with ERR when missing or not JSON. */
 json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen);
+
+/* The options of the commands that repeat runs of a scenario (sweep, cyclictest), parsed once. */
+#define JL_REPEAT_MAX_SETS 64
+
+struct jl_repeat_opts {
+	const char *scenario, *out;
+	int runs;                     /* 0 = the command's default */
+	const char *sets[JL_REPEAT_MAX_SETS];
+	int nsets;
+	bool quiet, json;
+	char setbuf[3][160];          /* --duration, --warmup as run.duration=..., run.warmup=... */
+};
+
+extern const struct jl_cli_opt jl_repeat_cli_opts[];
+
+/* Parse ARGV with CLI (whose opts are jl_repeat_cli_opts) into O; --runs in 1..MAX_RUNS. 0, 1 when --help
+ * was printed, or -1 after saying what is wrong (exit 2). */
+int jl_repeat_opts_parse(const struct jl_cli *cli, int argc, char **argv, int max_runs, struct jl_repeat_opts *o);
 
 #endif

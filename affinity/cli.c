@@ -1,0 +1,86 @@
+/* cli: the one option parser (see cli.h). Must never: accept an option the table does not name, or take
+ * the next argument as a flag's value. */
+#include "cli.h"
+
+#include <string.h>
+
+static const struct jl_cli_opt *find_long(const struct jl_cli *c, const char *name, size_t len)
+{
+	for (const struct jl_cli_opt *o = c->opts; o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+static const struct jl_cli_opt *find_short(const struct jl_cli *c, char ch)
+{
+	for (const struct jl_cli_opt *o = c->opts; o->name; o++)
+		if (o->shrt && o->shrt == ch)
+			return o;
+	return NULL;
+}
+
+int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_walk *w, const char **value)
+{
+	const struct jl_cli_opt *o = NULL;
+	const char *a, *eq = NULL;
+
+	*value = NULL;
+	if (w->i >= argc)
+		return JL_CLI_END;
+	a = argv[w->i++];
+	if (w->ended || a[0] != '-' || !a[1]) {
+		*value = a;
+		return JL_CLI_OPERAND;
+	}
+	if (!strcmp(a, "--")) {
+		w->ended = true;
+		return jl_cli_next(c, argc, argv, w, value);
+	}
+	if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+		return JL_CLI_HELP;
+	if (a[1] == '-') {
+		eq = strchr(a + 2, '=');
+		o = find_long(c, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+	} else if (!a[2]) {
+		o = find_short(c, a[1]);
+	}
+	if (!o) {
+		fprintf(stderr, "jitterlab %s: unknown option '%s' (jitterlab %s --help lists them)\n", c->command, a,
+			c->command);
+		return JL_CLI_ERROR;
+	}
+	if (!o->value) {
+		if (eq) {
+			fprintf(stderr, "jitterlab %s: --%s takes no value\n", c->command, o->name);
+			return JL_CLI_ERROR;
+		}
+		return o->id;
+	}
+	if (eq) {
+		*value = eq + 1;
+	} else if (w->i < argc) {
+		*value = argv[w->i++];
+	} else {
+		fprintf(stderr, "jitterlab %s: --%s needs a value (%s)\n", c->command, o->name, o->value);
+		return JL_CLI_ERROR;
+	}
+	return o->id;
+}
+
+void jl_cli_help(FILE *out, const struct jl_cli *c)
+{
+	fprintf(out, "usage: jitterlab %s%s%s [OPTIONS]\n  %s\n\noptions:\n", c->command, c->operands[0] ? " " : "",
+		c->operands, c->about);
+	for (const struct jl_cli_opt *o = c->opts; o->name; o++) {
+		char left[64];
+
+		if (o->shrt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->name, o->value ? " " : "",
+				 o->value ? o->value : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+		fprintf(out, "  %-24s %s\n", left, o->help);
+	}
+	fprintf(out, "  %-24s %s\n", "-h, --help", "this help");
+}
