@@ -4,13 +4,22 @@
  *
  * Shape: a thread is set up the same way whatever it does (policy, priority, affinity, memory, signal
  * mask, barrier); what it does after the barrier is its driver. Today's drivers are `periodic` (a
- * control loop: absolute-time releases) and `continuous` (a neighbour: work back to back). An
- * executor thread that runs callbacks from a ready queue will be a third driver; nothing else changes.
+ * control loop: absolute-time releases) and `continuous` (a neighbour: work back to back). Today one
+ * [thread] is one OS thread and one measured series, and results, summary, expect, sweeps, samples.csv
+ * and the trace analysis assume it: an executor (callbacks on a pool of threads) needs the split of
+ * issue 11 (placement apart from behaviour, a measured series apart from the OS thread, driver ops with a
+ * lifecycle), not just one more line in jl_drivers.
  *
- * The cycle path (inside a driver, between two releases) must never allocate, do I/O, take locks or
- * make syscalls other than clock_nanosleep/clock_gettime (measured threads set a 1 ns timer slack
- * before the start gate, so the sleep ends when asked whatever the policy); the only exception is the trace marker hook,
- * called on interesting cycles only (a miss, or a latency over the threshold). */
+ * Rules for every driver, now and to come:
+ * - The cycle path of a measured thread (inside a driver, between two releases) never allocates, does
+ *   I/O, takes locks or makes syscalls other than clock_nanosleep/clock_gettime (measured threads set a
+ *   1 ns timer slack before the start gate, so the sleep ends when asked whatever the policy); the only
+ *   exception is the trace marker hook, called on interesting cycles only (a miss, or a latency over the
+ *   threshold).
+ * - An executor's dispatch will take one priority-inheriting lock for its ready queue (a PI futex or a
+ *   PTHREAD_PRIO_INHERIT mutex: glibc condition variables are not PI-aware and librtpi is not packaged,
+ *   so never a condvar), use preallocated messages, and wait with one timed wait on CLOCK_MONOTONIC for
+ *   "the next timer or a message"; no allocation, I/O or logging there either. */
 #ifndef JL_ENGINE_H
 #define JL_ENGINE_H
 
