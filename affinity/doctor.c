@@ -574,17 +574,11 @@ static void check_cpusets(struct jl_doctor_result *r)
 		set(r, JL_DOC_OK, "`isolate` can shield CPUs at run time", "cgroup v1 cpuset at %s", root);
 	else if (m == JL_SHIELD_CGROUP_V2) {
 		/* what the v2 shield will find: systemd owning the tree, where we are, cpuset enabled, partitions */
-		char path[512], sub[256] = "", iso[256] = "", self[512] = "?", line[600];
-		FILE *f = fopen("/proc/self/cgroup", "re");
+		char path[512], sub[256] = "", iso[256] = "", self[512] = "?";
 		bool systemd = access("/run/systemd/system", F_OK) == 0;
 
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "0::", 3)) {
-				line[strcspn(line, "\n")] = '\0';
-				snprintf(self, sizeof(self), "%s", line + 3);
-			}
-		if (f)
-			fclose(f);
+		if (jl_shield_v2_self_cgroup(self, sizeof(self)))
+			snprintf(self, sizeof(self), "?");
 		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
 		jl_knob_read(path, sub, sizeof(sub));
 		snprintf(path, sizeof(path), "%s/cpuset.cpus.isolated", root);

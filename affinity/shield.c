@@ -265,8 +265,7 @@ static bool word_in(const char *path, const char *word)
 	return jl_knob_read(path, buf, sizeof(buf)) == 0 && has_word(buf, word, " ");
 }
 
-/* This process's cgroup on the unified hierarchy ("/" for the root), from /proc/self/cgroup's "0::" line. */
-static int v2_self_cgroup(char *out, size_t len)
+int jl_shield_v2_self_cgroup(char *out, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	char line[1024];
@@ -340,7 +339,7 @@ static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t
 		s->v2_enabled_cpuset = true;
 	}
 	/* 2. this process into the root cgroup: its threads can then join a top-level threaded cgroup */
-	if (v2_self_cgroup(self, sizeof(self))) {
+	if (jl_shield_v2_self_cgroup(self, sizeof(self))) {
 		snprintf(err, errlen, "shield: cannot tell this process's cgroup (/proc/self/cgroup has no 0:: line)");
 		return -1;
 	}

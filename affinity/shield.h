@@ -49,6 +49,10 @@ struct jl_shield {
 enum jl_shield_method jl_shield_detect(char *root, size_t len);
 const char *jl_shield_method_name(enum jl_shield_method m);
 
+/* This process's cgroup on the unified hierarchy ("/" for the root), from /proc/self/cgroup's "0::"
+ * line. 0, or -1 when there is none. */
+int jl_shield_v2_self_cgroup(char *out, size_t len);
+
 /* Build the shield (see top). On failure, what was done is in the journal (the caller replays it) and
  * ERR says what failed. 0 or -1. */
 int jl_shield_apply(struct jl_shield *s, const struct jl_shield_config *cfg, struct jl_journal *j, char *err,

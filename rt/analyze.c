@@ -99,11 +99,9 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 	}
 	{
 		json_object *host;
-		struct jl_tan an0;
 
-		if (json_object_object_get_ex(root, "host", &host) && jl_tan_init(&an0, NULL, 0, 1) == 0) {
-			in->budget = an0.budget; /* the defaults, then what the run's host block says */
-			jl_tan_free(&an0);
+		if (json_object_object_get_ex(root, "host", &host)) {
+			jl_tan_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
 			in->have_budget = true;
 		}

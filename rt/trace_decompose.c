@@ -591,7 +591,7 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 	} while (0)
 	if (c->window == JL_WINDOW_RESPONSE)
 		APPEND("%s cycle %llu missed its deadline: response %lld us =", thread, (unsigned long long)c->cycle,
-		       us(c->latency_ns));
+		       us(c->end - c->release));
 	else
 		APPEND("%s %s %llu: %lld us =", thread, c->release > 0 ? "cycle" : "wakeup", (unsigned long long)c->cycle,
 		       us(c->latency_ns));

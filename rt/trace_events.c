@@ -105,6 +105,12 @@ int jl_tev_sort(struct jl_tev *ev, size_t n)
 
 /* ---- state ---- */
 
+void jl_tan_budget_defaults(struct jl_tan_budget *b)
+{
+	*b = (struct jl_tan_budget){ .rt_runtime_ns = 950000000LL, .rt_period_ns = 1000000000LL,
+				     .fair_runtime_ns = 50000000LL, .fair_period_ns = 1000000000LL, .fair_server = true };
+}
+
 int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthreads, int ncpus)
 {
 	memset(an, 0, sizeof(*an));
@@ -142,9 +148,7 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 		an->threads[i].sample_pair = NULL;
 	}
 	an->first_ts = -1;
-	an->budget = (struct jl_tan_budget){ .rt_runtime_ns = 950000000LL, .rt_period_ns = 1000000000LL,
-					     .fair_runtime_ns = 50000000LL, .fair_period_ns = 1000000000LL,
-					     .fair_server = true };
+	jl_tan_budget_defaults(&an->budget);
 	return 0;
 }
 

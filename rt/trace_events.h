@@ -159,8 +159,8 @@ struct jl_cycle {
 	int thread;                  /* index into threads */
 	uint64_t cycle;
 	int window;                  /* enum jl_window: what the parts explain */
-	int64_t latency_ns;          /* wakeup window: sample latency (wake - release), or the wakeup latency
-				      * without samples; response window: end - release */
+	int64_t latency_ns;          /* sample latency (wake - release), or the wakeup latency without samples;
+				      * a response window's length is end - release */
 	int64_t release, waking, switch_in, wake, end;
 	bool miss;
 	bool lost_in_window;         /* a gap of lost events overlaps [release or waking, wake or end) */
@@ -236,6 +236,9 @@ int jl_tan_thread_of(const struct jl_tan *an, int32_t pid);
 
 /* Sort EV[0..N) by timestamp, stable (events of one CPU keep their order on equal timestamps). */
 int jl_tev_sort(struct jl_tev *ev, size_t n);
+
+/* The kernel's defaults: RT runtime 950 ms of 1 s, the fair server 50 ms of 1 s (jl_tan_init uses them). */
+void jl_tan_budget_defaults(struct jl_tan_budget *b);
 
 /* Set up AN for NTHREADS threads (names/pids/samples copied by reference from THREADS) and NCPUS. */
 int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthreads, int ncpus);

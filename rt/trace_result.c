@@ -81,8 +81,7 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 	json_object_object_add(o, "tid", json_object_new_int(an->threads[c->thread].pid));
 	json_object_object_add(o, "cycle", json_object_new_int64((int64_t)c->cycle));
 	json_object_object_add(o, "window", json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response" : "wakeup"));
-	json_object_object_add(o, "latency_ns", json_object_new_int64(c->window == JL_WINDOW_RESPONSE
-									      ? c->wake - c->release : c->latency_ns));
+	json_object_object_add(o, "latency_ns", json_object_new_int64(c->latency_ns));
 	if (c->window == JL_WINDOW_RESPONSE || c->end)
 		json_object_object_add(o, "response_ns", json_object_new_int64(c->end - c->release));
 	json_object_object_add(o, "miss", json_object_new_boolean(c->miss));

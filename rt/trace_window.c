@@ -117,7 +117,7 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 	c->wake = s->wake;
 	c->end = s->end;
 	c->miss = s->miss;
-	c->latency_ns = s->end - s->release;
+	c->latency_ns = s->wake - s->release; /* the response is end - release */
 	k = state_after(t, s->wake);
 	if (cpu < 0)
 		cpu = k > 0 ? t->states[k - 1].cpu : 0;

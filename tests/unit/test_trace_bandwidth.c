@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "rt/trace_events.h"
+#include "tests/unit/tev_builders.h"
 
 #define LOOP 100
 #define HOG 200
@@ -154,35 +155,10 @@ static size_t load_fixture(const char *name, struct jl_tev *ev, size_t max)
 	return n;
 }
 
-/* ---- hand-made event builders (times in us) ---- */
+/* ---- hand-made event builders (tev_builders.h) ---- */
 
-static struct jl_tev sw(int64_t us, int cpu, int prev, int prev_prio, int prev_state, int next, int next_prio,
-			const char *next_comm)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_SWITCH, .has_cur = true, .cur = prev,
-			    .prev_pid = prev, .prev_prio = prev_prio, .prev_state = prev_state, .pid = next,
-			    .prio = next_prio };
-
-	snprintf(e.comm, sizeof(e.comm), "%s", next_comm);
-	return e;
-}
-
-static struct jl_tev wake(int64_t us, int cpu, int cur, int pid, int prio)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_WAKING, .has_cur = true, .cur = cur,
-			    .pid = pid, .prio = prio, .target_cpu = cpu };
-
-	snprintf(e.comm, sizeof(e.comm), "t%d", pid);
-	return e;
-}
-
-static struct jl_tev ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
-
-	snprintf(e.comm, sizeof(e.comm), "%s", name ? name : "");
-	return e;
-}
+#define sw(...) tev_switch(__VA_ARGS__)
+#define wake(us, cpu, cur, pid, prio) tev_wake(us, cpu, cur, pid, prio, JL_TEV_WAKING)
 
 static void setup_one(struct jl_tan *an, int pid, const char *name, const struct jl_tan_sample *s, size_t ns)
 {
@@ -220,6 +196,15 @@ static void assert_parts_add_up(const struct jl_cycle *c)
 		print_error("parts add up to %lld ns, the window is %lld ns: %s\n", (long long)sum, (long long)whole, text);
 		fail();
 	}
+}
+
+/* The response window (a missed deadline) among W[0..NW), or NULL. */
+static const struct jl_cycle *response_of(const struct jl_cycle *w, int nw)
+{
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE)
+			return &w[i];
+	return NULL;
 }
 
 static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size_t n, struct jl_cycle *w, int *nw)
@@ -397,12 +382,11 @@ static void test_response_window_preempted_by_higher(void **state)
 	(void)state;
 	setup_one(&an, LOOP, "control", s, 1);
 	worst_of(&an, e, 8, w, &nw);
-	for (int i = 0; i < nw; i++)
-		if (w[i].window == JL_WINDOW_RESPONSE)
-			c = &w[i];
+	c = response_of(w, nw);
 	assert_non_null(c);
 	assert_true(c->miss);
-	assert_int_equal(c->latency_ns, 8990000);
+	assert_int_equal(c->end - c->release, 8990000);
+	assert_int_equal(c->latency_ns, 12000); /* its wakeup latency */
 	for (int i = 0; i < c->nparts; i++)
 		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HIGH)
 			p = &c->parts[i];
@@ -440,9 +424,7 @@ static void test_response_window_blocked(void **state)
 	setup_one(&an, LOOP, "control", s, 1);
 	assert_int_equal(jl_tan_run(&an, e, 10), 0);
 	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
-	for (int i = 0; i < nw; i++)
-		if (w[i].window == JL_WINDOW_RESPONSE)
-			c = &w[i];
+	c = response_of(w, nw);
 	assert_non_null(c);
 	for (int i = 0; i < c->nparts; i++) {
 		if (c->parts[i].kind != JL_PART_BLOCKED)
@@ -490,9 +472,7 @@ static void test_lost_events_in_window(void **state)
 	assert_true(jl_tan_lost_in(&an, 1, 1500000, 1600000));
 	assert_false(jl_tan_lost_in(&an, 1, 2000000, 2400000));
 	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
-	for (int i = 0; i < nw; i++)
-		if (w[i].window == JL_WINDOW_RESPONSE)
-			c = &w[i];
+	c = response_of(w, nw);
 	assert_non_null(c);
 	assert_true(c->lost_in_window);
 	p = find_kind(c, JL_PART_LOST);
@@ -555,9 +535,7 @@ static void test_response_window_migration(void **state)
 	setup_one(&an, LOOP, "control", s, 1);
 	assert_int_equal(jl_tan_run(&an, e, 7), 0);
 	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
-	for (int i = 0; i < nw; i++)
-		if (w[i].window == JL_WINDOW_RESPONSE)
-			c = &w[i];
+	c = response_of(w, nw);
 	assert_non_null(c);
 	for (int i = 0; i < c->nparts; i++)
 		if (c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == HIGH)

@@ -13,37 +13,15 @@
 #include <cmocka.h>
 
 #include "rt/trace_events.h"
+#include "tests/unit/tev_builders.h"
 
 #define LOOP 100
 #define HOG 200
 #define CFS 300
 
-/* event builders; times in us for readability */
-static struct jl_tev sw(int64_t us, int cpu, int prev, int prev_prio, int next, int next_prio, const char *next_comm)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_SWITCH, .has_cur = true, .cur = prev,
-			    .prev_pid = prev, .prev_prio = prev_prio, .pid = next, .prio = next_prio };
-
-	snprintf(e.comm, sizeof(e.comm), "%s", next_comm);
-	return e;
-}
-
-static struct jl_tev wake(int64_t us, int cpu, int cur, int pid, int prio, int kind)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = true, .cur = cur, .pid = pid,
-			    .prio = prio, .target_cpu = cpu };
-
-	snprintf(e.comm, sizeof(e.comm), "t%d", pid);
-	return e;
-}
-
-static struct jl_tev ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
-{
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
-
-	snprintf(e.comm, sizeof(e.comm), "%s", name ? name : "");
-	return e;
-}
+/* event builders (tev_builders.h): no prev_state here, a waking of any kind */
+#define sw(us, cpu, prev, pp, next, np, comm) tev_switch(us, cpu, prev, pp, 0, next, np, comm)
+#define wake(...) tev_wake(__VA_ARGS__)
 
 static void setup_an(struct jl_tan *an, const struct jl_tan_sample *s, size_t ns)
 {
