@@ -129,14 +129,14 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			const struct jl_thread_spec *t = &sc->threads[i];
 			cpu_set_t outside;
 
-			if (!jl_thread_measured(t) || !t->cpus_set)
+			if (!jl_thread_measured(t) || !t->place.cpus_set)
 				continue;
-			CPU_XOR(&outside, &t->cpus, &r->isolate);
-			CPU_AND(&outside, &outside, &t->cpus);
+			CPU_XOR(&outside, &t->place.cpus, &r->isolate);
+			CPU_AND(&outside, &outside, &t->place.cpus);
 			if (CPU_COUNT(&outside))
 				MFAIL(tline(t, JL_TKEY_CPUS),
 				      "thread '%s': cpus = %s is outside isolate = %s (a measured thread runs in the shield)",
-				      t->name, jl_cpulist_format(&t->cpus, list, sizeof(list)),
+				      t->name, jl_cpulist_format(&t->place.cpus, list, sizeof(list)),
 				      jl_cpulist_format(&r->isolate, list2, sizeof(list2)));
 		}
 	}
@@ -183,9 +183,9 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (t->mem_node >= 0 && t->mem_node > jl_topo_numa_max_node())
+		if (t->place.mem_node >= 0 && t->place.mem_node > jl_topo_numa_max_node())
 			MFAIL(tline(t, JL_TKEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
-			      t->mem_node, jl_topo_numa_max_node());
+			      t->place.mem_node, jl_topo_numa_max_node());
 	}
 	return 0;
 }
@@ -200,13 +200,13 @@ static void check_smt(struct jl_machine *m, const struct jl_scenario *sc)
 		return;
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *a = &sc->threads[i];
-		cpu_set_t acpus = a->cpus_set ? a->cpus : (sc->run.isolate_set ? sc->run.isolate : online);
+		cpu_set_t acpus = a->place.cpus_set ? a->place.cpus : (sc->run.isolate_set ? sc->run.isolate : online);
 
 		if (!jl_thread_measured(a))
 			continue;
 		for (int k = 0; k < sc->nthreads; k++) {
 			const struct jl_thread_spec *b = &sc->threads[k];
-			cpu_set_t bcpus = b->cpus_set ? b->cpus : online;
+			cpu_set_t bcpus = b->place.cpus_set ? b->place.cpus : online;
 			char which[64];
 
 			if (k == i || jl_thread_measured(b))

@@ -166,13 +166,13 @@ static int apply_placement(const struct jl_thread_spec *spec)
 	struct sched_param sp = { 0 };
 	int policy = SCHED_OTHER;
 
-	if (spec->cpus_set && sched_setaffinity(0, sizeof(spec->cpus), &spec->cpus))
+	if (spec->place.cpus_set && sched_setaffinity(0, sizeof(spec->place.cpus), &spec->place.cpus))
 		return STAGE_AFFINITY;
-	switch (spec->policy) {
+	switch (spec->place.policy) {
 	case JL_POLICY_FIFO:
 	case JL_POLICY_RR:
-		sp.sched_priority = spec->priority;
-		policy = spec->policy == JL_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
+		sp.sched_priority = spec->place.priority;
+		policy = spec->place.policy == JL_POLICY_FIFO ? SCHED_FIFO : SCHED_RR;
 		break;
 	case JL_POLICY_BATCH:
 		policy = SCHED_BATCH;
@@ -187,7 +187,7 @@ static int apply_placement(const struct jl_thread_spec *spec)
 	}
 	if (sched_setscheduler(0, policy, &sp))
 		return STAGE_POLICY;
-	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) && setpriority(PRIO_PROCESS, 0, spec->nice))
+	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) && setpriority(PRIO_PROCESS, 0, spec->place.nice))
 		return STAGE_NICE;
 	return STAGE_OK;
 }
@@ -265,9 +265,9 @@ struct jl_child *jl_child_spawn(const struct jl_thread_spec *spec, const char *n
 	wordexp_t we;
 	pid_t parent = getpid();
 
-	if (split_argv(spec->exec, &we, err, errlen))
+	if (split_argv(spec->beh.exec, &we, err, errlen))
 		return NULL;
-	if (spec->user == JL_USER_INVOKING && prepare_user(&setup, name, err, errlen))
+	if (spec->place.user == JL_USER_INVOKING && prepare_user(&setup, name, err, errlen))
 		goto fail;
 	if (log_path && (setup.log_fd = jl_output_create_path(log_path)) < 0) {
 		snprintf(err, errlen, "thread '%s': cannot create %s: %s", name, log_path, strerror(errno));

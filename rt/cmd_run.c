@@ -56,10 +56,10 @@ static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t er
 		const struct jl_thread_spec *t = &sc->threads[i];
 		cpu_set_t extra;
 
-		if (!t->cpus_set)
+		if (!t->place.cpus_set)
 			continue;
-		CPU_XOR(&extra, &t->cpus, &allowed);
-		CPU_AND(&extra, &extra, &t->cpus);
+		CPU_XOR(&extra, &t->place.cpus, &allowed);
+		CPU_AND(&extra, &extra, &t->place.cpus);
 		if (CPU_COUNT(&extra)) {
 			snprintf(err, errlen,
 				 "thread '%s': CPU %s is not allowed to this process (allowed: %s): a cpuset confines "
@@ -85,15 +85,15 @@ static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t err
 		const struct jl_thread_spec *t = &sc->threads[i];
 		size_t used = strlen(who);
 
-		if (!jl_policy_is_rt(t->policy) && t->policy != JL_POLICY_DEADLINE)
+		if (!jl_policy_is_rt(t->place.policy) && t->place.policy != JL_POLICY_DEADLINE)
 			continue;
-		if (!t->exec[0] && t->work.kind == JL_WORK_SLEEP)
+		if (!t->beh.exec[0] && t->beh.work.kind == JL_WORK_SLEEP)
 			continue; /* it blocks: it gives the CPU back */
-		if (t->period_ns && t->overrun == JL_OVERRUN_SKIP &&
-		    !(t->work.kind == JL_WORK_SPIN && t->work.arg * 10 >= t->period_ns * 9))
+		if (t->beh.period_ns && t->beh.overrun == JL_OVERRUN_SKIP &&
+		    !(t->beh.work.kind == JL_WORK_SPIN && t->beh.work.arg * 10 >= t->beh.period_ns * 9))
 			continue; /* periodic, and sleeps at least a tenth of each period */
-		if (t->cpus_set)
-			CPU_OR(&covered, &covered, &t->cpus);
+		if (t->place.cpus_set)
+			CPU_OR(&covered, &covered, &t->place.cpus);
 		else
 			CPU_OR(&covered, &covered, &online);
 		snprintf(who + used, sizeof(who) - used, "%s'%s' (line %d)", used ? ", " : "", t->name, t->line);
@@ -114,9 +114,9 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 		const struct jl_thread_spec *t = &sc->threads[i];
 		char why[512];
 
-		if (!t->exec[0])
+		if (!t->beh.exec[0])
 			continue;
-		if (jl_child_check_cmdline(t->exec, why, sizeof(why))) {
+		if (jl_child_check_cmdline(t->beh.exec, why, sizeof(why))) {
 			return jl_scenario_fail(sc, t->key_line[JL_TKEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
 		}
 	}
@@ -133,9 +133,9 @@ static int check_sample_memory(const struct jl_scenario *sc, char *err, size_t e
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (t->period_ns)
-			need += ((double)(sc->run.warmup_ns + sc->run.duration_ns) / (double)t->period_ns + 16) *
-				(double)sizeof(struct jl_sample) * t->count;
+		if (t->beh.period_ns)
+			need += ((double)(sc->run.warmup_ns + sc->run.duration_ns) / (double)t->beh.period_ns + 16) *
+				(double)sizeof(struct jl_sample) * t->place.count;
 	}
 	if (pages > 0 && psize > 0 && need > have / 2)
 		return jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_DURATION], err, errlen,
@@ -157,13 +157,13 @@ static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (jl_policy_is_rt(t->policy) && t->priority > maxprio)
-			maxprio = t->priority;
-		if (t->policy == JL_POLICY_DEADLINE)
+		if (jl_policy_is_rt(t->place.policy) && t->place.priority > maxprio)
+			maxprio = t->place.priority;
+		if (t->place.policy == JL_POLICY_DEADLINE)
 			needs_root = true;
-		if (t->nice < 0 && (getrlimit(RLIMIT_NICE, &rl) || (rlim_t)(20 - t->nice) > rl.rlim_cur)) {
+		if (t->place.nice < 0 && (getrlimit(RLIMIT_NICE, &rl) || (rlim_t)(20 - t->place.nice) > rl.rlim_cur)) {
 			snprintf(err, errlen, "thread '%s': nice %d needs root or RLIMIT_NICE >= %d (ulimit -e); run with sudo",
-				 t->name, t->nice, 20 - t->nice);
+				 t->name, t->place.nice, 20 - t->place.nice);
 			return -1;
 		}
 	}

@@ -232,31 +232,31 @@ int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_s
 {
 	const char *pol;
 	int prio = 0;
-	long long interval_us = (t->period_ns + 500) / 1000;
+	long long interval_us = (t->beh.period_ns + 500) / 1000;
 	long long secs = (sc->run.duration_ns + JL_NSEC_PER_SEC - 1) / JL_NSEC_PER_SEC + 2;
 	char cpus[256] = "";
 	size_t n;
 
-	switch (t->policy) {
-	case JL_POLICY_FIFO: pol = "fifo"; prio = t->priority; break;
-	case JL_POLICY_RR: pol = "rr"; prio = t->priority; break;
+	switch (t->place.policy) {
+	case JL_POLICY_FIFO: pol = "fifo"; prio = t->place.priority; break;
+	case JL_POLICY_RR: pol = "rr"; prio = t->place.priority; break;
 	case JL_POLICY_OTHER: pol = "other"; break;
 	case JL_POLICY_BATCH: pol = "batch"; break;
 	case JL_POLICY_IDLE: pol = "idle"; break;
 	default:
-		snprintf(err, errlen, "thread '%s': cyclictest has no %s policy", t->name, jl_policy_name(t->policy));
+		snprintf(err, errlen, "thread '%s': cyclictest has no %s policy", t->name, jl_policy_name(t->place.policy));
 		return -1;
 	}
-	if (t->count > 1) {
-		snprintf(err, errlen, "thread '%s': count = %u: compare one copy (set count = 1)", t->name, t->count);
+	if (t->place.count > 1) {
+		snprintf(err, errlen, "thread '%s': count = %u: compare one copy (set count = 1)", t->name, t->place.count);
 		return -1;
 	}
 	if (interval_us < 1) {
 		snprintf(err, errlen, "thread '%s': period below 1 us", t->name);
 		return -1;
 	}
-	if (t->cpus_set)
-		jl_cpulist_format(&t->cpus, cpus, sizeof(cpus));
+	if (t->place.cpus_set)
+		jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
 	/* -D is a bound only: the harness ends the neighbour with SIGINT when the measured phase ends,
 	 * and cyclictest writes its JSON on SIGINT */
 	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s",
@@ -571,7 +571,7 @@ int cmd_cyclictest(int argc, char **argv)
 		goto bad;
 	base->sweep.present = false;
 	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)
-		if (jl_thread_measured(&base->threads[i]) && base->threads[i].period_ns > 0)
+		if (jl_thread_measured(&base->threads[i]) && base->threads[i].beh.period_ns > 0)
 			measured[nm++] = i;
 	if (!nm) {
 		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
@@ -606,11 +606,11 @@ int cmd_cyclictest(int argc, char **argv)
 		json_object *x = json_object_new_object();
 		char cpus[256] = "all";
 
-		if (t->cpus_set)
-			jl_cpulist_format(&t->cpus, cpus, sizeof(cpus));
+		if (t->place.cpus_set)
+			jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
 		json_object_object_add(to, "name", json_object_new_string(t->name));
-		json_object_object_add(to, "period_ns", json_object_new_int64(t->period_ns));
-		snprintf(cmdline, sizeof(cmdline), jl_policy_is_rt(t->policy) ? "%s %d" : "%s", jl_policy_name(t->policy), t->priority);
+		json_object_object_add(to, "period_ns", json_object_new_int64(t->beh.period_ns));
+		snprintf(cmdline, sizeof(cmdline), jl_policy_is_rt(t->place.policy) ? "%s %d" : "%s", jl_policy_name(t->place.policy), t->place.priority);
 		json_object_object_add(to, "policy", json_object_new_string(cmdline));
 		json_object_object_add(to, "cpus", json_object_new_string(cpus));
 		json_object_object_add(a, "runs", json_object_new_array());
@@ -636,17 +636,17 @@ int cmd_cyclictest(int argc, char **argv)
 				sigprocmask(SIG_SETMASK, &oldmask, NULL);
 				goto bad;
 			}
-			snprintf(t->exec, sizeof(t->exec), "%s", cmdline);
-			t->period_ns = 0;
-			t->period_from_rate = false;
-			t->deadline_ns = 0;
-			t->work.kind = JL_WORK_NONE;
-			t->work.arg = 0;
-			t->measure = -1;
-			t->policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
-			t->priority = 0;
-			t->nice = 0;
-			t->start_ns = 1;             /* start with the measured phase, not the warm-up */
+			snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", cmdline);
+			t->beh.period_ns = 0;
+			t->beh.period_from_rate = false;
+			t->beh.deadline_ns = 0;
+			t->beh.work.kind = JL_WORK_NONE;
+			t->beh.work.arg = 0;
+			t->beh.measure = -1;
+			t->place.policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
+			t->place.priority = 0;
+			t->place.nice = 0;
+			t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
 			memset(t->key_line, 0, sizeof(t->key_line));
 			t->key_line[JL_TKEY_EXEC] = t->line;
 		}

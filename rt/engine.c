@@ -128,7 +128,7 @@ static void drive_periodic(struct jl_thread *th)
 {
 	const struct jl_thread_spec *spec = th->spec;
 	struct jl_engine *eng = th->eng;
-	const int64_t period = spec->period_ns;
+	const int64_t period = spec->beh.period_ns;
 	const int64_t deadline = jl_thread_deadline_ns(spec);
 	const int64_t threshold = eng->hooks.mark_threshold_ns;
 	int64_t release = th->first_release;
@@ -146,7 +146,7 @@ static void drive_periodic(struct jl_thread *th)
 
 		if (now >= eng->t_end && release <= now) {
 			/* the end came while releases were still owed: start none of them */
-			if (spec->overrun == JL_OVERRUN_SKIP)
+			if (spec->beh.overrun == JL_OVERRUN_SKIP)
 				release += ((now - release) / period + 1) * period;
 			break;
 		}
@@ -185,7 +185,7 @@ static void drive_periodic(struct jl_thread *th)
 		cycle++;
 		release += period;
 		skipped = 0;
-		if (spec->overrun == JL_OVERRUN_SKIP && end > release) {
+		if (spec->beh.overrun == JL_OVERRUN_SKIP && end > release) {
 			int64_t k = (end - release) / period + 1;
 
 			skipped = (uint32_t)k;
@@ -214,7 +214,7 @@ static void drive_continuous(struct jl_thread *th)
 		if (t2 - t1 > th->work_max_ns)
 			th->work_max_ns = t2 - t1;
 		record_cpu(th, sched_getcpu());
-		if (th->spec->work.kind == JL_WORK_NONE && th->work_calls % 4096 == 0)
+		if (th->spec->beh.work.kind == JL_WORK_NONE && th->work_calls % 4096 == 0)
 			sched_yield(); /* an empty neighbour would otherwise only read the clock */
 	}
 }
@@ -230,9 +230,9 @@ const struct jl_driver jl_drivers[JL_DRIVER_N] = {
 
 static enum jl_driver_id driver_for(const struct jl_thread_spec *spec)
 {
-	if (spec->exec[0])
+	if (spec->beh.exec[0])
 		return JL_DRIVER_EXEC;
-	return spec->period_ns ? JL_DRIVER_PERIODIC : JL_DRIVER_CONTINUOUS;
+	return spec->beh.period_ns ? JL_DRIVER_PERIODIC : JL_DRIVER_CONTINUOUS;
 }
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
@@ -276,21 +276,21 @@ static int apply_own_sched(struct jl_thread *th)
 {
 	const struct jl_thread_spec *spec = th->spec;
 
-	if (spec->policy == JL_POLICY_DEADLINE) {
+	if (spec->place.policy == JL_POLICY_DEADLINE) {
 		struct jl_sched_attr attr = {
 			.size = sizeof(attr),
 			.sched_policy = SCHED_DEADLINE,
-			.sched_runtime = (uint64_t)spec->runtime_ns,
+			.sched_runtime = (uint64_t)spec->place.runtime_ns,
 			.sched_deadline = (uint64_t)jl_thread_deadline_ns(spec),
-			.sched_period = (uint64_t)spec->period_ns,
+			.sched_period = (uint64_t)spec->beh.period_ns,
 		};
 
 		if (syscall(SYS_sched_setattr, 0, &attr, 0)) {
 			thread_fail(th, errno, "sched_setattr(SCHED_DEADLINE)");
 			return -1;
 		}
-	} else if ((spec->policy == JL_POLICY_OTHER || spec->policy == JL_POLICY_BATCH) && spec->nice) {
-		if (setpriority(PRIO_PROCESS, (id_t)th->tid, spec->nice)) {
+	} else if ((spec->place.policy == JL_POLICY_OTHER || spec->place.policy == JL_POLICY_BATCH) && spec->place.nice) {
+		if (setpriority(PRIO_PROCESS, (id_t)th->tid, spec->place.nice)) {
 			thread_fail(th, errno, "setpriority(nice)");
 			return -1;
 		}
@@ -331,17 +331,17 @@ static void *thread_main(void *arg)
 	prefault_stack();
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);
-	if (th->spec->mem_node >= 0) {
+	if (th->spec->place.mem_node >= 0) {
 		/* the thread's own memory policy: its samples move there, its work buffer is allocated there */
-		if (jl_topo_numa_bind_memory(th->spec->mem_node, th->samples,
+		if (jl_topo_numa_bind_memory(th->spec->place.mem_node, th->samples,
 					     th->samples ? th->cap * sizeof(*th->samples) : 0))
 			thread_fail(th, errno, "binding memory to mem_node");
 		else
 			th->mem_node_used = jl_topo_numa_node_of(th->samples ? (void *)th->samples : (void *)&th->work);
 	}
-	if (!th->error && jl_work_prepare(&th->work, &th->spec->work, th->spec->mem_node))
+	if (!th->error && jl_work_prepare(&th->work, &th->spec->beh.work, th->spec->place.mem_node))
 		thread_fail(th, errno, "preparing the work");
-	th->work.periodic = th->spec->period_ns > 0;
+	th->work.periodic = th->spec->beh.period_ns > 0;
 	gate_arrive_and_wait(eng);
 	if (th->error || jl_stopping())
 		goto out;
@@ -365,7 +365,7 @@ static size_t sample_capacity(const struct jl_scenario *sc, const struct jl_thre
 {
 	int64_t span = sc->run.warmup_ns + sc->run.duration_ns;
 
-	return (size_t)(span / t->period_ns) + 16;
+	return (size_t)(span / t->beh.period_ns) + 16;
 }
 
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns)
@@ -387,7 +387,7 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 		eng->hooks = *hooks;
 	atomic_store(&eng->hooks_mark, eng->hooks.mark);
 	for (int i = 0; i < sc->nthreads; i++)
-		n += (int)sc->threads[i].count;
+		n += (int)sc->threads[i].place.count;
 	eng->threads = calloc((size_t)n, sizeof(*eng->threads));
 	if (!eng->threads) {
 		snprintf(err, errlen, "out of memory for %d threads", n);
@@ -396,14 +396,14 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *spec = &sc->threads[i];
 
-		for (unsigned c = 0; c < spec->count; c++) {
+		for (unsigned c = 0; c < spec->place.count; c++) {
 			struct jl_thread *th = &eng->threads[eng->nthreads++];
 
 			th->spec = spec;
 			th->eng = eng;
 			th->copy = (int)c;
 			th->exit_status = -1;
-			if (spec->count > 1)
+			if (spec->place.count > 1)
 				snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
 			else
 				snprintf(th->name, sizeof(th->name), "%s", spec->name);
@@ -412,7 +412,7 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 			th->mem_node_used = -1;
 			th->measured = jl_thread_measured(spec);
 			CPU_ZERO(&th->cpus_used);
-			if (!spec->period_ns)
+			if (!spec->beh.period_ns)
 				continue;
 			th->cap = sample_capacity(sc, spec);
 			th->samples = mmap(NULL, th->cap * sizeof(*th->samples), PROT_READ | PROT_WRITE,
@@ -441,24 +441,24 @@ static int create_thread(struct jl_thread *th, char *err, size_t errlen)
 	pthread_attr_setstacksize(&attr, STACK_SIZE);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	/* other and deadline start as SCHED_OTHER; deadline switches itself with sched_setattr */
-	if (spec->policy != JL_POLICY_DEADLINE)
-		pthread_attr_setschedpolicy(&attr, policy_to_os(spec->policy));
+	if (spec->place.policy != JL_POLICY_DEADLINE)
+		pthread_attr_setschedpolicy(&attr, policy_to_os(spec->place.policy));
 	else
 		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-	if (jl_policy_is_rt(spec->policy))
-		sp.sched_priority = spec->priority;
+	if (jl_policy_is_rt(spec->place.policy))
+		sp.sched_priority = spec->place.priority;
 	pthread_attr_setschedparam(&attr, &sp);
-	if (spec->cpus_set)
-		pthread_attr_setaffinity_np(&attr, sizeof(spec->cpus), &spec->cpus);
+	if (spec->place.cpus_set)
+		pthread_attr_setaffinity_np(&attr, sizeof(spec->place.cpus), &spec->place.cpus);
 	rc = pthread_create(&th->pthread, &attr, thread_main, th);
 	pthread_attr_destroy(&attr);
 	if (rc) {
 		char prio[32] = "";
 
-		if (jl_policy_is_rt(spec->policy))
-			snprintf(prio, sizeof(prio), " priority %d", spec->priority);
+		if (jl_policy_is_rt(spec->place.policy))
+			snprintf(prio, sizeof(prio), " priority %d", spec->place.priority);
 		snprintf(err, errlen, "thread '%s': cannot start with policy %s%s: %s%s", th->name,
-			 jl_policy_name(spec->policy), prio, strerror(rc),
+			 jl_policy_name(spec->place.policy), prio, strerror(rc),
 			 rc == EPERM ? " (real-time policies need root, or CAP_SYS_NICE and RLIMIT_RTPRIO; run with sudo)" : "");
 		return -1;
 	}
@@ -506,7 +506,7 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 		for (int i = 0; i < eng->nthreads; i++) {
 			struct jl_thread *th = &eng->threads[i];
 
-			if (th->is_exec || (th->spec->policy == JL_POLICY_DEADLINE) != (pass == 1))
+			if (th->is_exec || (th->spec->place.policy == JL_POLICY_DEADLINE) != (pass == 1))
 				continue;
 			if (create_thread(th, err, errlen)) {
 				gate_wait_arrivals(eng, created);
@@ -541,7 +541,7 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
 
-		th->first_release = th->spec->start_ns ? eng->t_measure + th->spec->start_ns : eng->t0;
+		th->first_release = th->spec->beh.start_ns ? eng->t_measure + th->spec->beh.start_ns : eng->t0;
 		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
 			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
 			abort_start(eng);

@@ -83,9 +83,9 @@ json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summa
 		for (int k = 0; k < sc->nthreads; k++)
 			if (!strcmp(sc->threads[k].name, e->thread))
 				spec = &sc->threads[k];
-		if (spec && spec->count > 1) {
+		if (spec && spec->place.count > 1) {
 			/* a base name of copies: every copy must hold */
-			for (unsigned c = 0; c < spec->count; c++) {
+			for (unsigned c = 0; c < spec->place.count; c++) {
 				char name[JL_NAME_MAX + 16];
 
 				snprintf(name, sizeof(name), "%s.%u", e->thread, c);

@@ -30,7 +30,7 @@ static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
 static void account_releases(const struct jl_engine *eng, const struct jl_thread *th, size_t n, int64_t ws,
 			     int64_t we, struct jl_thread_result *r)
 {
-	const int64_t p = th->spec->period_ns;
+	const int64_t p = th->spec->beh.period_ns;
 	const int64_t base = th->first_release > eng->t0 ? th->first_release : eng->t0;
 	int64_t prev = base - p, next = th->next_release > base ? th->next_release : base;
 
@@ -63,15 +63,15 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	memset(r, 0, sizeof(*r));
 	r->th = th;
 	snprintf(r->name, sizeof(r->name), "%s", th->name);
-	if (spec->cpus_set)
-		jl_cpulist_format(&spec->cpus, r->cpus, sizeof(r->cpus));
+	if (spec->place.cpus_set)
+		jl_cpulist_format(&spec->place.cpus, r->cpus, sizeof(r->cpus));
 	else
 		snprintf(r->cpus, sizeof(r->cpus), "all");
 	jl_cpulist_format(&th->cpus_used, r->cpus_used, sizeof(r->cpus_used));
 	r->measured = th->measured;
-	r->periodic = spec->period_ns > 0;
-	r->period_ns = spec->period_ns;
-	r->nominal_hz = spec->period_ns ? 1e9 / (double)spec->period_ns : 0.0;
+	r->periodic = spec->beh.period_ns > 0;
+	r->period_ns = spec->beh.period_ns;
+	r->nominal_hz = spec->beh.period_ns ? 1e9 / (double)spec->beh.period_ns : 0.0;
 	r->work_calls = th->work_calls;
 	r->work_mean_ns = th->work_calls ? (double)th->work_sum_ns / (double)th->work_calls : 0.0;
 	r->work_max_ns = th->work_max_ns;
@@ -80,7 +80,7 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	r->ctx_involuntary = th->ctx_involuntary;
 
 	win_start = eng->t_measure;
-	if (spec->start_ns)
+	if (spec->beh.start_ns)
 		win_start = th->first_release;
 	win_end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
 	r->window_start_ns = win_start;

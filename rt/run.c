@@ -128,9 +128,9 @@ static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
 
 		if (!th->measured)
 			continue;
-		if (!th->spec->cpus_set)
+		if (!th->spec->place.cpus_set)
 			return false;
-		CPU_XOR(&tmp, out, &th->spec->cpus);
+		CPU_XOR(&tmp, out, &th->spec->place.cpus);
 		CPU_AND(out, out, &tmp);
 	}
 	return CPU_COUNT(out) > 0;

@@ -98,12 +98,12 @@ static void defaults_run(struct jl_run_spec *r)
 static void defaults_thread(struct jl_thread_spec *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->policy = JL_POLICY_OTHER;
-	t->count = 1;
-	t->work.kind = JL_WORK_NONE;
-	t->overrun = JL_OVERRUN_SKIP;
-	t->mem_node = -1;
-	t->measure = -1;
+	t->place.policy = JL_POLICY_OTHER;
+	t->place.count = 1;
+	t->beh.work.kind = JL_WORK_NONE;
+	t->beh.overrun = JL_OVERRUN_SKIP;
+	t->place.mem_node = -1;
+	t->beh.measure = -1;
 }
 
 static void scenario_init(struct jl_scenario *sc, const char *path)
@@ -563,14 +563,14 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 		 * thread with a priority must work). */
 		struct jl_thread_spec *t = ps.thread;
 
-		if (!jl_policy_is_rt(t->policy))
+		if (!jl_policy_is_rt(t->place.policy))
 			t->key_line[JL_TKEY_PRIORITY] = 0; /* kept as a value: overriding back to fifo reuses it */
-		if (t->policy != JL_POLICY_OTHER && t->policy != JL_POLICY_BATCH) {
-			t->nice = 0;
+		if (t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH) {
+			t->place.nice = 0;
 			t->key_line[JL_TKEY_NICE] = 0;
 		}
-		if (t->policy != JL_POLICY_DEADLINE) {
-			t->runtime_ns = 0;
+		if (t->place.policy != JL_POLICY_DEADLINE) {
+			t->place.runtime_ns = 0;
 			t->key_line[JL_TKEY_RUNTIME] = 0;
 		}
 	}

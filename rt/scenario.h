@@ -66,28 +66,43 @@ struct jl_run_spec {
 	int key_line[JL_RKEY_N];
 };
 
-struct jl_thread_spec {
-	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
-	char file[256];             /* where it was defined (for messages) */
-	int line;                   /* line of the section header */
+/* Where and how a thread runs, whatever it does: the one placement object, parsed by one set of keys
+ * (the placement table of scenario_keys.c) and shared by every section that creates OS threads
+ * ([thread] today, [executor] next). Applied by the engine before the start gate, never changed after. */
+struct jl_placement {
 	enum jl_policy policy;
 	int priority;               /* 0 = unset */
 	int nice;
+	int64_t runtime_ns;         /* SCHED_DEADLINE */
 	bool cpus_set;
 	cpu_set_t cpus;             /* resolved: the names of cpus_text already turned into CPUs */
 	char cpus_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ecores, smt:N); "" = numbers only */
-	unsigned count;
+	int mem_node;               /* -1 = none */
+	unsigned count;             /* copies: NAME.0 ... */
+	enum jl_user user;          /* exec only */
+};
+
+/* What a thread does after the start gate: the behaviour. Its kind picks the driver (engine.h). */
+enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_N };
+
+struct jl_behaviour {
+	enum jl_behaviour_kind kind; /* derived from the keys: exec -> exec, a period -> periodic, else continuous */
 	int64_t period_ns;          /* 0 = continuous (back to back) */
 	bool period_from_rate;
 	struct jl_work_spec work;
 	int64_t deadline_ns;        /* 0 = period */
 	enum jl_overrun overrun;
-	int64_t runtime_ns;         /* SCHED_DEADLINE */
-	int mem_node;               /* -1 = none */
 	int64_t start_ns;
 	int measure;                /* -1 = default (yes if periodic) */
 	char exec[1024];            /* "" = built-in thread */
-	enum jl_user user;          /* exec only */
+};
+
+struct jl_thread_spec {
+	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
+	char file[256];             /* where it was defined (for messages) */
+	int line;                   /* line of the section header */
+	struct jl_placement place;
+	struct jl_behaviour beh;
 	int key_line[JL_TKEY_N];    /* line where each key was set (0 = default) */
 };
 

@@ -42,7 +42,7 @@ bool jl_policy_is_rt(enum jl_policy p)
 
 int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t)
 {
-	return t->deadline_ns ? t->deadline_ns : t->period_ns;
+	return t->beh.deadline_ns ? t->beh.deadline_ns : t->beh.period_ns;
 }
 
 void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len)
@@ -70,9 +70,9 @@ enum jl_policy jl_policy_from_name(const char *name)
 
 bool jl_thread_measured(const struct jl_thread_spec *t)
 {
-	if (t->period_ns == 0 || t->exec[0])
+	if (t->beh.period_ns == 0 || t->beh.exec[0])
 		return false;
-	return t->measure != 0;
+	return t->beh.measure != 0;
 }
 
 /* A cpu list key (cpus, isolate): the CPUs into SET, and into TEXT (JL_CPUS_TEXT_MAX) the list as
@@ -279,7 +279,7 @@ int jl_scenario_thread_key(struct jl_thread_spec *t, int line, const char *key, 
 	case JL_TKEY_POLICY:
 		for (size_t i = 0; i < sizeof(jl_policy_names) / sizeof(jl_policy_names[0]); i++) {
 			if (!strcmp(value, jl_policy_names[i])) {
-				t->policy = (enum jl_policy)i;
+				t->place.policy = (enum jl_policy)i;
 				return 0; /* a --set policy drops the keys it does not take: see jl_scenario_set() */
 			}
 		}
@@ -291,102 +291,102 @@ int jl_scenario_thread_key(struct jl_thread_spec *t, int line, const char *key, 
 			snprintf(why, wl, "'%s' is not a priority (expected an integer, 1-98 for fifo and rr)", value);
 			return -1;
 		}
-		t->priority = (int)v;
+		t->place.priority = (int)v;
 		return 0;
 	case JL_TKEY_NICE:
 		if (jl_parse_int(value, -20, 19, &v, why, wl))
 			return -1;
-		t->nice = (int)v;
+		t->place.nice = (int)v;
 		return 0;
 	case JL_TKEY_CPUS:
-		if (cpus_key(value, &t->cpus, t->cpus_text, why, wl))
+		if (cpus_key(value, &t->place.cpus, t->place.cpus_text, why, wl))
 			return -1;
-		t->cpus_set = true;
+		t->place.cpus_set = true;
 		return 0;
 	case JL_TKEY_COUNT:
 		if (jl_parse_int(value, 1, 64, &v, why, wl))
 			return -1;
-		t->count = (unsigned)v;
+		t->place.count = (unsigned)v;
 		return 0;
 	case JL_TKEY_PERIOD:
-		if (jl_parse_duration(value, &t->period_ns, why, wl))
+		if (jl_parse_duration(value, &t->beh.period_ns, why, wl))
 			return -1;
-		t->period_from_rate = false;
+		t->beh.period_from_rate = false;
 		if (line <= 0) /* --set period replaces a rate from the file */
 			t->key_line[JL_TKEY_RATE] = 0;
 		goto check_period;
 	case JL_TKEY_RATE:
-		if (jl_parse_rate(value, &t->period_ns, why, wl))
+		if (jl_parse_rate(value, &t->beh.period_ns, why, wl))
 			return -1;
-		t->period_from_rate = true;
+		t->beh.period_from_rate = true;
 		if (line <= 0) /* --set rate replaces a period from the file */
 			t->key_line[JL_TKEY_PERIOD] = 0;
 check_period:
-		if (t->period_ns < 10000 || t->period_ns > 3600 * JL_NSEC_PER_SEC) {
+		if (t->beh.period_ns < 10000 || t->beh.period_ns > 3600 * JL_NSEC_PER_SEC) {
 			snprintf(why, wl, "'%s' is out of range (expected a period of 10us-1h, a rate of 1/h-100kHz)", value);
 			return -1;
 		}
 		return 0;
 	case JL_TKEY_WORK:
-		return jl_work_parse(value, &t->work, why, wl);
+		return jl_work_parse(value, &t->beh.work, why, wl);
 	case JL_TKEY_DEADLINE:
-		if (jl_parse_duration(value, &t->deadline_ns, why, wl))
+		if (jl_parse_duration(value, &t->beh.deadline_ns, why, wl))
 			return -1;
-		if (t->deadline_ns <= 0) {
+		if (t->beh.deadline_ns <= 0) {
 			snprintf(why, wl, "deadline must be greater than 0");
 			return -1;
 		}
 		return 0;
 	case JL_TKEY_OVERRUN:
 		if (!strcmp(value, "skip"))
-			t->overrun = JL_OVERRUN_SKIP;
+			t->beh.overrun = JL_OVERRUN_SKIP;
 		else if (!strcmp(value, "catchup"))
-			t->overrun = JL_OVERRUN_CATCHUP;
+			t->beh.overrun = JL_OVERRUN_CATCHUP;
 		else {
 			snprintf(why, wl, "'%s' is not an overrun mode (expected skip or catchup)", value);
 			return -1;
 		}
 		return 0;
 	case JL_TKEY_RUNTIME:
-		if (jl_parse_duration(value, &t->runtime_ns, why, wl))
+		if (jl_parse_duration(value, &t->place.runtime_ns, why, wl))
 			return -1;
-		if (t->runtime_ns < 1024) {
+		if (t->place.runtime_ns < 1024) {
 			snprintf(why, wl, "runtime must be at least 1024ns (SCHED_DEADLINE's minimum)");
 			return -1;
 		}
 		return 0;
 	case JL_TKEY_MEM_NODE:
 		if (!strcmp(value, "none")) {
-			t->mem_node = -1;
+			t->place.mem_node = -1;
 			return 0;
 		}
 		if (jl_parse_int(value, 0, 1023, &v, why, wl))
 			return -1;
-		t->mem_node = (int)v;
+		t->place.mem_node = (int)v;
 		return 0;
 	case JL_TKEY_START:
-		return jl_parse_duration(value, &t->start_ns, why, wl);
+		return jl_parse_duration(value, &t->beh.start_ns, why, wl);
 	case JL_TKEY_MEASURE: {
 		bool b;
 
 		if (jl_parse_bool(value, &b, why, wl))
 			return -1;
-		t->measure = b;
+		t->beh.measure = b;
 		return 0;
 	}
 	case JL_TKEY_EXEC:
-		if (!*value || strlen(value) >= sizeof(t->exec)) {
-			snprintf(why, wl, "exec needs a command line (at most %zu characters)", sizeof(t->exec) - 1);
+		if (!*value || strlen(value) >= sizeof(t->beh.exec)) {
+			snprintf(why, wl, "exec needs a command line (at most %zu characters)", sizeof(t->beh.exec) - 1);
 			return -1;
 		}
-		snprintf(t->exec, sizeof(t->exec), "%s", value);
+		snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", value);
 		return 0;
 	case JL_TKEY_USER:
 		/* who an exec neighbour runs as; `invoking` needs sudo and exec: checked in validate() */
 		if (!strcmp(value, "root"))
-			t->user = JL_USER_ROOT;
+			t->place.user = JL_USER_ROOT;
 		else if (!strcmp(value, "invoking"))
-			t->user = JL_USER_INVOKING;
+			t->place.user = JL_USER_INVOKING;
 		else {
 			snprintf(why, wl, "'%s' is not a user (expected root or invoking: the sudo user, SUDO_UID)", value);
 			return -1;

@@ -74,33 +74,33 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		fprintf(out, "\n[thread %s]\npolicy = %s\n", t->name, jl_policy_name(t->policy));
-		if (jl_policy_is_rt(t->policy))
-			fprintf(out, "priority = %d\n", t->priority);
-		if (t->policy == JL_POLICY_OTHER || t->policy == JL_POLICY_BATCH)
-			fprintf(out, "nice = %d\n", t->nice);
-		if (t->cpus_set)
-			put_cpus(out, "cpus", t->cpus_text, &t->cpus, a, sizeof(a));
+		fprintf(out, "\n[thread %s]\npolicy = %s\n", t->name, jl_policy_name(t->place.policy));
+		if (jl_policy_is_rt(t->place.policy))
+			fprintf(out, "priority = %d\n", t->place.priority);
+		if (t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH)
+			fprintf(out, "nice = %d\n", t->place.nice);
+		if (t->place.cpus_set)
+			put_cpus(out, "cpus", t->place.cpus_text, &t->place.cpus, a, sizeof(a));
 		else
 			fprintf(out, "; cpus = (all allowed)\n");
-		fprintf(out, "count = %u\n", t->count);
-		if (t->period_ns)
-			fprintf(out, "period = %s\n", jl_format_duration(t->period_ns, a, sizeof(a)));
-		if (!t->exec[0])
-			fprintf(out, "work = %s\n", jl_work_format(&t->work, a, sizeof(a)));
-		if (t->period_ns) {
+		fprintf(out, "count = %u\n", t->place.count);
+		if (t->beh.period_ns)
+			fprintf(out, "period = %s\n", jl_format_duration(t->beh.period_ns, a, sizeof(a)));
+		if (!t->beh.exec[0])
+			fprintf(out, "work = %s\n", jl_work_format(&t->beh.work, a, sizeof(a)));
+		if (t->beh.period_ns) {
 			fprintf(out, "deadline = %s\n", jl_format_duration(jl_thread_deadline_ns(t), a, sizeof(a)));
-			fprintf(out, "overrun = %s\n", t->overrun == JL_OVERRUN_SKIP ? "skip" : "catchup");
+			fprintf(out, "overrun = %s\n", t->beh.overrun == JL_OVERRUN_SKIP ? "skip" : "catchup");
 		}
-		if (t->policy == JL_POLICY_DEADLINE)
-			fprintf(out, "runtime = %s\n", jl_format_duration(t->runtime_ns, a, sizeof(a)));
-		fprintf(out, "mem_node = %s\n", t->mem_node < 0 ? "none" : (snprintf(b, sizeof(b), "%d", t->mem_node), b));
-		fprintf(out, "start = %s\n", jl_format_duration(t->start_ns, a, sizeof(a)));
-		if (!t->exec[0])
+		if (t->place.policy == JL_POLICY_DEADLINE)
+			fprintf(out, "runtime = %s\n", jl_format_duration(t->place.runtime_ns, a, sizeof(a)));
+		fprintf(out, "mem_node = %s\n", t->place.mem_node < 0 ? "none" : (snprintf(b, sizeof(b), "%d", t->place.mem_node), b));
+		fprintf(out, "start = %s\n", jl_format_duration(t->beh.start_ns, a, sizeof(a)));
+		if (!t->beh.exec[0])
 			fprintf(out, "measure = %s\n", jl_thread_measured(t) ? "yes" : "no");
 		else {
-			put_kv(out, "exec", "", t->exec);
-			fprintf(out, "user = %s\n", t->user == JL_USER_INVOKING ? "invoking" : "root");
+			put_kv(out, "exec", "", t->beh.exec);
+			fprintf(out, "user = %s\n", t->place.user == JL_USER_INVOKING ? "invoking" : "root");
 		}
 	}
 	if (sc->nexpect) {

@@ -62,16 +62,16 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	json_object *t = json_object_new_object(), *o;
 
 	json_object_object_add(t, "name", json_object_new_string(r->name));
-	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->policy)));
-	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->policy) ? spec->priority : 0));
-	json_object_object_add(t, "nice", json_object_new_int(spec->nice));
+	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->place.policy)));
+	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
+	json_object_object_add(t, "nice", json_object_new_int(spec->place.nice));
 	json_object_object_add(t, "cpus", json_object_new_string(r->cpus));
 	add_i64(t, "period_ns", r->period_ns);
 	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
 	json_object_object_add(t, "kind", json_object_new_string(jl_drivers[th->driver].name));
 	json_object_object_add(t, "tid", json_object_new_int(th->tid));
 	if (th->is_exec) {
-		json_object_object_add(t, "exec", json_object_new_string(spec->exec));
+		json_object_object_add(t, "exec", json_object_new_string(spec->beh.exec));
 		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
 		int st = th->exit_status;
 
@@ -80,7 +80,7 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	} else {
 		char w[128];
 
-		json_object_object_add(t, "work_kind", json_object_new_string(jl_work_format(&spec->work, w, sizeof(w))));
+		json_object_object_add(t, "work_kind", json_object_new_string(jl_work_format(&spec->beh.work, w, sizeof(w))));
 	}
 	if (th->errmsg[0])
 		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
@@ -118,10 +118,10 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	json_object_object_add(t, "ctx_switches", o);
 	json_object_object_add(t, "cpus_used", json_object_new_string(r->cpus_used));
 	core_types_json(t, r->cpus_used);
-	if (spec->start_ns)
-		add_i64(t, "start_ns", spec->start_ns);
-	if (spec->mem_node >= 0) {
-		json_object_object_add(t, "mem_node", json_object_new_int(spec->mem_node));
+	if (spec->beh.start_ns)
+		add_i64(t, "start_ns", spec->beh.start_ns);
+	if (spec->place.mem_node >= 0) {
+		json_object_object_add(t, "mem_node", json_object_new_int(spec->place.mem_node));
 		json_object_object_add(t, "mem_node_used", json_object_new_int(th->mem_node_used));
 	}
 	return t;

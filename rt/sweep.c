@@ -74,12 +74,12 @@ static int apply_overrides(struct jl_scenario *sc, const char *overrides, char *
 		t = find_thread(sc, sect);
 		if (!t || strncmp(dot + 1, "policy", 6) || (dot[7] != '=' && !isspace((unsigned char)dot[7])))
 			continue;
-		if (!jl_policy_is_rt(t->policy) && !strstr(overrides, "priority")) {
-			t->priority = 0;
+		if (!jl_policy_is_rt(t->place.policy) && !strstr(overrides, "priority")) {
+			t->place.priority = 0;
 			t->key_line[JL_TKEY_PRIORITY] = 0;
 		}
-		if (jl_policy_is_rt(t->policy) && !strstr(overrides, "nice")) {
-			t->nice = 0;
+		if (jl_policy_is_rt(t->place.policy) && !strstr(overrides, "nice")) {
+			t->place.nice = 0;
 			t->key_line[JL_TKEY_NICE] = 0;
 		}
 	}
@@ -320,10 +320,10 @@ static void cond_facts(struct jl_sweep_cond *c, const struct jl_scenario *sc)
 	for (int i = 0; i < sc->nthreads && c->nneigh < JL_SWEEP_MAX_NEIGH; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (t->period_ns > c->period_max_ns)
-			c->period_max_ns = t->period_ns;
-		if (t->start_ns > 0) {
-			c->neigh_start_ns[c->nneigh] = t->start_ns;
+		if (t->beh.period_ns > c->period_max_ns)
+			c->period_max_ns = t->beh.period_ns;
+		if (t->beh.start_ns > 0) {
+			c->neigh_start_ns[c->nneigh] = t->beh.start_ns;
 			snprintf(c->neigh_name[c->nneigh++], sizeof(c->neigh_name[0]), "%s", t->name);
 		}
 	}

@@ -49,7 +49,7 @@ static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct 
 		th[i].pid = et->tid;
 		th[i].measured = et->measured;
 		if (et->spec)
-			jl_policy_format(et->spec->policy, et->spec->priority, et->spec->nice, true, th[i].policy,
+			jl_policy_format(et->spec->place.policy, et->spec->place.priority, et->spec->place.nice, true, th[i].policy,
 					 sizeof(th[i].policy));
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;

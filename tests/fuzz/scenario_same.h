@@ -53,31 +53,31 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		const struct jl_thread_spec *s = &x->threads[i], *t = &y->threads[i];
 
 		JL_SAME_STR("thread name", s->name, t->name);
-		JL_SAME_FIELD("policy", s->policy, t->policy);
+		JL_SAME_FIELD("policy", s->place.policy, t->place.policy);
 		/* a priority is only used (and written) for fifo/rr, a nice for other/batch: an override of
 		 * the policy keeps the other value for an override back */
-		if (jl_policy_is_rt(s->policy))
-			JL_SAME_FIELD("priority", s->priority, t->priority);
-		if (s->policy == JL_POLICY_OTHER || s->policy == JL_POLICY_BATCH)
-			JL_SAME_FIELD("nice", s->nice, t->nice);
-		JL_SAME_FIELD("cpus_set", s->cpus_set, t->cpus_set);
-		if (s->cpus_set) {
-			JL_SAME_FIELD("cpus", CPU_EQUAL(&s->cpus, &t->cpus), 1);
-			JL_SAME_STR("cpus as written", s->cpus_text, t->cpus_text);
+		if (jl_policy_is_rt(s->place.policy))
+			JL_SAME_FIELD("priority", s->place.priority, t->place.priority);
+		if (s->place.policy == JL_POLICY_OTHER || s->place.policy == JL_POLICY_BATCH)
+			JL_SAME_FIELD("nice", s->place.nice, t->place.nice);
+		JL_SAME_FIELD("cpus_set", s->place.cpus_set, t->place.cpus_set);
+		if (s->place.cpus_set) {
+			JL_SAME_FIELD("cpus", CPU_EQUAL(&s->place.cpus, &t->place.cpus), 1);
+			JL_SAME_STR("cpus as written", s->place.cpus_text, t->place.cpus_text);
 		}
-		JL_SAME_FIELD("count", s->count, t->count);
-		JL_SAME_FIELD("period", s->period_ns, t->period_ns);
-		JL_SAME_FIELD("work.kind", s->work.kind, t->work.kind);
-		JL_SAME_FIELD("work.arg", s->work.arg, t->work.arg);
-		JL_SAME_FIELD("deadline", s->deadline_ns ? s->deadline_ns : s->period_ns,
-			      t->deadline_ns ? t->deadline_ns : t->period_ns);
-		JL_SAME_FIELD("overrun", s->overrun, t->overrun);
-		JL_SAME_FIELD("runtime", s->runtime_ns, t->runtime_ns);
-		JL_SAME_FIELD("mem_node", s->mem_node, t->mem_node);
-		JL_SAME_FIELD("start", s->start_ns, t->start_ns);
+		JL_SAME_FIELD("count", s->place.count, t->place.count);
+		JL_SAME_FIELD("period", s->beh.period_ns, t->beh.period_ns);
+		JL_SAME_FIELD("work.kind", s->beh.work.kind, t->beh.work.kind);
+		JL_SAME_FIELD("work.arg", s->beh.work.arg, t->beh.work.arg);
+		JL_SAME_FIELD("deadline", s->beh.deadline_ns ? s->beh.deadline_ns : s->beh.period_ns,
+			      t->beh.deadline_ns ? t->beh.deadline_ns : t->beh.period_ns);
+		JL_SAME_FIELD("overrun", s->beh.overrun, t->beh.overrun);
+		JL_SAME_FIELD("runtime", s->place.runtime_ns, t->place.runtime_ns);
+		JL_SAME_FIELD("mem_node", s->place.mem_node, t->place.mem_node);
+		JL_SAME_FIELD("start", s->beh.start_ns, t->beh.start_ns);
 		JL_SAME_FIELD("measured", jl_thread_measured(s), jl_thread_measured(t));
-		JL_SAME_STR("exec", s->exec, t->exec);
-		JL_SAME_FIELD("user", s->user, t->user);
+		JL_SAME_STR("exec", s->beh.exec, t->beh.exec);
+		JL_SAME_FIELD("user", s->place.user, t->place.user);
 	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
 	for (int i = 0; i < x->nexpect; i++) {

@@ -32,9 +32,9 @@ static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl
 {
 	memset(f, 0, sizeof(*f));
 	f->sc.nthreads = 1;
-	f->sc.threads[0].period_ns = 10 * MS;
-	f->sc.threads[0].overrun = overrun;
-	f->sc.threads[0].count = 1;
+	f->sc.threads[0].beh.period_ns = 10 * MS;
+	f->sc.threads[0].beh.overrun = overrun;
+	f->sc.threads[0].place.count = 1;
 	f->eng.sc = &f->sc;
 	f->eng.nthreads = 1;
 	f->eng.threads = &f->th;

@@ -200,8 +200,8 @@ static const struct err_case values[] = {
 	{ "[thread a]\nexec = true\nuser = nobody\n", "x.ini:3: thread 'a': user: 'nobody' is not a user", "root or invoking" },
 	{ "[thread a]\nexec =\n", "x.ini:2: thread 'a': exec: exec needs a command line", NULL },
 	{ "[thread a]\n[sweep]\nruns = 0\n", "x.ini:3: [sweep] runs: 0 is out of range", NULL },
-	{ "[thread a]\n[sweep]\ncondition.A = a.nice=1\n", "x.ini:3: [sweep] condition.A: condition label 'A' is not valid", NULL },
-	{ "[thread a]\n[sweep]\ncondition.1-x! = a.nice=1\n", "x.ini:3: [sweep] condition.1-x!: condition label", NULL },
+	{ "[thread a]\n[sweep]\ncondition.A = a.place.nice=1\n", "x.ini:3: [sweep] condition.A: condition label 'A' is not valid", NULL },
+	{ "[thread a]\n[sweep]\ncondition.1-x! = a.place.nice=1\n", "x.ini:3: [sweep] condition.1-x!: condition label", NULL },
 	{ "[thread a]\n[sweep]\nvary.x = 1, 2\n", "x.ini:3: [sweep] vary.x: 'vary.x' must be vary.SECTION.KEY", NULL },
 };
 
@@ -347,7 +347,7 @@ static void test_parse_file(void **state)
 	assert_int_equal(write(fd, good, sizeof(good) - 1), (ssize_t)sizeof(good) - 1);
 	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), 0);
 	assert_int_equal(sc_a->run.duration_ns, 2000000000LL);
-	assert_int_equal(sc_a->threads[0].period_ns, 10000000);
+	assert_int_equal(sc_a->threads[0].beh.period_ns, 10000000);
 	assert_int_equal(sc_a->threads[0].line, 5);
 	/* the default name is the file stem, lower case (mkstemp's letters are mixed) */
 	{
@@ -413,18 +413,18 @@ static void test_defaults(void **state)
 	assert_int_equal(sc->run.seed, 1);
 	assert_int_equal(sc->nthreads, 1);
 	assert_string_equal(t->name, "a");
-	assert_int_equal(t->policy, JL_POLICY_OTHER);
-	assert_int_equal(t->priority, 0);
-	assert_int_equal(t->nice, 0);
-	assert_false(t->cpus_set);
-	assert_int_equal(t->count, 1);
-	assert_int_equal(t->period_ns, 0);
-	assert_int_equal(t->work.kind, JL_WORK_NONE);
-	assert_int_equal(t->overrun, JL_OVERRUN_SKIP);
-	assert_int_equal(t->mem_node, -1);
-	assert_int_equal(t->start_ns, 0);
+	assert_int_equal(t->place.policy, JL_POLICY_OTHER);
+	assert_int_equal(t->place.priority, 0);
+	assert_int_equal(t->place.nice, 0);
+	assert_false(t->place.cpus_set);
+	assert_int_equal(t->place.count, 1);
+	assert_int_equal(t->beh.period_ns, 0);
+	assert_int_equal(t->beh.work.kind, JL_WORK_NONE);
+	assert_int_equal(t->beh.overrun, JL_OVERRUN_SKIP);
+	assert_int_equal(t->place.mem_node, -1);
+	assert_int_equal(t->beh.start_ns, 0);
 	assert_false(jl_thread_measured(t));
-	assert_string_equal(t->exec, "");
+	assert_string_equal(t->beh.exec, "");
 	assert_int_equal(sc->nexpect, 0);
 	assert_false(sc->sweep.present);
 
@@ -453,15 +453,15 @@ static void test_periodic_defaults(void **state)
 	char *out;
 
 	(void)state;
-	assert_int_equal(t->policy, JL_POLICY_FIFO);
-	assert_int_equal(t->priority, 80);
-	assert_true(t->cpus_set);
-	assert_int_equal(CPU_COUNT(&t->cpus), 1);
-	assert_true(CPU_ISSET(1, &t->cpus));
-	assert_int_equal(t->period_ns, 16666667); /* 1/60 s rounded to the ns */
-	assert_true(t->period_from_rate);
-	assert_int_equal(t->work.kind, JL_WORK_SPIN);
-	assert_int_equal(t->work.arg, 200000);
+	assert_int_equal(t->place.policy, JL_POLICY_FIFO);
+	assert_int_equal(t->place.priority, 80);
+	assert_true(t->place.cpus_set);
+	assert_int_equal(CPU_COUNT(&t->place.cpus), 1);
+	assert_true(CPU_ISSET(1, &t->place.cpus));
+	assert_int_equal(t->beh.period_ns, 16666667); /* 1/60 s rounded to the ns */
+	assert_true(t->beh.period_from_rate);
+	assert_int_equal(t->beh.work.kind, JL_WORK_SPIN);
+	assert_int_equal(t->beh.work.arg, 200000);
 	assert_true(jl_thread_measured(t)); /* periodic: measured by default */
 	assert_int_equal(t->key_line[JL_TKEY_RATE], 5);
 	out = write_str(sc);
@@ -476,9 +476,9 @@ static void test_periodic_defaults(void **state)
 	free(out);
 
 	sc = parse_ok("[thread c]\nrate = 0.5Hz\n[thread d]\nrate = 3Hz\n[thread e]\nrate = 1kHz\nmeasure = off\n");
-	assert_int_equal(sc->threads[0].period_ns, 2000000000LL);
-	assert_int_equal(sc->threads[1].period_ns, 333333333LL);
-	assert_int_equal(sc->threads[2].period_ns, 1000000LL);
+	assert_int_equal(sc->threads[0].beh.period_ns, 2000000000LL);
+	assert_int_equal(sc->threads[1].beh.period_ns, 333333333LL);
+	assert_int_equal(sc->threads[2].beh.period_ns, 1000000LL);
 	assert_false(jl_thread_measured(&sc->threads[2]));
 }
 
@@ -490,7 +490,7 @@ static void test_count_and_expect(void **state)
 
 	(void)state;
 	assert_int_equal(sc->nthreads, 2);
-	assert_int_equal(thread(sc, "hog")->count, 4);
+	assert_int_equal(thread(sc, "hog")->place.count, 4);
 	assert_int_equal(sc->nexpect, 4);
 	assert_string_equal(sc->expect[0].label, "h3");
 	assert_string_equal(sc->expect[0].thread, "hog.3");
@@ -526,7 +526,7 @@ static void test_contract_example(void **state)
 	assert_int_equal(sc->run.duration_ns, 60000000000LL);
 	assert_true(sc->run.isolate_set);
 	assert_int_equal(sc->nthreads, 2);
-	assert_int_equal(thread(sc, "scan")->work.arg, 50000000);
+	assert_int_equal(thread(sc, "scan")->beh.work.arg, 50000000);
 	assert_true(sc->sweep.present);
 	assert_int_equal(sc->sweep.runs, 5);
 	assert_int_equal(sc->sweep.nconditions, 2);
@@ -599,14 +599,14 @@ static void test_user_key(void **state)
 	parse_err("[thread a]\nrate = 10Hz\nuser = invoking\n", "x.ini:3: thread 'a': user = invoking is only for an exec neighbour",
 		  NULL);
 	parse_ok("[thread a]\npolicy = fifo\npriority = 10\nexec = sleep 1\nuser = invoking\n");
-	assert_int_equal(sc_a->threads[0].user, JL_USER_INVOKING);
+	assert_int_equal(sc_a->threads[0].place.user, JL_USER_INVOKING);
 	one = write_str(sc_a);
 	assert_non_null(strstr(one, "\nuser = invoking\n"));
 	assert_int_equal(jl_scenario_parse_string("x.ini", one, sc_b, err, sizeof(err)), 0);
 	assert_true(jl_test_scenario_same(sc_a, sc_b, why, sizeof(why)));
 	free(one);
 	parse_ok("[thread a]\nexec = sleep 1\n");
-	assert_int_equal(sc_a->threads[0].user, JL_USER_ROOT);
+	assert_int_equal(sc_a->threads[0].place.user, JL_USER_ROOT);
 	one = write_str(sc_a);
 	assert_non_null(strstr(one, "\nuser = root\n"));
 	free(one);
@@ -669,31 +669,31 @@ static void test_set_overrides(void **state)
 	(void)state;
 	sc = parse_ok(base);
 	set_ok("control.priority=90");
-	assert_int_equal(thread(sc, "control")->priority, 90);
+	assert_int_equal(thread(sc, "control")->place.priority, 90);
 	set_ok("run.duration=5s");
 	assert_int_equal(sc->run.duration_ns, 5000000000LL);
 	set_ok("run.warmup = 0s");
 	assert_int_equal(sc->run.warmup_ns, 0);
 	set_ok("scan.work=spin 1.5ms");
-	assert_int_equal(thread(sc, "scan")->work.kind, JL_WORK_SPIN);
-	assert_int_equal(thread(sc, "scan")->work.arg, 1500000);
+	assert_int_equal(thread(sc, "scan")->beh.work.kind, JL_WORK_SPIN);
+	assert_int_equal(thread(sc, "scan")->beh.work.arg, 1500000);
 	/* rate replaces the file's period, period the file's rate: no "both given" */
 	set_ok("control.rate=50Hz");
-	assert_int_equal(thread(sc, "control")->period_ns, 20000000);
+	assert_int_equal(thread(sc, "control")->beh.period_ns, 20000000);
 	set_ok("scan.period=5ms");
-	assert_int_equal(thread(sc, "scan")->period_ns, 5000000);
+	assert_int_equal(thread(sc, "scan")->beh.period_ns, 5000000);
 	/* the sweep example: a fifo thread becomes other (its priority goes), and back */
 	set_ok("control.policy=other");
-	assert_int_equal(thread(sc, "control")->policy, JL_POLICY_OTHER);
+	assert_int_equal(thread(sc, "control")->place.policy, JL_POLICY_OTHER);
 	one = write_str(sc);
 	assert_null(strstr(one, "priority")); /* not written for policy other */
 	free(one);
 	set_ok("control.nice=-5");
-	assert_int_equal(thread(sc, "control")->nice, -5);
+	assert_int_equal(thread(sc, "control")->place.nice, -5);
 	/* back to fifo: the nice goes, the earlier priority is used again */
 	set_ok("control.policy=fifo");
-	assert_int_equal(thread(sc, "control")->nice, 0);
-	assert_int_equal(thread(sc, "control")->priority, 90);
+	assert_int_equal(thread(sc, "control")->place.nice, 0);
+	assert_int_equal(thread(sc, "control")->place.priority, 90);
 	{
 		char e2[JL_ERR_MAX];
 
@@ -707,7 +707,7 @@ static void test_set_overrides(void **state)
 	}
 	set_ok("control.priority=70");
 	/* priority set by --set counts as given */
-	assert_int_equal(thread(sc, "control")->priority, 70);
+	assert_int_equal(thread(sc, "control")->place.priority, 70);
 	/* an expectation replaced by label, and a new one */
 	set_ok("expect.ok=control.latency.max < 10ms");
 	assert_int_equal(sc->nexpect, 1);
@@ -812,9 +812,9 @@ static void test_cpu_names_not_hybrid(void **state)
 	set_err("control.cpus=pcores", "--set control.cpus=pcores: thread 'control': cpus: 'pcores': this machine has no hybrid cores", NULL);
 	set_err("run.isolate=smt:9", "--set run.isolate=smt:9: [run] isolate: 'smt:9': CPU 9 does not exist", NULL);
 	sc = parse_ok("[thread a]\ncpus = smt:1\n");
-	assert_int_equal(CPU_COUNT(&thread(sc, "a")->cpus), 1);
-	assert_true(CPU_ISSET(1, &thread(sc, "a")->cpus));
-	assert_string_equal(thread(sc, "a")->cpus_text, "smt:1");
+	assert_int_equal(CPU_COUNT(&thread(sc, "a")->place.cpus), 1);
+	assert_true(CPU_ISSET(1, &thread(sc, "a")->place.cpus));
+	assert_string_equal(thread(sc, "a")->place.cpus_text, "smt:1");
 	drop_sys(dir);
 }
 
@@ -833,12 +833,12 @@ static void test_cpu_names_round_trip(void **state)
 	assert_int_equal(CPU_COUNT(&sc->run.isolate), 1);
 	assert_true(CPU_ISSET(1, &sc->run.isolate));
 	t = thread(sc, "a");
-	assert_string_equal(t->cpus_text, "pcores");
-	assert_int_equal(CPU_COUNT(&t->cpus), 1);
-	assert_true(CPU_ISSET(0, &t->cpus));
-	assert_string_equal(thread(sc, "b")->cpus_text, "ecores, 0");
-	assert_int_equal(CPU_COUNT(&thread(sc, "b")->cpus), 2);
-	assert_string_equal(thread(sc, "c")->cpus_text, "");
+	assert_string_equal(t->place.cpus_text, "pcores");
+	assert_int_equal(CPU_COUNT(&t->place.cpus), 1);
+	assert_true(CPU_ISSET(0, &t->place.cpus));
+	assert_string_equal(thread(sc, "b")->place.cpus_text, "ecores, 0");
+	assert_int_equal(CPU_COUNT(&thread(sc, "b")->place.cpus), 2);
+	assert_string_equal(thread(sc, "c")->place.cpus_text, "");
 	one = write_str(sc);
 	assert_non_null(strstr(one, "; isolate: CPUs 1 on this host\nisolate = smt:1\n"));
 	assert_non_null(strstr(one, "; cpus: CPUs 0 on this host\ncpus = pcores\n"));
@@ -857,10 +857,10 @@ static void test_cpu_names_round_trip(void **state)
 	free(two);
 	free(one);
 	/* --set a plain list over a name: the name is gone; a name over a plain list: kept */
-	assert_int_equal(jl_scenario_set(sc, "a.cpus=1", err, sizeof(err)), 0);
-	assert_string_equal(thread(sc, "a")->cpus_text, "");
+	assert_int_equal(jl_scenario_set(sc, "a.place.cpus=1", err, sizeof(err)), 0);
+	assert_string_equal(thread(sc, "a")->place.cpus_text, "");
 	assert_int_equal(jl_scenario_set(sc, "c.cpus=smt:0", err, sizeof(err)), 0);
-	assert_string_equal(thread(sc, "c")->cpus_text, "smt:0");
+	assert_string_equal(thread(sc, "c")->place.cpus_text, "smt:0");
 	assert_int_equal(jl_scenario_set(sc, "run.isolate=none", err, sizeof(err)), 0);
 	assert_string_equal(sc->run.isolate_text, "");
 	assert_int_equal(jl_scenario_validate(sc, err, sizeof(err)), 0);

@@ -83,7 +83,7 @@ static int teardown_capture(void **state)
 
 static void test_capture_round_trip(void **state)
 {
-	static struct jl_thread_spec spec = { .policy = JL_POLICY_OTHER };
+	static struct jl_thread_spec spec = { .place.policy = JL_POLICY_OTHER };
 	struct jl_run_spec run = { .trace_groups = JL_TRACE_SCHED | JL_TRACE_TIMER, .trace_buffer = 1 << 20 };
 	struct jl_trace_result res = { 0 };
 	struct jl_engine eng = { 0 };
