@@ -200,8 +200,8 @@ static const struct err_case values[] = {
 	{ "[thread a]\nexec = true\nuser = nobody\n", "x.ini:3: thread 'a': user: 'nobody' is not a user", "root or invoking" },
 	{ "[thread a]\nexec =\n", "x.ini:2: thread 'a': exec: exec needs a command line", NULL },
 	{ "[thread a]\n[sweep]\nruns = 0\n", "x.ini:3: [sweep] runs: 0 is out of range", NULL },
-	{ "[thread a]\n[sweep]\ncondition.A = a.place.nice=1\n", "x.ini:3: [sweep] condition.A: condition label 'A' is not valid", NULL },
-	{ "[thread a]\n[sweep]\ncondition.1-x! = a.place.nice=1\n", "x.ini:3: [sweep] condition.1-x!: condition label", NULL },
+	{ "[thread a]\n[sweep]\ncondition.A = a.nice=1\n", "x.ini:3: [sweep] condition.A: condition label 'A' is not valid", NULL },
+	{ "[thread a]\n[sweep]\ncondition.1-x! = a.nice=1\n", "x.ini:3: [sweep] condition.1-x!: condition label", NULL },
 	{ "[thread a]\n[sweep]\nvary.x = 1, 2\n", "x.ini:3: [sweep] vary.x: 'vary.x' must be vary.SECTION.KEY", NULL },
 };
 
@@ -857,7 +857,7 @@ static void test_cpu_names_round_trip(void **state)
 	free(two);
 	free(one);
 	/* --set a plain list over a name: the name is gone; a name over a plain list: kept */
-	assert_int_equal(jl_scenario_set(sc, "a.place.cpus=1", err, sizeof(err)), 0);
+	assert_int_equal(jl_scenario_set(sc, "a.cpus=1", err, sizeof(err)), 0);
 	assert_string_equal(thread(sc, "a")->place.cpus_text, "");
 	assert_int_equal(jl_scenario_set(sc, "c.cpus=smt:0", err, sizeof(err)), 0);
 	assert_string_equal(thread(sc, "c")->place.cpus_text, "smt:0");
