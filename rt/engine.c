@@ -122,25 +122,23 @@ static bool sleep_to_release(int64_t t)
 /* A control loop: releases at absolute times first_release + k * period, until the first release at
  * or after t_end (the cycle in progress at the end runs to its end: see stop.h). After t_end no
  * backlog cycle starts: with overrun = catchup the releases still owed are left (not started), with
- * overrun = skip they are dropped like any overrun. th->next_release is the first release the loop
- * did not run: every release before it either ran (a sample) or was skipped (between two samples). */
+ * overrun = skip they are dropped like any overrun. The series' next_release is the first release the
+ * loop did not run: every release before it either ran (a sample) or was skipped (between two samples). */
 static void drive_periodic(struct jl_thread *th)
 {
 	const struct jl_thread_spec *spec = th->spec;
 	struct jl_engine *eng = th->eng;
-	const int64_t period = spec->beh.period_ns;
-	const int64_t deadline = jl_thread_deadline_ns(spec);
+	struct jl_series *ser = jl_thread_series(th, 0);
+	const int64_t period = ser->period_ns;
+	const int64_t deadline = ser->deadline_ns;
 	const int64_t threshold = eng->hooks.mark_threshold_ns;
-	int64_t release = th->first_release;
+	int64_t release = ser->first_release;
 	uint64_t cycle = 0;
 	uint32_t skipped = 0;
 
-	if (release < eng->t0)
-		release = eng->t0;
 	while (release < eng->t_end) {
 		jl_mark_fn mark;
 		int64_t wake, end, latency, now = jl_now_ns();
-		size_t n;
 		bool miss;
 		int cpu;
 
@@ -159,28 +157,14 @@ static void drive_periodic(struct jl_thread *th)
 
 		latency = jl_latency_ns(release, wake);
 		miss = jl_missed(release, end, deadline);
-		n = atomic_load_explicit(&th->nsamples, memory_order_relaxed);
-		if (n < th->cap) {
-			struct jl_sample *s = &th->samples[n];
-
-			s->release = release;
-			s->wake = wake;
-			s->end = end;
-			s->cycle = cycle;
-			s->skipped = skipped;
-			s->cpu = cpu;
-			atomic_store_explicit(&th->nsamples, n + 1, memory_order_release);
-		} else {
-			th->dropped_samples++;
-		}
-		th->work_calls++;
-		th->work_sum_ns += end - wake;
-		if (end - wake > th->work_max_ns)
-			th->work_max_ns = end - wake;
+		jl_series_append(ser, &(struct jl_sample){ .release = release, .wake = wake, .end = end,
+							   .origin = release, .cycle = cycle, .skipped = skipped,
+							   .cpu = cpu, .tid = th->tid });
+		jl_series_count_work(ser, end - wake);
 		record_cpu(th, cpu);
 		mark = atomic_load_explicit(&eng->hooks_mark, memory_order_acquire);
 		if (mark && (miss || (threshold > 0 && latency > threshold)))
-			mark(eng->hooks.mark_ctx, th, cycle, latency, miss);
+			mark(eng->hooks.mark_ctx, ser, cycle, latency, miss);
 
 		cycle++;
 		release += period;
@@ -193,13 +177,14 @@ static void drive_periodic(struct jl_thread *th)
 			cycle += (uint64_t)k;
 		}
 	}
-	th->next_release = release;
+	ser->next_release = release;
 }
 
 /* A neighbour: the work back to back until the end. */
 static void drive_continuous(struct jl_thread *th)
 {
 	struct jl_engine *eng = th->eng;
+	struct jl_series *ser = jl_thread_series(th, 0);
 
 	sleep_until_or_stop(th->first_release);
 	while (!jl_stopping()) {
@@ -209,31 +194,55 @@ static void drive_continuous(struct jl_thread *th)
 			break;
 		jl_work_run(&th->work);
 		t2 = jl_now_ns();
-		th->work_calls++;
-		th->work_sum_ns += t2 - t1;
-		if (t2 - t1 > th->work_max_ns)
-			th->work_max_ns = t2 - t1;
+		jl_series_count_work(ser, t2 - t1);
 		record_cpu(th, sched_getcpu());
-		if (th->spec->beh.work.kind == JL_WORK_NONE && th->work_calls % 4096 == 0)
+		if (th->spec->beh.work.kind == JL_WORK_NONE && ser->work_calls % 4096 == 0)
 			sched_yield(); /* an empty neighbour would otherwise only read the clock */
 	}
 }
 
-/* The drivers: what a thread does after the start gate. A thread is set up the same way whatever
- * its driver; a new way of running (an executor taking callbacks from a ready queue) is one more
- * function and one more line here. */
-const struct jl_driver jl_drivers[JL_DRIVER_N] = {
-	[JL_DRIVER_PERIODIC] = { "periodic", drive_periodic },
-	[JL_DRIVER_CONTINUOUS] = { "continuous", drive_continuous },
-	[JL_DRIVER_EXEC] = { "exec", NULL }, /* a child process: rt/child.c */
+/* A [thread]'s one series per copy, named like the thread (NAME or NAME.i). A loop's is measured
+ * (unless measure = no) and holds every cycle of the run; a neighbour's only counts its work. */
+static int thread_series_init(struct jl_unit *u, char *err, size_t errlen)
+{
+	const struct jl_thread_spec *spec = u->spec;
+	const bool periodic = spec->beh.kind == JL_BEH_PERIODIC;
+
+	for (int i = 0; i < u->nthreads; i++) {
+		const struct jl_thread *th = &u->eng->threads[u->first_thread + i];
+		struct jl_series *s = jl_unit_add_series(u, th->name, i,
+							 periodic ? jl_engine_loop_capacity(u->eng->sc, spec->beh.period_ns) : 0,
+							 err, errlen);
+
+		if (!s)
+			return -1;
+		s->measured = jl_thread_measured(spec);
+		s->periodic = periodic;
+		s->period_ns = spec->beh.period_ns;
+		s->deadline_ns = periodic ? jl_thread_deadline_ns(spec) : 0;
+		s->start_ns = spec->beh.start_ns;
+	}
+	return 0;
+}
+
+static const struct jl_driver driver_periodic = {
+	.name = "periodic", .end = JL_END_AT_RELEASE, .init = thread_series_init, .run = drive_periodic,
+};
+static const struct jl_driver driver_continuous = {
+	.name = "continuous", .end = JL_END_NOW, .init = thread_series_init, .run = drive_continuous,
+};
+/* a child process (rt/child.c): it runs itself, the engine starts and ends it */
+static const struct jl_driver driver_exec = {
+	.name = "exec", .end = JL_END_NOW, .init = thread_series_init,
 };
 
-static enum jl_driver_id driver_for(const struct jl_thread_spec *spec)
-{
-	if (spec->beh.exec[0])
-		return JL_DRIVER_EXEC;
-	return spec->beh.period_ns ? JL_DRIVER_PERIODIC : JL_DRIVER_CONTINUOUS;
-}
+/* The drivers, by behaviour kind: what a unit's threads do after the start gate. A unit's threads are
+ * set up the same way whatever their driver. */
+const struct jl_driver *const jl_drivers[JL_BEH_N] = {
+	[JL_BEH_PERIODIC] = &driver_periodic,
+	[JL_BEH_CONTINUOUS] = &driver_continuous,
+	[JL_BEH_EXEC] = &driver_exec,
+};
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
 
@@ -332,22 +341,31 @@ static void *thread_main(void *arg)
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);
 	if (th->spec->place.mem_node >= 0) {
-		/* the thread's own memory policy: its samples move there, its work buffer is allocated there */
-		if (jl_topo_numa_bind_memory(th->spec->place.mem_node, th->samples,
-					     th->samples ? th->cap * sizeof(*th->samples) : 0))
+		/* the thread's own memory policy: the samples of its series move there, its work buffer is
+		 * allocated there */
+		void *mem = NULL;
+
+		for (int k = 0; k < th->nseries && !th->error; k++) {
+			size_t len;
+			void *p = jl_series_memory(jl_thread_series(th, k), &len);
+
+			if (jl_topo_numa_bind_memory(th->spec->place.mem_node, p, len))
+				thread_fail(th, errno, "binding memory to mem_node");
+			mem = mem ? mem : p;
+		}
+		if (!th->nseries && jl_topo_numa_bind_memory(th->spec->place.mem_node, NULL, 0))
 			thread_fail(th, errno, "binding memory to mem_node");
-		else
-			th->mem_node_used = jl_topo_numa_node_of(th->samples ? (void *)th->samples : (void *)&th->work);
+		if (!th->error)
+			th->mem_node_used = jl_topo_numa_node_of(mem ? mem : (void *)&th->work);
 	}
 	if (!th->error && jl_work_prepare(&th->work, &th->spec->beh.work, th->spec->place.mem_node))
 		thread_fail(th, errno, "preparing the work");
-	th->work.periodic = th->spec->beh.period_ns > 0;
 	gate_arrive_and_wait(eng);
 	if (th->error || jl_stopping())
 		goto out;
 
 	th->started_ns = jl_now_ns();
-	jl_drivers[th->driver].run(th);
+	th->eng->units[th->unit].drv->run(th);
 	th->ended_ns = jl_now_ns();
 out:
 	if (!getrusage(RUSAGE_THREAD, &ru)) {
@@ -361,11 +379,11 @@ out:
 
 /* ---- init / start / stop ---- */
 
-static size_t sample_capacity(const struct jl_scenario *sc, const struct jl_thread_spec *t)
+size_t jl_engine_loop_capacity(const struct jl_scenario *sc, int64_t period_ns)
 {
 	int64_t span = sc->run.warmup_ns + sc->run.duration_ns;
 
-	return (size_t)(span / t->beh.period_ns) + 16;
+	return (size_t)(span / period_ns) + 16;
 }
 
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns)
@@ -376,56 +394,144 @@ void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t
 	atomic_store_explicit(&eng->hooks_mark, fn, memory_order_release);
 }
 
+struct jl_series *jl_thread_series(const struct jl_thread *th, int k)
+{
+	return &th->eng->series[th->first_series + k];
+}
+
+const struct jl_thread *jl_series_thread(const struct jl_engine *eng, const struct jl_series *s)
+{
+	return s->thread >= 0 && s->thread < eng->nthreads ? &eng->threads[s->thread] : NULL;
+}
+
+/* The returned series stays where it is until the next add (the array grows during init only). */
+struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int thread, size_t cap, char *err,
+				     size_t errlen)
+{
+	struct jl_engine *eng = u->eng;
+	struct jl_series *s, *grown;
+
+	if (thread >= u->nthreads || strlen(name) >= sizeof(s->name)) {
+		snprintf(err, errlen, "%s: series '%.64s' of thread %d: no such thread or name too long", u->spec->name,
+			 name, thread);
+		return NULL;
+	}
+	grown = realloc(eng->series, ((size_t)(unsigned)eng->nseries + 1) * sizeof(*eng->series));
+	if (!grown) {
+		snprintf(err, errlen, "out of memory for the series of '%s'", u->spec->name);
+		return NULL;
+	}
+	eng->series = grown;
+	s = &eng->series[eng->nseries];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->kind = u->drv->name;
+	s->id = eng->nseries;
+	s->unit = (int)(u - eng->units);
+	s->thread = thread >= 0 ? u->first_thread + thread : -1;
+	if (jl_series_alloc(s, cap)) {
+		snprintf(err, errlen, "cannot allocate %zu samples for '%s': %s", cap, name, strerror(errno));
+		return NULL;
+	}
+	if (!u->nseries)
+		u->first_series = eng->nseries;
+	u->nseries++;
+	eng->nseries++;
+	return s;
+}
+
+/* After every unit's init: which series each thread writes (a unit's series are added thread by
+ * thread, so each thread's own series are adjacent), and whether it is measured. */
+static int link_series(struct jl_engine *eng, char *err, size_t errlen)
+{
+	for (int t = 0; t < eng->nthreads; t++) {
+		struct jl_thread *th = &eng->threads[t];
+		const struct jl_unit *u = &eng->units[th->unit];
+
+		th->first_series = -1;
+		for (int k = u->first_series; k < u->first_series + u->nseries; k++) {
+			const struct jl_series *s = &eng->series[k];
+
+			if (s->thread != t && s->thread >= 0)
+				continue;
+			th->measured |= s->measured;
+			if (s->thread != t)
+				continue;
+			if (th->first_series < 0)
+				th->first_series = k;
+			else if (th->first_series + th->nseries != k) {
+				snprintf(err, errlen, "%s: the series of thread '%s' are not adjacent (a driver bug)",
+					 u->spec->name, th->name);
+				return -1;
+			}
+			th->nseries++;
+		}
+		if (th->first_series < 0)
+			th->first_series = 0;
+	}
+	return 0;
+}
+
 int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
 		   char *err, size_t errlen)
+{
+	return jl_engine_init_drivers(eng, sc, hooks, jl_drivers, err, errlen);
+}
+
+int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
+			   const struct jl_driver *const *drivers, char *err, size_t errlen)
 {
 	int n = 0;
 
 	memset(eng, 0, sizeof(*eng));
 	eng->sc = sc;
+	eng->drivers = drivers;
 	if (hooks)
 		eng->hooks = *hooks;
 	atomic_store(&eng->hooks_mark, eng->hooks.mark);
 	for (int i = 0; i < sc->nthreads; i++)
 		n += (int)sc->threads[i].place.count;
-	eng->threads = calloc((size_t)n, sizeof(*eng->threads));
-	if (!eng->threads) {
+	eng->threads = calloc(n > 0 ? (size_t)n : 1, sizeof(*eng->threads));
+	eng->units = calloc(sc->nthreads > 0 ? (size_t)sc->nthreads : 1, sizeof(*eng->units));
+	if (!eng->threads || !eng->units) {
 		snprintf(err, errlen, "out of memory for %d threads", n);
+		jl_engine_free(eng);
 		return -1;
 	}
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *spec = &sc->threads[i];
+		struct jl_unit *u = &eng->units[eng->nunits++];
 
+		u->spec = spec;
+		u->eng = eng;
+		u->drv = drivers[spec->beh.kind];
+		u->first_thread = eng->nthreads;
 		for (unsigned c = 0; c < spec->place.count; c++) {
 			struct jl_thread *th = &eng->threads[eng->nthreads++];
 
 			th->spec = spec;
 			th->eng = eng;
+			th->unit = i;
 			th->copy = (int)c;
 			th->exit_status = -1;
 			if (spec->place.count > 1)
 				snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
 			else
 				snprintf(th->name, sizeof(th->name), "%s", spec->name);
-			th->driver = driver_for(spec);
-			th->is_exec = th->driver == JL_DRIVER_EXEC;
+			th->is_exec = !u->drv->run;
 			th->mem_node_used = -1;
-			th->measured = jl_thread_measured(spec);
+			th->work.run_to_end = u->drv->end == JL_END_AT_RELEASE;
 			CPU_ZERO(&th->cpus_used);
-			if (!spec->beh.period_ns)
-				continue;
-			th->cap = sample_capacity(sc, spec);
-			th->samples = mmap(NULL, th->cap * sizeof(*th->samples), PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-			if (th->samples == MAP_FAILED) {
-				th->samples = NULL;
-				snprintf(err, errlen, "cannot allocate %zu samples for thread '%s': %s", th->cap, th->name,
-					 strerror(errno));
-				jl_engine_free(eng);
-				return -1;
-			}
-			memset(th->samples, 0, th->cap * sizeof(*th->samples)); /* prefault */
+			u->nthreads++;
 		}
+		if (u->drv->init && u->drv->init(u, err, errlen)) {
+			jl_engine_free(eng);
+			return -1;
+		}
+	}
+	if (link_series(eng, err, errlen)) {
+		jl_engine_free(eng);
+		return -1;
 	}
 	return 0;
 }
@@ -542,6 +648,8 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 		struct jl_thread *th = &eng->threads[i];
 
 		th->first_release = th->spec->beh.start_ns ? eng->t_measure + th->spec->beh.start_ns : eng->t0;
+		for (int k = 0; k < th->nseries; k++)
+			jl_thread_series(th, k)->first_release = th->first_release;
 		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
 			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
 			abort_start(eng);
@@ -591,6 +699,10 @@ int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns)
 	if (!eng->t_stopped)
 		eng->t_stopped = jl_now_ns();
 	jl_stop_request(JL_STOP_END);
+	/* wake what waits inside a driver (an executor's ready queue); the flag is enough for the rest */
+	for (int u = 0; u < eng->nunits; u++)
+		if (eng->units[u].drv->stop)
+			eng->units[u].drv->stop(&eng->units[u]);
 	/* children: SIGINT to all, then one shared grace, then SIGKILL */
 	for (int i = 0; i < eng->nthreads; i++)
 		if (eng->threads[i].is_exec && eng->threads[i].child)
@@ -641,7 +753,7 @@ int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns)
 
 void jl_engine_free(struct jl_engine *eng)
 {
-	if (!eng->threads)
+	if (!eng->threads && !eng->units)
 		return;
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
@@ -649,11 +761,14 @@ void jl_engine_free(struct jl_engine *eng)
 		if (th->created && !th->joined && !th->is_exec)
 			return; /* a stuck thread may still write its samples: leak rather than crash */
 	}
+	for (int u = 0; u < eng->nunits; u++)
+		if (eng->units[u].drv && eng->units[u].drv->fini)
+			eng->units[u].drv->fini(&eng->units[u]);
+	for (int i = 0; i < eng->nseries; i++)
+		jl_series_free(&eng->series[i]);
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
 
-		if (th->samples)
-			munmap(th->samples, th->cap * sizeof(*th->samples));
 		jl_work_release(&th->work);
 		if (th->child)
 			jl_child_free(th->child);
@@ -662,16 +777,16 @@ void jl_engine_free(struct jl_engine *eng)
 		pthread_mutex_destroy(&eng->gate_mu);
 		pthread_cond_destroy(&eng->gate_cv);
 	}
+	free(eng->series);
+	free(eng->units);
 	free(eng->threads);
+	eng->series = NULL;
+	eng->units = NULL;
 	eng->threads = NULL;
+	eng->nseries = eng->nunits = eng->nthreads = 0;
 }
 
-size_t jl_thread_first_measured(const struct jl_thread *th)
+size_t jl_engine_first_measured(const struct jl_engine *eng, const struct jl_series *s)
 {
-	size_t n = atomic_load_explicit(&th->nsamples, memory_order_acquire);
-	size_t i = 0;
-
-	while (i < n && th->samples[i].release < th->eng->t_measure)
-		i++;
-	return i;
+	return jl_series_first_from(s, eng->t_measure);
 }

@@ -1,4 +1,4 @@
-/* results: turn samples into the contract's per-thread figures. Runs after the measured phase. */
+/* results: turn a series' samples into the contract's figures. Runs after the measured phase. */
 #include "results.h"
 
 #include <errno.h>
@@ -27,17 +27,17 @@ static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
  * one not started (at or after next_release: a catchup backlog the end cut off, or a loop that never
  * ran). Counted here from the releases themselves, so that cycles + skipped + not_started == releases.
  * N: the samples the loop stored (warm-up and any after the window included). */
-static void account_releases(const struct jl_engine *eng, const struct jl_thread *th, size_t n, int64_t ws,
-			     int64_t we, struct jl_thread_result *r)
+static void account_releases(const struct jl_engine *eng, const struct jl_series *ser, size_t n, int64_t ws,
+			     int64_t we, struct jl_series_result *r)
 {
-	const int64_t p = th->spec->beh.period_ns;
-	const int64_t base = th->first_release > eng->t0 ? th->first_release : eng->t0;
-	int64_t prev = base - p, next = th->next_release > base ? th->next_release : base;
+	const int64_t p = ser->period_ns;
+	const int64_t base = ser->first_release > eng->t0 ? ser->first_release : eng->t0;
+	int64_t prev = base - p, next = ser->next_release > base ? ser->next_release : base;
 
 	r->releases = grid_count(base, p, ws, we);
 	r->skipped = 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t rel = th->samples[i].release;
+		int64_t rel = jl_series_at(ser, i)->release;
 
 		r->skipped += grid_count(base, p, prev + p > ws ? prev + p : ws, rel < we ? rel : we);
 		prev = rel;
@@ -48,40 +48,45 @@ static void account_releases(const struct jl_engine *eng, const struct jl_thread
 	r->not_started = grid_count(base, p, next > ws ? next : ws, we);
 }
 
-static int thread_result(const struct jl_engine *eng, const struct jl_thread *th, struct jl_thread_result *r,
+static int series_result(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r,
 			 int64_t *lat, int64_t *per, int64_t *resp, int64_t *scratch)
 {
-	const struct jl_thread_spec *spec = th->spec;
-	size_t n = atomic_load_explicit(&th->nsamples, memory_order_acquire);
-	size_t first = th->samples ? jl_thread_first_measured(th) : 0;
-	int64_t deadline = jl_thread_deadline_ns(spec);
+	const struct jl_thread *th = jl_series_thread(eng, ser);
+	const struct jl_thread_spec *spec = eng->units[ser->unit].spec;
+	size_t n = jl_series_count(ser);
+	size_t first = jl_engine_first_measured(eng, ser);
 	int64_t win_start, win_end;
 	cpu_set_t used;
 	size_t np = 0;
 	int64_t work_sum = 0, work_max = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->s = ser;
 	r->th = th;
-	snprintf(r->name, sizeof(r->name), "%s", th->name);
+	r->spec = spec;
+	snprintf(r->name, sizeof(r->name), "%s", ser->name);
 	if (spec->place.cpus_set)
 		jl_cpulist_format(&spec->place.cpus, r->cpus, sizeof(r->cpus));
 	else
 		snprintf(r->cpus, sizeof(r->cpus), "all");
-	jl_cpulist_format(&th->cpus_used, r->cpus_used, sizeof(r->cpus_used));
-	r->measured = th->measured;
-	r->periodic = spec->beh.period_ns > 0;
-	r->period_ns = spec->beh.period_ns;
-	r->nominal_hz = spec->beh.period_ns ? 1e9 / (double)spec->beh.period_ns : 0.0;
-	r->work_calls = th->work_calls;
-	r->work_mean_ns = th->work_calls ? (double)th->work_sum_ns / (double)th->work_calls : 0.0;
-	r->work_max_ns = th->work_max_ns;
-	r->cpu_time_ns = th->cpu_time_ns;
-	r->ctx_voluntary = th->ctx_voluntary;
-	r->ctx_involuntary = th->ctx_involuntary;
+	if (th)
+		jl_cpulist_format(&th->cpus_used, r->cpus_used, sizeof(r->cpus_used));
+	r->measured = ser->measured;
+	r->periodic = ser->periodic;
+	r->period_ns = ser->period_ns;
+	r->nominal_hz = ser->period_ns ? 1e9 / (double)ser->period_ns : 0.0;
+	r->work_calls = ser->work_calls;
+	r->work_mean_ns = ser->work_calls ? (double)ser->work_sum_ns / (double)ser->work_calls : 0.0;
+	r->work_max_ns = ser->work_max_ns;
+	if (th) {
+		r->cpu_time_ns = th->cpu_time_ns;
+		r->ctx_voluntary = th->ctx_voluntary;
+		r->ctx_involuntary = th->ctx_involuntary;
+	}
 
 	win_start = eng->t_measure;
-	if (spec->beh.start_ns)
-		win_start = th->first_release;
+	if (ser->start_ns)
+		win_start = ser->first_release;
 	win_end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
 	r->window_start_ns = win_start;
 	r->window_end_ns = win_end > win_start ? win_end : win_start;
@@ -89,22 +94,22 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	if (!r->periodic)
 		return 0;
 
-	account_releases(eng, th, n, win_start, r->window_end_ns, r);
+	account_releases(eng, ser, n, win_start, r->window_end_ns, r);
 	/* cycles released after an early stop (SIGINT) ran only to notice it: they do not count */
-	while (n > first && th->samples[n - 1].release >= win_end)
+	while (n > first && jl_series_at(ser, n - 1)->release >= win_end)
 		n--;
 	r->first = first;
 	r->cycles = n - first;
 	CPU_ZERO(&used);
 	for (size_t i = first; i < n; i++) {
-		const struct jl_sample *s = &th->samples[i];
+		const struct jl_sample *s = jl_series_at(ser, i);
 		size_t k = i - first;
 
 		lat[k] = jl_latency_ns(s->release, s->wake);
 		resp[k] = jl_response_ns(s->release, s->end);
 		if (k > 0)
-			per[np++] = s->wake - th->samples[i - 1].wake;
-		r->misses += jl_missed(s->release, s->end, deadline);
+			per[np++] = s->wake - jl_series_at(ser, i - 1)->wake;
+		r->misses += jl_missed(s->release, s->end, ser->deadline_ns);
 		work_sum += s->end - s->wake;
 		if (s->end - s->wake > work_max)
 			work_max = s->end - s->wake;
@@ -122,26 +127,26 @@ static int thread_result(const struct jl_engine *eng, const struct jl_thread *th
 	    jl_dist_compute(resp, r->cycles, scratch, &r->response))
 		return -1;
 	if (r->cycles)
-		r->latency_max_cycle = th->samples[first + r->latency.max_index].cycle;
+		r->latency_max_cycle = jl_series_at(ser, first + r->latency.max_index)->cycle;
 	return 0;
 }
 
-int jl_results_compute(const struct jl_engine *eng, struct jl_thread_result *res)
+int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res)
 {
 	size_t cap = 1;
 	int64_t *buf;
 	int rc = 0;
 
-	for (int i = 0; i < eng->nthreads; i++)
-		if (eng->threads[i].cap > cap)
-			cap = eng->threads[i].cap;
+	for (int i = 0; i < eng->nseries; i++)
+		if (eng->series[i].cap > cap)
+			cap = eng->series[i].cap;
 	buf = malloc(4 * cap * sizeof(*buf));
 	if (!buf) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (int i = 0; i < eng->nthreads && !rc; i++)
-		rc = thread_result(eng, &eng->threads[i], &res[i], buf, buf + cap, buf + 2 * cap, buf + 3 * cap);
+	for (int i = 0; i < eng->nseries && !rc; i++)
+		rc = series_result(eng, &eng->series[i], &res[i], buf, buf + cap, buf + 2 * cap, buf + 3 * cap);
 	free(buf);
 	return rc;
 }

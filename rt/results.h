@@ -1,5 +1,7 @@
-/* results: per-thread figures of a run, computed from the engine's samples after the threads have
- * ended (never during the measured phase). Only cycles released in the measured phase count. */
+/* results: the figures of each measured series of a run (series.h), computed from its samples after
+ * the threads have ended (never during the measured phase). Only cycles released in the measured phase
+ * count. One result per series, in the engine's series order: what summary.json's `threads`,
+ * samples.csv and [expect] list (a [thread] is one series, named like the thread). */
 #ifndef JL_RESULTS_H
 #define JL_RESULTS_H
 
@@ -9,8 +11,10 @@
 #include "engine.h"
 #include "stats.h"
 
-struct jl_thread_result {
-	const struct jl_thread *th;
+struct jl_series_result {
+	const struct jl_series *s;
+	const struct jl_thread *th; /* the OS thread that writes it (tid, rusage), or NULL */
+	const struct jl_thread_spec *spec; /* its unit's section */
 	char name[JL_NAME_MAX];
 	char cpus[256];          /* as configured ("all" if unpinned) */
 	char cpus_used[256];     /* where it actually ran */
@@ -33,7 +37,7 @@ struct jl_thread_result {
 	long ctx_voluntary, ctx_involuntary;
 };
 
-/* Compute one result per engine thread into RES (eng->nthreads entries). 0 or -1 with errno. */
-int jl_results_compute(const struct jl_engine *eng, struct jl_thread_result *res);
+/* Compute one result per series into RES (eng->nseries entries). 0 or -1 with errno. */
+int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res);
 
 #endif

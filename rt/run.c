@@ -233,7 +233,7 @@ static int check_children(const struct jl_engine *eng, int status)
 static int finish(struct run_ctx *r, int status)
 {
 	struct jl_engine *eng = &r->eng;
-	struct jl_thread_result *res = calloc((size_t)eng->nthreads, sizeof(*res));
+	struct jl_series_result *res = calloc((size_t)eng->nthreads, sizeof(*res));
 	struct jl_trace_result tr = { 0 };
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
 					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,

@@ -55,22 +55,25 @@ static void core_types_json(json_object *t, const char *cpus_used)
 	json_object_object_add(t, "core_types", a);
 }
 
-static json_object *thread_json(const struct jl_thread_result *r)
+/* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
+ * the OS thread that wrote it (tid, CPU time, context switches) and its section's placement. */
+static json_object *series_json(const struct jl_series_result *r)
 {
 	const struct jl_thread *th = r->th;
-	const struct jl_thread_spec *spec = th->spec;
+	const struct jl_thread_spec *spec = r->spec;
 	json_object *t = json_object_new_object(), *o;
 
 	json_object_object_add(t, "name", json_object_new_string(r->name));
+	json_object_object_add(t, "thread", json_object_new_string(th ? th->name : ""));
 	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->place.policy)));
 	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
 	json_object_object_add(t, "nice", json_object_new_int(spec->place.nice));
 	json_object_object_add(t, "cpus", json_object_new_string(r->cpus));
 	add_i64(t, "period_ns", r->period_ns);
 	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
-	json_object_object_add(t, "kind", json_object_new_string(jl_drivers[th->driver].name));
-	json_object_object_add(t, "tid", json_object_new_int(th->tid));
-	if (th->is_exec) {
+	json_object_object_add(t, "kind", json_object_new_string(r->s->kind));
+	json_object_object_add(t, "tid", json_object_new_int(th ? th->tid : 0));
+	if (th && th->is_exec) {
 		json_object_object_add(t, "exec", json_object_new_string(spec->beh.exec));
 		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
 		int st = th->exit_status;
@@ -82,7 +85,7 @@ static json_object *thread_json(const struct jl_thread_result *r)
 
 		json_object_object_add(t, "work_kind", json_object_new_string(jl_work_format(&spec->beh.work, w, sizeof(w))));
 	}
-	if (th->errmsg[0])
+	if (th && th->errmsg[0])
 		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
 	add_i64(t, "cycles", (int64_t)r->cycles);
 	if (r->periodic) {
@@ -91,8 +94,8 @@ static json_object *thread_json(const struct jl_thread_result *r)
 	}
 	add_i64(t, "window_start_ns", r->window_start_ns);
 	add_i64(t, "window_end_ns", r->window_end_ns);
-	if (th->dropped_samples)
-		add_i64(t, "dropped_samples", (int64_t)th->dropped_samples);
+	if (r->s->dropped)
+		add_i64(t, "dropped_samples", (int64_t)r->s->dropped);
 	json_object_object_add(t, "rate_hz", json_object_new_double(r->rate_hz));
 	json_object_object_add(t, "nominal_hz", json_object_new_double(r->nominal_hz));
 	add_i64(t, "misses", (int64_t)r->misses);
@@ -122,12 +125,12 @@ static json_object *thread_json(const struct jl_thread_result *r)
 		add_i64(t, "start_ns", spec->beh.start_ns);
 	if (spec->place.mem_node >= 0) {
 		json_object_object_add(t, "mem_node", json_object_new_int(spec->place.mem_node));
-		json_object_object_add(t, "mem_node_used", json_object_new_int(th->mem_node_used));
+		json_object_object_add(t, "mem_node_used", json_object_new_int(th ? th->mem_node_used : -1));
 	}
 	return t;
 }
 
-json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_thread_result *res,
+json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
 			      const struct jl_summary_info *info, json_object *host)
 {
 	const struct jl_scenario *sc = eng->sc;
@@ -152,8 +155,8 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_threa
 	add_i64(s, "t_measure_ns", eng->t_measure);
 	add_i64(s, "t_end_ns", eng->t_end);
 	json_object_object_add(s, "host", host);
-	for (int i = 0; i < eng->nthreads; i++)
-		json_object_array_add(threads, thread_json(&res[i]));
+	for (int i = 0; i < eng->nseries; i++)
+		json_object_array_add(threads, series_json(&res[i]));
 	json_object_object_add(s, "threads", threads);
 	return s;
 }

@@ -21,7 +21,7 @@ struct jl_summary_info {
 };
 
 /* Build the document; "trace", "expect" and "exit_status" are added by the caller. */
-json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_thread_result *res,
+json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
 			      const struct jl_summary_info *info, json_object *host);
 
 /* The thread object named NAME in SUMMARY's threads[] (borrowed), or NULL. */

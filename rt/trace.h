@@ -61,7 +61,7 @@ int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus);
 int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus);
 
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
-void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss);
+void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
 
 /* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, analyse the wakeups of the
  * engine's measured threads (RT bandwidth as HOST, the summary's host block, describes it) and fill RES. Returns 0, or -1 with ERR set. */

@@ -398,7 +398,7 @@ int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus)
 	return 0;
 }
 
-void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_t latency_ns, bool miss)
+void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss)
 {
 	struct jl_trace *t = ctx;
 	struct jl_trace_mark_rec m;
@@ -406,7 +406,7 @@ void jl_trace_mark(void *ctx, const struct jl_thread *th, uint64_t cycle, int64_
 	if (!t || t->marker_fd < 0)
 		return;
 	m.id = JL_TRACE_MARK_ID;
-	m.thread = th && th->eng ? (int32_t)(th - th->eng->threads) : -1;
+	m.thread = s ? s->id : -1; /* the analysis' thread index: one per series (trace_finish.c) */
 	m.cycle = cycle;
 	m.latency_ns = latency_ns;
 	m.miss = miss;

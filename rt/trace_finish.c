@@ -25,45 +25,48 @@ void jl_trace_result_free(struct jl_trace_result *res)
 }
 
 
-/* The engine's threads as the analysis sees them; samples converted (caller frees *SAMPLES). */
-static struct jl_tan_thread *engine_threads(const struct jl_engine *eng, struct jl_tan_sample **samples)
+/* The engine's series as the analysis sees them, one entry each, in the engine's order (the trace
+ * marker names a series by its index); an entry's pid is the thread that writes the series, so the
+ * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
+ * *SAMPLES). */
+static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples)
 {
-	struct jl_tan_thread *th = calloc(eng->nthreads ? eng->nthreads : 1, sizeof(*th));
+	struct jl_tan_thread *th = calloc(eng->nseries ? (size_t)eng->nseries : 1, sizeof(*th));
 	size_t total = 0, k = 0;
 
 	*samples = NULL;
 	if (!th)
 		return NULL;
-	for (int i = 0; i < eng->nthreads; i++)
-		total += atomic_load(&eng->threads[i].nsamples);
+	for (int i = 0; i < eng->nseries; i++)
+		total += jl_series_count(&eng->series[i]);
 	*samples = calloc(total ? total : 1, sizeof(**samples));
 	if (!*samples) {
 		free(th);
 		return NULL;
 	}
-	for (int i = 0; i < eng->nthreads; i++) {
-		const struct jl_thread *et = &eng->threads[i];
-		size_t n = atomic_load(&et->nsamples);
+	for (int i = 0; i < eng->nseries; i++) {
+		const struct jl_series *es = &eng->series[i];
+		const struct jl_thread *et = jl_series_thread(eng, es);
+		const struct jl_thread_spec *spec = eng->units[es->unit].spec;
+		size_t n = jl_series_count(es);
 
-		snprintf(th[i].name, sizeof(th[i].name), "%s", et->name);
-		th[i].pid = et->tid;
-		th[i].measured = et->measured;
-		if (et->spec)
-			jl_policy_format(et->spec->place.policy, et->spec->place.priority, et->spec->place.nice, true, th[i].policy,
-					 sizeof(th[i].policy));
+		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
+		th[i].pid = et ? et->tid : 0;
+		th[i].measured = es->measured;
+		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
+				 sizeof(th[i].policy));
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;
 		for (size_t j = 0; j < n; j++, k++) {
-			const struct jl_sample *es = &et->samples[j];
-			int64_t deadline = et->spec ? jl_thread_deadline_ns(et->spec) : 0;
+			const struct jl_sample *s = jl_series_at(es, j);
 
-			(*samples)[k].release = es->release;
-			(*samples)[k].wake = es->wake;
-			(*samples)[k].end = es->end;
-			(*samples)[k].miss = deadline > 0 && jl_missed(es->release, es->end, deadline);
-			(*samples)[k].cycle = es->cycle;
+			(*samples)[k].release = s->release;
+			(*samples)[k].wake = s->wake;
+			(*samples)[k].end = s->end;
+			(*samples)[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
+			(*samples)[k].cycle = s->cycle;
 		}
-		if (!et->measured) {
+		if (!es->measured) {
 			th[i].samples = NULL;
 			th[i].nsamples = 0;
 		}
@@ -143,7 +146,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
-	threads = engine_threads(eng, &samples);
+	threads = engine_series(eng, &samples);
 	if (!fds || !bytes || !cmdlines || !threads) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
@@ -157,7 +160,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 					.extra_cmdlines = cmdlines };
 	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
 		goto out;
-	if (jl_tan_init(&an, threads, eng->nthreads, t->ncpus) < 0) {
+	if (jl_tan_init(&an, threads, eng->nseries, t->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}

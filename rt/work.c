@@ -19,11 +19,11 @@
 #include "units.h"
 
 
-/* A periodic thread's work runs to its end at the normal end of a run (its last cycle must be
- * measured whole); a neighbour's work stops as soon as the run ends. */
+/* The work of a driver that ends at its next release (a loop: its last cycle must be measured whole)
+ * runs to its end at the normal end of a run; any other work stops as soon as the run ends. */
 static inline bool work_stop(const struct jl_work_state *st)
 {
-	return st->periodic ? jl_stopping_now() : jl_stopping();
+	return st->run_to_end ? jl_stopping_now() : jl_stopping();
 }
 
 static inline int64_t now_ns(void)

@@ -48,7 +48,8 @@ struct jl_work_state {
 	size_t buflen;
 	volatile double sink; /* keeps the compiler from dropping sin() */
 	int mem_node;        /* -1 = default */
-	bool periodic;       /* set by the engine: stop only on an early stop (see stop.h) */
+	bool run_to_end;     /* set by the engine from its driver's end mode: at the normal end of a run the
+			      * call runs to its end, only an early stop cuts it (see stop.h) */
 };
 
 extern const struct jl_work_desc jl_work_registry[JL_WORK_NKINDS];

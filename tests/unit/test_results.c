@@ -21,8 +21,10 @@ struct fake {
 	struct jl_scenario sc;
 	struct jl_engine eng;
 	struct jl_thread th;
+	struct jl_unit unit;
+	struct jl_series ser;
 	struct jl_sample samples[64];
-	struct jl_thread_result res;
+	struct jl_series_result res;
 };
 
 /* A 10 ms loop, warm-up W ms, measured D ms; the samples come from RELEASES (ms after t0), each run
@@ -38,6 +40,13 @@ static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl
 	f->eng.sc = &f->sc;
 	f->eng.nthreads = 1;
 	f->eng.threads = &f->th;
+	f->eng.nunits = 1;
+	f->eng.units = &f->unit;
+	f->eng.nseries = 1;
+	f->eng.series = &f->ser;
+	f->unit.spec = &f->sc.threads[0];
+	f->unit.eng = &f->eng;
+	f->unit.nthreads = f->unit.nseries = 1;
 	f->eng.t0 = T0;
 	f->eng.t_measure = T0 + warmup_ms * MS;
 	f->eng.t_end = f->eng.t_measure + duration_ms * MS;
@@ -45,10 +54,17 @@ static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl
 	f->th.eng = &f->eng;
 	f->th.measured = true;
 	f->th.first_release = T0;
-	f->th.samples = f->samples;
-	f->th.cap = 64;
-	f->th.next_release = T0 + next_ms * MS;
+	f->th.nseries = 1;
 	snprintf(f->th.name, sizeof(f->th.name), "loop");
+	snprintf(f->ser.name, sizeof(f->ser.name), "loop");
+	f->ser.kind = "periodic";
+	f->ser.measured = f->ser.periodic = true;
+	f->ser.period_ns = 10 * MS;
+	f->ser.deadline_ns = 10 * MS;
+	f->ser.first_release = T0;
+	f->ser.samples = f->samples;
+	f->ser.cap = 64;
+	f->ser.next_release = T0 + next_ms * MS;
 	for (int i = 0; i < n; i++) {
 		struct jl_sample *s = &f->samples[i];
 
@@ -59,7 +75,7 @@ static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl
 		s->cpu = cpus ? cpus[i] : 1;
 		s->skipped = i ? (uint32_t)((releases[i] - releases[i - 1]) / 10 - 1) : 0;
 	}
-	atomic_store(&f->th.nsamples, (size_t)n);
+	atomic_store(&f->ser.n, (size_t)n);
 	assert_int_equal(jl_results_compute(&f->eng, &f->res), 0);
 }
 

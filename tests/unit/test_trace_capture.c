@@ -32,6 +32,7 @@ static int64_t now_ns(void)
 
 struct sleeper {
 	struct jl_thread *th;
+	struct jl_series *ser;
 	struct jl_trace *trace;
 	int64_t t0;
 };
@@ -49,10 +50,10 @@ static void *sleeper_main(void *arg)
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		w = now_ns();
-		th->samples[c] = (struct jl_sample){ .release = rel, .wake = w, .end = w, .cycle = c, .cpu = 0 };
-		atomic_store(&th->nsamples, c + 1);
+		jl_series_append(s->ser, &(struct jl_sample){ .release = rel, .wake = w, .end = w, .cycle = c,
+								   .cpu = 0, .tid = th->tid });
 		if (c % 10 == 0)
-			jl_trace_mark(s->trace, th, c, w - rel, false);
+			jl_trace_mark(s->trace, s->ser, c, w - rel, false);
 	}
 	return NULL;
 }
@@ -88,6 +89,9 @@ static void test_capture_round_trip(void **state)
 	struct jl_trace_result res = { 0 };
 	struct jl_engine eng = { 0 };
 	struct jl_thread th = { 0 };
+	struct jl_unit unit = { .spec = &spec, .nthreads = 1, .nseries = 1 };
+	struct jl_series ser = { .name = "sleeper", .kind = "periodic", .measured = true, .periodic = true,
+				 .period_ns = PERIOD_NS, .deadline_ns = PERIOD_NS };
 	struct sleeper s = { 0 };
 	char dir[] = "/tmp/jl-test-trace-XXXXXX", path[256], err[512], inst[64];
 	json_object *wk, *o;
@@ -103,10 +107,15 @@ static void test_capture_round_trip(void **state)
 	th.spec = &spec;
 	th.eng = &eng;
 	th.measured = true;
-	th.cap = CYCLES;
-	th.samples = calloc(CYCLES, sizeof(*th.samples));
+	th.nseries = 1;
+	assert_int_equal(jl_series_alloc(&ser, CYCLES), 0);
 	eng.nthreads = 1;
 	eng.threads = &th;
+	eng.nunits = 1;
+	eng.units = &unit;
+	eng.nseries = 1;
+	eng.series = &ser;
+	unit.eng = &eng;
 
 	assert_int_equal(jl_trace_start(&s.trace, &run, err, sizeof(err)), 0);
 	snprintf(inst, sizeof(inst), "jitterlab-%d", (int)getpid());
@@ -121,6 +130,7 @@ static void test_capture_round_trip(void **state)
 		assert_int_equal(jl_trace_set_reader_cpus(s.trace, &hk), -1);
 	}
 	s.th = &th;
+	s.ser = &ser;
 	s.t0 = now_ns() + 20000000;
 	eng.t0 = eng.t_measure = s.t0;
 	eng.t_end = s.t0 + (int64_t)CYCLES * PERIOD_NS;
@@ -154,7 +164,7 @@ static void test_capture_round_trip(void **state)
 	jl_trace_result_free(&res);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	assert_int_equal(system(path), 0);
-	free(th.samples);
+	jl_series_free(&ser);
 }
 
 static void test_start_refuses_tracing_off(void **state)

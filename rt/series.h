@@ -1,0 +1,121 @@
+/* series: a measured series, the thing every output iterates. Results, summary.json, [expect], sweeps,
+ * plots, samples.csv and the trace analysis see series, not OS threads: a `[thread]` is the case of one
+ * series written by one thread (its series has the thread's name), an executor will be many series
+ * (one per callback) written by a pool of threads, a probe one series per probed point.
+ *
+ * A series owns its samples and the counters of its work. The OS thread that writes it (tid, CPUs,
+ * rusage) is the engine's (engine.h); a sample names its tid, so that the trace analysis can pair each
+ * sample with the wakeups of the thread that ran it, whichever thread of a pool that was.
+ *
+ * Storage sits behind jl_series_append() and jl_series_at(): preallocated, prefaulted, written by one
+ * thread at a time (the one running the series' work: a loop's own thread, or the executor thread that
+ * holds the callback), read only after the writers have ended. Today it is one array of capacity
+ * `cap`; the long-run issue changes it here, once, for every kind of series (a ring drained to disk). */
+#ifndef JL_SERIES_H
+#define JL_SERIES_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JL_SERIES_NAME_MAX 64
+
+/* One measured cycle (a loop's cycle; later one callback run). Times are CLOCK_MONOTONIC ns. */
+struct jl_sample {
+	int64_t release;   /* ready: when the cycle was due (a loop's release; a callback's ready time) */
+	int64_t wake;      /* start: when it began to run (a loop: when its thread woke up) */
+	int64_t end;       /* when its work ended */
+	int64_t origin;    /* when the data it consumed was produced (a loop: its own release) */
+	uint64_t cycle;    /* release index since the series' first release (warm-up included) */
+	uint32_t skipped;  /* releases dropped just before this cycle */
+	int32_t cpu;       /* CPU the cycle ran on (at its end) */
+	int32_t tid;       /* the OS thread that ran it */
+};
+
+/* The formulas every output uses (samples.csv contract), written once: latency = wake - release,
+ * response = end - release, a miss = work ending after release + deadline. */
+static inline int64_t jl_latency_ns(int64_t release, int64_t wake)
+{
+	return wake - release;
+}
+
+static inline int64_t jl_response_ns(int64_t release, int64_t end)
+{
+	return end - release;
+}
+
+static inline bool jl_missed(int64_t release, int64_t end, int64_t deadline)
+{
+	return end > release + deadline;
+}
+
+struct jl_series {
+	char name[JL_SERIES_NAME_MAX];
+	const char *kind;           /* the driver's name: "periodic", "continuous", "exec", ... */
+	int id;                     /* its index among the run's series (the trace marker names it by this) */
+	int thread;                 /* index of the engine thread that writes it; -1 = none (or any) */
+	int unit;                   /* index of the unit (scenario section) it belongs to */
+	bool measured;              /* its samples are the measured figures (samples.csv, latency, ...) */
+	bool periodic;              /* released on a grid: first_release + k * period_ns */
+	int64_t period_ns;          /* 0 = not periodic */
+	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
+	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */
+	/* set by the engine at start, by the driver at its end */
+	int64_t first_release;      /* the grid's base (t0, or t_measure + start_ns) */
+	int64_t next_release;       /* periodic: the first release its loop did not run */
+
+	/* storage (see above): never touch these directly, use the functions below */
+	struct jl_sample *samples;
+	size_t cap;
+	atomic_size_t n;
+	uint64_t dropped;           /* appends beyond cap (a sizing bug: reported, never silent) */
+
+	/* counters of its work, kept by the writer */
+	uint64_t work_calls;
+	int64_t work_sum_ns, work_max_ns;
+};
+
+/* Preallocate and prefault CAP samples (0: a series of counters only). 0, or -1 with errno. */
+int jl_series_alloc(struct jl_series *s, size_t cap);
+void jl_series_free(struct jl_series *s);
+
+/* On the cycle path: store X (no allocation, no syscall, no lock; one writer at a time). */
+static inline void jl_series_append(struct jl_series *s, const struct jl_sample *x)
+{
+	size_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
+
+	if (n < s->cap) {
+		s->samples[n] = *x;
+		atomic_store_explicit(&s->n, n + 1, memory_order_release);
+	} else {
+		s->dropped++;
+	}
+}
+
+/* On the cycle path: one call of the work took NS. */
+static inline void jl_series_count_work(struct jl_series *s, int64_t ns)
+{
+	s->work_calls++;
+	s->work_sum_ns += ns;
+	if (ns > s->work_max_ns)
+		s->work_max_ns = ns;
+}
+
+/* Readers (after the writers have ended). */
+static inline size_t jl_series_count(const struct jl_series *s)
+{
+	return s->samples ? atomic_load_explicit(&s->n, memory_order_acquire) : 0;
+}
+
+static inline const struct jl_sample *jl_series_at(const struct jl_series *s, size_t i)
+{
+	return &s->samples[i];
+}
+
+/* Index of the first sample released at or after T (the measured phase begins at t_measure). */
+size_t jl_series_first_from(const struct jl_series *s, int64_t t);
+/* The memory the samples live in (for a NUMA binding): its address and length. */
+void *jl_series_memory(const struct jl_series *s, size_t *len);
+
+#endif
