@@ -349,8 +349,38 @@ static size_t pair_from(const struct jl_tan_thread *t, int64_t ts)
 	return lo;
 }
 
+/* Entries that share a thread with an earlier one (two series written by one thread) get a copy of its
+ * wakeup pairs and states: the events went to the first entry with the pid (jl_tan_thread_of). */
+static int share_thread_events(struct jl_tan *an)
+{
+	for (int ti = 0; ti < an->nthreads; ti++) {
+		struct jl_tan_thread *t = &an->threads[ti];
+		const struct jl_tan_thread *o = &an->threads[t->owner];
+
+		if (t->owner == ti || t->pairs || t->states || (!o->npairs && !o->nstates))
+			continue;
+		t->pairs = malloc((o->npairs ? o->npairs : 1) * sizeof(*t->pairs));
+		t->states = malloc((o->nstates ? o->nstates : 1) * sizeof(*t->states));
+		if (!t->pairs || !t->states) {
+			errno = ENOMEM;
+			return -1;
+		}
+		memcpy(t->pairs, o->pairs, o->npairs * sizeof(*t->pairs));
+		memcpy(t->states, o->states, o->nstates * sizeof(*t->states));
+		t->npairs = t->cap = o->npairs;
+		t->nstates = t->capstates = o->nstates;
+		t->switch_in = o->switch_in;
+		t->switch_out = o->switch_out;
+		t->wakings = o->wakings;
+		t->implicit_in = o->implicit_in;
+	}
+	return 0;
+}
+
 int jl_tan_match(struct jl_tan *an, int64_t from)
 {
+	if (share_thread_events(an))
+		return -1;
 	for (int ti = 0; ti < an->nthreads; ti++) {
 		struct jl_tan_thread *t = &an->threads[ti];
 

@@ -146,6 +146,12 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 		an->threads[i].states = NULL;
 		an->threads[i].nstates = an->threads[i].capstates = 0;
 		an->threads[i].sample_pair = NULL;
+		an->threads[i].owner = i;
+		for (int j = 0; j < i && threads[i].pid > 0; j++)
+			if (threads[j].pid == threads[i].pid) {
+				an->threads[i].owner = j;
+				break;
+			}
 	}
 	an->first_ts = -1;
 	jl_tan_budget_defaults(&an->budget);

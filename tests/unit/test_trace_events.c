@@ -485,6 +485,60 @@ static void test_matching_window(void **state)
 	jl_tan_free(&an);
 }
 
+/* Two series written by one thread (two entries with one pid): the thread's wakeups go to the first
+ * entry, and each series' samples are paired with them: the second series' worst cycle is explained
+ * by the same wakeup as the first one's. */
+static void test_two_series_one_thread(void **state)
+{
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 19, 0, 120, "swapper/1"),
+		wake(1030, 1, 0, LOOP, 19, JL_TEV_WAKING),
+		sw(1040, 1, 0, 120, LOOP, 19, "control"),
+		sw(1100, 1, LOOP, 19, 0, 120, "swapper/1"),
+		wake(2005, 1, 0, LOOP, 19, JL_TEV_WAKING),
+		sw(2010, 1, 0, 120, LOOP, 19, "control"),
+		sw(2050, 1, LOOP, 19, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample every[] = { { .release = 1000000, .wake = 1043000, .cycle = 1 },
+					 { .release = 2000000, .wake = 2012000, .cycle = 2 } };
+	struct jl_tan_sample half[] = { { .release = 1000000, .wake = 1043000, .cycle = 0 } };
+	struct jl_tan_thread th[2] = { 0 };
+	struct jl_cycle w[5];
+	struct jl_tan an;
+	int nw, seen_half = 0;
+
+	(void)state;
+	snprintf(th[0].name, sizeof(th[0].name), "x.every");
+	snprintf(th[1].name, sizeof(th[1].name), "x.half");
+	for (int i = 0; i < 2; i++) {
+		th[i].pid = LOOP;
+		th[i].measured = true;
+		snprintf(th[i].policy, sizeof(th[i].policy), "FIFO 80");
+	}
+	th[0].samples = every;
+	th[0].nsamples = 2;
+	th[1].samples = half;
+	th[1].nsamples = 1;
+	assert_int_equal(jl_tan_init(&an, th, 2, 2), 0);
+	assert_int_equal(an.threads[1].owner, 0);
+	assert_int_equal(jl_tan_run(&an, e, 7), 0);
+	assert_int_equal(an.threads[0].npairs, 2);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
+	assert_int_equal(an.threads[0].matched, 2);
+	assert_int_equal(an.threads[1].matched, 1);
+	assert_int_equal(an.threads[1].npairs, 2);
+	for (int i = 0; i < nw; i++) {
+		if (w[i].thread != 1)
+			continue;
+		seen_half++;
+		assert_int_equal(w[i].latency_ns, 43000);
+		assert_int_equal(w[i].waking, 1030000);
+		assert_int_equal(w[i].switch_in, 1040000);
+	}
+	assert_int_equal(seen_half, 1);
+	jl_tan_free(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_untraced_switch_from_idle),
 		cmocka_unit_test(test_untraced_switch_from_idle_two_woken),
 		cmocka_unit_test(test_matching_window),
+		cmocka_unit_test(test_two_series_one_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
