@@ -360,6 +360,8 @@ static void *thread_main(void *arg)
 	}
 	if (!th->error && jl_work_prepare(&th->work, &th->spec->beh.work, th->spec->place.mem_node))
 		thread_fail(th, errno, "preparing the work");
+	/* how the work ends at the normal end of the run is the driver's to say (jl_work_prepare resets it) */
+	th->work.run_to_end = eng->units[th->unit].drv->end == JL_END_AT_RELEASE;
 	gate_arrive_and_wait(eng);
 	if (th->error || jl_stopping())
 		goto out;
@@ -520,7 +522,6 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 				snprintf(th->name, sizeof(th->name), "%s", spec->name);
 			th->is_exec = !u->drv->run;
 			th->mem_node_used = -1;
-			th->work.run_to_end = u->drv->end == JL_END_AT_RELEASE;
 			CPU_ZERO(&th->cpus_used);
 			u->nthreads++;
 		}

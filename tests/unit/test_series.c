@@ -314,8 +314,8 @@ static void test_thread_is_one_series(void **state)
 	assert_false(eng.series[1].measured);
 	assert_string_equal(eng.series[4].kind, "exec");
 	assert_true(eng.threads[4].is_exec);
-	assert_true(eng.threads[0].work.run_to_end);  /* a loop's last cycle runs whole */
-	assert_false(eng.threads[1].work.run_to_end); /* a neighbour stops at the end */
+	assert_int_equal(eng.units[0].drv->end, JL_END_AT_RELEASE); /* a loop's last cycle runs whole */
+	assert_int_equal(eng.units[1].drv->end, JL_END_NOW);        /* a neighbour stops at the end */
 	jl_engine_free(&eng);
 	free(sc);
 }
