@@ -461,27 +461,3 @@ int jl_output_write_json_path(const char *path, json_object *obj)
 	return jl_output_commit(&of);
 }
 
-int jl_output_write_samples(const char *dir, const struct jl_series_result *res, int n)
-{
-	struct jl_outfile of;
-
-	if (jl_output_open(&of, dir, "samples.csv"))
-		return -1;
-	fputs("thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n", of.fp);
-	for (int t = 0; t < n; t++) {
-		const struct jl_series_result *r = &res[t];
-		const struct jl_series *ser = r->s;
-
-		if (!r->measured)
-			continue;
-		for (size_t i = r->first; i < r->first + r->cycles; i++) {
-			const struct jl_sample *s = jl_series_at(ser, i);
-			int64_t period = i > r->first ? s->wake - jl_series_at(ser, i - 1)->wake : 0;
-
-			fprintf(of.fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n",
-				r->name, s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
-				jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, ser->deadline_ns), s->skipped);
-		}
-	}
-	return jl_output_commit(&of);
-}

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "results.h"
 #include "scenario.h"
 
 struct jl_outfile {
@@ -59,7 +58,5 @@ int jl_output_write_json(const char *dir, const char *file, json_object *obj);
 int jl_output_write_json_path(const char *path, json_object *obj);
 /* Write the effective scenario (jl_scenario_write) atomically to PATH. */
 int jl_output_write_scenario(const char *path, const struct jl_scenario *sc);
-/* Write samples.csv (contract columns) for the measured threads. */
-int jl_output_write_samples(const char *dir, const struct jl_series_result *res, int n);
 
 #endif

@@ -27,10 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "samples_read.h"
-#include "sweep.h"
 #include "output.h"
-#include "sweep_child.h"
+#include "samples_read.h"
+#include "series.h"
 
 #define TICK_WINDOW_NS 600000000LL
 

@@ -2,11 +2,13 @@
 #include "results.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../affinity/cpulist.h"
+#include "output.h"
 
 /* Releases of a loop on its grid BASE + k * P (k >= 0) that lie in [LO, HI). */
 static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
@@ -149,4 +151,31 @@ int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res
 		rc = series_result(eng, &eng->series[i], &res[i], buf, buf + cap, buf + 2 * cap, buf + 3 * cap);
 	free(buf);
 	return rc;
+}
+
+/* samples.csv (outputs.md): one row per measured cycle of every measured series, through the one
+ * root-safe writer. */
+int jl_results_write_samples(const char *dir, const struct jl_series_result *res, int n)
+{
+	struct jl_outfile of;
+
+	if (jl_output_open(&of, dir, "samples.csv"))
+		return -1;
+	fputs("thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n", of.fp);
+	for (int t = 0; t < n; t++) {
+		const struct jl_series_result *r = &res[t];
+		const struct jl_series *ser = r->s;
+
+		if (!r->measured)
+			continue;
+		for (size_t i = r->first; i < r->first + r->cycles; i++) {
+			const struct jl_sample *s = jl_series_at(ser, i);
+			int64_t period = i > r->first ? s->wake - jl_series_at(ser, i - 1)->wake : 0;
+
+			fprintf(of.fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n",
+				r->name, s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
+				jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, ser->deadline_ns), s->skipped);
+		}
+	}
+	return jl_output_commit(&of);
 }

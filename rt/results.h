@@ -40,4 +40,7 @@ struct jl_series_result {
 /* Compute one result per series into RES (eng->nseries entries). 0 or -1 with errno. */
 int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res);
 
+/* Write RUN_DIR/samples.csv from the N results. 0, or -1 with errno. */
+int jl_results_write_samples(const char *dir, const struct jl_series_result *res, int n);
+
 #endif

@@ -233,7 +233,7 @@ static int check_children(const struct jl_engine *eng, int status)
 static int finish(struct run_ctx *r, int status)
 {
 	struct jl_engine *eng = &r->eng;
-	struct jl_series_result *res = calloc((size_t)eng->nthreads, sizeof(*res));
+	struct jl_series_result *res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
 	struct jl_trace_result tr = { 0 };
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
 					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
@@ -281,7 +281,7 @@ static int finish(struct run_ctx *r, int status)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
-	if (jl_output_write_samples(r->dir, res, eng->nthreads) || jl_output_write_json(r->dir, "summary.json", summary) ||
+	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_output_write_json(r->dir, "summary.json", summary) ||
 	    write_report(r, summary, &tr)) {
 		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));
 		status = JL_EXIT_RUNTIME;

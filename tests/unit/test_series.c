@@ -206,7 +206,7 @@ static void test_two_series_on_one_thread(void **state)
 
 	/* samples.csv: the rows of both series under their names, nothing else */
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(jl_output_write_samples(dir, res, eng.nseries), 0);
+	assert_int_equal(jl_results_write_samples(dir, res, eng.nseries), 0);
 	read_csv(dir, &c);
 	assert_int_equal(c.other, 0);
 	assert_int_equal(c.every, (int)res[0].cycles);
