@@ -417,7 +417,7 @@ static const struct jl_key_desc run_keys[] = {
 	{ .name = "warmup", .slot = JL_RKEY_WARMUP, .syntax = "DURATION", .def = "1s", .range = "0 or more",
 	  .help = "time before measuring; cycles then are recorded but excluded from statistics",
 	  .parse = run_warmup, .format = fmt_warmup },
-	{ .name = "trace", .slot = JL_RKEY_TRACE, .syntax = "off|GROUP,...", .def = "sched",
+	{ .name = "trace", .slot = JL_RKEY_TRACE, .syntax = "off|sched,irq,timer", .def = "sched",
 	  .range = "off, or a comma list of sched, irq, timer",
 	  .help = "the kernel events recorded with ftrace, as event groups (jitterlab list: trace groups)",
 	  .parse = run_trace, .format = fmt_trace },
