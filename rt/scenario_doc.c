@@ -292,9 +292,11 @@ int jl_scenario_doc_man(FILE *out, const char *example)
 
 		if (!f)
 			return -1;
+		const char *base = strrchr(example, '/');
+
 		fputs(".SH EXAMPLE\n", out);
-		roff(out, example);
-		fputs(":\n.PP\n.nf\n", out);
+		roff(out, base ? base + 1 : example);
+		fputs(", one of the scenarios installed in PREFIX/share/jitterlab/scenarios:\n.PP\n.nf\n", out);
 		while (fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\n")] = '\0';
 			if (!line[0])
