@@ -2,6 +2,7 @@
  * the next argument as a flag's value. */
 #include "cli.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static const struct jl_cli_opt *find_long(const struct jl_cli *c, const char *name, size_t len)
@@ -83,4 +84,65 @@ void jl_cli_help(FILE *out, const struct jl_cli *c)
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-24s %s\n", "-h, --help", "this help");
+}
+
+void jl_roff_text(FILE *out, const char *text, const char *font)
+{
+	/* the caller may be at the start of a line: \& before a '.' or '\'' there is harmless elsewhere */
+	bool bol = !font;
+
+	if (font)
+		fprintf(out, "\\f%s", font);
+	for (const char *p = text; *p; p++) {
+		if (bol && (*p == '.' || *p == '\''))
+			fputs("\\&", out);
+		bol = *p == '\n';
+		if (*p == '\\')
+			fputs("\\e", out);
+		else if (*p == '-')
+			fputs("\\-", out);
+		else
+			fputc(*p, out);
+	}
+	if (font)
+		fputs("\\fR", out);
+}
+
+void jl_cli_man(FILE *out, const struct jl_cli *c)
+{
+	fputs(".SS\n", out);
+	jl_roff_text(out, "jitterlab ", "B");
+	jl_roff_text(out, c->command, "B");
+	if (c->operands[0]) {
+		fputc(' ', out);
+		jl_roff_text(out, c->operands, "I");
+	}
+	fputs(" [\\fIOPTIONS\\fR]\n", out);
+	jl_roff_text(out, c->about, NULL);
+	fputs(".\n", out);
+	for (const struct jl_cli_opt *o = c->opts; o->name; o++) {
+		char lng[64];
+
+		fputs(".TP\n", out);
+		if (o->shrt) {
+			char s[3] = { '-', o->shrt, '\0' };
+
+			jl_roff_text(out, s, "B");
+			fputs(", ", out);
+		}
+		snprintf(lng, sizeof(lng), "--%s", o->name);
+		jl_roff_text(out, lng, "B");
+		if (o->value) {
+			fputc(' ', out);
+			jl_roff_text(out, o->value, "I");
+		}
+		fputc('\n', out);
+		jl_roff_text(out, o->help, NULL);
+		fputc('\n', out);
+	}
+	fputs(".TP\n", out);
+	jl_roff_text(out, "-h", "B");
+	fputs(", ", out);
+	jl_roff_text(out, "--help", "B");
+	fputs("\nthis help\n", out);
 }

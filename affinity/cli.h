@@ -40,5 +40,13 @@ int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_wal
 
 /* The usage line and every option with what it means. */
 void jl_cli_help(FILE *out, const struct jl_cli *c);
+/* The same as a roff subsection of jitterlab(8): the command line, what it does, every option. */
+void jl_cli_man(FILE *out, const struct jl_cli *c);
+
+/* TEXT as roff input text, safe whatever it holds: '\' written as \e, '-' as \- (so that options
+ * render as ASCII hyphens), and every line that would start with '.' or '\'' (a request) prefixed with
+ * \&. FONT: NULL, or "B"/"I" to set it in bold/italic. Every text a man page generator emits goes
+ * through here. */
+void jl_roff_text(FILE *out, const char *text, const char *font);
 
 #endif

@@ -16,10 +16,10 @@ int cmd_doctor(int argc, char **argv);     /* affinity/doctor.c */
 int cmd_restore(int argc, char **argv);    /* affinity/restore.c */
 int cmd_list(int argc, char **argv);       /* rt/cmd_list.c */
 
-/* Each command's options (affinity/cli.h), from which its parser and its --help come; all of them, for
- * the top-level help and the tests. `list` takes none. */
+/* Each command's options (affinity/cli.h), from which its parser, its --help and its part of
+ * jitterlab(8) come; all of them, for the top-level help, the man page and the tests. */
 extern const struct jl_cli jl_cli_run, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
-	jl_cli_restore;
+	jl_cli_restore, jl_cli_list;
 extern const struct jl_cli *const jl_cli_all[];
 extern const int jl_cli_nall;
 

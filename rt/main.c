@@ -8,7 +8,7 @@
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const struct jl_cli *cli;   /* its options and one line of help (NULL: list) */
+	const struct jl_cli *cli;   /* its options and one line of help */
 };
 
 static const struct command commands[] = {
@@ -19,15 +19,14 @@ static const struct command commands[] = {
 	{ "report", cmd_report, &jl_cli_report },
 	{ "doctor", cmd_doctor, &jl_cli_doctor },
 	{ "restore", cmd_restore, &jl_cli_restore },
-	{ "list", cmd_list, NULL },
+	{ "list", cmd_list, &jl_cli_list },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: jitterlab COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].cli ? commands[i].cli->about
-									     : "work kinds, policies, trace groups, metrics, cpu-list names");
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].cli->about);
 	fprintf(out, "\n  jitterlab COMMAND --help   for a command's options\n"
 		     "exit status: 0 ok, 1 runtime failure, 2 usage or scenario error, 3 an [expect] failed, 130 interrupted\n");
 }
@@ -50,10 +49,6 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
-			if (!commands[i].cli && argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-				printf("usage: jitterlab %s\n  list what jitterlab knows, one line each\n", commands[i].name);
-				return 0;
-			}
 			return commands[i].fn(argc - 1, argv + 1); /* each command prints its own --help */
 		}
 	}

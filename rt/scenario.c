@@ -1,7 +1,9 @@
 /* scenario: read scenario files with libinih (sections, line numbers, duplicate keys) into struct
- * jl_scenario and apply --set overrides. The per-key parsers are in scenario_keys.c, the cross-key
- * checks in scenario_check.c, the writer in scenario_write.c. Never touches the machine. Every error
- * is "FILE:LINE: context: reason". */
+ * jl_scenario and apply --set overrides. Sections and keys are looked up in the registry
+ * (scenario_registry.h: the section kinds in scenario_sections.c, the key tables in scenario_keys.c and
+ * scenario_thread_keys.c); nothing here knows a section or key by name. The cross-key checks are in
+ * scenario_check.c, the writer in scenario_write.c. Never touches the machine. Every error is
+ * "FILE:LINE: context: reason". */
 #include "scenario.h"
 
 #include <ctype.h>
@@ -19,18 +21,19 @@
 #include "../affinity/cpulist.h"
 #include "metrics.h"
 #include "scenario_int.h"
+#include "scenario_registry.h"
 #include "units.h"
 
-
-enum section_kind { SEC_NONE, SEC_RUN, SEC_THREAD, SEC_EXPECT, SEC_SWEEP };
+#define JL_MAX_SECTION_KINDS 32
 
 struct parser {
 	struct jl_scenario *sc;
 	const char *file;        /* name used in messages */
 	int line;                /* current line (counted by our reader) */
-	enum section_kind sec;
-	struct jl_thread_spec *thread;
-	bool seen_run, seen_expect, seen_sweep;
+	const struct jl_section_kind *kind; /* the current section (NULL: before the first header) */
+	int inst;                /* its instance */
+	char ctx[JL_NAME_MAX + 16]; /* how messages name it: "[run]", "thread 'control'" */
+	bool seen[JL_MAX_SECTION_KINDS]; /* unnamed kinds already seen */
 	char seen_keys[160][64];  /* keys of the current section, for duplicate detection */
 	int nseen;
 	bool prev_key;           /* the last key = value line (libinih continues it on indented lines) */
@@ -44,11 +47,6 @@ struct parser {
 	char *err;
 	size_t errlen;
 };
-
-
-
-
-
 
 
 static void fail(struct parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -80,30 +78,14 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static void defaults_run(struct jl_run_spec *r)
+/* The defaults of the unnamed section kind NAME, from its key tables. */
+static void section_defaults(struct jl_scenario *sc, const char *name)
 {
-	memset(r, 0, sizeof(*r));
-	r->duration_ns = 10 * JL_NSEC_PER_SEC;
-	r->warmup_ns = JL_NSEC_PER_SEC;
-	r->trace_groups = JL_TRACE_SCHED;
-	r->trace_buffer = 16ULL << 20;
-	r->irq_affinity = JL_IRQ_KEEP;
-	r->cpu_dma_latency_ns = 0;
-	r->rt_runtime_us = -2;
-	r->fair_server_ns = -1;
-	r->seed = 1;
-	r->grace_ns = 2 * JL_NSEC_PER_SEC;
-}
+	const struct jl_section_kind *k = jl_section_kind_find(name);
+	struct jl_key_view v;
 
-static void defaults_thread(struct jl_thread_spec *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->place.policy = JL_POLICY_OTHER;
-	t->place.count = 1;
-	t->beh.work.kind = JL_WORK_NONE;
-	t->beh.overrun = JL_OVERRUN_SKIP;
-	t->place.mem_node = -1;
-	t->beh.measure = -1;
+	k->view(sc, 0, &v);
+	jl_section_defaults(k, &v);
 }
 
 static void scenario_init(struct jl_scenario *sc, const char *path)
@@ -113,8 +95,8 @@ static void scenario_init(struct jl_scenario *sc, const char *path)
 
 	memset(sc, 0, sizeof(*sc));
 	snprintf(sc->path, sizeof(sc->path), "%s", path);
-	defaults_run(&sc->run);
-	sc->sweep.runs = 5;
+	section_defaults(sc, "run");
+	section_defaults(sc, "sweep");
 	/* default name: the file stem */
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -144,28 +126,44 @@ static void scenario_init(struct jl_scenario *sc, const char *path)
 
 /* ---- sections ---- */
 
-static struct jl_thread_spec *find_thread(struct jl_scenario *sc, const char *name)
+/* Enter instance INST of section kind K: messages name it as CTX. */
+static void enter(struct parser *ps, const struct jl_section_kind *k, int inst)
 {
-	for (int i = 0; i < sc->nthreads; i++)
-		if (!strcmp(sc->threads[i].name, name))
-			return &sc->threads[i];
-	return NULL;
+	ps->kind = k;
+	ps->inst = inst;
+	if (k->named)
+		snprintf(ps->ctx, sizeof(ps->ctx), "%s '%s'", k->name, k->name_of(ps->sc, inst));
+	else
+		snprintf(ps->ctx, sizeof(ps->ctx), "[%s]", k->name);
 }
 
 static void begin_section(struct parser *ps, const char *header)
 {
-	char kind[64] = "", name[128] = "", extra[2];
-	int n;
+	char kind[64] = "", name[128] = "", extra[2], kinds[256];
+	const struct jl_section_kind *k;
+	int n, inst;
 
 	ps->nseen = 0;
-	ps->thread = NULL;
+	ps->kind = NULL;
+	ps->ctx[0] = '\0';
+	jl_section_kinds_text(kinds, sizeof(kinds));
 	n = sscanf(header, "%63s %127s %1s", kind, name, extra);
 	if (n <= 0) {
-		fail(ps, ps->line, "empty section name (expected [run], [thread NAME], [expect] or [sweep])");
+		fail(ps, ps->line, "empty section name (expected %s)", kinds);
 		return;
 	}
-	if (!strcmp(kind, "run") || !strcmp(kind, "expect") || !strcmp(kind, "sweep")) {
-		bool *seen = kind[0] == 'r' ? &ps->seen_run : kind[0] == 'e' ? &ps->seen_expect : &ps->seen_sweep;
+	k = jl_section_kind_find(kind);
+	if (!k) {
+		fail(ps, ps->line, "unknown section [%s] (expected %s)", header, kinds);
+		return;
+	}
+	if (k->planned) {
+		fail(ps, ps->line, "section [%s] is an application-structure model this version does not implement yet",
+		     kind);
+		return;
+	}
+	if (!k->named) {
+		bool *seen = &ps->seen[k - jl_section_kinds];
 
 		if (n != 1) {
 			fail(ps, ps->line, "section [%s] takes no name (got '%s')", kind, header);
@@ -176,67 +174,45 @@ static void begin_section(struct parser *ps, const char *header)
 			return;
 		}
 		*seen = true;
-		ps->sec = kind[0] == 'r' ? SEC_RUN : kind[0] == 'e' ? SEC_EXPECT : SEC_SWEEP;
-		if (ps->sec == SEC_SWEEP)
-			ps->sc->sweep.present = true;
+		enter(ps, k, k->add(ps->sc, NULL, ps->file, ps->line));
 		return;
 	}
-	if (!strcmp(kind, "thread")) {
-		struct jl_thread_spec *t;
-
-		if (n != 2) {
-			fail(ps, ps->line, "section [%s]: expected [thread NAME]", header);
-			return;
-		}
-		if (!valid_name(name) || strlen(name) >= JL_NAME_MAX - 8) {
-			fail(ps, ps->line, "thread name '%s' is not valid (expected [a-z][a-z0-9_-]*, at most %d characters)",
-			     name, JL_NAME_MAX - 9);
-			return;
-		}
-		if (find_thread(ps->sc, name)) {
-			fail(ps, ps->line, "thread '%s' is defined twice", name);
-			return;
-		}
-		if (ps->sc->nthreads >= JL_MAX_THREADS) {
-			fail(ps, ps->line, "too many threads (at most %d)", JL_MAX_THREADS);
-			return;
-		}
-		t = &ps->sc->threads[ps->sc->nthreads++];
-		defaults_thread(t);
-		snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
-		snprintf(t->file, sizeof(t->file), "%s", ps->file);
-		t->line = ps->line;
-		ps->thread = t;
-		ps->sec = SEC_THREAD;
+	if (n != 2) {
+		fail(ps, ps->line, "section [%s]: expected [%s NAME]", header, kind);
 		return;
 	}
-	if (!strcmp(kind, "queue") || !strcmp(kind, "lock") || !strcmp(kind, "source") || !strcmp(kind, "budget")) {
-		fail(ps, ps->line, "section [%s] is an application-structure model this version does not implement yet",
-		     kind);
+	if (!valid_name(name) || strlen(name) >= JL_NAME_MAX - 8) {
+		fail(ps, ps->line, "%s name '%s' is not valid (expected [a-z][a-z0-9_-]*, at most %d characters)", kind,
+		     name, JL_NAME_MAX - 9);
 		return;
 	}
-	fail(ps, ps->line, "unknown section [%s] (expected [run], [thread NAME], [expect] or [sweep])", header);
+	if (jl_section_find(k, ps->sc, name) >= 0) {
+		fail(ps, ps->line, "%s '%s' is defined twice", kind, name);
+		return;
+	}
+	inst = k->add(ps->sc, name, ps->file, ps->line);
+	if (inst < 0) {
+		fail(ps, ps->line, "too many %ss (at most %d)", kind, k->max);
+		return;
+	}
+	enter(ps, k, inst);
 }
 /* ---- the libinih handler and reader ---- */
 
 static int handle_key(struct parser *ps, const char *key, const char *value)
 {
-	char why[JL_ERR_MAX] = "";
-	int rc = -1;
+	char why[JL_ERR_MAX] = "", names[1024];
+	/* "thread 'a': KEY: reason", "[run] KEY: reason" */
+	const char *sep = ps->kind && ps->kind->named ? ": " : " ";
+	const struct jl_key_desc *d;
+	struct jl_key_view v;
+	int rc;
 
 	if (ps->failed)
 		return 0;
 	for (int i = 0; i < ps->nseen; i++) {
 		if (!strcmp(ps->seen_keys[i], key)) {
-			static const char *const secname[] = { [SEC_NONE] = "", [SEC_RUN] = "[run]",
-							       [SEC_EXPECT] = "[expect]", [SEC_SWEEP] = "[sweep]" };
-
-			if (ps->sec == SEC_THREAD)
-				fail(ps, ps->line, "thread '%s': key '%s' is set twice (expected each key once per section)",
-				     ps->thread->name, key);
-			else
-				fail(ps, ps->line, "%s: key '%s' is set twice (expected each key once per section)",
-				     secname[ps->sec], key);
+			fail(ps, ps->line, "%s: key '%s' is set twice (expected each key once per section)", ps->ctx, key);
 			return 0;
 		}
 	}
@@ -254,44 +230,28 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 		     value);
 		return 0;
 	}
-	switch (ps->sec) {
-	case SEC_NONE:
-		fail(ps, ps->line, "key '%s' outside any section (expected a [run], [thread NAME], [expect] or [sweep] header first)", key);
-		return 0;
-	case SEC_RUN:
-		if (jl_scenario_run_key(&ps->sc->run, ps->line, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "[run] %s%s%s", strncmp(why, "unknown key", 11) ? key : "",
-			     strncmp(why, "unknown key", 11) ? ": " : "", why);
-		return 0;
-	case SEC_THREAD:
-		if (jl_scenario_thread_key(ps->thread, ps->line, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "thread '%s': %s%s%s", ps->thread->name, strncmp(why, "unknown key", 11) ? key : "",
-			     strncmp(why, "unknown key", 11) ? ": " : "", why);
-		return 0;
-	case SEC_EXPECT:
-		if (ps->sc->nexpect >= JL_MAX_EXPECT) {
-			fail(ps, ps->line, "[expect]: too many expectations (at most %d)", JL_MAX_EXPECT);
-			return 0;
-		}
-		if (strlen(key) >= JL_NAME_MAX || !*key || key[strspn(key, "abcdefghijklmnopqrstuvwxyz"
-									   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
-			fail(ps, ps->line, "[expect]: label '%s' is not valid (expected LABEL = THREAD.METRIC OP VALUE, LABEL "
-					   "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
-			return 0;
-		}
-		rc = jl_scenario_expect_parse(key, value, &ps->sc->expect[ps->sc->nexpect], why, sizeof(why));
-		if (rc) {
-			fail(ps, ps->line, "[expect] %s: %s", key, why);
-			return 0;
-		}
-		ps->sc->expect[ps->sc->nexpect++].line = ps->line;
-		return 0;
-	case SEC_SWEEP:
-		if (jl_scenario_sweep_key(&ps->sc->sweep, ps->line, key, value, why, sizeof(why)))
-			fail(ps, ps->line, "[sweep] %s%s%s", strncmp(why, "unknown key", 11) ? key : "",
-			     strncmp(why, "unknown key", 11) ? ": " : "", why);
+	if (!ps->kind) {
+		fail(ps, ps->line, "key '%s' outside any section (expected a %s header first)", key,
+		     jl_section_kinds_text(names, sizeof(names)));
 		return 0;
 	}
+	d = jl_section_key_find(ps->kind, key);
+	if (!d) {
+		fail(ps, ps->line, "%s%sunknown key '%s' (expected %s)", ps->ctx, sep, key,
+		     jl_section_keys_text(ps->kind, names, sizeof(names)));
+		return 0;
+	}
+	ps->kind->view(ps->sc, ps->inst, &v);
+	v.line = ps->line;
+	if (v.key_line)
+		v.key_line[d->slot] = ps->line > 0 ? ps->line : -1; /* -1: set by --set */
+	rc = d->parse(&v, d, key, value, why, sizeof(why));
+	if (rc == JL_KEY_FAIL_WHOLE)
+		fail(ps, ps->line, "%s: %s", ps->ctx, why);
+	else if (rc)
+		fail(ps, ps->line, "%s%s%s: %s", ps->ctx, sep, key, why);
+	else if (ps->line <= 0 && d->after_set)
+		d->after_set(&v);
 	return 0;
 }
 
@@ -532,48 +492,43 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 	while (n && isspace((unsigned char)value[n - 1]))
 		value[--n] = '\0';
 
-	if (!strcmp(sect, "run")) {
-		ps.sec = SEC_RUN;
-	} else if (!strcmp(sect, "expect")) {
-		ps.sec = SEC_EXPECT;
-		/* replace an expectation of the same label */
-		for (int i = 0; i < sc->nexpect; i++) {
-			if (!strcmp(sc->expect[i].label, key)) {
-				memmove(&sc->expect[i], &sc->expect[i + 1], (size_t)(sc->nexpect - i - 1) * sizeof(sc->expect[0]));
-				sc->nexpect--;
-				break;
-			}
-		}
-	} else if (!strcmp(sect, "sweep")) {
-		ps.sec = SEC_SWEEP;
+	ps.kind = jl_section_kind_find(sect);
+	if (ps.kind && !ps.kind->named && !ps.kind->planned) {
+		enter(&ps, ps.kind, 0);
 	} else {
-		ps.thread = find_thread(sc, sect);
-		if (!ps.thread) {
-			snprintf(err, errlen, "--set %s: no section [run], [expect], [sweep] or [thread %s] to set it in",
-				 assignment, sect);
+		/* a named section: the instance of that name, of whichever kind has one */
+		char names[512];
+		size_t used = 0;
+		int last = -1;
+
+		ps.kind = NULL;
+		for (int i = 0; i < jl_nsection_kinds && !ps.kind; i++) {
+			const struct jl_section_kind *k = &jl_section_kinds[i];
+			int inst = k->planned ? -1 : jl_section_find(k, sc, sect);
+
+			if (inst >= 0)
+				enter(&ps, k, inst);
+		}
+		if (!ps.kind) {
+			for (int i = 0; i < jl_nsection_kinds; i++)
+				if (!jl_section_kinds[i].planned && jl_section_kinds[i].named)
+					last = i;
+			names[0] = '\0';
+			for (int pass = 0; pass < 2; pass++) /* the unnamed kinds first, then "[KIND NAME]" */
+				for (int i = 0; i < jl_nsection_kinds && used < sizeof(names); i++) {
+					const struct jl_section_kind *k = &jl_section_kinds[i];
+
+					if (k->planned || k->named != (pass == 1))
+						continue;
+					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s[%s%s%s]",
+								 !used ? "" : pass == 1 && i == last ? " or " : ", ", k->name,
+								 k->named ? " " : "", k->named ? sect : "");
+				}
+			snprintf(err, errlen, "--set %s: no section %s to set it in", assignment, names);
 			return -1;
 		}
-		ps.sec = SEC_THREAD;
 	}
-	ps.file = "--set";
 	handle_key(&ps, key, value);
-	if (!ps.failed && ps.sec == SEC_THREAD && !strcmp(key, "policy")) {
-		/* An override of the policy replaces the way the thread runs: keys that the new policy does
-		 * not take are dropped (the contract's `condition.other = control.policy=other` on a fifo
-		 * thread with a priority must work). */
-		struct jl_thread_spec *t = ps.thread;
-
-		if (!jl_policy_is_rt(t->place.policy))
-			t->key_line[JL_TKEY_PRIORITY] = 0; /* kept as a value: overriding back to fifo reuses it */
-		if (t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH) {
-			t->place.nice = 0;
-			t->key_line[JL_TKEY_NICE] = 0;
-		}
-		if (t->place.policy != JL_POLICY_DEADLINE) {
-			t->place.runtime_ns = 0;
-			t->key_line[JL_TKEY_RUNTIME] = 0;
-		}
-	}
 	if (ps.failed) {
 		/* handle_key formats "--set: ..."; make it name the whole assignment */
 		char tmp[JL_ERR_MAX];

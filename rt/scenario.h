@@ -30,7 +30,8 @@ enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2 }
 
 enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 
-/* thread keys, in the order they are written back */
+/* thread keys, in the order they are written back: the slots of the placement and behaviour key tables
+ * (scenario_registry.h), which share this one numbering so that a thread has one key_line array */
 enum jl_tkey {
 	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
 	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
@@ -41,10 +42,11 @@ enum jl_tkey {
  * SUDO_GID and that user's groups), dropped to after its placement is applied */
 enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 
+/* [run] keys, in the order they are written back (the slots of the [run] key table) */
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
 	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
-	JL_RKEY_RT_RUNTIME, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_FAIR_SERVER, JL_RKEY_N
+	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_N
 };
 
 struct jl_run_spec {
@@ -174,6 +176,8 @@ bool jl_policy_is_rt(enum jl_policy p);
 bool jl_thread_measured(const struct jl_thread_spec *t);
 /* The deadline a cycle of T is judged by: `deadline`, or the period when unset. */
 int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t);
+int64_t jl_behaviour_deadline_ns(const struct jl_behaviour *b);
+bool jl_behaviour_measured(const struct jl_behaviour *b);
 /* A policy as shown to users: "fifo 80", "other nice 5", "deadline"; UPPER: "FIFO 80", "OTHER nice 5". */
 void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len);
 /* The policy named NAME ("fifo", ...), or JL_POLICY_N. */

@@ -1,5 +1,5 @@
-/* scenario_int: what the scenario files (scenario.c, scenario_keys.c, scenario_check.c,
- * scenario_write.c) share and nobody else uses. */
+/* scenario_int: what the scenario files (scenario.c, scenario_keys.c, scenario_thread_keys.c,
+ * scenario_sections.c, scenario_check.c, scenario_write.c, scenario_doc.c) share and nobody else uses. */
 #ifndef JL_SCENARIO_INT_H
 #define JL_SCENARIO_INT_H
 
@@ -11,16 +11,15 @@
 #define JL_INI_LINE_MAX 199
 
 extern const char *const jl_policy_names[JL_POLICY_N];
-extern const char *const jl_tkey_names[JL_TKEY_N];
-extern const char *const jl_rkey_names[JL_RKEY_N];
 
-/* One key of a section: parse VALUE into the model; LINE is recorded in key_line (<= 0: --set).
- * 0, or -1 with a reason (naming what was expected) in WHY. */
-int jl_scenario_run_key(struct jl_run_spec *r, int line, const char *key, const char *value, char *why, size_t wl);
-int jl_scenario_thread_key(struct jl_thread_spec *t, int line, const char *key, const char *value, char *why,
-			   size_t wl);
+/* VALUE ("THREAD.METRIC OP VALUE") of expectation LABEL into E. 0, or -1 with a reason in WHY. */
 int jl_scenario_expect_parse(const char *label, const char *value, struct jl_expect *e, char *why, size_t wl);
-int jl_scenario_sweep_key(struct jl_sweep_spec *sw, int line, const char *key, const char *value, char *why,
-			  size_t wl);
+
+/* A cpu list key (cpus, isolate): parse VALUE into SET and TEXT (JL_CPUS_TEXT_MAX: the list as written
+ * when it names CPUs, else ""); format it back; the comment line the writer puts before a list that
+ * names CPUs (NULL for numbers). */
+int jl_scenario_cpus_parse(const char *value, cpu_set_t *set, char *text, char *why, size_t wl);
+const char *jl_scenario_cpus_format(const cpu_set_t *set, const char *text, char *buf, size_t len);
+const char *jl_scenario_cpus_note(const char *key, const cpu_set_t *set, const char *text, char *buf, size_t len);
 
 #endif

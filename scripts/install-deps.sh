@@ -6,7 +6,9 @@ set -euo pipefail
 build_pkgs=(build-essential pkg-config clang
             libtracefs-dev libtraceevent-dev libtracecmd-dev libnuma-dev libinih-dev
             libjson-c-dev libgsl-dev libcmocka-dev zlib1g-dev)
-run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux)
+# man-db and groff-base: `man jitterlab`, and tests/integration/test_man.py renders the generated pages
+run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux
+          man-db groff-base)
 
 want=("${build_pkgs[@]}" "${run_pkgs[@]}")
 missing=()
@@ -29,6 +31,7 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # kernelshark and xvfb pull in Qt/X; they are optional at build time, so a failure there is not fatal.
-apt-get install -y -qq --no-install-recommends "${build_pkgs[@]}" python3 python3-pytest rt-tests stress-ng trace-cmd procps util-linux
+apt-get install -y -qq --no-install-recommends "${build_pkgs[@]}" python3 python3-pytest rt-tests stress-ng trace-cmd procps util-linux \
+    man-db groff-base
 apt-get install -y -qq --no-install-recommends gnuplot-nox kernelshark xvfb xauth ||
     echo "install-deps: warning: optional viewer/plot packages could not be installed" >&2

@@ -1,0 +1,112 @@
+/* scenario_registry: the sections of a scenario file and their keys, as tables. A section kind ([run],
+ * [thread NAME], [expect], [sweep]) is a list of key tables; a key table is an array of key descriptors
+ * (name, value syntax, default, range, one line of help, parse, format, where it applies). The parser
+ * (scenario.c), the writer (scenario_write.c), `jitterlab list`, the fuzz dictionary and the man page
+ * jitterlab-scenario(5) (scenario_doc.c) all iterate these tables: a key exists once, here. A table
+ * shared by several section kinds (the placement table: [thread] today, [executor] next) works on its
+ * own object (struct jl_placement), reached through the view each section kind fills in. */
+#ifndef JL_SCENARIO_REGISTRY_H
+#define JL_SCENARIO_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "scenario.h"
+
+/* One instance of a section, as its keys see it: the objects it has (NULL where it has none), its key
+ * lines, and the line being parsed. The one thing a key function is given. */
+struct jl_key_view {
+	struct jl_scenario *sc;
+	struct jl_run_spec *run;     /* [run] */
+	struct jl_placement *place;  /* sections that create OS threads */
+	struct jl_behaviour *beh;    /* [thread] */
+	struct jl_sweep_spec *sweep; /* [sweep] */
+	int *key_line;               /* indexed by a key's slot; NULL: the section keeps no key lines */
+	int line;                    /* the line being parsed (<= 0: --set) */
+};
+
+/* A parse function's failure: JL_KEY_FAIL ("CONTEXT KEY: reason"), or JL_KEY_FAIL_WHOLE when the
+ * reason is not about the value but the entry itself ("[expect]: label 'x y' is not valid"). */
+enum { JL_KEY_FAIL = -1, JL_KEY_FAIL_WHOLE = -2 };
+
+struct jl_key_desc {
+	const char *name;    /* "policy"; a pattern key: the prefix of its keys ("condition.", "" = any key) */
+	const char *pattern; /* a pattern key as documented ("condition.LABEL"); NULL: a plain key */
+	/* the value: '|'-separated alternatives, lower case = literal words, upper case = a placeholder
+	 * (DURATION, RATE, SIZE, CPULIST, BOOL, N, WORK, NAME, COMMAND, ...) */
+	const char *syntax;
+	const char *def;     /* the default as a value that parses to it; NULL: no such value (see def_doc) */
+	const char *def_doc; /* the default in words when def is NULL ("= period", "all allowed"); NULL: none */
+	const char *range;   /* what is accepted, in the words the parse errors use */
+	const char *help;    /* one line */
+	int slot;            /* index in key_line, and the order keys are written and listed in */
+	/* VALUE into the view's objects (KEY: the key as written, for pattern keys). 0, or JL_KEY_FAIL*
+	 * with a reason in WHY. */
+	int (*parse)(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why,
+		     size_t wl);
+	/* The value as scenario.ini writes it (into BUF or a constant), NULL when not set. NULL format: never
+	 * written (another key writes it: rate is written as period). */
+	const char *(*format)(const struct jl_key_view *v, char *buf, size_t len);
+	/* Whether the writer writes the key for this instance (priority only for fifo/rr, ...); NULL: always */
+	bool (*applies)(const struct jl_key_view *v);
+	const char *unset;   /* the comment written when format gives NULL ("; cpus = (all allowed)"); NULL: nothing */
+	/* a comment line written before the key (a cpu list that names CPUs: what it gave here); NULL: none */
+	const char *(*note)(const struct jl_key_view *v, char *buf, size_t len);
+	/* pattern keys: the I-th entry's key (after the prefix) and value; false past the last */
+	bool (*entry)(const struct jl_key_view *v, int i, const char **key, const char **value);
+	/* after a --set of this key (a --set policy drops the keys the new policy does not take); NULL: none */
+	void (*after_set)(struct jl_key_view *v);
+};
+
+struct jl_key_table {
+	const char *name;    /* "placement" */
+	const struct jl_key_desc *keys;
+	int nkeys;
+};
+
+struct jl_section_kind {
+	const char *name;    /* "run", "thread" */
+	const char *help;    /* one line */
+	bool named;          /* [thread NAME]: many, each named; else at most one, no name */
+	bool planned;        /* a reserved section name this version does not implement yet */
+	const struct jl_key_table *const *tables; /* NULL-terminated */
+	/* how many instances SC has (unnamed: 1 if it is to be written, else 0) */
+	int (*count)(const struct jl_scenario *sc);
+	/* the view of instance I */
+	void (*view)(struct jl_scenario *sc, int i, struct jl_key_view *v);
+	/* a header was read: a new instance (named: its index, defaults applied; -1: too many), or the
+	 * unnamed section marked present (0) */
+	int (*add)(struct jl_scenario *sc, const char *name, const char *file, int line);
+	const char *(*name_of)(const struct jl_scenario *sc, int i); /* named kinds */
+	int max;             /* named kinds: at most this many */
+};
+
+extern const struct jl_section_kind jl_section_kinds[];
+extern const int jl_nsection_kinds;
+extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep;
+
+/* The section kind called NAME (planned ones included), or NULL. */
+const struct jl_section_kind *jl_section_kind_find(const char *name);
+/* The descriptor KEY is parsed by in K: a plain key by name, else the pattern whose prefix KEY has. */
+const struct jl_key_desc *jl_section_key_find(const struct jl_section_kind *k, const char *key);
+/* K's keys in slot order (every table of it); returns how many (at most MAX). */
+int jl_section_keys(const struct jl_section_kind *k, const struct jl_key_desc **out, int max);
+/* Instance of K named NAME in SC, or -1. */
+int jl_section_find(const struct jl_section_kind *k, const struct jl_scenario *sc, const char *name);
+/* Every key of K with a default parsed into V (its key lines left at 0). Aborts if a default does not
+ * parse: a table error, which the unit test catches first. */
+void jl_section_defaults(const struct jl_section_kind *k, struct jl_key_view *v);
+/* "[run], [thread NAME], [expect] or [sweep]": the implemented section kinds, for messages. */
+char *jl_section_kinds_text(char *buf, size_t len);
+/* "policy, priority, ..." (plain keys) or "runs, condition.LABEL, vary.SECTION.KEY or compare" (with
+ * pattern keys): K's keys for an unknown-key message. */
+char *jl_section_keys_text(const struct jl_section_kind *k, char *buf, size_t len);
+
+/* Documentation from the tables (scenario_doc.c): `jitterlab list`'s sections, the libFuzzer
+ * dictionary, and the roff man page jitterlab-scenario(5) (EXAMPLE: that file's text, NULL: none). */
+void jl_scenario_doc_list(FILE *out);
+void jl_scenario_doc_dict(FILE *out);
+int jl_scenario_doc_man(FILE *out, const char *example);
+
+#endif
