@@ -583,7 +583,7 @@ int cmd_cyclictest(int argc, char **argv)
 		goto out;
 	}
 	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
-	if (jl_output_write_scenario(jlini, base)) {
+	if (jl_scenario_write_file(jlini, base)) {
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", jlini, strerror(errno));
 		status = JL_EXIT_RUNTIME;
 		goto out;
@@ -657,7 +657,7 @@ int cmd_cyclictest(int argc, char **argv)
 			goto out;
 		}
 		snprintf(ctini, sizeof(ctini), "%s/cyclictest-r%d.ini", dir, rep);
-		jl_output_write_scenario(ctini, ct);
+		jl_scenario_write_file(ctini, ct);
 		for (int side = 0; side < 2 && !intr; side++) {
 			struct jl_child_run cr = { 0 };
 			char name[32], out[PATH_MAX + 32], log[PATH_MAX + 64], rdir[PATH_MAX];

@@ -434,19 +434,6 @@ int jl_output_write_json(const char *dir, const char *file, json_object *obj)
 	return jl_output_write_json_path(path, obj);
 }
 
-int jl_output_write_scenario(const char *path, const struct jl_scenario *sc)
-{
-	struct jl_outfile of;
-
-	if (jl_output_open_path(&of, path))
-		return -1;
-	if (jl_scenario_write(sc, of.fp)) {
-		jl_output_abort(&of);
-		return -1;
-	}
-	return jl_output_commit(&of);
-}
-
 int jl_output_write_json_path(const char *path, json_object *obj)
 {
 	struct jl_outfile of;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "scenario.h"
 
 struct jl_outfile {
 	FILE *fp;          /* buffered writer on fd */
@@ -56,7 +55,5 @@ int jl_output_create_path(const char *path);
 int jl_output_write_json(const char *dir, const char *file, json_object *obj);
 /* The same at a full PATH. */
 int jl_output_write_json_path(const char *path, json_object *obj);
-/* Write the effective scenario (jl_scenario_write) atomically to PATH. */
-int jl_output_write_scenario(const char *path, const struct jl_scenario *sc);
 
 #endif

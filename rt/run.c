@@ -169,7 +169,7 @@ static int write_run_scenario(struct run_ctx *r)
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/scenario.ini", r->dir);
-	return jl_output_write_scenario(path, r->sc);
+	return jl_scenario_write_file(path, r->sc);
 }
 
 static json_object *trace_block_disabled(const char *why)

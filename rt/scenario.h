@@ -164,6 +164,8 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen);
 /* Write the effective scenario, every key explicit, as INI that parses back to the same model. */
 int jl_scenario_write(const struct jl_scenario *sc, FILE *out);
+/* The same into PATH, through the one root-safe atomic writer (output.h). 0, or -1 with errno. */
+int jl_scenario_write_file(const char *path, const struct jl_scenario *sc);
 
 /* Format "FILE:LINE: message" (or "FILE: message" when LINE <= 0: a --set key or a default) into
  * ERR and return -1: the one way every scenario check reports. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../affinity/cpulist.h"
+#include "output.h"
 #include "scenario_int.h"
 #include "scenario_registry.h"
 #include "units.h"
@@ -74,4 +75,17 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 			put_section(out, kind, w, i);
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+int jl_scenario_write_file(const char *path, const struct jl_scenario *sc)
+{
+	struct jl_outfile of;
+
+	if (jl_output_open_path(&of, path))
+		return -1;
+	if (jl_scenario_write(sc, of.fp)) {
+		jl_output_abort(&of);
+		return -1;
+	}
+	return jl_output_commit(&of);
 }

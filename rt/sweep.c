@@ -392,7 +392,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	snprintf(spath, sizeof(spath), "%s/scenario.ini", d.dir);
-	jl_output_write_scenario(spath, base);
+	jl_scenario_write_file(spath, base);
 	for (int c = 0; c < d.nconds; c++) {
 		memcpy(sc, base, sizeof(*sc));
 		apply_overrides(sc, d.conds[c].overrides, err, sizeof(err));
@@ -403,7 +403,7 @@ int cmd_sweep(int argc, char **argv)
 			status = JL_EXIT_RUNTIME;
 			goto out;
 		}
-		if (jl_output_write_scenario(spath, sc)) {
+		if (jl_scenario_write_file(spath, sc)) {
 			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", spath, strerror(errno));
 			status = JL_EXIT_RUNTIME;
 			goto out;
