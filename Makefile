@@ -18,7 +18,7 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DJL_VERSION='"$(VERSIO
               -MMD -MP $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lpthread -lm $(EXTRA_LDLIBS)
 
-LIB_SRC := $(sort $(filter-out rt/main.c,$(wildcard rt/*.c affinity/*.c)))
+LIB_SRC := $(sort $(filter-out rt/cmd/main.c,$(wildcard rt/*/*.c affinity/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -47,7 +47,7 @@ $(BUILD)/libjitterlab.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/jitterlab: $(BUILD)/obj/rt/main.o $(BUILD)/libjitterlab.a
+$(BUILD)/jitterlab: $(BUILD)/obj/rt/cmd/main.o $(BUILD)/libjitterlab.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -79,6 +79,7 @@ deps:
 
 # The README's test command: install deps, build, run every test (unit + integration as root).
 check: deps
+	@scripts/check-layers.sh
 	@$(MAKE) --no-print-directory all
 	@JITTERLAB=$(abspath $(BUILD)/jitterlab) UNIT_DIR=$(abspath $(BUILD)/tests) tests/run.sh
 
@@ -105,7 +106,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 fuzz: $(BUILD)/jitterlab
 	@mkdir -p build/fuzz
 	clang -std=gnu11 $(FUZZ_CFLAGS) -D_GNU_SOURCE -DJL_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) -o build/fuzz/fuzz_scenario \
-		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario*.c) rt/units.c rt/work.c rt/metrics.c rt/stop.c affinity/cpulist.c \
+		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario/scenario*.c) rt/base/units.c rt/base/work.c rt/base/metrics.c rt/base/stop.c rt/base/output.c affinity/cpulist.c \
 		affinity/topology.c affinity/cli.c $(PKG_LIBS) -lm
 	$(BUILD)/jitterlab list --dict > build/fuzz/scenario.dict
 	@mkdir -p build/fuzz/corpus
@@ -133,4 +134,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/obj/rt/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/obj/rt/cmd/main.d

@@ -1,4 +1,4 @@
-/* fuzz_scenario: libFuzzer target for the scenario parser (rt/scenario.c and the value parsers under it).
+/* fuzz_scenario: libFuzzer target for the scenario parser (rt/scenario/scenario.c and the value parsers under it).
  * Input: scenario text, optionally followed by a line "%%" and one --set assignment per line.
  * Checks: no crash/leak/hang (the sanitizers and libFuzzer), an error message that starts with the
  * file name, and for every scenario that parses: jl_scenario_write's output parses again to the same
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt/scenario.h"
+#include "rt/scenario/scenario.h"
 #include "tests/fuzz/scenario_same.h"
 
 static struct jl_scenario first, second;

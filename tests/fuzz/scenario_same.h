@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt/scenario.h"
+#include "rt/scenario/scenario.h"
 
 #define JL_SAME_FIELD(what, a, b)                                                               \
 	do {                                                                                    \

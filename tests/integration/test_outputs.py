@@ -4,7 +4,7 @@ does not know fails the test, and so does a leftover temporary file). Run-level 
 back through `jitterlab run`. Also: a traced run killed with SIGKILL leaves nothing after `jitterlab restore`,
 and `jitterlab report` without gnuplot on PATH prints a note instead of failing.
 
-Which .ini files are runnable (rt/sweep.c, rt/cyclictest.c): a sweep's top-level scenario.ini is the base
+Which .ini files are runnable (rt/cmd/sweep.c, rt/cmd/cyclictest.c): a sweep's top-level scenario.ini is the base
 scenario with its [sweep] section (a record for `jitterlab sweep`, not one run); <condition>/scenario.ini,
 a comparison's jitterlab.ini and cyclictest-rN.ini are the scenarios the child runs executed; each run
 directory's scenario.ini is that run's effective scenario. All are parsed as INI here (strict: no duplicate
@@ -323,7 +323,7 @@ def test_report_without_gnuplot_is_a_note(jl, scenario, tmp_path):
     run = jl("run", path, timeout=60, check_rc=0)
     d = run.dir
     before = {x.name: x.stat().st_mtime_ns for x in d.iterdir()}  # the run made its own plots already
-    # report execs nothing but gnuplot (rt/plot.c looks it up in $PATH): an empty PATH hides it
+    # report execs nothing but gnuplot (rt/summary/plot.c looks it up in $PATH): an empty PATH hides it
     empty = tmp_path / "emptybin"
     empty.mkdir()
     env = dict(os.environ, PATH=str(empty))

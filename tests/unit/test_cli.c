@@ -1,4 +1,4 @@
-/* test_cli: affinity/cli.c and every command's option table (rt/commands.h jl_cli_all): each command's
+/* test_cli: affinity/cli.c and every command's option table (rt/cmd/commands.h jl_cli_all): each command's
  * --help names every option its parser accepts, the parser accepts each of them in every form (--name
  * VALUE, --name=VALUE, -x VALUE) and returns its id, and refuses what the table does not name. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "rt/commands.h"
+#include "rt/cmd/commands.h"
 
 /* The help of C as one string (malloc'd). */
 static char *help_of(const struct jl_cli *c)

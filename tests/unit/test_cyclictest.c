@@ -1,4 +1,4 @@
-/* test_cyclictest: rt/cyclictest.c's reading of cyclictest's --json output and its 1 us histogram
+/* test_cyclictest: rt/cmd/cyclictest.c's reading of cyclictest's --json output and its 1 us histogram
  * (nearest-rank percentiles over the buckets, overflows counted), cyclictest's latency rule (rt-tests
  * calcdiff: truncated us), and the same rule applied to a jitterlab samples.csv. Fixtures are cyclictest
  * 2.40 documents recorded on the development VM; the expected figures were computed by hand. */
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "rt/cyclictest.h"
+#include "rt/cmd/cyclictest.h"
 
 /* `cyclictest -q -m -t 1 --policy=fifo -p 80 -i 1000 -l 200 -h 400 --json=...`, as written (trimmed of
  * sysinfo). 200 cycles, all inside the histogram. By hand, cumulative counts: ... 17:79, 18:100 -> p50

@@ -1,4 +1,4 @@
-/* test_host: rt/host.c's parsers (steal time from /proc/stat text, kernel config symbols, the preemption
+/* test_host: rt/base/host.c's parsers (steal time from /proc/stat text, kernel config symbols, the preemption
  * model from its evidence, debugfs sched/preempt and lockdown lines) and the shape of the host blocks (fair
  * server, RT bandwidth, steal/SMI over a phase, preempt_detail, boot_isolation). The parsers are pure; the
  * block tests read this machine and change nothing (jl_host_describe may mount debugfs, and securityfs, for a
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "rt/host.h"
+#include "rt/base/host.h"
 
 /* /proc/stat of a 2-CPU VM (Linux 6.18), with steal on CPU 1 only */
 static const char proc_stat[] =

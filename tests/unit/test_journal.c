@@ -26,7 +26,7 @@
 #include "affinity/irq.h"
 #include "affinity/journal.h"
 #include "affinity/leftovers.h"
-#include "affinity/machine.h"
+#include "rt/engine/machine.h"
 #include "affinity/shield.h"
 #include "affinity/topology.h"
 

@@ -1,4 +1,4 @@
-/* test_registry: the scenario section registry (rt/scenario_registry.h), iterated: every key of every
+/* test_registry: the scenario section registry (rt/scenario/scenario_registry.h), iterated: every key of every
  * section kind has a syntax, a range and one line of help, a slot inside its section's key_line, is
  * found by the parser's lookup and named by the unknown-key message; every default parses, gives the
  * state of an untouched section, and formats and parses back to the same text; the writer writes every
@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "affinity/cli.h"
-#include "rt/scenario.h"
-#include "rt/scenario_registry.h"
+#include "rt/scenario/scenario.h"
+#include "rt/scenario/scenario_registry.h"
 
 #define MAX_KEYS 128
 

@@ -1,4 +1,4 @@
-/* test_results: rt/results.c — how a loop's releases are accounted for, on hand-made sample sequences
+/* test_results: rt/engine/results.c — how a loop's releases are accounted for, on hand-made sample sequences
  * of the shapes the engine produces (skip with releases dropped after the last cycle, a catchup backlog
  * cut off at the end, a loop that never ran, an early stop, warm-up cycles). Each expected figure is
  * counted here by hand from the sequence, never with the implementation's formula. */
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "rt/engine.h"
-#include "rt/results.h"
+#include "rt/engine/engine.h"
+#include "rt/engine/results.h"
 
 #define MS 1000000LL
 #define T0 (1000 * MS) /* the run's t0 */

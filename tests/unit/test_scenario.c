@@ -1,4 +1,4 @@
-/* test_scenario: rt/scenario.c through jl_scenario_parse_string, jl_scenario_parse_file,
+/* test_scenario: rt/scenario/scenario.c through jl_scenario_parse_string, jl_scenario_parse_file,
  * jl_scenario_set and jl_scenario_write — every error class with its exact "FILE:LINE: context" prefix
  * and a message that says what was expected; defaults; count; rate rounding; the write/parse round
  * trip; --set overrides; the cpu-list names (pcores, ecores, smt:N) on fake sysfs roots
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "affinity/cpulist.h"
-#include "rt/scenario.h"
+#include "rt/scenario/scenario.h"
 #include "tests/fuzz/scenario_same.h"
 
 static struct jl_scenario *sc_a, *sc_b; /* ~0.5 MB each: on the heap */

@@ -17,14 +17,14 @@
 
 #include <cmocka.h>
 
-#include "rt/engine.h"
-#include "rt/expect.h"
-#include "rt/output.h"
-#include "rt/results.h"
-#include "rt/scenario_int.h"
-#include "rt/stop.h"
-#include "rt/summary.h"
-#include "rt/sweep.h"
+#include "rt/engine/engine.h"
+#include "rt/summary/expect.h"
+#include "rt/base/output.h"
+#include "rt/engine/results.h"
+#include "rt/scenario/scenario_int.h"
+#include "rt/base/stop.h"
+#include "rt/summary/summary.h"
+#include "rt/summary/sweep.h"
 
 #define MS 1000000LL
 #define PERIOD (2 * MS)

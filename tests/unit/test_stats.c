@@ -1,4 +1,4 @@
-/* test_stats: rt/stats.c — exact nearest-rank percentiles, mean and sample stddev, min/max and the
+/* test_stats: rt/base/stats.c — exact nearest-rank percentiles, mean and sample stddev, min/max and the
  * index of the first maximum, on known vectors. */
 #include <math.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "rt/stats.h"
+#include "rt/base/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <tracefs.h>
 
-#include "rt/trace.h"
+#include "rt/trace/trace.h"
 
 #define CYCLES 60
 #define PERIOD_NS 5000000

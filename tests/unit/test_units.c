@@ -1,4 +1,4 @@
-/* test_units: rt/units.c — durations, rates, sizes, booleans, integers, bad inputs and the format
+/* test_units: rt/base/units.c — durations, rates, sizes, booleans, integers, bad inputs and the format
  * functions' round trips. Pure functions: no machine state is touched. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "rt/units.h"
+#include "rt/base/units.h"
 
 static int64_t dur(const char *text)
 {

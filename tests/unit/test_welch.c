@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "rt/cyclictest.h"
-#include "rt/sweep.h"
-#include "rt/welch.h"
+#include "rt/cmd/cyclictest.h"
+#include "rt/summary/sweep.h"
+#include "rt/base/welch.h"
 
 static void assert_near(double got, double want, double tol)
 {

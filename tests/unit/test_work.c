@@ -1,5 +1,5 @@
-/* test_work: rt/work.c — the registry: every kind parses, formats back, prepares, runs once and
- * returns; bad work strings; long calls return promptly when the stop flag is raised (rt/stop.h). */
+/* test_work: rt/base/work.c — the registry: every kind parses, formats back, prepares, runs once and
+ * returns; bad work strings; long calls return promptly when the stop flag is raised (rt/base/stop.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "rt/stop.h"
-#include "rt/work.h"
+#include "rt/base/stop.h"
+#include "rt/base/work.h"
 
 static int64_t now_ns(void)
 {

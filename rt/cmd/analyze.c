@@ -1,0 +1,384 @@
+/* analyze: `jitterlab analyze RUN_DIR|TRACE.dat [--json] [--kernelshark]`, the wakeup analysis offline.
+ * A RUN_DIR gives the threads (names, tids, policies) from summary.json and the cycles from samples.csv,
+ * so its worst cycles are explained as the run explained them; a bare trace.dat (ours, or one recorded by
+ * trace-cmd, v6 or v7) is read through libtracecmd and its RT tasks' wakeups are analysed instead.
+ * It only reads, except with --kernelshark: then it (re)writes the KernelShark session on the worst wakeup
+ * (RUN_DIR/kernelshark.json, or NAME.kernelshark.json beside NAME.dat), e.g. after the run was moved.
+ * It never touches tracefs. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+#include "../../affinity/cli.h"
+#include "../base/samples_read.h"
+#include "../summary/table.h"
+#include "../trace/trace_int.h"
+
+#define MAX_BARE_THREADS 8
+
+struct input {
+	char dat[PATH_MAX];
+	struct jl_tan_thread *threads;
+	int nthreads;
+	struct jl_tan_sample *samples;
+	size_t nsamples;
+	int64_t from;
+	struct jl_tan_budget budget; /* from summary.json's host block, when there is one */
+	bool have_budget;
+};
+
+static void input_free(struct input *in)
+{
+	free(in->threads);
+	free(in->samples);
+}
+
+static int thread_index(const struct input *in, const char *name)
+{
+	for (int i = 0; i < in->nthreads; i++)
+		if (!strcmp(in->threads[i].name, name))
+			return i;
+	return -1;
+}
+
+/* threads[] of summary.json: name, tid, policy, priority, nice, measured. */
+static int load_summary(const char *dir, struct input *in, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	json_object *root, *threads;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	root = json_object_from_file(path);
+	if (!root) {
+		snprintf(err, errlen, "analyze: cannot read %s: %s", path, json_util_get_last_err());
+		return -1;
+	}
+	if (!json_object_object_get_ex(root, "threads", &threads) || !json_object_is_type(threads, json_type_array)) {
+		snprintf(err, errlen, "analyze: %s has no threads[]", path);
+		json_object_put(root);
+		return -1;
+	}
+	n = (int)json_object_array_length(threads);
+	in->threads = calloc(n ? n : 1, sizeof(*in->threads));
+	if (!in->threads) {
+		json_object_put(root);
+		snprintf(err, errlen, "analyze: out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *v;
+		struct jl_tan_thread *th = &in->threads[in->nthreads];
+		const char *pol = "";
+		int prio = 0, nice = 0;
+
+		if (!json_object_object_get_ex(t, "name", &v))
+			continue;
+		snprintf(th->name, sizeof(th->name), "%s", json_object_get_string(v));
+		if (!json_object_object_get_ex(t, "tid", &v) || json_object_get_int(v) <= 0)
+			continue; /* a summary without tids: nothing to pair */
+		th->pid = json_object_get_int(v);
+		th->measured = json_object_object_get_ex(t, "measured", &v) && json_object_get_boolean(v);
+		if (json_object_object_get_ex(t, "policy", &v))
+			pol = json_object_get_string(v);
+		if (json_object_object_get_ex(t, "priority", &v))
+			prio = json_object_get_int(v);
+		if (json_object_object_get_ex(t, "nice", &v))
+			nice = json_object_get_int(v);
+		if (jl_policy_from_name(pol) != JL_POLICY_N)
+			jl_policy_format(jl_policy_from_name(pol), prio, nice, true, th->policy, sizeof(th->policy));
+		in->nthreads++;
+	}
+	{
+		json_object *host;
+
+		if (json_object_object_get_ex(root, "host", &host)) {
+			jl_tan_budget_defaults(&in->budget); /* then what the run's host block says */
+			jl_trace_budget_from_host(host, &in->budget);
+			in->have_budget = true;
+		}
+	}
+	json_object_put(root);
+	return 0;
+}
+
+/* One samples.csv row, kept with its thread's index (rows of threads the summary does not name are
+ * dropped). */
+struct row {
+	int thread;
+	struct jl_tan_sample s;
+};
+
+struct rows_ctx {
+	const struct input *in;
+	struct row *rows;
+	size_t n, cap;
+};
+
+static int keep_row(void *ctx, const struct jl_sample_row *r)
+{
+	struct rows_ctx *c = ctx;
+	struct row x = { .thread = thread_index(c->in, r->thread),
+			 .s = { .release = r->release, .wake = r->wake, .end = r->end, .miss = r->miss, .cycle = r->cycle } };
+
+	if (x.thread < 0)
+		return 0;
+	if (c->n == c->cap) {
+		struct row *nr = realloc(c->rows, (c->cap = c->cap ? c->cap * 2 : 4096) * sizeof(*nr));
+
+		if (!nr)
+			return 1; /* stop: out of memory */
+		c->rows = nr;
+	}
+	c->rows[c->n++] = x;
+	return 0;
+}
+
+/* samples.csv (samples_read.c: the header names the columns), grouped per thread. */
+static int load_samples(const char *dir, struct input *in, char *err, size_t errlen)
+{
+	struct rows_ctx c = { .in = in };
+	struct row *rows;
+	size_t nrows;
+	int rc = jl_samples_read(dir, NULL, keep_row, &c, err, errlen);
+
+	if (rc < 0 && errno == ENOENT)
+		return 0; /* no samples: wakeups only */
+	if (rc) {
+		free(c.rows);
+		if (rc > 0)
+			snprintf(err, errlen, "analyze: out of memory");
+		return -1;
+	}
+	rows = c.rows;
+	nrows = c.n;
+	in->samples = calloc(nrows ? nrows : 1, sizeof(*in->samples));
+	if (!in->samples) {
+		free(rows);
+		snprintf(err, errlen, "analyze: out of memory");
+		return -1;
+	}
+	in->from = 0;
+	for (int t = 0; t < in->nthreads; t++) {
+		in->threads[t].samples = in->samples + in->nsamples;
+		for (size_t i = 0; i < nrows; i++) {
+			if (rows[i].thread != t)
+				continue;
+			in->samples[in->nsamples++] = rows[i].s;
+			in->threads[t].nsamples++;
+			if (!in->from || rows[i].s.release < in->from)
+				in->from = rows[i].s.release;
+		}
+		if (!in->threads[t].nsamples)
+			in->threads[t].samples = NULL;
+	}
+	free(rows);
+	return 0;
+}
+
+static int load_bare(const char *dat, struct input *in, char *err, size_t errlen)
+{
+	int32_t pids[MAX_BARE_THREADS];
+	char names[MAX_BARE_THREADS][JL_TEV_COMM];
+	int n = 0;
+
+	if (jl_trace_discover(dat, pids, names, MAX_BARE_THREADS, &n, err, errlen) < 0)
+		return -1;
+	in->threads = calloc(n ? n : 1, sizeof(*in->threads));
+	if (!in->threads) {
+		snprintf(err, errlen, "analyze: out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(in->threads[i].name, sizeof(in->threads[i].name), "%s-%d", names[i], (int)pids[i]);
+		in->threads[i].pid = pids[i];
+		in->threads[i].measured = true;
+	}
+	in->nthreads = n;
+	return 0;
+}
+
+static void print_text(const struct jl_tan *an, json_object *block, const char *text, const char *dat,
+		       double secs)
+{
+	json_object *wk, *v;
+
+	printf("trace: %s\n", dat);
+	printf("  events %lld, lost %lld, analysed in %.3f s (%.0f events/s)\n",
+	       (long long)json_object_get_int64(json_object_object_get(block, "events")),
+	       (long long)json_object_get_int64(json_object_object_get(block, "lost_events")), secs,
+	       secs > 0 ? (double)json_object_get_int64(json_object_object_get(block, "events")) / secs : 0.0);
+	if (json_object_object_get_ex(block, "wakeup_ns", &wk)) {
+		printf("  wakeup latency (sched_waking -> switch-in), us:\n");
+		printf("    %-20s %8s %10s %10s %10s\n", "thread", "count", "p50", "p99", "max");
+		json_object_object_foreach(wk, name, o) {
+			printf("    %-20s %8lld %10.1f %10.1f %10.1f\n", name,
+			       (long long)json_object_get_int64(json_object_object_get(o, "count")),
+			       json_object_get_int64(json_object_object_get(o, "p50")) / 1e3,
+			       json_object_get_int64(json_object_object_get(o, "p99")) / 1e3,
+			       json_object_get_int64(json_object_object_get(o, "max")) / 1e3);
+		}
+	}
+	if (json_object_object_get_ex(block, "measured_cycles", &v) && json_object_get_int64(v) > 0)
+		printf("  cycles matched to a traced wakeup: %lld of %lld (%.1f%%)\n",
+		       (long long)json_object_get_int64(json_object_object_get(block, "matched_cycles")),
+		       (long long)json_object_get_int64(v),
+		       100.0 * json_object_get_double(json_object_object_get(block, "matched_fraction")));
+	(void)an;
+	printf("\nworst %s:\n%s", an->nthreads && an->threads[0].samples ? "cycles" : "wakeups",
+	       text && text[0] ? text : "  (none: no wakeup of an analysed thread in the trace)\n");
+}
+
+enum { A_JSON = 1, A_KSHARK };
+
+static const struct jl_cli_opt analyze_opts[] = {
+	{ "json", 'j', NULL, "print the trace block (as in summary.json) on stdout instead of the text", A_JSON },
+	{ "kernelshark", 0, NULL, "write a KernelShark session on the worst wakeup next to the trace", A_KSHARK },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_analyze = { "analyze", "RUN_DIR|TRACE.dat",
+				       "wakeup-latency analysis and worst-case attribution of a trace", analyze_opts };
+
+static void usage(void)
+{
+	jl_cli_help(stderr, &jl_cli_analyze);
+}
+
+/* --kernelshark: the session on the worst wakeup, next to the trace. */
+static int write_session(const char *arg, bool dir, const struct input *in, const struct jl_tan *an,
+			 const struct jl_cycle *worst, int nworst, json_object *block)
+{
+	char session[PATH_MAX + 32], err[512], *hint = NULL;
+	size_t len;
+
+	if (nworst <= 0) {
+		fprintf(stderr, "jitterlab analyze: no wakeup to open in KernelShark\n");
+		return -1;
+	}
+	if (dir) {
+		snprintf(session, sizeof(session), "%s/kernelshark.json", arg);
+	} else {
+		len = strlen(in->dat);
+		if (len > 4 && !strcmp(in->dat + len - 4, ".dat"))
+			len -= 4;
+		snprintf(session, sizeof(session), "%.*s.kernelshark.json", (int)len, in->dat);
+	}
+	if (jl_trace_kshark_for(an, &worst[0], in->dat, session, &hint, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jitterlab analyze: %s\n", err);
+		return -1;
+	}
+	json_object_object_add(block, "kernelshark", json_object_new_string(session));
+	if (hint)
+		fprintf(stderr, "open the worst wakeup: %s\n", hint);
+	free(hint);
+	return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	const char *arg = NULL;
+	bool json = false, kshark = false, dir;
+	char err[1024];
+	struct input in = { 0 };
+	struct jl_tan an = { 0 };
+	struct jl_trace_readinfo info;
+	struct jl_trace_summary_in sin = { 0 };
+	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
+	json_object *block = NULL;
+	char *text = NULL;
+	struct stat st;
+	struct timespec t0, t1;
+	int nworst = 0, rc = JL_EXIT_RUNTIME;
+
+	{
+		struct jl_cli_walk w = JL_CLI_START;
+		const char *v;
+		int c;
+
+		while ((c = jl_cli_next(&jl_cli_analyze, argc, argv, &w, &v)) != JL_CLI_END) {
+			if (c == A_JSON) {
+				json = true;
+			} else if (c == A_KSHARK) {
+				kshark = true;
+			} else if (c == JL_CLI_HELP) {
+				jl_cli_help(stdout, &jl_cli_analyze);
+				return JL_EXIT_OK;
+			} else if (c == JL_CLI_OPERAND && !arg) {
+				arg = v;
+			} else {
+				usage();
+				return JL_EXIT_USAGE;
+			}
+		}
+	}
+	if (!arg) {
+		usage();
+		return JL_EXIT_USAGE;
+	}
+	if (stat(arg, &st) < 0) {
+		fprintf(stderr, "jitterlab analyze: %s: %s\n", arg, strerror(errno));
+		return JL_EXIT_USAGE;
+	}
+	dir = S_ISDIR(st.st_mode);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (dir) {
+		snprintf(in.dat, sizeof(in.dat), "%s/trace.dat", arg);
+		if (access(in.dat, R_OK) < 0) {
+			fprintf(stderr, "jitterlab analyze: %s has no trace.dat (was the run traced?)\n", arg);
+			return JL_EXIT_USAGE;
+		}
+		if (load_summary(arg, &in, err, sizeof(err)) < 0 || load_samples(arg, &in, err, sizeof(err)) < 0)
+			goto fail;
+	} else {
+		snprintf(in.dat, sizeof(in.dat), "%s", arg);
+		if (load_bare(in.dat, &in, err, sizeof(err)) < 0)
+			goto fail;
+	}
+	if (jl_tan_init(&an, in.threads, in.nthreads, 1) < 0) {
+		snprintf(err, sizeof(err), "analyze: out of memory");
+		goto fail;
+	}
+	if (in.have_budget)
+		an.budget = in.budget;
+	if (jl_trace_read(in.dat, &an, NULL, &info, err, sizeof(err)) < 0)
+		goto fail;
+	sin.file = in.dat;
+	sin.events = info.records;
+	sin.lost_events = info.lost_events;
+	sin.lost_gaps = info.lost_gaps;
+	sin.from = in.from;
+	if (jl_trace_summarize(&an, &sin, &block, &text, worst, &nworst) < 0) {
+		snprintf(err, sizeof(err), "analyze: out of memory");
+		goto fail;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (kshark && write_session(arg, dir, &in, &an, worst, nworst, block) < 0)
+		goto out;
+	json_object_object_add(block, "analysis_s",
+			       json_object_new_double((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
+	if (json)
+		jl_json_print(stdout, block);
+	else
+		print_text(&an, block, text, in.dat,
+			   (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	rc = JL_EXIT_OK;
+	goto out;
+fail:
+	fprintf(stderr, "jitterlab %s\n", err);
+out:
+	if (block)
+		json_object_put(block);
+	free(text);
+	jl_tan_free(&an);
+	input_free(&in);
+	return rc;
+}

@@ -1,0 +1,290 @@
+/* cmd_run: `jitterlab run SCENARIO [options]`: the command line and every check that must happen
+ * before anything is started or changed (scenario, overrides, safety, permissions). Bad input exits
+ * 2 with nothing touched; the run itself is rt/cmd/run.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../../affinity/cpulist.h"
+#include "../engine/machine.h"
+#include "../engine/child.h"
+#include "../engine/engine.h"
+#include "commands.h"
+#include "../../affinity/cli.h"
+#include "run.h"
+#include "../scenario/scenario.h"
+
+#define MAX_SETS 128
+
+enum { O_DURATION = 1, O_WARMUP, O_OUT, O_NO_TRACE, O_SET, O_UNSAFE, O_QUIET, O_JSON };
+
+static const struct jl_cli_opt run_opts[] = {
+	{ "duration", 'd', "D", "measured time, overriding [run] duration (e.g. 20s; default the scenario's, 10s)", O_DURATION },
+	{ "warmup", 'w', "D", "time before measuring, overriding [run] warmup (default the scenario's, 1s)", O_WARMUP },
+	{ "out", 'o', "DIR", "output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/", O_OUT },
+	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", O_NO_TRACE },
+	{ "set", 's', "S.K=V", "override any scenario key, e.g. control.priority=90 (repeatable, at most 64)", O_SET },
+	{ "unsafe", 0, NULL, "allow rt_runtime = unlimited, fair_server = 0 and RT busy threads on every CPU", O_UNSAFE },
+	{ "quiet", 'q', NULL, "print only the run directory and errors", O_QUIET },
+	{ "json", 'j', NULL, "print summary.json on stdout instead of the table", O_JSON },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_run = { "run", "SCENARIO", "run a scenario once and explain its loops' jitter", run_opts };
+
+static void usage(FILE *out)
+{
+	jl_cli_help(out, &jl_cli_run);
+}
+
+/* Every pinned thread's CPUs must be allowed to this process: a cpuset (another run's shield,
+ * a container, taskset) may confine it. Found here, before anything starts. */
+static int check_allowed_cpus(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+	char a[256], b[256];
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return 0;
+	if (jl_machine_confined_by_other_run())
+		return 0; /* the machine module waits for that run, or refuses and points at restore */
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		cpu_set_t extra;
+
+		if (!t->place.cpus_set)
+			continue;
+		CPU_XOR(&extra, &t->place.cpus, &allowed);
+		CPU_AND(&extra, &extra, &t->place.cpus);
+		if (CPU_COUNT(&extra)) {
+			snprintf(err, errlen,
+				 "thread '%s': CPU %s is not allowed to this process (allowed: %s): a cpuset confines "
+				 "jitterlab (another run's shield? taskset? a container?); see `jitterlab doctor`",
+				 t->name, jl_cpulist_format(&extra, a, sizeof(a)), jl_cpulist_format(&allowed, b, sizeof(b)));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An RT thread that never sleeps (back to back, a periodic one that spins through >= 90% of its
+ * period, or one that catches up on overruns) on every online CPU can freeze the machine. */
+static int check_rt_spinners(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	cpu_set_t online, covered;
+	char who[256] = "";
+
+	if (jl_cpulist_online(&online))
+		return 0;
+	CPU_ZERO(&covered);
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		size_t used = strlen(who);
+
+		if (!jl_policy_is_rt(t->place.policy) && t->place.policy != JL_POLICY_DEADLINE)
+			continue;
+		if (!t->beh.exec[0] && t->beh.work.kind == JL_WORK_SLEEP)
+			continue; /* it blocks: it gives the CPU back */
+		if (t->beh.period_ns && t->beh.overrun == JL_OVERRUN_SKIP &&
+		    !(t->beh.work.kind == JL_WORK_SPIN && t->beh.work.arg * 10 >= t->beh.period_ns * 9))
+			continue; /* periodic, and sleeps at least a tenth of each period */
+		if (t->place.cpus_set)
+			CPU_OR(&covered, &covered, &t->place.cpus);
+		else
+			CPU_OR(&covered, &covered, &online);
+		snprintf(who + used, sizeof(who) - used, "%s'%s' (line %d)", used ? ", " : "", t->name, t->line);
+	}
+	if (CPU_COUNT(&covered) && CPU_EQUAL(&covered, &online)) {
+		snprintf(err, errlen,
+			 "%.512s: real-time busy thread(s) %s would cover every online CPU: only RT throttling would keep "
+			 "the machine responsive. Pin them to fewer CPUs, make them periodic, or pass --unsafe",
+			 sc->path, who);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		char why[512];
+
+		if (!t->beh.exec[0])
+			continue;
+		if (jl_child_check_cmdline(t->beh.exec, why, sizeof(why))) {
+			return jl_scenario_fail(sc, t->key_line[JL_TKEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
+		}
+	}
+	return 0;
+}
+
+/* Sample buffers are preallocated and locked in memory: refuse a scenario whose buffers would take
+ * more than half of the RAM (the OOM killer would pick some process on the machine, not us). */
+static int check_sample_memory(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	double need = 0, have = (double)pages * (double)psize;
+
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->beh.period_ns)
+			need += ((double)(sc->run.warmup_ns + sc->run.duration_ns) / (double)t->beh.period_ns + 16) *
+				(double)sizeof(struct jl_sample) * t->place.count;
+	}
+	if (pages > 0 && psize > 0 && need > have / 2)
+		return jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_DURATION], err, errlen,
+					"the per-cycle samples of this scenario need %.1f GB of locked memory, more than "
+					"half of this machine's %.1f GB: shorten the duration or lower the rates",
+					need / 1e9, have / 1e9);
+	return 0;
+}
+
+/* Permission problems are found here, before anything starts, with what is missing and how to get it. */
+static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	int maxprio = 0;
+	bool needs_root = false;
+
+	if (geteuid() == 0)
+		return 0;
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (jl_policy_is_rt(t->place.policy) && t->place.priority > maxprio)
+			maxprio = t->place.priority;
+		if (t->place.policy == JL_POLICY_DEADLINE)
+			needs_root = true;
+		if (t->place.nice < 0 && (getrlimit(RLIMIT_NICE, &rl) || (rlim_t)(20 - t->place.nice) > rl.rlim_cur)) {
+			snprintf(err, errlen, "thread '%s': nice %d needs root or RLIMIT_NICE >= %d (ulimit -e); run with sudo",
+				 t->name, t->place.nice, 20 - t->place.nice);
+			return -1;
+		}
+	}
+	if (needs_root) {
+		snprintf(err, errlen, "SCHED_DEADLINE threads need root (CAP_SYS_NICE); run with sudo");
+		return -1;
+	}
+	if (maxprio && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)maxprio)) {
+		snprintf(err, errlen,
+			 "real-time priority %d needs root, or RLIMIT_RTPRIO >= %d (ulimit -r; /etc/security/limits.conf "
+			 "'@realtime - rtprio 98'); run with sudo",
+			 maxprio, maxprio);
+		return -1;
+	}
+	if (sc->run.isolate_set || sc->run.rt_runtime_us != -2) {
+		snprintf(err, errlen, "isolate and rt_runtime change machine settings and need root; run with sudo");
+		return -1;
+	}
+	if (sc->run.trace_groups) {
+		fprintf(stderr, "jitterlab: warning: tracing needs root: running without a trace (--no-trace)\n");
+		o->no_trace = true;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct jl_run_opts o = { .out_root = "traces" };
+	const char *sets[MAX_SETS + 2], *scenario = NULL, *v;
+	char dur[160] = "", warm[160] = "", err[JL_ERR_MAX + 256];
+	struct jl_scenario *sc;
+	struct jl_cli_walk w = JL_CLI_START;
+	int nsets = 0, c, rc;
+
+	while ((c = jl_cli_next(&jl_cli_run, argc, argv, &w, &v)) != JL_CLI_END) {
+		switch (c) {
+		case O_DURATION: /* the last --duration wins; applied after every --set */
+			snprintf(dur, sizeof(dur), "run.duration=%s", v);
+			break;
+		case O_WARMUP:
+			snprintf(warm, sizeof(warm), "run.warmup=%s", v);
+			break;
+		case O_OUT:
+			o.out_root = v;
+			break;
+		case O_NO_TRACE:
+			o.no_trace = true;
+			break;
+		case O_SET:
+			if (nsets >= MAX_SETS) {
+				fprintf(stderr, "jitterlab run: too many --set (at most %d)\n", MAX_SETS);
+				return JL_EXIT_USAGE;
+			}
+			sets[nsets++] = v;
+			break;
+		case O_UNSAFE:
+			o.unsafe = true;
+			break;
+		case O_QUIET:
+			o.quiet = true;
+			break;
+		case O_JSON:
+			o.json = true;
+			break;
+		case JL_CLI_OPERAND:
+			if (scenario) {
+				fprintf(stderr, "jitterlab run: more than one SCENARIO\n");
+				usage(stderr);
+				return JL_EXIT_USAGE;
+			}
+			scenario = v;
+			break;
+		case JL_CLI_HELP:
+			usage(stdout);
+			return JL_EXIT_OK;
+		default:
+			usage(stderr);
+			return JL_EXIT_USAGE;
+		}
+	}
+	if (!scenario) {
+		fprintf(stderr, "jitterlab run: missing SCENARIO\n");
+		usage(stderr);
+		return JL_EXIT_USAGE;
+	}
+	sc = calloc(1, sizeof(*sc));
+	if (!sc) {
+		perror("jitterlab run");
+		return JL_EXIT_RUNTIME;
+	}
+	if (dur[0])
+		sets[nsets++] = dur;
+	if (warm[0])
+		sets[nsets++] = warm;
+	if (jl_scenario_load(scenario, sets, nsets, sc, err, sizeof(err)))
+		goto usage_error;
+	if (o.no_trace)
+		sc->run.trace_groups = 0;
+	if (check_execs(sc, err, sizeof(err)) ||
+	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
+		goto usage_error;
+	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, err, sizeof(err)))
+		goto usage_error;
+	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
+		jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_RT_RUNTIME], err, sizeof(err),
+				 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
+		goto usage_error;
+	}
+	if (check_permissions(sc, &o, err, sizeof(err)) || check_allowed_cpus(sc, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab run: %s\n", err);
+		free(sc);
+		return JL_EXIT_RUNTIME;
+	}
+	if (o.no_trace) /* check_permissions may have turned it off */
+		sc->run.trace_groups = 0;
+	rc = jl_run_execute(sc, &o);
+	free(sc);
+	return rc;
+
+usage_error:
+	fprintf(stderr, "jitterlab run: %s\n", err);
+	free(sc);
+	return JL_EXIT_USAGE;
+}

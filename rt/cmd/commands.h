@@ -1,0 +1,26 @@
+/* commands: the jitterlab subcommands, one table in main.c. Each returns the process exit status
+ * (0 ok, 1 runtime failure, 2 usage/scenario error, 3 an expectation failed, 130 interrupted). */
+#ifndef JL_COMMANDS_H
+#define JL_COMMANDS_H
+
+#include "../../affinity/cli.h"
+
+enum jl_exit { JL_EXIT_OK = 0, JL_EXIT_RUNTIME = 1, JL_EXIT_USAGE = 2, JL_EXIT_EXPECT = 3, JL_EXIT_INTERRUPTED = 130 };
+
+int cmd_run(int argc, char **argv);        /* rt/cmd/cmd_run.c */
+int cmd_sweep(int argc, char **argv);      /* rt/cmd/sweep.c */
+int cmd_cyclictest(int argc, char **argv); /* rt/cmd/cyclictest.c */
+int cmd_analyze(int argc, char **argv);    /* rt/cmd/analyze.c */
+int cmd_report(int argc, char **argv);     /* rt/cmd/report.c */
+int cmd_doctor(int argc, char **argv);     /* rt/cmd/doctor.c */
+int cmd_restore(int argc, char **argv);    /* rt/cmd/restore.c */
+int cmd_list(int argc, char **argv);       /* rt/cmd/cmd_list.c */
+
+/* Each command's options (affinity/cli.h), from which its parser, its --help and its part of
+ * jitterlab(8) come; all of them, for the top-level help, the man page and the tests. */
+extern const struct jl_cli jl_cli_run, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
+	jl_cli_restore, jl_cli_list;
+extern const struct jl_cli *const jl_cli_all[];
+extern const int jl_cli_nall;
+
+#endif

@@ -1,0 +1,762 @@
+/* cyclictest: `jitterlab cyclictest SCENARIO`: cyclictest (rt-tests) in place of each measured periodic
+ * thread (same period, policy, priority, CPUs, measured duration, mlock, dma latency) under the same
+ * neighbours and shield, then jitterlab's own loop in the same conditions, interleaved when --runs > 1;
+ * one side-by-side table (min/avg/p50/p99/max, ratio jitterlab/cyclictest) and cyclictest.json (--json:
+ * that document on stdout instead of the table). Both columns follow cyclictest's rule (whole us
+ * truncated, 1 us buckets, nearest rank): jitterlab's cycles are put through it from samples.csv, its
+ * exact ns figures shown beside them; the document says so in "method".
+ * Each side is a fresh `jitterlab run` child (the cyclictest side runs a modified scenario in which the
+ * measured thread became an `exec = cyclictest ...` neighbour). cyclictest's JSON is read with json-c;
+ * its file is created by the output writer before cyclictest (root) opens it (never a name in /tmp).
+ * Never runs cyclictest outside the harness (the harness owns placement, shield and cleanup). */
+#include "cyclictest.h"
+#include "../base/samples_read.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../affinity/cpulist.h"
+#include "commands.h"
+#include "../base/stats.h"
+#include "../base/stop.h"
+#include "../base/output.h"
+#include "sweep_child.h"
+#include "../summary/table.h"
+#include "../base/units.h"
+#include "../base/welch.h"
+
+#define MAX_SETS 64
+#define MAX_MEASURED 8
+#define MAX_RUNS 50
+
+/* ---- cyclictest's JSON ---- */
+
+/* cyclictest writes some keys with a trailing colon ("cmdline:", "rt_test_version:"): accept both. */
+static json_object *ct_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	char k2[64];
+
+	if (!o)
+		return NULL;
+	if (json_object_object_get_ex(o, key, &v))
+		return v;
+	snprintf(k2, sizeof(k2), "%s:", key);
+	return json_object_object_get_ex(o, k2, &v) ? v : NULL;
+}
+
+/* ---- cyclictest's rule: whole microseconds, 1 us buckets, nearest rank ---- */
+
+int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns)
+{
+	/* rt-tests' calcdiff(now, next): the seconds' difference in us plus the nanoseconds' difference
+	 * divided by 1000 in C, truncated toward zero: the floor of (wake - expiry) in us, rounded up instead
+	 * when the wake falls in the next second (a share of about latency / 1 s of the cycles) */
+	int64_t ds = wake_ns / JL_NSEC_PER_SEC - release_ns / JL_NSEC_PER_SEC;
+	int64_t dn = wake_ns % JL_NSEC_PER_SEC - release_ns % JL_NSEC_PER_SEC;
+
+	return ds * 1000000 + dn / 1000;
+}
+
+int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
+{
+	uint64_t n = overflows, cum = 0, rank;
+
+	for (int b = 0; b < nbuckets; b++)
+		n += cnt[b];
+	if (!n)
+		return -1;
+	rank = jl_percentile_rank(n, q);
+	for (int b = 0; b < nbuckets; b++) {
+		cum += cnt[b];
+		if (cum >= rank)
+			return b;
+	}
+	return -1; /* the rank lies among the overflows */
+}
+
+/* p50/p99/p99.9 of R from the JL_CT_HIST_US buckets CNT and R->overflows, in ns (bucket floor x 1000). */
+static void hist_percentiles(struct jl_ct_result *r, const uint64_t *cnt)
+{
+	static const double qs[3] = { 50, 99, 99.9 };
+	int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
+
+	for (int q = 0; q < 3; q++) {
+		int64_t b = jl_ct_hist_percentile_us(cnt, JL_CT_HIST_US, r->overflows, qs[q]);
+
+		*out[q] = b < 0 ? -1 : b * 1000;
+	}
+}
+
+int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	json_object *th = ct_get(ct_get(doc, "thread"), "0"), *hist, *v;
+	uint64_t *cnt = NULL, inhist = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!th) {
+		snprintf(err, errlen, "cyclictest JSON has no thread \"0\" (did cyclictest start?)");
+		return -1;
+	}
+	if ((v = ct_get(doc, "resolution_in_ns")) && json_object_get_int(v)) {
+		snprintf(err, errlen, "cyclictest JSON is in ns (-N): its histogram is not the 1 us one this reads");
+		return -1;
+	}
+	r->cycles = (uint64_t)json_object_get_int64(ct_get(th, "cycles"));
+	r->min_ns = json_object_get_int64(ct_get(th, "min")) * 1000;
+	r->max_ns = json_object_get_int64(ct_get(th, "max")) * 1000;
+	r->avg_ns = json_object_get_double(ct_get(th, "avg")) * 1000;
+	r->cpu = (v = ct_get(th, "cpu")) ? json_object_get_int(v) : -1;
+	r->p50_ns = r->p99_ns = r->p999_ns = -1;
+	hist = ct_get(th, "histogram");
+	if (!hist || !json_object_is_type(hist, json_type_object)) {
+		snprintf(err, errlen, "cyclictest JSON has no histogram (was -h given?)");
+		return -1;
+	}
+	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
+	if (!cnt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_object_object_foreach(hist, key, val)
+	{
+		char *end;
+		long b = strtol(key, &end, 10);
+
+		if (end == key || (*end && *end != ':') || b < 0 || b >= JL_CT_HIST_US || json_object_get_int64(val) < 0) {
+			snprintf(err, errlen, "cyclictest JSON: histogram bucket \"%s\" is not one of 0..%d us (was -h %d given?)",
+				 key, JL_CT_HIST_US - 1, JL_CT_HIST_US);
+			free(cnt);
+			return -1;
+		}
+		cnt[b] += (uint64_t)json_object_get_int64(val);
+		inhist += (uint64_t)json_object_get_int64(val);
+	}
+	if (inhist > r->cycles) {
+		snprintf(err, errlen, "cyclictest JSON: %llu cycles in the histogram, more than its %llu cycles",
+			 (unsigned long long)inhist, (unsigned long long)r->cycles);
+		free(cnt);
+		return -1;
+	}
+	/* cyclictest's JSON lists the buckets, not its overflow count: the cycles the buckets miss are the
+	 * ones at or beyond JL_CT_HIST_US us */
+	r->overflows = r->cycles - inhist;
+	if (r->cycles)
+		hist_percentiles(r, cnt);
+	free(cnt);
+	return 0;
+}
+
+struct bucket_ctx {
+	struct jl_ct_result *r;
+	uint64_t *cnt;
+	double sum;
+};
+
+/* One of jitterlab's cycles through cyclictest's rule (contract columns release_ns, wake_ns). */
+static int bucket_row(void *ctx, const struct jl_sample_row *row)
+{
+	struct bucket_ctx *b = ctx;
+	struct jl_ct_result *r = b->r;
+	int64_t us = jl_ct_latency_us(row->release, row->wake);
+
+	if (!r->cycles || us * 1000 < r->min_ns)
+		r->min_ns = us * 1000;
+	if (!r->cycles || us * 1000 > r->max_ns)
+		r->max_ns = us * 1000;
+	r->cycles++;
+	b->sum += (double)us;
+	if (us >= JL_CT_HIST_US)
+		r->overflows++;
+	else
+		b->cnt[us < 0 ? 0 : us]++;
+	return 0;
+}
+
+int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	uint64_t *cnt;
+	double sum = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->p50_ns = r->p99_ns = r->p999_ns = -1;
+	r->cpu = -1;
+	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
+	if (!cnt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	{
+		struct bucket_ctx b = { r, cnt, 0 };
+
+		if (jl_samples_read(run_dir, thread, bucket_row, &b, err, errlen)) {
+			free(cnt);
+			return -1;
+		}
+		sum = b.sum;
+	}
+	if (r->cycles) {
+		r->avg_ns = sum / (double)r->cycles * 1000;
+		hist_percentiles(r, cnt);
+	}
+	free(cnt);
+	if (!r->cycles) {
+		snprintf(err, errlen, "%s/samples.csv: no cycle of '%s'", run_dir, thread);
+		return -1;
+	}
+	return 0;
+}
+
+int jl_cyclictest_parse_file(const char *path, struct jl_ct_result *r, char *err, size_t errlen)
+{
+	json_object *doc = json_object_from_file(path);
+	int rc;
+
+	if (!doc) {
+		snprintf(err, errlen, "%s: missing or not JSON (%s)", path, json_util_get_last_err());
+		return -1;
+	}
+	rc = jl_cyclictest_parse(doc, r, err, errlen);
+	json_object_put(doc);
+	return rc;
+}
+
+int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const char *json_path,
+			  char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *pol;
+	int prio = 0;
+	long long interval_us = (t->beh.period_ns + 500) / 1000;
+	long long secs = (sc->run.duration_ns + JL_NSEC_PER_SEC - 1) / JL_NSEC_PER_SEC + 2;
+	char cpus[256] = "";
+	size_t n;
+
+	switch (t->place.policy) {
+	case JL_POLICY_FIFO: pol = "fifo"; prio = t->place.priority; break;
+	case JL_POLICY_RR: pol = "rr"; prio = t->place.priority; break;
+	case JL_POLICY_OTHER: pol = "other"; break;
+	case JL_POLICY_BATCH: pol = "batch"; break;
+	case JL_POLICY_IDLE: pol = "idle"; break;
+	default:
+		snprintf(err, errlen, "thread '%s': cyclictest has no %s policy", t->name, jl_policy_name(t->place.policy));
+		return -1;
+	}
+	if (t->place.count > 1) {
+		snprintf(err, errlen, "thread '%s': count = %u: compare one copy (set count = 1)", t->name, t->place.count);
+		return -1;
+	}
+	if (interval_us < 1) {
+		snprintf(err, errlen, "thread '%s': period below 1 us", t->name);
+		return -1;
+	}
+	if (t->place.cpus_set)
+		jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
+	/* -D is a bound only: the harness ends the neighbour with SIGINT when the measured phase ends,
+	 * and cyclictest writes its JSON on SIGINT */
+	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s",
+			     pol, prio, interval_us, secs, JL_CT_HIST_US, json_path, cpus[0] ? " -a " : "", cpus,
+			     sc->run.cpu_dma_latency_ns < 0 ? " --laptop" : "");
+	if (n >= len) {
+		snprintf(err, errlen, "cyclictest command line too long");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the comparison document and table ---- */
+
+static json_object *jget(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median over RUNS[i][key]: absent values are ignored, -1 (a percentile beyond the histogram) counts as
+ * above every other value. NAN when there is none; INFINITY when the median lies beyond the histogram. */
+static double median_of(json_object *runs, const char *key)
+{
+	double v[MAX_RUNS];
+	int n = 0;
+
+	for (size_t i = 0; runs && i < json_object_array_length(runs) && n < MAX_RUNS; i++) {
+		json_object *x = jget(json_object_array_get_idx(runs, i), key);
+
+		if (x)
+			v[n++] = json_object_get_double(x) < 0 ? INFINITY : json_object_get_double(x);
+	}
+	if (!n)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(double), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static const char *const stat_keys[] = { "min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns" };
+static const char *const stat_names[] = { "min", "avg", "p50", "p99", "max" };
+/* the sides of a comparison: the two compared like with like, then jitterlab's exact figures */
+static const char *const sides[] = { "cyclictest", "jitterlab", "jitterlab_exact" };
+
+#define CT_METHOD                                                                                              \
+	"like with like: the cyclictest and jitterlab columns both follow cyclictest's rule (latency = wake - "   \
+	"intended expiry on CLOCK_MONOTONIC, truncated to whole us as rt-tests' calcdiff does; percentiles "      \
+	"nearest-rank over 1 us buckets; cycles beyond the histogram counted, never dropped), jitterlab's "      \
+	"computed from its samples.csv, and the ratio is of these two; 'jitterlab exact' is the same cycles in "  \
+	"ns from summary.json (about 0.5 us higher by the truncation alone)"
+
+/* Add each side's medians (null when none; the stats whose median lies beyond the histogram are listed
+ * in beyond_histogram) and the ratio jitterlab / cyclictest to each thread entry of DOC. */
+static void finish_doc(json_object *doc)
+{
+	json_object *threads = jget(doc, "threads");
+
+	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *ratio = json_object_new_object();
+		double med[3][5];
+
+		for (int s = 0; s < 3; s++) {
+			json_object *side = jget(t, sides[s]), *runs = jget(side, "runs"), *beyond = json_object_new_array();
+			double c = median_of(runs, "cycles"), o = median_of(runs, "overflows");
+
+			for (int k = 0; k < 5; k++) {
+				med[s][k] = median_of(runs, stat_keys[k]);
+				json_object_object_add(side, stat_keys[k], isfinite(med[s][k]) ? json_object_new_double(med[s][k]) : NULL);
+				if (isinf(med[s][k]))
+					json_object_array_add(beyond, json_object_new_string(stat_names[k]));
+			}
+			json_object_object_add(side, "cycles", isfinite(c) ? json_object_new_double(c) : NULL);
+			if (s < 2) {
+				json_object_object_add(side, "overflows", isfinite(o) ? json_object_new_double(o) : NULL);
+				json_object_object_add(side, "beyond_histogram", beyond);
+			} else {
+				json_object_put(beyond);
+			}
+		}
+		for (int k = 0; k < 5; k++) {
+			double a = med[0][k], b = med[1][k];
+
+			json_object_object_add(ratio, stat_names[k], isfinite(a) && isfinite(b) && a > 0 ? json_object_new_double(b / a) : NULL);
+		}
+		json_object_object_add(t, "ratio", ratio);
+	}
+}
+
+static bool in_array(json_object *arr, const char *s)
+{
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+			return true;
+	return false;
+}
+
+/* SIDE[KEY] for the table: the value, ">= RANGE" when beyond the histogram, or "-". */
+static const char *cell(json_object *side, int k, double range_ns, char *buf, size_t len)
+{
+	json_object *x = jget(side, stat_keys[k]);
+	char v[48];
+
+	if (x)
+		return jl_value_format(json_object_get_double(x), JL_UNIT_NS, false, buf, len);
+	if (in_array(jget(side, "beyond_histogram"), stat_names[k])) {
+		snprintf(buf, len, ">= %s", jl_value_format(range_ns, JL_UNIT_NS, false, v, sizeof(v)));
+		return buf;
+	}
+	return "-";
+}
+
+static const char *count_cell(json_object *side, const char *key, char *buf, size_t len)
+{
+	json_object *x = jget(side, key);
+	double v = x ? json_object_get_double(x) : median_of(jget(side, "runs"), key); /* older documents */
+
+	if (!isfinite(v))
+		return "-";
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+void jl_cyclictest_print(FILE *out, json_object *doc)
+{
+	json_object *threads = jget(doc, "threads"), *method = jget(doc, "method");
+	int hist_us = jget(doc, "histogram_us") ? json_object_get_int(jget(doc, "histogram_us")) : JL_CT_HIST_US;
+
+	fprintf(out, "cyclictest vs jitterlab: %s, %d run(s) each, interleaved%s (medians over runs)\n",
+		json_object_get_string(jget(doc, "scenario")), json_object_get_int(jget(doc, "runs")),
+		json_object_get_boolean(jget(doc, "interrupted")) ? ", interrupted" : "");
+	if (method)
+		fprintf(out, "method: %s\n", json_object_get_string(method));
+	else /* a comparison written before the like-with-like rule */
+		fprintf(out, "method: not recorded (an older comparison): its jitterlab column is exact ns, its cyclictest "
+			     "column whole us truncated, about 0.5 us lower by that alone\n");
+	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
+		json_object *ex = jget(t, "jitterlab_exact"), *ratio = jget(t, "ratio");
+		char a[48], b[48], c[48];
+
+		fprintf(out, "\n%s: period %s, %s, cpus %s\n", json_object_get_string(jget(t, "name")),
+			jl_value_format(json_object_get_double(jget(t, "period_ns")), JL_UNIT_NS, false, a, sizeof(a)),
+			json_object_get_string(jget(t, "policy")), json_object_get_string(jget(t, "cpus")));
+		fprintf(out, "  %-10s %14s %14s %22s %16s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest",
+			"jitterlab exact");
+		for (int k = 0; k < 5; k++) {
+			json_object *r = jget(ratio, stat_names[k]);
+			char rr[32];
+
+			snprintf(rr, sizeof(rr), r ? "%.2f" : "-", r ? json_object_get_double(r) : 0.0);
+			fprintf(out, "  %-10s %14s %14s %22s %16s\n", stat_names[k], cell(ct, k, hist_us * 1e3, a, sizeof(a)),
+				cell(jl, k, hist_us * 1e3, b, sizeof(b)), rr, cell(ex, k, hist_us * 1e3, c, sizeof(c)));
+		}
+		fprintf(out, "  %-10s %14s %14s\n", "cycles", count_cell(ct, "cycles", a, sizeof(a)), count_cell(jl, "cycles", b, sizeof(b)));
+		fprintf(out, "  beyond the %d us histogram: cyclictest %s, jitterlab %s cycles per run (median)\n", hist_us,
+			count_cell(ct, "overflows", a, sizeof(a)), count_cell(jl, "overflows", b, sizeof(b)));
+	}
+}
+
+/* ---- the command ---- */
+
+/* Where cyclictest writes its JSON: in the comparison directory, unless that path holds characters the
+ * exec line cannot carry (exec splits like a shell, without quotes): then in /tmp first. */
+static bool path_is_plain(const char *p)
+{
+	return !strpbrk(p, " \t\"'\\");
+}
+
+static void ct_json_path(const char *dir, const char *thread, int rep, char *buf, size_t len)
+{
+	char abs[PATH_MAX];
+
+	/* absolute: the exec line in the run's scenario.ini must not depend on the working directory */
+	if (realpath(dir, abs))
+		dir = abs;
+	if (path_is_plain(dir)) {
+		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+	} else {
+		/* cyclictest (root) opens the name itself: a private directory (0700, ours, no symlink), never a
+		 * name in /tmp that another user could plant; when it is not ours, a path that cannot be written */
+		char priv[64];
+		struct stat st;
+
+		snprintf(priv, sizeof(priv), "/tmp/jitterlab-ct-%d", (int)getpid());
+		if ((mkdir(priv, 0700) && errno != EEXIST) || lstat(priv, &st) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 077))
+			snprintf(priv, sizeof(priv), "/nonexistent");
+		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", priv, thread, rep);
+	}
+}
+
+/* Create PATH in the comparison directory through the output writer (O_EXCL, no symlink, the sudo
+ * user's) before cyclictest, which runs as root, opens it by name. */
+static void ct_json_create(const char *dir, const char *path)
+{
+	int fd;
+
+	if (!path_is_plain(dir))
+		return;
+	fd = jl_output_create_path(path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Move a /tmp JSON into the comparison directory (a copy through json-c, then unlink). PATH becomes the
+ * kept file's path. */
+static void ct_json_keep(const char *dir, const char *thread, int rep, char *path, size_t len)
+{
+	json_object *doc;
+	char dst[PATH_MAX + 64];
+
+	if (path_is_plain(dir))
+		return;
+	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+	doc = json_object_from_file(path);
+	if (doc && jl_output_write_json_path(dst, doc) == 0) {
+		char *slash;
+
+		unlink(path);
+		slash = strrchr(path, '/');
+		if (slash) { /* the private directory, once its last file is gone */
+			*slash = '\0';
+			rmdir(path);
+		}
+		snprintf(path, len, "%s", dst);
+	}
+	json_object_put(doc);
+}
+
+const struct jl_cli jl_cli_cyclictest = { "cyclictest", "SCENARIO",
+					  "run cyclictest in place of each measured thread, under the same load, side by side",
+					  jl_repeat_cli_opts };
+
+/* One run of a side measured by cyclictest's rule; FROM_KEY ("json": cyclictest's file, "dir": the
+ * jitterlab run) says where it came from. */
+static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *from_key, const char *from, int rep)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "run", json_object_new_int(rep));
+	json_object_object_add(o, from_key, json_object_new_string(from));
+	json_object_object_add(o, "cycles", json_object_new_int64((int64_t)r->cycles));
+	json_object_object_add(o, "min_ns", json_object_new_int64(r->min_ns));
+	json_object_object_add(o, "avg_ns", json_object_new_double(r->avg_ns));
+	json_object_object_add(o, "p50_ns", json_object_new_int64(r->p50_ns));
+	json_object_object_add(o, "p99_ns", json_object_new_int64(r->p99_ns));
+	json_object_object_add(o, "p999_ns", json_object_new_int64(r->p999_ns));
+	json_object_object_add(o, "max_ns", json_object_new_int64(r->max_ns));
+	json_object_object_add(o, "overflows", json_object_new_int64((int64_t)r->overflows));
+	if (r->cpu >= 0)
+		json_object_object_add(o, "cpu", json_object_new_int(r->cpu));
+	json_object_array_add(runs, o);
+}
+
+/* jitterlab's exact figures of one run (summary.json, ns). */
+static void add_jl_run(json_object *runs, json_object *thread, const char *dir, int rep)
+{
+	json_object *o = json_object_new_object(), *lat = jget(thread, "latency_ns");
+	static const char *const from[] = { "min", "mean", "p50", "p99", "max" };
+
+	json_object_object_add(o, "run", json_object_new_int(rep));
+	json_object_object_add(o, "dir", json_object_new_string(dir));
+	json_object_object_add(o, "cycles", json_object_new_int64(json_object_get_int64(jget(thread, "cycles"))));
+	for (int k = 0; k < 5; k++)
+		json_object_object_add(o, stat_keys[k], json_object_new_double(json_object_get_double(jget(lat, from[k]))));
+	json_object_object_add(o, "p999_ns", json_object_new_double(json_object_get_double(jget(lat, "p999"))));
+	json_object_array_add(runs, o);
+}
+
+int cmd_cyclictest(int argc, char **argv)
+{
+	struct jl_repeat_opts o;
+	char err[JL_ERR_MAX + 256], dir[PATH_MAX], path[PATH_MAX + 64], ctini[PATH_MAX + 64], jlini[PATH_MAX + 64];
+	char cmdline[1024];
+	struct jl_scenario *base = malloc(sizeof(*base)), *ct = malloc(sizeof(*ct));
+	int measured[MAX_MEASURED], nm = 0, status = JL_EXIT_OK;
+	json_object *doc = NULL, *threads;
+	sigset_t oldmask;
+	bool intr = false;
+
+	if (!base || !ct) {
+		free(base), free(ct);
+		fprintf(stderr, "jitterlab cyclictest: out of memory\n");
+		return JL_EXIT_RUNTIME;
+	}
+	switch (jl_repeat_opts_parse(&jl_cli_cyclictest, argc, argv, MAX_RUNS, &o)) {
+	case 1:
+		status = JL_EXIT_OK;
+		goto out;
+	case 0:
+		if (!o.runs)
+			o.runs = 1;
+		break;
+	default:
+		status = JL_EXIT_USAGE;
+		goto out;
+	}
+	if (access("/usr/bin/cyclictest", X_OK) && access("/usr/local/bin/cyclictest", X_OK)) {
+		fprintf(stderr, "jitterlab cyclictest: cyclictest is not installed (apt-get install rt-tests)\n");
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	if (jl_scenario_load(o.scenario, o.sets, o.nsets, base, err, sizeof(err)))
+		goto bad;
+	base->sweep.present = false;
+	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)
+		if (jl_thread_measured(&base->threads[i]) && base->threads[i].beh.period_ns > 0)
+			measured[nm++] = i;
+	if (!nm) {
+		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
+		goto bad;
+	}
+	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
+		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+		goto out;
+	}
+	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
+	if (jl_scenario_write_file(jlini, base)) {
+		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", jlini, strerror(errno));
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "tool", json_object_new_string("jitterlab"));
+	json_object_object_add(doc, "version", json_object_new_string(JL_VERSION));
+	json_object_object_add(doc, "kind", json_object_new_string("cyclictest"));
+	json_object_object_add(doc, "scenario", json_object_new_string(base->run.name));
+	json_object_object_add(doc, "file", json_object_new_string(base->path));
+	json_object_object_add(doc, "dir", json_object_new_string(dir));
+	json_object_object_add(doc, "runs", json_object_new_int(o.runs));
+	json_object_object_add(doc, "method", json_object_new_string(CT_METHOD));
+	json_object_object_add(doc, "histogram_us", json_object_new_int(JL_CT_HIST_US));
+	threads = json_object_new_array();
+	json_object_object_add(doc, "threads", threads);
+	for (int k = 0; k < nm; k++) {
+		const struct jl_thread_spec *t = &base->threads[measured[k]];
+		json_object *to = json_object_new_object(), *a = json_object_new_object(), *b = json_object_new_object();
+		json_object *x = json_object_new_object();
+		char cpus[256] = "all";
+
+		if (t->place.cpus_set)
+			jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
+		json_object_object_add(to, "name", json_object_new_string(t->name));
+		json_object_object_add(to, "period_ns", json_object_new_int64(t->beh.period_ns));
+		snprintf(cmdline, sizeof(cmdline), jl_policy_is_rt(t->place.policy) ? "%s %d" : "%s", jl_policy_name(t->place.policy), t->place.priority);
+		json_object_object_add(to, "policy", json_object_new_string(cmdline));
+		json_object_object_add(to, "cpus", json_object_new_string(cpus));
+		json_object_object_add(a, "runs", json_object_new_array());
+		json_object_object_add(b, "runs", json_object_new_array());
+		json_object_object_add(x, "runs", json_object_new_array());
+		json_object_object_add(to, "cyclictest", a);
+		json_object_object_add(to, "jitterlab", b);
+		json_object_object_add(to, "jitterlab_exact", x);
+		json_object_array_add(threads, to);
+	}
+
+	jl_child_signals_block(&oldmask);
+	for (int rep = 1; rep <= o.runs && !intr; rep++) {
+		/* the cyclictest side: each measured thread becomes an exec neighbour running cyclictest */
+		memcpy(ct, base, sizeof(*ct));
+		ct->nexpect = 0;
+		for (int k = 0; k < nm; k++) {
+			struct jl_thread_spec *t = &ct->threads[measured[k]];
+
+			ct_json_path(dir, t->name, rep, path, sizeof(path));
+			ct_json_create(dir, path);
+			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], path, cmdline, sizeof(cmdline), err, sizeof(err))) {
+				sigprocmask(SIG_SETMASK, &oldmask, NULL);
+				goto bad;
+			}
+			snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", cmdline);
+			t->beh.period_ns = 0;
+			t->beh.period_from_rate = false;
+			t->beh.deadline_ns = 0;
+			t->beh.work.kind = JL_WORK_NONE;
+			t->beh.work.arg = 0;
+			t->beh.measure = -1;
+			t->place.policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
+			t->place.priority = 0;
+			t->place.nice = 0;
+			t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
+			memset(t->key_line, 0, sizeof(t->key_line));
+			t->key_line[JL_TKEY_EXEC] = t->line;
+		}
+		if (jl_scenario_validate(ct, err, sizeof(err))) {
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			fprintf(stderr, "jitterlab cyclictest: the cyclictest scenario is not valid: %s\n", err);
+			status = JL_EXIT_RUNTIME;
+			goto out;
+		}
+		snprintf(ctini, sizeof(ctini), "%s/cyclictest-r%d.ini", dir, rep);
+		jl_scenario_write_file(ctini, ct);
+		for (int side = 0; side < 2 && !intr; side++) {
+			struct jl_child_run cr = { 0 };
+			char name[32], out[PATH_MAX + 32], log[PATH_MAX + 64], rdir[PATH_MAX];
+			int rc;
+
+			snprintf(name, sizeof(name), "r%d", rep);
+			snprintf(out, sizeof(out), "%s/%s", dir, side ? "jitterlab" : "cyclictest");
+			snprintf(log, sizeof(log), "%s/%s-r%d.log", dir, side ? "jitterlab" : "cyclictest", rep);
+			cr.scenario = side ? jlini : ctini;
+			cr.out_dir = out;
+			cr.name = name;
+			cr.log_path = log;
+			cr.timeout_ns = base->run.warmup_ns + base->run.duration_ns + 60 * JL_NSEC_PER_SEC;
+			if (!o.quiet)
+				fprintf(stderr, "cyclictest: run %d of %d: %s\n", (rep - 1) * 2 + side + 1, o.runs * 2,
+					side ? "jitterlab's loop" : "cyclictest in its place");
+			rc = jl_child_run_exec(&cr, &oldmask, &intr, rdir, sizeof(rdir), err, sizeof(err));
+			if (rc < 0) {
+				fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+				status = JL_EXIT_RUNTIME;
+				intr = true; /* stop here */
+				break;
+			}
+			if (intr || rc == JL_EXIT_INTERRUPTED) {
+				intr = true;
+				break;
+			}
+			if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
+				fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n",
+					side ? "jitterlab" : "cyclictest", rc, log);
+			for (int k = 0; k < nm; k++) {
+				json_object *to = json_object_array_get_idx(threads, (size_t)k);
+				const char *tn = base->threads[measured[k]].name;
+
+				if (!side) {
+					struct jl_ct_result r;
+
+					ct_json_path(dir, tn, rep, path, sizeof(path));
+					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
+						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
+					} else {
+						ct_json_keep(dir, tn, rep, path, sizeof(path));
+						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, "json", path, rep);
+					}
+				} else {
+					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
+
+					for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
+						json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
+
+						if (!strcmp(json_object_get_string(jget(x, "name")), tn))
+							th = x;
+					}
+					if (th) {
+						struct jl_ct_result r;
+
+						add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
+						if (jl_ct_bucket_samples(rdir, tn, &r, err, sizeof(err)))
+							fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+						else
+							add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);
+					} else
+						fprintf(stderr, "jitterlab cyclictest: no result for '%s' in the jitterlab run (log: %s)\n", tn, log);
+					json_object_put(sum);
+				}
+			}
+		}
+	}
+	jl_child_signals_drain();
+	json_object_object_add(doc, "interrupted", json_object_new_boolean(jl_stopping()));
+	finish_doc(doc);
+	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
+	if (jl_output_write_json_path(path, doc))
+		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
+	if (o.json) {
+		jl_json_print(stdout, doc);
+		fprintf(stderr, "cyclictest.json and both sides' runs in %s\n", dir);
+	} else {
+		jl_cyclictest_print(stdout, doc);
+		printf("\ncyclictest.json and both sides' runs in %s\n", dir);
+	}
+	for (int k = 0; k < nm && status == JL_EXIT_OK; k++) {
+		json_object *to = json_object_array_get_idx(threads, (size_t)k);
+
+		if (!json_object_array_length(jget(jget(to, "cyclictest"), "runs")) ||
+		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
+			status = JL_EXIT_RUNTIME;
+	}
+	jl_child_signals_drain();
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (jl_stopping())
+		status = JL_EXIT_INTERRUPTED;
+	goto out;
+bad:
+	fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+	status = JL_EXIT_USAGE;
+out:
+	json_object_put(doc);
+	free(base);
+	free(ct);
+	return status;
+}

@@ -1,0 +1,358 @@
+/* report: `jitterlab report DIR...`: the tables of one run (the run's own table, plots refreshed), of
+ * several runs side by side (one column per run, one block per measured thread), of a sweep (its
+ * comparison table from sweep.json) or of a cyclictest comparison (cyclictest.json); with --json, the
+ * documents those tables are rendered from instead. Reads the files a run wrote; writes nothing but the
+ * SVG plots; never starts a run. */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../affinity/cli.h"
+#include "commands.h"
+#include "cyclictest.h"
+#include "../summary/plot.h"
+#include "../summary/sweep.h"
+#include "../summary/table.h"
+#include "../base/welch.h"
+
+#define MAX_DIRS 16
+
+static json_object *jget(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static bool has_file(const char *dir, const char *file)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	return access(p, R_OK) == 0;
+}
+
+/* DIR itself, or DIR/latest when DIR is a run's parent (<out>/<name>). Returns a malloc'd real path. */
+static char *resolve(const char *dir)
+{
+	char p[PATH_MAX + 16];
+
+	if (!has_file(dir, "summary.json") && !has_file(dir, "sweep.json") && !has_file(dir, "cyclictest.json")) {
+		snprintf(p, sizeof(p), "%s/latest", dir);
+		if (access(p, F_OK) == 0)
+			return realpath(p, NULL);
+	}
+	return realpath(dir, NULL);
+}
+
+struct row {
+	const char *label;
+	const char *obj, *key; /* value at thread[obj][key] (obj NULL: thread[key]) */
+	enum jl_metric_unit unit;
+};
+
+static const struct row rows[] = {
+	{ "cycles", NULL, "cycles", JL_UNIT_COUNT },
+	{ "rate Hz", NULL, "rate_hz", JL_UNIT_HZ },
+	{ "latency min", "latency_ns", "min", JL_UNIT_NS },
+	{ "latency mean", "latency_ns", "mean", JL_UNIT_NS },
+	{ "latency p50", "latency_ns", "p50", JL_UNIT_NS },
+	{ "latency p90", "latency_ns", "p90", JL_UNIT_NS },
+	{ "latency p99", "latency_ns", "p99", JL_UNIT_NS },
+	{ "latency p99.9", "latency_ns", "p999", JL_UNIT_NS },
+	{ "latency max", "latency_ns", "max", JL_UNIT_NS },
+	{ "period p99", "period_ns_stats", "p99", JL_UNIT_NS },
+	{ "period max", "period_ns_stats", "max", JL_UNIT_NS },
+	{ "period stddev", "period_ns_stats", "stddev", JL_UNIT_NS },
+	{ "response p99", "response_ns", "p99", JL_UNIT_NS },
+	{ "response max", "response_ns", "max", JL_UNIT_NS },
+	{ "misses", NULL, "misses", JL_UNIT_COUNT },
+	{ "skipped", NULL, "skipped", JL_UNIT_COUNT },
+	{ "work mean", "work", "mean_ns", JL_UNIT_NS },
+};
+
+static json_object *find_thread(json_object *summary, const char *name)
+{
+	json_object *th = jget(summary, "threads");
+
+	for (size_t i = 0; th && i < json_object_array_length(th); i++) {
+		json_object *t = json_object_array_get_idx(th, i);
+
+		if (!strcmp(json_object_get_string(jget(t, "name")), name))
+			return t;
+	}
+	return NULL;
+}
+
+/* Column labels: each path after the directory the paths have in common. */
+static void labels(char **dirs, int n, const char **lab)
+{
+	size_t common = 0;
+
+	if (n > 1) {
+		for (;; common++) {
+			char c = dirs[0][common];
+			bool same = c != '\0';
+
+			for (int i = 1; i < n && same; i++)
+				same = dirs[i][common] == c;
+			if (!same)
+				break;
+		}
+		while (common > 0 && dirs[0][common - 1] != '/')
+			common--;
+	}
+	for (int i = 0; i < n; i++) {
+		lab[i] = dirs[i] + common;
+		if (!*lab[i])
+			lab[i] = strrchr(dirs[i], '/') ? strrchr(dirs[i], '/') + 1 : dirs[i];
+	}
+}
+
+static void side_by_side(json_object **sum, char **dirs, int n)
+{
+	const char *lab[MAX_DIRS];
+	char seen[64][64];
+	int nseen = 0, width = 16;
+
+	labels(dirs, n, lab);
+	for (int i = 0; i < n; i++) {
+		int w = (int)strlen(lab[i]) + 2;
+
+		width = w > width ? (w < 40 ? w : 40) : width;
+		printf("run %d: %s\n", i + 1, dirs[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		json_object *th = jget(sum[i], "threads");
+
+		for (size_t k = 0; th && k < json_object_array_length(th); k++) {
+			json_object *t = json_object_array_get_idx(th, k), *m = jget(t, "measured");
+			const char *name = json_object_get_string(jget(t, "name"));
+			bool dup = false;
+
+			if (!name || !m || !json_object_get_boolean(m))
+				continue;
+			for (int s = 0; s < nseen; s++)
+				dup |= !strcmp(seen[s], name);
+			if (dup || nseen == 64)
+				continue;
+			snprintf(seen[nseen++], sizeof(seen[0]), "%s", name);
+		}
+	}
+	for (int s = 0; s < nseen; s++) {
+		printf("\n%-16s", seen[s]);
+		for (int i = 0; i < n; i++)
+			printf(" %*.*s", width, width, lab[i]);
+		printf("\n%-16s", "policy");
+		for (int i = 0; i < n; i++) {
+			json_object *t = find_thread(sum[i], seen[s]);
+			char b[64];
+
+			if (t && jget(t, "priority") && json_object_get_int(jget(t, "priority")) > 0)
+				snprintf(b, sizeof(b), "%s %d", json_object_get_string(jget(t, "policy")), json_object_get_int(jget(t, "priority")));
+			else
+				snprintf(b, sizeof(b), "%s", t ? json_object_get_string(jget(t, "policy")) : "-");
+			printf(" %*s", width, b);
+		}
+		printf("\n%-16s", "cpus");
+		for (int i = 0; i < n; i++) {
+			json_object *t = find_thread(sum[i], seen[s]);
+
+			printf(" %*s", width, t && jget(t, "cpus") ? json_object_get_string(jget(t, "cpus")) : "-");
+		}
+		printf("\n");
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			printf("%-16s", rows[r].label);
+			for (int i = 0; i < n; i++) {
+				json_object *t = find_thread(sum[i], seen[s]);
+				json_object *o = t ? (rows[r].obj ? jget(t, rows[r].obj) : t) : NULL, *v = jget(o, rows[r].key);
+				char b[48];
+
+				if (v)
+					jl_value_format(json_object_get_double(v), rows[r].unit, false, b, sizeof(b));
+				else
+					snprintf(b, sizeof(b), "-");
+				printf(" %*s", width, b);
+			}
+			printf("\n");
+		}
+	}
+}
+
+/* The plots `report` refreshes for a run, as written by jl_plot_run. */
+static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
+
+enum { P_NO_PLOTS = 1, P_JSON };
+
+static const struct jl_cli_opt report_opts[] = {
+	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
+	{ "json", 'j', NULL, "print the documents the tables come from instead: one RUN_DIR, its summary.json "
+			     "(plus kind, dir, plots), sweep.json or cyclictest.json; several, "
+			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli jl_cli_report = { "report", "RUN_DIR...", "tables (and plots) for one run or several runs compared",
+				      report_opts };
+
+static void usage(FILE *out)
+{
+	jl_cli_help(out, &jl_cli_report);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
+	char *dirs[MAX_DIRS] = { 0 };
+	int n = 0, status = JL_EXIT_OK;
+	bool no_plots = false, json = false;
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v = NULL;
+
+	for (int c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v); c != JL_CLI_END;
+	     c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v)) {
+		if (c == P_NO_PLOTS) {
+			no_plots = true;
+			continue;
+		}
+		if (c == P_JSON) {
+			json = true;
+			continue;
+		}
+		if (c == JL_CLI_HELP) {
+			usage(stdout);
+			goto out;
+		}
+		if (c != JL_CLI_OPERAND || n == MAX_DIRS) {
+			if (n == MAX_DIRS)
+				fprintf(stderr, "jitterlab report: too many directories at '%s'\n", v);
+			usage(stderr);
+			status = JL_EXIT_USAGE;
+			goto out;
+		}
+		dirs[n] = resolve(v);
+		if (!dirs[n]) {
+			fprintf(stderr, "jitterlab report: %s: no such directory\n", v);
+			status = JL_EXIT_USAGE;
+			goto out;
+		}
+		n++;
+	}
+	if (!n) {
+		usage(stderr);
+		return JL_EXIT_USAGE;
+	}
+	/* sweeps and cyclictest comparisons are printed one by one; with --json every document is kept, in
+	 * argument order, and printed at the end */
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 32], err[512] = "";
+		json_object *doc;
+
+		if (has_file(dirs[i], "sweep.json")) {
+			snprintf(p, sizeof(p), "%s/sweep.json", dirs[i]);
+			if (!(doc = json_object_from_file(p))) {
+				fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
+				status = JL_EXIT_RUNTIME;
+				continue;
+			}
+			if (!json)
+				jl_sweep_print(stdout, doc, false);
+			if (!no_plots && jl_plot_sweep(dirs[i], doc, err, sizeof(err)) <= 0 && err[0])
+				fprintf(stderr, "jitterlab report: %s\n", err);
+			docs[i] = doc;
+			continue;
+		}
+		if (has_file(dirs[i], "cyclictest.json")) {
+			snprintf(p, sizeof(p), "%s/cyclictest.json", dirs[i]);
+			if (!(doc = json_object_from_file(p))) {
+				fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
+				status = JL_EXIT_RUNTIME;
+				continue;
+			}
+			if (!json)
+				jl_cyclictest_print(stdout, doc);
+			docs[i] = doc;
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s/summary.json", dirs[i]);
+		sum[i] = json_object_from_file(p);
+		if (!sum[i]) {
+			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json or cyclictest.json here\n", dirs[i]);
+			status = JL_EXIT_USAGE;
+		}
+	}
+	{
+		json_object *s2[MAX_DIRS];
+		char *d2[MAX_DIRS];
+		int m = 0;
+
+		for (int i = 0; i < n; i++)
+			if (sum[i]) {
+				s2[m] = sum[i];
+				d2[m++] = dirs[i];
+			}
+		if (json) {
+			/* nothing */
+		} else if (m == 1) {
+			printf("run directory: %s\n", d2[0]);
+			jl_table_print(stdout, s2[0], JL_TABLE_TEXT);
+		} else if (m > 1) {
+			side_by_side(s2, d2, m);
+		}
+		for (int i = 0; i < m && !no_plots; i++) {
+			char err[512] = "";
+			int np = jl_plot_run(d2[i], err, sizeof(err));
+
+			if (np > 0 && !json)
+				printf("plots: %s/{latency-hist,latency-cycle,ticks}.svg\n", d2[i]);
+			else if (np <= 0 && err[0])
+				fprintf(stderr, "jitterlab report: %s\n", err);
+		}
+	}
+	if (json) {
+		json_object *list = json_object_new_array(), *top;
+		int nd = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (sum[i]) { /* a run: its summary, and where it is and what report refreshed */
+				json_object *plots = json_object_new_array();
+
+				for (size_t k = 0; k < sizeof(run_plots) / sizeof(run_plots[0]); k++)
+					if (has_file(dirs[i], run_plots[k]))
+						json_object_array_add(plots, json_object_new_string(run_plots[k]));
+				if (!jget(sum[i], "kind"))
+					json_object_object_add(sum[i], "kind", json_object_new_string("run"));
+				json_object_object_add(sum[i], "dir", json_object_new_string(dirs[i]));
+				json_object_object_add(sum[i], "plots", plots);
+				docs[i] = json_object_get(sum[i]);
+			}
+			if (docs[i]) {
+				json_object_array_add(list, json_object_get(docs[i]));
+				nd++;
+			}
+		}
+		if (n == 1 && nd == 1) {
+			jl_json_print(stdout, json_object_array_get_idx(list, 0));
+		} else {
+			top = json_object_new_object();
+			json_object_object_add(top, "tool", json_object_new_string("jitterlab"));
+			json_object_object_add(top, "version", json_object_new_string(JL_VERSION));
+			json_object_object_add(top, "kind", json_object_new_string("report"));
+			json_object_object_add(top, "runs", json_object_get(list));
+			if (nd)
+				jl_json_print(stdout, top);
+			json_object_put(top);
+		}
+		json_object_put(list);
+	}
+out:
+	for (int i = 0; i < MAX_DIRS; i++) {
+		json_object_put(sum[i]);
+		json_object_put(docs[i]);
+		free(dirs[i]);
+	}
+	return status;
+}

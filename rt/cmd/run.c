@@ -1,0 +1,449 @@
+/* run: the lifecycle of one run. Signals are blocked in every thread and taken synchronously here
+ * (sigtimedwait), so stop and restore always run in normal context. The main thread is the watchdog:
+ * it runs at SCHED_FIFO 99 while the threads run, so no scenario thread can starve it, pinned to the
+ * housekeeping CPUs (those no measured thread may use) when there are any. */
+#include "run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../affinity/cpulist.h"
+#include "../engine/machine.h"
+#include "commands.h"
+#include "../engine/engine.h"
+#include "../summary/expect.h"
+#include "../base/host.h"
+#include "../base/output.h"
+#include "../summary/plot.h"
+#include "../engine/results.h"
+#include "../base/stop.h"
+#include "../summary/summary.h"
+#include "../summary/table.h"
+#include "../trace/trace.h"
+
+/* The watchdog: see watchdog_on. */
+struct watchdog {
+	cpu_set_t saved;
+	bool pinned;
+	char cpus[256];   /* where it ran, for the summary ("" = unpinned: no CPU is free of measured threads) */
+};
+
+struct run_ctx {
+	struct jl_scenario *sc;
+	const struct jl_run_opts *o;
+	struct jl_machine *machine;
+	struct jl_trace *trace;
+	struct jl_engine eng;
+	char dir[4096];
+	char started[64];
+	bool interrupted;
+	char trace_error[1024];
+	struct watchdog watchdog;
+	struct jl_host_sample phase[2]; /* steal time and SMIs at the start and end of the measured phase */
+	bool phase_taken;
+};
+
+static void log_msg(const struct run_ctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_msg(const struct run_ctx *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->o->quiet || r->o->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static bool signal_pending(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	return sigtimedwait(set, NULL, &zero) > 0;
+}
+
+/* Wait until DEADLINE (CLOCK_MONOTONIC ns) or a signal. Returns true when interrupted. */
+static bool wait_until(const sigset_t *set, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - jl_now_ns();
+		struct timespec ts;
+		int sig;
+
+		if (left <= 0)
+			return false;
+		ts.tv_sec = left / 1000000000LL;
+		ts.tv_nsec = left % 1000000000LL;
+		sig = sigtimedwait(set, NULL, &ts);
+		if (sig > 0)
+			return true;
+	}
+}
+
+static int hook_thread_ready(void *ctx, struct jl_thread *th)
+{
+	struct run_ctx *r = ctx;
+
+	if (th->is_exec)
+		return jl_machine_register_child(r->machine, th->tid) ||
+		       jl_machine_place_thread(r->machine, th->tid, false);
+	return jl_machine_place_thread(r->machine, th->tid, th->measured);
+}
+
+static int hook_all_ready(void *ctx, char *err, size_t errlen)
+{
+	struct run_ctx *r = ctx;
+
+	return jl_machine_seal(r->machine, err, errlen);
+}
+
+/* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
+ * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
+static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
+{
+	if (jl_cpulist_online(out))
+		return false;
+	for (int i = 0; i < eng->nthreads; i++) {
+		const struct jl_thread *th = &eng->threads[i];
+		cpu_set_t tmp;
+
+		if (!th->measured)
+			continue;
+		if (!th->spec->place.cpus_set)
+			return false;
+		CPU_XOR(&tmp, out, &th->spec->place.cpus);
+		CPU_AND(out, out, &tmp);
+	}
+	return CPU_COUNT(out) > 0;
+}
+
+/* The watchdog (this thread) at FIFO 99 while the threads run, pinned to CPUS when there are any
+ * (housekeeping: CPUs no measured thread may use), so that it never wakes on a measured CPU; its old
+ * mask comes back with the old policy. */
+static void watchdog_on(struct watchdog *w, const cpu_set_t *cpus)
+{
+	struct sched_param sp = { .sched_priority = 99 };
+
+	w->pinned = false;
+	w->cpus[0] = '\0';
+	if (cpus && pthread_getaffinity_np(pthread_self(), sizeof(w->saved), &w->saved) == 0 &&
+	    pthread_setaffinity_np(pthread_self(), sizeof(*cpus), cpus) == 0) {
+		w->pinned = true;
+		jl_cpulist_format(cpus, w->cpus, sizeof(w->cpus));
+	}
+	if (geteuid() == 0)
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static void watchdog_off(struct watchdog *w)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (geteuid() == 0)
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (w->pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof(w->saved), &w->saved);
+}
+
+static int write_run_scenario(struct run_ctx *r)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/scenario.ini", r->dir);
+	return jl_scenario_write_file(path, r->sc);
+}
+
+static json_object *trace_block_disabled(const char *why)
+{
+	json_object *t = json_object_new_object();
+
+	json_object_object_add(t, "enabled", json_object_new_boolean(false));
+	if (why && why[0])
+		json_object_object_add(t, "error", json_object_new_string(why));
+	return t;
+}
+
+static int write_report(struct run_ctx *r, json_object *summary, const struct jl_trace_result *tr)
+{
+	struct jl_outfile of;
+
+	if (jl_output_open(&of, r->dir, "report.md"))
+		return -1;
+	jl_table_print(of.fp, summary, JL_TABLE_MARKDOWN);
+	if (tr && tr->text)
+		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
+	if (tr && tr->open_hint)
+		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
+	if (!r->o->quiet)
+		fprintf(of.fp, "\n## Plots\n\n![latency histogram](latency-hist.svg)\n![latency over cycles](latency-cycle.svg)\n"
+			       "![tick timeline around the worst cycle](ticks.svg)\n");
+	fprintf(of.fp, "\nFiles: `summary.json`, `samples.csv` (one row per measured cycle, ns), `scenario.ini` "
+		       "(the scenario as run)%s.\n",
+		tr && tr->block ? ", `trace.dat`, `kernelshark.json`" : "");
+	return jl_output_commit(&of);
+}
+
+/* An exec neighbour that could not run, or that died with an error before the end, means the run
+ * did not measure what the scenario describes: a runtime failure. One that ended cleanly early is
+ * only worth a warning (its load was gone for the rest of the run). */
+static int check_children(const struct jl_engine *eng, int status)
+{
+	for (int i = 0; i < eng->nthreads; i++) {
+		const struct jl_thread *th = &eng->threads[i];
+		int st = th->exit_status;
+
+		if (!th->is_exec)
+			continue;
+		if (th->errmsg[0]) {
+			fprintf(stderr, "jitterlab: neighbour '%s': %s\n", th->name, th->errmsg);
+			status = JL_EXIT_RUNTIME;
+		} else if (th->ended_early && st >= 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+			fprintf(stderr, "jitterlab: neighbour '%s' died before the end (%s %d): see %s.log\n", th->name,
+				WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+				th->name);
+			status = JL_EXIT_RUNTIME;
+		} else if (th->ended_early) {
+			fprintf(stderr, "jitterlab: warning: neighbour '%s' ended before the run did: its load was gone "
+					"for the rest of the run\n", th->name);
+		}
+	}
+	return status;
+}
+
+/* After the threads have ended: analysis, outputs, expectations. Returns the exit status. */
+static int finish(struct run_ctx *r, int status)
+{
+	struct jl_engine *eng = &r->eng;
+	struct jl_series_result *res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
+	struct jl_trace_result tr = { 0 };
+	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
+					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
+					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus };
+	json_object *summary, *expect, *host = jl_host_describe();
+	char err[1024];
+	int failed = 0;
+
+	snprintf(info.started, sizeof(info.started), "%s", r->started);
+	/* the machine first: nothing after the measurement needs the shield, IRQ steering or RT settings,
+	 * and a failure in the analysis below must not leave them applied */
+	jl_machine_describe(r->machine, host);
+	if (r->phase_taken)
+		jl_host_add_phase(host, &r->phase[0], &r->phase[1]);
+	if (jl_machine_restore(r->machine)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	r->machine = NULL;
+	if (r->trace) {
+		err[0] = '\0';
+		jl_engine_set_mark(eng, NULL, NULL, 0); /* no thread may call into the trace from here on */
+		if (jl_trace_finish(r->trace, eng, r->dir, host, &tr, err, sizeof(err))) {
+			fprintf(stderr, "jitterlab: tracing: %s\n", err);
+			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+		}
+		jl_trace_destroy(r->trace);
+		r->trace = NULL;
+	}
+	status = check_children(eng, status);
+	if (!res || jl_results_compute(eng, res)) {
+		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
+		free(res);
+		jl_trace_result_free(&tr);
+		json_object_put(host);
+		return JL_EXIT_RUNTIME;
+	}
+	summary = jl_summary_build(eng, res, &info, host);
+	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
+	expect = jl_expect_evaluate(r->sc, summary, &failed);
+	json_object_object_add(summary, "expect", expect);
+	if (status == JL_EXIT_OK && failed)
+		status = JL_EXIT_EXPECT;
+	if (r->interrupted && status != JL_EXIT_RUNTIME)
+		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
+	json_object_object_add(summary, "exit_status", json_object_new_int(status));
+
+	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_output_write_json(r->dir, "summary.json", summary) ||
+	    write_report(r, summary, &tr)) {
+		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));
+		status = JL_EXIT_RUNTIME;
+	}
+	jl_output_link_latest(r->dir);
+	if (!r->o->quiet) {
+		err[0] = '\0';
+		if (jl_plot_run(r->dir, err, sizeof(err)) <= 0 && err[0] && !r->o->json)
+			fprintf(stderr, "jitterlab: plots: %s\n", err);
+	}
+	if (r->o->json) {
+		jl_json_print(stdout, summary);
+	} else if (!r->o->quiet) {
+		jl_table_print(stdout, summary, JL_TABLE_TEXT);
+		if (tr.text)
+			printf("\nworst cycles:\n%s", tr.text);
+		if (tr.open_hint)
+			printf("\nopen the worst wakeup: %s\n", tr.open_hint);
+	}
+	if (eng->watchdog_fired)
+		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
+			eng->stuck[0] ? "; still stuck: " : "", eng->stuck);
+	if (!r->o->json)
+		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
+	json_object_put(summary);
+	jl_trace_result_free(&tr);
+	free(res);
+	return status;
+}
+
+int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
+{
+	struct run_ctx *r = calloc(1, sizeof(*r));
+	struct jl_engine_hooks hooks = { 0 };
+	char err[1024] = "";
+	sigset_t sigs;
+	time_t now = time(NULL);
+	struct tm tm;
+	int status = JL_EXIT_OK;
+	bool stopped;
+
+	if (!r)
+		return JL_EXIT_RUNTIME;
+	r->sc = sc;
+	r->o = o;
+	gmtime_r(&now, &tm);
+	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	block_signals(&sigs);
+	jl_stop_reset();
+
+	if (jl_machine_check_stale(err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, "jitterlab: warning: mlockall: %s (page faults may add latency)\n", strerror(errno));
+	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
+	    write_run_scenario(r)) {
+		int e = errno;
+
+		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(e));
+		free(r);
+		return e == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* an --out jitterlab refuses: nothing touched */
+	}
+	hooks.ctx = r;
+	hooks.thread_ready = hook_thread_ready;
+	hooks.all_ready = hook_all_ready;
+	if (jl_engine_init(&r->eng, sc, &hooks, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+
+	snprintf(r->eng.log_dir, sizeof(r->eng.log_dir), "%s", r->dir);
+
+	/* from here on the machine may change: every path goes through jl_machine_restore() */
+	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		jl_engine_free(&r->eng);
+		free(r);
+		return JL_EXIT_RUNTIME;
+	}
+	if (sc->run.trace_groups) {
+		if (jl_trace_start(&r->trace, &sc->run, err, sizeof(err))) {
+			fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
+			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+			r->trace = NULL;
+		} else {
+			cpu_set_t free_cpus;
+
+			/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
+			if (housekeeping_cpus(&r->eng, &free_cpus)) {
+				cpu_set_t measured;
+
+				jl_trace_set_reader_cpus(r->trace, &free_cpus);
+				/* IRQ and timer events only where measured threads run (all CPUs otherwise) */
+				if (jl_cpulist_online(&measured) == 0) {
+					CPU_XOR(&measured, &measured, &free_cpus);
+					if (CPU_COUNT(&measured) && jl_trace_limit_local(r->trace, &measured))
+						log_msg(r, "jitterlab: note: IRQ/timer events recorded on every CPU: %s\n",
+							strerror(errno));
+				}
+			}
+			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
+		}
+	} else {
+		snprintf(r->trace_error, sizeof(r->trace_error), "tracing is off");
+	}
+	if (signal_pending(&sigs)) {
+		r->interrupted = true;
+		status = JL_EXIT_INTERRUPTED;
+		goto restore_only;
+	}
+	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
+		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
+	if (jl_engine_start(&r->eng, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		status = JL_EXIT_RUNTIME;
+		goto restore_only;
+	}
+	{
+		cpu_set_t hk;
+
+		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
+	}
+	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
+	stopped = wait_until(&sigs, r->eng.t_measure);
+	if (!stopped) {
+		jl_host_sample_take(&r->phase[0]);
+		r->phase_taken = true;
+		stopped = wait_until(&sigs, r->eng.t_end);
+	}
+	if (r->phase_taken)
+		jl_host_sample_take(&r->phase[1]);
+	if (stopped) {
+		r->interrupted = true;
+		jl_stop_request(JL_STOP_SIGNAL);
+		r->eng.t_stopped = jl_now_ns();
+		log_msg(r, "\njitterlab: interrupted: stopping, restoring, writing what was measured\n");
+	}
+	if (jl_engine_stop(&r->eng, r->eng.t_end > jl_now_ns() ? jl_now_ns() + sc->run.grace_ns
+								: r->eng.t_end + sc->run.grace_ns))
+		status = JL_EXIT_RUNTIME;
+	watchdog_off(&r->watchdog);
+	if (signal_pending(&sigs))
+		r->interrupted = true;
+	status = finish(r, status);
+	if (r->eng.stuck[0])
+		return status; /* a thread the watchdog gave up on may still touch the engine: leave it be */
+	jl_engine_free(&r->eng);
+	free(r);
+	return status;
+
+restore_only:
+	if (r->trace)
+		jl_trace_destroy(r->trace);
+	if (jl_machine_restore(r->machine)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	jl_engine_free(&r->eng);
+	free(r);
+	return status;
+}

@@ -1,0 +1,491 @@
+/* sweep: `jitterlab sweep SCENARIO`: conditions x runs, interleaved round-robin (c1 r1, c2 r1, ..., c1 r2,
+ * ...), each run a fresh `jitterlab run` child (threads, shield, knobs and tracing set up and torn down per
+ * run); then statistics across runs (sweep_stats.c), sweep.json, report.md, strip plots and tick timelines;
+ * the comparison table on stdout (--json: the sweep.json document instead).
+ * Every condition is validated before the first run starts (exit 2 with file:line). Never runs two
+ * runs at once; never leaves a child behind (SIGINT is forwarded, then the sweep exits 130). */
+#include "../summary/sweep.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "../summary/plot.h"
+#include "../scenario/scenario.h"
+#include "../base/stop.h"
+#include "../base/output.h"
+#include "sweep_child.h"
+#include "../summary/table.h"
+#include "../base/units.h"
+
+#define MAX_SETS 64
+
+const struct jl_cli jl_cli_sweep = { "sweep", "SCENARIO",
+				     "repeat conditions round-robin and say which differences are real",
+				     jl_repeat_cli_opts };
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Apply one condition's overrides to SC, each as --set does: a condition that switches a thread's policy
+ * drops the keys the new policy does not take (the policy key's after_set in the registry), so
+ * `condition.other = control.policy=other` just works. */
+static int apply_overrides(struct jl_scenario *sc, const char *overrides, char *err, size_t errlen)
+{
+	char buf[2048], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", overrides);
+	for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		char *a = trim(tok);
+
+		if (*a && jl_scenario_set(sc, a, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* A label part from a value: [a-z0-9] kept, anything else becomes '_' ("spin 40ms" -> "spin_40ms"). */
+static void label_part(const char *v, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *v && n + 1 < len; v++)
+		out[n++] = isalnum((unsigned char)*v) ? (char)tolower((unsigned char)*v) : *v == '-' ? '-' : '_';
+	out[n] = '\0';
+}
+
+/* Named conditions, times the cartesian product of the vary lines. Returns the count, or -1 with ERR. */
+static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_cond *out, int max, char *err, size_t errlen)
+{
+	const struct jl_sweep_spec *sw = &sc->sweep;
+	char vals[JL_MAX_VARY][32][256];
+	int nvals[JL_MAX_VARY], n = 0, nbase = sw->nconditions ? sw->nconditions : 1, total = nbase;
+
+	for (int k = 0; k < sw->nvary; k++) {
+		char buf[512], *save = NULL;
+
+		nvals[k] = 0;
+		snprintf(buf, sizeof(buf), "%s", sw->vary[k].values);
+		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (nvals[k] >= 32) {
+				snprintf(err, errlen, "%s:%d: [sweep] vary.%s: more than 32 values", sc->path, sw->vary[k].line, sw->vary[k].key);
+				return -1;
+			}
+			snprintf(vals[k][nvals[k]++], 256, "%s", trim(tok));
+		}
+		if (!nvals[k]) {
+			snprintf(err, errlen, "%s:%d: [sweep] vary.%s: no values (expected v1, v2, ...)", sc->path, sw->vary[k].line, sw->vary[k].key);
+			return -1;
+		}
+		total *= nvals[k];
+		if (total > max) {
+			snprintf(err, errlen, "%s:%d: [sweep] the vary lines make more than %d conditions", sc->path, sw->vary[k].line, max);
+			return -1;
+		}
+	}
+	for (int b = 0; b < nbase; b++) {
+		int idx[JL_MAX_VARY] = { 0 };
+
+		for (;;) {
+			struct jl_sweep_cond *c = &out[n++];
+			size_t ll = 0, ol = 0;
+
+			memset(c, 0, sizeof(*c));
+			if (sw->nconditions) {
+				ll = (size_t)snprintf(c->label, sizeof(c->label), "%s", sw->conditions[b].label);
+				ol = (size_t)snprintf(c->overrides, sizeof(c->overrides), "%s", sw->conditions[b].overrides);
+				c->line = sw->conditions[b].line;
+			}
+			for (int k = 0; k < sw->nvary; k++) {
+				char part[64];
+
+				label_part(vals[k][idx[k]], part, sizeof(part));
+				if (ll < sizeof(c->label))
+					ll += (size_t)snprintf(c->label + ll, sizeof(c->label) - ll, "%s%s", ll ? "-" : "", part);
+				if (ol < sizeof(c->overrides))
+					ol += (size_t)snprintf(c->overrides + ol, sizeof(c->overrides) - ol, "%s%s=%s", ol ? "; " : "",
+							       sw->vary[k].key, vals[k][idx[k]]);
+				if (!c->line)
+					c->line = sw->vary[k].line;
+			}
+			if (!c->label[0])
+				snprintf(c->label, sizeof(c->label), "base");
+			/* next combination */
+			int k = sw->nvary - 1;
+
+			while (k >= 0 && ++idx[k] == nvals[k])
+				idx[k--] = 0;
+			if (k < 0)
+				break;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(out[i].label, out[j].label)) {
+				snprintf(err, errlen, "%s:%d: [sweep] two conditions are both labelled '%s'", sc->path, out[i].line, out[i].label);
+				return -1;
+			}
+	return n;
+}
+
+static int find_cond(const struct jl_sweep_cond *c, int n, const char *label)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c[i].label, label))
+			return i;
+	return -1;
+}
+
+/* The compare line, or every pair. Returns the count, or -1 with ERR. */
+static int build_pairs(const struct jl_scenario *sc, const struct jl_sweep_cond *c, int n, int (**pairs)[2], char *err, size_t errlen)
+{
+	int np = 0, cap = n * (n - 1) / 2 + 64;
+
+	*pairs = calloc((size_t)cap, sizeof(**pairs));
+	if (!*pairs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!sc->sweep.compare[0]) {
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++) {
+				(*pairs)[np][0] = i;
+				(*pairs)[np++][1] = j;
+			}
+		return np;
+	}
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", sc->sweep.compare);
+	for (char *tok = strtok_r(buf, ",", &save); tok && np < cap; tok = strtok_r(NULL, ",", &save)) {
+		char *p = trim(tok), *colon = strchr(p, ':');
+		int a, b;
+
+		if (!colon) {
+			snprintf(err, errlen, "%s: [sweep] compare: '%s' is not LABEL_A:LABEL_B", sc->path, p);
+			return -1;
+		}
+		*colon = '\0';
+		a = find_cond(c, n, trim(p));
+		b = find_cond(c, n, trim(colon + 1));
+		if (a < 0 || b < 0) {
+			snprintf(err, errlen, "%s: [sweep] compare: no condition '%s'", sc->path, a < 0 ? trim(p) : trim(colon + 1));
+			return -1;
+		}
+		(*pairs)[np][0] = a;
+		(*pairs)[np++][1] = b;
+	}
+	return np;
+}
+
+/* What the end of the sweep prints on stdout: the comparison table, or (--json) the sweep.json document. */
+enum sweep_print { PRINT_NONE, PRINT_TABLE, PRINT_JSON };
+
+static void save_results(struct jl_sweep_data *d, bool final, enum sweep_print print)
+{
+	json_object *j = jl_sweep_build_json(d);
+	char path[PATH_MAX + 32];
+
+	if (!j)
+		return;
+	snprintf(path, sizeof(path), "%s/sweep.json", d->dir);
+	if (jl_output_write_json_path(path, j))
+		fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
+	if (final) {
+		struct jl_outfile of;
+
+		snprintf(path, sizeof(path), "%s/report.md", d->dir);
+		if (jl_output_open(&of, d->dir, "report.md") == 0) {
+			FILE *f = of.fp;
+			char err[512] = "";
+			int np = jl_plot_sweep(d->dir, j, err, sizeof(err));
+
+			jl_sweep_print(f, j, true);
+			if (np > 0) {
+				json_object *th = NULL;
+
+				fprintf(f, "\n## plots\n\n");
+				if (json_object_object_get_ex(j, "threads", &th))
+					for (size_t k = 0; k < json_object_array_length(th); k++) {
+						const char *tn = json_object_get_string(json_object_array_get_idx(th, k));
+						char tick[PATH_MAX + 96];
+
+						fprintf(f, "![strip plot of %s](strip-%s.svg)\n", tn, tn);
+						snprintf(tick, sizeof(tick), "%s/ticks-%s.svg", d->dir, tn);
+						if (!access(tick, F_OK))
+							fprintf(f, "![tick timeline of %s](ticks-%s.svg)\n", tn, tn);
+					}
+			} else if (err[0])
+				fprintf(stderr, "jitterlab sweep: %s\n", err);
+			if (jl_output_commit(&of))
+				fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
+		} else {
+			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
+		}
+		if (print == PRINT_JSON)
+			jl_json_print(stdout, j);
+		else if (print == PRINT_TABLE)
+			jl_sweep_print(stdout, j, false);
+		fprintf(print == PRINT_JSON ? stderr : stdout, "%ssweep.json, report.md and plots in %s\n",
+			print == PRINT_JSON ? "" : "\n", d->dir);
+	}
+	json_object_put(j);
+}
+
+static void progress(const struct jl_sweep_data *d, int i, int total, const struct jl_sweep_run *r, double per_run_s,
+		     double elapsed_s)
+{
+	double eta = i ? elapsed_s / i * (total - i) : per_run_s * total;
+
+	fprintf(stderr, "sweep: run %d of %d: condition '%s' (run %d of %d), ETA %d:%02d\n", i + 1, total,
+		d->conds[r->cond].label, r->rep, d->runs_per_cond, (int)eta / 60, (int)eta % 60);
+}
+
+/* The last non-empty line of a run's log, for the message that says why it failed. */
+static const char *last_line(const char *path, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, len, "(no message)");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+
+		while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+			line[--n] = '\0';
+		if (n)
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+	return buf;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Fill the per-condition facts the transient check needs from the condition's model. */
+static void cond_facts(struct jl_sweep_cond *c, const struct jl_scenario *sc)
+{
+	c->duration_ns = sc->run.duration_ns;
+	c->warmup_ns = sc->run.warmup_ns;
+	for (int i = 0; i < sc->nthreads && c->nneigh < JL_SWEEP_MAX_NEIGH; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->beh.period_ns > c->period_max_ns)
+			c->period_max_ns = t->beh.period_ns;
+		if (t->beh.start_ns > 0) {
+			c->neigh_start_ns[c->nneigh] = t->beh.start_ns;
+			snprintf(c->neigh_name[c->nneigh++], sizeof(c->neigh_name[0]), "%s", t->name);
+		}
+	}
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct jl_repeat_opts o;
+	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], stamp[64];
+	struct jl_scenario *base = NULL, *sc = NULL;
+	struct jl_sweep_data d = { 0 };
+	sigset_t oldmask;
+	int status = JL_EXIT_OK, total, usable = 0;
+	double t_start, per_run_s;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	switch (jl_repeat_opts_parse(&jl_cli_sweep, argc, argv, 1000, &o)) {
+	case 1:
+		return JL_EXIT_OK;
+	case 0:
+		break;
+	default:
+		return JL_EXIT_USAGE;
+	}
+	base = malloc(sizeof(*base));
+	sc = malloc(sizeof(*sc));
+	d.conds = calloc(JL_MAX_CONDITIONS, sizeof(*d.conds));
+	if (!base || !sc || !d.conds) {
+		fprintf(stderr, "jitterlab sweep: out of memory\n");
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	if (jl_scenario_load(o.scenario, o.sets, o.nsets, base, err, sizeof(err)))
+		goto bad;
+	if (o.runs)
+		base->sweep.runs = o.runs;
+	d.runs_per_cond = base->sweep.present || o.runs ? base->sweep.runs : 5;
+	d.nconds = build_conditions(base, d.conds, JL_MAX_CONDITIONS, err, sizeof(err));
+	if (d.nconds < 0)
+		goto bad;
+	/* validate every condition before anything starts */
+	for (int c = 0; c < d.nconds; c++) {
+		char e2[JL_ERR_MAX];
+
+		memcpy(sc, base, sizeof(*sc));
+		if (apply_overrides(sc, d.conds[c].overrides, e2, sizeof(e2)) || jl_scenario_validate(sc, e2, sizeof(e2))) {
+			size_t pl = strlen(base->path);
+			const char *why = !strncmp(e2, base->path, pl) && e2[pl] == ':' ? e2 + pl + 1 : e2;
+
+			while (*why == ' ')
+				why++;
+			snprintf(err, sizeof(err), "%s:%d: [sweep] condition '%s' (%s): %s", base->path, d.conds[c].line,
+				 d.conds[c].label, d.conds[c].overrides, why);
+			goto bad;
+		}
+		cond_facts(&d.conds[c], sc);
+	}
+	d.npairs = build_pairs(base, d.conds, d.nconds, &d.pairs, err, sizeof(err));
+	if (d.npairs < 0)
+		goto bad;
+
+	if (jl_output_make_dir_latest(o.out, base->run.name, d.dir, sizeof(d.dir), err, sizeof(err))) {
+		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+		fprintf(stderr, "jitterlab sweep: %s\n", err);
+		goto out;
+	}
+	snprintf(spath, sizeof(spath), "%s/scenario.ini", d.dir);
+	jl_scenario_write_file(spath, base);
+	for (int c = 0; c < d.nconds; c++) {
+		memcpy(sc, base, sizeof(*sc));
+		apply_overrides(sc, d.conds[c].overrides, err, sizeof(err));
+		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[c].label);
+		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
+		if (jl_output_make_subdir(d.dir, d.conds[c].label, cdir, sizeof(cdir), err, sizeof(err))) {
+			fprintf(stderr, "jitterlab sweep: %s\n", err);
+			status = JL_EXIT_RUNTIME;
+			goto out;
+		}
+		if (jl_scenario_write_file(spath, sc)) {
+			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", spath, strerror(errno));
+			status = JL_EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	d.started = stamp;
+	d.scenario_name = base->run.name;
+	d.scenario_path = base->path;
+	total = d.nconds * d.runs_per_cond;
+	d.runs = calloc((size_t)total, sizeof(*d.runs));
+	if (!d.runs) {
+		status = JL_EXIT_RUNTIME;
+		goto out;
+	}
+	per_run_s = (double)(base->run.warmup_ns + base->run.duration_ns) / 1e9 + 2;
+	fprintf(o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n", base->run.name, d.nconds,
+	       d.runs_per_cond, per_run_s, d.dir);
+	fflush(stdout);
+
+	jl_child_signals_block(&oldmask);
+	t_start = now_s();
+	for (int i = 0; i < total && !jl_stopping(); i++) {
+		struct jl_sweep_run *r = &d.runs[i];
+
+		if (i == d.nconds && !usable) {
+			fprintf(stderr, "jitterlab sweep: every run of the first round failed: stopping the sweep\n");
+			status = JL_EXIT_RUNTIME;
+			break;
+		}
+		struct jl_child_run cr = { 0 };
+		char name[32], log[PATH_MAX + 300];
+		bool intr = false;
+		int rc;
+
+		r->cond = i % d.nconds;
+		r->rep = i / d.nconds + 1;
+		r->order = i + 1;
+		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[r->cond].label);
+		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
+		snprintf(name, sizeof(name), "r%d", r->rep);
+		snprintf(log, sizeof(log), "%s/r%d.log", cdir, r->rep);
+		cr.scenario = spath;
+		cr.out_dir = cdir;
+		cr.name = name;
+		cr.log_path = log;
+		cr.timeout_ns = d.conds[r->cond].warmup_ns + d.conds[r->cond].duration_ns + 60 * JL_NSEC_PER_SEC;
+		if (!o.quiet)
+			progress(&d, i, total, r, per_run_s, now_s() - t_start);
+		rc = jl_child_run_exec(&cr, &oldmask, &intr, r->dir, sizeof(r->dir), err, sizeof(err));
+		d.nruns = i + 1;
+		r->exit_status = rc;
+		if (rc < 0) {
+			fprintf(stderr, "jitterlab sweep: %s\n", err);
+			status = JL_EXIT_RUNTIME;
+			break;
+		}
+		if (r->dir[0])
+			r->summary = jl_child_read_summary(r->dir, err, sizeof(err));
+		if (intr || rc == JL_EXIT_INTERRUPTED) {
+			d.interrupted = true;
+			jl_stop_request(JL_STOP_SIGNAL);
+			break;
+		}
+		if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT) {
+			char why[320];
+
+			fprintf(stderr, "jitterlab sweep: run %d ('%s' run %d) exited %d: %s\n  (its log: %s)\n", i + 1,
+				d.conds[r->cond].label, r->rep, rc, last_line(log, why, sizeof(why)), log);
+		}
+		if (!r->summary) {
+			if (rc == JL_EXIT_USAGE && i < d.nconds) {
+				fprintf(stderr, "jitterlab sweep: the run refused the scenario (exit 2): stopping the sweep\n");
+				status = JL_EXIT_USAGE;
+				break;
+			}
+			continue;
+		}
+		r->transients = jl_sweep_run_transients(r, &d.conds[r->cond]);
+		if (jl_sweep_run_usable(r))
+			usable++;
+		save_results(&d, false, PRINT_NONE);
+	}
+	if (jl_child_signals_drain())
+		d.interrupted = true;
+	save_results(&d, true, o.json ? PRINT_JSON : PRINT_TABLE);
+	if (jl_child_signals_drain())
+		d.interrupted = true; /* ^C while the table and plots were being made: still exit 130 */
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (d.interrupted) {
+		fprintf(stderr, "jitterlab sweep: interrupted after %d of %d runs\n", d.nruns, total);
+		status = JL_EXIT_INTERRUPTED;
+	} else if (status == JL_EXIT_OK && !usable) {
+		fprintf(stderr, "jitterlab sweep: no run produced a usable summary\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	goto out;
+bad:
+	fprintf(stderr, "jitterlab sweep: %s\n", err);
+	status = JL_EXIT_USAGE;
+out:
+	for (int i = 0; i < d.nruns; i++) {
+		json_object_put(d.runs[i].summary);
+		json_object_put(d.runs[i].transients);
+	}
+	free(d.runs);
+	free(d.pairs);
+	free(d.conds);
+	free(base);
+	free(sc);
+	return status;
+}

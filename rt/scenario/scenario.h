@@ -1,0 +1,188 @@
+/* scenario: the model of a scenario file (contract: shared/design/scenario-format.md) and its parser.
+ * Parsing never touches the machine: errors are reported as "FILE:LINE: context: reason" and the
+ * caller exits 2. The effective scenario (every default written out) can be written back as INI. */
+#ifndef JL_SCENARIO_H
+#define JL_SCENARIO_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../base/work.h"
+
+#define JL_NAME_MAX 64
+#define JL_MAX_THREADS 256 /* after count expansion */
+#define JL_MAX_EXPECT 64
+#define JL_MAX_CONDITIONS 64
+#define JL_MAX_VARY 8
+#define JL_ERR_MAX 512
+/* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
+ * `isolate=TEXT` fits the reader's line (199) when written back */
+#define JL_CPUS_TEXT_MAX 192
+
+enum jl_policy { JL_POLICY_OTHER, JL_POLICY_BATCH, JL_POLICY_IDLE, JL_POLICY_FIFO, JL_POLICY_RR, JL_POLICY_DEADLINE, JL_POLICY_N };
+
+enum jl_overrun { JL_OVERRUN_SKIP, JL_OVERRUN_CATCHUP };
+
+/* [run] trace groups (bit mask) */
+enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2 };
+
+enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
+
+/* thread keys, in the order they are written back: the slots of the placement and behaviour key tables
+ * (scenario_registry.h), which share this one numbering so that a thread has one key_line array */
+enum jl_tkey {
+	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
+	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
+	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_N
+};
+
+/* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
+ * SUDO_GID and that user's groups), dropped to after its placement is applied */
+enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
+
+/* [run] keys, in the order they are written back (the slots of the [run] key table) */
+enum jl_rkey {
+	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
+	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
+	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_N
+};
+
+struct jl_run_spec {
+	char name[JL_NAME_MAX];
+	int64_t duration_ns;
+	int64_t warmup_ns;
+	unsigned trace_groups;      /* 0 = off */
+	uint64_t trace_buffer;      /* bytes per CPU */
+	int64_t trace_threshold_ns; /* 0 = none: mark only misses */
+	bool isolate_set;
+	cpu_set_t isolate;
+	char isolate_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ...); "" = numbers only */
+	enum jl_irq_affinity irq_affinity;
+	int64_t cpu_dma_latency_ns; /* -1 = off */
+	int64_t rt_runtime_us;      /* -2 = keep, -1 = unlimited */
+	int64_t fair_server_ns;     /* the fair server's runtime per period on every CPU; -1 = keep */
+	long long seed;
+	int64_t grace_ns;           /* watchdog grace after the end */
+	int key_line[JL_RKEY_N];
+};
+
+/* Where and how a thread runs, whatever it does: the one placement object, parsed by one set of keys
+ * (the placement table of scenario_keys.c) and shared by every section that creates OS threads
+ * ([thread] today, [executor] next). Applied by the engine before the start gate, never changed after. */
+struct jl_placement {
+	enum jl_policy policy;
+	int priority;               /* 0 = unset */
+	int nice;
+	int64_t runtime_ns;         /* SCHED_DEADLINE */
+	bool cpus_set;
+	cpu_set_t cpus;             /* resolved: the names of cpus_text already turned into CPUs */
+	char cpus_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ecores, smt:N); "" = numbers only */
+	int mem_node;               /* -1 = none */
+	unsigned count;             /* copies: NAME.0 ... */
+	enum jl_user user;          /* exec only */
+};
+
+/* What a thread does after the start gate: the behaviour. Its kind picks the driver (engine.h). */
+enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_N };
+
+struct jl_behaviour {
+	enum jl_behaviour_kind kind; /* derived from the keys: exec -> exec, a period -> periodic, else continuous */
+	int64_t period_ns;          /* 0 = continuous (back to back) */
+	bool period_from_rate;
+	struct jl_work_spec work;
+	int64_t deadline_ns;        /* 0 = period */
+	enum jl_overrun overrun;
+	int64_t start_ns;
+	int measure;                /* -1 = default (yes if periodic) */
+	char exec[1024];            /* "" = built-in thread */
+};
+
+struct jl_thread_spec {
+	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
+	char file[256];             /* where it was defined (for messages) */
+	int line;                   /* line of the section header */
+	struct jl_placement place;
+	struct jl_behaviour beh;
+	int key_line[JL_TKEY_N];    /* line where each key was set (0 = default) */
+};
+
+enum jl_cmp { JL_CMP_LT, JL_CMP_LE, JL_CMP_GT, JL_CMP_GE, JL_CMP_EQ };
+
+struct jl_expect {
+	char label[JL_NAME_MAX];
+	char text[256];             /* as written, for reports */
+	char thread[JL_NAME_MAX];
+	char metric[32];            /* e.g. "latency.p99", "rate_hz" */
+	enum jl_cmp op;
+	double value;               /* ns for times, plain for counts/Hz */
+	int line;
+};
+
+struct jl_condition {
+	char label[JL_NAME_MAX];
+	char overrides[1024];       /* "SECTION.KEY=VALUE; ..." */
+	int line;
+};
+
+struct jl_sweep_spec {
+	bool present;
+	int runs;
+	int nconditions;
+	struct jl_condition conditions[JL_MAX_CONDITIONS];
+	char compare[1024];         /* "" = every pair */
+	int nvary;
+	struct {
+		char key[128];          /* SECTION.KEY */
+		char values[512];       /* "v1, v2, ..." */
+		int line;
+	} vary[JL_MAX_VARY];
+};
+
+struct jl_scenario {
+	char path[4096];
+	struct jl_run_spec run;
+	int nthreads;
+	struct jl_thread_spec threads[JL_MAX_THREADS];
+	int nexpect;
+	struct jl_expect expect[JL_MAX_EXPECT];
+	struct jl_sweep_spec sweep;
+};
+
+/* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */
+int jl_scenario_parse_file(const char *path, struct jl_scenario *sc, char *err, size_t errlen);
+/* Parse from a string (tests, fuzzing); NAME stands for the file in messages. */
+int jl_scenario_parse_string(const char *name, const char *text, struct jl_scenario *sc, char *err, size_t errlen);
+/* What every command does with a scenario: parse PATH, apply the NSETS "SECTION.KEY=VALUE" overrides
+ * in order, check. 0, or -1 with ERR. */
+int jl_scenario_load(const char *path, const char *const *sets, int nsets, struct jl_scenario *sc, char *err,
+		     size_t errlen);
+/* Apply one "SECTION.KEY=VALUE" override (as --set does); then call jl_scenario_validate(). */
+int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, size_t errlen);
+/* Cross-key checks (policy vs priority, cpus online, ...). Called by the parse functions. */
+int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen);
+/* Write the effective scenario, every key explicit, as INI that parses back to the same model. */
+int jl_scenario_write(const struct jl_scenario *sc, FILE *out);
+/* The same into PATH, through the one root-safe atomic writer (output.h). 0, or -1 with errno. */
+int jl_scenario_write_file(const char *path, const struct jl_scenario *sc);
+
+/* Format "FILE:LINE: message" (or "FILE: message" when LINE <= 0: a --set key or a default) into
+ * ERR and return -1: the one way every scenario check reports. */
+int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+const char *jl_policy_name(enum jl_policy p);
+bool jl_policy_is_rt(enum jl_policy p);
+/* Periodic threads with measure on. */
+bool jl_thread_measured(const struct jl_thread_spec *t);
+/* The deadline a cycle of T is judged by: `deadline`, or the period when unset. */
+int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t);
+int64_t jl_behaviour_deadline_ns(const struct jl_behaviour *b);
+bool jl_behaviour_measured(const struct jl_behaviour *b);
+/* A policy as shown to users: "fifo 80", "other nice 5", "deadline"; UPPER: "FIFO 80", "OTHER nice 5". */
+void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len);
+/* The policy named NAME ("fifo", ...), or JL_POLICY_N. */
+enum jl_policy jl_policy_from_name(const char *name);
+
+#endif

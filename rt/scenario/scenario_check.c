@@ -1,0 +1,215 @@
+/* scenario_check: cross-key rules of a parsed scenario (policy vs priority, periods, CPUs online,
+ * expectations naming threads, `user = invoking` under sudo only). Reads the online CPUs, a few sysctls
+ * and SUDO_UID/SUDO_GID; changes nothing. */
+#include <errno.h>
+#include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../affinity/cpulist.h"
+#include "scenario_int.h"
+
+/* ---- cross-key validation ---- */
+
+int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t errlen, const char *fmt, ...)
+{
+	char msg[JL_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(err, errlen, "%s:%d: %s", sc->path, line, msg);
+	else
+		snprintf(err, errlen, "%s: %s", sc->path, msg);
+	errno = EINVAL;
+	return -1;
+}
+
+#define VFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
+
+static int line_of(const struct jl_thread_spec *t, enum jl_tkey k)
+{
+	return t->key_line[k] ? t->key_line[k] : t->line;
+}
+
+static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		size_t n = strlen(t->name);
+
+		if (!strcmp(t->name, name))
+			return true;
+		if (t->place.count > 1 && !strncmp(t->name, name, n) && name[n] == '.') {
+			char *end;
+			long idx = strtol(name + n + 1, &end, 10);
+
+			if (!*end && end != name + n + 1 && idx >= 0 && idx < (long)t->place.count)
+				return true;
+		}
+	}
+	return false;
+}
+
+static long long read_sysctl_ll(const char *path, long long fallback)
+{
+	FILE *f = fopen(path, "re");
+	long long v;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%lld", &v) != 1 || v <= 0)
+		v = fallback;
+	fclose(f);
+	return v;
+}
+
+static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
+			   char *err, size_t errlen)
+{
+	const char *pol = jl_policy_name(t->place.policy);
+
+	if (t->key_line[JL_TKEY_PERIOD] && t->key_line[JL_TKEY_RATE])
+		VFAIL(line_of(t, JL_TKEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
+	if (jl_policy_is_rt(t->place.policy)) {
+		if (!t->key_line[JL_TKEY_PRIORITY] && !t->place.priority)
+			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy %s needs a priority (1-98)", t->name, pol);
+		if (t->place.priority < 1 || t->place.priority > 98)
+			VFAIL(line_of(t, JL_TKEY_PRIORITY),
+			      "thread '%s': priority %d is out of range for policy %s (1-98; 99 is the watchdog's)", t->name,
+			      t->place.priority, pol);
+	} else if (t->key_line[JL_TKEY_PRIORITY]) {
+		VFAIL(line_of(t, JL_TKEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
+		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");
+	}
+	if (t->key_line[JL_TKEY_NICE] && t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH)
+		VFAIL(line_of(t, JL_TKEY_NICE), "thread '%s': nice is only for other and batch (policy is %s)", t->name, pol);
+	if (t->place.policy == JL_POLICY_DEADLINE) {
+		if (!t->place.runtime_ns || !t->beh.period_ns)
+			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
+		if (t->place.runtime_ns > jl_thread_deadline_ns(t))
+			VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
+		{
+			/* the kernel's bounds on a SCHED_DEADLINE period (sysctls; these defaults elsewhere) */
+			long long lo = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_min_us", 100);
+			long long hi = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_max_us", 4194304);
+
+			if (t->beh.period_ns < lo * 1000 || t->beh.period_ns > hi * 1000)
+				VFAIL(line_of(t, t->key_line[JL_TKEY_RATE] ? JL_TKEY_RATE : JL_TKEY_PERIOD),
+				      "thread '%s': policy deadline needs a period of %lldus-%lldus "
+				      "(kernel.sched_deadline_period_min_us/max_us)", t->name, lo, hi);
+		}
+		if (t->beh.deadline_ns > t->beh.period_ns)
+			VFAIL(line_of(t, JL_TKEY_DEADLINE),
+			      "thread '%s': policy deadline needs deadline <= period (runtime <= deadline <= period)", t->name);
+		if (t->place.cpus_set && !CPU_EQUAL(&t->place.cpus, online))
+			VFAIL(line_of(t, JL_TKEY_CPUS),
+			      "thread '%s': SCHED_DEADLINE threads cannot be pinned to a subset of CPUs (the kernel refuses "
+			      "affinity narrower than the root domain); drop cpus",
+			      t->name);
+	} else if (t->key_line[JL_TKEY_RUNTIME]) {
+		VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime is only for policy deadline", t->name);
+	}
+	if (t->beh.deadline_ns && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
+	if (t->beh.deadline_ns && t->beh.deadline_ns > t->beh.period_ns * 1000)
+		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
+	if (t->key_line[JL_TKEY_OVERRUN] && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_TKEY_OVERRUN), "thread '%s': overrun needs a period or rate", t->name);
+	if (t->beh.measure == 1 && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_TKEY_MEASURE),
+		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
+	if (t->place.cpus_set) {
+		cpu_set_t extra;
+		char buf[256];
+
+		CPU_XOR(&extra, &t->place.cpus, online);
+		CPU_AND(&extra, &extra, &t->place.cpus);
+		if (CPU_COUNT(&extra))
+			VFAIL(line_of(t, JL_TKEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
+			      t->name, jl_cpulist_format(&extra, buf, sizeof(buf)),
+			      jl_cpulist_format(online, buf + 128, 128));
+	}
+	if (t->beh.exec[0]) {
+		if (t->key_line[JL_TKEY_WORK])
+			VFAIL(line_of(t, JL_TKEY_WORK), "thread '%s': exec and work are exclusive (exec runs a command instead of built-in work)", t->name);
+		if (t->beh.period_ns)
+			VFAIL(line_of(t, JL_TKEY_EXEC), "thread '%s': an exec neighbour cannot be periodic (drop period/rate)", t->name);
+		if (t->beh.measure == 1)
+			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': an exec neighbour cannot be measured", t->name);
+		if (t->place.policy == JL_POLICY_DEADLINE)
+			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': exec with policy deadline is not supported", t->name);
+	}
+	if (t->place.user == JL_USER_INVOKING) {
+		const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+
+		if (!t->beh.exec[0])
+			VFAIL(line_of(t, JL_TKEY_USER), "thread '%s': user = invoking is only for an exec neighbour (built-in threads run in jitterlab)",
+			      t->name);
+		if (!u || !g || !*u || !*g || u[strspn(u, "0123456789")] || g[strspn(g, "0123456789")])
+			VFAIL(line_of(t, JL_TKEY_USER),
+			      "thread '%s': user = invoking needs sudo (SUDO_UID and SUDO_GID name the invoking user; they are not set)",
+			      t->name);
+	}
+	if (t->place.mem_node >= 0) {
+		int max = numa_available() >= 0 ? numa_max_node() : 0;
+
+		if (t->place.mem_node > max)
+			VFAIL(line_of(t, JL_TKEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
+			      t->place.mem_node, max);
+	}
+	if (t->beh.start_ns >= sc->run.duration_ns)
+		VFAIL(line_of(t, JL_TKEY_START), "thread '%s': start is not before the end of the run (duration %.3fs)",
+		      t->name, (double)sc->run.duration_ns / 1e9);
+	return 0;
+}
+
+int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
+{
+	cpu_set_t online;
+	int total = 0;
+
+	if (jl_cpulist_online(&online)) {
+		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(errno));
+		return -1;
+	}
+	if (sc->nthreads == 0)
+		VFAIL(0, "no [thread NAME] section (a scenario needs at least one thread)");
+	for (int i = 0; i < sc->nthreads; i++) {
+		struct jl_behaviour *b = &sc->threads[i].beh;
+
+		/* the behaviour's kind, from its keys: the one place it is decided */
+		b->kind = b->exec[0] ? JL_BEH_EXEC : b->period_ns ? JL_BEH_PERIODIC : JL_BEH_CONTINUOUS;
+		if (validate_thread(sc, &sc->threads[i], &online, err, errlen))
+			return -1;
+		total += (int)sc->threads[i].place.count;
+	}
+	if (total > JL_MAX_THREADS)
+		VFAIL(0, "%d threads after count expansion (at most %d)", total, JL_MAX_THREADS);
+	if (sc->run.isolate_set) {
+		cpu_set_t extra, hk;
+		char buf[256];
+		int line = sc->run.key_line[JL_RKEY_ISOLATE];
+
+		CPU_XOR(&extra, &sc->run.isolate, &online);
+		CPU_AND(&extra, &extra, &sc->run.isolate);
+		if (CPU_COUNT(&extra))
+			VFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, buf, sizeof(buf)));
+		CPU_XOR(&hk, &sc->run.isolate, &online);
+		if (CPU_COUNT(&hk) == 0)
+			VFAIL(line, "[run] isolate: shielding every online CPU (%s) leaves no housekeeping CPU",
+			      jl_cpulist_format(&online, buf, sizeof(buf)));
+	}
+	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
+		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+	for (int i = 0; i < sc->nexpect; i++) {
+		if (!thread_name_exists(sc, sc->expect[i].thread))
+			VFAIL(sc->expect[i].line, "[expect] %s: no thread '%s'", sc->expect[i].label, sc->expect[i].thread);
+	}
+	return 0;
+}
+

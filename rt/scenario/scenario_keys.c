@@ -1,0 +1,458 @@
+/* scenario_keys: the [run] key table (scenario_registry.h), the names of policies, and what the key
+ * tables share (cpu lists). The placement and behaviour tables of [thread NAME] are in
+ * scenario_thread_keys.c, [expect] and [sweep] with the section kinds in scenario_sections.c. Pure: a
+ * value in, a field set or a reason out (a cpu list's names, pcores/ecores/smt:N, are resolved by
+ * reading sysfs: affinity/topology.c). Must never: write a key's name, default or range anywhere but
+ * in its descriptor. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../affinity/cpulist.h"
+#include "../../affinity/topology.h"
+#include "../base/metrics.h"
+#include "scenario_int.h"
+#include "scenario_registry.h"
+#include "../base/units.h"
+
+const char *const jl_policy_names[JL_POLICY_N] = {
+	[JL_POLICY_OTHER] = "other", [JL_POLICY_BATCH] = "batch", [JL_POLICY_IDLE] = "idle",
+	[JL_POLICY_FIFO] = "fifo",   [JL_POLICY_RR] = "rr",       [JL_POLICY_DEADLINE] = "deadline",
+};
+
+const char *jl_policy_name(enum jl_policy p)
+{
+	return jl_policy_names[p];
+}
+
+bool jl_policy_is_rt(enum jl_policy p)
+{
+	return p == JL_POLICY_FIFO || p == JL_POLICY_RR;
+}
+
+int64_t jl_behaviour_deadline_ns(const struct jl_behaviour *b)
+{
+	return b->deadline_ns ? b->deadline_ns : b->period_ns;
+}
+
+int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t)
+{
+	return jl_behaviour_deadline_ns(&t->beh);
+}
+
+void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char *buf, size_t len)
+{
+	char pol[16];
+
+	snprintf(pol, sizeof(pol), "%s", (unsigned)p < JL_POLICY_N ? jl_policy_names[p] : "?");
+	for (size_t i = 0; upper && pol[i]; i++)
+		pol[i] = (char)toupper((unsigned char)pol[i]);
+	if (jl_policy_is_rt(p))
+		snprintf(buf, len, "%s %d", pol, priority);
+	else if (p == JL_POLICY_OTHER || p == JL_POLICY_BATCH)
+		snprintf(buf, len, "%s nice %d", pol, nice);
+	else
+		snprintf(buf, len, "%s", pol);
+}
+
+enum jl_policy jl_policy_from_name(const char *name)
+{
+	for (int i = 0; i < JL_POLICY_N; i++)
+		if (name && !strcmp(name, jl_policy_names[i]))
+			return (enum jl_policy)i;
+	return JL_POLICY_N;
+}
+
+bool jl_behaviour_measured(const struct jl_behaviour *b)
+{
+	if (b->period_ns == 0 || b->exec[0])
+		return false;
+	return b->measure != 0;
+}
+
+bool jl_thread_measured(const struct jl_thread_spec *t)
+{
+	return jl_behaviour_measured(&t->beh);
+}
+
+/* A cpu list key (cpus, isolate): the CPUs into SET, and into TEXT (JL_CPUS_TEXT_MAX) the list as
+ * written when it uses a name, so that the effective scenario keeps `pcores` rather than this host's
+ * numbers. */
+int jl_scenario_cpus_parse(const char *value, cpu_set_t *set, char *text, char *why, size_t wl)
+{
+	bool named;
+
+	if (jl_topo_cpulist_parse(NULL, value, set, &named, why, wl))
+		return -1;
+	if (named && strlen(value) >= JL_CPUS_TEXT_MAX) {
+		snprintf(why, wl, "cpu list '%.40s...' is too long (at most %d characters with names)", value,
+			 JL_CPUS_TEXT_MAX - 1);
+		return -1;
+	}
+	snprintf(text, JL_CPUS_TEXT_MAX, "%s", named ? value : "");
+	return 0;
+}
+
+
+/* A cpu list as scenario.ini writes it: as written when it names CPUs, else the numbers. */
+const char *jl_scenario_cpus_format(const cpu_set_t *set, const char *text, char *buf, size_t len)
+{
+	return text[0] ? text : jl_cpulist_format(set, buf, len);
+}
+
+/* The comment written before a cpu list that names CPUs: what it gave on this host (it must fit the
+ * reader's line too, so a long list is cut and ends with ",..."). NULL for a list of numbers. */
+const char *jl_scenario_cpus_note(const char *key, const cpu_set_t *set, const char *text, char *buf, size_t len)
+{
+	char full[4096], shown[150]; /* full: a sparse list of 1024 CPUs is ~2.5 KB */
+
+	if (!text[0])
+		return NULL;
+	jl_cpulist_format(set, full, sizeof(full));
+	jl_cpulist_format(set, shown, sizeof(shown));
+	snprintf(buf, len, "%s: CPUs %s%s on this host", key, shown, strcmp(shown, full) ? ",..." : "");
+	return buf;
+}
+
+/* ---- the [run] table ---- */
+
+#define RKEY_PARSE(fn) \
+	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
+#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
+
+RKEY_PARSE(run_name)
+{
+	struct jl_run_spec *r = v->run;
+
+	(void)d, (void)key;
+	/* like thread names: it names the output directory and is shown in reports and plots */
+	if (!islower((unsigned char)value[0]) || strlen(value) >= sizeof(r->name) ||
+	    value[strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+		snprintf(why, wl, "name '%s' is not usable in a path (expected [a-z][a-z0-9_-]*, at most %zu characters)",
+			 value, sizeof(r->name) - 1);
+		return -1;
+	}
+	snprintf(r->name, sizeof(r->name), "%s", value);
+	return 0;
+}
+
+KEY_FORMAT(fmt_name)
+{
+	(void)buf, (void)len;
+	return v->run->name;
+}
+
+RKEY_PARSE(run_duration)
+{
+	(void)d, (void)key;
+	if (jl_parse_duration(value, &v->run->duration_ns, why, wl))
+		return -1;
+	if (v->run->duration_ns <= 0) {
+		snprintf(why, wl, "duration must be greater than 0");
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_duration)
+{
+	return jl_format_duration(v->run->duration_ns, buf, len);
+}
+
+RKEY_PARSE(run_warmup)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->run->warmup_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_warmup)
+{
+	return jl_format_duration(v->run->warmup_ns, buf, len);
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} trace_bits[] = { { "sched", JL_TRACE_SCHED }, { "irq", JL_TRACE_IRQ }, { "timer", JL_TRACE_TIMER } };
+
+RKEY_PARSE(run_trace)
+{
+	struct jl_run_spec *r = v->run;
+	char buf[256], *save = NULL, *tok;
+
+	(void)key;
+	r->trace_groups = 0;
+	if (!strcmp(value, "off") || !strcmp(value, "no") || !strcmp(value, "none"))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(trace_bits) / sizeof(trace_bits[0]); i++)
+			if (!strcmp(tok, trace_bits[i].name))
+				break;
+		if (i == sizeof(trace_bits) / sizeof(trace_bits[0])) {
+			snprintf(why, wl, "unknown trace group '%s' (expected %s)", tok, d->range);
+			return -1;
+		}
+		r->trace_groups |= trace_bits[i].bit;
+	}
+	if (!r->trace_groups) {
+		snprintf(why, wl, "empty trace list (expected %s)", d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_trace)
+{
+	size_t used = 0;
+
+	if (!v->run->trace_groups)
+		return "off";
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(trace_bits) / sizeof(trace_bits[0]) && used < len; i++)
+		if (v->run->trace_groups & trace_bits[i].bit)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", trace_bits[i].name);
+	return buf;
+}
+
+RKEY_PARSE(run_trace_buffer)
+{
+	(void)key;
+	if (jl_parse_size(value, &v->run->trace_buffer, why, wl))
+		return -1;
+	if (v->run->trace_buffer < 64 * 1024 || v->run->trace_buffer > (4ULL << 30)) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_trace_buffer)
+{
+	return jl_format_size(v->run->trace_buffer, buf, len);
+}
+
+RKEY_PARSE(run_trace_threshold)
+{
+	(void)d, (void)key;
+	if (!strcmp(value, "none") || !strcmp(value, "off")) {
+		v->run->trace_threshold_ns = 0;
+		return 0;
+	}
+	return jl_parse_duration(value, &v->run->trace_threshold_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_trace_threshold)
+{
+	return v->run->trace_threshold_ns ? jl_format_duration(v->run->trace_threshold_ns, buf, len) : "none";
+}
+
+RKEY_PARSE(run_isolate)
+{
+	struct jl_run_spec *r = v->run;
+
+	(void)d, (void)key;
+	if (!strcmp(value, "none") || !*value) {
+		r->isolate_set = false;
+		CPU_ZERO(&r->isolate);
+		r->isolate_text[0] = '\0';
+		return 0;
+	}
+	if (jl_scenario_cpus_parse(value, &r->isolate, r->isolate_text, why, wl))
+		return -1;
+	r->isolate_set = true;
+	return 0;
+}
+
+KEY_FORMAT(fmt_isolate)
+{
+	return v->run->isolate_set ? jl_scenario_cpus_format(&v->run->isolate, v->run->isolate_text, buf, len) : "none";
+}
+
+KEY_FORMAT(note_isolate)
+{
+	return v->run->isolate_set ? jl_scenario_cpus_note("isolate", &v->run->isolate, v->run->isolate_text, buf, len)
+				   : NULL;
+}
+
+RKEY_PARSE(run_irq_affinity)
+{
+	(void)key;
+	if (!strcmp(value, "keep"))
+		v->run->irq_affinity = JL_IRQ_KEEP;
+	else if (!strcmp(value, "housekeeping"))
+		v->run->irq_affinity = JL_IRQ_HOUSEKEEPING;
+	else {
+		snprintf(why, wl, "'%s' is not an irq_affinity (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_irq_affinity)
+{
+	(void)buf, (void)len;
+	return v->run->irq_affinity == JL_IRQ_KEEP ? "keep" : "housekeeping";
+}
+
+RKEY_PARSE(run_cpu_dma_latency)
+{
+	(void)d, (void)key;
+	if (!strcmp(value, "off")) {
+		v->run->cpu_dma_latency_ns = -1;
+		return 0;
+	}
+	if (jl_parse_duration(value, &v->run->cpu_dma_latency_ns, why, wl))
+		return -1;
+	if (v->run->cpu_dma_latency_ns % 1000 || v->run->cpu_dma_latency_ns > 2000000000LL) {
+		snprintf(why, wl, "'%s' is not whole microseconds up to 2000s (expected e.g. 0us, 10us, or off)", value);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_cpu_dma_latency)
+{
+	return v->run->cpu_dma_latency_ns < 0 ? "off" : jl_format_duration(v->run->cpu_dma_latency_ns, buf, len);
+}
+
+RKEY_PARSE(run_rt_runtime)
+{
+	int64_t ns;
+
+	(void)d, (void)key;
+	if (!strcmp(value, "keep")) {
+		v->run->rt_runtime_us = -2;
+		return 0;
+	}
+	if (!strcmp(value, "unlimited")) {
+		v->run->rt_runtime_us = -1;
+		return 0;
+	}
+	if (jl_parse_duration(value, &ns, why, wl)) {
+		snprintf(why, wl, "'%s' is not an rt_runtime (expected keep, unlimited or a duration up to 1s, e.g. 950ms)", value);
+		return -1;
+	}
+	if (ns % 1000 || ns <= 0 || ns > JL_NSEC_PER_SEC) {
+		snprintf(why, wl, "'%s' is not whole microseconds in 1us-1s (expected e.g. 950ms; the RT period is 1s)", value);
+		return -1;
+	}
+	v->run->rt_runtime_us = ns / 1000;
+	return 0;
+}
+
+KEY_FORMAT(fmt_rt_runtime)
+{
+	if (v->run->rt_runtime_us == -2)
+		return "keep";
+	if (v->run->rt_runtime_us == -1)
+		return "unlimited";
+	return jl_format_duration(v->run->rt_runtime_us * 1000, buf, len);
+}
+
+RKEY_PARSE(run_fair_server)
+{
+	int64_t ns;
+
+	(void)d, (void)key;
+	if (!strcmp(value, "keep")) {
+		v->run->fair_server_ns = -1;
+		return 0;
+	}
+	if (jl_parse_duration(value, &ns, why, wl) || ns < 0 || ns > JL_NSEC_PER_SEC) {
+		snprintf(why, wl, "'%s' is not a fair_server (expected keep, or a runtime per 1 s period up to 1s, "
+			 "e.g. 50ms)", value);
+		return -1;
+	}
+	v->run->fair_server_ns = ns;
+	return 0;
+}
+
+KEY_FORMAT(fmt_fair_server)
+{
+	return v->run->fair_server_ns < 0 ? "keep" : jl_format_duration(v->run->fair_server_ns, buf, len);
+}
+
+RKEY_PARSE(run_seed)
+{
+	(void)d, (void)key;
+	return jl_parse_int(value, 0, 0x7fffffffffffffffLL, &v->run->seed, why, wl);
+}
+
+KEY_FORMAT(fmt_seed)
+{
+	snprintf(buf, len, "%lld", v->run->seed);
+	return buf;
+}
+
+RKEY_PARSE(run_grace)
+{
+	(void)key;
+	if (jl_parse_duration(value, &v->run->grace_ns, why, wl))
+		return -1;
+	if (v->run->grace_ns < 100000000LL || v->run->grace_ns > 600 * JL_NSEC_PER_SEC) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_grace)
+{
+	return jl_format_duration(v->run->grace_ns, buf, len);
+}
+
+static const struct jl_key_desc run_keys[] = {
+	{ .name = "name", .slot = JL_RKEY_NAME, .syntax = "NAME", .def_doc = "the file stem",
+	  .range = "[a-z][a-z0-9_-]*, at most 63 characters", .help = "run name, used in the output path",
+	  .parse = run_name, .format = fmt_name },
+	{ .name = "duration", .slot = JL_RKEY_DURATION, .syntax = "DURATION", .def = "10s", .range = "greater than 0",
+	  .help = "measured time after warm-up", .parse = run_duration, .format = fmt_duration },
+	{ .name = "warmup", .slot = JL_RKEY_WARMUP, .syntax = "DURATION", .def = "1s", .range = "0 or more",
+	  .help = "time before measuring; cycles then are recorded but excluded from statistics",
+	  .parse = run_warmup, .format = fmt_warmup },
+	{ .name = "trace", .slot = JL_RKEY_TRACE, .syntax = "off|sched,irq,timer", .def = "sched",
+	  .range = "off, or a comma list of sched, irq, timer",
+	  .help = "the kernel events recorded with ftrace, as event groups (jitterlab list: trace groups)",
+	  .parse = run_trace, .format = fmt_trace },
+	{ .name = "trace_buffer", .slot = JL_RKEY_TRACE_BUFFER, .syntax = "SIZE", .def = "16MB",
+	  .range = "64KB-4GB per CPU", .help = "ftrace ring buffer per CPU", .parse = run_trace_buffer,
+	  .format = fmt_trace_buffer },
+	{ .name = "trace_threshold", .slot = JL_RKEY_TRACE_THRESHOLD, .syntax = "none|off|DURATION", .def = "none",
+	  .range = "none, off or a duration",
+	  .help = "mark cycles whose latency exceeds this in the trace (none: mark only deadline misses)",
+	  .parse = run_trace_threshold, .format = fmt_trace_threshold },
+	{ .name = "isolate", .slot = JL_RKEY_ISOLATE, .syntax = "none|CPULIST", .def = "none",
+	  .range = "none, or a list of online CPUs that leaves a housekeeping CPU",
+	  .help = "CPUs to shield for the run (cpuset); the rest becomes housekeeping", .parse = run_isolate,
+	  .format = fmt_isolate, .note = note_isolate },
+	{ .name = "irq_affinity", .slot = JL_RKEY_IRQ_AFFINITY, .syntax = "keep|housekeeping", .def = "keep",
+	  .range = "keep or housekeeping",
+	  .help = "housekeeping: move every movable IRQ off the isolated CPUs for the run (needs isolate)",
+	  .parse = run_irq_affinity, .format = fmt_irq_affinity },
+	{ .name = "cpu_dma_latency", .slot = JL_RKEY_CPU_DMA_LATENCY, .syntax = "off|DURATION", .def = "0us",
+	  .range = "off, or whole microseconds up to 2000s",
+	  .help = "value held in /dev/cpu_dma_latency during the run", .parse = run_cpu_dma_latency,
+	  .format = fmt_cpu_dma_latency },
+	{ .name = "rt_runtime", .slot = JL_RKEY_RT_RUNTIME, .syntax = "keep|unlimited|DURATION", .def = "keep",
+	  .range = "keep, unlimited, or whole microseconds in 1us-1s",
+	  .help = "sched_rt_runtime_us for the run (RT throttling); unlimited is refused unless --unsafe",
+	  .parse = run_rt_runtime, .format = fmt_rt_runtime },
+	{ .name = "seed", .slot = JL_RKEY_SEED, .syntax = "N", .def = "1", .range = "0-9223372036854775807",
+	  .help = "seed for anything random in loads", .parse = run_seed, .format = fmt_seed },
+	{ .name = "grace", .slot = JL_RKEY_GRACE, .syntax = "DURATION", .def = "2s", .range = "100ms-10m",
+	  .help = "how long the watchdog waits for threads to stop after the end", .parse = run_grace,
+	  .format = fmt_grace },
+	{ .name = "fair_server", .slot = JL_RKEY_FAIR_SERVER, .syntax = "keep|DURATION", .def = "keep",
+	  .range = "keep, or a runtime per 1 s period up to 1s",
+	  .help = "the fair server's runtime per period on every CPU (the CFS reserve above RT tasks)",
+	  .parse = run_fair_server, .format = fmt_fair_server },
+};
+
+const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

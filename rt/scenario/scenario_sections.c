@@ -1,0 +1,505 @@
+/* scenario_sections: the [expect] and [sweep] key tables (pattern keys: LABEL, condition.LABEL,
+ * vary.SECTION.KEY), the table of section kinds ([run], [thread NAME] = placement + behaviour,
+ * [expect], [sweep], and the names reserved for the sections to come), and the lookups every user of
+ * the registry shares (scenario_registry.h). Pure. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../base/metrics.h"
+#include "scenario_int.h"
+#include "scenario_registry.h"
+#include "../base/units.h"
+
+/* ---- [expect] ---- */
+
+int jl_scenario_expect_parse(const char *label, const char *value, struct jl_expect *e, char *why, size_t wl)
+{
+	static const struct {
+		const char *text;
+		enum jl_cmp op;
+	} ops[] = { { "<=", JL_CMP_LE }, { ">=", JL_CMP_GE }, { "==", JL_CMP_EQ }, { "<", JL_CMP_LT }, { ">", JL_CMP_GT } };
+	char lhs[160], rhs[96];
+	const char *p = strpbrk(value, "<>=");
+	size_t oplen = 0, n;
+	int m = -1;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->label, sizeof(e->label), "%s", label);
+	snprintf(e->text, sizeof(e->text), "%s", value);
+	if (!p)
+		goto syntax;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (!strncmp(p, ops[i].text, strlen(ops[i].text))) {
+			e->op = ops[i].op;
+			oplen = strlen(ops[i].text);
+			break;
+		}
+	}
+	if (!oplen)
+		goto syntax;
+	n = (size_t)(p - value);
+	while (n && isspace((unsigned char)value[n - 1]))
+		n--;
+	if (n == 0 || n >= sizeof(lhs))
+		goto syntax;
+	memcpy(lhs, value, n);
+	lhs[n] = '\0';
+	p += oplen;
+	while (isspace((unsigned char)*p))
+		p++;
+	snprintf(rhs, sizeof(rhs), "%s", p);
+	if (!rhs[0])
+		goto syntax;
+	/* THREAD.METRIC where METRIC may itself contain a dot */
+	for (int i = 0; i < jl_nmetrics; i++) {
+		size_t ml = strlen(jl_metrics[i].name);
+
+		if (n > ml + 1 && lhs[n - ml - 1] == '.' && !strcmp(lhs + n - ml, jl_metrics[i].name)) {
+			m = i;
+			break;
+		}
+	}
+	if (m < 0) {
+		char names[768];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int i = 0; i < jl_nmetrics && used < sizeof(names); i++) /* the registry's, never a copy */
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", jl_metrics[i].name);
+		snprintf(why, wl, "'%s' does not name THREAD.METRIC (metrics: %s)", lhs, names);
+		return -1;
+	}
+	snprintf(e->metric, sizeof(e->metric), "%s", jl_metrics[m].name);
+	n -= strlen(jl_metrics[m].name) + 1;
+	if (n >= sizeof(e->thread)) {
+		snprintf(why, wl, "thread name in '%s' is too long", lhs);
+		return -1;
+	}
+	memcpy(e->thread, lhs, n);
+	e->thread[n] = '\0';
+	switch (jl_metrics[m].unit) {
+	case JL_UNIT_NS: {
+		int64_t ns;
+
+		if (jl_parse_duration(rhs, &ns, why, wl))
+			return -1;
+		e->value = (double)ns;
+		return 0;
+	}
+	case JL_UNIT_HZ: {
+		char *end;
+
+		e->value = strtod(rhs, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == rhs || (*end && strcasecmp(end, "Hz")) || !isfinite(e->value)) {
+			snprintf(why, wl, "'%s' is not a rate in Hz (e.g. 99 or 99.5Hz)", rhs);
+			return -1;
+		}
+		return 0;
+	}
+	case JL_UNIT_COUNT: {
+		long long v;
+
+		if (jl_parse_int(rhs, 0, 0x7fffffffffffffffLL, &v, why, wl))
+			return -1;
+		e->value = (double)v;
+		return 0;
+	}
+	}
+syntax:
+	snprintf(why, wl, "'%s' is not an expectation (expected THREAD.METRIC OP VALUE, OP one of < <= > >= ==, e.g. control.latency.p99 < 2ms)", value);
+	return -1;
+}
+
+#define KEY_PARSE(fn) \
+	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
+#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
+#define KEY_ENTRY(fn) static bool fn(const struct jl_key_view *v, int i, const char **key, const char **value)
+
+/* LABEL = THREAD.METRIC OP VALUE. A --set of a label replaces the expectation of that label (a file
+ * cannot name a label twice: the parser refuses a key set twice). */
+KEY_PARSE(expect_key)
+{
+	struct jl_scenario *sc = v->sc;
+
+	(void)d;
+	for (int i = 0; i < sc->nexpect; i++) {
+		if (!strcmp(sc->expect[i].label, key)) {
+			memmove(&sc->expect[i], &sc->expect[i + 1], (size_t)(sc->nexpect - i - 1) * sizeof(sc->expect[0]));
+			sc->nexpect--;
+			break;
+		}
+	}
+	if (sc->nexpect >= JL_MAX_EXPECT) {
+		snprintf(why, wl, "too many expectations (at most %d)", JL_MAX_EXPECT);
+		return JL_KEY_FAIL_WHOLE;
+	}
+	if (strlen(key) >= JL_NAME_MAX || !*key ||
+	    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
+		snprintf(why, wl, "label '%s' is not valid (expected LABEL = THREAD.METRIC OP VALUE, LABEL "
+				  "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
+		return JL_KEY_FAIL_WHOLE;
+	}
+	if (jl_scenario_expect_parse(key, value, &sc->expect[sc->nexpect], why, wl))
+		return JL_KEY_FAIL;
+	sc->expect[sc->nexpect++].line = v->line;
+	return 0;
+}
+
+KEY_ENTRY(expect_entry)
+{
+	if (i >= v->sc->nexpect)
+		return false;
+	*key = v->sc->expect[i].label;
+	*value = v->sc->expect[i].text;
+	return true;
+}
+
+static const struct jl_key_desc expect_keys[] = {
+	{ .name = "", .pattern = "LABEL", .syntax = "THREAD.METRIC OP VALUE",
+	  .range = "OP one of < <= > >= ==, METRIC one of jitterlab list's metrics, VALUE with the metric's unit",
+	  .help = "an assertion checked after the run (exit status 3 if it fails), e.g. "
+		  "fifo_rate = control.rate_hz > 99",
+	  .slot = 0, .parse = expect_key, .entry = expect_entry },
+};
+
+const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
+
+/* ---- [sweep] ---- */
+
+KEY_PARSE(sweep_runs)
+{
+	long long n;
+
+	(void)d, (void)key;
+	if (jl_parse_int(value, 1, 1000, &n, why, wl))
+		return -1;
+	v->sweep->runs = (int)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_runs)
+{
+	snprintf(buf, len, "%d", v->sweep->runs);
+	return buf;
+}
+
+KEY_PARSE(sweep_compare)
+{
+	(void)d, (void)key;
+	if (strlen(value) >= sizeof(v->sweep->compare)) {
+		snprintf(why, wl, "compare list is too long");
+		return -1;
+	}
+	snprintf(v->sweep->compare, sizeof(v->sweep->compare), "%s", value);
+	return 0;
+}
+
+KEY_FORMAT(fmt_compare)
+{
+	(void)buf, (void)len;
+	return v->sweep->compare[0] ? v->sweep->compare : NULL;
+}
+
+KEY_PARSE(sweep_condition)
+{
+	struct jl_sweep_spec *sw = v->sweep;
+	const char *lab = key + strlen(d->name);
+	struct jl_condition *c;
+
+	if (!(islower((unsigned char)*lab) || isdigit((unsigned char)*lab)) || strlen(lab) >= JL_NAME_MAX ||
+	    lab[strspn(lab, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+		snprintf(why, wl, "condition label '%s' is not valid (expected [a-z0-9][a-z0-9_-]*)", lab);
+		return -1;
+	}
+	if (sw->nconditions >= JL_MAX_CONDITIONS) {
+		snprintf(why, wl, "too many conditions (at most %d)", JL_MAX_CONDITIONS);
+		return -1;
+	}
+	c = &sw->conditions[sw->nconditions++];
+	snprintf(c->label, sizeof(c->label), "%s", lab);
+	snprintf(c->overrides, sizeof(c->overrides), "%s", value);
+	c->line = v->line;
+	return 0;
+}
+
+KEY_ENTRY(condition_entry)
+{
+	if (i >= v->sweep->nconditions)
+		return false;
+	*key = v->sweep->conditions[i].label;
+	*value = v->sweep->conditions[i].overrides;
+	return true;
+}
+
+KEY_PARSE(sweep_vary)
+{
+	struct jl_sweep_spec *sw = v->sweep;
+	const char *what = key + strlen(d->name);
+
+	if (sw->nvary >= JL_MAX_VARY) {
+		snprintf(why, wl, "too many vary keys (at most %d)", JL_MAX_VARY);
+		return -1;
+	}
+	if (!strchr(what, '.') || strlen(what) >= sizeof(sw->vary[0].key) || strlen(value) >= sizeof(sw->vary[0].values)) {
+		snprintf(why, wl, "'%s' must be vary.SECTION.KEY (e.g. vary.control.policy)", key);
+		return -1;
+	}
+	snprintf(sw->vary[sw->nvary].key, sizeof(sw->vary[0].key), "%s", what);
+	snprintf(sw->vary[sw->nvary].values, sizeof(sw->vary[0].values), "%s", value);
+	sw->vary[sw->nvary].line = v->line;
+	sw->nvary++;
+	return 0;
+}
+
+KEY_ENTRY(vary_entry)
+{
+	if (i >= v->sweep->nvary)
+		return false;
+	*key = v->sweep->vary[i].key;
+	*value = v->sweep->vary[i].values;
+	return true;
+}
+
+static const struct jl_key_desc sweep_keys[] = {
+	{ .name = "runs", .slot = 0, .syntax = "N", .def = "5", .range = "1-1000", .help = "runs per condition",
+	  .parse = sweep_runs, .format = fmt_runs },
+	{ .name = "condition.", .pattern = "condition.LABEL", .slot = 1, .syntax = "SECTION.KEY=VALUE; ...",
+	  .range = "LABEL [a-z0-9][a-z0-9_-]*, each override as --set takes it",
+	  .help = "a named condition: ';'-separated overrides, e.g. condition.fifo4 = control.policy=fifo; "
+		  "control.priority=80",
+	  .parse = sweep_condition, .entry = condition_entry },
+	{ .name = "vary.", .pattern = "vary.SECTION.KEY", .slot = 2, .syntax = "VALUE, VALUE, ...",
+	  .range = "a key --set takes, and values it takes",
+	  .help = "conditions from a list of values of one key (several vary lines: every combination)",
+	  .parse = sweep_vary, .entry = vary_entry },
+	{ .name = "compare", .slot = 3, .syntax = "LABEL_A:LABEL_B,...", .def_doc = "every pair",
+	  .range = "pairs of condition labels", .help = "the condition pairs to test (Welch t)",
+	  .parse = sweep_compare, .format = fmt_compare },
+};
+
+const struct jl_key_table jl_keys_sweep = { "sweep", sweep_keys, (int)(sizeof(sweep_keys) / sizeof(sweep_keys[0])) };
+
+/* ---- the section kinds ---- */
+
+static int count_one(const struct jl_scenario *sc)
+{
+	(void)sc;
+	return 1;
+}
+
+static void view_run(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	(void)i;
+	*v = (struct jl_key_view){ .sc = sc, .run = &sc->run, .key_line = sc->run.key_line };
+}
+
+static int add_none(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	(void)sc, (void)name, (void)file, (void)line;
+	return 0;
+}
+
+static int count_threads(const struct jl_scenario *sc)
+{
+	return sc->nthreads;
+}
+
+static void view_thread(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_thread_spec *t = &sc->threads[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .place = &t->place, .beh = &t->beh, .key_line = t->key_line };
+}
+
+static const char *thread_name(const struct jl_scenario *sc, int i)
+{
+	return sc->threads[i].name;
+}
+
+static const struct jl_key_table *const thread_tables[] = { &jl_keys_placement, &jl_keys_behaviour, NULL };
+
+static int add_thread(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_thread_spec *t;
+	struct jl_key_view v;
+
+	if (sc->nthreads >= JL_MAX_THREADS)
+		return -1;
+	t = &sc->threads[sc->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->beh.measure = -1; /* yes if periodic: no value of the key says that */
+	view_thread(sc, sc->nthreads - 1, &v);
+	jl_section_defaults(&jl_section_kinds[1], &v);
+	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(t->file, sizeof(t->file), "%s", file);
+	t->line = line;
+	return sc->nthreads - 1;
+}
+
+static int count_expect(const struct jl_scenario *sc)
+{
+	return sc->nexpect ? 1 : 0;
+}
+
+static void view_sc(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	(void)i;
+	*v = (struct jl_key_view){ .sc = sc };
+}
+
+static int count_sweep(const struct jl_scenario *sc)
+{
+	return sc->sweep.present ? 1 : 0;
+}
+
+static void view_sweep(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	(void)i;
+	*v = (struct jl_key_view){ .sc = sc, .sweep = &sc->sweep };
+}
+
+static int add_sweep(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	(void)name, (void)file, (void)line;
+	sc->sweep.present = true;
+	return 0;
+}
+
+static const struct jl_key_table *const run_tables[] = { &jl_keys_run, NULL };
+static const struct jl_key_table *const expect_tables[] = { &jl_keys_expect, NULL };
+static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
+static const struct jl_key_table *const no_tables[] = { NULL };
+
+/* In the order sections are written back. [thread] must stay at index 1 (add_thread's defaults). */
+const struct jl_section_kind jl_section_kinds[] = {
+	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
+	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
+	{ .name = "thread", .help = "a thread: where it runs (placement) and what it does each cycle (behaviour)",
+	  .named = true, .tables = thread_tables, .count = count_threads, .view = view_thread, .add = add_thread,
+	  .name_of = thread_name, .max = JL_MAX_THREADS },
+	{ .name = "expect", .help = "assertions checked after the run, one per line",
+	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
+	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",
+	  .tables = sweep_tables, .count = count_sweep, .view = view_sweep, .add = add_sweep },
+	/* the application-structure models (scenario-format.md), refused until their issue sets their keys */
+	{ .name = "queue", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "lock", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "source", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "budget", .planned = true, .tables = no_tables },
+};
+
+const int jl_nsection_kinds = (int)(sizeof(jl_section_kinds) / sizeof(jl_section_kinds[0]));
+
+const struct jl_section_kind *jl_section_kind_find(const char *name)
+{
+	for (int i = 0; i < jl_nsection_kinds; i++)
+		if (!strcmp(jl_section_kinds[i].name, name))
+			return &jl_section_kinds[i];
+	return NULL;
+}
+
+const struct jl_key_desc *jl_section_key_find(const struct jl_section_kind *k, const char *key)
+{
+	for (const struct jl_key_table *const *t = k->tables; *t; t++)
+		for (int i = 0; i < (*t)->nkeys; i++)
+			if (!(*t)->keys[i].pattern && !strcmp((*t)->keys[i].name, key))
+				return &(*t)->keys[i];
+	for (const struct jl_key_table *const *t = k->tables; *t; t++)
+		for (int i = 0; i < (*t)->nkeys; i++)
+			if ((*t)->keys[i].pattern && !strncmp((*t)->keys[i].name, key, strlen((*t)->keys[i].name)))
+				return &(*t)->keys[i];
+	return NULL;
+}
+
+int jl_section_keys(const struct jl_section_kind *k, const struct jl_key_desc **out, int max)
+{
+	int n = 0;
+
+	for (const struct jl_key_table *const *t = k->tables; *t; t++)
+		for (int i = 0; i < (*t)->nkeys && n < max; i++)
+			out[n++] = &(*t)->keys[i];
+	for (int i = 1; i < n; i++) /* by slot: a few dozen keys */
+		for (int j = i; j > 0 && out[j - 1]->slot > out[j]->slot; j--) {
+			const struct jl_key_desc *tmp = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = tmp;
+		}
+	return n;
+}
+
+int jl_section_find(const struct jl_section_kind *k, const struct jl_scenario *sc, const char *name)
+{
+	if (!k->named || !k->count)
+		return -1;
+	for (int i = 0; i < k->count(sc); i++)
+		if (!strcmp(k->name_of(sc, i), name))
+			return i;
+	return -1;
+}
+
+void jl_section_defaults(const struct jl_section_kind *k, struct jl_key_view *v)
+{
+	char why[JL_ERR_MAX];
+	int *lines = v->key_line;
+
+	v->key_line = NULL; /* a default is no key set */
+	v->line = 0;
+	for (const struct jl_key_table *const *t = k->tables; *t; t++) {
+		for (int i = 0; i < (*t)->nkeys; i++) {
+			const struct jl_key_desc *d = &(*t)->keys[i];
+
+			if (d->def && d->parse(v, d, d->name, d->def, why, sizeof(why))) {
+				fprintf(stderr, "jitterlab: [%s] %s: the default '%s' does not parse: %s\n", k->name, d->name,
+					d->def, why);
+				abort();
+			}
+		}
+	}
+	v->key_line = lines;
+}
+
+char *jl_section_kinds_text(char *buf, size_t len)
+{
+	int last = -1;
+	size_t used = 0;
+
+	for (int i = 0; i < jl_nsection_kinds; i++)
+		if (!jl_section_kinds[i].planned)
+			last = i;
+	buf[0] = '\0';
+	for (int i = 0, k = 0; i < jl_nsection_kinds && used < len; i++) {
+		const struct jl_section_kind *s = &jl_section_kinds[i];
+
+		if (s->planned)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s[%s%s]", k == 0 ? "" : i == last ? " or " : ", ",
+					 s->name, s->named ? " NAME" : "");
+		k++;
+	}
+	return buf;
+}
+
+char *jl_section_keys_text(const struct jl_section_kind *k, char *buf, size_t len)
+{
+	const struct jl_key_desc *keys[128];
+	int n = jl_section_keys(k, keys, 128);
+	bool patterns = false;
+	size_t used = 0;
+
+	for (int i = 0; i < n; i++)
+		patterns |= keys[i]->pattern != NULL;
+	buf[0] = '\0';
+	/* plain keys: "one of a, b, c"; with patterns: "runs, condition.LABEL, vary.SECTION.KEY or compare" */
+	used = (size_t)snprintf(buf, len, "%s", patterns ? "" : "one of ");
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : patterns && i == n - 1 ? " or " : ", ",
+					 keys[i]->pattern ? keys[i]->pattern : keys[i]->name);
+	return buf;
+}

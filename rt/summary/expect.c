@@ -1,0 +1,99 @@
+/* expect: [expect] evaluation. Values come from summary.json, so `report` can re-check them. */
+#include "expect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../base/metrics.h"
+#include "summary.h"
+
+static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
+{
+	json_object *t, *w;
+
+	if (!strncmp(metric, "wakeup.", 7)) {
+		/* the thread's own object first: a copy's name (loop.0) holds a dot, a dotted path cannot */
+		return json_object_object_get_ex(summary, "trace", &w) && json_object_object_get_ex(w, "wakeup_ns", &w) &&
+		       json_object_object_get_ex(w, thread, &t) && jl_json_get_double(t, metric + 7, v);
+	}
+	t = jl_summary_thread(summary, thread);
+	if (!t)
+		return false;
+	/* a loop that never ran a measured cycle has no latency, period or response to compare */
+	if ((!strncmp(metric, "latency.", 8) || !strncmp(metric, "period.", 7) || !strncmp(metric, "response.", 9)) &&
+	    jl_json_get_double(t, "cycles", v) && *v == 0)
+		return false;
+	{
+		const struct jl_metric_desc *d = jl_metric_get(metric);
+
+		return d && d->path && jl_json_get_double(t, d->path, v);
+	}
+}
+
+static bool holds(enum jl_cmp op, double v, double ref)
+{
+	switch (op) {
+	case JL_CMP_LT:
+		return v < ref;
+	case JL_CMP_LE:
+		return v <= ref;
+	case JL_CMP_GT:
+		return v > ref;
+	case JL_CMP_GE:
+		return v >= ref;
+	case JL_CMP_EQ:
+		return v == ref;
+	}
+	return false;
+}
+
+static json_object *one(const struct jl_expect *e, const char *thread, json_object *summary, int *failed)
+{
+	json_object *o = json_object_new_object();
+	double v = 0;
+	bool found = lookup(summary, thread, e->metric, &v), ok = found && holds(e->op, v, e->value);
+
+	json_object_object_add(o, "label", json_object_new_string(e->label));
+	json_object_object_add(o, "check", json_object_new_string(e->text));
+	json_object_object_add(o, "thread", json_object_new_string(thread));
+	json_object_object_add(o, "metric", json_object_new_string(e->metric));
+	if (found)
+		json_object_object_add(o, "value", json_object_new_double(v));
+	else
+		json_object_object_add(o, "value", NULL);
+	json_object_object_add(o, "limit", json_object_new_double(e->value));
+	json_object_object_add(o, "ok", json_object_new_boolean(ok));
+	if (!found)
+		json_object_object_add(o, "error", json_object_new_string(!strncmp(e->metric, "wakeup.", 7)
+			? "no value: wakeup metrics need the trace (trace = sched)" : "no value for this thread (no measured cycle?)"));
+	if (!ok)
+		(*failed)++;
+	return o;
+}
+
+json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed)
+{
+	json_object *arr = json_object_new_array();
+
+	*failed = 0;
+	for (int i = 0; i < sc->nexpect; i++) {
+		const struct jl_expect *e = &sc->expect[i];
+		const struct jl_thread_spec *spec = NULL;
+
+		for (int k = 0; k < sc->nthreads; k++)
+			if (!strcmp(sc->threads[k].name, e->thread))
+				spec = &sc->threads[k];
+		if (spec && spec->place.count > 1) {
+			/* a base name of copies: every copy must hold */
+			for (unsigned c = 0; c < spec->place.count; c++) {
+				char name[JL_NAME_MAX + 16];
+
+				snprintf(name, sizeof(name), "%s.%u", e->thread, c);
+				json_object_array_add(arr, one(e, name, summary, failed));
+			}
+		} else {
+			json_object_array_add(arr, one(e, e->thread, summary, failed));
+		}
+	}
+	return arr;
+}

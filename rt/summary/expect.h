@@ -1,0 +1,13 @@
+/* expect: evaluate a scenario's [expect] lines against the summary document. Pure. */
+#ifndef JL_EXPECT_H
+#define JL_EXPECT_H
+
+#include <json-c/json.h>
+
+#include "../scenario/scenario.h"
+
+/* Evaluate every expectation of SC against SUMMARY; return a JSON array (the summary's "expect")
+ * of {label, check, thread, value, ok[, error]} and set *FAILED to the number that did not hold. */
+json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed);
+
+#endif

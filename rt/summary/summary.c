@@ -1,0 +1,192 @@
+/* summary: summary.json with json-c (never hand-built text). */
+#include "summary.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../../affinity/cpulist.h"
+#include "../../affinity/topology.h"
+#include "../scenario/scenario.h"
+
+static void add_i64(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static json_object *dist_json(const struct jl_dist *d, bool full)
+{
+	json_object *o = json_object_new_object();
+
+	add_i64(o, "min", d->min);
+	add_i64(o, "mean", (int64_t)(d->mean + 0.5));
+	if (full)
+		add_i64(o, "stddev", (int64_t)(d->stddev + 0.5));
+	add_i64(o, "p50", d->p50);
+	if (full)
+		add_i64(o, "p90", d->p90);
+	add_i64(o, "p99", d->p99);
+	if (full)
+		add_i64(o, "p999", d->p999);
+	add_i64(o, "max", d->max);
+	return o;
+}
+
+/* Hybrid machines only: `core_types`, the core types of the CPUs the thread ran on (["performance"],
+ * ["efficiency"], both when it ran on both; [] when it ran nowhere). Nothing on a machine of one type. */
+static void core_types_json(json_object *t, const char *cpus_used)
+{
+	const char *types[8];
+	char err[128];
+	cpu_set_t used;
+	json_object *a;
+	int n;
+
+	if (!cpus_used[0])
+		CPU_ZERO(&used);
+	else if (jl_cpulist_parse(cpus_used, &used, err, sizeof(err)))
+		return;
+	n = jl_topo_core_types(NULL, &used, types, 8);
+	if (n < 0)
+		return;
+	a = json_object_new_array();
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(types[i]));
+	json_object_object_add(t, "core_types", a);
+}
+
+/* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
+ * the OS thread that wrote it (tid, CPU time, context switches) and its section's placement. */
+static json_object *series_json(const struct jl_series_result *r)
+{
+	const struct jl_thread *th = r->th;
+	const struct jl_thread_spec *spec = r->spec;
+	json_object *t = json_object_new_object(), *o;
+
+	json_object_object_add(t, "name", json_object_new_string(r->name));
+	json_object_object_add(t, "thread", json_object_new_string(th ? th->name : ""));
+	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->place.policy)));
+	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
+	json_object_object_add(t, "nice", json_object_new_int(spec->place.nice));
+	json_object_object_add(t, "cpus", json_object_new_string(r->cpus));
+	add_i64(t, "period_ns", r->period_ns);
+	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
+	json_object_object_add(t, "kind", json_object_new_string(r->s->kind));
+	json_object_object_add(t, "tid", json_object_new_int(th ? th->tid : 0));
+	if (th && th->is_exec) {
+		json_object_object_add(t, "exec", json_object_new_string(spec->beh.exec));
+		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
+		int st = th->exit_status;
+
+		json_object_object_add(t, "exit_status", json_object_new_int(st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st)
+							: WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1));
+	} else {
+		char w[128];
+
+		json_object_object_add(t, "work_kind", json_object_new_string(jl_work_format(&spec->beh.work, w, sizeof(w))));
+	}
+	if (th && th->errmsg[0])
+		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
+	add_i64(t, "cycles", (int64_t)r->cycles);
+	if (r->periodic) {
+		add_i64(t, "releases", (int64_t)r->releases);
+		add_i64(t, "not_started", (int64_t)r->not_started);
+	}
+	add_i64(t, "window_start_ns", r->window_start_ns);
+	add_i64(t, "window_end_ns", r->window_end_ns);
+	if (r->s->dropped)
+		add_i64(t, "dropped_samples", (int64_t)r->s->dropped);
+	json_object_object_add(t, "rate_hz", json_object_new_double(r->rate_hz));
+	json_object_object_add(t, "nominal_hz", json_object_new_double(r->nominal_hz));
+	add_i64(t, "misses", (int64_t)r->misses);
+	add_i64(t, "skipped", (int64_t)r->skipped);
+	if (r->periodic) {
+		o = dist_json(&r->latency, true);
+		add_i64(o, "max_cycle", (int64_t)r->latency_max_cycle);
+		json_object_object_add(t, "latency_ns", o);
+		o = dist_json(&r->period, false);
+		json_object_object_add(o, "stddev", json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
+		json_object_object_add(t, "period_ns_stats", o);
+		json_object_object_add(t, "response_ns", dist_json(&r->response, false));
+	}
+	o = json_object_new_object();
+	add_i64(o, "calls", (int64_t)r->work_calls);
+	add_i64(o, "mean_ns", (int64_t)(r->work_mean_ns + 0.5));
+	add_i64(o, "max_ns", r->work_max_ns);
+	json_object_object_add(t, "work", o);
+	add_i64(t, "cpu_time_ns", r->cpu_time_ns);
+	o = json_object_new_object();
+	add_i64(o, "voluntary", r->ctx_voluntary);
+	add_i64(o, "involuntary", r->ctx_involuntary);
+	json_object_object_add(t, "ctx_switches", o);
+	json_object_object_add(t, "cpus_used", json_object_new_string(r->cpus_used));
+	core_types_json(t, r->cpus_used);
+	if (spec->beh.start_ns)
+		add_i64(t, "start_ns", spec->beh.start_ns);
+	if (spec->place.mem_node >= 0) {
+		json_object_object_add(t, "mem_node", json_object_new_int(spec->place.mem_node));
+		json_object_object_add(t, "mem_node_used", json_object_new_int(th ? th->mem_node_used : -1));
+	}
+	return t;
+}
+
+json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
+			      const struct jl_summary_info *info, json_object *host)
+{
+	const struct jl_scenario *sc = eng->sc;
+	json_object *s = json_object_new_object(), *threads = json_object_new_array();
+	int64_t measured = (eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end) - eng->t_measure;
+
+	json_object_object_add(s, "tool", json_object_new_string("jitterlab"));
+	json_object_object_add(s, "version", json_object_new_string(JL_VERSION));
+	json_object_object_add(s, "scenario", json_object_new_string(sc->run.name));
+	json_object_object_add(s, "scenario_file", json_object_new_string(info->scenario_path));
+	json_object_object_add(s, "started", json_object_new_string(info->started));
+	add_i64(s, "duration_ns", measured > 0 ? measured : 0);
+	add_i64(s, "warmup_ns", sc->run.warmup_ns);
+	add_i64(s, "planned_duration_ns", sc->run.duration_ns);
+	json_object_object_add(s, "exit_status", json_object_new_int(0));
+	json_object_object_add(s, "interrupted", json_object_new_boolean(info->interrupted));
+	json_object_object_add(s, "watchdog_fired", json_object_new_boolean(info->watchdog_fired));
+	json_object_object_add(s, "watchdog_cpus", json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
+	if (info->stuck && info->stuck[0])
+		json_object_object_add(s, "stuck_threads", json_object_new_string(info->stuck));
+	add_i64(s, "t0_ns", eng->t0);
+	add_i64(s, "t_measure_ns", eng->t_measure);
+	add_i64(s, "t_end_ns", eng->t_end);
+	json_object_object_add(s, "host", host);
+	for (int i = 0; i < eng->nseries; i++)
+		json_object_array_add(threads, series_json(&res[i]));
+	json_object_object_add(s, "threads", threads);
+	return s;
+}
+
+json_object *jl_summary_thread(json_object *summary, const char *name)
+{
+	json_object *threads;
+
+	if (!json_object_object_get_ex(summary, "threads", &threads))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *n;
+
+		if (json_object_object_get_ex(t, "name", &n) && !strcmp(json_object_get_string(n), name))
+			return t;
+	}
+	return NULL;
+}
+
+bool jl_json_get_double(json_object *obj, const char *path, double *out)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+		if (!obj || !json_object_object_get_ex(obj, tok, &obj))
+			return false;
+	}
+	if (!obj || (!json_object_is_type(obj, json_type_int) && !json_object_is_type(obj, json_type_double)))
+		return false;
+	*out = json_object_get_double(obj);
+	return true;
+}

@@ -1,0 +1,33 @@
+/* summary: the summary.json document (contract: shared/design/outputs.md), built with json-c from
+ * a run's results. The terminal table, report.md, [expect] and `jitterlab report` all read this
+ * document, so what the user sees and what the file says can never disagree. */
+#ifndef JL_SUMMARY_H
+#define JL_SUMMARY_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "../engine/engine.h"
+#include "../engine/results.h"
+
+struct jl_summary_info {
+	const char *scenario_path;
+	const char *run_dir;
+	char started[64];       /* ISO-8601 UTC */
+	bool interrupted;
+	bool watchdog_fired;
+	const char *stuck;      /* threads the watchdog gave up on */
+	const char *watchdog_cpus; /* where the watchdog was pinned ("" = unpinned) */
+};
+
+/* Build the document; "trace", "expect" and "exit_status" are added by the caller. */
+json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
+			      const struct jl_summary_info *info, json_object *host);
+
+/* The thread object named NAME in SUMMARY's threads[] (borrowed), or NULL. */
+json_object *jl_summary_thread(json_object *summary, const char *name);
+
+/* Read an integer/double at a dotted PATH below OBJ ("latency_ns.p99"); false if missing. */
+bool jl_json_get_double(json_object *obj, const char *path, double *out);
+
+#endif

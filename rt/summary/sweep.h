@@ -1,0 +1,71 @@
+/* sweep: the data of a sweep (conditions x runs, interleaved) and its analysis: the compared-metrics
+ * table, sweep.json (json-c), the terminal/markdown comparison table, the per-run transient check.
+ * cmd_sweep (sweep.c) runs the children; sweep_stats.c turns their summaries into statistics. Nothing
+ * here starts threads or touches machine settings. */
+#ifndef JL_SWEEP_H
+#define JL_SWEEP_H
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../base/metrics.h"
+
+/* The metrics a sweep compares, and where each lives in a summary.json thread object. */
+/* A metric the sweep compares; its unit and place in summary.json come from jl_metrics (metrics.h). */
+struct jl_sweep_metric {
+	const char *name; /* as in jl_metrics: "latency.p99" */
+};
+
+extern const struct jl_sweep_metric jl_sweep_metrics[];
+extern const int jl_sweep_nmetrics;
+
+#define JL_SWEEP_MAX_NEIGH 32
+
+struct jl_sweep_cond {
+	char label[128];
+	char overrides[2048];        /* "SECTION.KEY=VALUE; ..." */
+	int line;                    /* where it was defined (0 = none) */
+	int64_t duration_ns, warmup_ns, period_max_ns;
+	int nneigh;                  /* threads that start late: their start offsets */
+	int64_t neigh_start_ns[JL_SWEEP_MAX_NEIGH];
+	char neigh_name[JL_SWEEP_MAX_NEIGH][64];
+};
+
+struct jl_sweep_run {
+	int cond, rep, order;        /* rep and order count from 1 */
+	char dir[PATH_MAX];          /* the run directory ("" when none was made) */
+	int exit_status;
+	json_object *summary;        /* NULL when missing */
+	json_object *transients;     /* array, or NULL */
+};
+
+struct jl_sweep_data {
+	const char *scenario_name, *scenario_path, *started;
+	char dir[PATH_MAX];
+	int runs_per_cond;
+	int nconds;
+	struct jl_sweep_cond *conds;
+	int nruns;                   /* runs done so far, in execution order */
+	struct jl_sweep_run *runs;
+	int npairs;
+	int (*pairs)[2];             /* condition indexes A, B: the comparison is B - A */
+	bool interrupted;
+};
+
+/* Is this run's data usable (summary read, not interrupted)? */
+bool jl_sweep_run_usable(const struct jl_sweep_run *r);
+
+/* Transient check of one run (reads RUN_DIR/samples.csv): a JSON array of flagged threads. */
+json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct jl_sweep_cond *c);
+
+/* Build the sweep.json document. */
+json_object *jl_sweep_build_json(const struct jl_sweep_data *d);
+
+/* Print the comparison table (per thread and metric: every condition's runs, then the verdicts, then
+ * the flags) from a sweep.json document. MARKDOWN: for report.md. */
+void jl_sweep_print(FILE *out, json_object *sweep, bool markdown);
+
+#endif

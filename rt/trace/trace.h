@@ -1,0 +1,76 @@
+/* trace: ftrace capture, trace.dat export, wakeup analysis and the KernelShark session.
+ * The run calls: jl_trace_start() before the threads go, passes jl_trace_mark() to the engine as its
+ * marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
+ * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path
+ * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only.
+ * The module's files: trace_capture.c (instance, reader thread, markers, lost events), trace_dat.c (the v6
+ * writer), trace_read.c (libtracecmd reader), trace_events.c (pairing, CPU timelines), trace_decompose.c
+ * (cycles explained), trace_result.c (summary block, text), trace_kshark.c (session), trace_syms.c
+ * (callback names), trace_finish.c (the end of a run), analyze.c (`jitterlab analyze`). */
+#ifndef JL_TRACE_H
+#define JL_TRACE_H
+
+#include <json-c/json.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../engine/engine.h"
+#include "../scenario/scenario.h"
+
+struct jl_trace;
+
+/* One recorded event: its tracefs system and name. REQUIRED: the run fails without it (sched_waking,
+ * sched_switch); the others are skipped where the kernel lacks them. LOCAL: recorded only on the CPUs the
+ * measured threads may use, once jl_trace_limit_local() is called (a CPU filter on the event). */
+enum { JL_TRACE_EV_REQUIRED = 1 << 0, JL_TRACE_EV_LOCAL = 1 << 1 };
+struct jl_trace_event {
+	const char *system, *name;
+	unsigned flags;            /* JL_TRACE_EV_* */
+};
+
+/* The event groups of [run] trace (scenario-format.md): the one registry; `jitterlab list` prints it. A
+ * group's events may come from several tracefs systems (sched takes task_*, irq takes ipi_*): trace.dat
+ * stores the formats of every system the recorded groups use. */
+struct jl_trace_group {
+	unsigned bit;              /* JL_TRACE_* */
+	const char *name;          /* the group's name in [run] trace */
+	const struct jl_trace_event *events; /* ended by { NULL } */
+	const char *help;
+};
+extern const struct jl_trace_group jl_trace_groups[];
+extern const int jl_trace_ngroups;
+
+struct jl_trace_result {
+	json_object *block; /* summary.json "trace" object (owned by the caller after finish) */
+	char *text;         /* worst cycles explained, for the terminal and report.md (malloc'd; may be NULL) */
+	char *open_hint;    /* the exact command that opens kernelshark.json (malloc'd; may be NULL) */
+};
+
+/* Create a private instance (jitterlab-<pid>), set the mono clock and buffer size, enable the event
+ * groups of RUN->trace_groups and start recording. Returns 0, or -1 with ERR set (and nothing left). */
+int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen);
+
+/* Keep the trace reader thread (SCHED_OTHER) on CPUS, e.g. the CPUs no measured thread uses; by default
+ * it avoids [run] isolate only. Returns 0, or -1 with errno. */
+int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus);
+
+/* Record the LOCAL events (IRQs, softirqs, hrtimers) only on CPUS, the CPUs the measured threads may use
+ * (a `CPU & CPUS{...}` filter on each). Call right after jl_trace_start(); without it they are recorded on
+ * every CPU. Returns 0, or -1 with errno (the events then stay unfiltered: more events, same analysis). */
+int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus);
+
+/* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
+void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
+
+/* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, analyse the wakeups of the
+ * engine's measured threads (RT bandwidth as HOST, the summary's host block, describes it) and fill RES. Returns 0, or -1 with ERR set. */
+int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir, json_object *host,
+		    struct jl_trace_result *res, char *err, size_t errlen);
+
+/* Stop and remove the instance; safe on NULL and after finish. */
+void jl_trace_destroy(struct jl_trace *t);
+
+void jl_trace_result_free(struct jl_trace_result *res);
+
+#endif

@@ -1,0 +1,490 @@
+/* trace_capture: record the run with libtracefs in a private instance (jitterlab-<pid>): mono clock set
+ * first, buffer size per CPU, the event groups of [run] trace (the registry below; anchored regexes; IRQ
+ * and timer events limited to the measured CPUs by event filters), raw pages drained by a
+ * housekeeping reader thread (SCHED_OTHER, off the isolated CPUs) into anonymous temp files, lost events
+ * counted from per_cpu/cpuN/stats. jl_trace_mark() is the only function a measured thread calls: one
+ * write() to trace_marker_raw, nothing else (no allocation, no locks). Never leaves an instance behind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../../affinity/cpulist.h"
+#include "../../affinity/leftovers.h"
+#include "trace.h"
+#include "trace_int.h"
+
+#define READER_PERIOD_NS 20000000 /* 20 ms: far below the time a 16 MB buffer takes to fill */
+
+/* What each group records. Only what the analysis reads (trace_read.c), plus the rare task-lifetime events
+ * the next analyses need. sched_wakeup is not recorded: the analysis starts a wakeup at sched_waking
+ * (sched_wakeup only marks the task runnable a moment later, on the same path), and one event fewer per
+ * wakeup is the cheapest cut; the reader still takes it from other traces. The task events live in the
+ * `task` system but belong to `sched`: they are as rare as forks and renames, cost nothing per wakeup,
+ * and without them a measured program's threads are nameless, so no separate group to forget. */
+static const struct jl_trace_event sched_events[] = {
+	{ "sched", "sched_waking", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_wakeup_new", 0 },
+	{ "sched", "sched_switch", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_migrate_task", 0 },
+	{ "sched", "sched_pi_setprio", 0 },
+	{ "sched", "sched_process_fork", 0 },
+	{ "sched", "sched_process_exit", 0 },
+	{ "task", "task_newtask", 0 },
+	{ "task", "task_rename", 0 },
+	{ NULL, NULL, 0 },
+};
+/* IRQ and timer events are recorded only on the CPUs the measured threads may use (jl_trace_limit_local):
+ * that is where their wakeups are decomposed. IPIs are recorded on the sender's CPU, so no CPU filter;
+ * they exist since Linux 6.5 and are skipped where they do not. */
+static const struct jl_trace_event irq_events[] = {
+	{ "irq", "irq_handler_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "irq_handler_exit", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_exit", JL_TRACE_EV_LOCAL },
+	{ "ipi", "ipi_send_cpu", 0 },
+	{ "ipi", "ipi_send_cpumask", 0 },
+	/* the IPI handlers on the receiving CPU (x86: irq_vectors), so a wait names them; absent elsewhere */
+	{ "irq_vectors", "reschedule_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "reschedule_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_exit", JL_TRACE_EV_LOCAL },
+	{ NULL, NULL, 0 },
+};
+static const struct jl_trace_event timer_events[] = {
+	{ "timer", "hrtimer_start", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_entry", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_exit", JL_TRACE_EV_LOCAL },
+	{ NULL, NULL, 0 },
+};
+
+const struct jl_trace_group jl_trace_groups[] = {
+	{ JL_TRACE_SCHED, "sched", sched_events,
+	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone" },
+	{ JL_TRACE_IRQ, "irq", irq_events,
+	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)" },
+	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat" },
+};
+const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
+
+/* An instance jitterlab-<pid> whose process is gone (a killed run): remove it. */
+static int remove_if_stale(const char *name, void *ctx)
+{
+	struct tracefs_instance *inst;
+	pid_t pid = jl_leftover_instance_pid(name); /* only jitterlab-<digits>, the whole name */
+
+	(void)ctx;
+	if (!pid || pid == getpid() || jl_leftover_pid_alive(pid))
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst) {
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	return 0;
+}
+
+static void remove_stale_instances(void)
+{
+	tracefs_instances_walk(remove_if_stale, NULL);
+}
+
+static int read_drain(struct jl_trace *t, int cpu)
+{
+	struct jl_trace_cpu *c = &t->cpu[cpu];
+	int n, pages = 0;
+
+	if (!c->tcpu)
+		return 0;
+	for (;;) {
+		memset(t->page, 0, t->page_size);
+		n = tracefs_cpu_read(c->tcpu, t->page, true);
+		if (n <= 0)
+			break;
+		if (write(c->fd, t->page, t->page_size) != t->page_size)
+			return -1;
+		c->bytes += t->page_size;
+		if (++pages > 4096) /* let the other CPUs have their turn */
+			break;
+	}
+	return 0;
+}
+
+static void *reader_main(void *arg)
+{
+	struct jl_trace *t = arg;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load(&t->reader_stop)) {
+		for (int cpu = 0; cpu < t->ncpus; cpu++)
+			if (read_drain(t, cpu) < 0 && !t->reader_errno)
+				t->reader_errno = errno ? errno : EIO;
+		next.tv_nsec += READER_PERIOD_NS;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return NULL;
+}
+
+static int start_reader(struct jl_trace *t, const struct jl_run_spec *run)
+{
+	pthread_attr_t attr;
+	int rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	if (run->isolate_set) {
+		cpu_set_t hk;
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		CPU_ZERO(&hk);
+		for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+			if (!CPU_ISSET(c, &run->isolate))
+				CPU_SET(c, &hk);
+		if (CPU_COUNT(&hk))
+			pthread_attr_setaffinity_np(&attr, sizeof(hk), &hk);
+	}
+	rc = pthread_create(&t->reader, &attr, reader_main, t);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	t->reader_started = true;
+	return 0;
+}
+
+static int enable_groups(struct jl_trace *t, char *err, size_t errlen)
+{
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(t->groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char sys[64], ev[96];
+
+			snprintf(sys, sizeof(sys), "^%s$", e->system);
+			snprintf(ev, sizeof(ev), "^%s$", e->name);
+			if (tracefs_event_enable(t->inst, sys, ev) == 0)
+				continue;
+			if (e->flags & JL_TRACE_EV_REQUIRED) {
+				snprintf(err, errlen, "trace: cannot enable %s:%s: %s", e->system, e->name, strerror(errno));
+				return -1;
+			}
+			/* optional: an older kernel (ipi since 6.5) or a config without it */
+			snprintf(t->missing + strlen(t->missing), sizeof(t->missing) - strlen(t->missing), "%s%s:%s",
+				 t->missing[0] ? "," : "", e->system, e->name);
+		}
+	}
+	return 0;
+}
+
+int jl_trace_systems(unsigned groups, const char **out, int max)
+{
+	int n = 0;
+
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char dir[96];
+			int i;
+
+			for (i = 0; i < n && strcmp(out[i], e->system); i++)
+				;
+			if (i < n || n == max)
+				continue;
+			snprintf(dir, sizeof(dir), "events/%s", e->system);
+			if (tracefs_dir_exists(NULL, dir))
+				out[n++] = e->system;
+		}
+	}
+	return n;
+}
+
+int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)
+{
+	char list[240], filter[256];
+	int failed = 0;
+
+	if (!t || !t->inst || !cpus || !CPU_COUNT(cpus)) {
+		errno = EINVAL;
+		return -1;
+	}
+	jl_cpulist_format(cpus, list, sizeof(list));
+	snprintf(filter, sizeof(filter), "CPU & CPUS{%s}", list);
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(t->groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			if (!(e->flags & JL_TRACE_EV_LOCAL) || !tracefs_event_file_exists(t->inst, e->system, e->name, "filter"))
+				continue;
+			if (tracefs_event_file_write(t->inst, e->system, e->name, "filter", filter) < 0)
+				failed = errno ? errno : EIO;
+		}
+	}
+	if (failed) { /* all or nothing: an event filtered on some CPUs only would look like missing IRQs */
+		for (int g = 0; g < jl_trace_ngroups; g++)
+			for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++)
+				if ((t->groups & jl_trace_groups[g].bit) && (e->flags & JL_TRACE_EV_LOCAL))
+					tracefs_event_file_write(t->inst, e->system, e->name, "filter", "0");
+		errno = failed;
+		return -1;
+	}
+	snprintf(t->local_cpus, sizeof(t->local_cpus), "%s", list);
+	return 0;
+}
+
+void jl_trace_describe_recording(const struct jl_trace *t, json_object *block)
+{
+	json_object *rec, *ev;
+
+	if (!t || !block)
+		return;
+	rec = json_object_new_object();
+	ev = json_object_new_array();
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(t->groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char name[128], pat[130];
+
+			snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+			snprintf(pat, sizeof(pat), ",%s,", name);
+			{
+				char missing[sizeof(t->missing) + 2];
+
+				snprintf(missing, sizeof(missing), ",%s,", t->missing);
+				if (strstr(missing, pat))
+					continue;
+			}
+			json_object_array_add(ev, json_object_new_string(name));
+		}
+	}
+	json_object_object_add(rec, "events", ev);
+	json_object_object_add(rec, "missing", json_object_new_string(t->missing));
+	/* where the IRQ and timer events were recorded: the measured CPUs, or all */
+	json_object_object_add(rec, "local_cpus", json_object_new_string(t->local_cpus[0] ? t->local_cpus : "all"));
+	json_object_object_add(block, "recorded", rec);
+}
+
+int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen)
+{
+	struct jl_trace *t;
+	char *clk, *path;
+
+	*out = NULL;
+	if (!run->trace_groups) {
+		snprintf(err, errlen, "trace: tracing is off for this run");
+		return -1;
+	}
+	if (!tracefs_tracing_dir()) {
+		snprintf(err, errlen, "trace: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return -1;
+	}
+	remove_stale_instances();
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	t->marker_fd = -1;
+	t->groups = run->trace_groups;
+	snprintf(t->name, sizeof(t->name), "jitterlab-%d", (int)getpid());
+	t->inst = tracefs_instance_create(t->name);
+	if (!t->inst) {
+		snprintf(err, errlen, "trace: cannot create tracing instance %s: %s", t->name, strerror(errno));
+		goto fail;
+	}
+	tracefs_trace_off(t->inst);
+	/* the clock first: writing trace_clock clears the buffer */
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "trace: cannot set the mono trace clock: %s", strerror(errno));
+		goto fail;
+	}
+	clk = tracefs_instance_file_read(t->inst, "trace_clock", NULL);
+	if (clk) {
+		snprintf(t->clock, sizeof(t->clock), "%s", clk);
+		free(clk);
+	}
+	if (!strstr(t->clock, "[mono]")) {
+		snprintf(err, errlen, "trace: the mono trace clock did not take (trace_clock: %s)", t->clock);
+		goto fail;
+	}
+	if (run->trace_buffer && tracefs_instance_set_buffer_size(t->inst, run->trace_buffer / 1024, -1) < 0) {
+		snprintf(err, errlen, "trace: cannot set the buffer size to %llu KB per CPU: %s",
+			 (unsigned long long)(run->trace_buffer / 1024), strerror(errno));
+		goto fail;
+	}
+	if (enable_groups(t, err, errlen) < 0)
+		goto fail;
+	t->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	t->cpu = calloc(t->ncpus, sizeof(*t->cpu));
+	if (!t->cpu) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto fail;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		t->cpu[c].fd = -1;
+		t->cpu[c].tcpu = tracefs_cpu_open(t->inst, c, true);
+		if (!t->cpu[c].tcpu)
+			continue; /* offline CPU */
+		if (!t->page_size)
+			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
+		t->cpu[c].fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (t->cpu[c].fd < 0) { /* a /tmp without O_TMPFILE: a named file, unlinked at once */
+			char tmpl[] = "/tmp/jitterlab-trace-XXXXXX";
+
+			t->cpu[c].fd = mkostemp(tmpl, O_CLOEXEC);
+			if (t->cpu[c].fd >= 0)
+				unlink(tmpl);
+		}
+		if (t->cpu[c].fd < 0) {
+			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if (t->page_size <= 0 || !(t->page = malloc(t->page_size))) {
+		snprintf(err, errlen, "trace: cannot open the per-CPU raw buffers of %s", t->name);
+		goto fail;
+	}
+	path = tracefs_instance_get_file(t->inst, "trace_marker_raw");
+	if (path) {
+		t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+		tracefs_put_tracing_file(path);
+	}
+	if (start_reader(t, run) < 0) {
+		snprintf(err, errlen, "trace: cannot start the trace reader thread: %s", strerror(errno));
+		goto fail;
+	}
+	if (tracefs_trace_on(t->inst) < 0) {
+		snprintf(err, errlen, "trace: cannot turn tracing on in %s: %s", t->name, strerror(errno));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	jl_trace_destroy(t);
+	return -1;
+}
+
+int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus)
+{
+	int rc;
+
+	if (!t || !t->reader_started || !cpus || !CPU_COUNT(cpus)) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = pthread_setaffinity_np(t->reader, sizeof(*cpus), cpus);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss)
+{
+	struct jl_trace *t = ctx;
+	struct jl_trace_mark_rec m;
+
+	if (!t || t->marker_fd < 0)
+		return;
+	m.id = JL_TRACE_MARK_ID;
+	m.thread = s ? s->id : -1; /* the analysis' thread index: one per series (trace_finish.c) */
+	m.cycle = cycle;
+	m.latency_ns = latency_ns;
+	m.miss = miss;
+	if (write(t->marker_fd, &m, sizeof(m)) < 0) {
+		/* nothing to do on the cycle path: the marker is best effort */
+	}
+}
+
+static uint64_t stat_value(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
+{
+	if (!t)
+		return -1;
+	if (t->stopped)
+		return 0;
+	t->stopped = true;
+	if (t->inst)
+		tracefs_trace_off(t->inst);
+	if (t->reader_started) {
+		atomic_store(&t->reader_stop, true);
+		pthread_join(t->reader, NULL);
+		t->reader_started = false;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		char file[64], *stats;
+
+		while (t->cpu[c].tcpu) {
+			uint64_t before = t->cpu[c].bytes;
+
+			if (read_drain(t, c) < 0) {
+				snprintf(err, errlen, "trace: cannot save the raw pages of CPU %d: %s", c, strerror(errno));
+				return -1;
+			}
+			if (t->cpu[c].bytes == before)
+				break;
+		}
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		stats = t->inst ? tracefs_instance_file_read(t->inst, file, NULL) : NULL;
+		if (stats) {
+			t->lost_events += stat_value(stats, "overrun:") + stat_value(stats, "dropped events:");
+			free(stats);
+		}
+	}
+	if (t->reader_errno) {
+		snprintf(err, errlen, "trace: the reader failed to save pages: %s", strerror(t->reader_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void jl_trace_destroy(struct jl_trace *t)
+{
+	if (!t)
+		return;
+	if (t->reader_started) {
+		atomic_store(&t->reader_stop, true);
+		pthread_join(t->reader, NULL);
+	}
+	if (t->marker_fd >= 0)
+		close(t->marker_fd);
+	for (int c = 0; t->cpu && c < t->ncpus; c++) {
+		if (t->cpu[c].tcpu)
+			tracefs_cpu_close(t->cpu[c].tcpu);
+		if (t->cpu[c].fd >= 0)
+			close(t->cpu[c].fd);
+	}
+	if (t->inst) {
+		tracefs_trace_off(t->inst);
+		tracefs_instance_destroy(t->inst);
+		tracefs_instance_free(t->inst);
+	}
+	free(t->cpu);
+	free(t->page);
+	free(t);
+}

@@ -1,0 +1,146 @@
+/* trace_int: what the tracing module's files share among themselves (never included outside rt/trace/trace_*.c
+ * and rt/cmd/analyze.c): the capture state, the trace.dat writer, the libtracecmd reader, the KernelShark
+ * session writer and the result builder. No function here runs on a measured thread's cycle path. */
+#ifndef JL_TRACE_INT_H
+#define JL_TRACE_INT_H
+
+#include <json-c/json.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+#include "trace_events.h"
+
+#define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
+#define JL_TRACE_WORST 5   /* worst cycles by wakeup latency */
+#define JL_TRACE_MISSES 10 /* and missed deadlines (response window), at most this many more */
+
+/* The payload of one marker (trace_marker_raw: the u32 id first, then this). */
+struct jl_trace_mark_rec {
+	uint32_t id;
+	int32_t thread;     /* index into the engine's threads */
+	uint64_t cycle;
+	int64_t latency_ns;
+	uint32_t miss;
+} __attribute__((packed));
+
+
+struct jl_trace_cpu {
+	struct tracefs_cpu *tcpu;
+	int fd;              /* anonymous temp file holding the raw pages read so far */
+	uint64_t bytes;
+};
+
+struct jl_trace {
+	struct tracefs_instance *inst;
+	char name[64];
+	unsigned groups;
+	int ncpus;
+	int page_size;
+	int marker_fd;
+	struct jl_trace_cpu *cpu;
+	void *page;          /* reader scratch page */
+	pthread_t reader;
+	bool reader_started;
+	atomic_bool reader_stop;
+	int reader_errno;
+	bool stopped;
+	uint64_t lost_events;  /* overrun + dropped events, all CPUs */
+	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
+	char missing[512];     /* optional events the kernel could not enable, "system:name,..." */
+	char local_cpus[256];  /* CPUs the LOCAL events are recorded on ("" = all) */
+};
+
+/* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
+int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
+/* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in
+ * registry order, into OUT (static strings). Returns how many. */
+int jl_trace_systems(unsigned groups, const char **out, int max);
+/* summary.json trace.recorded: the events enabled, the optional ones missing, the CPUs of LOCAL events. */
+void jl_trace_describe_recording(const struct jl_trace *t, json_object *block);
+
+/* trace_dat.c: write a trace-cmd v6 file, events as the top buffer. */
+struct jl_tracedat_src {
+	int ncpus;
+	int page_size;
+	const int *cpu_fd;           /* raw pages of each CPU, from offset 0 */
+	const uint64_t *cpu_bytes;
+	unsigned groups;             /* systems whose formats are stored (JL_TRACE_* bits) */
+	const char *clock;           /* trace_clock text, the current one in brackets */
+	const char *extra_cmdlines;  /* "pid comm\n" lines that override saved_cmdlines (may be NULL) */
+	const char *kallsyms;        /* "addr t name\n" lines for the kallsyms section (may be NULL) */
+};
+int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen);
+
+/* trace_syms.c: the running kernel's text symbols (sorted), to name hrtimer callbacks of a live trace. */
+struct jl_ksyms {
+	void *syms;          /* sorted (address, name) pairs */
+	size_t n;
+	char *blob;          /* /proc/kallsyms as read; names point into it */
+};
+int jl_ksyms_load(struct jl_ksyms *k);
+const char *jl_ksyms_find(const struct jl_ksyms *k, uint64_t addr);
+/* The symbol ADDR lies in (the last at or below it; a call site inside a function), its address in *START. */
+const char *jl_ksyms_find_near(const struct jl_ksyms *k, uint64_t addr, uint64_t *start);
+void jl_ksyms_free(struct jl_ksyms *k);
+
+#define JL_TRACE_MAX_USED_SYMS 256
+
+/* trace_read.c: read a trace.dat (ours, or trace-cmd's v6/v7) through libtracecmd into AN (already
+ * initialised with the threads to analyse), merging CPUs by time. Also counts records with ts < each
+ * of KS_TS[0..nks) (KernelShark rows; missed-event entries included) into KS_ROWS (may be NULL). */
+struct jl_trace_readinfo {
+	int ncpus;
+	size_t records;
+	uint64_t lost_events;        /* sum of per-page missed events (where the kernel counted them) */
+	size_t lost_gaps;
+	/* function addresses the file could not name, named from LIVE (the running kernel's symbols) */
+	struct {
+		uint64_t addr;
+		char name[64];
+	} used[JL_TRACE_MAX_USED_SYMS];
+	int nused;
+};
+/* LIVE: the running kernel's symbols when the trace is of this boot (NULL otherwise). */
+int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+		  char *err, size_t errlen);
+/* A bare trace: up to MAX real-time tasks (pids and comms) with the most wakeups (>= 2), most first. */
+int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
+		      size_t errlen);
+/* Rows in KernelShark's merged order: number of entries with ts < TS[i], for each i. */
+int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *err, size_t errlen);
+
+/* trace_kshark.c: the session on one wakeup. DAT must exist (its mtime is stored); writes PATH atomically. */
+struct jl_kshark_view {
+	int64_t mark_a, mark_b;      /* timestamps of markers A (waking) and B (switch-in) */
+	int64_t from, to;            /* view range */
+	int cpu;
+	int task_pids[4];
+	int ntasks;
+};
+int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_view *v, char *err, size_t errlen);
+/* trace_finish.c: the session on cycle W (markers, range, plots of the loop and its culprit); *HINT gets
+ * the command that opens it (malloc'd; HINT may be NULL). */
+int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
+			char **hint, char *err, size_t errlen);
+
+/* trace_result.c: turn an analysis into summary.json's "trace" block and the worst-cycle text. */
+struct jl_trace_summary_in {
+	const char *file;            /* "trace.dat" */
+	size_t events;
+	uint64_t lost_events;
+	size_t lost_gaps;
+	int64_t from;                /* measured phase start (0 = whole trace) */
+	const char *kshark;          /* "kernelshark.json" or NULL */
+};
+/* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;
+ * what HOST does not say keeps jl_tan_init's defaults. HOST may be NULL. */
+void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b);
+
+int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
+		       char **text, struct jl_cycle *worst, int *nworst);
+
+#endif
