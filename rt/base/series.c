@@ -2,6 +2,7 @@
 #include "series.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -13,6 +14,10 @@ int jl_series_alloc(struct jl_series *s, size_t cap)
 	s->cap = 0;
 	if (!cap)
 		return 0;
+	if (cap > SIZE_MAX / sizeof(*s->samples)) {
+		errno = ENOMEM;
+		return -1;
+	}
 	s->samples = mmap(NULL, cap * sizeof(*s->samples), PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (s->samples == MAP_FAILED) {

@@ -129,12 +129,16 @@ static void drive_periodic(struct jl_thread *th)
 	const struct jl_thread_spec *spec = th->spec;
 	struct jl_engine *eng = th->eng;
 	struct jl_series *ser = jl_thread_series(th, 0);
-	const int64_t period = ser->period_ns;
-	const int64_t deadline = ser->deadline_ns;
 	const int64_t threshold = eng->hooks.mark_threshold_ns;
-	int64_t release = ser->first_release;
+	int64_t period, deadline, release;
 	uint64_t cycle = 0;
 	uint32_t skipped = 0;
+
+	if (!ser)
+		return; /* its unit's init gave it no series: nothing to measure (thread_series_init always does) */
+	period = ser->period_ns;
+	deadline = ser->deadline_ns;
+	release = ser->first_release;
 
 	while (release < eng->t_end) {
 		jl_mark_fn mark;
@@ -186,6 +190,8 @@ static void drive_continuous(struct jl_thread *th)
 	struct jl_engine *eng = th->eng;
 	struct jl_series *ser = jl_thread_series(th, 0);
 
+	if (!ser)
+		return;
 	sleep_until_or_stop(th->first_release);
 	while (!jl_stopping()) {
 		int64_t t1 = jl_now_ns(), t2;
@@ -385,7 +391,7 @@ size_t jl_engine_loop_capacity(const struct jl_scenario *sc, int64_t period_ns)
 {
 	int64_t span = sc->run.warmup_ns + sc->run.duration_ns;
 
-	return (size_t)(span / period_ns) + 16;
+	return period_ns > 0 ? (size_t)(span / period_ns) + 16 : 16;
 }
 
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns)
@@ -398,7 +404,7 @@ void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t
 
 struct jl_series *jl_thread_series(const struct jl_thread *th, int k)
 {
-	return &th->eng->series[th->first_series + k];
+	return k >= 0 && k < th->nseries ? &th->eng->series[th->first_series + k] : NULL;
 }
 
 const struct jl_thread *jl_series_thread(const struct jl_engine *eng, const struct jl_series *s)
@@ -413,9 +419,10 @@ struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int th
 	struct jl_engine *eng = u->eng;
 	struct jl_series *s, *grown;
 
-	if (thread >= u->nthreads || strlen(name) >= sizeof(s->name)) {
-		snprintf(err, errlen, "%s: series '%.64s' of thread %d: no such thread or name too long", u->spec->name,
-			 name, thread);
+	if (thread < -1 || thread >= u->nthreads || strlen(name) >= sizeof(s->name) || eng->gate_init) {
+		/* after init the array never moves: the threads hold pointers into it */
+		snprintf(err, errlen, "%s: series '%.64s' of thread %d: no such thread, name too long, or added after "
+			 "init (a driver bug)", u->spec->name, name, thread);
 		return NULL;
 	}
 	grown = realloc(eng->series, ((size_t)(unsigned)eng->nseries + 1) * sizeof(*eng->series));
@@ -451,6 +458,7 @@ static int link_series(struct jl_engine *eng, char *err, size_t errlen)
 		const struct jl_unit *u = &eng->units[th->unit];
 
 		th->first_series = -1;
+		th->nseries = 0;
 		for (int k = u->first_series; k < u->first_series + u->nseries; k++) {
 			const struct jl_series *s = &eng->series[k];
 
@@ -468,8 +476,6 @@ static int link_series(struct jl_engine *eng, char *err, size_t errlen)
 			}
 			th->nseries++;
 		}
-		if (th->first_series < 0)
-			th->first_series = 0;
 	}
 	return 0;
 }
@@ -506,8 +512,14 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 
 		u->spec = spec;
 		u->eng = eng;
-		u->drv = drivers[spec->beh.kind];
+		u->drv = (unsigned)spec->beh.kind < JL_BEH_N ? drivers[spec->beh.kind] : NULL;
 		u->first_thread = eng->nthreads;
+		if (!u->drv) {
+			snprintf(err, errlen, "thread '%s': no driver for its behaviour (kind %d)", spec->name,
+				 (int)spec->beh.kind);
+			jl_engine_free(eng);
+			return -1;
+		}
 		for (unsigned c = 0; c < spec->place.count; c++) {
 			struct jl_thread *th = &eng->threads[eng->nthreads++];
 
@@ -526,9 +538,10 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 			u->nthreads++;
 		}
 		if (u->drv->init && u->drv->init(u, err, errlen)) {
-			jl_engine_free(eng);
+			jl_engine_free(eng); /* fini only for the units whose init succeeded */
 			return -1;
 		}
+		u->inited = true;
 	}
 	if (link_series(eng, err, errlen)) {
 		jl_engine_free(eng);
@@ -649,13 +662,18 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 		struct jl_thread *th = &eng->threads[i];
 
 		th->first_release = th->spec->beh.start_ns ? eng->t_measure + th->spec->beh.start_ns : eng->t0;
-		for (int k = 0; k < th->nseries; k++)
-			jl_thread_series(th, k)->first_release = th->first_release;
 		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
 			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
 			abort_start(eng);
 			return -1;
 		}
+	}
+	/* every series' grid: its thread's first release, or the run's for a series of no one thread */
+	for (int k = 0; k < eng->nseries; k++) {
+		struct jl_series *s = &eng->series[k];
+
+		s->first_release = s->thread >= 0 ? eng->threads[s->thread].first_release
+			: s->start_ns ? eng->t_measure + s->start_ns : eng->t0;
 	}
 	gate_release(eng);
 	return 0;
@@ -763,7 +781,7 @@ void jl_engine_free(struct jl_engine *eng)
 			return; /* a stuck thread may still write its samples: leak rather than crash */
 	}
 	for (int u = 0; u < eng->nunits; u++)
-		if (eng->units[u].drv && eng->units[u].drv->fini)
+		if (eng->units[u].inited && eng->units[u].drv->fini)
 			eng->units[u].drv->fini(&eng->units[u]);
 	for (int i = 0; i < eng->nseries; i++)
 		jl_series_free(&eng->series[i]);

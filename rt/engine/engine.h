@@ -78,6 +78,7 @@ struct jl_unit {
 	const struct jl_driver *drv;
 	struct jl_engine *eng;
 	void *ctx;                  /* the driver's state */
+	bool inited;                /* its init succeeded: fini is called */
 	int first_thread, nthreads; /* into eng->threads */
 	int first_series, nseries;  /* into eng->series */
 };

@@ -64,7 +64,7 @@ static json_object *series_json(const struct jl_series_result *r)
 	json_object *t = json_object_new_object(), *o;
 
 	json_object_object_add(t, "name", json_object_new_string(r->name));
-	json_object_object_add(t, "thread", json_object_new_string(th ? th->name : ""));
+	json_object_object_add(t, "thread", th ? json_object_new_string(th->name) : NULL); /* null: no one thread */
 	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->place.policy)));
 	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
 	json_object_object_add(t, "nice", json_object_new_int(spec->place.nice));

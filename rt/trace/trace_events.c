@@ -147,11 +147,22 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 		an->threads[i].nstates = an->threads[i].capstates = 0;
 		an->threads[i].sample_pair = NULL;
 		an->threads[i].owner = i;
-		for (int j = 0; j < i && threads[i].pid > 0; j++)
-			if (threads[j].pid == threads[i].pid) {
-				an->threads[i].owner = j;
-				break;
-			}
+	}
+	/* entries of one pid (series written by one thread): the events go to the first measured one (the
+	 * pairs and states are kept for measured entries only), or the first one when none is measured */
+	for (int i = 0; i < nthreads; i++) {
+		int first = -1, measured = -1;
+
+		for (int j = 0; j < nthreads && threads[i].pid > 0; j++) {
+			if (threads[j].pid != threads[i].pid)
+				continue;
+			if (first < 0)
+				first = j;
+			if (measured < 0 && threads[j].measured)
+				measured = j;
+		}
+		if (first >= 0)
+			an->threads[i].owner = measured >= 0 ? measured : first;
 	}
 	an->first_ts = -1;
 	jl_tan_budget_defaults(&an->budget);
@@ -219,7 +230,7 @@ int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
 		return -1;
 	for (int i = 0; i < an->nthreads; i++)
 		if (an->threads[i].pid == pid)
-			return i;
+			return an->threads[i].owner;
 	return -1;
 }
 

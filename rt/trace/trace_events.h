@@ -151,9 +151,10 @@ struct jl_tan_thread {
 	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */
 	size_t nstates, capstates;
 	long *sample_pair;           /* per sample: its pair (jl_tan_match), -1 when unmatched */
-	int owner;                   /* the first entry with this pid: the events of the pid go there, and
-				      * jl_tan_match gives every other entry of the same thread (two series
-				      * written by one thread) a copy of its pairs and states */
+	int owner;                   /* the entry the events of this pid go to (the first measured entry with
+				      * the pid, else the first): jl_tan_match gives every other entry of the
+				      * same thread (two series written by one thread) a copy of its pairs and
+				      * states */
 };
 
 enum jl_window { JL_WINDOW_WAKEUP, JL_WINDOW_RESPONSE };

@@ -21,7 +21,7 @@
 /* The payload of one marker (trace_marker_raw: the u32 id first, then this). */
 struct jl_trace_mark_rec {
 	uint32_t id;
-	int32_t thread;     /* index into the engine's threads */
+	int32_t thread;     /* the series' id (jl_series.id): index of the analysis entry */
 	uint64_t cycle;
 	int64_t latency_ns;
 	uint32_t miss;

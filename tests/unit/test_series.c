@@ -199,18 +199,25 @@ static void test_two_series_on_one_thread(void **state)
 	assert_string_equal(res[1].name, "x.half");
 	assert_ptr_equal(res[0].th, &eng.threads[0]);
 	assert_ptr_equal(res[1].th, &eng.threads[0]);
-	assert_true(res[0].cycles > 20);
-	/* x.half ran every second release of x.every: about half as many cycles, on its own grid */
-	assert_true(res[1].cycles * 2 >= res[0].cycles - 2 && res[1].cycles * 2 <= res[0].cycles + 2);
-	assert_int_equal(res[1].releases, res[1].cycles + res[1].skipped + res[1].not_started);
+	/* every release of the window ran, on each series' own grid (150 and 75: see samples.csv below) */
+	assert_int_equal(res[0].releases, 150);
+	assert_int_equal(res[1].releases, 75);
+	assert_int_equal(res[0].skipped + res[0].not_started, 0);
+	assert_int_equal(res[1].skipped + res[1].not_started, 0);
 
 	/* samples.csv: the rows of both series under their names, nothing else */
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(jl_results_write_samples(dir, res, eng.nseries), 0);
 	read_csv(dir, &c);
 	assert_int_equal(c.other, 0);
-	assert_int_equal(c.every, (int)res[0].cycles);
-	assert_int_equal(c.half, (int)res[1].cycles);
+	/* the driver runs every release (it never skips): the 300 ms measured window after a 20 ms warm-up
+	 * holds 300 / 2 = 150 releases of x.every, and 300 / 4 = 75 of x.half */
+	assert_int_equal(c.every, 150);
+	assert_int_equal(c.half, 75);
+	assert_int_equal(c.every_rel[0], eng.t_measure);
+	assert_int_equal(c.half_rel[0], eng.t_measure);
+	for (int i = 1; i < c.nevery; i++)
+		assert_int_equal(c.every_rel[i] - c.every_rel[i - 1], PERIOD);
 	for (int i = 1; i < c.nhalf; i++)
 		assert_int_equal(c.half_rel[i] - c.half_rel[i - 1], 2 * PERIOD);
 	for (int i = 0; i < c.nhalf; i++) { /* each x.half cycle is one of x.every's releases */
@@ -320,11 +327,99 @@ static void test_thread_is_one_series(void **state)
 	free(sc);
 }
 
+/* A driver whose unit has a series of no one thread (an executor's callback, run by any pool thread) */
+static int fini_ok, fini_bad;
+
+static int pool_init(struct jl_unit *u, char *err, size_t errlen)
+{
+	struct jl_series *s = jl_unit_add_series(u, "cb", -1, 64, err, errlen);
+
+	if (!s)
+		return -1;
+	s->measured = true;
+	s->deadline_ns = MS;
+	assert_null(jl_unit_add_series(u, "bad", -2, 0, err, errlen)); /* no such thread */
+	return 0;
+}
+
+static void pool_run(struct jl_thread *th)
+{
+	(void)th;
+}
+
+static void pool_fini(struct jl_unit *u)
+{
+	(void)u;
+	fini_ok++;
+}
+
+static int bad_init(struct jl_unit *u, char *err, size_t errlen)
+{
+	(void)u;
+	snprintf(err, errlen, "bad init");
+	return -1;
+}
+
+static void bad_fini(struct jl_unit *u)
+{
+	(void)u;
+	fini_bad++;
+}
+
+static void test_series_of_no_thread_and_failing_init(void **state)
+{
+	static const struct jl_driver pool = { .name = "pool", .end = JL_END_NOW, .init = pool_init, .run = pool_run,
+					       .fini = pool_fini };
+	static const struct jl_driver bad = { .name = "bad", .end = JL_END_NOW, .init = bad_init, .run = pool_run,
+					      .fini = bad_fini };
+	const struct jl_driver *drivers[JL_BEH_N] = { [JL_BEH_PERIODIC] = &pool, [JL_BEH_CONTINUOUS] = &bad };
+	struct jl_scenario *sc = calloc(1, sizeof(*sc));
+	struct jl_summary_info info = { .scenario_path = "p.ini", .run_dir = "", .watchdog_cpus = "" };
+	struct jl_series_result res[1];
+	struct jl_engine eng;
+	json_object *summary, *t;
+	char err[512];
+
+	(void)state;
+	assert_non_null(sc);
+	/* the second unit's init fails: the engine is freed, fini runs for the first unit only */
+	assert_int_equal(jl_scenario_parse_string("p.ini", "[run]\ntrace = off\n[thread p]\nperiod = 1ms\ncount = 2\n"
+						  "[thread q]\nwork = none\n", sc, err, sizeof(err)), 0);
+	assert_int_equal(jl_engine_init_drivers(&eng, sc, NULL, drivers, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad init");
+	assert_int_equal(fini_ok, 1);
+	assert_int_equal(fini_bad, 0);
+
+	/* one series written by either of two threads: it has no thread, both threads are measured */
+	assert_int_equal(jl_scenario_parse_string("p.ini", "[run]\ntrace = off\n[thread p]\nperiod = 1ms\ncount = 2\n",
+						  sc, err, sizeof(err)), 0);
+	assert_int_equal(jl_engine_init_drivers(&eng, sc, NULL, drivers, err, sizeof(err)), 0);
+	assert_int_equal(eng.nseries, 1);
+	assert_int_equal(eng.series[0].thread, -1);
+	assert_null(jl_series_thread(&eng, &eng.series[0]));
+	assert_int_equal(eng.threads[0].nseries, 0);
+	assert_null(jl_thread_series(&eng.threads[0], 0));
+	assert_true(eng.threads[0].measured && eng.threads[1].measured);
+	assert_int_equal(jl_results_compute(&eng, res), 0);
+	assert_null(res[0].th);
+	assert_int_equal(res[0].cycles, 0);
+	summary = jl_summary_build(&eng, res, &info, json_object_new_object());
+	t = json_object_array_get_idx(json_object_object_get(summary, "threads"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(t, "name")), "cb");
+	assert_true(json_object_object_get_ex(t, "thread", NULL));
+	assert_null(json_object_object_get(t, "thread"));
+	json_object_put(summary);
+	jl_engine_free(&eng);
+	assert_int_equal(fini_ok, 2);
+	free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thread_is_one_series),
 		cmocka_unit_test(test_two_series_on_one_thread),
+		cmocka_unit_test(test_series_of_no_thread_and_failing_init),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -488,7 +488,7 @@ static void test_matching_window(void **state)
 /* Two series written by one thread (two entries with one pid): the thread's wakeups go to the first
  * entry, and each series' samples are paired with them: the second series' worst cycle is explained
  * by the same wakeup as the first one's. */
-static void test_two_series_one_thread(void **state)
+static void two_series_one_thread(bool first_measured)
 {
 	struct jl_tev e[] = {
 		sw(0, 1, LOOP, 19, 0, 120, "swapper/1"),
@@ -507,7 +507,6 @@ static void test_two_series_one_thread(void **state)
 	struct jl_tan an;
 	int nw, seen_half = 0;
 
-	(void)state;
 	snprintf(th[0].name, sizeof(th[0].name), "x.every");
 	snprintf(th[1].name, sizeof(th[1].name), "x.half");
 	for (int i = 0; i < 2; i++) {
@@ -515,16 +514,19 @@ static void test_two_series_one_thread(void **state)
 		th[i].measured = true;
 		snprintf(th[i].policy, sizeof(th[i].policy), "FIFO 80");
 	}
+	/* an unmeasured first entry of the pid (a counters-only series) must not swallow its events */
+	th[0].measured = first_measured;
 	th[0].samples = every;
 	th[0].nsamples = 2;
 	th[1].samples = half;
 	th[1].nsamples = 1;
 	assert_int_equal(jl_tan_init(&an, th, 2, 2), 0);
-	assert_int_equal(an.threads[1].owner, 0);
+	assert_int_equal(an.threads[1].owner, first_measured ? 0 : 1);
+	assert_int_equal(jl_tan_thread_of(&an, LOOP), first_measured ? 0 : 1);
 	assert_int_equal(jl_tan_run(&an, e, 7), 0);
-	assert_int_equal(an.threads[0].npairs, 2);
+	assert_int_equal(an.threads[first_measured ? 0 : 1].npairs, 2);
 	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
-	assert_int_equal(an.threads[0].matched, 2);
+	assert_int_equal(an.threads[0].matched, first_measured ? 2 : 0);
 	assert_int_equal(an.threads[1].matched, 1);
 	assert_int_equal(an.threads[1].npairs, 2);
 	for (int i = 0; i < nw; i++) {
@@ -537,6 +539,13 @@ static void test_two_series_one_thread(void **state)
 	}
 	assert_int_equal(seen_half, 1);
 	jl_tan_free(&an);
+}
+
+static void test_two_series_one_thread(void **state)
+{
+	(void)state;
+	two_series_one_thread(true);
+	two_series_one_thread(false);
 }
 
 int main(void)
