@@ -55,6 +55,8 @@ struct jl_series {
 	const char *kind;           /* the driver's name: "periodic", "continuous", "exec", ... */
 	int id;                     /* its index among the run's series (the trace marker names it by this) */
 	int thread;                 /* index of the engine thread that writes it; -1 = none (or any) */
+	int32_t tid;                /* the OS thread that wrote it when it is none of the engine's (a probed
+				     * program's thread); 0 otherwise */
 	int unit;                   /* index of the unit (scenario section) it belongs to */
 	bool measured;              /* its samples are the measured figures (samples.csv, latency, ...) */
 	bool periodic;              /* released on a grid: first_release + k * period_ns */

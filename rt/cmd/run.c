@@ -103,9 +103,9 @@ static int hook_thread_ready(void *ctx, struct jl_thread *th)
 {
 	struct run_ctx *r = ctx;
 
-	if (th->is_exec)
+	if (th->is_exec) /* a probed program is measured: it goes where measured threads go */
 		return jl_machine_register_child(r->machine, th->tid) ||
-		       jl_machine_place_thread(r->machine, th->tid, false);
+		       jl_machine_place_thread(r->machine, th->tid, th->measured);
 	return jl_machine_place_thread(r->machine, th->tid, th->measured);
 }
 
@@ -114,6 +114,15 @@ static int hook_all_ready(void *ctx, char *err, size_t errlen)
 	struct run_ctx *r = ctx;
 
 	return jl_machine_seal(r->machine, err, errlen);
+}
+
+/* Does a thread of SC measure an exec'd program through the probe? */
+static bool has_probe(const struct jl_scenario *sc)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if (sc->threads[i].beh.measure == JL_MEASURE_PROBE)
+			return true;
+	return false;
 }
 
 /* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
@@ -233,7 +242,7 @@ static int check_children(const struct jl_engine *eng, int status)
 static int finish(struct run_ctx *r, int status)
 {
 	struct jl_engine *eng = &r->eng;
-	struct jl_series_result *res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
+	struct jl_series_result *res = NULL;
 	struct jl_trace_result tr = { 0 };
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
 					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
@@ -264,6 +273,8 @@ static int finish(struct run_ctx *r, int status)
 		r->trace = NULL;
 	}
 	status = check_children(eng, status);
+	/* sized after the trace: it adds the series of probed programs */
+	res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
 	if (!res || jl_results_compute(eng, res)) {
 		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
 		free(res);
@@ -387,6 +398,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 				}
 			}
 			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
+			if (has_probe(sc) && jl_trace_probe_serve(r->trace, housekeeping_cpus(&r->eng, &free_cpus)
+									 ? &free_cpus : NULL, err, sizeof(err)))
+				fprintf(stderr, "jitterlab: warning: %s: probed programs are not measured\n", err);
 		}
 	} else {
 		snprintf(r->trace_error, sizeof(r->trace_error), "tracing is off");

@@ -412,19 +412,12 @@ const struct jl_thread *jl_series_thread(const struct jl_engine *eng, const stru
 	return s->thread >= 0 && s->thread < eng->nthreads ? &eng->threads[s->thread] : NULL;
 }
 
-/* The returned series stays where it is until the next add (the array grows during init only). */
-struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int thread, size_t cap, char *err,
-				     size_t errlen)
+/* A new series of unit U at the end of eng->series (the array grows: pointers taken before move). */
+static struct jl_series *series_new(struct jl_engine *eng, struct jl_unit *u, const char *name, int thread, size_t cap,
+				    char *err, size_t errlen)
 {
-	struct jl_engine *eng = u->eng;
 	struct jl_series *s, *grown;
 
-	if (thread < -1 || thread >= u->nthreads || strlen(name) >= sizeof(s->name) || eng->gate_init) {
-		/* after init the array never moves: the threads hold pointers into it */
-		snprintf(err, errlen, "%s: series '%.64s' of thread %d: no such thread, name too long, or added after "
-			 "init (a driver bug)", u->spec->name, name, thread);
-		return NULL;
-	}
 	grown = realloc(eng->series, ((size_t)(unsigned)eng->nseries + 1) * sizeof(*eng->series));
 	if (!grown) {
 		snprintf(err, errlen, "out of memory for the series of '%s'", u->spec->name);
@@ -442,11 +435,52 @@ struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int th
 		snprintf(err, errlen, "cannot allocate %zu samples for '%s': %s", cap, name, strerror(errno));
 		return NULL;
 	}
-	if (!u->nseries)
-		u->first_series = eng->nseries;
-	u->nseries++;
 	eng->nseries++;
 	return s;
+}
+
+/* The returned series stays where it is until the next add (the array grows during init only). */
+struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int thread, size_t cap, char *err,
+				     size_t errlen)
+{
+	struct jl_engine *eng = u->eng;
+	struct jl_series *s;
+
+	if (thread < -1 || thread >= u->nthreads || strlen(name) >= sizeof(s->name) || eng->gate_init) {
+		/* after init the array never moves: the threads hold pointers into it */
+		snprintf(err, errlen, "%s: series '%.64s' of thread %d: no such thread, name too long, or added after "
+			 "init (a driver bug)", u->spec->name, name, thread);
+		return NULL;
+	}
+	if (!u->nseries)
+		u->first_series = eng->nseries;
+	s = series_new(eng, u, name, thread, cap, err, errlen);
+	if (s)
+		u->nseries++;
+	return s;
+}
+
+struct jl_series *jl_engine_add_found_series(struct jl_engine *eng, int unit, const char *name, size_t cap, char *err,
+					     size_t errlen)
+{
+	struct jl_unit *u;
+
+	for (int i = 0; i < eng->nthreads; i++)
+		if (eng->threads[i].created && !eng->threads[i].joined && !eng->threads[i].is_exec) {
+			snprintf(err, errlen, "a series added while thread '%s' runs", eng->threads[i].name);
+			return NULL;
+		}
+	if (unit < 0 || unit >= eng->nunits) {
+		snprintf(err, errlen, "series '%.64s': no unit %d", name, unit);
+		return NULL;
+	}
+	u = &eng->units[unit];
+	if (strlen(name) >= sizeof(u->eng->series[0].name)) {
+		snprintf(err, errlen, "series '%.64s': name too long", name);
+		return NULL;
+	}
+	/* not one of the unit's own series (those are adjacent, made by its init): found after the run */
+	return series_new(eng, u, name, -1, cap, err, errlen);
 }
 
 /* After every unit's init: which series each thread writes (a unit's series are added thread by
@@ -547,6 +581,11 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 		jl_engine_free(eng);
 		return -1;
 	}
+	/* a probed program is measured (its series come from the trace after the run): placed like a
+	 * measured thread, with the measured threads' 1 ns timer slack (child.c) */
+	for (int t = 0; t < eng->nthreads; t++)
+		if (eng->threads[t].spec->beh.measure == JL_MEASURE_PROBE)
+			eng->threads[t].measured = true;
 	return 0;
 }
 

@@ -169,6 +169,11 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
  * with ERR. */
 struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int thread, size_t cap, char *err,
 				     size_t errlen);
+/* After the run (every thread joined, every child ended): add a series found in the trace to unit UNIT
+ * (a probed program's thread), written by no engine thread, with room for CAP samples. Returns it, or
+ * NULL with ERR. Series pointers taken before are invalid afterwards. */
+struct jl_series *jl_engine_add_found_series(struct jl_engine *eng, int unit, const char *name, size_t cap, char *err,
+					     size_t errlen);
 /* The thread's K-th series. */
 struct jl_series *jl_thread_series(const struct jl_thread *th, int k);
 /* The thread that writes S, or NULL. */

@@ -85,6 +85,9 @@ struct jl_placement {
 };
 
 /* What a thread does after the start gate: the behaviour. Its kind picks the driver (engine.h). */
+/* measure = probe: an exec'd program marks its own cycles (include/jitterlab/probe.h) */
+#define JL_MEASURE_PROBE 2
+
 enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_N };
 
 struct jl_behaviour {
@@ -95,7 +98,7 @@ struct jl_behaviour {
 	int64_t deadline_ns;        /* 0 = period */
 	enum jl_overrun overrun;
 	int64_t start_ns;
-	int measure;                /* -1 = default (yes if periodic) */
+	int measure;                /* -1 = default (yes if periodic), 0 no, 1 yes, JL_MEASURE_PROBE */
 	char exec[1024];            /* "" = built-in thread */
 };
 

@@ -362,8 +362,15 @@ KEY_PARSE(beh_measure)
 	bool b;
 
 	(void)d, (void)key;
-	if (jl_parse_bool(value, &b, why, wl))
+	if (!strcmp(value, "probe")) {
+		v->beh->measure = JL_MEASURE_PROBE;
+		return 0;
+	}
+	if (jl_parse_bool(value, &b, why, wl)) {
+		snprintf(why, wl, "'%s' is not a measure (expected yes, no, or probe: an exec'd program that marks its "
+			 "cycles with the probe)", value);
 		return -1;
+	}
 	v->beh->measure = b;
 	return 0;
 }
@@ -371,7 +378,15 @@ KEY_PARSE(beh_measure)
 KEY_FORMAT(fmt_measure)
 {
 	(void)buf, (void)len;
+	if (v->beh->measure == JL_MEASURE_PROBE)
+		return "probe";
 	return jl_behaviour_measured(v->beh) ? "yes" : "no";
+}
+
+/* measure: a built-in thread's, or an exec's that is probed */
+KEY_APPLIES(measure_applies)
+{
+	return !v->beh->exec[0] || v->beh->measure == JL_MEASURE_PROBE;
 }
 
 KEY_PARSE(beh_exec)
@@ -414,9 +429,11 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .range = "a duration before the end of the run",
 	  .help = "delay after the measured phase begins before this thread starts", .parse = beh_start,
 	  .format = fmt_start },
-	{ .name = "measure", .slot = JL_TKEY_MEASURE, .syntax = "BOOL", .def_doc = "yes if periodic",
-	  .range = "yes or no (yes needs a period; not for exec)", .help = "record per-cycle samples for this thread",
-	  .parse = beh_measure, .format = fmt_measure, .applies = is_builtin },
+	{ .name = "measure", .slot = JL_TKEY_MEASURE, .syntax = "BOOL|probe", .def_doc = "yes if periodic",
+	  .range = "yes or no (yes needs a period; not for exec), or probe (exec only: the program marks its cycles "
+		   "with the probe, needs trace = sched)",
+	  .help = "record per-cycle samples for this thread (probe: for the probed threads of an exec'd program)",
+	  .parse = beh_measure, .format = fmt_measure, .applies = measure_applies },
 	{ .name = "exec", .slot = JL_TKEY_EXEC, .syntax = "COMMAND", .def_doc = "none: a built-in thread",
 	  .range = "a command line of at most 1023 characters",
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "

@@ -72,7 +72,7 @@ static json_object *series_json(const struct jl_series_result *r)
 	add_i64(t, "period_ns", r->period_ns);
 	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
 	json_object_object_add(t, "kind", json_object_new_string(r->s->kind));
-	json_object_object_add(t, "tid", json_object_new_int(th ? th->tid : 0));
+	json_object_object_add(t, "tid", json_object_new_int(th ? th->tid : r->s->tid));
 	if (th && th->is_exec) {
 		json_object_object_add(t, "exec", json_object_new_string(spec->beh.exec));
 		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */

@@ -60,12 +60,21 @@ int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus);
  * every CPU. Returns 0, or -1 with errno (the events then stay unfiltered: more events, same analysis). */
 int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus);
 
+/* Serve the probe (include/jitterlab/probe.h): a unix socket that hands the run's trace_marker_raw to
+ * the programs the run starts (JITTERLAB_PROBE, JITTERLAB_PROBE_MARKER in the environment), served by a
+ * thread on CPUS. Call after jl_trace_start(), before the children start; jl_trace_destroy() ends it.
+ * Returns 0, or -1 with ERR set (nothing left). */
+int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, size_t errlen);
+/* End the probe server (its socket gone, the environment cleared); safe when not serving. */
+void jl_trace_probe_unserve(struct jl_trace *t);
+
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
 
-/* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, analyse the wakeups of the
- * engine's measured threads (RT bandwidth as HOST, the summary's host block, describes it) and fill RES. Returns 0, or -1 with ERR set. */
-int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir, json_object *host,
+/* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, add the series of the probed
+ * threads of `measure = probe` units to ENG (trace_probe.c), analyse the wakeups of the engine's measured
+ * series (RT bandwidth as HOST, the summary's host block, describes it) and fill RES. Returns 0, or -1 with ERR set. */
+int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen);
 
 /* Stop and remove the instance; safe on NULL and after finish. */

@@ -303,6 +303,7 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		return -1;
 	}
 	t->marker_fd = -1;
+	t->probe_listen = t->probe_wake[0] = t->probe_wake[1] = -1;
 	t->groups = run->trace_groups;
 	snprintf(t->name, sizeof(t->name), "jitterlab-%d", (int)getpid());
 	t->inst = tracefs_instance_create(t->name);
@@ -431,6 +432,7 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	t->stopped = true;
 	if (t->inst)
 		tracefs_trace_off(t->inst);
+	jl_trace_probe_unserve(t);
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);
 		pthread_join(t->reader, NULL);
@@ -467,6 +469,7 @@ void jl_trace_destroy(struct jl_trace *t)
 {
 	if (!t)
 		return;
+	jl_trace_probe_unserve(t);
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);
 		pthread_join(t->reader, NULL);

@@ -196,6 +196,8 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->rt_unthrottle);
 	free(an->fair_start);
 	free(an->gaps);
+	free(an->probes);
+	free(an->births);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -669,6 +671,24 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_MARK:
 		an->markers++;
 		break;
+	case JL_TEV_PROBE: {
+		struct jl_tan_probe p = { .ts = ev->ts, .release = ev->expires, .pid = ev->cur, .kind = ev->mark_thread,
+					  .cpu = ev->cpu };
+
+		snprintf(p.name, sizeof(p.name), "%s", ev->comm);
+		if (ev->cur > 0 && append(&an->probes, &an->nprobes, &an->capprobes, &p, sizeof(p)) < 0)
+			return -1;
+		break;
+	}
+	case JL_TEV_FORK:
+	case JL_TEV_NEWTASK: {
+		struct jl_tan_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
+					  .thread = ev->kind == JL_TEV_NEWTASK && (ev->arg & 0x10000) };
+
+		if (ev->pid > 0 && append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
+			return -1;
+		break;
+	}
 	case JL_TEV_TIMER_START:
 		if (ev->arg) {
 			struct jl_tan_armed *a = armed_slot(an, ev->arg);

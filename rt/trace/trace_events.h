@@ -39,6 +39,8 @@ enum jl_tev_kind {
 			       * arg = target CPUs 0-63 as bits, comm = callback ("" for reschedule),
 			       * prev_comm = call site */
 	JL_TEV_TIMER_START,   /* hrtimer_start: arg = hrtimer, expires, softexpires, comm = function */
+	JL_TEV_PROBE,         /* a probe record (include/jitterlab/probe.h) written by pid: mark_thread = its
+			       * kind (wake, end, name), expires = the release it names, comm = the name */
 };
 
 struct jl_tev {
@@ -206,6 +208,22 @@ struct jl_tan_gap {
 	int32_t cpu;
 	uint64_t lost;               /* events lost there, where the kernel counted them */
 };
+/* A probe record, as written by a probed program (include/jitterlab/probe.h) */
+struct jl_tan_probe {
+	int64_t ts;                  /* when it was written: a wake's start, an end */
+	int64_t release;             /* wake: the release it names (0 = none) */
+	int32_t pid;                 /* the thread that wrote it */
+	int32_t kind;                /* JL_PROBE_WAKE, _END, _NAME */
+	int32_t cpu;                 /* where it was written */
+	char name[16];               /* name: the series' name */
+};
+
+/* A task was born: PID, created by PARENT (fork, or a thread of its process). */
+struct jl_tan_birth {
+	int32_t pid, parent;
+	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
+};
+
 struct jl_tan {
 	int nthreads;
 	struct jl_tan_thread *threads;
@@ -233,6 +251,11 @@ struct jl_tan {
 	size_t n_rt_unthrottle, n_fair_start, cap_rt_unthrottle, cap_fair_start;
 	struct jl_tan_gap *gaps;
 	size_t ngaps, capgaps;
+	/* for probed programs (trace_probe.c): the probe records and the births, in time order */
+	struct jl_tan_probe *probes;
+	size_t nprobes, capprobes;
+	struct jl_tan_birth *births;
+	size_t nbirths, capbirths;
 };
 
 /* Index of the thread with PID in AN->threads, or -1. */

@@ -51,7 +51,7 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 		size_t n = jl_series_count(es);
 
 		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
-		th[i].pid = et ? et->tid : 0;
+		th[i].pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
 		th[i].measured = es->measured;
 		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
 				 sizeof(th[i].policy));
@@ -118,7 +118,34 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 	return 0;
 }
 
-int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char *run_dir, json_object *host,
+/* Does any unit of ENG measure a program through the probe? */
+static bool has_probe_units(const struct jl_engine *eng)
+{
+	for (int u = 0; u < eng->nunits; u++)
+		if (eng->units[u].spec->beh.measure == JL_MEASURE_PROBE)
+			return true;
+	return false;
+}
+
+/* A first pass over DAT for the probe records and births only, turned into the engine's probe series. */
+static int add_probe_series(struct jl_engine *eng, const char *dat, int ncpus, char *err, size_t errlen)
+{
+	struct jl_trace_readinfo info;
+	struct jl_tan an;
+	int rc;
+
+	if (jl_tan_init(&an, NULL, 0, ncpus) < 0) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	rc = jl_trace_read(dat, &an, NULL, &info, err, errlen);
+	if (rc == 0)
+		rc = jl_trace_probe_series(eng, &an, err, errlen);
+	jl_tan_free(&an);
+	return rc < 0 ? -1 : 0;
+}
+
+int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
 	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
@@ -139,6 +166,7 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 		snprintf(err, errlen, "trace: no capture to finish");
 		return -1;
 	}
+	jl_trace_probe_unserve(t);
 	if (jl_trace_stop(t, err, errlen) < 0)
 		return -1;
 	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
@@ -160,6 +188,19 @@ int jl_trace_finish(struct jl_trace *t, const struct jl_engine *eng, const char 
 					.extra_cmdlines = cmdlines };
 	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
 		goto out;
+	if (has_probe_units(eng)) {
+		free(threads);
+		free(samples);
+		threads = NULL;
+		samples = NULL;
+		if (add_probe_series(eng, dat, t->ncpus, err, errlen) < 0)
+			goto out;
+		threads = engine_series(eng, &samples);
+		if (!threads) {
+			snprintf(err, errlen, "trace: out of memory");
+			goto out;
+		}
+	}
 	if (jl_tan_init(&an, threads, eng->nseries, t->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;

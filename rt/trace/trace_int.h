@@ -52,7 +52,17 @@ struct jl_trace {
 	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
 	char missing[512];     /* optional events the kernel could not enable, "system:name,..." */
 	char local_cpus[256];  /* CPUs the LOCAL events are recorded on ("" = all) */
+	/* the probe server (trace_probe.c) */
+	int probe_listen, probe_wake[2];
+	pthread_t probe_thread;
+	bool probe_started;
+	char probe_path[108];
+	unsigned probe_clients, probe_refused;
 };
+
+/* trace_probe.c: the series of the probed threads of `measure = probe` units, from the probe records and
+ * births AN collected (a pass over trace.dat); added to ENG after the run. 0, or -1 with ERR. */
+int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
 
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 #include <trace-cmd.h>
 
 #include "trace_int.h"
+#include "../../include/jitterlab/probe.h"
 
 enum { F_PREV_PID, F_PREV_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_PID, F_NEXT_PRIO, F_NEXT_COMM, F_PID, F_PRIO,
        F_COMM, F_TARGET, F_DEST, F_IRQ, F_NAME, F_VEC, F_FUNC, F_ID, F_BUF, F_OLDPRIO, F_NEWPRIO, F_PARENT_PID,
@@ -326,6 +327,22 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		fn_name(r, (unsigned long long)num(k, F_CALLSITE, rec, 0), true, ev->prev_comm, sizeof(ev->prev_comm));
 		break;
 	case JL_TEV_MARK:
+		if ((uint32_t)num(k, F_ID, rec, 0) == JL_PROBE_ID && k->f[F_BUF] &&
+		    k->f[F_BUF]->offset + (int)(offsetof(struct jl_probe_rec, name) - 4) <= rec->size) {
+			/* a probed program's record (include/jitterlab/probe.h): the id, then the rest */
+			struct jl_probe_rec p = { 0 };
+			int have = rec->size - k->f[F_BUF]->offset;
+
+			if (have > (int)sizeof(p) - 4)
+				have = (int)sizeof(p) - 4;
+			memcpy((char *)&p + 4, (const char *)rec->data + k->f[F_BUF]->offset, (size_t)have);
+			ev->kind = JL_TEV_PROBE;
+			ev->mark_thread = (int32_t)p.kind;
+			ev->expires = p.release_ns;
+			p.name[sizeof(p.name) - 1] = '\0';
+			snprintf(ev->comm, sizeof(ev->comm), "%s", p.kind == JL_PROBE_NAME ? p.name : "");
+			break;
+		}
 		if ((uint32_t)num(k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||
 		    k->f[F_BUF]->offset + (int)(sizeof(struct jl_trace_mark_rec) - 4) > rec->size) {
 			ev->kind = JL_TEV_OTHER;

@@ -1,0 +1,325 @@
+/* trace_probe: programs that mark their own cycles (include/jitterlab/probe.h, python/jitterlab_probe.py).
+ *
+ * During the run: a unix socket /run/jitterlab/probe-PID.sock, named to the children in JITTERLAB_PROBE,
+ * on which a small thread (SCHED_OTHER, on the trace reader's CPUs) hands each connecting probe an open
+ * descriptor of the run's trace_marker_raw (SCM_RIGHTS). Only root and the invoking sudo user may
+ * connect (SO_PEERCRED); the descriptor lets them write markers into this run's instance, nothing else.
+ * A launcher that closes inherited descriptors (ros2 run, launch) does not stop it; a program running as
+ * root may also open JITTERLAB_PROBE_MARKER itself.
+ *
+ * After the run: the probe records (read from trace.dat with the sched events, same clock) become one
+ * series per probing thread of a `measure = probe` unit, so that they get everything a built-in loop
+ * gets. A record belongs to the unit whose exec'd child the writing thread descends from (the fork and
+ * task_newtask events of the trace). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#include "../../include/jitterlab/probe.h"
+#include "../base/output.h"
+#include "../base/stats.h"
+#include "trace.h"
+#include "trace_int.h"
+
+#define PROBE_DIR "/run/jitterlab"
+
+/* ---- the socket ---- */
+
+static void send_fd(int conn, int fd)
+{
+	char byte = 'j', ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	memset(ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	if (sendmsg(conn, &msg, MSG_NOSIGNAL) < 0) {
+		/* the probe gives up and says so on its side */
+	}
+}
+
+static void *probe_server_main(void *arg)
+{
+	struct jl_trace *t = arg;
+	uid_t sudo_uid = 0;
+	gid_t sudo_gid;
+	bool have_sudo = jl_output_sudo_user(&sudo_uid, &sudo_gid);
+
+	pthread_setname_np(pthread_self(), "jl-probe");
+	for (;;) {
+		struct pollfd p[2] = { { t->probe_listen, POLLIN, 0 }, { t->probe_wake[0], POLLIN, 0 } };
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int conn;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		conn = accept4(t->probe_listen, NULL, NULL, SOCK_CLOEXEC);
+		if (conn < 0)
+			continue;
+		if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+		    (cred.uid == 0 || (have_sudo && cred.uid == sudo_uid))) {
+			send_fd(conn, t->marker_fd);
+			t->probe_clients++;
+		} else {
+			t->probe_refused++;
+		}
+		close(conn);
+	}
+	return NULL;
+}
+
+int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *marker;
+	pthread_attr_t attr;
+	int rc;
+
+	if (t->marker_fd < 0) {
+		snprintf(err, errlen, "probe: the trace has no marker file");
+		return -1;
+	}
+	if (mkdir(PROBE_DIR, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "probe: cannot create %s: %s", PROBE_DIR, strerror(errno));
+		return -1;
+	}
+	snprintf(t->probe_path, sizeof(t->probe_path), PROBE_DIR "/probe-%d.sock", (int)getpid());
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->probe_path);
+	unlink(t->probe_path); /* a dead run's socket of our pid: ours to replace (a root-owned directory) */
+	t->probe_listen = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (t->probe_listen < 0 || bind(t->probe_listen, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(t->probe_path, 0666) || listen(t->probe_listen, 64) || pipe2(t->probe_wake, O_CLOEXEC)) {
+		snprintf(err, errlen, "probe: cannot listen on %s: %s", t->probe_path, strerror(errno));
+		jl_trace_probe_unserve(t);
+		return -1;
+	}
+	pthread_attr_init(&attr);
+	if (cpus && CPU_COUNT(cpus))
+		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	rc = pthread_create(&t->probe_thread, &attr, probe_server_main, t);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		snprintf(err, errlen, "probe: cannot start the server thread: %s", strerror(rc));
+		jl_trace_probe_unserve(t);
+		return -1;
+	}
+	t->probe_started = true;
+	marker = tracefs_instance_get_file(t->inst, "trace_marker_raw");
+	setenv("JITTERLAB_PROBE", t->probe_path, 1);
+	if (marker)
+		setenv("JITTERLAB_PROBE_MARKER", marker, 1);
+	tracefs_put_tracing_file(marker);
+	return 0;
+}
+
+void jl_trace_probe_unserve(struct jl_trace *t)
+{
+	if (t->probe_started) {
+		if (write(t->probe_wake[1], "x", 1) < 0) {
+			/* the pipe cannot be full: one byte, once */
+		}
+		pthread_join(t->probe_thread, NULL);
+		t->probe_started = false;
+	}
+	for (int i = 0; i < 2; i++)
+		if (t->probe_wake[i] >= 0) {
+			close(t->probe_wake[i]);
+			t->probe_wake[i] = -1;
+		}
+	if (t->probe_listen >= 0) {
+		close(t->probe_listen);
+		t->probe_listen = -1;
+	}
+	if (t->probe_path[0]) {
+		unlink(t->probe_path);
+		t->probe_path[0] = '\0';
+		unsetenv("JITTERLAB_PROBE");
+		unsetenv("JITTERLAB_PROBE_MARKER");
+	}
+}
+
+/* ---- the records become series ---- */
+
+/* The unit (a `measure = probe` exec) that PID descends from, or -1. */
+static int unit_of(const struct jl_engine *eng, const struct jl_tan *an, int32_t pid)
+{
+	for (int hops = 0; pid > 0 && hops < 64; hops++) {
+		int32_t parent = 0;
+
+		for (int t = 0; t < eng->nthreads; t++) {
+			const struct jl_thread *th = &eng->threads[t];
+
+			if (th->is_exec && th->tid == pid && th->spec->beh.measure == JL_MEASURE_PROBE)
+				return th->unit;
+		}
+		for (size_t i = an->nbirths; i-- > 0;) /* the latest birth of a reused pid */
+			if (an->births[i].pid == pid) {
+				parent = an->births[i].parent;
+				break;
+			}
+		if (parent == pid)
+			break;
+		pid = parent;
+	}
+	return -1;
+}
+
+struct prober {
+	int32_t pid;
+	int unit;
+	char name[16];
+	size_t nwake;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The period of a probed series: the scenario's, else the median step between the releases it named
+ * (or between its wakes when it named none); 0 when it has fewer than 3 cycles. */
+static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_tan *an, int32_t pid)
+{
+	int64_t *v, prev = 0, period = 0;
+	size_t n = 0;
+
+	if (spec->beh.period_ns)
+		return spec->beh.period_ns;
+	v = malloc((an->nprobes ? an->nprobes : 1) * sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < an->nprobes; i++) {
+		const struct jl_tan_probe *p = &an->probes[i];
+		int64_t at;
+
+		if (p->pid != pid || p->kind != JL_PROBE_WAKE)
+			continue;
+		at = p->release ? p->release : p->ts;
+		if (prev && at > prev)
+			v[n++] = at - prev;
+		prev = at;
+	}
+	if (n >= 2) {
+		qsort(v, n, sizeof(*v), cmp_i64);
+		period = v[n / 2];
+	}
+	free(v);
+	return period;
+}
+
+int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+{
+	struct prober *pr = NULL;
+	size_t npr = 0;
+	int rc = -1;
+
+	/* the probing threads, in the order they first wrote */
+	for (size_t i = 0; i < an->nprobes; i++) {
+		const struct jl_tan_probe *p = &an->probes[i];
+		size_t k;
+
+		for (k = 0; k < npr && pr[k].pid != p->pid; k++)
+			;
+		if (k == npr) {
+			int u = unit_of(eng, an, p->pid);
+			struct prober *grown;
+
+			if (u < 0)
+				continue; /* a program of no `measure = probe` unit: not measured */
+			grown = realloc(pr, (npr + 1) * sizeof(*pr));
+			if (!grown)
+				goto oom;
+			pr = grown;
+			pr[npr] = (struct prober){ .pid = p->pid, .unit = u };
+			npr++;
+		}
+		if (p->kind == JL_PROBE_NAME && p->name[0])
+			snprintf(pr[k].name, sizeof(pr[k].name), "%s", p->name);
+		if (p->kind == JL_PROBE_WAKE)
+			pr[k].nwake++;
+	}
+	for (size_t k = 0; k < npr; k++) {
+		const struct jl_thread_spec *spec = eng->units[pr[k].unit].spec;
+		char name[JL_SERIES_NAME_MAX], what[16];
+		struct jl_series *s;
+		int64_t wake = 0, release = 0, period = probe_period(spec, an, pr[k].pid);
+		uint64_t cycle = 0;
+		bool open = false;
+
+		/* UNIT.NAME: the probe's name, else the thread's comm, else its tid; a second thread of the same
+		 * name gets its tid appended */
+		snprintf(what, sizeof(what), "%s", pr[k].name);
+		if (!what[0])
+			snprintf(what, sizeof(what), "%d", (int)pr[k].pid);
+		snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
+		for (int i = 0; i < eng->nseries; i++)
+			if (!strcmp(eng->series[i].name, name)) {
+				snprintf(name, sizeof(name), "%.40s.%.12s.%d", spec->name, what, (int)pr[k].pid);
+				break;
+			}
+		s = jl_engine_add_found_series(eng, pr[k].unit, name, pr[k].nwake + 1, err, errlen);
+		if (!s)
+			goto out;
+		s->kind = "probe";
+		s->tid = pr[k].pid;
+		s->measured = true;
+		s->periodic = period > 0;
+		s->period_ns = period;
+		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : period;
+		for (size_t i = 0; i < an->nprobes; i++) {
+			const struct jl_tan_probe *p = &an->probes[i];
+
+			if (p->pid != pr[k].pid)
+				continue;
+			if (p->kind == JL_PROBE_WAKE) {
+				wake = p->ts;
+				release = p->release ? p->release : p->ts;
+				open = true;
+				if (!s->first_release)
+					s->first_release = release;
+			} else if (p->kind == JL_PROBE_END && open) {
+				/* the cycle index counts releases on the grid from the first, so skipped ones show */
+				int64_t on_grid = period > 0 ? (release - s->first_release + period / 2) / period : (int64_t)cycle;
+				uint64_t c = on_grid > 0 ? (uint64_t)on_grid : 0;
+
+				if (c < cycle)
+					c = cycle; /* never backwards (a release off the grid) */
+				jl_series_append(s, &(struct jl_sample){ .release = release, .wake = wake, .end = p->ts,
+									  .origin = release, .tid = pr[k].pid, .cycle = c,
+									  .skipped = (uint32_t)(c - cycle), .cpu = p->cpu });
+				jl_series_count_work(s, p->ts - wake);
+				cycle = c + 1;
+				open = false;
+			}
+		}
+		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + period : 0;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "probe: out of memory");
+out:
+	free(pr);
+	return rc;
+}
