@@ -4,6 +4,8 @@ DESTDIR ?=
 CC      ?= gcc
 BUILD   ?= build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+# where `make install` puts the Python probe: on Debian's python3 path for PREFIX
+PYDIR   ?= $(PREFIX)/lib/$(shell python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
 
 PKGS    := libtracefs libtraceevent libtracecmd numa inih json-c gsl zlib
 WARN    := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 \
@@ -133,11 +135,14 @@ install: $(BUILD)/jitterlab $(MAN_PAGES)
 	install -D -m 0644 $(BUILD)/man/jitterlab-scenario.5 $(DESTDIR)$(PREFIX)/share/man/man5/jitterlab-scenario.5
 	install -d $(DESTDIR)$(PREFIX)/share/jitterlab/scenarios
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(PREFIX)/share/jitterlab/scenarios/
+	install -D -m 0644 include/jitterlab/probe.h $(DESTDIR)$(PREFIX)/include/jitterlab/probe.h
+	install -D -m 0644 python/jitterlab_probe.py $(DESTDIR)$(PYDIR)/jitterlab_probe.py
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/jitterlab
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/jitterlab.8 $(DESTDIR)$(PREFIX)/share/man/man5/jitterlab-scenario.5
-	rm -rf $(DESTDIR)$(PREFIX)/share/jitterlab
+	rm -rf $(DESTDIR)$(PREFIX)/share/jitterlab $(DESTDIR)$(PREFIX)/include/jitterlab
+	rm -f $(DESTDIR)$(PYDIR)/jitterlab_probe.py
 
 clean:
 	rm -rf build

@@ -236,6 +236,21 @@ int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
 	return -1;
 }
 
+const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
+{
+	unsigned h = ((unsigned)pid * 2654435761u) % TASK_HASH;
+
+	for (unsigned i = 0; pid > 0 && an->tasks && i < 64; i++) { /* as task_slot probes */
+		const struct jl_tan_task *t = &an->tasks[(h + i) % TASK_HASH];
+
+		if (t->pid == pid)
+			return t->comm[0] ? t->comm : NULL;
+		if (t->pid == 0)
+			break;
+	}
+	return NULL;
+}
+
 /* The pid's slot in the task hash (open addressing; a full table reuses the home slot). */
 static struct jl_tan_task *task_slot(struct jl_tan *an, int32_t pid)
 {

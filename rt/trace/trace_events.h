@@ -258,6 +258,9 @@ struct jl_tan {
 	size_t nbirths, capbirths;
 };
 
+/* The last comm the trace showed for PID, or NULL. */
+const char *jl_tan_comm(const struct jl_tan *an, int32_t pid);
+
 /* Index of the thread with PID in AN->threads, or -1. */
 int jl_tan_thread_of(const struct jl_tan *an, int32_t pid);
 

@@ -270,6 +270,11 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 		/* UNIT.NAME: the probe's name, else the thread's comm, else its tid; a second thread of the same
 		 * name gets its tid appended */
 		snprintf(what, sizeof(what), "%s", pr[k].name);
+		if (!what[0] && jl_tan_comm(an, pr[k].pid))
+			snprintf(what, sizeof(what), "%s", jl_tan_comm(an, pr[k].pid));
+		for (char *c = what; *c; c++) /* a comm may hold anything: a series name must not */
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+				*c = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : '_';
 		if (!what[0])
 			snprintf(what, sizeof(what), "%d", (int)pr[k].pid);
 		snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);

@@ -1,0 +1,122 @@
+"""The probe (issue 12): a program jitterlab runs marks its own cycles (include/jitterlab/probe.h,
+python/jitterlab_probe.py), and jitterlab measures them like a built-in loop. The program's own record of
+its cycles (its log) is what the measured figures are checked against."""
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+COUNTER = ROOT / "tests" / "helpers" / "probe_count.py"
+C_LOOP = pathlib.Path(BIN).parent / "examples" / "probe_loop"
+
+
+def test_probed_python_loop_is_measured(jl, scenario):
+    p = scenario("probed", f"""
+        [run]
+        duration = 2s
+        warmup = 300ms
+        trace = sched
+        [thread ctl]
+        exec = /usr/bin/python3 {COUNTER} 20
+        measure = probe
+        deadline = 15ms
+        [expect]
+        runs = ctl.counter.rate_hz > 10
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    s = r.summary()
+    t = r.thread("ctl.counter")
+    assert t["kind"] == "probe" and t["measured"] is True
+    assert t["tid"] == r.thread("ctl")["tid"]  # the program's main thread
+    log = (r.dir / "ctl.log").read_text()
+    assert log.startswith("connected"), log[:200]
+    releases = [int(x) for x in re.findall(r"^release (\d+)$", log, re.M)]
+    # the program's own count of the cycles released in the measured phase
+    mine = [x for x in releases if s["t_measure_ns"] <= x < s["t_end_ns"]]
+    assert len(mine) > 50
+    assert t["cycles"] == len(mine)
+    rows = [row for row in r.samples() if row["thread"] == "ctl.counter"]
+    assert [row["release_ns"] for row in rows] == mine
+    assert all(row["latency_ns"] == row["wake_ns"] - row["release_ns"] for row in rows)
+    assert t["period_ns"] == 20_000_000 and t["releases"] >= t["cycles"]
+    assert [e["ok"] for e in s["expect"]] == [True]
+    # paired with the kernel's wakeups of that thread
+    assert s["trace"]["matched_cycles"] >= len(mine) // 2, s["trace"]
+    # the socket is gone with the run
+    assert not list(pathlib.Path("/run/jitterlab").glob("probe-*.sock"))
+
+
+@pytest.mark.skipif(not C_LOOP.exists(), reason="build/examples/probe_loop is not built")
+def test_probed_c_loop_beside_a_hog(jl, scenario):
+    p = scenario("probedc", f"""
+        [run]
+        duration = 2s
+        warmup = 200ms
+        trace = sched
+        [thread ctl]
+        exec = {C_LOOP} 2000 100
+        measure = probe
+        policy = fifo
+        priority = 70
+        cpus = 1
+        [thread hog]
+        cpus = 1
+        work = spin 1ms
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    t = r.thread("ctl.loop")
+    assert t["period_ns"] == 2_000_000  # from the records: no period in the scenario
+    assert 500 <= t["cycles"] <= 1000  # 2 s at 500 Hz, wide margins
+    assert t["latency_ns"]["p50"] < 1_000_000
+    assert "ctl.loop cycle" in r.stdout
+    assert "probe_loop:" in (r.dir / "ctl.log").read_text()
+
+
+def test_probe_refuses_other_users(tmp_path, scenario):
+    """Only root and the invoking sudo user get the trace marker; the socket goes with the run."""
+    p = scenario("refuse", f"""
+        [run]
+        duration = 3s
+        warmup = 0s
+        trace = sched
+        [thread ctl]
+        exec = /usr/bin/python3 {COUNTER} 50
+        measure = probe
+        """)
+    env = {k: v for k, v in os.environ.items() if k not in ("SUDO_UID", "SUDO_GID", "SUDO_USER")}
+    proc = subprocess.Popen([BIN, "run", str(p), "--out", str(tmp_path / "out"), "-q"], env=env)
+    try:
+        sock = pathlib.Path(f"/run/jitterlab/probe-{proc.pid}.sock")
+        end = time.monotonic() + 20
+        while not sock.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        assert sock.exists()
+        code = ("import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n"
+                "m,f,_,_=socket.recv_fds(s,1,1)\nprint(len(f))")
+        nobody = subprocess.run(["/usr/bin/python3", "-c", code, str(sock)], capture_output=True, text=True,
+                                timeout=10, user=65534, group=65534)
+        assert nobody.stdout.strip() == "0", nobody
+        root = subprocess.run(["/usr/bin/python3", "-c", code, str(sock)], capture_output=True, text=True, timeout=10)
+        assert root.stdout.strip() == "1", root
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+    assert not sock.exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[thread a]\nperiod = 1ms\nmeasure = probe\n", "measure = probe needs exec"),
+    ("[run]\ntrace = off\n[thread a]\nexec = /bin/true\nmeasure = probe\n", "measure = probe needs trace = sched"),
+    ("[thread a]\nexec = /bin/true\nmeasure = maybe\n", "is not a measure (expected yes, no, or probe"),
+])
+def test_probe_bad_input(jl, scenario, text, words):
+    p = scenario("bad", text)
+    r = jl("run", p, timeout=30, check_rc=2)
+    assert words in r.stderr and "bad.ini:" in r.stderr, r.stderr
+    assert r.dir is None

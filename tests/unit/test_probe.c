@@ -1,0 +1,233 @@
+/* test_probe: the probe's records become series (rt/trace/trace_probe.c). Hand-made event sequences, as
+ * trace_read.c decodes them from trace_marker_raw: a probed program's threads (one a child of the
+ * exec'd process, one a thread it created, one of an unrelated process), wake/end records, names. What is
+ * checked is counted here from the sequences. Also: include/jitterlab/probe.h outside a run is a no-op. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "include/jitterlab/probe.h"
+#include "rt/engine/engine.h"
+#include "rt/trace/trace_events.h"
+#include "rt/trace/trace_int.h"
+#include "tests/unit/tev_builders.h"
+
+#define CHILD 500   /* the exec'd program's pid */
+#define WORKER 501  /* a thread it created */
+#define GRAND 502   /* a process it forked */
+#define OTHER 900   /* not the run's */
+#define MS 1000000LL
+
+struct fake {
+	struct jl_scenario sc;
+	struct jl_engine eng;
+	struct jl_thread th;
+	struct jl_unit unit;
+	struct jl_tan an;
+};
+
+static void setup(struct fake *f, int64_t period_ns)
+{
+	memset(f, 0, sizeof(*f));
+	f->sc.nthreads = 1;
+	snprintf(f->sc.threads[0].name, sizeof(f->sc.threads[0].name), "ctl");
+	snprintf(f->sc.threads[0].beh.exec, sizeof(f->sc.threads[0].beh.exec), "./loop");
+	f->sc.threads[0].beh.measure = JL_MEASURE_PROBE;
+	f->sc.threads[0].beh.period_ns = period_ns;
+	f->sc.threads[0].beh.kind = JL_BEH_EXEC;
+	f->sc.threads[0].place.count = 1;
+	f->eng.sc = &f->sc;
+	f->eng.nthreads = 1;
+	f->eng.threads = &f->th;
+	f->eng.nunits = 1;
+	f->eng.units = &f->unit;
+	f->unit.spec = &f->sc.threads[0];
+	f->unit.eng = &f->eng;
+	f->unit.drv = jl_drivers[JL_BEH_EXEC];
+	f->unit.nthreads = 1;
+	f->th.spec = &f->sc.threads[0];
+	f->th.eng = &f->eng;
+	f->th.is_exec = true;
+	f->th.tid = CHILD;
+	assert_int_equal(jl_tan_init(&f->an, NULL, 0, 2), 0);
+}
+
+static void teardown(struct fake *f)
+{
+	for (int i = 0; i < f->eng.nseries; i++)
+		jl_series_free(&f->eng.series[i]);
+	free(f->eng.series);
+	jl_tan_free(&f->an);
+}
+
+static void feed(struct fake *f, struct jl_tev e)
+{
+	assert_int_equal(jl_tan_feed(&f->an, &e), 0);
+}
+
+/* a probe record written by PID at US: kind, the release it names (us), a name */
+static void probe(struct fake *f, int64_t us, int pid, int kind, int64_t release_us, const char *name)
+{
+	struct jl_tev e = ev(us, 1, pid, JL_TEV_PROBE, 0, name ? name : "");
+
+	e.mark_thread = kind;
+	e.expires = release_us * 1000;
+	feed(f, e);
+}
+
+static void born(struct fake *f, int64_t us, int parent, int pid, bool thread)
+{
+	struct jl_tev e = ev(us, 0, parent, thread ? JL_TEV_NEWTASK : JL_TEV_FORK, pid, "x");
+
+	e.prev_pid = parent;
+	e.arg = thread ? 0x10000 : 0;
+	feed(f, e);
+}
+
+static const struct jl_series *series(const struct fake *f, const char *name)
+{
+	for (int i = 0; i < f->eng.nseries; i++)
+		if (!strcmp(f->eng.series[i].name, name))
+			return &f->eng.series[i];
+	return NULL;
+}
+
+/* Wakes and ends pair in order, per thread; a thread created by the program and a process it forked are
+ * the unit's; a process that is not the run's is not; names come from the name records. */
+static void test_records_become_series(void **state)
+{
+	struct fake f;
+	const struct jl_series *a, *w, *g;
+	char err[256];
+
+	(void)state;
+	setup(&f, 0);
+	born(&f, 10, CHILD, WORKER, true);
+	born(&f, 20, CHILD, GRAND, false);
+	probe(&f, 50, CHILD, JL_PROBE_NAME, 0, "control");
+	/* the main thread: 3 cycles every 10 ms, the second one skipped (no record at 1020 ms) */
+	probe(&f, 1000050, CHILD, JL_PROBE_WAKE, 1000000, NULL);
+	probe(&f, 1000250, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 1010040, CHILD, JL_PROBE_WAKE, 1010000, NULL);
+	probe(&f, 1010200, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 1030070, CHILD, JL_PROBE_WAKE, 1030000, NULL);
+	probe(&f, 1030100, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 1040070, CHILD, JL_PROBE_WAKE, 1040000, NULL); /* the last wake has no end: not a cycle */
+	/* a worker thread without a release (0): ready = its wake */
+	probe(&f, 1000500, WORKER, JL_PROBE_WAKE, 0, NULL);
+	probe(&f, 1000600, WORKER, JL_PROBE_END, 0, NULL);
+	probe(&f, 1005500, WORKER, JL_PROBE_WAKE, 0, NULL);
+	probe(&f, 1005700, WORKER, JL_PROBE_END, 0, NULL);
+	/* a forked process, named */
+	probe(&f, 1000700, GRAND, JL_PROBE_NAME, 0, "scan");
+	probe(&f, 1000800, GRAND, JL_PROBE_WAKE, 1000750, NULL);
+	probe(&f, 1000900, GRAND, JL_PROBE_END, 0, NULL);
+	/* not the run's */
+	probe(&f, 1000800, OTHER, JL_PROBE_WAKE, 1000800, NULL);
+	probe(&f, 1000900, OTHER, JL_PROBE_END, 0, NULL);
+	assert_int_equal(f.an.nprobes, 17);
+	assert_int_equal(f.an.nbirths, 2);
+
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	assert_int_equal(f.eng.nseries, 3);
+	a = series(&f, "ctl.control");
+	w = series(&f, "ctl.501");
+	g = series(&f, "ctl.scan");
+	assert_non_null(a);
+	assert_non_null(w);
+	assert_non_null(g);
+	assert_string_equal(a->kind, "probe");
+	assert_true(a->measured);
+	assert_int_equal(a->thread, -1);
+	assert_int_equal(a->tid, CHILD);
+	assert_int_equal(w->tid, WORKER);
+
+	/* the main thread: 3 cycles, the period from its releases (10 ms, the median step), the skipped
+	 * release counted, the deadline = the period */
+	assert_int_equal(jl_series_count(a), 3);
+	assert_int_equal(a->period_ns, 10 * MS);
+	assert_int_equal(a->deadline_ns, 10 * MS);
+	assert_true(a->periodic);
+	assert_int_equal(jl_series_at(a, 0)->release, 1000000 * 1000LL);
+	assert_int_equal(jl_series_at(a, 0)->wake, 1000050 * 1000LL);
+	assert_int_equal(jl_series_at(a, 0)->end, 1000250 * 1000LL);
+	assert_int_equal(jl_series_at(a, 1)->cycle, 1);
+	assert_int_equal(jl_series_at(a, 2)->cycle, 3);
+	assert_int_equal(jl_series_at(a, 2)->skipped, 1);
+	assert_int_equal(jl_series_at(a, 2)->tid, CHILD);
+	assert_int_equal(a->first_release, 1000000 * 1000LL);
+	assert_int_equal(a->next_release, 1040000 * 1000LL);
+	assert_int_equal(a->work_calls, 3);
+
+	/* the worker named no release: ready = wake, so its latency is 0 */
+	assert_int_equal(jl_series_count(w), 2);
+	assert_int_equal(jl_series_at(w, 1)->release, jl_series_at(w, 1)->wake);
+	assert_int_equal(jl_series_count(g), 1);
+	assert_false(g->periodic); /* one cycle: no period to tell */
+	teardown(&f);
+}
+
+/* The scenario's period and deadline win over the records'; two threads of one name stay apart. */
+static void test_scenario_period_and_names(void **state)
+{
+	struct fake f;
+	char err[256];
+
+	(void)state;
+	setup(&f, 5 * MS);
+	f.sc.threads[0].beh.deadline_ns = 2 * MS;
+	born(&f, 10, CHILD, WORKER, true);
+	probe(&f, 20, CHILD, JL_PROBE_NAME, 0, "loop");
+	probe(&f, 30, WORKER, JL_PROBE_NAME, 0, "loop");
+	for (int i = 0; i < 4; i++) {
+		probe(&f, 1000 + i * 5000, CHILD, JL_PROBE_WAKE, 1000 + i * 5000 - 10, NULL);
+		probe(&f, 1100 + i * 5000, CHILD, JL_PROBE_END, 0, NULL);
+		probe(&f, 1200 + i * 5000, WORKER, JL_PROBE_WAKE, 0, NULL);
+		probe(&f, 1300 + i * 5000, WORKER, JL_PROBE_END, 0, NULL);
+	}
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	assert_int_equal(f.eng.nseries, 2);
+	assert_string_equal(f.eng.series[0].name, "ctl.loop");
+	assert_string_equal(f.eng.series[1].name, "ctl.loop.501");
+	assert_int_equal(f.eng.series[0].period_ns, 5 * MS);
+	assert_int_equal(f.eng.series[0].deadline_ns, 2 * MS);
+	assert_int_equal(jl_series_count(&f.eng.series[0]), 4);
+	teardown(&f);
+}
+
+/* Outside a run the probe does nothing, and says nothing; JITTERLAB_PROBE naming no run: said once. */
+static void test_probe_outside_a_run(void **state)
+{
+	(void)state;
+	unsetenv("JITTERLAB_PROBE");
+	jl_probe__fd = -2;
+	assert_int_equal(jl_probe_init(), -1);
+	assert_int_equal(jl_probe__fd, -1);
+	jl_probe_wake(1);
+	jl_probe_end();
+	jl_probe_name("x");
+	setenv("JITTERLAB_PROBE", "/nonexistent/probe.sock", 1);
+	jl_probe__fd = -2;
+	assert_int_equal(jl_probe_init(), -1);
+	jl_probe_wake(1); /* no second attempt, no second message */
+	assert_int_equal(jl_probe__fd, -1);
+	unsetenv("JITTERLAB_PROBE");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_records_become_series),
+		cmocka_unit_test(test_scenario_period_and_names),
+		cmocka_unit_test(test_probe_outside_a_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
