@@ -367,8 +367,11 @@ KEY_PARSE(beh_measure)
 		return 0;
 	}
 	if (jl_parse_bool(value, &b, why, wl)) {
-		snprintf(why, wl, "'%s' is not a measure (expected yes, no, or probe: an exec'd program that marks its "
-			 "cycles with the probe)", value);
+		size_t n = strlen(why);
+
+		/* "... is not a boolean (expected yes, no, ...)": and probe */
+		if (n && why[n - 1] == ')')
+			snprintf(why + n - 1, wl - (n - 1), "; or probe: an exec'd program marks its cycles)");
 		return -1;
 	}
 	v->beh->measure = b;

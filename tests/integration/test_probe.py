@@ -113,7 +113,7 @@ def test_probe_refuses_other_users(tmp_path, scenario):
 @pytest.mark.parametrize("text, words", [
     ("[thread a]\nperiod = 1ms\nmeasure = probe\n", "measure = probe needs exec"),
     ("[run]\ntrace = off\n[thread a]\nexec = /bin/true\nmeasure = probe\n", "measure = probe needs trace = sched"),
-    ("[thread a]\nexec = /bin/true\nmeasure = maybe\n", "is not a measure (expected yes, no, or probe"),
+    ("[thread a]\nexec = /bin/true\nmeasure = maybe\n", "is not a boolean"),
 ])
 def test_probe_bad_input(jl, scenario, text, words):
     p = scenario("bad", text)
