@@ -60,6 +60,7 @@ struct jl_series {
 	int unit;                   /* index of the unit (scenario section) it belongs to */
 	bool measured;              /* its samples are the measured figures (samples.csv, latency, ...) */
 	bool periodic;              /* released on a grid: first_release + k * period_ns */
+	bool trace_only;            /* measure = wakeups: its samples are a thread's wakeups, from the trace */
 	int64_t period_ns;          /* 0 = not periodic */
 	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
 	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */

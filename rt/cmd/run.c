@@ -120,7 +120,7 @@ static int hook_all_ready(void *ctx, char *err, size_t errlen)
 static bool has_probe(const struct jl_scenario *sc)
 {
 	for (int i = 0; i < sc->nthreads; i++)
-		if (sc->threads[i].beh.measure == JL_MEASURE_PROBE)
+		if (sc->threads[i].beh.measure == JL_MEASURE_PROBE) /* the socket is the probe's only */
 			return true;
 	return false;
 }

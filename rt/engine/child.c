@@ -241,7 +241,7 @@ static _Noreturn void child_main(const struct jl_thread_spec *spec, char **argv,
 	redirect(setup->log_fd);
 	/* a probed program is measured: its timers fire when asked, like a measured thread's (the slack is
 	 * kept across exec and given to the threads it creates) */
-	if (spec->beh.measure == JL_MEASURE_PROBE)
+	if (JL_MEASURE_FROM_TRACE(spec->beh.measure))
 		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if (read(go_rd, &start, sizeof(start)) != (ssize_t)sizeof(start))
 		_exit(0); /* the run was abandoned before it started */

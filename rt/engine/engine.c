@@ -584,7 +584,7 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 	/* a probed program is measured (its series come from the trace after the run): placed like a
 	 * measured thread, with the measured threads' 1 ns timer slack (child.c) */
 	for (int t = 0; t < eng->nthreads; t++)
-		if (eng->threads[t].spec->beh.measure == JL_MEASURE_PROBE)
+		if (JL_MEASURE_FROM_TRACE(eng->threads[t].spec->beh.measure))
 			eng->threads[t].measured = true;
 	return 0;
 }

@@ -93,10 +93,13 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->window_start_ns = win_start;
 	r->window_end_ns = win_end > win_start ? win_end : win_start;
 	r->window_s = (double)(r->window_end_ns - win_start) / 1e9;
-	if (!r->periodic)
+	if (!r->periodic && !(ser->measured && n))
 		return 0;
 
-	account_releases(eng, ser, n, win_start, r->window_end_ns, r);
+	/* a series on a grid accounts for every release of the window; one that is not (the wakeups of a
+	 * thread measured from the trace) has only the cycles it ran */
+	if (r->periodic)
+		account_releases(eng, ser, n, win_start, r->window_end_ns, r);
 	/* cycles released after an early stop (SIGINT) ran only to notice it: they do not count */
 	while (n > first && jl_series_at(ser, n - 1)->release >= win_end)
 		n--;
@@ -111,7 +114,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		resp[k] = jl_response_ns(s->release, s->end);
 		if (k > 0)
 			per[np++] = s->wake - jl_series_at(ser, i - 1)->wake;
-		r->misses += jl_missed(s->release, s->end, ser->deadline_ns);
+		r->misses += ser->deadline_ns > 0 && jl_missed(s->release, s->end, ser->deadline_ns);
 		work_sum += s->end - s->wake;
 		if (s->end - s->wake > work_max)
 			work_max = s->end - s->wake;
@@ -124,6 +127,8 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->work_mean_ns = r->cycles ? (double)work_sum / (double)r->cycles : 0.0;
 	r->work_max_ns = work_max;
 	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
+	if (!r->periodic)
+		r->releases = r->cycles;
 	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
 	    jl_dist_compute(per, np, scratch, &r->period) ||
 	    jl_dist_compute(resp, r->cycles, scratch, &r->response))

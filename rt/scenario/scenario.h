@@ -35,7 +35,7 @@ enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 enum jl_tkey {
 	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
 	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
-	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_N
+	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_THREADS, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_N
 };
 
 /* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
@@ -87,6 +87,10 @@ struct jl_placement {
 /* What a thread does after the start gate: the behaviour. Its kind picks the driver (engine.h). */
 /* measure = probe: an exec'd program marks its own cycles (include/jitterlab/probe.h) */
 #define JL_MEASURE_PROBE 2
+/* measure = wakeups: an exec'd program's threads measured from the trace alone (threads = PATTERN) */
+#define JL_MEASURE_WAKEUPS 3
+/* is the program measured, by the probe or from the trace (an exec'd program's series come after the run) */
+#define JL_MEASURE_FROM_TRACE(m) ((m) == JL_MEASURE_PROBE || (m) == JL_MEASURE_WAKEUPS)
 
 enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_N };
 
@@ -100,6 +104,7 @@ struct jl_behaviour {
 	int64_t start_ns;
 	int measure;                /* -1 = default (yes if periodic), 0 no, 1 yes, JL_MEASURE_PROBE */
 	char exec[1024];            /* "" = built-in thread */
+	char threads[128];          /* measure = wakeups: which threads ("" = every thread of the process tree) */
 };
 
 struct jl_thread_spec {

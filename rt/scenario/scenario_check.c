@@ -45,7 +45,7 @@ static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
 		if (!strcmp(t->name, name))
 			return true;
 		/* a probed program's series are NAME.PROBE_NAME (known after the run) */
-		if (t->beh.measure == JL_MEASURE_PROBE && !strncmp(t->name, name, n) && name[n] == '.' && name[n + 1])
+		if (JL_MEASURE_FROM_TRACE(t->beh.measure) && !strncmp(t->name, name, n) && name[n] == '.' && name[n + 1])
 			return true;
 		if (t->place.count > 1 && !strncmp(t->name, name, n) && name[n] == '.') {
 			char *end;
@@ -117,7 +117,7 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	} else if (t->key_line[JL_TKEY_RUNTIME]) {
 		VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime is only for policy deadline", t->name);
 	}
-	if (t->beh.deadline_ns && !t->beh.period_ns && t->beh.measure != JL_MEASURE_PROBE)
+	if (t->beh.deadline_ns && !t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
 		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
 	if (t->beh.deadline_ns && t->beh.period_ns && t->beh.deadline_ns > t->beh.period_ns * 1000)
 		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
@@ -126,6 +126,11 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->beh.measure == JL_MEASURE_PROBE && !t->beh.exec[0])
 		VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = probe needs exec (the probe marks the cycles "
 		      "of a program jitterlab runs; a built-in thread is measured with measure = yes)", t->name);
+	if (t->beh.measure == JL_MEASURE_WAKEUPS && !t->beh.exec[0])
+		VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = wakeups needs exec (it measures the threads "
+		      "of a program jitterlab runs)", t->name);
+	if (t->key_line[JL_TKEY_THREADS] && t->beh.measure != JL_MEASURE_WAKEUPS)
+		VFAIL(line_of(t, JL_TKEY_THREADS), "thread '%s': threads is for measure = wakeups", t->name);
 	if (t->beh.measure == 1 && !t->beh.period_ns)
 		VFAIL(line_of(t, JL_TKEY_MEASURE),
 		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
@@ -143,12 +148,14 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->beh.exec[0]) {
 		if (t->key_line[JL_TKEY_WORK])
 			VFAIL(line_of(t, JL_TKEY_WORK), "thread '%s': exec and work are exclusive (exec runs a command instead of built-in work)", t->name);
-		if (t->beh.period_ns && t->beh.measure != JL_MEASURE_PROBE)
+		if (t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
 			VFAIL(line_of(t, JL_TKEY_EXEC), "thread '%s': an exec neighbour cannot be periodic (drop period/rate, "
 			      "or measure = probe: then period and deadline are the probed loop's)", t->name);
-		if (t->beh.measure == JL_MEASURE_PROBE && !(sc->run.trace_groups & JL_TRACE_SCHED))
-			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = probe needs trace = sched (the probe's "
-			      "records are read from the trace)", t->name);
+		if (JL_MEASURE_FROM_TRACE(t->beh.measure) && !(sc->run.trace_groups & JL_TRACE_SCHED))
+			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = %s needs trace = sched (%s)", t->name,
+			      t->beh.measure == JL_MEASURE_PROBE ? "probe" : "wakeups",
+			      t->beh.measure == JL_MEASURE_PROBE ? "the probe's records are read from the trace"
+								  : "the threads are measured from the trace");
 		if (t->beh.measure == 1)
 			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': an exec neighbour cannot be measured", t->name);
 		if (t->place.policy == JL_POLICY_DEADLINE)

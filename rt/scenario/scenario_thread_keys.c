@@ -5,6 +5,7 @@
  * only v->place (user's writing rule asks whether the section has an exec behaviour); behaviour keys
  * only v->beh. Pure: a value in, a field set or a reason out. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scenario_int.h"
@@ -366,12 +367,17 @@ KEY_PARSE(beh_measure)
 		v->beh->measure = JL_MEASURE_PROBE;
 		return 0;
 	}
+	if (!strcmp(value, "wakeups")) {
+		v->beh->measure = JL_MEASURE_WAKEUPS;
+		return 0;
+	}
 	if (jl_parse_bool(value, &b, why, wl)) {
 		size_t n = strlen(why);
 
 		/* "... is not a boolean (expected yes, no, ...)": and probe */
 		if (n && why[n - 1] == ')')
-			snprintf(why + n - 1, wl - (n - 1), "; or probe: an exec'd program marks its cycles)");
+			snprintf(why + n - 1, wl - (n - 1), "; or probe: an exec'd program marks its cycles; or wakeups: its "
+				 "threads from the trace)");
 		return -1;
 	}
 	v->beh->measure = b;
@@ -383,13 +389,53 @@ KEY_FORMAT(fmt_measure)
 	(void)buf, (void)len;
 	if (v->beh->measure == JL_MEASURE_PROBE)
 		return "probe";
+	if (v->beh->measure == JL_MEASURE_WAKEUPS)
+		return "wakeups";
 	return jl_behaviour_measured(v->beh) ? "yes" : "no";
 }
 
 /* measure: a built-in thread's, or an exec's that is probed */
 KEY_APPLIES(measure_applies)
 {
-	return !v->beh->exec[0] || v->beh->measure == JL_MEASURE_PROBE;
+	return !v->beh->exec[0] || JL_MEASURE_FROM_TRACE(v->beh->measure);
+}
+
+/* threads = PATTERN: which threads of an exec'd program measure = wakeups measures. A glob on the thread
+ * names (fnmatch), tid:N, or new:N (the Nth task the program's process tree created, from 1). */
+KEY_PARSE(beh_threads)
+{
+	(void)d, (void)key;
+	if (!strcmp(value, "all")) {
+		v->beh->threads[0] = '\0';
+		return 0;
+	}
+	if (strlen(value) >= sizeof(v->beh->threads) || !*value) {
+		snprintf(why, wl, "'%.40s' is not a thread pattern (expected all, a glob on thread names, tid:N or new:N; "
+			 "at most %zu characters)", value, sizeof(v->beh->threads) - 1);
+		return -1;
+	}
+	if (!strncmp(value, "tid:", 4) || !strncmp(value, "new:", 4)) {
+		char *end;
+		long n = strtol(value + 4, &end, 10);
+
+		if (*end || end == value + 4 || n < 1) {
+			snprintf(why, wl, "'%s' is not a thread pattern (expected %.4sN, N a positive integer)", value, value);
+			return -1;
+		}
+	}
+	snprintf(v->beh->threads, sizeof(v->beh->threads), "%s", value);
+	return 0;
+}
+
+KEY_FORMAT(fmt_threads)
+{
+	(void)buf, (void)len;
+	return v->beh->threads[0] ? v->beh->threads : "all";
+}
+
+KEY_APPLIES(threads_applies)
+{
+	return v->beh->measure == JL_MEASURE_WAKEUPS;
 }
 
 KEY_PARSE(beh_exec)
@@ -432,11 +478,16 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .range = "a duration before the end of the run",
 	  .help = "delay after the measured phase begins before this thread starts", .parse = beh_start,
 	  .format = fmt_start },
-	{ .name = "measure", .slot = JL_TKEY_MEASURE, .syntax = "BOOL|probe", .def_doc = "yes if periodic",
-	  .range = "yes or no (yes needs a period; not for exec), or probe (exec only: the program marks its cycles "
-		   "with the probe, needs trace = sched)",
-	  .help = "record per-cycle samples for this thread (probe: for the probed threads of an exec'd program)",
+	{ .name = "measure", .slot = JL_TKEY_MEASURE, .syntax = "BOOL|probe|wakeups", .def_doc = "yes if periodic",
+	  .range = "yes or no (yes needs a period; not for exec); for exec, needing trace = sched: probe (the "
+		   "program marks its cycles with the probe) or wakeups (its threads from the trace alone)",
+	  .help = "record per-cycle samples for this thread (probe, wakeups: for the threads of an exec'd program)",
 	  .parse = beh_measure, .format = fmt_measure, .applies = measure_applies },
+	{ .name = "threads", .slot = JL_TKEY_THREADS, .syntax = "all|PATTERN", .def = "all",
+	  .range = "all, a glob on thread names, tid:N or new:N (the Nth task the program created)",
+	  .help = "measure = wakeups: the threads of the exec'd process tree to measure (followed through fork, "
+		  "exec and rename)",
+	  .parse = beh_threads, .format = fmt_threads, .applies = threads_applies },
 	{ .name = "exec", .slot = JL_TKEY_EXEC, .syntax = "COMMAND", .def_doc = "none: a built-in thread",
 	  .range = "a command line of at most 1023 characters",
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "

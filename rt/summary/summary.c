@@ -100,7 +100,7 @@ static json_object *series_json(const struct jl_series_result *r)
 	json_object_object_add(t, "nominal_hz", json_object_new_double(r->nominal_hz));
 	add_i64(t, "misses", (int64_t)r->misses);
 	add_i64(t, "skipped", (int64_t)r->skipped);
-	if (r->periodic) {
+	if (r->periodic || r->cycles) {
 		o = dist_json(&r->latency, true);
 		add_i64(o, "max_cycle", (int64_t)r->latency_max_cycle);
 		json_object_object_add(t, "latency_ns", o);

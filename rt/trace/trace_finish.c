@@ -66,7 +66,7 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 			(*samples)[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
 			(*samples)[k].cycle = s->cycle;
 		}
-		if (!es->measured) {
+		if (!es->measured || es->trace_only) { /* trace_only: its wakeups are what is analysed */
 			th[i].samples = NULL;
 			th[i].nsamples = 0;
 		}
@@ -122,7 +122,7 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 static bool has_probe_units(const struct jl_engine *eng)
 {
 	for (int u = 0; u < eng->nunits; u++)
-		if (eng->units[u].spec->beh.measure == JL_MEASURE_PROBE)
+		if (JL_MEASURE_FROM_TRACE(eng->units[u].spec->beh.measure))
 			return true;
 	return false;
 }
@@ -141,6 +141,8 @@ static int add_probe_series(struct jl_engine *eng, const char *dat, int ncpus, c
 	rc = jl_trace_read(dat, &an, NULL, &info, err, errlen);
 	if (rc == 0)
 		rc = jl_trace_probe_series(eng, &an, err, errlen);
+	if (rc == 0)
+		rc = jl_trace_wakeup_series(eng, &an, err, errlen);
 	jl_tan_free(&an);
 	return rc < 0 ? -1 : 0;
 }
@@ -210,6 +212,8 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
 	if (jl_trace_read(dat, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
 		goto out;
+	if (jl_trace_wakeup_fill(eng, &an, err, errlen) < 0) /* measure = wakeups: its samples are the pairs */
+		goto out;
 	if (info.nused > 0) {
 		/* name the callbacks in the file too: write it again with the symbols it uses */
 		char *syms = malloc((size_t)info.nused * 96 + 1);
@@ -233,6 +237,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
 	in.lost_gaps = info.lost_gaps;
 	in.from = eng->t_measure;
+	in.to = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
 	in.kshark = NULL;
 	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
 		snprintf(err, errlen, "trace: out of memory while summarising");

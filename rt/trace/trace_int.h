@@ -64,6 +64,14 @@ struct jl_trace {
  * births AN collected (a pass over trace.dat); added to ENG after the run. 0, or -1 with ERR. */
 int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
 
+/* trace_wakeups.c: the series of the threads `measure = wakeups` units select (from AN's births and
+ * comms, a first pass), then, after the analysis' pass, their samples (the wakeups of entry i = series i);
+ * and where a measured entry's time went in [FROM, TO): running, preempted (behind whom), blocked (who
+ * ended it), the wait after a wakeup, migrations. */
+int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
+int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
+json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
+
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
 /* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in
@@ -144,6 +152,7 @@ struct jl_trace_summary_in {
 	uint64_t lost_events;
 	size_t lost_gaps;
 	int64_t from;                /* measured phase start (0 = whole trace) */
+	int64_t to;                  /* measured phase end (0 = the trace's end) */
 	const char *kshark;          /* "kernelshark.json" or NULL */
 };
 /* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;

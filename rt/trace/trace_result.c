@@ -182,6 +182,16 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 	}
 	json_object_object_add(b, "wakeup_ns", wk);
 	json_object_object_add(b, "sched_switch", sw);
+	{
+		/* where each measured thread's time went in the measured phase */
+		json_object *oc = json_object_new_object();
+
+		for (int i = 0; i < an->nthreads; i++)
+			if (an->threads[i].measured)
+				json_object_object_add(oc, an->threads[i].name,
+						       jl_tan_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
+		json_object_object_add(b, "off_cpu", oc);
+	}
 	json_object_object_add(b, "measured_cycles", json_object_new_int64((int64_t)measured));
 	json_object_object_add(b, "matched_cycles", json_object_new_int64((int64_t)matched));
 	json_object_object_add(b, "matched_fraction",

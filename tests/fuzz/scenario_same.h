@@ -77,6 +77,9 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_FIELD("start", s->beh.start_ns, t->beh.start_ns);
 		JL_SAME_FIELD("measured", jl_thread_measured(s), jl_thread_measured(t));
 		JL_SAME_STR("exec", s->beh.exec, t->beh.exec);
+		JL_SAME_STR("threads", s->beh.threads, t->beh.threads);
+		JL_SAME_FIELD("measure", s->beh.measure == JL_MEASURE_PROBE ? 2 : s->beh.measure == JL_MEASURE_WAKEUPS ? 3 : 0,
+			      t->beh.measure == JL_MEASURE_PROBE ? 2 : t->beh.measure == JL_MEASURE_WAKEUPS ? 3 : 0);
 		JL_SAME_FIELD("user", s->place.user, t->place.user);
 	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);

@@ -1,0 +1,295 @@
+/* trace_wakeups: a program's threads measured from the trace alone (measure = wakeups, threads = PATTERN),
+ * for programs that cannot be changed (a ROS 2 node one cannot recompile), and where each measured thread's
+ * time went (off_cpu, for every measured thread).
+ *
+ * A `measure = wakeups` unit's threads are its exec'd child and every task born in its process tree (the
+ * fork and task_newtask events: followed through fork, exec and rename), filtered by the pattern: a glob
+ * on the thread's name (its last comm), tid:N, or new:N (the Nth task the tree created). Each selected
+ * thread is one series whose samples are its wakeups: ready = the sched_waking, start = the switch-in,
+ * end = its next switch-out (run time per wakeup). A thread whose wakeups come at a steady period (80% of
+ * the intervals within 10% of their median) gets that period as its nominal rate. Pure (reads the
+ * analysis), except for adding the series to the engine after the run. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "trace_int.h"
+
+/* Is PID in the process tree of ROOT (itself, or born from it)? */
+static bool in_tree(const struct jl_tan *an, int32_t root, int32_t pid)
+{
+	for (int hops = 0; pid > 0 && hops < 64; hops++) {
+		int32_t parent = 0;
+
+		if (pid == root)
+			return true;
+		for (size_t i = an->nbirths; i-- > 0;)
+			if (an->births[i].pid == pid) {
+				parent = an->births[i].parent;
+				break;
+			}
+		if (parent == pid)
+			break;
+		pid = parent;
+	}
+	return false;
+}
+
+/* A series name from NAME: [a-z0-9_-], anything else '_', upper case lowered. */
+static void clean_name(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			*s = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : '_';
+}
+
+static bool selected(const char *pattern, int32_t pid, int nth, const char *comm)
+{
+	if (!pattern[0])
+		return true;
+	if (!strncmp(pattern, "tid:", 4))
+		return pid == (int32_t)atol(pattern + 4);
+	if (!strncmp(pattern, "new:", 4))
+		return nth == atoi(pattern + 4);
+	return comm && fnmatch(pattern, comm, 0) == 0;
+}
+
+int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+{
+	for (int t = 0; t < eng->nthreads; t++) {
+		const struct jl_thread *th = &eng->threads[t];
+		const struct jl_thread_spec *spec = th->spec;
+		int nth = 0, found = 0;
+
+		if (!th->is_exec || spec->beh.measure != JL_MEASURE_WAKEUPS || th->tid <= 0)
+			continue;
+		/* the child first, then its tree's tasks in the order they were born */
+		for (long i = -1; i < (long)an->nbirths; i++) {
+			int32_t pid = i < 0 ? th->tid : an->births[i].pid;
+			const char *comm = jl_tan_comm(an, pid);
+			char what[24], name[JL_SERIES_NAME_MAX];
+			struct jl_series *s;
+			bool dup = false;
+
+			if (i >= 0) {
+				if (!in_tree(an, th->tid, pid))
+					continue;
+				nth++;
+			}
+			for (int k = 0; k < eng->nseries; k++)
+				dup |= eng->series[k].trace_only && eng->series[k].tid == pid;
+			if (dup || !selected(spec->beh.threads, pid, nth, comm))
+				continue;
+			snprintf(what, sizeof(what), "%s", comm ? comm : "");
+			clean_name(what);
+			if (!what[0])
+				snprintf(what, sizeof(what), "%d", (int)pid);
+			snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
+			for (int k = 0; k < eng->nseries; k++)
+				if (!strcmp(eng->series[k].name, name)) {
+					snprintf(name, sizeof(name), "%.40s.%.12s.%d", spec->name, what, (int)pid);
+					break;
+				}
+			s = jl_engine_add_found_series(eng, th->unit, name, 0, err, errlen);
+			if (!s)
+				return -1;
+			s->kind = "wakeups";
+			s->tid = pid;
+			s->measured = true;
+			s->trace_only = true;
+			found++;
+		}
+		if (!found)
+			fprintf(stderr, "jitterlab: warning: thread '%s': threads = %s matched no thread of the program\n",
+				spec->name, spec->beh.threads[0] ? spec->beh.threads : "all");
+	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of the intervals between the wakings of T if they are steady, else 0. */
+static int64_t steady_period(const struct jl_tan_thread *t)
+{
+	int64_t *v, median = 0;
+	size_t n = 0, near = 0;
+
+	if (t->npairs < 8)
+		return 0;
+	v = malloc(t->npairs * sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t i = 1; i < t->npairs; i++)
+		v[n++] = t->pairs[i].waking - t->pairs[i - 1].waking;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	median = v[n / 2];
+	for (size_t i = 0; i < n; i++)
+		near += llabs(v[i] - median) * 10 <= median;
+	free(v);
+	return near * 10 >= n * 8 ? median : 0;
+}
+
+int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+{
+	for (int i = 0; i < eng->nseries && i < an->nthreads; i++) {
+		struct jl_series *s = &eng->series[i];
+		const struct jl_tan_thread *t = &an->threads[i];
+		size_t st = 0;
+
+		if (!s->trace_only)
+			continue;
+		if (jl_series_alloc(s, t->npairs)) {
+			snprintf(err, errlen, "trace: out of memory for the wakeups of %s", s->name);
+			return -1;
+		}
+		for (size_t k = 0; k < t->npairs; k++) {
+			const struct jl_pair *p = &t->pairs[k];
+			int64_t end = p->switch_in;
+
+			/* its run: until the next switch-out (preempted or blocked) after this switch-in */
+			while (st < t->nstates && t->states[st].ts <= p->switch_in)
+				st++;
+			for (size_t j = st; j < t->nstates; j++)
+				if (t->states[j].what == JL_TS_PREEMPTED || t->states[j].what == JL_TS_BLOCKED) {
+					end = t->states[j].ts;
+					break;
+				}
+			jl_series_append(s, &(struct jl_sample){ .release = p->waking, .wake = p->switch_in, .end = end,
+								  .origin = p->waking, .cycle = k, .cpu = p->cpu,
+								  .tid = s->tid });
+			jl_series_count_work(s, end - p->switch_in);
+		}
+		s->period_ns = steady_period(t);
+		s->first_release = t->npairs ? t->pairs[0].waking : 0;
+	}
+	return 0;
+}
+
+/* ---- where a measured thread's time went ---- */
+
+struct who {
+	char name[JL_TEV_COMM + 8];
+	int64_t ns;
+	uint64_t count;
+};
+
+static void who_add(struct who *w, int *n, int max, const char *name, int64_t ns)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(w[i].name, name)) {
+			w[i].ns += ns;
+			w[i].count++;
+			return;
+		}
+	if (*n < max) {
+		snprintf(w[*n].name, sizeof(w[*n].name), "%s", name);
+		w[*n].ns = ns;
+		w[*n].count = 1;
+		(*n)++;
+	}
+}
+
+static int cmp_who(const void *a, const void *b)
+{
+	const struct who *x = a, *y = b;
+
+	return (y->ns > x->ns) - (y->ns < x->ns);
+}
+
+static json_object *who_json(struct who *w, int n, bool counts)
+{
+	json_object *a = json_object_new_array();
+
+	qsort(w, (size_t)n, sizeof(*w), cmp_who);
+	for (int i = 0; i < n && i < 5; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(w[i].name));
+		json_object_object_add(o, counts ? "blocked_ns" : "ns", json_object_new_int64(w[i].ns));
+		if (counts)
+			json_object_object_add(o, "times", json_object_new_int64((int64_t)w[i].count));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* What ran on CPU in [FROM, TO) other than PID: into BEHIND (the tasks, IRQs, softirqs it waited behind). */
+static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t pid, struct who *w, int *n,
+		   int max)
+{
+	if (cpu < 0 || cpu >= an->ncpus)
+		return;
+	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *g = &an->segs[cpu][i];
+		int64_t a = g->start > from ? g->start : from, b = g->end < to ? g->end : to;
+
+		if (b <= a || (g->kind == JL_PART_TASK && g->pid == pid))
+			continue;
+		who_add(w, n, max, g->name[0] ? g->name : "?", b - a);
+	}
+}
+
+json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
+{
+	const struct jl_tan_thread *t = &an->threads[ti];
+	struct who pre[64], wk[64];
+	int npre = 0, nwk = 0, state = -1, cpu = -1;
+	char waker[JL_TEV_COMM + 8];
+	int64_t since = from, run = 0, preempted = 0, blocked = 0, waiting = 0;
+	uint64_t migrations = 0;
+	json_object *o;
+
+	for (size_t i = 0; i <= t->nstates; i++) {
+		const struct jl_tstate *x = i < t->nstates ? &t->states[i] : NULL;
+		int64_t ts = x ? x->ts : to, a = since > from ? since : from, b = ts < to ? ts : to;
+
+		if (x && x->ts < from) { /* the state at the window's start */
+			state = x->what == JL_TS_MIGRATED ? state : x->what;
+			cpu = x->cpu;
+			since = x->ts;
+			continue;
+		}
+		if (b > a) {
+			if (state == JL_TS_IN)
+				run += b - a;
+			else if (state == JL_TS_PREEMPTED) {
+				preempted += b - a;
+				behind(an, cpu, a, b, t->pid, pre, &npre, 64);
+			} else if (state == JL_TS_BLOCKED)
+				blocked += b - a;
+			else if (state == JL_TS_WOKEN)
+				waiting += b - a;
+		}
+		if (!x || x->ts >= to)
+			break;
+		if (x->what == JL_TS_MIGRATED) {
+			migrations++;
+			cpu = x->cpu;
+			continue; /* the thread's state does not change */
+		}
+		if (x->what == JL_TS_WOKEN && state == JL_TS_BLOCKED) {
+			/* the sleep just ended: its time goes to who ended it */
+			snprintf(waker, sizeof(waker), "%s", x->by[0] ? x->by : "?");
+			who_add(wk, &nwk, 64, waker, b > a ? b - a : 0);
+		}
+		state = x->what;
+		cpu = x->cpu;
+		since = x->ts;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "running_ns", json_object_new_int64(run));
+	json_object_object_add(o, "preempted_ns", json_object_new_int64(preempted));
+	json_object_object_add(o, "preempted_behind", who_json(pre, npre, false));
+	json_object_object_add(o, "blocked_ns", json_object_new_int64(blocked));
+	json_object_object_add(o, "woken_by", who_json(wk, nwk, true)); /* blocked time each waker ended */
+	json_object_object_add(o, "wakeup_wait_ns", json_object_new_int64(waiting));
+	json_object_object_add(o, "migrations", json_object_new_int64((int64_t)migrations));
+	return o;
+}
