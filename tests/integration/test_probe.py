@@ -114,9 +114,78 @@ def test_probe_refuses_other_users(tmp_path, scenario):
     ("[thread a]\nperiod = 1ms\nmeasure = probe\n", "measure = probe needs exec"),
     ("[run]\ntrace = off\n[thread a]\nexec = /bin/true\nmeasure = probe\n", "measure = probe needs trace = sched"),
     ("[thread a]\nexec = /bin/true\nmeasure = maybe\n", "is not a boolean"),
+    ("[thread a]\nperiod = 1ms\nmeasure = wakeups\n", "measure = wakeups needs exec"),
+    ("[thread a]\nexec = /bin/true\nthreads = x*\n", "threads is for measure = wakeups"),
+    ("[thread a]\nexec = /bin/true\nmeasure = wakeups\nthreads = tid:x\n", "is not a thread pattern"),
 ])
 def test_probe_bad_input(jl, scenario, text, words):
     p = scenario("bad", text)
     r = jl("run", p, timeout=30, check_rc=2)
     assert words in r.stderr and "bad.ini:" in r.stderr, r.stderr
     assert r.dir is None
+
+
+def test_unchanged_program_measured_from_the_trace(jl, scenario, tmp_path):
+    """measure = wakeups: a program that knows nothing of jitterlab, its threads found in the trace. The
+    program (two threads: a 10 ms timer loop, and a worker that waits on a pipe the loop writes every
+    cycle) records its own loop count; the worker is selected by name."""
+    prog = tmp_path / "node.py"
+    prog.write_text(
+        "import ctypes, os, threading, time, signal, sys\n"
+        "libc = ctypes.CDLL(None)\n"
+        "r, w = os.pipe()\n"
+        "n = 0\n"
+        "def worker():\n"
+        "    libc.prctl(15, b'worker', 0, 0, 0)  # PR_SET_NAME\n"
+        "    while os.read(r, 1): pass\n"
+        "threading.Thread(target=worker, daemon=True).start()\n"
+        "def bye(*a):\n"
+        "    print('loops', n, flush=True); sys.exit(0)\n"
+        "signal.signal(signal.SIGINT, bye)\n"
+        "while True:\n"
+        "    time.sleep(0.01); os.write(w, b'x'); n += 1\n")
+    p = scenario("node", f"""
+        [run]
+        duration = 2s
+        warmup = 200ms
+        trace = sched
+        [thread node]
+        exec = /usr/bin/python3 {prog}
+        measure = wakeups
+        threads = worker
+        [expect]
+        woken = node.worker.rate_hz > 20
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    s = r.summary()
+    names = [t["name"] for t in s["threads"]]
+    assert "node.worker" in names and "node.python3" not in names, names  # the pattern chose one thread
+    t = r.thread("node.worker")
+    assert t["kind"] == "wakeups" and t["measured"] is True
+    assert t["tid"] != r.thread("node")["tid"]  # a thread the program created, not its main thread
+    loops = int(re.search(r"^loops (\d+)$", (r.dir / "node.log").read_text(), re.M).group(1))
+    # one wakeup of the worker per write of the loop, 2.2 s of loops for 2 s measured: wide margins
+    assert 0.5 * loops * 2.0 / 2.2 <= t["cycles"] <= loops, (t["cycles"], loops)
+    rows = [row for row in r.samples() if row["thread"] == "node.worker"]
+    assert len(rows) == t["cycles"]
+    assert all(row["wake_ns"] >= row["release_ns"] and row["end_ns"] >= row["wake_ns"] for row in rows)
+    off = s["trace"]["off_cpu"]["node.worker"]
+    assert off["blocked_ns"] > 1_000_000_000  # it sleeps on the pipe most of the time
+    assert any(w["name"].startswith("python3") for w in off["woken_by"]), off  # woken by the loop's thread
+    assert [e["ok"] for e in s["expect"]] == [True]
+
+
+def test_wakeups_pattern_matching_nothing_warns(jl, scenario):
+    p = scenario("nomatch", """
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = sched
+        [thread node]
+        exec = /bin/sleep 5
+        measure = wakeups
+        threads = nosuchthread*
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    assert "threads = nosuchthread* matched no thread" in r.stderr
+    assert [t["name"] for t in r.summary()["threads"]] == ["node"]

@@ -23,6 +23,7 @@
 #define WORKER 501  /* a thread it created */
 #define GRAND 502   /* a process it forked */
 #define OTHER 900   /* not the run's */
+#define HOGP 600    /* a CPU hog */
 #define MS 1000000LL
 
 struct fake {
@@ -221,12 +222,76 @@ static void test_probe_outside_a_run(void **state)
 	unsetenv("JITTERLAB_PROBE");
 }
 
+/* measure = wakeups: a thread's wakeups become its samples (ready = waking, start = switch-in, end = its
+ * next switch-out), and off_cpu says where its time went. A worker on CPU 1: blocked from 0, woken by the
+ * loop (CHILD) at 1000 us, runs 1010-1100, blocks; woken at 2000, runs 2030-2050, preempted by HOG until
+ * 2250, runs to 2300, blocks to the end (3000). */
+static void test_wakeups_become_samples(void **state)
+{
+	struct jl_tev e[] = {
+		tev_switch(0, 0, 0, 120, 0, CHILD, 120, "python3"),
+		tev_switch(0, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
+		tev_wake(1000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		tev_switch(1010, 1, 0, 120, 0, WORKER, 120, "worker"),
+		tev_switch(1100, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
+		tev_wake(2000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		tev_switch(2030, 1, 0, 120, 0, WORKER, 120, "worker"),
+		tev_switch(2050, 1, WORKER, 120, 0, HOGP, 120, "hog"),
+		tev_switch(2250, 1, HOGP, 120, 0, WORKER, 120, "worker"),
+		tev_switch(2300, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
+		tev_switch(3000, 0, CHILD, 120, 1, 0, 120, "swapper/0"),
+	};
+	struct jl_tan_thread th[1] = { 0 };
+	struct fake f;
+	struct jl_series *s;
+	json_object *off, *w;
+	char err[256];
+
+	(void)state;
+	setup(&f, 0);
+	jl_tan_free(&f.an);
+	snprintf(th[0].name, sizeof(th[0].name), "ctl.worker");
+	th[0].pid = WORKER;
+	th[0].measured = true;
+	assert_int_equal(jl_tan_init(&f.an, th, 1, 2), 0);
+	assert_int_equal(jl_tan_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
+	s = jl_engine_add_found_series(&f.eng, 0, "ctl.worker", 0, err, sizeof(err));
+	assert_non_null(s);
+	s->trace_only = s->measured = true;
+	s->tid = WORKER;
+	assert_int_equal(jl_trace_wakeup_fill(&f.eng, &f.an, err, sizeof(err)), 0);
+	s = &f.eng.series[0];
+	assert_int_equal(jl_series_count(s), 2);
+	assert_int_equal(jl_series_at(s, 0)->release, 1000000);
+	assert_int_equal(jl_series_at(s, 0)->wake, 1010000);
+	assert_int_equal(jl_series_at(s, 0)->end, 1100000);
+	assert_int_equal(jl_series_at(s, 1)->wake, 2030000);
+	assert_int_equal(jl_series_at(s, 1)->end, 2050000); /* its run ends where it is preempted */
+	assert_int_equal(s->period_ns, 0);                  /* two wakeups: no steady period to tell */
+
+	off = jl_tan_offcpu(&f.an, 0, 0, 3000000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "running_ns")), (90 + 20 + 50) * 1000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "preempted_ns")), 200 * 1000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "blocked_ns")), (1000 + 900 + 700) * 1000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "wakeup_wait_ns")), (10 + 30) * 1000);
+	w = json_object_array_get_idx(json_object_object_get(off, "preempted_behind"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(w, "name")), "hog");
+	assert_int_equal(json_object_get_int64(json_object_object_get(w, "ns")), 200 * 1000);
+	w = json_object_array_get_idx(json_object_object_get(off, "woken_by"), 0);
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(w, "name")), "python3"));
+	assert_int_equal(json_object_get_int64(json_object_object_get(w, "times")), 2);
+	assert_int_equal(json_object_get_int64(json_object_object_get(w, "blocked_ns")), (1000 + 900) * 1000);
+	json_object_put(off);
+	teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_become_series),
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_probe_outside_a_run),
+		cmocka_unit_test(test_wakeups_become_samples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
