@@ -582,7 +582,7 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 		return -1;
 	}
 	/* a probed program is measured (its series come from the trace after the run): placed like a
-	 * measured thread, with the measured threads' 1 ns timer slack (child.c) */
+	 * measured thread, but it keeps its own timer slack (child.c says why) */
 	for (int t = 0; t < eng->nthreads; t++)
 		if (JL_MEASURE_FROM_TRACE(eng->threads[t].spec->beh.measure))
 			eng->threads[t].measured = true;

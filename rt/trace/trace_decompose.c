@@ -545,7 +545,8 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	free(best);
 	for (int i = 0; i < nw; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		jl_tan_decompose(an, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release, w[i].wake, &out[i]);
+		jl_tan_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
+				       w[i].wake, &out[i]);
 		out[i].thread = w[i].thread;
 		out[i].cycle = w[i].cycle;
 		if (an->threads[w[i].thread].samples) {

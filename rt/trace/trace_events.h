@@ -125,7 +125,7 @@ struct jl_tstate {
 	int32_t what;               /* enum jl_tstate_what */
 	int32_t by_kind;            /* WOKEN: who woke it: JL_PART_TASK, IRQ, SOFTIRQ (hrtimers are IRQ) */
 	int32_t by_pid;             /* the waking task's pid, the IRQ number or the softirq vector, -1 */
-	char by[JL_TEV_COMM + 8];   /* its name */
+	char by[JL_TEV_COMM + 32];  /* its name ("an IRQ (irq events not recorded)" when the irq group is off) */
 };
 
 /* One analysed thread: a pid, its name, and (optionally) its samples. */
@@ -303,6 +303,14 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 /* Decompose the response window [wake, end) of sample SI of thread TI into C (running, preempted behind
  * whom, blocked and who woke it, lost). */
 void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struct jl_cycle *c);
+/* Did thread TI leave the CPU (preempted or blocked) in (FROM, TO)? */
+bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
+/* jl_tan_decompose of thread TI's cycle [RELEASE, WAKE) woken by P; when the thread ran, left the CPU and
+ * came back before its cycle began (a lock between its wakeup and its cycle: a Python thread waiting for
+ * the interpreter lock, seen from a probe's wake record), [switch-in, WAKE) is explained from its own
+ * states: running, waiting behind whom, blocked and who woke it. */
+void jl_tan_decompose_cycle(const struct jl_tan *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
+			    struct jl_cycle *c);
 
 /* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
  * for a thread with samples only the pairs matched to a release (jl_tan_match first), never the

@@ -175,7 +175,7 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *e
 /* ---- where a measured thread's time went ---- */
 
 struct who {
-	char name[JL_TEV_COMM + 8];
+	char name[JL_TEV_COMM + 32];
 	int64_t ns;
 	uint64_t count;
 };
@@ -241,7 +241,7 @@ json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_
 	const struct jl_tan_thread *t = &an->threads[ti];
 	struct who pre[64], wk[64];
 	int npre = 0, nwk = 0, state = -1, cpu = -1;
-	char waker[JL_TEV_COMM + 8];
+	char waker[JL_TEV_COMM + 32];
 	int64_t since = from, run = 0, preempted = 0, blocked = 0, waiting = 0;
 	uint64_t migrations = 0;
 	json_object *o;

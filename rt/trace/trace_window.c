@@ -51,33 +51,86 @@ static void add_waiting(const struct jl_tan *an, int cpu, int64_t from, int64_t 
 		jl_cycle_add_part(c, JL_PART_OTHER, "waiting (not traced)", -1, 0, to - from - seen, NULL);
 }
 
-static void add_blocked(struct jl_cycle *c, const struct jl_tstate *woken, int64_t d)
+/* Asleep for D, ended by WOKEN (NULL: not in the window); WHERE: "inside its work", ... */
+static void add_blocked(struct jl_cycle *c, const struct jl_tstate *woken, int64_t d, const char *where)
 {
 	char name[72], detail[160];
 
 	if (!woken) {
-		jl_cycle_add_part(c, JL_PART_BLOCKED, "blocked", -1, 0, d,
-				  "asleep inside its work (who woke it, if anyone, is not in the window)");
+		snprintf(detail, sizeof(detail), "asleep %s (who woke it, if anyone, is not in the window)", where);
+		jl_cycle_add_part(c, JL_PART_BLOCKED, "blocked", -1, 0, d, detail);
 		return;
 	}
 	switch (woken->by_kind) {
 	case JL_PART_TASK:
 		snprintf(name, sizeof(name), "blocked, woken by %s", woken->by);
-		snprintf(detail, sizeof(detail), "asleep inside its work until %s (pid %d) woke it", woken->by, woken->by_pid);
+		snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, woken->by, woken->by_pid);
 		break;
 	case JL_PART_IRQ:
 	case JL_PART_SOFTIRQ:
 		snprintf(name, sizeof(name), "blocked, woken by %s%s", woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "",
 			 woken->by);
-		snprintf(detail, sizeof(detail), "asleep inside its work until %s%s woke it (in interrupt context)",
+		snprintf(detail, sizeof(detail), "asleep %s until %s%s woke it (in interrupt context)", where,
 			 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", woken->by);
 		break;
 	default:
 		snprintf(name, sizeof(name), "blocked");
-		snprintf(detail, sizeof(detail), "asleep inside its work until %s woke it", woken->by);
+		snprintf(detail, sizeof(detail), "asleep %s until %s woke it", where, woken->by);
 		break;
 	}
 	jl_cycle_add_part(c, JL_PART_BLOCKED, name, woken->by_kind == JL_PART_TASK ? woken->by_pid : -1, 0, d, detail);
+}
+
+/* [FROM, TO) of thread T from its own states, STATE (and CPU) being its state at FROM: running (less the
+ * IRQs on it), waiting (preempted, or woken and not yet in: behind what ran there), blocked (and who ended
+ * it; WHERE says where in the cycle it slept). */
+static void explain_states(const struct jl_tan *an, const struct jl_tan_thread *t, int64_t from, int64_t to,
+			   int state, int cpu, int32_t kprio, const char *where, struct jl_cycle *c)
+{
+	size_t k = state_after(t, from);
+	int64_t cursor = from, block_from = from;
+
+	for (; k < t->nstates && t->states[k].ts < to; k++) {
+		const struct jl_tstate *st = &t->states[k];
+
+		switch (state) {
+		case JL_TS_IN:
+			add_running(an, cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		case JL_TS_PREEMPTED:
+			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		case JL_TS_BLOCKED:
+			if (st->what == JL_TS_MIGRATED)
+				continue; /* moved while asleep: still asleep, from block_from */
+			add_blocked(c, st->what == JL_TS_WOKEN ? st : NULL, st->ts - block_from, where);
+			break;
+		case JL_TS_WOKEN:
+			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		}
+		if (st->what == JL_TS_BLOCKED)
+			block_from = st->ts;
+		/* a migration changes where it waits, not how; a waking while not blocked changes nothing */
+		if (st->what == JL_TS_MIGRATED)
+			cpu = st->cpu;
+		else if (st->what != JL_TS_WOKEN || state == JL_TS_BLOCKED)
+			state = st->what;
+		if (st->what == JL_TS_IN || st->what == JL_TS_PREEMPTED)
+			cpu = st->cpu;
+		cursor = st->ts;
+	}
+	switch (state) {
+	case JL_TS_IN:
+		add_running(an, cpu, cursor, to, t->pid, kprio, c);
+		break;
+	case JL_TS_BLOCKED:
+		add_blocked(c, NULL, to - block_from, where);
+		break;
+	default:
+		add_waiting(an, cpu, cursor, to, t->pid, kprio, c);
+		break;
+	}
 }
 
 void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struct jl_cycle *c)
@@ -86,13 +139,12 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 	const struct jl_tan_sample *s = &t->samples[si];
 	long pi = t->sample_pair ? t->sample_pair[si] : -1;
 	int32_t kprio = 120;
-	int64_t cursor, block_from = 0;
-	int state = JL_TS_IN, cpu = -1;
+	int cpu = -1;
 	size_t k;
 
 	memset(c, 0, sizeof(*c));
 	if (pi >= 0) {
-		jl_tan_decompose(an, &t->pairs[pi], s->release, s->wake, c);
+		jl_tan_decompose_cycle(an, ti, &t->pairs[pi], s->release, s->wake, c);
 		kprio = t->pairs[pi].kprio;
 		cpu = t->pairs[pi].cpu;
 	} else {
@@ -122,48 +174,34 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 	if (cpu < 0)
 		cpu = k > 0 ? t->states[k - 1].cpu : 0;
 	c->cpu = cpu;
-	cursor = s->wake;
-	for (; k < t->nstates && t->states[k].ts < s->end; k++) {
-		const struct jl_tstate *st = &t->states[k];
-
-		switch (state) {
-		case JL_TS_IN:
-			add_running(an, cpu, cursor, st->ts, t->pid, kprio, c);
-			break;
-		case JL_TS_PREEMPTED:
-			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
-			break;
-		case JL_TS_BLOCKED:
-			if (st->what == JL_TS_MIGRATED)
-				continue; /* moved while asleep: still asleep, from block_from */
-			add_blocked(c, st->what == JL_TS_WOKEN ? st : NULL, st->ts - block_from);
-			break;
-		case JL_TS_WOKEN:
-			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
-			break;
-		}
-		if (st->what == JL_TS_BLOCKED)
-			block_from = st->ts;
-		/* a migration changes where it waits, not how; a waking while not blocked changes nothing */
-		if (st->what == JL_TS_MIGRATED)
-			cpu = st->cpu;
-		else if (st->what != JL_TS_WOKEN || state == JL_TS_BLOCKED)
-			state = st->what;
-		if (st->what == JL_TS_IN || st->what == JL_TS_PREEMPTED)
-			cpu = st->cpu;
-		cursor = st->ts;
-	}
-	switch (state) {
-	case JL_TS_IN:
-		add_running(an, cpu, cursor, s->end, t->pid, kprio, c);
-		break;
-	case JL_TS_BLOCKED:
-		add_blocked(c, NULL, s->end - block_from);
-		break;
-	default:
-		add_waiting(an, cpu, cursor, s->end, t->pid, kprio, c);
-		break;
-	}
+	explain_states(an, t, s->wake, s->end, JL_TS_IN, cpu, kprio, "inside its work", c);
 	c->lost_in_window = jl_tan_lost_in(an, -1, s->release, s->end);
 	jl_tan_finish_parts(an, c);
+}
+
+void jl_tan_decompose_cycle(const struct jl_tan *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
+			    struct jl_cycle *c)
+{
+	if (!an->threads[ti].samples || wake <= p->switch_in || !jl_tan_left_cpu(an, ti, p->switch_in, wake)) {
+		jl_tan_decompose(an, p, release, wake, c);
+		return;
+	}
+	/* it ran, left the CPU and came back before its cycle began: the wakeup up to the switch-in, then
+	 * from its own states */
+	jl_tan_decompose(an, p, release, p->switch_in, c);
+	explain_states(an, &an->threads[ti], p->switch_in, wake, JL_TS_IN, p->cpu, p->kprio,
+		       "between its wakeup and the start of its cycle (a lock, e.g. an interpreter's)", c);
+	c->wake = wake;
+	c->latency_ns = wake - release;
+	jl_tan_finish_parts(an, c);
+}
+
+bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
+{
+	const struct jl_tan_thread *t = &an->threads[ti];
+
+	for (size_t k = state_after(t, from); k < t->nstates && t->states[k].ts < to; k++)
+		if (t->states[k].what == JL_TS_PREEMPTED || t->states[k].what == JL_TS_BLOCKED)
+			return true;
+	return false;
 }
