@@ -59,6 +59,7 @@ def scan(args, counts):
                 break
         probe.end()
         counts["scan"] += 1
+        counts["scan_s"].append((time.monotonic_ns() - nxt) / 1e9)
         nxt = max(nxt + period, time.monotonic_ns())
 
 
@@ -95,7 +96,7 @@ def main():
     ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--scan-rate", type=float, default=60.0)
     args = ap.parse_args()
-    counts = {"control": 0, "scan": 0}
+    counts = {"control": 0, "scan": 0, "scan_s": []}
     signal.signal(signal.SIGINT, lambda *a: stop.set())
     signal.signal(signal.SIGTERM, lambda *a: stop.set())
     child = 0
@@ -106,6 +107,7 @@ def main():
             signal.signal(signal.SIGINT, lambda *a: stop.set())
             scan(args, counts)
             print(f"python_gil scan process: {counts['scan']} scans", flush=True)
+            print("".join(f"scan {i}: {d:.3f} s\n" for i, d in enumerate(counts["scan_s"])), end="", flush=True)
             os._exit(0)
     probe.init()
     threads = [threading.Thread(target=control, args=(args, counts), daemon=True)]
@@ -119,6 +121,7 @@ def main():
         os.kill(child, signal.SIGINT)
         os.waitpid(child, 0)
     print(f"python_gil: {counts['control']} control ticks, {counts['scan']} scans", flush=True)
+    print("".join(f"scan {i}: {d:.3f} s\n" for i, d in enumerate(counts["scan_s"])), end="", flush=True)
 
 
 if __name__ == "__main__":
