@@ -189,3 +189,32 @@ def test_wakeups_pattern_matching_nothing_warns(jl, scenario):
     r = jl("run", p, timeout=60, check_rc=0)
     assert "threads = nosuchthread* matched no thread" in r.stderr
     assert [t["name"] for t in r.summary()["threads"]] == ["node"]
+
+
+GIL = ROOT / "examples" / "python_gil.py"
+
+
+def test_python_gil_late_tick_is_the_interpreter_lock(jl, scenario):
+    """A probed Python control thread beside a pure-Python scan thread in one process, with hand-offs: its
+    late ticks are explained as a wait for the lock, ended by the scan thread (the waker is the thread
+    the scan runs in, by tid: the summary's ros.scan series says which one it is)."""
+    p = scenario("gil", f"""
+        [run]
+        duration = 2s
+        warmup = 500ms
+        trace = sched
+        [thread ros]
+        exec = /usr/bin/python3 {GIL} --scan thread --handoffs 4 --scan-iterations 2000000
+        measure = probe
+        cpus = 1
+        period = 10ms
+        """)
+    r = jl("run", p, timeout=90, check_rc=0)
+    s = r.summary()
+    control, scan = r.thread("ros.control"), r.thread("ros.scan")
+    assert control["tid"] != scan["tid"] and control["cycles"] > 10
+    worst = [w for w in s["trace"]["worst"] if w["thread"] == "ros.control"]
+    assert worst, s["trace"]["worst"]
+    blocked_by_scan = [p for w in worst for p in w["parts"] if p["kind"] == "blocked" and p["pid"] == scan["tid"]]
+    assert blocked_by_scan, [w["text"] for w in worst]
+    assert "woken by scan" in blocked_by_scan[0]["name"]
