@@ -184,6 +184,26 @@ bool jl_remains_parse_maps_line(const char *line, const char *dir, char *name, s
 	return true;
 }
 
+/* Device, inode and birth time (-1: the filesystem does not say) of NAME in DIRFD; FLAGS:
+ * AT_SYMLINK_NOFOLLOW, or 0 to follow a /proc/PID/fd link to the open file. 0, or -1 with errno. */
+static int file_id(int dirfd, const char *name, int flags, dev_t *dev, ino_t *ino, int64_t *btime)
+{
+	struct statx stx;
+
+	if (statx(dirfd, name, flags, STATX_INO | STATX_BTIME, &stx))
+		return -1;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*ino = (ino_t)stx.stx_ino;
+	*btime = stx.stx_mask & STATX_BTIME ? stx.stx_btime.tv_sec * 1000000000LL + stx.stx_btime.tv_nsec : -1;
+	return 0;
+}
+
+/* Two birth times name the same file unless both are known and differ. */
+static bool same_birth(int64_t a, int64_t b)
+{
+	return a < 0 || b < 0 || a == b;
+}
+
 static void fill_entry(struct jl_shm_entry *e, const char *name, const struct stat *st)
 {
 	snprintf(e->name, sizeof(e->name), "%s", name);
@@ -225,6 +245,14 @@ int jl_remains_list_dir(const char *dir, struct jl_vec *out)
 			return -1;
 		}
 		fill_entry(e, de->d_name, &st);
+		{
+			dev_t dev;
+			ino_t ino;
+
+			if (file_id(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW, &dev, &ino, &e->btime_ns) ||
+			    dev != st.st_dev || ino != st.st_ino)
+				e->btime_ns = -1;
+		}
 	}
 	closedir(d);
 	return 0;
@@ -241,14 +269,15 @@ void jl_remains_shm_diff(const struct jl_vec *before, const struct jl_vec *now, 
 		for (int k = 0; k < before->n && !old; k++) {
 			const struct jl_shm_entry *b = jl_vec_at(before, k);
 
-			old = b->ino == e->ino && b->dev == e->dev && !strcmp(b->name, e->name);
+			old = b->ino == e->ino && b->dev == e->dev && !strcmp(b->name, e->name) &&
+			      same_birth(b->btime_ns, e->btime_ns);
 		}
 		if (old)
 			continue;
 		for (int k = 0; k < evidence->n && !proven; k++) {
 			const struct jl_shm_evidence *ev = jl_vec_at(evidence, k);
 
-			proven = ev->ino == e->ino && ev->dev == e->dev;
+			proven = ev->ino == e->ino && ev->dev == e->dev && same_birth(ev->btime_ns, e->btime_ns);
 		}
 		dst = jl_vec_push(proven ? ours : other);
 		if (dst)
@@ -348,13 +377,13 @@ static int list_procs(struct jl_vec *out)
 }
 
 static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, const char *name, dev_t dev, ino_t ino,
-			 bool mapped)
+			 int64_t btime, bool mapped)
 {
 	struct jl_shm_evidence *ev;
 
 	for (int k = 0; k < r->evidence.n; k++) {
 		ev = jl_vec_at(&r->evidence, k);
-		if (ev->dev == dev && ev->ino == ino)
+		if (ev->dev == dev && ev->ino == ino && ev->btime_ns == btime)
 			return; /* one proof is enough */
 	}
 	ev = jl_vec_push(&r->evidence);
@@ -362,6 +391,7 @@ static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, cons
 		return;
 	ev->dev = dev;
 	ev->ino = ino;
+	ev->btime_ns = btime;
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	ev->pid = p->pid;
 	snprintf(ev->comm, sizeof(ev->comm), "%s", p->comm);
@@ -381,7 +411,9 @@ static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
 	if ((d = opendir(path))) {
 		while ((de = readdir(d))) {
 			ssize_t n = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
-			struct stat st;
+			dev_t dev;
+			ino_t ino;
+			int64_t bt;
 
 			if (n <= 0)
 				continue;
@@ -389,8 +421,8 @@ static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
 			if (strncmp(target, r->shm_dir, dl) || target[dl] != '/' || strchr(target + dl + 1, '/') ||
 			    (n > 10 && !strcmp(target + n - 10, " (deleted)")))
 				continue;
-			if (fstatat(dirfd(d), de->d_name, &st, 0) == 0) /* the open file itself */
-				add_evidence(r, p, target + dl + 1, st.st_dev, st.st_ino, false);
+			if (file_id(dirfd(d), de->d_name, 0, &dev, &ino, &bt) == 0) /* the open file itself */
+				add_evidence(r, p, target + dl + 1, dev, ino, bt, false);
 		}
 		closedir(d);
 	}
@@ -401,8 +433,18 @@ static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
 			dev_t dev;
 			ino_t ino;
 
-			if (jl_remains_parse_maps_line(line, r->shm_dir, name, sizeof(name), &dev, &ino))
-				add_evidence(r, p, name, dev, ino, true);
+			if (jl_remains_parse_maps_line(line, r->shm_dir, name, sizeof(name), &dev, &ino)) {
+				/* the birth time of the file under that name now, if it still is that file */
+				dev_t ndev;
+				ino_t nino;
+				char fpath[512];
+				int64_t bt;
+
+				snprintf(fpath, sizeof(fpath), "%s/%s", r->shm_dir, name);
+				if (file_id(AT_FDCWD, fpath, AT_SYMLINK_NOFOLLOW, &ndev, &nino, &bt) || ndev != dev || nino != ino)
+					bt = -1;
+				add_evidence(r, p, name, dev, ino, bt, true);
+			}
 		}
 		fclose(f);
 	}

@@ -16,7 +16,7 @@
  *   start time still matched the record.
  * - /dev/shm: a snapshot (name, inode, device, owner, times) before the first child starts; an entry is
  *   the run's if it is new (not in the snapshot by name and inode) AND a process of the run's tree had it
- *   open (/proc/PID/fd) or mapped (/proc/PID/maps) at one of the scans (same device and inode). New
+ *   open (/proc/PID/fd) or mapped (/proc/PID/maps) at one of the scans (same device, inode and birth time). New
  *   entries without that evidence are reported apart and always kept. Removal is unlinkat() on the
  *   directory's fd, only of a regular file with the recorded device and inode, never through a symlink.
  *
@@ -58,12 +58,15 @@ struct jl_shm_entry {
 	gid_t gid;
 	off_t size;
 	int64_t mtime_ns, ctime_ns;
+	int64_t btime_ns;           /* birth time (statx), -1 unknown: tells a new file from an old one whose
+				     * inode number was reused */
 };
 
 /* A process of the run's tree had this file open or mapped. */
 struct jl_shm_evidence {
 	dev_t dev;
 	ino_t ino;
+	int64_t btime_ns;           /* its birth time, -1 unknown */
 	char name[256];             /* its name then (it may have been renamed since) */
 	pid_t pid;
 	char comm[32];
@@ -140,8 +143,9 @@ int jl_remains_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreape
 bool jl_remains_parse_maps_line(const char *line, const char *dir, char *name, size_t len, dev_t *dev, ino_t *ino);
 /* Read the entries of DIR (no recursion; lstat: a symlink is an entry of its own). 0, or -1 with errno. */
 int jl_remains_list_dir(const char *dir, struct jl_vec *out);
-/* The entries of NOW that are not in BEFORE (by name and inode), split into those an EVIDENCE record
- * proves the run's (same device and inode) and the others. */
+/* The entries of NOW that are not in BEFORE (by name, device, inode and birth time where known), split
+ * into those an EVIDENCE record proves the run's (same device, inode and birth time where both know it)
+ * and the others. */
 void jl_remains_shm_diff(const struct jl_vec *before, const struct jl_vec *now, const struct jl_vec *evidence,
 			 struct jl_vec *ours, struct jl_vec *other);
 /* Unlink NAME in DIR if it is still a regular file with DEV and INO (never through a symlink).
