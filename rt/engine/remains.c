@@ -383,8 +383,11 @@ static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, cons
 
 	for (int k = 0; k < r->evidence.n; k++) {
 		ev = jl_vec_at(&r->evidence, k);
-		if (ev->dev == dev && ev->ino == ino && ev->btime_ns == btime)
-			return; /* one proof is enough */
+		if (ev->dev == dev && ev->ino == ino && ev->btime_ns == btime) {
+			ev->open |= !mapped; /* one proof is enough: only how it was seen is added */
+			ev->mapped |= mapped;
+			return;
+		}
 	}
 	ev = jl_vec_push(&r->evidence);
 	if (!ev)
@@ -395,6 +398,7 @@ static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, cons
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	ev->pid = p->pid;
 	snprintf(ev->comm, sizeof(ev->comm), "%s", p->comm);
+	ev->open = !mapped;
 	ev->mapped = mapped;
 }
 
@@ -743,7 +747,15 @@ json_object *jl_remains_json(const struct jl_remains *r)
 				continue;
 			json_object_object_add(ev, "pid", json_object_new_int(x->pid));
 			json_object_object_add(ev, "comm", json_object_new_string(x->comm));
-			json_object_object_add(ev, "how", json_object_new_string(x->mapped ? "mapped" : "open"));
+			{
+				json_object *how = json_object_new_array();
+
+				if (x->open)
+					json_object_array_add(how, json_object_new_string("open"));
+				if (x->mapped)
+					json_object_array_add(how, json_object_new_string("mapped"));
+				json_object_object_add(ev, "how", how);
+			}
 			break;
 		}
 		json_object_object_add(e, "evidence", ev);

@@ -70,7 +70,7 @@ struct jl_shm_evidence {
 	char name[256];             /* its name then (it may have been renamed since) */
 	pid_t pid;
 	char comm[32];
-	bool mapped;                /* found in /proc/PID/maps (else: an open fd) */
+	bool open, mapped;          /* seen as an open fd (/proc/PID/fd), as a mapping (/proc/PID/maps) */
 };
 
 /* A growable array of records (the main thread only; never on a measured path). */
