@@ -121,7 +121,7 @@ void jl_remains_scan(struct jl_remains *r, const struct jl_engine *eng);
  * pidfd, reaped) and unlink those entries. Reaps the tree's zombies that were reparented to jitterlab.
  * Puts the subreaper flag back. */
 void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng);
-/* summary.json's "leftovers" object (a new reference). */
+/* summary.json's "leftovers" object (a new reference); this and the warning are in remains_report.c. */
 json_object *jl_remains_json(const struct jl_remains *r);
 /* The warning line for stderr ("" when nothing was left), into BUF. */
 const char *jl_remains_warning(const struct jl_remains *r, char *buf, size_t len);
