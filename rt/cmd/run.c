@@ -23,6 +23,7 @@
 #include "../base/host.h"
 #include "../base/output.h"
 #include "../summary/plot.h"
+#include "../engine/remains.h"
 #include "../engine/results.h"
 #include "../base/stop.h"
 #include "../summary/summary.h"
@@ -49,6 +50,7 @@ struct run_ctx {
 	struct watchdog watchdog;
 	struct jl_host_sample phase[2]; /* steal time and SMIs at the start and end of the measured phase */
 	bool phase_taken;
+	struct jl_remains remains;      /* what the neighbours leave behind (processes, /dev/shm) */
 };
 
 static void log_msg(const struct run_ctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,16 +83,26 @@ static bool signal_pending(const sigset_t *set)
 	return sigtimedwait(set, NULL, &zero) > 0;
 }
 
-/* Wait until DEADLINE (CLOCK_MONOTONIC ns) or a signal. Returns true when interrupted. */
-static bool wait_until(const sigset_t *set, int64_t deadline)
+/* Wait until DEADLINE (CLOCK_MONOTONIC ns) or a signal. Returns true when interrupted. While the
+ * watchdog is pinned to housekeeping CPUs, scans the run's tree every 500 ms (remains.h). */
+static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 {
+	int64_t next_scan = jl_now_ns() + 500000000LL;
+
 	for (;;) {
-		int64_t left = deadline - jl_now_ns();
+		int64_t now = jl_now_ns(), left = deadline - now;
 		struct timespec ts;
 		int sig;
 
 		if (left <= 0)
 			return false;
+		if (r->watchdog.pinned && now >= next_scan) {
+			jl_remains_scan(&r->remains, &r->eng);
+			next_scan = jl_now_ns() + 500000000LL;
+			continue;
+		}
+		if (r->watchdog.pinned && next_scan - now < left)
+			left = next_scan - now;
 		ts.tv_sec = left / 1000000000LL;
 		ts.tv_nsec = left % 1000000000LL;
 		sig = sigtimedwait(set, NULL, &ts);
@@ -284,6 +296,7 @@ static int finish(struct run_ctx *r, int status)
 	}
 	summary = jl_summary_build(eng, res, &info, host);
 	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
+	json_object_object_add(summary, "leftovers", jl_remains_json(&r->remains));
 	expect = jl_expect_evaluate(r->sc, summary, &failed);
 	json_object_object_add(summary, "expect", expect);
 	if (status == JL_EXIT_OK && failed)
@@ -315,6 +328,7 @@ static int finish(struct run_ctx *r, int status)
 	if (eng->watchdog_fired)
 		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
 			eng->stuck[0] ? "; still stuck: " : "", eng->stuck);
+	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
 	if (!r->o->json)
 		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
 	json_object_put(summary);
@@ -412,6 +426,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	}
 	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
 		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
+	if (jl_remains_begin(&r->remains, sc->run.cleanup, NULL))
+		log_msg(r, "jitterlab: note: cannot become a child subreaper (%s): orphans of the neighbours may go "
+			   "unnoticed\n", strerror(errno));
 	if (jl_engine_start(&r->eng, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab: %s\n", err);
 		status = JL_EXIT_RUNTIME;
@@ -423,11 +440,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
 	}
 	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
-	stopped = wait_until(&sigs, r->eng.t_measure);
+	stopped = wait_until(r, &sigs, r->eng.t_measure);
 	if (!stopped) {
 		jl_host_sample_take(&r->phase[0]);
 		r->phase_taken = true;
-		stopped = wait_until(&sigs, r->eng.t_end);
+		stopped = wait_until(r, &sigs, r->eng.t_end);
 	}
 	if (r->phase_taken)
 		jl_host_sample_take(&r->phase[1]);
@@ -437,13 +454,16 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		r->eng.t_stopped = jl_now_ns();
 		log_msg(r, "\njitterlab: interrupted: stopping, restoring, writing what was measured\n");
 	}
+	jl_remains_scan(&r->remains, &r->eng); /* the tree and its files while the neighbours still run */
 	if (jl_engine_stop(&r->eng, r->eng.t_end > jl_now_ns() ? jl_now_ns() + sc->run.grace_ns
 								: r->eng.t_end + sc->run.grace_ns))
 		status = JL_EXIT_RUNTIME;
 	watchdog_off(&r->watchdog);
+	jl_remains_collect(&r->remains, &r->eng);
 	if (signal_pending(&sigs))
 		r->interrupted = true;
 	status = finish(r, status);
+	jl_remains_free(&r->remains);
 	if (r->eng.stuck[0])
 		return status; /* a thread the watchdog gave up on may still touch the engine: leave it be */
 	jl_engine_free(&r->eng);
@@ -451,6 +471,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	return status;
 
 restore_only:
+	jl_remains_collect(&r->remains, &r->eng);
+	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
+	jl_remains_free(&r->remains);
 	if (r->trace)
 		jl_trace_destroy(r->trace);
 	if (jl_machine_restore(r->machine)) {

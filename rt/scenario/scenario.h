@@ -30,6 +30,9 @@ enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2 }
 
 enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 
+/* what a run does with what its neighbours left (processes of its tree, /dev/shm entries): rt/engine/remains.h */
+enum jl_cleanup { JL_CLEANUP_REPORT, JL_CLEANUP_REMOVE };
+
 /* thread keys, in the order they are written back: the slots of the placement and behaviour key tables
  * (scenario_registry.h), which share this one numbering so that a thread has one key_line array */
 enum jl_tkey {
@@ -46,7 +49,7 @@ enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
 	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
-	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_N
+	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_N
 };
 
 struct jl_run_spec {
@@ -65,6 +68,7 @@ struct jl_run_spec {
 	int64_t fair_server_ns;     /* the fair server's runtime per period on every CPU; -1 = keep */
 	long long seed;
 	int64_t grace_ns;           /* watchdog grace after the end */
+	enum jl_cleanup cleanup;    /* report (default) or remove what the neighbours left */
 	int key_line[JL_RKEY_N];
 };
 

@@ -408,6 +408,26 @@ KEY_FORMAT(fmt_grace)
 	return jl_format_duration(v->run->grace_ns, buf, len);
 }
 
+RKEY_PARSE(run_cleanup)
+{
+	(void)key;
+	if (!strcmp(value, "report"))
+		v->run->cleanup = JL_CLEANUP_REPORT;
+	else if (!strcmp(value, "remove"))
+		v->run->cleanup = JL_CLEANUP_REMOVE;
+	else {
+		snprintf(why, wl, "'%s' is not a cleanup (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_cleanup)
+{
+	(void)buf, (void)len;
+	return v->run->cleanup == JL_CLEANUP_REMOVE ? "remove" : "report";
+}
+
 static const struct jl_key_desc run_keys[] = {
 	{ .name = "name", .slot = JL_RKEY_NAME, .syntax = "NAME", .def_doc = "the file stem",
 	  .range = "[a-z][a-z0-9_-]*, at most 63 characters", .help = "run name, used in the output path",
@@ -453,6 +473,11 @@ static const struct jl_key_desc run_keys[] = {
 	  .range = "keep, or a runtime per 1 s period up to 1s",
 	  .help = "the fair server's runtime per period on every CPU (the CFS reserve above RT tasks)",
 	  .parse = run_fair_server, .format = fmt_fair_server },
+	{ .name = "cleanup", .slot = JL_RKEY_CLEANUP, .syntax = "report|remove", .def = "report",
+	  .range = "report or remove",
+	  .help = "what the neighbours left (processes of the run's tree still alive, /dev/shm entries they "
+		  "created): report them in summary.json, or also end and remove them",
+	  .parse = run_cleanup, .format = fmt_cleanup },
 };
 
 const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

@@ -47,6 +47,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 	JL_SAME_FIELD("run.fair_server", a->fair_server_ns, b->fair_server_ns);
 	JL_SAME_FIELD("run.seed", a->seed, b->seed);
 	JL_SAME_FIELD("run.grace", a->grace_ns, b->grace_ns);
+	JL_SAME_FIELD("run.cleanup", a->cleanup, b->cleanup);
 
 	JL_SAME_FIELD("nthreads", x->nthreads, y->nthreads);
 	for (int i = 0; i < x->nthreads; i++) {
