@@ -218,3 +218,35 @@ def test_python_gil_late_tick_is_the_interpreter_lock(jl, scenario):
     blocked_by_scan = [p for w in worst for p in w["parts"] if p["kind"] == "blocked" and p["pid"] == scan["tid"]]
     assert blocked_by_scan, [w["text"] for w in worst]
     assert "woken by scan" in blocked_by_scan[0]["name"]
+
+
+def test_python_probe_does_not_change_the_loop(jl, scenario):
+    """The probe must not change what it measures: the same two-thread Python program (2 hand-offs per
+    tick beside a pure-Python scan) measured with the probe, and measured from the trace alone (then the
+    probe is a no-op), gives the same tick rate (the program's own count) and the same lock hand-offs
+    per second (the control thread's wakeups by the scan thread, off_cpu). An os.write probe would add a
+    lock hand-off per call and break both. Wide margins: a noisy 2-CPU VM."""
+    def one(name, measure):
+        p = scenario(name, f"""
+            [run]
+            duration = 3s
+            warmup = 500ms
+            trace = sched
+            [thread ros]
+            exec = /usr/bin/python3 {GIL} --scan thread --handoffs 2 --scan-iterations 2000000
+            measure = {measure}
+            cpus = 1
+            """)
+        r = jl("run", p, timeout=90, check_rc=0)
+        ticks = int(re.search(r"python_gil: (\d+) control ticks", (r.dir / "ros.log").read_text()).group(1))
+        off = r.summary()["trace"]["off_cpu"]["ros.control"]
+        by_scan = sum(w["times"] for w in off["woken_by"] if w["name"].startswith("scan"))
+        return ticks, by_scan
+
+    probed = one("probed", "probe")
+    traced = one("traced", "wakeups\n            threads = control")
+    print("ticks, hand-offs: probed", probed, "from the trace", traced)
+    assert probed[0] > 20 and traced[0] > 20, (probed, traced)
+    assert 0.6 <= probed[0] / traced[0] <= 1.6, (probed, traced)
+    assert traced[1] > 10, (probed, traced)
+    assert 0.6 <= probed[1] / traced[1] <= 1.6, (probed, traced)
