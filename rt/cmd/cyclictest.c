@@ -571,7 +571,8 @@ int cmd_cyclictest(int argc, char **argv)
 		goto bad;
 	base->sweep.present = false;
 	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)
-		if (jl_thread_measured(&base->threads[i]) && base->threads[i].beh.period_ns > 0)
+		if ((jl_thread_measured(&base->threads[i]) || base->threads[i].beh.measure == JL_MEASURE_PROBE) &&
+		    base->threads[i].beh.period_ns > 0) /* a probed program with a period is a loop too */
 			measured[nm++] = i;
 	if (!nm) {
 		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
@@ -705,17 +706,26 @@ int cmd_cyclictest(int argc, char **argv)
 				} else {
 					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
 
+					const char *sn = tn;
+
 					for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
 						json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
+						const char *xn = json_object_get_string(jget(x, "name"));
+						size_t n = strlen(tn);
 
-						if (!strcmp(json_object_get_string(jget(x, "name")), tn))
+						/* the loop itself, or a probed program's first probed thread (TN.NAME) */
+						if (!strcmp(xn, tn) ? base->threads[measured[k]].beh.measure != JL_MEASURE_PROBE
+								    : !th && !strncmp(xn, tn, n) && xn[n] == '.' &&
+								      !strcmp(json_object_get_string(jget(x, "kind")), "probe")) {
 							th = x;
+							sn = xn;
+						}
 					}
 					if (th) {
 						struct jl_ct_result r;
 
 						add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
-						if (jl_ct_bucket_samples(rdir, tn, &r, err, sizeof(err)))
+						if (jl_ct_bucket_samples(rdir, sn, &r, err, sizeof(err)))
 							fprintf(stderr, "jitterlab cyclictest: %s\n", err);
 						else
 							add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);

@@ -79,3 +79,35 @@ def test_cyclictest_needs_a_measured_loop(jl, scenario):
     """)
     r = jl("cyclictest", path, timeout=30, check_rc=2)
     assert "no measured periodic thread" in r.stderr
+
+
+@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
+def test_cyclictest_beside_a_probed_program(jl, scenario, tmp_path):
+    """A probed program with a period is a loop too: cyclictest runs in its place, and the jitterlab
+    column is the program's probed series."""
+    from conftest import BIN
+    loop = pathlib.Path(BIN).parent / "examples" / "probe_loop"
+    if not loop.exists():
+        pytest.skip("build/examples/probe_loop is not built")
+    path = scenario("ctprobe", f"""
+        [run]
+        duration = 2s
+        warmup = 300ms
+        trace = sched
+        [thread ctl]
+        exec = {loop} 1000 50
+        measure = probe
+        policy = fifo
+        priority = 80
+        cpus = 1
+        period = 1ms
+        """)
+    jl("cyclictest", path, timeout=120, check_rc=0)
+    doc = json.load(open((tmp_path / "out" / "ctprobe" / "latest").resolve() / "cyclictest.json"))
+    t = doc["threads"][0]
+    assert t["name"] == "ctl" and t["policy"] == "fifo 80" and t["period_ns"] == 1000000
+    for side in ("cyclictest", "jitterlab"):
+        assert len(t[side]["runs"]) == 1, side
+        assert 1200 <= t[side]["runs"][0]["cycles"] <= 2400, (side, t[side]["runs"][0]["cycles"])
+    jl_sum = json.load(open(pathlib.Path(t["jitterlab"]["runs"][0]["dir"]) / "summary.json"))
+    assert [x["name"] for x in jl_sum["threads"] if x.get("measured")] == ["ctl.loop"]
