@@ -103,7 +103,7 @@ def main():
     if args.scan == "process":
         child = os.fork()  # before any thread: the scan process has the interpreter to itself
         if child == 0:
-            probe._fd = -2  # connect again: a descriptor of its own
+            # nothing has connected before the fork: the scan process connects on its first record
             signal.signal(signal.SIGINT, lambda *a: stop.set())
             scan(args, counts)
             print(f"python_gil scan process: {counts['scan']} scans", flush=True)

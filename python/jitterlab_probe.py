@@ -24,6 +24,7 @@ import os
 import socket
 import struct
 import sys
+import threading
 
 PROBE_ID = 0x4A4C5042  # "JLPB"
 WAKE, END, NAME = 1, 2, 3
@@ -32,13 +33,14 @@ _NAMED = struct.Struct("<IIq16s")  # and the name: NAME
 
 _fd = -2       # -2: not connected yet, -1: no run
 _write = None  # libc write(2), called with the interpreter lock held
+_lock = threading.Lock()  # one connection, whichever thread calls first
 
 
 def _receive(path):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(path)
-        _, fds, _, _ = socket.recv_fds(s, 1, 1)
+        _, fds, _, _ = socket.recv_fds(s, 1, 1, socket.MSG_CMSG_CLOEXEC)
         return fds[0] if fds else -1
     finally:
         s.close()
@@ -46,12 +48,17 @@ def _receive(path):
 
 def init():
     """Connect to the run (once). True when records go to a run."""
+    with _lock:
+        return _init()
+
+
+def _init():
     global _fd, _write
     if _fd != -2:
         return _fd >= 0
-    _fd = -1
     sock = os.environ.get("JITTERLAB_PROBE")
     if not sock:
+        _fd = -1
         return False
     fd = -1
     why = ""
@@ -66,8 +73,9 @@ def init():
         except OSError as e:
             why = e.strerror or str(e)
     if fd < 0:
-        print(f"jitterlab probe: cannot reach the run at {sock} ({why or 'no descriptor'}): "
+        print(f"jitterlab probe: cannot reach the run at {sock} ({why or 'refused: not a program of the run'}): "
               "cycles are not recorded", file=sys.stderr)
+        _fd = -1
         return False
     libc = ctypes.PyDLL(None)  # PyDLL: the call keeps the interpreter lock
     _write = libc.write

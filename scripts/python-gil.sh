@@ -51,7 +51,10 @@ for k in sw.get("comparisons", []):
     if k.get("thread") == "ros.control" and k.get("metric") == "rate_hz":
         print(f"  {k['a']} -> {k['b']}: {k.get('verdict', '?')}  {k.get('text', '')}")
 worst = None
-for c in sw["conditions"]:
+# the late tick of the one-process, hand-offs condition (the published case), else the latest of any
+for c in sorted(sw["conditions"], key=lambda c: c["label"] != "thread-h4"):
+    if worst:
+        break
     for run in c["runs"]:
         try:
             s = json.load(open(run["dir"] + "/summary.json"))
@@ -61,5 +64,5 @@ for c in sw["conditions"]:
             if w.get("thread") == "ros.control" and (worst is None or w["latency_ns"] > worst[1]["latency_ns"]):
                 worst = (c["label"], w)
 if worst:
-    print(f"\nThe latest control tick, explained ({worst[0]}):\n  {worst[1].get('text', '')}")
+    print(f"\nA late control tick, explained ({worst[0]}):\n  {worst[1].get('text', '')}")
 PY

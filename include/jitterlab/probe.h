@@ -22,7 +22,10 @@
  * open descriptor (SCM_RIGHTS), so it works for a program started by a launcher that closes inherited
  * descriptors, and as the sudo user; a program running as root falls back to opening
  * JITTERLAB_PROBE_MARKER. When JITTERLAB_PROBE is set but neither works, the probe says so once on
- * stderr and stays a no-op. Thread-safe: any thread may call it; the descriptor is shared. */
+ * stderr and stays a no-op. Thread-safe: any thread may call it; the descriptor is shared by every file
+ * of the program that includes this header (a weak symbol). Needs POSIX 2008 (_GNU_SOURCE, or
+ * _POSIX_C_SOURCE 200809L, or the compiler's default gnu dialect) for O_CLOEXEC; C99 and later, C++11 and
+ * later. */
 #ifndef JITTERLAB_PROBE_H
 #define JITTERLAB_PROBE_H
 
@@ -50,20 +53,32 @@ struct jl_probe_rec {
 	char name[16];      /* NAME: the series' name, [a-z0-9_-], NUL-padded */
 };
 
-/* -2: not connected yet, -1: no jitterlab run (every call returns at once), else the descriptor */
-static int jl_probe__fd = -2;
+/* -2: not connected yet, -1: no jitterlab run (every call returns at once), else the descriptor; one for
+ * the whole program (weak: every file that includes this header shares it) */
+__attribute__((weak)) int jl_probe__fd = -2;
 
 static inline int jl_probe__receive(const char *sock_path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	char byte, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct iovec iov;
+	struct msghdr msg;
 	struct cmsghdr *c;
 	int s, fd = -1;
 
-	if (strlen(sock_path) >= sizeof(sa.sun_path))
+	memset(&sa, 0, sizeof(sa));
+	memset(&msg, 0, sizeof(msg));
+	sa.sun_family = AF_UNIX;
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl;
+	msg.msg_controllen = sizeof(ctl);
+	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	strcpy(sa.sun_path, sock_path);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
@@ -72,6 +87,8 @@ static inline int jl_probe__receive(const char *sock_path)
 	    (c = CMSG_FIRSTHDR(&msg)) && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	else if (errno == 0 || errno == EINPROGRESS)
+		errno = EACCES; /* the run refused this program (not one of its own, or another user) */
 	close(s);
 	return fd;
 }
@@ -88,6 +105,7 @@ static inline int jl_probe_init(void)
 	sock = getenv("JITTERLAB_PROBE");
 	marker = getenv("JITTERLAB_PROBE_MARKER");
 	fd = -1;
+	errno = 0;
 	if (sock && *sock) {
 		fd = jl_probe__receive(sock);
 		if (fd < 0 && marker && *marker && geteuid() == 0)
@@ -106,7 +124,7 @@ static inline int jl_probe_init(void)
 
 static inline void jl_probe__write(uint32_t kind, int64_t release_ns, const char *name)
 {
-	struct jl_probe_rec r = { JL_PROBE_ID, kind, release_ns, { 0 } };
+	struct jl_probe_rec r;
 	int fd = __atomic_load_n(&jl_probe__fd, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(fd == -1, 1) && !name)
@@ -117,6 +135,10 @@ static inline void jl_probe__write(uint32_t kind, int64_t release_ns, const char
 	}
 	if (fd < 0)
 		return;
+	memset(&r, 0, sizeof(r));
+	r.id = JL_PROBE_ID;
+	r.kind = kind;
+	r.release_ns = release_ns;
 	if (name)
 		strncpy(r.name, name, sizeof(r.name) - 1);
 	if (write(fd, &r, name ? sizeof(r) : offsetof(struct jl_probe_rec, name)) < 0) {

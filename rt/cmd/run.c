@@ -390,6 +390,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		free(r);
 		return JL_EXIT_RUNTIME;
 	}
+	/* a probe's rendezvous is this run's or none: never one inherited from our own environment */
+	unsetenv("JITTERLAB_PROBE");
+	unsetenv("JITTERLAB_PROBE_MARKER");
 	if (sc->run.trace_groups) {
 		if (jl_trace_start(&r->trace, &sc->run, err, sizeof(err))) {
 			fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);

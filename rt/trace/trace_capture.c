@@ -484,7 +484,10 @@ void jl_trace_destroy(struct jl_trace *t)
 	}
 	if (t->inst) {
 		tracefs_trace_off(t->inst);
-		tracefs_instance_destroy(t->inst);
+		if (tracefs_instance_destroy(t->inst))
+			/* EBUSY: a process still holds one of its files (a probed program's marker descriptor) */
+			fprintf(stderr, "jitterlab: warning: cannot remove the tracing instance %s: %s (a process still "
+				"holds one of its files; `jitterlab restore` removes it later)\n", t->name, strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
 	free(t->cpu);

@@ -243,6 +243,13 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		snprintf(err, errlen, "trace: out of memory while summarising");
 		goto out;
 	}
+	if (t->probe_served) { /* the probe server: programs that got the marker, connections refused */
+		json_object *pb = json_object_new_object();
+
+		json_object_object_add(pb, "connections", json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
+		json_object_object_add(pb, "refused", json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
+		json_object_object_add(res->block, "probe", pb);
+	}
 	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
 		free(res->text);
 		res->text = NULL;

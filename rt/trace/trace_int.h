@@ -57,7 +57,9 @@ struct jl_trace {
 	pthread_t probe_thread;
 	bool probe_started;
 	char probe_path[108];
-	unsigned probe_clients, probe_refused;
+	atomic_uint probe_clients, probe_refused; /* connections served, refused */
+	bool probe_have_sudo, probe_served;
+	uid_t probe_sudo_uid;
 };
 
 /* trace_probe.c: the series of the probed threads of `measure = probe` units, from the probe records and

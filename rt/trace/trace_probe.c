@@ -28,6 +28,7 @@
 #include "../../include/jitterlab/probe.h"
 #include "../base/output.h"
 #include "../base/stats.h"
+#include "../base/units.h"
 #include "trace.h"
 #include "trace_int.h"
 
@@ -52,12 +53,35 @@ static void send_fd(int conn, int fd)
 	}
 }
 
+/* Does PID descend from this process (a program of the run: its children, and orphans reparented to it
+ * while it is their subreaper)? */
+static bool of_this_run(pid_t pid)
+{
+	for (int hops = 0; pid > 1 && hops < 64; hops++) {
+		char path[64], line[256];
+		pid_t ppid = 0;
+		FILE *f;
+
+		if (pid == getpid())
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			return false;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "PPid:", 5)) {
+				ppid = (pid_t)atoi(line + 5);
+				break;
+			}
+		fclose(f);
+		pid = ppid;
+	}
+	return false;
+}
+
 static void *probe_server_main(void *arg)
 {
 	struct jl_trace *t = arg;
-	uid_t sudo_uid = 0;
-	gid_t sudo_gid;
-	bool have_sudo = jl_output_sudo_user(&sudo_uid, &sudo_gid);
 
 	pthread_setname_np(pthread_self(), "jl-probe");
 	for (;;) {
@@ -75,12 +99,13 @@ static void *probe_server_main(void *arg)
 		conn = accept4(t->probe_listen, NULL, NULL, SOCK_CLOEXEC);
 		if (conn < 0)
 			continue;
+		/* root or the sudo user, and a program of this run (not any process of that user) */
 		if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-		    (cred.uid == 0 || (have_sudo && cred.uid == sudo_uid))) {
+		    (cred.uid == 0 || (t->probe_have_sudo && cred.uid == t->probe_sudo_uid)) && of_this_run(cred.pid)) {
 			send_fd(conn, t->marker_fd);
-			t->probe_clients++;
+			atomic_fetch_add(&t->probe_clients, 1);
 		} else {
-			t->probe_refused++;
+			atomic_fetch_add(&t->probe_refused, 1);
 		}
 		close(conn);
 	}
@@ -102,6 +127,20 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 		snprintf(err, errlen, "probe: cannot create %s: %s", PROBE_DIR, strerror(errno));
 		return -1;
 	}
+	{
+		/* the socket goes in a directory only root can write to: never one someone else could swap */
+		struct stat st;
+
+		if (lstat(PROBE_DIR, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+			snprintf(err, errlen, "probe: %s is not a root-owned directory others cannot write to", PROBE_DIR);
+			return -1;
+		}
+	}
+	{
+		gid_t gid;
+
+		t->probe_have_sudo = jl_output_sudo_user(&t->probe_sudo_uid, &gid); /* before the thread reads it */
+	}
 	snprintf(t->probe_path, sizeof(t->probe_path), PROBE_DIR "/probe-%d.sock", (int)getpid());
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->probe_path);
 	unlink(t->probe_path); /* a dead run's socket of our pid: ours to replace (a root-owned directory) */
@@ -112,6 +151,12 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 		jl_trace_probe_unserve(t);
 		return -1;
 	}
+	/* the environment first: the server thread must not read it while it changes */
+	marker = tracefs_instance_get_file(t->inst, "trace_marker_raw");
+	setenv("JITTERLAB_PROBE", t->probe_path, 1);
+	if (marker)
+		setenv("JITTERLAB_PROBE_MARKER", marker, 1);
+	tracefs_put_tracing_file(marker);
 	pthread_attr_init(&attr);
 	if (cpus && CPU_COUNT(cpus))
 		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
@@ -123,11 +168,7 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 		return -1;
 	}
 	t->probe_started = true;
-	marker = tracefs_instance_get_file(t->inst, "trace_marker_raw");
-	setenv("JITTERLAB_PROBE", t->probe_path, 1);
-	if (marker)
-		setenv("JITTERLAB_PROBE_MARKER", marker, 1);
-	tracefs_put_tracing_file(marker);
+	t->probe_served = true;
 	return 0;
 }
 
@@ -264,8 +305,8 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 		char name[JL_SERIES_NAME_MAX], what[16];
 		struct jl_series *s;
 		int64_t wake = 0, release = 0, period = probe_period(spec, an, pr[k].pid);
-		uint64_t cycle = 0;
-		bool open = false;
+		uint64_t cycle = 0, unpaired = 0, far = 0;
+		bool open = false, named_release = false;
 
 		/* UNIT.NAME: the probe's name, else the thread's comm, else its tid; a second thread of the same
 		 * name gets its tid appended */
@@ -298,11 +339,17 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 			if (p->pid != pr[k].pid)
 				continue;
 			if (p->kind == JL_PROBE_WAKE) {
+				unpaired += open; /* a wake after a wake: the first had no end */
 				wake = p->ts;
 				release = p->release ? p->release : p->ts;
+				named_release |= p->release != 0;
+				/* a release more than 10 s from its wake is not CLOCK_MONOTONIC ns (us? the wall clock?) */
+				far += p->release && (p->release - p->ts > 10 * JL_NSEC_PER_SEC || p->ts - p->release > 10 * JL_NSEC_PER_SEC);
 				open = true;
 				if (!s->first_release)
 					s->first_release = release;
+			} else if (p->kind == JL_PROBE_END && !open) {
+				unpaired++;
 			} else if (p->kind == JL_PROBE_END && open) {
 				/* the cycle index counts releases on the grid from the first, so skipped ones show */
 				int64_t on_grid = period > 0 ? (release - s->first_release + period / 2) / period : (int64_t)cycle;
@@ -319,6 +366,16 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 			}
 		}
 		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + period : 0;
+		if (!named_release && !spec->beh.period_ns) {
+			/* no release was named: ready = wake, not a grid (a grid would invent skipped releases) */
+			s->periodic = false;
+		}
+		if (unpaired)
+			fprintf(stderr, "jitterlab: warning: probe %s: %llu wake or end records without their pair "
+				"(not cycles)\n", s->name, (unsigned long long)unpaired);
+		if (far)
+			fprintf(stderr, "jitterlab: warning: probe %s: %llu releases more than 10 s from their wake: "
+				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)far);
 	}
 	rc = 0;
 	goto out;

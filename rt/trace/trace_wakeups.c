@@ -74,7 +74,12 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 			bool dup = false;
 
 			if (i >= 0) {
-				if (!in_tree(an, th->tid, pid))
+				bool again = false;
+
+				/* task_newtask and sched_process_fork both record a clone: count each task once */
+				for (long j = 0; j < i && !again; j++)
+					again = an->births[j].pid == pid;
+				if (again || !in_tree(an, th->tid, pid))
 					continue;
 				nth++;
 			}
@@ -256,6 +261,9 @@ json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_
 			since = x->ts;
 			continue;
 		}
+		if (state < 0 && x) /* nothing before the window: what its first state says it was doing */
+			state = x->what == JL_TS_WOKEN ? JL_TS_BLOCKED
+				: x->what == JL_TS_PREEMPTED || x->what == JL_TS_BLOCKED ? JL_TS_IN : -1;
 		if (b > a) {
 			if (state == JL_TS_IN)
 				run += b - a;
@@ -272,7 +280,8 @@ json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_
 		if (x->what == JL_TS_MIGRATED) {
 			migrations++;
 			cpu = x->cpu;
-			continue; /* the thread's state does not change */
+			since = x->ts; /* the time before it is counted: the state goes on, on the new CPU */
+			continue;
 		}
 		if (x->what == JL_TS_WOKEN && state == JL_TS_BLOCKED) {
 			/* the sleep just ended: its time goes to who ended it */

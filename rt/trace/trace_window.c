@@ -193,6 +193,7 @@ void jl_tan_decompose_cycle(const struct jl_tan *an, int ti, const struct jl_pai
 		       "between its wakeup and the start of its cycle (a lock, e.g. an interpreter's)", c);
 	c->wake = wake;
 	c->latency_ns = wake - release;
+	c->lost_in_window = jl_tan_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking, wake);
 	jl_tan_finish_parts(an, c);
 }
 

@@ -203,7 +203,8 @@ static void test_scenario_period_and_names(void **state)
 	teardown(&f);
 }
 
-/* Outside a run the probe does nothing, and says nothing; JITTERLAB_PROBE naming no run: said once. */
+/* Outside a run the probe does nothing; JITTERLAB_PROBE naming no run: it gives up once (no second
+ * connect: the descriptor stays -1). */
 static void test_probe_outside_a_run(void **state)
 {
 	(void)state;
@@ -285,6 +286,60 @@ static void test_wakeups_become_samples(void **state)
 	teardown(&f);
 }
 
+/* off_cpu across a migration (the time before it counted once, the rest on the new CPU), and new:N
+ * counting each task once although task_newtask and sched_process_fork both record a clone. */
+static void test_offcpu_migration_and_new_n(void **state)
+{
+	struct jl_tev mig = ev(1010, 0, 0, JL_TEV_MIGRATE, WORKER, "worker");
+	struct jl_tev e[] = {
+		tev_switch(0, 0, 0, 120, 0, CHILD, 120, "python3"),
+		tev_switch(0, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
+		tev_wake(1000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		mig,
+		tev_switch(1100, 0, CHILD, 120, 0, WORKER, 120, "worker"),
+		tev_switch(1200, 0, WORKER, 120, 1, CHILD, 120, "python3"),
+	};
+	struct jl_tan_thread th[1] = { 0 };
+	struct fake f;
+	json_object *off;
+	char err[256];
+	long sum;
+
+	(void)state;
+	setup(&f, 0);
+	jl_tan_free(&f.an);
+	snprintf(th[0].name, sizeof(th[0].name), "ctl.worker");
+	th[0].pid = WORKER;
+	th[0].measured = true;
+	e[3].target_cpu = 0;
+	e[3].prev_pid = 1; /* orig_cpu */
+	assert_int_equal(jl_tan_init(&f.an, th, 1, 2), 0);
+	assert_int_equal(jl_tan_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
+	off = jl_tan_offcpu(&f.an, 0, 0, 2000000);
+	sum = (long)(json_object_get_int64(json_object_object_get(off, "running_ns")) +
+		     json_object_get_int64(json_object_object_get(off, "preempted_ns")) +
+		     json_object_get_int64(json_object_object_get(off, "blocked_ns")) +
+		     json_object_get_int64(json_object_object_get(off, "wakeup_wait_ns")));
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "wakeup_wait_ns")), 100 * 1000);
+	assert_int_equal(json_object_get_int64(json_object_object_get(off, "running_ns")), 100 * 1000);
+	assert_int_equal(sum, 2000 * 1000); /* the parts cover the window once */
+	json_object_put(off);
+	teardown(&f);
+
+	/* new:2 is the second task the program created, each clone recorded twice */
+	setup(&f, 0);
+	f.sc.threads[0].beh.measure = JL_MEASURE_WAKEUPS;
+	born(&f, 10, CHILD, WORKER, true);
+	born(&f, 10, CHILD, WORKER, false);
+	born(&f, 20, CHILD, GRAND, true);
+	born(&f, 20, CHILD, GRAND, false);
+	snprintf(f.sc.threads[0].beh.threads, sizeof(f.sc.threads[0].beh.threads), "new:2");
+	assert_int_equal(jl_trace_wakeup_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	assert_int_equal(f.eng.nseries, 1);
+	assert_int_equal(f.eng.series[0].tid, GRAND);
+	teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),
+		cmocka_unit_test(test_offcpu_migration_and_new_n),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
