@@ -32,6 +32,14 @@ int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
 	return sorted[jl_percentile_rank(n, q) - 1];
 }
 
+int64_t jl_median_i64(int64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return v[n / 2];
+}
+
 int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d)
 {
 	int64_t *s = scratch;

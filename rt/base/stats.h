@@ -24,6 +24,8 @@ int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q);
 
 /* Compute D over VALUES[0..N); VALUES is left untouched (SCRATCH, N entries, is used for sorting; it
  * may be NULL, then one is allocated). Returns 0, or -1 with errno (ENOMEM). N = 0 gives all zeros. */
+/* The upper median of V[0..N) (V[N/2] once sorted; V is sorted in place); 0 when N is 0. */
+int64_t jl_median_i64(int64_t *v, size_t n);
 int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d);
 
 #endif

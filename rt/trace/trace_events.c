@@ -236,6 +236,29 @@ int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
 	return -1;
 }
 
+int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid)
+{
+	for (size_t i = an->nbirths; i-- > 0;) /* the latest birth of a reused pid */
+		if (an->births[i].pid == pid)
+			return an->births[i].parent != pid ? an->births[i].parent : 0;
+	return 0;
+}
+
+bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid)
+{
+	for (int hops = 0; pid > 0 && hops < 64; hops++, pid = jl_tan_parent(an, pid))
+		if (pid == root)
+			return true;
+	return false;
+}
+
+void jl_tan_clean_name(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			*s = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : '_';
+}
+
 const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
 {
 	unsigned h = ((unsigned)pid * 2654435761u) % TASK_HASH;

@@ -258,6 +258,12 @@ struct jl_tan {
 	size_t nbirths, capbirths;
 };
 
+/* The task that created PID (its latest birth in the trace), or 0. */
+int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid);
+/* Is PID ROOT, or born in ROOT's tree (as the trace's births say)? */
+bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid);
+/* A comm made usable in a series name: [a-z0-9_-], upper case lowered, anything else '_'. */
+void jl_tan_clean_name(char *s);
 /* The last comm the trace showed for PID, or NULL. */
 const char *jl_tan_comm(const struct jl_tan *an, int32_t pid);
 

@@ -200,26 +200,14 @@ void jl_trace_probe_unserve(struct jl_trace *t)
 
 /* ---- the records become series ---- */
 
-/* The unit (a `measure = probe` exec) that PID descends from, or -1. */
+/* The unit (a `measure = probe` exec) whose process tree PID is in, or -1. */
 static int unit_of(const struct jl_engine *eng, const struct jl_tan *an, int32_t pid)
 {
-	for (int hops = 0; pid > 0 && hops < 64; hops++) {
-		int32_t parent = 0;
+	for (int t = 0; t < eng->nthreads; t++) {
+		const struct jl_thread *th = &eng->threads[t];
 
-		for (int t = 0; t < eng->nthreads; t++) {
-			const struct jl_thread *th = &eng->threads[t];
-
-			if (th->is_exec && th->tid == pid && th->spec->beh.measure == JL_MEASURE_PROBE)
-				return th->unit;
-		}
-		for (size_t i = an->nbirths; i-- > 0;) /* the latest birth of a reused pid */
-			if (an->births[i].pid == pid) {
-				parent = an->births[i].parent;
-				break;
-			}
-		if (parent == pid)
-			break;
-		pid = parent;
+		if (th->is_exec && th->tid > 0 && th->spec->beh.measure == JL_MEASURE_PROBE && jl_tan_in_tree(an, th->tid, pid))
+			return th->unit;
 	}
 	return -1;
 }
@@ -230,13 +218,6 @@ struct prober {
 	char name[16];
 	size_t nwake;
 };
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The period of a probed series: the scenario's, else the median step between the releases it named
  * (or between its wakes when it named none); 0 when it has fewer than 3 cycles. */
@@ -261,10 +242,8 @@ static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_t
 			v[n++] = at - prev;
 		prev = at;
 	}
-	if (n >= 2) {
-		qsort(v, n, sizeof(*v), cmp_i64);
-		period = v[n / 2];
-	}
+	if (n >= 2)
+		period = jl_median_i64(v, n);
 	free(v);
 	return period;
 }
@@ -313,9 +292,7 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 		snprintf(what, sizeof(what), "%s", pr[k].name);
 		if (!what[0] && jl_tan_comm(an, pr[k].pid))
 			snprintf(what, sizeof(what), "%s", jl_tan_comm(an, pr[k].pid));
-		for (char *c = what; *c; c++) /* a comm may hold anything: a series name must not */
-			if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
-				*c = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : '_';
+		jl_tan_clean_name(what); /* a comm may hold anything: a series name must not */
 		if (!what[0])
 			snprintf(what, sizeof(what), "%d", (int)pr[k].pid);
 		snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);

@@ -14,36 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/stats.h"
 #include "trace.h"
 #include "trace_int.h"
-
-/* Is PID in the process tree of ROOT (itself, or born from it)? */
-static bool in_tree(const struct jl_tan *an, int32_t root, int32_t pid)
-{
-	for (int hops = 0; pid > 0 && hops < 64; hops++) {
-		int32_t parent = 0;
-
-		if (pid == root)
-			return true;
-		for (size_t i = an->nbirths; i-- > 0;)
-			if (an->births[i].pid == pid) {
-				parent = an->births[i].parent;
-				break;
-			}
-		if (parent == pid)
-			break;
-		pid = parent;
-	}
-	return false;
-}
-
-/* A series name from NAME: [a-z0-9_-], anything else '_', upper case lowered. */
-static void clean_name(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
-			*s = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : '_';
-}
 
 static bool selected(const char *pattern, int32_t pid, int nth, const char *comm)
 {
@@ -79,7 +52,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 				/* task_newtask and sched_process_fork both record a clone: count each task once */
 				for (long j = 0; j < i && !again; j++)
 					again = an->births[j].pid == pid;
-				if (again || !in_tree(an, th->tid, pid))
+				if (again || !jl_tan_in_tree(an, th->tid, pid))
 					continue;
 				nth++;
 			}
@@ -88,7 +61,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 			if (dup || !selected(spec->beh.threads, pid, nth, comm))
 				continue;
 			snprintf(what, sizeof(what), "%s", comm ? comm : "");
-			clean_name(what);
+			jl_tan_clean_name(what);
 			if (!what[0])
 				snprintf(what, sizeof(what), "%d", (int)pid);
 			snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
@@ -113,13 +86,6 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 	return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of the intervals between the wakings of T if they are steady, else 0. */
 static int64_t steady_period(const struct jl_tan_thread *t)
 {
@@ -133,8 +99,7 @@ static int64_t steady_period(const struct jl_tan_thread *t)
 		return 0;
 	for (size_t i = 1; i < t->npairs; i++)
 		v[n++] = t->pairs[i].waking - t->pairs[i - 1].waking;
-	qsort(v, n, sizeof(*v), cmp_i64);
-	median = v[n / 2];
+	median = jl_median_i64(v, n);
 	for (size_t i = 0; i < n; i++)
 		near += llabs(v[i] - median) * 10 <= median;
 	free(v);
