@@ -1,0 +1,70 @@
+/* dispatch: an executor's ready queue and its dispatch rule, the model the executor driver (issue 13) runs
+ * on its pool threads and the unit tests run on a fake clock. Pure: no clock, no threads, no allocation
+ * after jl_dispatch_init; the caller holds the executor's one (priority-inheriting) lock around every call.
+ *
+ * What it models, after rclcpp (ros2/rclcpp: executor.cpp get_next_ready_executable, the
+ * MultiThreadedExecutor's wait mutex, rcl's timer call):
+ * - callbacks are timers (a period and a phase) or subscriptions (messages posted to them);
+ * - a callback belongs to a group: mutually exclusive (its callbacks never run at once: while one runs,
+ *   the group's others leave the wait set) or reentrant (any number at once, even the same callback);
+ * - JL_DISPATCH_RCLCPP: at each wait point the executor takes a snapshot of the ready callbacks (timers
+ *   first, then subscriptions, each in declaration order) and runs each at most once before it waits again;
+ *   what becomes ready meanwhile waits for the next snapshot. With several threads, the threads take the
+ *   wait in turn (the caller's lock), and a callback whose group became busy is skipped in the snapshot.
+ *   (Jazzy before rclcpp#2537 iterated entities in hash order; this model keeps declaration order.)
+ * - JL_DISPATCH_FIFO: the callback that became ready first runs first (an events executor);
+ * - a timer that missed periods runs once and keeps its phase (rcl_timer_call: the next call time is the
+ *   first period boundary after now), counting the periods it skipped. */
+#ifndef JL_DISPATCH_H
+#define JL_DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum jl_dispatch_rule { JL_DISPATCH_RCLCPP, JL_DISPATCH_FIFO };
+enum jl_cb_kind { JL_CB_TIMER, JL_CB_SUBSCRIPTION };
+
+#define JL_GROUP_REENTRANT (-1)
+
+struct jl_dcb {
+	enum jl_cb_kind kind;
+	int group;                  /* index of its mutually exclusive group, or JL_GROUP_REENTRANT */
+	int64_t period, phase;      /* timers: first release at phase, then every period */
+	/* state */
+	int64_t next;               /* timers: the next release */
+	int64_t ready_at;           /* when it became ready (FIFO order; the release or the first message) */
+	uint64_t seq;               /* FIFO: the order it became ready in */
+	uint32_t pending;           /* subscriptions: messages not yet taken */
+	uint32_t running;           /* runs in progress (reentrant: may be more than one) */
+	uint64_t runs, skipped;     /* taken; timer periods skipped */
+};
+
+struct jl_dispatch {
+	enum jl_dispatch_rule rule;
+	struct jl_dcb *cbs;
+	int ncbs;
+	bool *group_busy;           /* per mutually exclusive group */
+	int ngroups;
+	int *snapshot;              /* RCLCPP: the callbacks of the current wait, in run order */
+	int nsnap, snap_pos;
+	uint64_t seq;
+};
+
+/* Set up NCBS callbacks (CBS[i].kind, group, period, phase filled in; state cleared here) in NGROUPS
+ * mutually exclusive groups; T0: the time the executor starts. 0, or -1 (ENOMEM). */
+int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct jl_dcb *cbs, int ncbs, int ngroups,
+		     int64_t t0);
+void jl_dispatch_free(struct jl_dispatch *d);
+/* A message for subscription CB arrived at NOW. */
+void jl_dispatch_post(struct jl_dispatch *d, int cb, int64_t now);
+/* The callback the calling thread runs next at NOW, taken (its group busy, a timer moved to its next
+ * release, a message consumed), or -1: nothing can run now (wait until jl_dispatch_next_release() or a
+ * post). *READY: when it became ready (a timer's release, a message's arrival). */
+int jl_dispatch_take(struct jl_dispatch *d, int64_t now, int64_t *ready);
+/* Callback CB's run ended. */
+void jl_dispatch_done(struct jl_dispatch *d, int cb);
+/* The earliest release of a timer that can run when its turn comes (INT64_MAX: none). */
+int64_t jl_dispatch_next_release(const struct jl_dispatch *d);
+
+#endif
