@@ -20,8 +20,14 @@ int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct j
 		errno = ENOMEM;
 		return -1;
 	}
-	for (int i = 0; i < ncbs; i++) {
-		struct jl_dcb *c = &cbs[i];
+	jl_dispatch_start(d, t0);
+	return 0;
+}
+
+void jl_dispatch_start(struct jl_dispatch *d, int64_t t0)
+{
+	for (int i = 0; i < d->ncbs; i++) {
+		struct jl_dcb *c = &d->cbs[i];
 
 		c->next = c->kind == JL_CB_TIMER ? t0 + c->phase : 0;
 		c->ready_at = c->next;
@@ -29,7 +35,10 @@ int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct j
 		c->pending = c->running = 0;
 		c->runs = c->skipped = 0;
 	}
-	return 0;
+	for (int g = 0; g < d->ngroups; g++)
+		d->group_busy[g] = false;
+	d->nsnap = d->snap_pos = 0;
+	d->seq = 0;
 }
 
 void jl_dispatch_free(struct jl_dispatch *d)

@@ -22,7 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum jl_dispatch_rule { JL_DISPATCH_RCLCPP, JL_DISPATCH_FIFO };
+#include "../scenario/scenario.h" /* enum jl_dispatch_rule */
+
 enum jl_cb_kind { JL_CB_TIMER, JL_CB_SUBSCRIPTION };
 
 #define JL_GROUP_REENTRANT (-1)
@@ -56,6 +57,8 @@ struct jl_dispatch {
 int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct jl_dcb *cbs, int ncbs, int ngroups,
 		     int64_t t0);
 void jl_dispatch_free(struct jl_dispatch *d);
+/* Start (again) at T0: every timer's first release at T0 + its phase, nothing pending. No allocation. */
+void jl_dispatch_start(struct jl_dispatch *d, int64_t t0);
 /* A message for subscription CB arrived at NOW. */
 void jl_dispatch_post(struct jl_dispatch *d, int cb, int64_t now);
 /* The callback the calling thread runs next at NOW, taken (its group busy, a timer moved to its next

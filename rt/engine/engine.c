@@ -248,6 +248,7 @@ const struct jl_driver *const jl_drivers[JL_BEH_N] = {
 	[JL_BEH_PERIODIC] = &driver_periodic,
 	[JL_BEH_CONTINUOUS] = &driver_continuous,
 	[JL_BEH_EXEC] = &driver_exec,
+	[JL_BEH_EXECUTOR] = &jl_driver_executor,
 };
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
@@ -533,15 +534,18 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 	atomic_store(&eng->hooks_mark, eng->hooks.mark);
 	for (int i = 0; i < sc->nthreads; i++)
 		n += (int)sc->threads[i].place.count;
+	for (int i = 0; i < sc->nexecutors; i++)
+		n += (int)sc->executors[i].t.place.count;
 	eng->threads = calloc(n > 0 ? (size_t)n : 1, sizeof(*eng->threads));
-	eng->units = calloc(sc->nthreads > 0 ? (size_t)sc->nthreads : 1, sizeof(*eng->units));
+	eng->units = calloc((size_t)(sc->nthreads + sc->nexecutors) + 1, sizeof(*eng->units));
 	if (!eng->threads || !eng->units) {
 		snprintf(err, errlen, "out of memory for %d threads", n);
 		jl_engine_free(eng);
 		return -1;
 	}
-	for (int i = 0; i < sc->nthreads; i++) {
-		const struct jl_thread_spec *spec = &sc->threads[i];
+	/* the units: every [thread], then every [executor] (its thread spec: the pool's placement) */
+	for (int i = 0; i < sc->nthreads + sc->nexecutors; i++) {
+		const struct jl_thread_spec *spec = i < sc->nthreads ? &sc->threads[i] : &sc->executors[i - sc->nthreads].t;
 		struct jl_unit *u = &eng->units[eng->nunits++];
 
 		u->spec = spec;

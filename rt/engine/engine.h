@@ -71,6 +71,7 @@ struct jl_driver {
 
 /* The drivers, by behaviour kind. */
 extern const struct jl_driver *const jl_drivers[JL_BEH_N];
+extern const struct jl_driver jl_driver_executor; /* executor.c */
 
 /* One scenario section that makes threads, with its driver's state. */
 struct jl_unit {
@@ -97,6 +98,7 @@ struct jl_thread {
 	int64_t first_release;      /* t0 or t_measure + start */
 	int first_series, nseries;  /* the series it writes (into eng->series) */
 	int mem_node_used;          /* NUMA node of its samples when mem_node is set, else -1 */
+	uint64_t callbacks_run;     /* an executor's thread: the callbacks it ran */
 
 	/* kept by the thread, read after join */
 	struct jl_work_state work;

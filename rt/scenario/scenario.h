@@ -16,6 +16,8 @@
 #define JL_MAX_EXPECT 64
 #define JL_MAX_CONDITIONS 64
 #define JL_MAX_VARY 8
+#define JL_MAX_EXECUTORS 16
+#define JL_MAX_CALLBACKS 64
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
  * `isolate=TEXT` fits the reader's line (199) when written back */
@@ -96,7 +98,7 @@ struct jl_placement {
 /* is the program measured, by the probe or from the trace (an exec'd program's series come after the run) */
 #define JL_MEASURE_FROM_TRACE(m) ((m) == JL_MEASURE_PROBE || (m) == JL_MEASURE_WAKEUPS)
 
-enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_N };
+enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_EXECUTOR, JL_BEH_N };
 
 struct jl_behaviour {
 	enum jl_behaviour_kind kind; /* derived from the keys: exec -> exec, a period -> periodic, else continuous */
@@ -111,13 +113,41 @@ struct jl_behaviour {
 	char threads[128];          /* measure = wakeups: which threads ("" = every thread of the process tree) */
 };
 
+/* [executor NAME] keys after the placement's (their slots follow JL_TKEY_N in the spec's key_line) */
+enum jl_ekey { JL_EKEY_THREADS = JL_TKEY_N, JL_EKEY_DISPATCH, JL_EKEY_END };
+#define JL_SPEC_KEYS JL_EKEY_END
+
 struct jl_thread_spec {
 	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
 	char file[256];             /* where it was defined (for messages) */
 	int line;                   /* line of the section header */
 	struct jl_placement place;
 	struct jl_behaviour beh;
-	int key_line[JL_TKEY_N];    /* line where each key was set (0 = default) */
+	int key_line[JL_SPEC_KEYS]; /* line where each key was set (0 = default) */
+};
+
+/* How an executor picks the next callback (rt/engine/dispatch.h says what each does). */
+enum jl_dispatch_rule { JL_DISPATCH_RCLCPP, JL_DISPATCH_FIFO };
+
+/* [executor NAME]: a pool of threads that run callbacks. Its thread spec is the placement of every pool
+ * thread (place.count = `threads`), its behaviour the executor's (kind JL_BEH_EXECUTOR). */
+struct jl_executor_spec {
+	struct jl_thread_spec t;
+	enum jl_dispatch_rule dispatch;
+};
+
+enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_PHASE, JL_CKEY_WORK, JL_CKEY_DEADLINE, JL_CKEY_N };
+
+/* [callback NAME]: a timer callback of an executor (topics, triggers and polls come next). */
+struct jl_callback_spec {
+	char name[JL_NAME_MAX];
+	char file[256];
+	int line;
+	char executor[JL_NAME_MAX]; /* the [executor] it runs on */
+	char group[JL_NAME_MAX];    /* its mutually exclusive group ("default": the executor's), or "reentrant" */
+	int64_t period_ns, phase_ns, deadline_ns; /* deadline 0 = the period */
+	struct jl_work_spec work;
+	int key_line[JL_CKEY_N];
 };
 
 enum jl_cmp { JL_CMP_LT, JL_CMP_LE, JL_CMP_GT, JL_CMP_GE, JL_CMP_EQ };
@@ -160,6 +190,10 @@ struct jl_scenario {
 	int nexpect;
 	struct jl_expect expect[JL_MAX_EXPECT];
 	struct jl_sweep_spec sweep;
+	int nexecutors;
+	struct jl_executor_spec executors[JL_MAX_EXECUTORS];
+	int ncallbacks;
+	struct jl_callback_spec callbacks[JL_MAX_CALLBACKS];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

@@ -38,6 +38,9 @@ static int line_of(const struct jl_thread_spec *t, enum jl_tkey k)
 
 static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
 {
+	for (int i = 0; i < sc->ncallbacks; i++) /* a callback is a measured series of its name */
+		if (!strcmp(sc->callbacks[i].name, name))
+			return true;
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 		size_t n = strlen(t->name);
@@ -56,6 +59,87 @@ static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
 		}
 	}
 	return false;
+}
+
+/* The name of another section that names series or --set targets: threads, executors, callbacks share one
+ * namespace. */
+static const char *name_taken(const struct jl_scenario *sc, const char *name, const void *self)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if ((const void *)&sc->threads[i] != self && !strcmp(sc->threads[i].name, name))
+			return "thread";
+	for (int i = 0; i < sc->nexecutors; i++)
+		if ((const void *)&sc->executors[i] != self && !strcmp(sc->executors[i].t.name, name))
+			return "executor";
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if ((const void *)&sc->callbacks[i] != self && !strcmp(sc->callbacks[i].name, name))
+			return "callback";
+	return NULL;
+}
+
+/* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
+ * that exists, a timer period, names unique among threads, executors and callbacks. */
+static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->ncallbacks; i++) {
+		const struct jl_callback_spec *c = &sc->callbacks[i];
+		const char *other = name_taken(sc, c->name, c);
+		int line_e = c->key_line[JL_CKEY_EXECUTOR] ? c->key_line[JL_CKEY_EXECUTOR] : c->line;
+		bool found = false;
+
+		if (other)
+			VFAIL(c->line, "callback '%s': the name is also a %s's (threads, executors and callbacks share names)",
+			      c->name, other);
+		if (!c->executor[0])
+			VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section)", c->name);
+		for (int k = 0; k < sc->nexecutors; k++)
+			found |= !strcmp(sc->executors[k].t.name, c->executor);
+		if (!found)
+			VFAIL(line_e, "callback '%s': no executor '%s' (expected the name of an [executor] section)", c->name,
+			      c->executor);
+		if (!c->period_ns)
+			VFAIL(c->line, "callback '%s': no period (a callback is a timer in this version: expected period = "
+			      "DURATION)", c->name);
+		if (c->deadline_ns > c->period_ns * 1000)
+			VFAIL(c->key_line[JL_CKEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
+	}
+	for (int i = 0; i < sc->nexecutors; i++) {
+		const struct jl_thread_spec *t = &sc->executors[i].t;
+		const char *other = name_taken(sc, t->name, &sc->executors[i]);
+		bool used = false;
+
+		if (other)
+			VFAIL(t->line, "executor '%s': the name is also a %s's (threads, executors and callbacks share names)",
+			      t->name, other);
+		if (t->key_line[JL_TKEY_COUNT])
+			VFAIL(line_of(t, JL_TKEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
+			      t->name);
+		if (t->key_line[JL_TKEY_USER])
+			VFAIL(line_of(t, JL_TKEY_USER), "executor '%s': user is only for exec threads", t->name);
+		if (t->place.policy == JL_POLICY_DEADLINE)
+			VFAIL(line_of(t, JL_TKEY_POLICY), "executor '%s': policy deadline is not supported for executors "
+			      "(expected fifo, rr, other, batch or idle)", t->name);
+		if (jl_policy_is_rt(t->place.policy) && (t->place.priority < 1 || t->place.priority > 98))
+			VFAIL(line_of(t, t->key_line[JL_TKEY_PRIORITY] ? JL_TKEY_PRIORITY : JL_TKEY_POLICY),
+			      "executor '%s': policy %s needs a priority in 1-98 (99 is the watchdog's)", t->name,
+			      jl_policy_name(t->place.policy));
+		if (t->place.cpus_set) {
+			cpu_set_t extra;
+			char buf[256];
+
+			CPU_XOR(&extra, &t->place.cpus, online);
+			CPU_AND(&extra, &extra, &t->place.cpus);
+			if (CPU_COUNT(&extra))
+				VFAIL(line_of(t, JL_TKEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
+				      jl_cpulist_format(&extra, buf, sizeof(buf)));
+		}
+		for (int k = 0; k < sc->ncallbacks; k++)
+			used |= !strcmp(sc->callbacks[k].executor, t->name);
+		if (!used)
+			VFAIL(t->line, "executor '%s' runs no callback (expected a [callback NAME] with executor = %s)", t->name,
+			      t->name);
+	}
+	return 0;
 }
 
 static long long read_sysctl_ll(const char *path, long long fallback)
@@ -194,8 +278,8 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(errno));
 		return -1;
 	}
-	if (sc->nthreads == 0)
-		VFAIL(0, "no [thread NAME] section (a scenario needs at least one thread)");
+	if (sc->nthreads == 0 && sc->nexecutors == 0)
+		VFAIL(0, "no [thread NAME] or [executor NAME] section (a scenario needs at least one thread)");
 	for (int i = 0; i < sc->nthreads; i++) {
 		struct jl_behaviour *b = &sc->threads[i].beh;
 
@@ -205,6 +289,8 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			return -1;
 		total += (int)sc->threads[i].place.count;
 	}
+	for (int i = 0; i < sc->nexecutors; i++)
+		total += (int)sc->executors[i].t.place.count;
 	if (total > JL_MAX_THREADS)
 		VFAIL(0, "%d threads after count expansion (at most %d)", total, JL_MAX_THREADS);
 	if (sc->run.isolate_set) {
@@ -223,6 +309,8 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	}
 	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
 		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+	if (validate_executors(sc, &online, err, errlen))
+		return -1;
 	for (int i = 0; i < sc->nexpect; i++) {
 		if (!thread_name_exists(sc, sc->expect[i].thread))
 			VFAIL(sc->expect[i].line, "[expect] %s: no thread '%s'", sc->expect[i].label, sc->expect[i].thread);

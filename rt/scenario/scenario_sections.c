@@ -342,6 +342,82 @@ static int add_thread(struct jl_scenario *sc, const char *name, const char *file
 	return sc->nthreads - 1;
 }
 
+/* [executor NAME]: the placement table (on its thread spec) and its own keys */
+static int count_executors(const struct jl_scenario *sc)
+{
+	return sc->nexecutors;
+}
+
+static void view_executor(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_executor_spec *e = &sc->executors[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .place = &e->t.place, .executor = e, .key_line = e->t.key_line };
+}
+
+static const char *executor_name(const struct jl_scenario *sc, int i)
+{
+	return sc->executors[i].t.name;
+}
+
+static const struct jl_key_table *const executor_tables[] = { &jl_keys_placement, &jl_keys_executor, NULL };
+
+static int add_executor(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_executor_spec *e;
+	struct jl_key_view v;
+
+	if (sc->nexecutors >= JL_MAX_EXECUTORS)
+		return -1;
+	e = &sc->executors[sc->nexecutors++];
+	memset(e, 0, sizeof(*e));
+	e->t.beh.kind = JL_BEH_EXECUTOR;
+	e->t.beh.measure = 1;
+	view_executor(sc, sc->nexecutors - 1, &v);
+	jl_section_defaults(&jl_section_kinds[2], &v);
+	snprintf(e->t.name, sizeof(e->t.name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(e->t.file, sizeof(e->t.file), "%s", file);
+	e->t.line = line;
+	return sc->nexecutors - 1;
+}
+
+/* [callback NAME] */
+static int count_callbacks(const struct jl_scenario *sc)
+{
+	return sc->ncallbacks;
+}
+
+static void view_callback(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_callback_spec *c = &sc->callbacks[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .callback = c, .key_line = c->key_line };
+}
+
+static const char *callback_name(const struct jl_scenario *sc, int i)
+{
+	return sc->callbacks[i].name;
+}
+
+static const struct jl_key_table *const callback_tables[] = { &jl_keys_callback, NULL };
+
+static int add_callback(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_callback_spec *c;
+	struct jl_key_view v;
+
+	if (sc->ncallbacks >= JL_MAX_CALLBACKS)
+		return -1;
+	c = &sc->callbacks[sc->ncallbacks++];
+	memset(c, 0, sizeof(*c));
+	view_callback(sc, sc->ncallbacks - 1, &v);
+	jl_section_defaults(&jl_section_kinds[3], &v);
+	snprintf(c->name, sizeof(c->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(c->file, sizeof(c->file), "%s", file);
+	c->line = line;
+	return sc->ncallbacks - 1;
+}
+
 static int count_expect(const struct jl_scenario *sc)
 {
 	return sc->nexpect ? 1 : 0;
@@ -376,13 +452,20 @@ static const struct jl_key_table *const expect_tables[] = { &jl_keys_expect, NUL
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
 static const struct jl_key_table *const no_tables[] = { NULL };
 
-/* In the order sections are written back. [thread] must stay at index 1 (add_thread's defaults). */
+/* In the order sections are written back. [thread], [executor] and [callback] stay at indexes 1, 2 and 3
+ * (the add functions' defaults). */
 const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
 	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
 	{ .name = "thread", .help = "a thread: where it runs (placement) and what it does each cycle (behaviour)",
 	  .named = true, .tables = thread_tables, .count = count_threads, .view = view_thread, .add = add_thread,
 	  .name_of = thread_name, .max = JL_MAX_THREADS },
+	{ .name = "executor", .help = "a pool of threads that run callbacks (placement keys as for [thread])",
+	  .named = true, .tables = executor_tables, .count = count_executors, .view = view_executor, .add = add_executor,
+	  .name_of = executor_name, .max = JL_MAX_EXECUTORS },
+	{ .name = "callback", .help = "a callback an executor runs: a timer, in a group, doing work",
+	  .named = true, .tables = callback_tables, .count = count_callbacks, .view = view_callback, .add = add_callback,
+	  .name_of = callback_name, .max = JL_MAX_CALLBACKS },
 	{ .name = "expect", .help = "assertions checked after the run, one per line",
 	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
 	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",

@@ -25,6 +25,12 @@ static void mark_unset(struct jl_key_view *v, enum jl_tkey k)
 
 /* ---- placement ---- */
 
+/* count: a [thread]'s copies (an [executor] says threads) */
+KEY_APPLIES(not_executor)
+{
+	return !v->executor;
+}
+
 KEY_PARSE(place_policy)
 {
 	(void)key;
@@ -232,7 +238,8 @@ static const struct jl_key_desc placement_keys[] = {
 	  .help = "CPUs the thread is pinned to", .parse = place_cpus, .format = fmt_cpus, .unset = "(all allowed)",
 	  .note = note_cpus },
 	{ .name = "count", .slot = JL_TKEY_COUNT, .syntax = "N", .def = "1", .range = "1-64",
-	  .help = "identical copies, named NAME.0, NAME.1, ...", .parse = place_count, .format = fmt_count },
+	  .help = "identical copies, named NAME.0, NAME.1, ...", .parse = place_count, .format = fmt_count,
+	  .applies = not_executor },
 	{ .name = "runtime", .slot = JL_TKEY_RUNTIME, .syntax = "DURATION", .def_doc = "none: required for deadline",
 	  .range = "at least 1024ns, at most the deadline",
 	  .help = "SCHED_DEADLINE runtime per period; only for policy deadline (which needs period too)",

@@ -158,6 +158,34 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	for (int i = 0; i < eng->nseries; i++)
 		json_object_array_add(threads, series_json(&res[i]));
 	json_object_object_add(s, "threads", threads);
+	{
+		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
+		json_object *ex = json_object_new_array();
+
+		for (int u = 0; u < eng->nunits; u++) {
+			const struct jl_unit *un = &eng->units[u];
+			json_object *o, *ths;
+
+			if (un->spec->beh.kind != JL_BEH_EXECUTOR)
+				continue;
+			o = json_object_new_object();
+			ths = json_object_new_array();
+			json_object_object_add(o, "name", json_object_new_string(un->spec->name));
+			json_object_object_add(o, "dispatch", json_object_new_string(
+				((const struct jl_executor_spec *)un->spec)->dispatch == JL_DISPATCH_FIFO ? "fifo" : "rclcpp"));
+			for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++) {
+				json_object *th = json_object_new_object();
+
+				json_object_object_add(th, "name", json_object_new_string(eng->threads[t].name));
+				json_object_object_add(th, "tid", json_object_new_int(eng->threads[t].tid));
+				add_i64(th, "callbacks_run", (int64_t)eng->threads[t].callbacks_run);
+				json_object_array_add(ths, th);
+			}
+			json_object_object_add(o, "threads", ths);
+			json_object_array_add(ex, o);
+		}
+		json_object_object_add(s, "executors", ex);
+	}
 	return s;
 }
 

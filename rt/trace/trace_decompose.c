@@ -166,7 +166,8 @@ static int cmp_part(const void *pa, const void *pb)
 	/* order: timer/idle-exit, tasks, irq, softirq, other; longest first within a kind */
 	static const int rank[JL_PART_N] = { [JL_PART_TIMER] = 0, [JL_PART_IDLE_EXIT] = 0, [JL_PART_RUNNING] = 0,
 					     [JL_PART_THROTTLE] = 1, [JL_PART_TASK] = 1, [JL_PART_BLOCKED] = 1,
-					     [JL_PART_UNPREEMPTED] = 1, [JL_PART_IRQ] = 2, [JL_PART_SOFTIRQ] = 3,
+					     [JL_PART_UNPREEMPTED] = 1, [JL_PART_EXECUTOR] = 0, [JL_PART_IRQ] = 2,
+					     [JL_PART_SOFTIRQ] = 3,
 					     [JL_PART_LOST] = 4, [JL_PART_OTHER] = 4 };
 
 	if (rank[a->kind] != rank[b->kind])
@@ -525,8 +526,8 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 					mc.latency = s->end - s->release; /* the worst responses first */
 					keep_worst(m, n_misses, &nm, &mc);
 				}
-				if (pi < 0)
-					continue;
+				if (pi < 0 && !t->executor)
+					continue; /* a callback's start needs no wakeup of its own: its executor may have been busy */
 				keep_worst(w, n, &nw, &c);
 				keep_worst(&best[ti], 1, &one, &c);
 			}
@@ -545,8 +546,12 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	free(best);
 	for (int i = 0; i < nw; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		jl_tan_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
-				       w[i].wake, &out[i]);
+		if (an->threads[w[i].thread].executor)
+			jl_tan_decompose_callback(an, w[i].thread, w[i].sample,
+						  w[i].pair >= 0 ? &an->threads[w[i].thread].pairs[w[i].pair] : NULL, &out[i]);
+		else
+			jl_tan_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
+					       w[i].wake, &out[i]);
 		out[i].thread = w[i].thread;
 		out[i].cycle = w[i].cycle;
 		if (an->threads[w[i].thread].samples) {

@@ -57,7 +57,7 @@ static const char *const part_names[] = {
 	[JL_PART_IRQ] = "irq", [JL_PART_SOFTIRQ] = "softirq", [JL_PART_TASK] = "task",
 	[JL_PART_TIMER] = "timer", [JL_PART_IDLE_EXIT] = "idle-exit", [JL_PART_OTHER] = "other",
 	[JL_PART_THROTTLE] = "throttle", [JL_PART_UNPREEMPTED] = "unpreempted", [JL_PART_LOST] = "lost",
-	[JL_PART_RUNNING] = "running", [JL_PART_BLOCKED] = "blocked",
+	[JL_PART_RUNNING] = "running", [JL_PART_BLOCKED] = "blocked", [JL_PART_EXECUTOR] = "executor",
 };
 
 static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
@@ -147,6 +147,7 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 		an->threads[i].nstates = an->threads[i].capstates = 0;
 		an->threads[i].sample_pair = NULL;
 		an->threads[i].owner = i;
+		an->threads[i].executor = threads[i].executor;
 	}
 	/* entries of one pid (series written by one thread): the events go to the first measured one (the
 	 * pairs and states are kept for measured entries only), or the first one when none is measured */

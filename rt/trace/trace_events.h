@@ -78,10 +78,11 @@ struct jl_tev {
  *   non-preemptible kernel section or a vCPU the host took away; the trace cannot tell which;
  * - "other" named "preempting NAME": the short time the kernel took to preempt it.
  * For a CFS task woken, every task that ran first is a "task" (fair share). "lost": the window overlaps a
- * gap of lost events. "running" and "blocked": parts of the response window (wake -> end of work). */
+ * gap of lost events. "running" and "blocked": parts of the response window (wake -> end of work).
+ * "executor": a callback ready while its executor's thread ran another callback (which one: the name). */
 enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER,
 		    JL_PART_THROTTLE, JL_PART_UNPREEMPTED, JL_PART_LOST, JL_PART_RUNNING, JL_PART_BLOCKED,
-		    JL_PART_N };
+		    JL_PART_EXECUTOR, JL_PART_N };
 
 #define JL_UNPREEMPTED_NS 100000 /* a lower task still running this long after an RT wakeup is not "preempting" */
 const char *jl_part_kind_name(enum jl_part_kind k);
@@ -153,6 +154,8 @@ struct jl_tan_thread {
 	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */
 	size_t nstates, capstates;
 	long *sample_pair;           /* per sample: its pair (jl_tan_match), -1 when unmatched */
+	int executor;                /* > 0: a callback of the single-threaded executor of this id (0: none): a
+				      * late start is first the executor's other callbacks that ran (their samples) */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with
 				      * the pid, else the first): jl_tan_match gives every other entry of the
 				      * same thread (two series written by one thread) a copy of its pairs and
@@ -317,6 +320,10 @@ bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
  * states: running, waiting behind whom, blocked and who woke it. */
 void jl_tan_decompose_cycle(const struct jl_tan *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
 			    struct jl_cycle *c);
+/* The wakeup window of sample SI of callback entry TI (executor > 0): the runs of the executor's other
+ * callbacks in [release, wake) ("executor" parts, by callback), then the rest as a wakeup (P, the pair
+ * matched in the rest, or NULL: the thread went from the last of them straight to this one). */
+void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c);
 
 /* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
  * for a thread with samples only the pairs matched to a release (jl_tan_match first), never the

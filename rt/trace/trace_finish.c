@@ -52,6 +52,9 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 
 		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
 		th[i].pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
+		/* a callback of a single-threaded executor: its late starts are first the executor's other runs */
+		if (spec->beh.kind == JL_BEH_EXECUTOR && eng->units[es->unit].nthreads == 1)
+			th[i].executor = es->unit + 1;
 		th[i].measured = es->measured;
 		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
 				 sizeof(th[i].policy));

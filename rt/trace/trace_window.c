@@ -206,3 +206,63 @@ bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
 			return true;
 	return false;
 }
+
+void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)
+{
+	const struct jl_tan_thread *t = &an->threads[ti];
+	const struct jl_tan_sample *s = &t->samples[si];
+	int64_t busy_until = s->release;
+
+	memset(c, 0, sizeof(*c));
+	/* the executor's one thread ran other callbacks: each one's time in [release, wake) */
+	for (int j = 0; j < an->nthreads; j++) {
+		const struct jl_tan_thread *o = &an->threads[j];
+		int64_t ran = 0, last = 0;
+		char name[72], detail[160];
+
+		if (o->executor != t->executor || !o->samples)
+			continue;
+		for (size_t k = 0; k < o->nsamples; k++) { /* its own earlier runs too: an overrun holds the thread */
+			const struct jl_tan_sample *x = &o->samples[k];
+			int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
+
+			if (b > a && !(j == ti && k == si)) {
+				ran += b - a;
+				last = b > last ? b : last;
+			}
+		}
+		if (!ran)
+			continue;
+		if (last > busy_until)
+			busy_until = last;
+		snprintf(name, sizeof(name), "executor: %s ran%s", o->name, j == ti ? " (its previous run)" : "");
+		snprintf(detail, sizeof(detail), "ready while its executor's thread ran callback %s", o->name);
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, ran, detail);
+	}
+	if (p && p->waking >= busy_until - JL_TAN_CLOCK_SLACK_NS) {
+		struct jl_cycle w;
+
+		/* what is left was a wakeup of the thread: explained as one, from when the executor was free */
+		memset(&w, 0, sizeof(w));
+		jl_tan_decompose_cycle(an, ti, p, busy_until, s->wake, &w);
+		for (int i = 0; i < w.nparts; i++)
+			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
+					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
+		c->waking = p->waking;
+		c->switch_in = p->switch_in;
+		c->cpu = p->cpu;
+	} else if (s->wake > busy_until) {
+		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until,
+				  "from the end of the executor's previous callback to this one's start");
+	}
+	c->thread = ti;
+	c->window = JL_WINDOW_WAKEUP;
+	c->cycle = s->cycle;
+	c->release = s->release;
+	c->wake = s->wake;
+	c->end = s->end;
+	c->miss = s->miss;
+	c->latency_ns = s->wake - s->release;
+	c->lost_in_window = jl_tan_lost_in(an, -1, s->release, s->wake);
+	jl_tan_finish_parts(an, c);
+}

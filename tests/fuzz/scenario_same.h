@@ -83,6 +83,32 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 			      t->beh.measure == JL_MEASURE_PROBE ? 2 : t->beh.measure == JL_MEASURE_WAKEUPS ? 3 : 0);
 		JL_SAME_FIELD("user", s->place.user, t->place.user);
 	}
+	JL_SAME_FIELD("nexecutors", x->nexecutors, y->nexecutors);
+	for (int i = 0; i < x->nexecutors; i++) {
+		const struct jl_executor_spec *s = &x->executors[i], *t = &y->executors[i];
+
+		JL_SAME_STR("executor name", s->t.name, t->t.name);
+		JL_SAME_FIELD("executor policy", s->t.place.policy, t->t.place.policy);
+		if (jl_policy_is_rt(s->t.place.policy))
+			JL_SAME_FIELD("executor priority", s->t.place.priority, t->t.place.priority);
+		JL_SAME_FIELD("executor cpus_set", s->t.place.cpus_set, t->t.place.cpus_set);
+		JL_SAME_FIELD("executor threads", s->t.place.count, t->t.place.count);
+		JL_SAME_FIELD("dispatch", s->dispatch, t->dispatch);
+	}
+	JL_SAME_FIELD("ncallbacks", x->ncallbacks, y->ncallbacks);
+	for (int i = 0; i < x->ncallbacks; i++) {
+		const struct jl_callback_spec *s = &x->callbacks[i], *t = &y->callbacks[i];
+
+		JL_SAME_STR("callback name", s->name, t->name);
+		JL_SAME_STR("callback executor", s->executor, t->executor);
+		JL_SAME_STR("callback group", s->group, t->group);
+		JL_SAME_FIELD("callback period", s->period_ns, t->period_ns);
+		JL_SAME_FIELD("callback phase", s->phase_ns, t->phase_ns);
+		JL_SAME_FIELD("callback work.kind", s->work.kind, t->work.kind);
+		JL_SAME_FIELD("callback work.arg", s->work.arg, t->work.arg);
+		JL_SAME_FIELD("callback deadline", s->deadline_ns ? s->deadline_ns : s->period_ns,
+			      t->deadline_ns ? t->deadline_ns : t->period_ns);
+	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
 	for (int i = 0; i < x->nexpect; i++) {
 		const struct jl_expect *e = &x->expect[i], *f = &y->expect[i];

@@ -101,10 +101,11 @@ def parse_ini(path):
     cp.read_string(path.read_text(encoding="utf-8"), source=str(path))
     sections = cp.sections()
     assert "run" in sections, f"{path}: no [run] section: {sections}"
-    threads = [s for s in sections if s.startswith("thread ")]
-    assert threads, f"{path}: no [thread NAME] section: {sections}"
+    threads = [s for s in sections if s.startswith(("thread ", "executor "))]
+    assert threads, f"{path}: no [thread NAME] or [executor NAME] section: {sections}"
     for s in sections:
-        assert s in ("run", "expect", "sweep") or s.startswith("thread "), f"{path}: unknown section [{s}]"
+        assert s in ("run", "expect", "sweep") or s.startswith(("thread ", "executor ", "callback ")), \
+            f"{path}: unknown section [{s}]"
         for k, v in cp.items(s):
             assert k and v.strip(), f"{path}: [{s}] {k!r} has no value"
     return cp

@@ -117,8 +117,8 @@ static const struct err_case sections[] = {
 	{ "[thread a]\n[lock l]\n", "x.ini:2: section [lock] is an application-structure model", NULL },
 	{ "[thread a]\n[source s]\n", "x.ini:2: section [source] is an application-structure model", NULL },
 	{ "[thread a]\n[budget]\n", "x.ini:2: section [budget] is an application-structure model", NULL },
-	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] section", "at least one thread" },
-	{ "", "x.ini: no [thread NAME] section", NULL },
+	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] or [executor NAME] section", "at least one thread" },
+	{ "", "x.ini: no [thread NAME] or [executor NAME] section", NULL },
 };
 
 static const struct err_case syntax[] = {

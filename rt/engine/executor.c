@@ -1,0 +1,238 @@
+/* executor: the driver of an [executor NAME] unit (issue 13): a pool of threads that run the unit's
+ * callbacks by the dispatch model (dispatch.h), one series per callback.
+ *
+ * The dispatch, as engine.h's rules say: the model sits behind one priority-inheriting mutex
+ * (PTHREAD_PRIO_INHERIT); a thread with nothing to run waits with one futex wait, absolute on
+ * CLOCK_MONOTONIC, until the next timer release or a change (a callback ended: its group is free again; the
+ * stop). No allocation, I/O or logging after the start gate: the samples go to the callbacks'
+ * preallocated series, appended under the same lock (a reentrant callback may end on two threads at once).
+ * The threads take the wait in turn (whoever holds the lock), so which thread runs what is what really
+ * happened, never an assignment rule. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/stop.h"
+#include "../base/units.h"
+#include "dispatch.h"
+#include "engine.h"
+
+struct exec_ctx {
+	const struct jl_executor_spec *spec;
+	pthread_mutex_t mu;
+	bool mu_init;
+	atomic_uint word;            /* futex: bumped on every change a waiting thread must see */
+	struct jl_dispatch d;
+	bool d_init, started;
+	int ncb;
+	struct jl_dcb *dcb;
+	const struct jl_callback_spec **cb; /* per callback: its section */
+	struct jl_work_state *work;  /* per callback */
+	int first_series;            /* callback i's series: eng->series[first_series + i] */
+};
+
+static int futex_wait_until(atomic_uint *word, unsigned val, int64_t abs_ns)
+{
+	struct timespec ts = { abs_ns / JL_NSEC_PER_SEC, abs_ns % JL_NSEC_PER_SEC };
+
+	/* FUTEX_WAIT_BITSET takes an absolute time, on CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME */
+	return (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void futex_wake_all(atomic_uint *word)
+{
+	atomic_fetch_add_explicit(word, 1, memory_order_release);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static const struct jl_executor_spec *executor_of(const struct jl_unit *u)
+{
+	return (const struct jl_executor_spec *)u->spec; /* the thread spec is the executor spec's first member */
+}
+
+static void executor_fini(struct jl_unit *u)
+{
+	struct exec_ctx *x = u->ctx;
+
+	if (!x)
+		return;
+	for (int i = 0; x->work && i < x->ncb; i++)
+		jl_work_release(&x->work[i]);
+	if (x->d_init)
+		jl_dispatch_free(&x->d);
+	if (x->mu_init)
+		pthread_mutex_destroy(&x->mu);
+	free(x->work);
+	free(x->cb);
+	free(x->dcb);
+	free(x);
+	u->ctx = NULL;
+}
+
+/* The groups of the executor's callbacks: "reentrant", or a named mutually exclusive group (numbered in
+ * the order first named). */
+static int group_index(const char *const *names, int *n, const char *name)
+{
+	if (!strcmp(name, "reentrant"))
+		return JL_GROUP_REENTRANT;
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+static int executor_init(struct jl_unit *u, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = u->eng->sc;
+	const struct jl_executor_spec *es = executor_of(u);
+	const char *groups[JL_MAX_CALLBACKS];
+	pthread_mutexattr_t ma;
+	struct exec_ctx *x;
+	int ngroups = 0;
+
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
+		return -1;
+	}
+	u->ctx = x;
+	x->spec = es;
+	for (int i = 0; i < sc->ncallbacks; i++)
+		x->ncb += !strcmp(sc->callbacks[i].executor, es->t.name);
+	x->dcb = calloc((size_t)x->ncb + 1, sizeof(*x->dcb));
+	x->cb = calloc((size_t)x->ncb + 1, sizeof(*x->cb));
+	x->work = calloc((size_t)x->ncb + 1, sizeof(*x->work));
+	if (!x->dcb || !x->cb || !x->work) {
+		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
+		return -1;
+	}
+	x->ncb = 0;
+	for (int i = 0; i < sc->ncallbacks; i++) {
+		const struct jl_callback_spec *c = &sc->callbacks[i];
+		struct jl_series *s;
+		int g;
+
+		if (strcmp(c->executor, es->t.name))
+			continue;
+		g = group_index(groups, &ngroups, c->group);
+		if (g == -1) {
+			g = ngroups;
+			groups[ngroups++] = c->group;
+		}
+		x->cb[x->ncb] = c;
+		x->dcb[x->ncb] = (struct jl_dcb){ .kind = JL_CB_TIMER, .group = g, .period = c->period_ns, .phase = c->phase_ns };
+		if (jl_work_prepare(&x->work[x->ncb], &c->work, es->t.place.mem_node)) {
+			snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
+			return -1;
+		}
+		x->work[x->ncb].run_to_end = true; /* a callback in progress at the end runs whole */
+		/* one series per callback: written by the executor's one thread, or by any of its pool */
+		s = jl_unit_add_series(u, c->name, u->nthreads == 1 ? 0 : -1,
+				       jl_engine_loop_capacity(sc, c->period_ns) + 16, err, errlen);
+		if (!s)
+			return -1;
+		if (!x->ncb)
+			x->first_series = s->id;
+		s->measured = s->periodic = true;
+		s->period_ns = c->period_ns;
+		s->deadline_ns = c->deadline_ns ? c->deadline_ns : c->period_ns;
+		x->ncb++;
+	}
+	if (jl_dispatch_init(&x->d, es->dispatch, x->dcb, x->ncb, ngroups, 0)) {
+		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
+		return -1;
+	}
+	x->d_init = true;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	if (pthread_mutex_init(&x->mu, &ma)) {
+		pthread_mutexattr_destroy(&ma);
+		snprintf(err, errlen, "executor '%s': cannot make its priority-inheriting lock", es->t.name);
+		return -1;
+	}
+	pthread_mutexattr_destroy(&ma);
+	x->mu_init = true;
+	return 0;
+}
+
+/* One pool thread: take the next callback (under the lock), run it, record it, return it; wait when
+ * nothing can run. Ends at the end of the run (a callback in progress runs whole) or on an early stop. */
+static void drive_executor(struct jl_thread *th)
+{
+	struct jl_engine *eng = th->eng;
+	struct jl_unit *u = &eng->units[th->unit];
+	struct exec_ctx *x = u->ctx;
+
+	pthread_mutex_lock(&x->mu);
+	if (!x->started) { /* the first thread in: the timers' grid starts at the run's start */
+		jl_dispatch_start(&x->d, th->first_release);
+		for (int i = 0; i < x->ncb; i++)
+			eng->series[x->first_series + i].first_release = th->first_release + x->dcb[i].phase;
+		x->started = true;
+	}
+	while (!jl_stopping_now()) {
+		int64_t now = jl_now_ns(), ready, start, end, wait_until;
+		struct jl_series *s;
+		unsigned w;
+		int cb, cpu;
+
+		if (now >= eng->t_end)
+			break;
+		cb = jl_dispatch_take(&x->d, now, &ready);
+		if (cb >= 0) {
+			uint64_t skipped = x->dcb[cb].skipped;
+
+			pthread_mutex_unlock(&x->mu);
+			start = jl_now_ns();
+			jl_work_run(&x->work[cb]);
+			end = jl_now_ns();
+			cpu = sched_getcpu();
+			if (cpu >= 0 && cpu < CPU_SETSIZE)
+				CPU_SET(cpu, &th->cpus_used);
+			pthread_mutex_lock(&x->mu);
+			s = &eng->series[x->first_series + cb];
+			jl_series_append(s, &(struct jl_sample){
+				.release = ready, .wake = start, .end = end, .origin = ready, .tid = th->tid, .cpu = cpu,
+				.cycle = x->dcb[cb].period ? (uint64_t)((ready - s->first_release) / x->dcb[cb].period) : 0,
+				.skipped = (uint32_t)(x->dcb[cb].skipped - skipped) });
+			jl_series_count_work(s, end - start);
+			s->next_release = x->dcb[cb].next;
+			th->callbacks_run++;
+			jl_dispatch_done(&x->d, cb);
+			futex_wake_all(&x->word); /* its group is free again: another thread may take from it */
+			continue;
+		}
+		wait_until = jl_dispatch_next_release(&x->d);
+		if (wait_until > eng->t_end)
+			wait_until = eng->t_end;
+		w = atomic_load_explicit(&x->word, memory_order_acquire);
+		pthread_mutex_unlock(&x->mu);
+		futex_wait_until(&x->word, w, wait_until);
+		pthread_mutex_lock(&x->mu);
+	}
+	for (int i = 0; i < x->ncb; i++) /* the first release the executor did not run, per callback */
+		if (eng->series[x->first_series + i].next_release < x->dcb[i].next)
+			eng->series[x->first_series + i].next_release = x->dcb[i].next;
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void executor_stop(struct jl_unit *u)
+{
+	struct exec_ctx *x = u->ctx;
+
+	if (x)
+		futex_wake_all(&x->word);
+}
+
+const struct jl_driver jl_driver_executor = {
+	.name = "callback", .end = JL_END_AT_RELEASE, .init = executor_init, .run = drive_executor,
+	.stop = executor_stop, .fini = executor_fini,
+};

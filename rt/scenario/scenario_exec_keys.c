@@ -1,0 +1,186 @@
+/* scenario_exec_keys: the application-structure sections (issue 13), as key tables of the registry:
+ * [executor NAME] (the placement table, shared with [thread], plus threads and dispatch) and
+ * [callback NAME] (a timer callback of an executor: its group, period, phase, work, deadline). Topics,
+ * triggers, polls, syncs and budgets come next, each one more table. Pure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_int.h"
+#include "scenario_registry.h"
+#include "../base/units.h"
+
+#define KEY_PARSE(fn) \
+	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
+#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
+
+/* ---- [executor NAME] ---- */
+
+KEY_PARSE(exec_threads)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 1, 64, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a thread count (expected %s)", value, d->range);
+		return -1;
+	}
+	v->place->count = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_exec_threads)
+{
+	snprintf(buf, len, "%u", v->place->count);
+	return buf;
+}
+
+KEY_PARSE(exec_dispatch)
+{
+	(void)key;
+	if (!strcmp(value, "rclcpp"))
+		v->executor->dispatch = JL_DISPATCH_RCLCPP;
+	else if (!strcmp(value, "fifo"))
+		v->executor->dispatch = JL_DISPATCH_FIFO;
+	else {
+		snprintf(why, wl, "'%s' is not a dispatch rule (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_exec_dispatch)
+{
+	(void)buf, (void)len;
+	return v->executor->dispatch == JL_DISPATCH_FIFO ? "fifo" : "rclcpp";
+}
+
+static const struct jl_key_desc executor_keys[] = {
+	{ .name = "threads", .slot = JL_EKEY_THREADS, .syntax = "N", .def = "1", .range = "1-64",
+	  .help = "the executor's threads (1: a single-threaded executor); they take the wait in turn",
+	  .parse = exec_threads, .format = fmt_exec_threads },
+	{ .name = "dispatch", .slot = JL_EKEY_DISPATCH, .syntax = "rclcpp|fifo", .def = "rclcpp", .range = "rclcpp or fifo",
+	  .help = "rclcpp: a snapshot of the ready callbacks per wait, timers first, each in declaration order; "
+		  "fifo: in the order they became ready",
+	  .parse = exec_dispatch, .format = fmt_exec_dispatch },
+};
+
+const struct jl_key_table jl_keys_executor = { "executor", executor_keys,
+					       (int)(sizeof(executor_keys) / sizeof(executor_keys[0])) };
+
+/* ---- [callback NAME] ---- */
+
+static int name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl)
+{
+	if (!*value || strlen(value) >= size || value[strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-")] ||
+	    !(value[0] >= 'a' && value[0] <= 'z')) {
+		snprintf(why, wl, "'%s' is not %s (expected [a-z][a-z0-9_-]*, at most %zu characters)", value, what, size - 1);
+		return -1;
+	}
+	snprintf(out, size, "%s", value);
+	return 0;
+}
+
+KEY_PARSE(cb_executor)
+{
+	(void)d, (void)key;
+	return name_value(value, v->callback->executor, sizeof(v->callback->executor), "an executor name", why, wl);
+}
+
+KEY_FORMAT(fmt_cb_executor)
+{
+	(void)buf, (void)len;
+	return v->callback->executor[0] ? v->callback->executor : NULL;
+}
+
+KEY_PARSE(cb_group)
+{
+	(void)d, (void)key;
+	return name_value(value, v->callback->group, sizeof(v->callback->group), "a group name", why, wl);
+}
+
+KEY_FORMAT(fmt_cb_group)
+{
+	(void)buf, (void)len;
+	return v->callback->group;
+}
+
+KEY_PARSE(cb_period)
+{
+	(void)key;
+	if (jl_parse_duration(value, &v->callback->period_ns, why, wl))
+		return -1;
+	if (v->callback->period_ns < 10000 || v->callback->period_ns > 3600 * JL_NSEC_PER_SEC) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_cb_period)
+{
+	return v->callback->period_ns ? jl_format_duration(v->callback->period_ns, buf, len) : NULL;
+}
+
+KEY_PARSE(cb_phase)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->callback->phase_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_cb_phase)
+{
+	return jl_format_duration(v->callback->phase_ns, buf, len);
+}
+
+KEY_PARSE(cb_work)
+{
+	(void)d, (void)key;
+	return jl_work_parse(value, &v->callback->work, why, wl);
+}
+
+KEY_FORMAT(fmt_cb_work)
+{
+	return jl_work_format(&v->callback->work, buf, len);
+}
+
+KEY_PARSE(cb_deadline)
+{
+	(void)d, (void)key;
+	if (jl_parse_duration(value, &v->callback->deadline_ns, why, wl))
+		return -1;
+	if (v->callback->deadline_ns <= 0) {
+		snprintf(why, wl, "deadline must be greater than 0");
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_cb_deadline)
+{
+	return jl_format_duration(v->callback->deadline_ns ? v->callback->deadline_ns : v->callback->period_ns, buf, len);
+}
+
+static const struct jl_key_desc callback_keys[] = {
+	{ .name = "executor", .slot = JL_CKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: required",
+	  .range = "the name of an [executor] section", .help = "the executor whose threads run it",
+	  .parse = cb_executor, .format = fmt_cb_executor },
+	{ .name = "group", .slot = JL_CKEY_GROUP, .syntax = "NAME|reentrant", .def = "default",
+	  .range = "a group name ([a-z][a-z0-9_-]*), or reentrant",
+	  .help = "callbacks of one group never run at once (mutually exclusive; default: the executor's one group); "
+		  "reentrant: may run on several threads at once, even with itself",
+	  .parse = cb_group, .format = fmt_cb_group },
+	{ .name = "period", .slot = JL_CKEY_PERIOD, .syntax = "DURATION", .def_doc = "none: required",
+	  .range = "10us-1h", .help = "a timer: released every period (missed periods are skipped, the phase kept)",
+	  .parse = cb_period, .format = fmt_cb_period },
+	{ .name = "phase", .slot = JL_CKEY_PHASE, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	  .help = "the first release's offset from the executor's start", .parse = cb_phase, .format = fmt_cb_phase },
+	{ .name = "work", .slot = JL_CKEY_WORK, .syntax = "WORK", .def = "none",
+	  .range = "a work kind and its argument (jitterlab list: work kinds)", .help = "what one run of it does",
+	  .parse = cb_work, .format = fmt_cb_work },
+	{ .name = "deadline", .slot = JL_CKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
+	  .range = "greater than 0", .help = "a run that ends later than release + deadline is a miss",
+	  .parse = cb_deadline, .format = fmt_cb_deadline },
+};
+
+const struct jl_key_table jl_keys_callback = { "callback", callback_keys,
+					       (int)(sizeof(callback_keys) / sizeof(callback_keys[0])) };
