@@ -23,6 +23,9 @@ const struct jl_metric_desc jl_metrics[] = {
 	{ "wakeup.p99", JL_UNIT_NS, NULL, "kernel wakeup latency from the trace (sched_waking to switch-in), p99" },
 	{ "wakeup.max", JL_UNIT_NS, NULL, "kernel wakeup latency from the trace, maximum" },
 	{ "work.mean", JL_UNIT_NS, "work.mean_ns", "duration of one work call, mean" },
+	{ "age.mean", JL_UNIT_NS, "age_ns.mean", "a callback's consumed data: its age at the start (start - origin), mean" },
+	{ "age.p99", JL_UNIT_NS, "age_ns.p99", "the consumed data's age at the start, 99th percentile" },
+	{ "age.max", JL_UNIT_NS, "age_ns.max", "the consumed data's age at the start, maximum" },
 	{ "work.max", JL_UNIT_NS, "work.max_ns", "duration of one work call, maximum" },
 };
 

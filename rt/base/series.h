@@ -77,6 +77,18 @@ struct jl_series {
 	/* counters of its work, kept by the writer */
 	uint64_t work_calls;
 	int64_t work_sum_ns, work_max_ns;
+
+	/* a callback that consumes a topic's messages: its samples' origin is the data's, and its history's
+	 * counts (kept by the writer) */
+	bool has_origin;
+	struct {
+		uint64_t published;     /* messages published to its history */
+		uint64_t consumed;      /* taken (a trigger), or read for the first time (a poll) */
+		uint64_t dropped;       /* a full keep-last history dropped its oldest */
+		uint64_t rereads;       /* a poll read a message it had read before */
+		uint64_t never;         /* gone (overwritten, dropped) before it was consumed */
+		uint64_t limit_errors;  /* keep = all: the history's resource limit was full */
+	} msgs;
 };
 
 /* Preallocate and prefault CAP samples (0: a series of counters only). 0, or -1 with errno. */

@@ -145,6 +145,7 @@ struct jl_engine {
 	struct jl_unit *units;
 	struct jl_thread *threads;
 	struct jl_series *series;
+	void *app;                  /* shared by the units of the application structure: the topics (executor.c) */
 	/* start gate (setup only, never on the cycle path) */
 	pthread_mutex_t gate_mu;
 	pthread_cond_t gate_cv;

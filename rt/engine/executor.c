@@ -25,8 +25,40 @@
 #include "dispatch.h"
 #include "engine.h"
 
+struct exec_ctx;
+
+/* One message in a subscriber's history */
+struct msg {
+	int64_t origin;              /* when the data it carries was produced */
+	uint64_t seq;                /* its number among the messages of this history, from 1 */
+};
+
+/* One subscriber's history of a topic (a trigger or a poll callback), guarded by its executor's lock */
+struct sub {
+	struct exec_ctx *x;
+	int cb;                      /* the callback in that executor */
+	int topic;                   /* index in the scenario's topics */
+	bool poll;
+	enum jl_keep keep;
+	unsigned cap, head, n;       /* a ring of cap messages: depth (keep last) or the limit (keep all) */
+	struct msg *ring;
+	uint64_t seq, last_read;     /* messages published to it; the last one a poll read */
+	int sid;                     /* its callback's series (an index: the array moves during init) */
+};
+
+/* The topics: every subscriber of every executor of the run (eng->app) */
+struct bus {
+	struct jl_engine *eng;
+	int nsubs, refs;
+	struct sub subs[JL_MAX_CALLBACKS];
+};
+
 struct exec_ctx {
 	const struct jl_executor_spec *spec;
+	struct bus *bus;
+	int *sub;                    /* per callback: its history in the bus, or -1 */
+	int *pub;                    /* per callback: the topic it publishes to, or -1 */
+	int active;                  /* pool threads still in the loop */
 	pthread_mutex_t mu;
 	bool mu_init;
 	atomic_uint word;            /* futex: bumped on every change a waiting thread must see */
@@ -64,6 +96,14 @@ static void executor_fini(struct jl_unit *u)
 
 	if (!x)
 		return;
+	if (x->bus && --x->bus->refs == 0) {
+		for (int i = 0; i < x->bus->nsubs; i++)
+			free(x->bus->subs[i].ring);
+		free(x->bus);
+		u->eng->app = NULL;
+	}
+	free(x->sub);
+	free(x->pub);
 	for (int i = 0; x->work && i < x->ncb; i++)
 		jl_work_release(&x->work[i]);
 	if (x->d_init)
@@ -75,6 +115,96 @@ static void executor_fini(struct jl_unit *u)
 	free(x->dcb);
 	free(x);
 	u->ctx = NULL;
+}
+
+#define SERIES(bus, b) (&(bus)->eng->series[(b)->sid])
+
+/* Messages a triggered callback can get at most: every message starts at a timer's release, and each
+ * reaches a subscriber at most once */
+static size_t message_bound(const struct jl_scenario *sc)
+{
+	size_t n = 16;
+
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if (sc->callbacks[i].period_ns)
+			n += jl_engine_loop_capacity(sc, sc->callbacks[i].period_ns);
+	return n;
+}
+
+/* Publish a message with ORIGIN to TOPIC at NOW: into every subscriber's history, each under its own
+ * executor's lock (never two locks at once: the caller holds none). A full keep-last history drops its
+ * oldest (a trigger then has no new message to run for: the count is the same); keep-all at its limit
+ * loses the new one, an error. */
+static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
+{
+	for (int i = 0; i < bus->nsubs; i++) {
+		struct sub *b = &bus->subs[i];
+		bool post = true;
+
+		if (b->topic != topic)
+			continue;
+		pthread_mutex_lock(&b->x->mu);
+		b->seq++;
+		SERIES(bus, b)->msgs.published++;
+		if (b->n == b->cap) {
+			if (b->keep == JL_KEEP_ALL) {
+				SERIES(bus, b)->msgs.limit_errors++;
+				SERIES(bus, b)->msgs.never++;
+				pthread_mutex_unlock(&b->x->mu);
+				continue;
+			}
+			if (!b->poll || b->ring[b->head].seq > b->last_read)
+				SERIES(bus, b)->msgs.never++;  /* gone before it was consumed */
+			SERIES(bus, b)->msgs.dropped++;
+			b->head = (b->head + 1) % b->cap;
+			b->n--;
+			post = false;
+		}
+		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .origin = origin, .seq = b->seq };
+		b->n++;
+		if (!b->poll && post)
+			jl_dispatch_post(&b->x->d, b->cb, now);
+		pthread_mutex_unlock(&b->x->mu);
+		futex_wake_all(&b->x->word);
+	}
+}
+
+/* What callback CB consumes as it starts (under its executor's lock): a trigger takes its oldest message,
+ * a poll reads its newest (a first read, or a re-read: *AGED false, its age is not the data's age at
+ * consumption, the model's measure). Returns the data's origin (0: no data), or READY for a callback that
+ * consumes nothing. */
+static int64_t consume(struct exec_ctx *x, int cb, int64_t ready, bool *aged)
+{
+	struct bus *bus = x->bus;
+	struct sub *b;
+	int64_t origin;
+
+	*aged = true;
+	if (x->sub[cb] < 0)
+		return ready;
+	b = &x->bus->subs[x->sub[cb]];
+	if (!b->n)
+		return 0;
+	if (!b->poll) {
+		origin = b->ring[b->head].origin;
+		b->head = (b->head + 1) % b->cap;
+		b->n--;
+		SERIES(bus, b)->msgs.consumed++;
+		return origin;
+	}
+	{
+		const struct msg *m = &b->ring[(b->head + b->n - 1) % b->cap];
+
+		if (m->seq > b->last_read) {
+			SERIES(bus, b)->msgs.consumed++;
+			SERIES(bus, b)->msgs.never += m->seq - b->last_read - 1; /* published since its last read, never read */
+			b->last_read = m->seq;
+		} else {
+			SERIES(bus, b)->msgs.rereads++;
+			*aged = false;
+		}
+		return m->origin;
+	}
 }
 
 /* The groups of the executor's callbacks: "reentrant", or a named mutually exclusive group (numbered in
@@ -110,7 +240,14 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->dcb = calloc((size_t)x->ncb + 1, sizeof(*x->dcb));
 	x->cb = calloc((size_t)x->ncb + 1, sizeof(*x->cb));
 	x->work = calloc((size_t)x->ncb + 1, sizeof(*x->work));
-	if (!x->dcb || !x->cb || !x->work) {
+	x->sub = calloc((size_t)x->ncb + 1, sizeof(*x->sub));
+	x->pub = calloc((size_t)x->ncb + 1, sizeof(*x->pub));
+	if (!u->eng->app && (u->eng->app = calloc(1, sizeof(struct bus))))
+		((struct bus *)u->eng->app)->eng = u->eng;
+	x->bus = u->eng->app;
+	if (x->bus)
+		x->bus->refs++;
+	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->bus) {
 		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
 		return -1;
 	}
@@ -128,7 +265,12 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 			groups[ngroups++] = c->group;
 		}
 		x->cb[x->ncb] = c;
-		x->dcb[x->ncb] = (struct jl_dcb){ .kind = JL_CB_TIMER, .group = g, .period = c->period_ns, .phase = c->phase_ns };
+		x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,
+						  .period = c->period_ns, .phase = c->phase_ns };
+		x->sub[x->ncb] = x->pub[x->ncb] = -1;
+		for (int k = 0; k < sc->ntopics; k++)
+			if (!strcmp(sc->topics[k].name, c->publish))
+				x->pub[x->ncb] = k;
 		if (jl_work_prepare(&x->work[x->ncb], &c->work, es->t.place.mem_node)) {
 			snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
 			return -1;
@@ -136,14 +278,44 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		x->work[x->ncb].run_to_end = true; /* a callback in progress at the end runs whole */
 		/* one series per callback: written by the executor's one thread, or by any of its pool */
 		s = jl_unit_add_series(u, c->name, u->nthreads == 1 ? 0 : -1,
-				       jl_engine_loop_capacity(sc, c->period_ns) + 16, err, errlen);
+				       c->period_ns ? jl_engine_loop_capacity(sc, c->period_ns) + 16 : message_bound(sc), err,
+				       errlen);
 		if (!s)
 			return -1;
 		if (!x->ncb)
 			x->first_series = s->id;
-		s->measured = s->periodic = true;
+		s->measured = true;
+		s->periodic = c->period_ns > 0;
 		s->period_ns = c->period_ns;
 		s->deadline_ns = c->deadline_ns ? c->deadline_ns : c->period_ns;
+		if (c->trigger[0] || c->poll[0]) {
+			const char *tn = c->trigger[0] ? c->trigger : c->poll;
+			struct sub *b;
+
+			if (x->bus->nsubs >= JL_MAX_CALLBACKS) {
+				snprintf(err, errlen, "callback '%s': too many subscribers", c->name);
+				return -1;
+			}
+			b = &x->bus->subs[x->bus->nsubs];
+			memset(b, 0, sizeof(*b));
+			b->x = x;
+			b->cb = x->ncb;
+			b->poll = c->poll[0] != 0;
+			for (int k = 0; k < sc->ntopics; k++)
+				if (!strcmp(sc->topics[k].name, tn)) {
+					b->topic = k;
+					b->keep = sc->topics[k].keep;
+					b->cap = b->keep == JL_KEEP_ALL ? JL_TOPIC_KEEP_ALL_LIMIT : sc->topics[k].depth;
+				}
+			b->ring = calloc(b->cap ? b->cap : 1, sizeof(*b->ring));
+			if (!b->ring) {
+				snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
+				return -1;
+			}
+			s->has_origin = true;
+			b->sid = s->id;
+			x->sub[x->ncb] = x->bus->nsubs++;
+		}
 		x->ncb++;
 	}
 	if (jl_dispatch_init(&x->d, es->dispatch, x->dcb, x->ncb, ngroups, 0)) {
@@ -172,6 +344,7 @@ static void drive_executor(struct jl_thread *th)
 	struct exec_ctx *x = u->ctx;
 
 	pthread_mutex_lock(&x->mu);
+	x->active++;
 	if (!x->started) { /* the first thread in: the timers' grid starts at the run's start */
 		jl_dispatch_start(&x->d, th->first_release);
 		for (int i = 0; i < x->ncb; i++)
@@ -179,7 +352,7 @@ static void drive_executor(struct jl_thread *th)
 		x->started = true;
 	}
 	while (!jl_stopping_now()) {
-		int64_t now = jl_now_ns(), ready, start, end, wait_until;
+		int64_t now = jl_now_ns(), ready, start, end, wait_until, origin;
 		struct jl_series *s;
 		unsigned w;
 		int cb, cpu;
@@ -188,8 +361,11 @@ static void drive_executor(struct jl_thread *th)
 			break;
 		cb = jl_dispatch_take(&x->d, now, &ready);
 		if (cb >= 0) {
-			uint64_t skipped = x->dcb[cb].skipped;
+			uint64_t skipped = x->dcb[cb].skipped, cycle = x->dcb[cb].runs - 1;
+			bool aged;
+			int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
 
+			origin = consume(x, cb, ready, &aged);
 			pthread_mutex_unlock(&x->mu);
 			start = jl_now_ns();
 			jl_work_run(&x->work[cb]);
@@ -200,14 +376,20 @@ static void drive_executor(struct jl_thread *th)
 			pthread_mutex_lock(&x->mu);
 			s = &eng->series[x->first_series + cb];
 			jl_series_append(s, &(struct jl_sample){
-				.release = ready, .wake = start, .end = end, .origin = ready, .tid = th->tid, .cpu = cpu,
-				.cycle = x->dcb[cb].period ? (uint64_t)((ready - s->first_release) / x->dcb[cb].period) : 0,
+				.release = ready, .wake = start, .end = end, .origin = aged ? origin : 0, .tid = th->tid, .cpu = cpu,
+				.cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle,
 				.skipped = (uint32_t)(x->dcb[cb].skipped - skipped) });
 			jl_series_count_work(s, end - start);
-			s->next_release = x->dcb[cb].next;
+			if (next > s->next_release)
+				s->next_release = next;
 			th->callbacks_run++;
 			jl_dispatch_done(&x->d, cb);
 			futex_wake_all(&x->word); /* its group is free again: another thread may take from it */
+			if (x->pub[cb] >= 0) { /* publish what it consumed (a timer: its own release), holding no lock */
+				pthread_mutex_unlock(&x->mu);
+				publish(x->bus, x->pub[cb], origin > 0 ? origin : ready, jl_now_ns());
+				pthread_mutex_lock(&x->mu);
+			}
 			continue;
 		}
 		wait_until = jl_dispatch_next_release(&x->d);
@@ -219,8 +401,15 @@ static void drive_executor(struct jl_thread *th)
 		pthread_mutex_lock(&x->mu);
 	}
 	for (int i = 0; i < x->ncb; i++) /* the first release the executor did not run, per callback */
-		if (eng->series[x->first_series + i].next_release < x->dcb[i].next)
+		if (x->dcb[i].kind == JL_CB_TIMER && eng->series[x->first_series + i].next_release < x->dcb[i].next)
 			eng->series[x->first_series + i].next_release = x->dcb[i].next;
+	if (--x->active == 0) /* the last one out: what the histories still hold was never consumed */
+		for (int i = 0; i < x->ncb; i++)
+			if (x->sub[i] >= 0) {
+				struct sub *b = &x->bus->subs[x->sub[i]];
+
+				SERIES(x->bus, b)->msgs.never += b->poll ? b->seq - b->last_read : b->n;
+			}
 	pthread_mutex_unlock(&x->mu);
 }
 

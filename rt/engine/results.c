@@ -129,6 +129,22 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
 	if (!r->periodic)
 		r->releases = r->cycles;
+	if (ser->has_origin) {
+		/* the age of the consumed data at start, for the cycles that had data (the latency buffer is
+		 * reused once its distribution is computed) */
+		if (jl_dist_compute(lat, r->cycles, scratch, &r->latency))
+			return -1;
+		for (size_t i = first; i < n; i++) {
+			const struct jl_sample *s = jl_series_at(ser, i);
+
+			if (s->origin > 0)
+				lat[r->aged++] = s->wake - s->origin;
+		}
+		if (jl_dist_compute(lat, r->aged, scratch, &r->age))
+			return -1;
+		for (size_t i = first; i < n; i++) /* the latencies back, for the distribution below */
+			lat[i - first] = jl_latency_ns(jl_series_at(ser, i)->release, jl_series_at(ser, i)->wake);
+	}
 	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
 	    jl_dist_compute(per, np, scratch, &r->period) ||
 	    jl_dist_compute(resp, r->cycles, scratch, &r->response))

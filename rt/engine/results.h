@@ -29,6 +29,8 @@ struct jl_series_result {
 	double window_s;         /* measured time the rate is over: rate_hz = cycles / window_s */
 	uint64_t misses, skipped;
 	struct jl_dist latency, period, response;
+	struct jl_dist age;      /* has_origin: the age of the consumed data at start (start - origin) */
+	uint64_t aged;           /* cycles that had data (origin known) */
 	uint64_t latency_max_cycle;
 	uint64_t work_calls;
 	double work_mean_ns;

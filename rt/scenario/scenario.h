@@ -18,6 +18,8 @@
 #define JL_MAX_VARY 8
 #define JL_MAX_EXECUTORS 16
 #define JL_MAX_CALLBACKS 64
+#define JL_MAX_TOPICS 32
+#define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
  * `isolate=TEXT` fits the reader's line (199) when written back */
@@ -136,9 +138,12 @@ struct jl_executor_spec {
 	enum jl_dispatch_rule dispatch;
 };
 
-enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_PHASE, JL_CKEY_WORK, JL_CKEY_DEADLINE, JL_CKEY_N };
+enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
+	       JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_N };
 
-/* [callback NAME]: a timer callback of an executor (topics, triggers and polls come next). */
+/* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
+ * (trigger = TOPIC: once per message), or a timer that polls a topic (poll = TOPIC with a period: reads the
+ * newest message, consumes nothing); after its work it may publish to a topic. */
 struct jl_callback_spec {
 	char name[JL_NAME_MAX];
 	char file[256];
@@ -147,7 +152,21 @@ struct jl_callback_spec {
 	char group[JL_NAME_MAX];    /* its mutually exclusive group ("default": the executor's), or "reentrant" */
 	int64_t period_ns, phase_ns, deadline_ns; /* deadline 0 = the period */
 	struct jl_work_spec work;
+	char trigger[JL_NAME_MAX], poll[JL_NAME_MAX], publish[JL_NAME_MAX]; /* topics ("" = none) */
 	int key_line[JL_CKEY_N];
+};
+
+enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
+enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_N };
+
+/* [topic NAME]: one publisher side, each subscriber with its own history (a ROS topic's QoS). */
+struct jl_topic_spec {
+	char name[JL_NAME_MAX];
+	char file[256];
+	int line;
+	unsigned depth;             /* KEEP_LAST(depth): a full history drops its oldest, counted */
+	enum jl_keep keep;          /* or KEEP_ALL: nothing dropped; JL_TOPIC_KEEP_ALL_LIMIT full: an error, counted */
+	int key_line[JL_OPKEY_N];
 };
 
 enum jl_cmp { JL_CMP_LT, JL_CMP_LE, JL_CMP_GT, JL_CMP_GE, JL_CMP_EQ };
@@ -194,6 +213,8 @@ struct jl_scenario {
 	struct jl_executor_spec executors[JL_MAX_EXECUTORS];
 	int ncallbacks;
 	struct jl_callback_spec callbacks[JL_MAX_CALLBACKS];
+	int ntopics;
+	struct jl_topic_spec topics[JL_MAX_TOPICS];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

@@ -97,10 +97,34 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		if (!found)
 			VFAIL(line_e, "callback '%s': no executor '%s' (expected the name of an [executor] section)", c->name,
 			      c->executor);
-		if (!c->period_ns)
-			VFAIL(c->line, "callback '%s': no period (a callback is a timer in this version: expected period = "
-			      "DURATION)", c->name);
-		if (c->deadline_ns > c->period_ns * 1000)
+		if (!c->period_ns && !c->trigger[0])
+			VFAIL(c->line, "callback '%s': neither a period nor a trigger (expected period = DURATION, or "
+			      "trigger = TOPIC)", c->name);
+		if (c->period_ns && c->trigger[0])
+			VFAIL(c->key_line[JL_CKEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
+			      "one of period and trigger)", c->name);
+		if (c->poll[0] && !c->period_ns)
+			VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
+		if (c->poll[0] && c->trigger[0])
+			VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': poll and trigger on one callback", c->name);
+		{
+			const char *topics[3] = { c->trigger, c->poll, c->publish };
+			const int keys[3] = { JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PUBLISH };
+
+			for (int k = 0; k < 3; k++) {
+				bool known = !topics[k][0];
+
+				for (int j = 0; j < sc->ntopics && !known; j++)
+					known = !strcmp(sc->topics[j].name, topics[k]);
+				if (!known)
+					VFAIL(c->key_line[keys[k]], "callback '%s': no topic '%s' (expected the name of a [topic] "
+					      "section)", c->name, topics[k]);
+			}
+		}
+		if (c->publish[0] && c->trigger[0] && !strcmp(c->publish, c->trigger))
+			VFAIL(c->key_line[JL_CKEY_PUBLISH], "callback '%s': publishes to the topic that triggers it (a chain "
+			      "that feeds itself)", c->name);
+		if (c->period_ns && c->deadline_ns > c->period_ns * 1000)
 			VFAIL(c->key_line[JL_CKEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
 	}
 	for (int i = 0; i < sc->nexecutors; i++) {

@@ -121,6 +121,21 @@ KEY_FORMAT(fmt_cb_period)
 	return v->callback->period_ns ? jl_format_duration(v->callback->period_ns, buf, len) : NULL;
 }
 
+#define TOPIC_KEY(field)                                                                                      \
+	KEY_PARSE(cb_##field)                                                                                 \
+	{                                                                                                     \
+		(void)d, (void)key;                                                                           \
+		return name_value(value, v->callback->field, sizeof(v->callback->field), "a topic name", why, wl); \
+	}                                                                                                     \
+	KEY_FORMAT(fmt_cb_##field)                                                                            \
+	{                                                                                                     \
+		(void)buf, (void)len;                                                                         \
+		return v->callback->field[0] ? v->callback->field : NULL;                                     \
+	}
+TOPIC_KEY(trigger)
+TOPIC_KEY(poll)
+TOPIC_KEY(publish)
+
 KEY_PARSE(cb_phase)
 {
 	(void)d, (void)key;
@@ -157,6 +172,8 @@ KEY_PARSE(cb_deadline)
 
 KEY_FORMAT(fmt_cb_deadline)
 {
+	if (!v->callback->deadline_ns && !v->callback->period_ns)
+		return NULL; /* a triggered callback without a deadline: none */
 	return jl_format_duration(v->callback->deadline_ns ? v->callback->deadline_ns : v->callback->period_ns, buf, len);
 }
 
@@ -169,14 +186,26 @@ static const struct jl_key_desc callback_keys[] = {
 	  .help = "callbacks of one group never run at once (mutually exclusive; default: the executor's one group); "
 		  "reentrant: may run on several threads at once, even with itself",
 	  .parse = cb_group, .format = fmt_cb_group },
-	{ .name = "period", .slot = JL_CKEY_PERIOD, .syntax = "DURATION", .def_doc = "none: required",
-	  .range = "10us-1h", .help = "a timer: released every period (missed periods are skipped, the phase kept)",
+	{ .name = "period", .slot = JL_CKEY_PERIOD, .syntax = "DURATION", .def_doc = "none: triggered",
+	  .range = "10us-1h", .help = "a timer: released every period (missed periods are skipped, the phase kept); "
+				     "required unless trigger is given",
 	  .parse = cb_period, .format = fmt_cb_period },
+	{ .name = "trigger", .slot = JL_CKEY_TRIGGER, .syntax = "TOPIC", .def_doc = "none: a timer",
+	  .range = "the name of a [topic] section", .help = "runs once per message of the topic (a subscription)",
+	  .parse = cb_trigger, .format = fmt_cb_trigger },
+	{ .name = "poll", .slot = JL_CKEY_POLL, .syntax = "TOPIC", .def_doc = "none",
+	  .range = "the name of a [topic] section", .help = "with a period: each run reads the topic's newest message "
+							     "(consumes nothing; re-reads are counted)",
+	  .parse = cb_poll, .format = fmt_cb_poll },
 	{ .name = "phase", .slot = JL_CKEY_PHASE, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "the first release's offset from the executor's start", .parse = cb_phase, .format = fmt_cb_phase },
 	{ .name = "work", .slot = JL_CKEY_WORK, .syntax = "WORK", .def = "none",
 	  .range = "a work kind and its argument (jitterlab list: work kinds)", .help = "what one run of it does",
 	  .parse = cb_work, .format = fmt_cb_work },
+	{ .name = "publish", .slot = JL_CKEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
+	  .range = "the name of a [topic] section",
+	  .help = "after its work, publishes a message carrying the origin time of what it consumed (a timer: its release)",
+	  .parse = cb_publish, .format = fmt_cb_publish },
 	{ .name = "deadline", .slot = JL_CKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0", .help = "a run that ends later than release + deadline is a miss",
 	  .parse = cb_deadline, .format = fmt_cb_deadline },
@@ -184,3 +213,55 @@ static const struct jl_key_desc callback_keys[] = {
 
 const struct jl_key_table jl_keys_callback = { "callback", callback_keys,
 					       (int)(sizeof(callback_keys) / sizeof(callback_keys[0])) };
+
+/* ---- [topic NAME] ---- */
+
+KEY_PARSE(topic_depth)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 1, 1024, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a depth (expected %s)", value, d->range);
+		return -1;
+	}
+	v->topic->depth = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_topic_depth)
+{
+	snprintf(buf, len, "%u", v->topic->depth);
+	return buf;
+}
+
+KEY_PARSE(topic_keep)
+{
+	(void)key;
+	if (!strcmp(value, "last"))
+		v->topic->keep = JL_KEEP_LAST;
+	else if (!strcmp(value, "all"))
+		v->topic->keep = JL_KEEP_ALL;
+	else {
+		snprintf(why, wl, "'%s' is not a history (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_topic_keep)
+{
+	(void)buf, (void)len;
+	return v->topic->keep == JL_KEEP_ALL ? "all" : "last";
+}
+
+static const struct jl_key_desc topic_keys[] = {
+	{ .name = "depth", .slot = JL_OPKEY_DEPTH, .syntax = "N", .def = "10", .range = "1-1024",
+	  .help = "keep = last: each subscriber keeps this many messages, a full history drops its oldest (counted)",
+	  .parse = topic_depth, .format = fmt_topic_depth },
+	{ .name = "keep", .slot = JL_OPKEY_KEEP, .syntax = "last|all", .def = "last", .range = "last or all",
+	  .help = "last: KEEP_LAST(depth); all: KEEP_ALL, nothing dropped (a full resource limit is an error, counted)",
+	  .parse = topic_keep, .format = fmt_topic_keep },
+};
+
+const struct jl_key_table jl_keys_topic = { "topic", topic_keys, (int)(sizeof(topic_keys) / sizeof(topic_keys[0])) };

@@ -418,6 +418,43 @@ static int add_callback(struct jl_scenario *sc, const char *name, const char *fi
 	return sc->ncallbacks - 1;
 }
 
+/* [topic NAME] */
+static int count_topics(const struct jl_scenario *sc)
+{
+	return sc->ntopics;
+}
+
+static void view_topic(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_topic_spec *t = &sc->topics[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
+}
+
+static const char *topic_name(const struct jl_scenario *sc, int i)
+{
+	return sc->topics[i].name;
+}
+
+static const struct jl_key_table *const topic_tables[] = { &jl_keys_topic, NULL };
+
+static int add_topic(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_topic_spec *t;
+	struct jl_key_view v;
+
+	if (sc->ntopics >= JL_MAX_TOPICS)
+		return -1;
+	t = &sc->topics[sc->ntopics++];
+	memset(t, 0, sizeof(*t));
+	view_topic(sc, sc->ntopics - 1, &v);
+	jl_section_defaults(&jl_section_kinds[4], &v);
+	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(t->file, sizeof(t->file), "%s", file);
+	t->line = line;
+	return sc->ntopics - 1;
+}
+
 static int count_expect(const struct jl_scenario *sc)
 {
 	return sc->nexpect ? 1 : 0;
@@ -452,8 +489,8 @@ static const struct jl_key_table *const expect_tables[] = { &jl_keys_expect, NUL
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
 static const struct jl_key_table *const no_tables[] = { NULL };
 
-/* In the order sections are written back. [thread], [executor] and [callback] stay at indexes 1, 2 and 3
- * (the add functions' defaults). */
+/* In the order sections are written back. [thread], [executor], [callback] and [topic] stay at indexes 1,
+ * 2, 3 and 4 (the add functions' defaults). */
 const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
 	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
@@ -466,6 +503,9 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "callback", .help = "a callback an executor runs: a timer, in a group, doing work",
 	  .named = true, .tables = callback_tables, .count = count_callbacks, .view = view_callback, .add = add_callback,
 	  .name_of = callback_name, .max = JL_MAX_CALLBACKS },
+	{ .name = "topic", .help = "a topic: its subscribers' histories (depth, keep)",
+	  .named = true, .tables = topic_tables, .count = count_topics, .view = view_topic, .add = add_topic,
+	  .name_of = topic_name, .max = JL_MAX_TOPICS },
 	{ .name = "expect", .help = "assertions checked after the run, one per line",
 	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
 	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",

@@ -109,6 +109,20 @@ static json_object *series_json(const struct jl_series_result *r)
 		json_object_object_add(t, "period_ns_stats", o);
 		json_object_object_add(t, "response_ns", dist_json(&r->response, false));
 	}
+	if (r->s->has_origin) {
+		json_object *m = json_object_new_object();
+
+		o = dist_json(&r->age, true);
+		add_i64(o, "count", (int64_t)r->aged);
+		json_object_object_add(t, "age_ns", o);
+		add_i64(m, "published", (int64_t)r->s->msgs.published);
+		add_i64(m, "consumed", (int64_t)r->s->msgs.consumed);
+		add_i64(m, "dropped", (int64_t)r->s->msgs.dropped);
+		add_i64(m, "rereads", (int64_t)r->s->msgs.rereads);
+		add_i64(m, "never_consumed", (int64_t)r->s->msgs.never);
+		add_i64(m, "limit_errors", (int64_t)r->s->msgs.limit_errors);
+		json_object_object_add(t, "messages", m);
+	}
 	o = json_object_new_object();
 	add_i64(o, "calls", (int64_t)r->work_calls);
 	add_i64(o, "mean_ns", (int64_t)(r->work_mean_ns + 0.5));

@@ -42,12 +42,41 @@ def test_control_and_scan_on_a_pool(jl):
     assert one.thread("control")["rate_hz"] < 0.5 * rate, (one.thread("control")["rate_hz"], rate)
 
 
+@pytest.mark.parametrize("tp, tq", [(20, 103), (310, 20)])
+def test_polling_adds_half_the_shorter_period(jl, tp, tq):
+    """A poller of period Tq reading a publisher of period Tp: the data's age at its first read is about
+    min(Tp, Tq)/2 more than an event-driven subscriber's, and it consumes min(1, Tp/Tq) of the messages
+    (the counts come from the histories; the bands are the issue's: 25% and 0.05)."""
+    r = jl("run", ROOT / "scenarios" / "polling.ini", "--duration", "4s", "--set", f"sensor.period={tp}ms",
+           "--set", f"poller.period={tq}ms", timeout=60)
+    assert r.rc in (0, 3), r.stderr
+    listener, poller = r.thread("listener"), r.thread("poller")
+    added = poller["age_ns"]["mean"] - listener["age_ns"]["mean"]
+    want = min(tp, tq) / 2 * 1e6
+    assert 0.75 * want <= added <= 1.25 * want, (added, want)
+    m = poller["messages"]
+    assert m["published"] == listener["messages"]["published"] > 0
+    assert abs(m["consumed"] / m["published"] - min(1, tp / tq)) <= 0.05, m
+    assert m["consumed"] + m["never_consumed"] == m["published"], m
+    if tq > tp:
+        assert m["rereads"] == 0
+    else:
+        assert m["rereads"] > 0
+    rows = [row for row in r.samples() if row["thread"] == "poller"]
+    assert len(rows) == poller["cycles"]
+
+
 @pytest.mark.parametrize("text, words", [
+    ("[executor e]\n[callback c]\nexecutor = e\ntrigger = nope\n", "callback 'c': no topic 'nope'"),
+    ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\ntrigger = t\n", "a timer and a trigger"),
+    ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\ntrigger = t\npublish = t\n", "a chain that feeds itself"),
+    ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\npoll = t\n", "neither a period nor a trigger"),
+    ("[topic t]\ndepth = 0\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n", "is not a depth"),
     ("[executor e]\n[callback c]\nexecutor = nope\nperiod = 10ms\n", "x.ini:3: callback 'c': no executor 'nope'"),
-    ("[executor e]\n[callback c]\nexecutor = e\n", "callback 'c': no period"),
+    ("[executor e]\n[callback c]\nexecutor = e\n", "callback 'c': neither a period nor a trigger"),
     ("[executor e]\ncount = 2\n[callback c]\nexecutor = e\nperiod = 1ms\n", "x.ini:2: executor 'e': count is not an executor key"),
     ("[executor e]\n[callback e]\nexecutor = e\nperiod = 1ms\n", "the name is also a"),
-    ("[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\ntrigger = scan\n", "unknown key 'trigger'"),
+    ("[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\nsync = x\n", "unknown key 'sync'"),
     ("[executor e]\ndispatch = random\n[callback c]\nexecutor = e\nperiod = 1ms\n", "is not a dispatch rule"),
     ("[executor e]\n[thread t]\nperiod = 1ms\n", "executor 'e' runs no callback"),
 ])
