@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -51,4 +52,17 @@ void *jl_series_memory(const struct jl_series *s, size_t *len)
 {
 	*len = s->samples ? s->cap * sizeof(*s->samples) : 0;
 	return s->samples;
+}
+
+static int cmp_release(const void *a, const void *b)
+{
+	const struct jl_sample *x = a, *y = b;
+
+	return (x->release > y->release) - (x->release < y->release);
+}
+
+void jl_series_sort_by_release(struct jl_series *s)
+{
+	if (s->samples)
+		qsort(s->samples, jl_series_count(s), sizeof(*s->samples), cmp_release);
 }

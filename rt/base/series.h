@@ -128,6 +128,9 @@ static inline const struct jl_sample *jl_series_at(const struct jl_series *s, si
 	return &s->samples[i];
 }
 
+/* After the writers have ended: the samples in release order (writers that end runs out of order: a
+ * reentrant callback on several threads). */
+void jl_series_sort_by_release(struct jl_series *s);
 /* Index of the first sample released at or after T (the measured phase begins at t_measure). */
 size_t jl_series_first_from(const struct jl_series *s, int64_t t);
 /* The memory the samples live in (for a NUMA binding): its address and length. */

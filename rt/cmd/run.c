@@ -305,7 +305,8 @@ static int finish(struct run_ctx *r, int status)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
-	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_output_write_json(r->dir, "summary.json", summary) ||
+	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
+	    jl_output_write_json(r->dir, "summary.json", summary) ||
 	    write_report(r, summary, &tr)) {
 		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));
 		status = JL_EXIT_RUNTIME;

@@ -85,10 +85,15 @@ static int64_t take(struct jl_dispatch *d, int i, int64_t now)
 	c->running++;
 	c->runs++;
 	if (c->kind == JL_CB_TIMER) {
-		int64_t missed = c->period > 0 ? (now - c->next) / c->period : 0;
+		/* rcl_timer_call: the next call is one period on; if that is already past, the first boundary at
+		 * or after now (a boundary equal to now is due at once), the ones in between skipped */
+		c->next += c->period;
+		if (c->period > 0 && c->next < now) {
+			int64_t k = (now - c->next + c->period - 1) / c->period;
 
-		c->skipped += (uint64_t)missed;
-		c->next += (missed + 1) * c->period;
+			c->skipped += (uint64_t)k;
+			c->next += k * c->period;
+		}
 		c->ready_at = c->next;
 	} else if (--c->pending) {
 		c->ready_at = now; /* the next message waits behind what became ready before it */

@@ -13,8 +13,12 @@
  *   wait in turn (the caller's lock), and a callback whose group became busy is skipped in the snapshot.
  *   (Jazzy before rclcpp#2537 iterated entities in hash order; this model keeps declaration order.)
  * - JL_DISPATCH_FIFO: the callback that became ready first runs first (an events executor);
- * - a timer that missed periods runs once and keeps its phase (rcl_timer_call: the next call time is the
- *   first period boundary after now), counting the periods it skipped. */
+ * - a timer that missed periods runs once and keeps its phase (rcl_timer_call: the next call time is one
+ *   period on, or, if that has passed, the first period boundary at or after now), counting the periods it
+ *   skipped.
+ * Known difference: a callback of the current snapshot whose group is busy when its turn comes is dropped
+ * from that snapshot (rclcpp keeps it in the wait result and takes it before waiting again), so a callback
+ * that became ready meanwhile and is declared earlier can run first. */
 #ifndef JL_DISPATCH_H
 #define JL_DISPATCH_H
 

@@ -30,6 +30,7 @@ struct exec_ctx;
 /* One message in a subscriber's history */
 struct msg {
 	int64_t origin;              /* when the data it carries was produced */
+	int64_t at;                  /* when it was published (a triggered callback's ready time) */
 	uint64_t seq;                /* its number among the messages of this history, from 1 */
 };
 
@@ -58,6 +59,8 @@ struct exec_ctx {
 	struct bus *bus;
 	int *sub;                    /* per callback: its history in the bus, or -1 */
 	int *pub;                    /* per callback: the topic it publishes to, or -1 */
+	uint32_t *carry;             /* per callback: releases skipped after its last run (the next sample's) */
+	uint64_t *skipped_seen;      /* per callback: the model's skip count at its last take */
 	int active;                  /* pool threads still in the loop */
 	pthread_mutex_t mu;
 	bool mu_init;
@@ -104,6 +107,8 @@ static void executor_fini(struct jl_unit *u)
 	}
 	free(x->sub);
 	free(x->pub);
+	free(x->carry);
+	free(x->skipped_seen);
 	for (int i = 0; x->work && i < x->ncb; i++)
 		jl_work_release(&x->work[i]);
 	if (x->d_init)
@@ -160,7 +165,7 @@ static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
 			b->n--;
 			post = false;
 		}
-		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .origin = origin, .seq = b->seq };
+		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .origin = origin, .at = now, .seq = b->seq };
 		b->n++;
 		if (!b->poll && post)
 			jl_dispatch_post(&b->x->d, b->cb, now);
@@ -173,7 +178,7 @@ static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
  * a poll reads its newest (a first read, or a re-read: *AGED false, its age is not the data's age at
  * consumption, the model's measure). Returns the data's origin (0: no data), or READY for a callback that
  * consumes nothing. */
-static int64_t consume(struct exec_ctx *x, int cb, int64_t ready, bool *aged)
+static int64_t consume(struct exec_ctx *x, int cb, int64_t *ready, bool *aged)
 {
 	struct bus *bus = x->bus;
 	struct sub *b;
@@ -181,12 +186,13 @@ static int64_t consume(struct exec_ctx *x, int cb, int64_t ready, bool *aged)
 
 	*aged = true;
 	if (x->sub[cb] < 0)
-		return ready;
+		return *ready;
 	b = &x->bus->subs[x->sub[cb]];
 	if (!b->n)
 		return 0;
 	if (!b->poll) {
 		origin = b->ring[b->head].origin;
+		*ready = b->ring[b->head].at; /* this message's arrival, not the first pending one's */
 		b->head = (b->head + 1) % b->cap;
 		b->n--;
 		SERIES(bus, b)->msgs.consumed++;
@@ -209,6 +215,8 @@ static int64_t consume(struct exec_ctx *x, int cb, int64_t ready, bool *aged)
 
 /* The groups of the executor's callbacks: "reentrant", or a named mutually exclusive group (numbered in
  * the order first named). */
+#define GROUP_NEW (-2) /* not a group named yet (never JL_GROUP_REENTRANT) */
+
 static int group_index(const char *const *names, int *n, const char *name)
 {
 	if (!strcmp(name, "reentrant"))
@@ -216,7 +224,7 @@ static int group_index(const char *const *names, int *n, const char *name)
 	for (int i = 0; i < *n; i++)
 		if (!strcmp(names[i], name))
 			return i;
-	return -1;
+	return GROUP_NEW;
 }
 
 static int executor_init(struct jl_unit *u, char *err, size_t errlen)
@@ -242,12 +250,14 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->work = calloc((size_t)x->ncb + 1, sizeof(*x->work));
 	x->sub = calloc((size_t)x->ncb + 1, sizeof(*x->sub));
 	x->pub = calloc((size_t)x->ncb + 1, sizeof(*x->pub));
+	x->carry = calloc((size_t)x->ncb + 1, sizeof(*x->carry));
+	x->skipped_seen = calloc((size_t)x->ncb + 1, sizeof(*x->skipped_seen));
 	if (!u->eng->app && (u->eng->app = calloc(1, sizeof(struct bus))))
 		((struct bus *)u->eng->app)->eng = u->eng;
 	x->bus = u->eng->app;
 	if (x->bus)
 		x->bus->refs++;
-	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->bus) {
+	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->carry || !x->skipped_seen || !x->bus) {
 		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
 		return -1;
 	}
@@ -260,7 +270,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		if (strcmp(c->executor, es->t.name))
 			continue;
 		g = group_index(groups, &ngroups, c->group);
-		if (g == -1) {
+		if (g == GROUP_NEW) {
 			g = ngroups;
 			groups[ngroups++] = c->group;
 		}
@@ -361,11 +371,16 @@ static void drive_executor(struct jl_thread *th)
 			break;
 		cb = jl_dispatch_take(&x->d, now, &ready);
 		if (cb >= 0) {
-			uint64_t skipped = x->dcb[cb].skipped, cycle = x->dcb[cb].runs - 1;
-			bool aged;
-			int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
+			const uint64_t cycle = x->dcb[cb].runs - 1;
+			const int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
+			/* a sample counts the releases dropped before it (as drive_periodic's): those this take
+			 * skipped go to the next one */
+			const uint32_t skipped = x->carry[cb];
+			bool aged, frees;
 
-			origin = consume(x, cb, ready, &aged);
+			x->carry[cb] = (uint32_t)(x->dcb[cb].skipped - x->skipped_seen[cb]);
+			x->skipped_seen[cb] = x->dcb[cb].skipped;
+			origin = consume(x, cb, &ready, &aged);
 			pthread_mutex_unlock(&x->mu);
 			start = jl_now_ns();
 			jl_work_run(&x->work[cb]);
@@ -376,18 +391,21 @@ static void drive_executor(struct jl_thread *th)
 			pthread_mutex_lock(&x->mu);
 			s = &eng->series[x->first_series + cb];
 			jl_series_append(s, &(struct jl_sample){
-				.release = ready, .wake = start, .end = end, .origin = aged ? origin : 0, .tid = th->tid, .cpu = cpu,
-				.cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle,
-				.skipped = (uint32_t)(x->dcb[cb].skipped - skipped) });
+				.release = ready, .wake = start, .end = end, .origin = aged ? origin : 0, .tid = th->tid,
+				.cpu = cpu, .cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle,
+				.skipped = skipped });
 			jl_series_count_work(s, end - start);
 			if (next > s->next_release)
 				s->next_release = next;
 			th->callbacks_run++;
+			frees = x->dcb[cb].group != JL_GROUP_REENTRANT;
 			jl_dispatch_done(&x->d, cb);
-			futex_wake_all(&x->word); /* its group is free again: another thread may take from it */
-			if (x->pub[cb] >= 0) { /* publish what it consumed (a timer: its own release), holding no lock */
+			if (frees || x->pub[cb] >= 0) {
 				pthread_mutex_unlock(&x->mu);
-				publish(x->bus, x->pub[cb], origin > 0 ? origin : ready, jl_now_ns());
+				if (frees) /* its group is free again: another thread may take from it */
+					futex_wake_all(&x->word);
+				if (x->pub[cb] >= 0) /* publish what it consumed (a timer: its own release), holding no lock */
+					publish(x->bus, x->pub[cb], origin > 0 ? origin : ready, jl_now_ns());
 				pthread_mutex_lock(&x->mu);
 			}
 			continue;
@@ -395,7 +413,11 @@ static void drive_executor(struct jl_thread *th)
 		wait_until = jl_dispatch_next_release(&x->d);
 		if (wait_until > eng->t_end)
 			wait_until = eng->t_end;
-		w = atomic_load_explicit(&x->word, memory_order_acquire);
+		/* the word first, then the stop flag: a stop raised after this check bumps the word after it
+		 * was read, so the wait returns at once */
+		w = atomic_load(&x->word);
+		if (jl_stopping_now())
+			break;
 		pthread_mutex_unlock(&x->mu);
 		futex_wait_until(&x->word, w, wait_until);
 		pthread_mutex_lock(&x->mu);
@@ -403,13 +425,21 @@ static void drive_executor(struct jl_thread *th)
 	for (int i = 0; i < x->ncb; i++) /* the first release the executor did not run, per callback */
 		if (x->dcb[i].kind == JL_CB_TIMER && eng->series[x->first_series + i].next_release < x->dcb[i].next)
 			eng->series[x->first_series + i].next_release = x->dcb[i].next;
-	if (--x->active == 0) /* the last one out: what the histories still hold was never consumed */
-		for (int i = 0; i < x->ncb; i++)
+	if (--x->active == 0) { /* the last one out (after the measured phase, not a cycle path) */
+		for (int i = 0; i < x->ncb; i++) {
+			struct jl_series *s = &eng->series[x->first_series + i];
+
+			/* what the histories still hold was never consumed */
 			if (x->sub[i] >= 0) {
 				struct sub *b = &x->bus->subs[x->sub[i]];
 
 				SERIES(x->bus, b)->msgs.never += b->poll ? b->seq - b->last_read : b->n;
 			}
+			/* reentrant runs end out of order: the series in release order, as every reader expects */
+			if (x->dcb[i].group == JL_GROUP_REENTRANT)
+				jl_series_sort_by_release(s);
+		}
+	}
 	pthread_mutex_unlock(&x->mu);
 }
 

@@ -200,3 +200,35 @@ int jl_results_write_samples(const char *dir, const struct jl_series_result *res
 	}
 	return jl_output_commit(&of);
 }
+
+int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, const struct jl_series_result *res, int n)
+{
+	struct jl_outfile of;
+	bool any = false;
+
+	for (int t = 0; t < n; t++)
+		any |= res[t].measured && eng->units[res[t].s->unit].spec->beh.kind == JL_BEH_EXECUTOR;
+	if (!any)
+		return 0;
+	if (jl_output_open(&of, dir, "callbacks.csv"))
+		return -1;
+	fputs("callback,executor,thread,tid,cycle,ready_ns,start_ns,end_ns,origin_ns\n", of.fp);
+	for (int t = 0; t < n; t++) {
+		const struct jl_series_result *r = &res[t];
+		const struct jl_unit *u = &eng->units[r->s->unit];
+
+		if (!r->measured || u->spec->beh.kind != JL_BEH_EXECUTOR)
+			continue;
+		for (size_t i = r->first; i < r->first + r->cycles; i++) {
+			const struct jl_sample *s = jl_series_at(r->s, i);
+			int k = -1;
+
+			for (int j = 0; j < u->nthreads && k < 0; j++) /* which pool thread ran it */
+				if (eng->threads[u->first_thread + j].tid == s->tid)
+					k = j;
+			fprintf(of.fp, "%s,%s,%d,%d,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->name,
+				u->spec->name, k, (int)s->tid, s->cycle, s->release, s->wake, s->end, s->origin);
+		}
+	}
+	return jl_output_commit(&of);
+}

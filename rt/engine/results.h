@@ -44,5 +44,9 @@ int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res
 
 /* Write RUN_DIR/samples.csv from the N results. 0, or -1 with errno. */
 int jl_results_write_samples(const char *dir, const struct jl_series_result *res, int n);
+/* Write RUN_DIR/callbacks.csv (when the run has executors): one row per measured callback run, integers in
+ * ns, with the executor thread that ran it (its index in the pool) and the origin of the data it consumed
+ * (0: none, or a poll's re-read). 0, or -1 with errno. */
+int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, const struct jl_series_result *res, int n);
 
 #endif

@@ -211,14 +211,14 @@ void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const
 {
 	const struct jl_tan_thread *t = &an->threads[ti];
 	const struct jl_tan_sample *s = &t->samples[si];
-	int64_t busy_until = s->release;
+	int64_t busy_until = s->release, ran_total = 0;
 
 	memset(c, 0, sizeof(*c));
 	/* the executor's one thread ran other callbacks: each one's time in [release, wake) */
 	for (int j = 0; j < an->nthreads; j++) {
 		const struct jl_tan_thread *o = &an->threads[j];
 		int64_t ran = 0, last = 0;
-		char name[72], detail[160];
+		char name[96], detail[160];
 
 		if (o->executor != t->executor || !o->samples)
 			continue;
@@ -233,12 +233,16 @@ void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const
 		}
 		if (!ran)
 			continue;
+		ran_total += ran;
 		if (last > busy_until)
 			busy_until = last;
 		snprintf(name, sizeof(name), "executor: %s ran%s", o->name, j == ti ? " (its previous run)" : "");
 		snprintf(detail, sizeof(detail), "ready while its executor's thread ran callback %s", o->name);
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, ran, detail);
 	}
+	if (busy_until - s->release > ran_total) /* between those runs: the lock hand-off, the thread off its CPU */
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0,
+				  busy_until - s->release - ran_total, "the executor's thread between two of its callbacks");
 	if (p && p->waking >= busy_until - JL_TAN_CLOCK_SLACK_NS) {
 		struct jl_cycle w;
 

@@ -35,11 +35,50 @@ def test_control_and_scan_on_a_pool(jl):
     rate = r.thread("control")["rate_hz"]
     counts = [t["callbacks_run"] for t in s["executors"][0]["threads"]]
     assert len(counts) == 4 and sum(counts) >= r.thread("control")["cycles"] + r.thread("scan")["cycles"]
+    # callbacks.csv: one row per measured run, each naming the pool thread that ran it
+    import csv
+    with open(r.dir / "callbacks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len([x for x in rows if x["callback"] == "control"]) == r.thread("control")["cycles"]
+    tids = {t["tid"]: i for i, t in enumerate(s["executors"][0]["threads"])}
+    assert all(int(x["thread"]) == tids[int(x["tid"])] for x in rows)
+    assert all(int(x["ready_ns"]) <= int(x["start_ns"]) <= int(x["end_ns"]) for x in rows)
     # both callbacks in one group: control cannot run while scan does
     one = jl("run", ROOT / "scenarios" / "control-vs-scan-executor.ini", "--duration", "2s", "--set",
              "control.group=scan", timeout=60)
     assert one.rc == 3  # its [expect] control_rate fails, as it should
     assert one.thread("control")["rate_hz"] < 0.5 * rate, (one.thread("control")["rate_hz"], rate)
+
+
+@pytest.mark.parametrize("group, overlap", [("reentrant", True), ("one", False)])
+def test_reentrant_runs_at_once(jl, scenario, group, overlap):
+    """A 20 ms timer whose work takes 30 ms on a 2-thread executor: reentrant, two runs overlap (the second
+    thread takes the next release); in a mutually exclusive group, never. samples.csv stays in release
+    order either way."""
+    p = scenario("re", f"""
+        [run]
+        duration = 1s
+        warmup = 200ms
+        trace = off
+        [executor pool]
+        threads = 2
+        [callback slow]
+        executor = pool
+        group = {group}
+        period = 20ms
+        work = sleep 30ms
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    import csv
+    with open(r.dir / "callbacks.csv", newline="") as f:
+        rows = sorted(csv.DictReader(f), key=lambda x: int(x["start_ns"]))
+    runs = [(int(x["start_ns"]), int(x["end_ns"]), int(x["thread"])) for x in rows]
+    overlaps = sum(1 for a, b in zip(runs, runs[1:]) if b[0] < a[1])
+    assert (overlaps > 0) == overlap, runs[:6]
+    if overlap:
+        assert {t for _, _, t in runs} == {0, 1}  # both pool threads ran it
+    rel = [row["release_ns"] for row in r.samples() if row["thread"] == "slow"]
+    assert rel == sorted(rel) and len(rel) == r.thread("slow")["cycles"]
 
 
 @pytest.mark.parametrize("tp, tq", [(20, 103), (310, 20)])

@@ -229,6 +229,7 @@ static void test_exclusive_versus_reentrant(void **state)
 		n = starts(&s, 0, st, 64);
 		if (!reentrant) {
 			assert_int_equal(s.max_parallel[0], 1);
+			assert_int_equal(n, 8); /* 0, 25, ..., 175 */
 			for (int i = 1; i < n; i++)
 				assert_int_equal(st[i] - st[i - 1], 25 * MS);
 		} else {
@@ -277,10 +278,37 @@ static void test_control_and_scan_on_a_pool(void **state)
 	}
 }
 
+/* rcl_timer_call's boundary rule: a 10 ms timer taken at 0, 20 and 40 ms serves the releases 0, 10 and 20:
+ * at 20 the next call (10 + 10 = 20) is due at once, not skipped; at 40 the next (30) has passed: the first
+ * boundary at or after 40 is 40 itself, 30 skipped. */
+static void test_timer_boundary_is_due(void **state)
+{
+	struct jl_dcb cb = { .kind = JL_CB_TIMER, .group = 0, .period = 10 * MS };
+	struct jl_dispatch d;
+	int64_t ready = -1;
+
+	(void)state;
+	assert_int_equal(jl_dispatch_init(&d, JL_DISPATCH_RCLCPP, &cb, 1, 1, 0), 0);
+	assert_int_equal(jl_dispatch_take(&d, 0, &ready), 0);
+	assert_int_equal(ready, 0);
+	jl_dispatch_done(&d, 0);
+	assert_int_equal(jl_dispatch_take(&d, 20 * MS, &ready), 0);
+	assert_int_equal(ready, 10 * MS);
+	assert_int_equal(cb.next, 20 * MS);
+	assert_int_equal(cb.skipped, 0);
+	jl_dispatch_done(&d, 0);
+	assert_int_equal(jl_dispatch_take(&d, 40 * MS, &ready), 0);
+	assert_int_equal(ready, 20 * MS);
+	assert_int_equal(cb.next, 40 * MS);
+	assert_int_equal(cb.skipped, 1);
+	jl_dispatch_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timer_skips_and_keeps_phase),
+		cmocka_unit_test(test_timer_boundary_is_due),
 		cmocka_unit_test(test_isolation_shared_and_own_thread),
 		cmocka_unit_test(test_rclcpp_versus_fifo_order),
 		cmocka_unit_test(test_exclusive_versus_reentrant),
