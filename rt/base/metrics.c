@@ -26,6 +26,8 @@ const struct jl_metric_desc jl_metrics[] = {
 	{ "age.mean", JL_UNIT_NS, "age_ns.mean", "a callback's consumed data: its age at the start (start - origin), mean" },
 	{ "age.p99", JL_UNIT_NS, "age_ns.p99", "the consumed data's age at the start, 99th percentile" },
 	{ "age.max", JL_UNIT_NS, "age_ns.max", "the consumed data's age at the start, maximum" },
+	{ "e2e.mean", JL_UNIT_NS, "e2e_ns.mean", "a callback's data: its age at the end (end - origin), mean" },
+	{ "e2e.p99", JL_UNIT_NS, "e2e_ns.p99", "the data's age at the callback's end, 99th percentile" },
 	{ "work.max", JL_UNIT_NS, "work.max_ns", "duration of one work call, maximum" },
 };
 

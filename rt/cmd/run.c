@@ -301,6 +301,11 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, "expect", expect);
 	if (status == JL_EXIT_OK && failed)
 		status = JL_EXIT_EXPECT;
+	if (r->sc->nbudgets) {
+		json_object_object_add(summary, "budget", jl_budget_evaluate(r->sc, summary, &failed));
+		if (status == JL_EXIT_OK && failed)
+			status = JL_EXIT_EXPECT; /* a budget exceeded: exit 3, like an expectation */
+	}
 	if (r->interrupted && status != JL_EXIT_RUNTIME)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));

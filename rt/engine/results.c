@@ -142,6 +142,14 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		}
 		if (jl_dist_compute(lat, r->aged, scratch, &r->age))
 			return -1;
+		for (size_t i = first, k = 0; i < n; i++) {
+			const struct jl_sample *s = jl_series_at(ser, i);
+
+			if (s->origin > 0)
+				lat[k++] = s->end - s->origin;
+		}
+		if (jl_dist_compute(lat, r->aged, scratch, &r->e2e))
+			return -1;
 		for (size_t i = first; i < n; i++) /* the latencies back, for the distribution below */
 			lat[i - first] = jl_latency_ns(jl_series_at(ser, i)->release, jl_series_at(ser, i)->wake);
 	}

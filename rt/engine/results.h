@@ -31,6 +31,7 @@ struct jl_series_result {
 	struct jl_dist latency, period, response;
 	struct jl_dist age;      /* has_origin: the age of the consumed data at start (start - origin) */
 	uint64_t aged;           /* cycles that had data (origin known) */
+	struct jl_dist e2e;      /* origin -> end, over the same cycles: the data's age when the callback ended */
 	uint64_t latency_max_cycle;
 	uint64_t work_calls;
 	double work_mean_ns;

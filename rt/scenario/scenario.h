@@ -19,6 +19,7 @@
 #define JL_MAX_EXECUTORS 16
 #define JL_MAX_CALLBACKS 64
 #define JL_MAX_TOPICS 32
+#define JL_MAX_BUDGETS 32
 #define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
@@ -156,6 +157,16 @@ struct jl_callback_spec {
 	int key_line[JL_CKEY_N];
 };
 
+/* [budget]: e2e.CALLBACK = D (p99 of the data's origin -> the end of the callback), stage.CALLBACK = D (p99
+ * of the callback's own ready -> end); checked after the run: exit 3 and a table when one is exceeded */
+struct jl_budget {
+	bool e2e;                   /* e2e.CALLBACK, else stage.CALLBACK */
+	char callback[JL_NAME_MAX];
+	int64_t limit_ns;
+	char text[32];              /* the value as written */
+	int line;
+};
+
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
 enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_N };
 
@@ -215,6 +226,8 @@ struct jl_scenario {
 	struct jl_callback_spec callbacks[JL_MAX_CALLBACKS];
 	int ntopics;
 	struct jl_topic_spec topics[JL_MAX_TOPICS];
+	int nbudgets;
+	struct jl_budget budgets[JL_MAX_BUDGETS];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

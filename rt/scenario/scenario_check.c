@@ -335,6 +335,15 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 	if (validate_executors(sc, &online, err, errlen))
 		return -1;
+	for (int i = 0; i < sc->nbudgets; i++) {
+		bool found = false;
+
+		for (int k = 0; k < sc->ncallbacks; k++)
+			found |= !strcmp(sc->callbacks[k].name, sc->budgets[i].callback);
+		if (!found)
+			VFAIL(sc->budgets[i].line, "[budget] %s.%s: no callback '%s' (expected the name of a [callback] section)",
+			      sc->budgets[i].e2e ? "e2e" : "stage", sc->budgets[i].callback, sc->budgets[i].callback);
+	}
 	for (int i = 0; i < sc->nexpect; i++) {
 		if (!thread_name_exists(sc, sc->expect[i].thread))
 			VFAIL(sc->expect[i].line, "[expect] %s: no thread '%s'", sc->expect[i].label, sc->expect[i].thread);

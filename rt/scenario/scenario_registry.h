@@ -88,7 +88,7 @@ struct jl_section_kind {
 extern const struct jl_section_kind jl_section_kinds[];
 extern const int jl_nsection_kinds;
 extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep,
-	jl_keys_executor, jl_keys_callback, jl_keys_topic;
+	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget;
 
 /* The section kind called NAME (planned ones included), or NULL. */
 const struct jl_section_kind *jl_section_kind_find(const char *name);

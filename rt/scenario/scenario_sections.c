@@ -170,6 +170,89 @@ static const struct jl_key_desc expect_keys[] = {
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
+/* ---- [budget] ---- */
+
+/* e2e.CALLBACK / stage.CALLBACK = DURATION; a --set replaces the budget of that key */
+static int budget_key(struct jl_key_view *v, const char *key, const char *value, bool e2e, char *why, size_t wl)
+{
+	struct jl_scenario *sc = v->sc;
+	const char *cb = key + (e2e ? 4 : 6);
+	struct jl_budget *b;
+	int64_t ns;
+
+	if (!*cb || strlen(cb) >= JL_NAME_MAX || cb[strspn(cb, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+		snprintf(why, wl, "'%s' does not name a callback (expected %s.CALLBACK)", key, e2e ? "e2e" : "stage");
+		return JL_KEY_FAIL_WHOLE;
+	}
+	if (jl_parse_duration(value, &ns, why, wl))
+		return JL_KEY_FAIL;
+	if (ns <= 0) {
+		snprintf(why, wl, "a budget must be greater than 0");
+		return JL_KEY_FAIL;
+	}
+	for (b = sc->budgets; b < sc->budgets + sc->nbudgets; b++)
+		if (b->e2e == e2e && !strcmp(b->callback, cb))
+			break;
+	if (b == sc->budgets + sc->nbudgets) {
+		if (sc->nbudgets >= JL_MAX_BUDGETS) {
+			snprintf(why, wl, "too many budgets (at most %d)", JL_MAX_BUDGETS);
+			return JL_KEY_FAIL_WHOLE;
+		}
+		sc->nbudgets++;
+	}
+	*b = (struct jl_budget){ .e2e = e2e, .limit_ns = ns, .line = v->line };
+	snprintf(b->callback, sizeof(b->callback), "%s", cb);
+	snprintf(b->text, sizeof(b->text), "%s", jl_format_duration(ns, b->text, sizeof(b->text)));
+	return 0;
+}
+
+KEY_PARSE(budget_e2e)
+{
+	(void)d;
+	return budget_key(v, key, value, true, why, wl);
+}
+
+KEY_PARSE(budget_stage)
+{
+	(void)d;
+	return budget_key(v, key, value, false, why, wl);
+}
+
+static bool budget_entry(const struct jl_key_view *v, int i, bool e2e, const char **key, const char **value)
+{
+	for (int k = 0; k < v->sc->nbudgets; k++) {
+		const struct jl_budget *b = &v->sc->budgets[k];
+
+		if (b->e2e != e2e || i--)
+			continue;
+		*key = b->callback;
+		*value = b->text;
+		return true;
+	}
+	return false;
+}
+
+KEY_ENTRY(budget_e2e_entry)
+{
+	return budget_entry(v, i, true, key, value);
+}
+
+KEY_ENTRY(budget_stage_entry)
+{
+	return budget_entry(v, i, false, key, value);
+}
+
+static const struct jl_key_desc budget_keys[] = {
+	{ .name = "e2e.", .pattern = "e2e.CALLBACK", .syntax = "DURATION", .range = "greater than 0",
+	  .help = "p99 of the data's age at the end of CALLBACK (its origin, the sensor's release, to the end)",
+	  .slot = 0, .parse = budget_e2e, .entry = budget_e2e_entry },
+	{ .name = "stage.", .pattern = "stage.CALLBACK", .syntax = "DURATION", .range = "greater than 0",
+	  .help = "p99 of CALLBACK's own latency (ready to end)", .slot = 1, .parse = budget_stage,
+	  .entry = budget_stage_entry },
+};
+
+const struct jl_key_table jl_keys_budget = { "budget", budget_keys, (int)(sizeof(budget_keys) / sizeof(budget_keys[0])) };
+
 /* ---- [sweep] ---- */
 
 KEY_PARSE(sweep_runs)
@@ -486,6 +569,12 @@ static int add_sweep(struct jl_scenario *sc, const char *name, const char *file,
 
 static const struct jl_key_table *const run_tables[] = { &jl_keys_run, NULL };
 static const struct jl_key_table *const expect_tables[] = { &jl_keys_expect, NULL };
+static const struct jl_key_table *const budget_tables[] = { &jl_keys_budget, NULL };
+
+static int count_budget(const struct jl_scenario *sc)
+{
+	return sc->nbudgets ? 1 : 0;
+}
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
 static const struct jl_key_table *const no_tables[] = { NULL };
 
@@ -514,7 +603,8 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "queue", .planned = true, .named = true, .tables = no_tables },
 	{ .name = "lock", .planned = true, .named = true, .tables = no_tables },
 	{ .name = "source", .planned = true, .named = true, .tables = no_tables },
-	{ .name = "budget", .planned = true, .tables = no_tables },
+	{ .name = "budget", .help = "latency budgets checked after the run: exit 3 and a table when one is exceeded",
+	  .tables = budget_tables, .count = count_budget, .view = view_sc, .add = add_none },
 };
 
 const int jl_nsection_kinds = (int)(sizeof(jl_section_kinds) / sizeof(jl_section_kinds[0]));

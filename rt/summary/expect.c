@@ -97,3 +97,33 @@ json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summa
 	}
 	return arr;
 }
+
+json_object *jl_budget_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed)
+{
+	json_object *arr = json_object_new_array();
+
+	*failed = 0;
+	for (int i = 0; i < sc->nbudgets; i++) {
+		const struct jl_budget *b = &sc->budgets[i];
+		json_object *o = json_object_new_object(), *t = jl_summary_thread(summary, b->callback);
+		double cycles = 0, v = 0;
+		/* no run, no value: a callback that never ran exceeds every budget */
+		bool found = t && jl_json_get_double(t, "cycles", &cycles) && cycles > 0 &&
+			     jl_json_get_double(t, b->e2e ? "e2e_ns.p99" : "response_ns.p99", &v);
+		bool ok = found && v <= (double)b->limit_ns;
+		char stage[JL_NAME_MAX + 8];
+
+		snprintf(stage, sizeof(stage), "%s.%s", b->e2e ? "e2e" : "stage", b->callback);
+		json_object_object_add(o, "stage", json_object_new_string(stage));
+		json_object_object_add(o, "callback", json_object_new_string(b->callback));
+		json_object_object_add(o, "kind", json_object_new_string(b->e2e ? "e2e" : "stage"));
+		json_object_object_add(o, "budget_ns", json_object_new_int64(b->limit_ns));
+		json_object_object_add(o, "p99_ns", found ? json_object_new_int64((int64_t)v) : NULL);
+		json_object_object_add(o, "margin_ns", found ? json_object_new_int64(b->limit_ns - (int64_t)v) : NULL);
+		json_object_object_add(o, "ok", json_object_new_boolean(ok));
+		if (!ok)
+			(*failed)++;
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}

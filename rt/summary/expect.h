@@ -9,5 +9,8 @@
 /* Evaluate every expectation of SC against SUMMARY; return a JSON array (the summary's "expect")
  * of {label, check, thread, value, ok[, error]} and set *FAILED to the number that did not hold. */
 json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed);
+/* [budget]: per stage its budget, the measured p99 (e2e: origin -> end; stage: ready -> end), the margin and
+ * the verdict; FAILED: how many were exceeded (or have no value). */
+json_object *jl_budget_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed);
 
 #endif

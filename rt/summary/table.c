@@ -251,6 +251,33 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 	}
 }
 
+/* The [budget] table: stage, budget, measured p99, margin, verdict. */
+static void print_budget(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	json_object *arr;
+
+	if (!json_object_object_get_ex(summary, "budget", &arr) || !json_object_array_length(arr))
+		return;
+	fprintf(out, style == JL_TABLE_MARKDOWN ? "\n### Budgets\n\n| stage | budget | p99 | margin | verdict |\n|---|---|---|---|---|\n"
+					       : "\n  budgets:\n    %-24s %12s %12s %12s  verdict\n", "stage", "budget", "p99", "margin");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *b = json_object_array_get_idx(arr, i), *p = json_object_object_get(b, "p99_ns");
+		char bud[32], p99[32] = "no value", mar[32] = "-";
+		bool ok = json_object_get_boolean(json_object_object_get(b, "ok"));
+
+		jl_format_duration_human(json_object_get_int64(json_object_object_get(b, "budget_ns")), bud, sizeof(bud));
+		if (p) {
+			int64_t m = json_object_get_int64(json_object_object_get(b, "margin_ns"));
+
+			jl_format_duration_human(json_object_get_int64(p), p99, sizeof(p99));
+			jl_format_duration_human(m < 0 ? -m : m, mar + 1, sizeof(mar) - 1);
+			mar[0] = m < 0 ? '-' : '+';
+		}
+		fprintf(out, style == JL_TABLE_MARKDOWN ? "| %s | %s | %s | %s | %s |\n" : "    %-24s %12s %12s %12s  %s\n",
+			str(b, "stage"), bud, p99, mar, ok ? "ok" : "EXCEEDED");
+	}
+}
+
 /* "RT bandwidth 950000 of 1000000 us, RT group scheduling on, fair server ...; steal CPU 1 3.2 ms" (steal and
  * SMIs named only where non-zero); nothing when the summary has no rt_bandwidth (an older run). */
 static void print_host_rt(FILE *out, json_object *host)
@@ -342,6 +369,7 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 		print_loops(out, &tb);
 	print_neighbours(out, threads, style);
 	print_expect(out, summary, style);
+	print_budget(out, summary, style);
 }
 
 void jl_json_print(FILE *out, json_object *doc)

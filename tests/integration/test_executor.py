@@ -111,6 +111,7 @@ def test_polling_adds_half_the_shorter_period(jl, tp, tq):
     ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\ntrigger = t\npublish = t\n", "a chain that feeds itself"),
     ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\npoll = t\n", "neither a period nor a trigger"),
     ("[topic t]\ndepth = 0\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n", "is not a depth"),
+    ("[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n[budget]\ne2e.nope = 1ms\n", "x.ini:6: [budget] e2e.nope: no callback 'nope'"),
     ("[executor e]\n[callback c]\nexecutor = nope\nperiod = 10ms\n", "x.ini:3: callback 'c': no executor 'nope'"),
     ("[executor e]\n[callback c]\nexecutor = e\n", "callback 'c': neither a period nor a trigger"),
     ("[executor e]\ncount = 2\n[callback c]\nexecutor = e\nperiod = 1ms\n", "x.ini:2: executor 'e': count is not an executor key"),
@@ -124,3 +125,39 @@ def test_executor_bad_input(jl, scenario, text, words):
     r = jl("run", p, timeout=30, check_rc=2)
     assert words in r.stderr, r.stderr
     assert r.dir is None
+
+
+def test_budget_table_and_exit_3(jl, scenario):
+    """[budget]: a budget that holds and one that cannot (1 us for a 50 us spin): exit 3, and the table
+    and summary.json name the exceeded stage with its measured p99 against the callback's own figures."""
+    p = scenario("bud", f"""
+        [run]
+        duration = 1s
+        warmup = 200ms
+        trace = off
+        [topic scan]
+        [executor a]
+        [callback sensor]
+        executor = a
+        period = 20ms
+        work = spin 50us
+        publish = scan
+        [executor b]
+        [callback listener]
+        executor = b
+        trigger = scan
+        work = spin 50us
+        [budget]
+        e2e.listener = 50ms
+        stage.sensor = 1us
+        """)
+    r = jl("run", p, timeout=60, check_rc=3)
+    s = r.summary()
+    b = {x["stage"]: x for x in s["budget"]}
+    assert b["e2e.listener"]["ok"] is True and b["stage.sensor"]["ok"] is False
+    assert b["stage.sensor"]["p99_ns"] == r.thread("sensor")["response_ns"]["p99"]
+    assert b["e2e.listener"]["p99_ns"] == r.thread("listener")["e2e_ns"]["p99"]
+    assert b["stage.sensor"]["margin_ns"] == 1000 - b["stage.sensor"]["p99_ns"]
+    assert "budgets:" in r.stdout and "stage.sensor" in r.stdout and "EXCEEDED" in r.stdout
+    # the listener's data: from the sensor's release to its own end, more than its own response
+    assert r.thread("listener")["e2e_ns"]["p50"] >= r.thread("listener")["response_ns"]["p50"]

@@ -116,7 +116,7 @@ static const struct err_case sections[] = {
 	{ "[thread a]\n[queue q]\ndepth = 4\n", "x.ini:2: section [queue] is an application-structure model", "not implement" },
 	{ "[thread a]\n[lock l]\n", "x.ini:2: section [lock] is an application-structure model", NULL },
 	{ "[thread a]\n[source s]\n", "x.ini:2: section [source] is an application-structure model", NULL },
-	{ "[thread a]\n[budget]\n", "x.ini:2: section [budget] is an application-structure model", NULL },
+	{ "[thread a]\n[budget]\nstage.x = 1ms\n", "x.ini:3: [budget] stage.x: no callback 'x'", NULL },
 	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] or [executor NAME] section", "at least one thread" },
 	{ "", "x.ini: no [thread NAME] or [executor NAME] section", NULL },
 };
