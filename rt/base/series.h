@@ -82,6 +82,7 @@ struct jl_series {
 	 * counts (kept by the writer) */
 	bool has_origin;
 	struct {
+		bool subscriber;        /* it consumes a topic (the counts below are its history's) */
 		uint64_t published;     /* messages published to its history */
 		uint64_t consumed;      /* taken (a trigger), or read for the first time (a poll) */
 		uint64_t dropped;       /* a full keep-last history dropped its oldest */

@@ -323,7 +323,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 				snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
 				return -1;
 			}
-			s->has_origin = true;
+			s->msgs.subscriber = true;
 			b->sid = s->id;
 			x->sub[x->ncb] = x->bus->nsubs++;
 		}

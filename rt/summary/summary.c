@@ -110,12 +110,14 @@ static json_object *series_json(const struct jl_series_result *r)
 		json_object_object_add(t, "response_ns", dist_json(&r->response, false));
 	}
 	if (r->s->has_origin) {
-		json_object *m = json_object_new_object();
-
 		o = dist_json(&r->age, true);
 		add_i64(o, "count", (int64_t)r->aged);
 		json_object_object_add(t, "age_ns", o);
 		json_object_object_add(t, "e2e_ns", dist_json(&r->e2e, true));
+	}
+	if (r->s->msgs.subscriber) {
+		json_object *m = json_object_new_object();
+
 		add_i64(m, "published", (int64_t)r->s->msgs.published);
 		add_i64(m, "consumed", (int64_t)r->s->msgs.consumed);
 		add_i64(m, "dropped", (int64_t)r->s->msgs.dropped);
