@@ -61,6 +61,21 @@ static bool thread_name_exists(const struct jl_scenario *sc, const char *name)
 	return false;
 }
 
+/* The CPUs of PLACE that are not online, into BUF; false when there are none (or no cpus key). */
+static bool offline_cpus(const struct jl_placement *place, const cpu_set_t *online, char *buf, size_t len)
+{
+	cpu_set_t extra;
+
+	if (!place->cpus_set)
+		return false;
+	CPU_XOR(&extra, &place->cpus, online);
+	CPU_AND(&extra, &extra, &place->cpus);
+	if (!CPU_COUNT(&extra))
+		return false;
+	jl_cpulist_format(&extra, buf, len);
+	return true;
+}
+
 /* The name of another section that names series or --set targets: threads, executors, callbacks share one
  * namespace. */
 static const char *name_taken(const struct jl_scenario *sc, const char *name, const void *self)
@@ -147,15 +162,12 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			VFAIL(line_of(t, t->key_line[JL_TKEY_PRIORITY] ? JL_TKEY_PRIORITY : JL_TKEY_POLICY),
 			      "executor '%s': policy %s needs a priority in 1-98 (99 is the watchdog's)", t->name,
 			      jl_policy_name(t->place.policy));
-		if (t->place.cpus_set) {
-			cpu_set_t extra;
+		{
 			char buf[256];
 
-			CPU_XOR(&extra, &t->place.cpus, online);
-			CPU_AND(&extra, &extra, &t->place.cpus);
-			if (CPU_COUNT(&extra))
+			if (offline_cpus(&t->place, online, buf, sizeof(buf)))
 				VFAIL(line_of(t, JL_TKEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
-				      jl_cpulist_format(&extra, buf, sizeof(buf)));
+				      buf);
 		}
 		for (int k = 0; k < sc->ncallbacks; k++)
 			used |= !strcmp(sc->callbacks[k].executor, t->name);
@@ -242,16 +254,12 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->beh.measure == 1 && !t->beh.period_ns)
 		VFAIL(line_of(t, JL_TKEY_MEASURE),
 		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
-	if (t->place.cpus_set) {
-		cpu_set_t extra;
-		char buf[256];
+	{
+		char buf[256], on[128];
 
-		CPU_XOR(&extra, &t->place.cpus, online);
-		CPU_AND(&extra, &extra, &t->place.cpus);
-		if (CPU_COUNT(&extra))
+		if (offline_cpus(&t->place, online, buf, sizeof(buf)))
 			VFAIL(line_of(t, JL_TKEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
-			      t->name, jl_cpulist_format(&extra, buf, sizeof(buf)),
-			      jl_cpulist_format(online, buf + 128, 128));
+			      t->name, buf, jl_cpulist_format(online, on, sizeof(on)));
 	}
 	if (t->beh.exec[0]) {
 		if (t->key_line[JL_TKEY_WORK])
