@@ -37,6 +37,7 @@
 
 #include "../scenario/scenario.h"
 #include "../base/series.h"
+#include "sync.h"
 #include "../base/work.h"
 
 struct jl_engine;
@@ -177,6 +178,12 @@ struct jl_series *jl_unit_add_series(struct jl_unit *u, const char *name, int th
  * NULL with ERR. Series pointers taken before are invalid afterwards. */
 struct jl_series *jl_engine_add_found_series(struct jl_engine *eng, int unit, const char *name, size_t cap, char *err,
 					     size_t errlen);
+/* The run's syncs (executor.c) after the threads ended: each one's section and its model's counts. */
+struct jl_sync_report {
+	const struct jl_sync_spec *spec;
+	struct jl_sync model;
+};
+int jl_executor_syncs(const struct jl_engine *eng, struct jl_sync_report *out, int max);
 /* The thread's K-th series. */
 struct jl_series *jl_thread_series(const struct jl_thread *th, int k);
 /* The thread that writes S, or NULL. */

@@ -24,6 +24,7 @@
 #include "../base/units.h"
 #include "dispatch.h"
 #include "engine.h"
+#include "sync.h"
 
 struct exec_ctx;
 
@@ -47,12 +48,69 @@ struct sub {
 	int sid;                     /* its callback's series (an index: the array moves during init) */
 };
 
-/* The topics: every subscriber of every executor of the run (eng->app) */
+/* A [sync NAME]: the pairing model behind its own (PI) lock, fed by the publishers of its inputs */
+struct bsync {
+	const struct jl_sync_spec *spec;
+	pthread_mutex_t mu;
+	struct jl_sync model;
+	int in[2], out;              /* topics (out: -1 = none) */
+};
+
+/* The topics: every subscriber of every executor of the run, and the syncs (eng->app) */
 struct bus {
 	struct jl_engine *eng;
-	int nsubs, refs;
+	int nsubs, refs, nsyncs;
 	struct sub subs[JL_MAX_CALLBACKS];
+	struct bsync syncs[JL_MAX_SYNCS];
 };
+
+static int topic_index(const struct jl_scenario *sc, const char *name)
+{
+	for (int k = 0; k < sc->ntopics; k++)
+		if (!strcmp(sc->topics[k].name, name))
+			return k;
+	return -1;
+}
+
+static struct bus *bus_new(struct jl_engine *eng)
+{
+	const struct jl_scenario *sc = eng->sc;
+	struct bus *bus = calloc(1, sizeof(*bus));
+	pthread_mutexattr_t ma;
+
+	if (!bus)
+		return NULL;
+	bus->eng = eng;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	for (int i = 0; i < sc->nsyncs; i++) {
+		struct bsync *y = &bus->syncs[bus->nsyncs];
+
+		y->spec = &sc->syncs[i];
+		jl_sync_init(&y->model, sc->syncs[i].algorithm ? JL_SYNC_SLOP : JL_SYNC_APPROXIMATE, sc->syncs[i].slop_ns,
+			     sc->syncs[i].max_interval_ns, sc->syncs[i].queue);
+		y->in[0] = topic_index(sc, sc->syncs[i].inputs[0]);
+		y->in[1] = topic_index(sc, sc->syncs[i].inputs[1]);
+		y->out = sc->syncs[i].publish[0] ? topic_index(sc, sc->syncs[i].publish) : -1;
+		if (pthread_mutex_init(&y->mu, &ma))
+			break;
+		bus->nsyncs++;
+	}
+	pthread_mutexattr_destroy(&ma);
+	return bus;
+}
+
+int jl_executor_syncs(const struct jl_engine *eng, struct jl_sync_report *out, int max)
+{
+	const struct bus *bus = eng->app;
+	int n = 0;
+
+	for (int i = 0; bus && i < bus->nsyncs && n < max; i++, n++) {
+		out[n].spec = bus->syncs[i].spec;
+		out[n].model = bus->syncs[i].model;
+	}
+	return n;
+}
 
 struct exec_ctx {
 	const struct jl_executor_spec *spec;
@@ -102,6 +160,8 @@ static void executor_fini(struct jl_unit *u)
 	if (x->bus && --x->bus->refs == 0) {
 		for (int i = 0; i < x->bus->nsubs; i++)
 			free(x->bus->subs[i].ring);
+		for (int i = 0; i < x->bus->nsyncs; i++)
+			pthread_mutex_destroy(&x->bus->syncs[i].mu);
 		free(x->bus);
 		u->eng->app = NULL;
 	}
@@ -171,6 +231,20 @@ static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
 			jl_dispatch_post(&b->x->d, b->cb, now);
 		pthread_mutex_unlock(&b->x->mu);
 		futex_wake_all(&b->x->word);
+	}
+	/* the syncs fed by this topic: their sets go on to their output topic (after their lock is released) */
+	for (int i = 0; i < bus->nsyncs; i++) {
+		struct bsync *y = &bus->syncs[i];
+		int64_t sets[4][2];
+		int n = 0;
+
+		if (y->in[0] != topic && y->in[1] != topic)
+			continue;
+		pthread_mutex_lock(&y->mu);
+		n = jl_sync_add(&y->model, y->in[0] == topic ? 0 : 1, origin, sets, 4);
+		pthread_mutex_unlock(&y->mu);
+		for (int k = 0; k < n && k < 4 && y->out >= 0; k++) /* the fused data is as old as its older part */
+			publish(bus, y->out, sets[k][0] < sets[k][1] ? sets[k][0] : sets[k][1], now);
 	}
 }
 
@@ -252,8 +326,8 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->pub = calloc((size_t)x->ncb + 1, sizeof(*x->pub));
 	x->carry = calloc((size_t)x->ncb + 1, sizeof(*x->carry));
 	x->skipped_seen = calloc((size_t)x->ncb + 1, sizeof(*x->skipped_seen));
-	if (!u->eng->app && (u->eng->app = calloc(1, sizeof(struct bus))))
-		((struct bus *)u->eng->app)->eng = u->eng;
+	if (!u->eng->app)
+		u->eng->app = bus_new(u->eng);
 	x->bus = u->eng->app;
 	if (x->bus)
 		x->bus->refs++;

@@ -20,6 +20,7 @@
 #define JL_MAX_CALLBACKS 64
 #define JL_MAX_TOPICS 32
 #define JL_MAX_BUDGETS 32
+#define JL_MAX_SYNCS 8
 #define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
@@ -167,6 +168,23 @@ struct jl_budget {
 	int line;
 };
 
+enum jl_skey { JL_SKEY_ALGORITHM, JL_SKEY_INPUTS, JL_SKEY_SLOP, JL_SKEY_MAX_INTERVAL, JL_SKEY_QUEUE, JL_SKEY_PUBLISH,
+	       JL_SKEY_N };
+
+/* [sync NAME]: pairs the messages of two topics by their stamps (the data's origin), publishing one message
+ * per set (rt/engine/sync.h: the algorithms) */
+struct jl_sync_spec {
+	char name[JL_NAME_MAX];
+	char file[256];
+	int line;
+	int algorithm;              /* enum jl_sync_algo: 0 approximate, 1 slop */
+	char inputs[2][JL_NAME_MAX];
+	int64_t slop_ns, max_interval_ns;
+	unsigned queue;
+	char publish[JL_NAME_MAX];  /* "" = none */
+	int key_line[JL_SKEY_N];
+};
+
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
 enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_N };
 
@@ -228,6 +246,8 @@ struct jl_scenario {
 	struct jl_topic_spec topics[JL_MAX_TOPICS];
 	int nbudgets;
 	struct jl_budget budgets[JL_MAX_BUDGETS];
+	int nsyncs;
+	struct jl_sync_spec syncs[JL_MAX_SYNCS];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

@@ -82,13 +82,13 @@ static const char *name_taken(const struct jl_scenario *sc, const char *name, co
 {
 	for (int i = 0; i < sc->nthreads; i++)
 		if ((const void *)&sc->threads[i] != self && !strcmp(sc->threads[i].name, name))
-			return "thread";
+			return "a thread";
 	for (int i = 0; i < sc->nexecutors; i++)
 		if ((const void *)&sc->executors[i] != self && !strcmp(sc->executors[i].t.name, name))
-			return "executor";
+			return "an executor";
 	for (int i = 0; i < sc->ncallbacks; i++)
 		if ((const void *)&sc->callbacks[i] != self && !strcmp(sc->callbacks[i].name, name))
-			return "callback";
+			return "a callback";
 	return NULL;
 }
 
@@ -103,7 +103,7 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		bool found = false;
 
 		if (other)
-			VFAIL(c->line, "callback '%s': the name is also a %s's (threads, executors and callbacks share names)",
+			VFAIL(c->line, "callback '%s': the name is also %s's (threads, executors and callbacks share names)",
 			      c->name, other);
 		if (!c->executor[0])
 			VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section)", c->name);
@@ -148,7 +148,7 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		bool used = false;
 
 		if (other)
-			VFAIL(t->line, "executor '%s': the name is also a %s's (threads, executors and callbacks share names)",
+			VFAIL(t->line, "executor '%s': the name is also %s's (threads, executors and callbacks share names)",
 			      t->name, other);
 		if (t->key_line[JL_TKEY_COUNT])
 			VFAIL(line_of(t, JL_TKEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
@@ -343,6 +343,33 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 	if (validate_executors(sc, &online, err, errlen))
 		return -1;
+	for (int i = 0; i < sc->nsyncs; i++) {
+		const struct jl_sync_spec *y = &sc->syncs[i];
+		const char *topics[3] = { y->inputs[0], y->inputs[1], y->publish };
+
+		if (!y->inputs[0][0])
+			VFAIL(y->line, "sync '%s': no inputs (expected inputs = TOPIC, TOPIC)", y->name);
+		if (!strcmp(y->inputs[0], y->inputs[1]))
+			VFAIL(y->key_line[JL_SKEY_INPUTS], "sync '%s': its two inputs are one topic", y->name);
+		if (y->algorithm == 0 && y->key_line[JL_SKEY_SLOP])
+			VFAIL(y->key_line[JL_SKEY_SLOP], "sync '%s': slop is for algorithm = slop (approximate takes "
+			      "max_interval)", y->name);
+		if (y->algorithm == 1 && y->key_line[JL_SKEY_MAX_INTERVAL])
+			VFAIL(y->key_line[JL_SKEY_MAX_INTERVAL], "sync '%s': max_interval is for algorithm = approximate (slop "
+			      "takes slop)", y->name);
+		for (int k = 0; k < 3; k++) {
+			bool known = !topics[k][0];
+
+			for (int j = 0; j < sc->ntopics && !known; j++)
+				known = !strcmp(sc->topics[j].name, topics[k]);
+			if (!known)
+				VFAIL(y->key_line[k < 2 ? JL_SKEY_INPUTS : JL_SKEY_PUBLISH], "sync '%s': no topic '%s' (expected "
+				      "the name of a [topic] section)", y->name, topics[k]);
+		}
+		if (y->publish[0] && (!strcmp(y->publish, y->inputs[0]) || !strcmp(y->publish, y->inputs[1])))
+			VFAIL(y->key_line[JL_SKEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
+			      "itself)", y->name);
+	}
 	for (int i = 0; i < sc->nbudgets; i++) {
 		bool found = false;
 

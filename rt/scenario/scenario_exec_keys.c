@@ -265,3 +265,150 @@ static const struct jl_key_desc topic_keys[] = {
 };
 
 const struct jl_key_table jl_keys_topic = { "topic", topic_keys, (int)(sizeof(topic_keys) / sizeof(topic_keys[0])) };
+
+/* ---- [sync NAME] ---- */
+
+KEY_PARSE(sync_algorithm)
+{
+	(void)key;
+	if (!strcmp(value, "approximate"))
+		v->sync->algorithm = 0;
+	else if (!strcmp(value, "slop"))
+		v->sync->algorithm = 1;
+	else {
+		snprintf(why, wl, "'%s' is not a sync algorithm (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+/* a --set algorithm drops the key the other algorithm takes (as a --set policy drops a priority) */
+static void sync_algorithm_after_set(struct jl_key_view *v)
+{
+	if (v->key_line)
+		v->key_line[v->sync->algorithm ? JL_SKEY_MAX_INTERVAL : JL_SKEY_SLOP] = 0;
+}
+
+KEY_FORMAT(fmt_sync_algorithm)
+{
+	(void)buf, (void)len;
+	return v->sync->algorithm ? "slop" : "approximate";
+}
+
+KEY_PARSE(sync_inputs)
+{
+	char a[JL_NAME_MAX * 2 + 8], *comma, *b;
+
+	(void)key;
+	snprintf(a, sizeof(a), "%s", value);
+	comma = strchr(a, ',');
+	if (!comma || strchr(comma + 1, ',')) {
+		snprintf(why, wl, "'%s' is not two topics (expected %s)", value, d->range);
+		return -1;
+	}
+	*comma = '\0';
+	for (b = comma + 1; *b == ' '; b++)
+		;
+	for (char *e = a + strlen(a); e > a && e[-1] == ' '; e--)
+		e[-1] = '\0';
+	if (name_value(a, v->sync->inputs[0], sizeof(v->sync->inputs[0]), "a topic name", why, wl) ||
+	    name_value(b, v->sync->inputs[1], sizeof(v->sync->inputs[1]), "a topic name", why, wl))
+		return -1;
+	return 0;
+}
+
+KEY_FORMAT(fmt_sync_inputs)
+{
+	if (!v->sync->inputs[0][0])
+		return NULL;
+	snprintf(buf, len, "%s, %s", v->sync->inputs[0], v->sync->inputs[1]);
+	return buf;
+}
+
+KEY_PARSE(sync_slop)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->sync->slop_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_sync_slop)
+{
+	return jl_format_duration(v->sync->slop_ns, buf, len);
+}
+
+static bool sync_is_slop(const struct jl_key_view *v)
+{
+	return v->sync->algorithm == 1;
+}
+
+static bool sync_is_approximate(const struct jl_key_view *v)
+{
+	return v->sync->algorithm == 0;
+}
+
+KEY_PARSE(sync_max_interval)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->sync->max_interval_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_sync_max_interval)
+{
+	return jl_format_duration(v->sync->max_interval_ns, buf, len);
+}
+
+KEY_PARSE(sync_queue)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 1, 64, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a queue size (expected %s)", value, d->range);
+		return -1;
+	}
+	v->sync->queue = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_sync_queue)
+{
+	snprintf(buf, len, "%u", v->sync->queue);
+	return buf;
+}
+
+KEY_PARSE(sync_publish)
+{
+	(void)d, (void)key;
+	return name_value(value, v->sync->publish, sizeof(v->sync->publish), "a topic name", why, wl);
+}
+
+KEY_FORMAT(fmt_sync_publish)
+{
+	(void)buf, (void)len;
+	return v->sync->publish[0] ? v->sync->publish : NULL;
+}
+
+static const struct jl_key_desc sync_keys[] = {
+	{ .name = "algorithm", .slot = JL_SKEY_ALGORITHM, .syntax = "approximate|slop", .def = "approximate",
+	  .range = "approximate or slop",
+	  .help = "approximate: message_filters' ApproximateTime (emits a set when no better one can come); slop: "
+		  "the Python ApproximateTimeSynchronizer (pairs on arrival within slop)",
+	  .parse = sync_algorithm, .format = fmt_sync_algorithm, .after_set = sync_algorithm_after_set },
+	{ .name = "inputs", .slot = JL_SKEY_INPUTS, .syntax = "TOPIC, TOPIC", .def_doc = "none: required",
+	  .range = "two [topic] names, comma separated", .help = "the two topics it pairs",
+	  .parse = sync_inputs, .format = fmt_sync_inputs },
+	{ .name = "slop", .slot = JL_SKEY_SLOP, .syntax = "DURATION", .def = "0s", .range = "a duration (algorithm = slop)",
+	  .help = "slop: the largest stamp difference of a set", .parse = sync_slop, .format = fmt_sync_slop,
+	  .applies = sync_is_slop },
+	{ .name = "max_interval", .slot = JL_SKEY_MAX_INTERVAL, .syntax = "DURATION", .def = "0s",
+	  .range = "a duration, 0s = any (algorithm = approximate)",
+	  .help = "approximate: the largest stamp difference of a set", .parse = sync_max_interval,
+	  .format = fmt_sync_max_interval, .applies = sync_is_approximate },
+	{ .name = "queue", .slot = JL_SKEY_QUEUE, .syntax = "N", .def = "10", .range = "1-64",
+	  .help = "messages kept per input (the oldest goes)", .parse = sync_queue, .format = fmt_sync_queue },
+	{ .name = "publish", .slot = JL_SKEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
+	  .range = "the name of a [topic] section", .help = "one message per set, carrying the older stamp as its origin",
+	  .parse = sync_publish, .format = fmt_sync_publish },
+};
+
+const struct jl_key_table jl_keys_sync = { "sync", sync_keys, (int)(sizeof(sync_keys) / sizeof(sync_keys[0])) };

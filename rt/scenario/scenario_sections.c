@@ -170,6 +170,44 @@ static const struct jl_key_desc expect_keys[] = {
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
+/* ---- [sync NAME] ---- */
+
+static int count_syncs(const struct jl_scenario *sc)
+{
+	return sc->nsyncs;
+}
+
+static void view_sync(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_sync_spec *y = &sc->syncs[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .sync = y, .key_line = y->key_line };
+}
+
+static const char *sync_name(const struct jl_scenario *sc, int i)
+{
+	return sc->syncs[i].name;
+}
+
+static const struct jl_key_table *const sync_tables[] = { &jl_keys_sync, NULL };
+
+static int add_sync(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_sync_spec *y;
+	struct jl_key_view v;
+
+	if (sc->nsyncs >= JL_MAX_SYNCS)
+		return -1;
+	y = &sc->syncs[sc->nsyncs++];
+	memset(y, 0, sizeof(*y));
+	view_sync(sc, sc->nsyncs - 1, &v);
+	jl_section_defaults(&jl_section_kinds[5], &v);
+	snprintf(y->name, sizeof(y->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(y->file, sizeof(y->file), "%s", file);
+	y->line = line;
+	return sc->nsyncs - 1;
+}
+
 /* ---- [budget] ---- */
 
 /* e2e.CALLBACK / stage.CALLBACK = DURATION; a --set replaces the budget of that key */
@@ -578,8 +616,8 @@ static int count_budget(const struct jl_scenario *sc)
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
 static const struct jl_key_table *const no_tables[] = { NULL };
 
-/* In the order sections are written back. [thread], [executor], [callback] and [topic] stay at indexes 1,
- * 2, 3 and 4 (the add functions' defaults). */
+/* In the order sections are written back. [thread], [executor], [callback], [topic] and [sync] stay at
+ * indexes 1-5 (the add functions' defaults). */
 const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
 	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
@@ -595,6 +633,9 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "topic", .help = "a topic: its subscribers' histories (depth, keep)",
 	  .named = true, .tables = topic_tables, .count = count_topics, .view = view_topic, .add = add_topic,
 	  .name_of = topic_name, .max = JL_MAX_TOPICS },
+	{ .name = "sync", .help = "pairs the messages of two topics by their stamps (approximate or slop)",
+	  .named = true, .tables = sync_tables, .count = count_syncs, .view = view_sync, .add = add_sync,
+	  .name_of = sync_name, .max = JL_MAX_SYNCS },
 	{ .name = "expect", .help = "assertions checked after the run, one per line",
 	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
 	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",

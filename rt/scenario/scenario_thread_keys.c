@@ -329,6 +329,12 @@ KEY_PARSE(beh_deadline)
 	return 0;
 }
 
+/* deadline: a loop's (with its period), or a probed program's without one */
+KEY_APPLIES(deadline_applies)
+{
+	return v->beh->period_ns != 0 || (JL_MEASURE_FROM_TRACE(v->beh->measure) && v->beh->deadline_ns);
+}
+
 KEY_FORMAT(fmt_deadline)
 {
 	return jl_format_duration(jl_behaviour_deadline_ns(v->beh), buf, len);
@@ -477,7 +483,7 @@ static const struct jl_key_desc behaviour_keys[] = {
 	{ .name = "deadline", .slot = JL_TKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0, at most 1000 periods",
 	  .help = "a cycle whose work ends later than release + deadline is a miss", .parse = beh_deadline,
-	  .format = fmt_deadline, .applies = is_periodic },
+	  .format = fmt_deadline, .applies = deadline_applies },
 	{ .name = "overrun", .slot = JL_TKEY_OVERRUN, .syntax = "skip|catchup", .def = "skip", .range = "skip or catchup",
 	  .help = "when a cycle ends after the next release: skip the missed releases (counted as skipped) or catch up",
 	  .parse = beh_overrun, .format = fmt_overrun, .applies = is_periodic },

@@ -203,6 +203,38 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		}
 		json_object_object_add(s, "executors", ex);
 	}
+	{
+		/* per sync: sets out, each input's messages and the fraction used, the stamp difference of the sets */
+		struct jl_sync_report rep[JL_MAX_SYNCS];
+		int n = jl_executor_syncs(eng, rep, JL_MAX_SYNCS);
+		json_object *sy = json_object_new_array();
+		int64_t span = eng->t_end - eng->t0;
+
+		for (int i = 0; i < n; i++) {
+			const struct jl_sync *m = &rep[i].model;
+			json_object *o = json_object_new_object(), *in = json_object_new_array();
+
+			json_object_object_add(o, "name", json_object_new_string(rep[i].spec->name));
+			json_object_object_add(o, "algorithm", json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
+			add_i64(o, "sets", (int64_t)m->out);
+			json_object_object_add(o, "rate_hz", json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
+			for (int k = 0; k < 2; k++) {
+				json_object *x = json_object_new_object();
+
+				json_object_object_add(x, "topic", json_object_new_string(rep[i].spec->inputs[k]));
+				add_i64(x, "messages", (int64_t)m->in[k]);
+				add_i64(x, "used", (int64_t)m->used[k]);
+				json_object_object_add(x, "used_fraction",
+						       json_object_new_double(m->in[k] ? (double)m->used[k] / (double)m->in[k] : 0));
+				json_object_array_add(in, x);
+			}
+			json_object_object_add(o, "inputs", in);
+			add_i64(o, "pair_diff_mean_ns", m->out ? m->diff_sum / (int64_t)m->out : 0);
+			add_i64(o, "pair_diff_max_ns", m->diff_max);
+			json_object_array_add(sy, o);
+		}
+		json_object_object_add(s, "syncs", sy);
+	}
 	return s;
 }
 

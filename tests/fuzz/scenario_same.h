@@ -108,6 +108,36 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_FIELD("callback work.arg", s->work.arg, t->work.arg);
 		JL_SAME_FIELD("callback deadline", s->deadline_ns ? s->deadline_ns : s->period_ns,
 			      t->deadline_ns ? t->deadline_ns : t->period_ns);
+		JL_SAME_STR("callback trigger", s->trigger, t->trigger);
+		JL_SAME_STR("callback poll", s->poll, t->poll);
+		JL_SAME_STR("callback publish", s->publish, t->publish);
+	}
+	JL_SAME_FIELD("ntopics", x->ntopics, y->ntopics);
+	for (int i = 0; i < x->ntopics; i++) {
+		JL_SAME_STR("topic name", x->topics[i].name, y->topics[i].name);
+		JL_SAME_FIELD("topic depth", x->topics[i].depth, y->topics[i].depth);
+		JL_SAME_FIELD("topic keep", x->topics[i].keep, y->topics[i].keep);
+	}
+	JL_SAME_FIELD("nsyncs", x->nsyncs, y->nsyncs);
+	for (int i = 0; i < x->nsyncs; i++) {
+		const struct jl_sync_spec *s = &x->syncs[i], *t = &y->syncs[i];
+
+		JL_SAME_STR("sync name", s->name, t->name);
+		JL_SAME_FIELD("sync algorithm", s->algorithm, t->algorithm);
+		JL_SAME_STR("sync input 0", s->inputs[0], t->inputs[0]);
+		JL_SAME_STR("sync input 1", s->inputs[1], t->inputs[1]);
+		if (s->algorithm)
+			JL_SAME_FIELD("sync slop", s->slop_ns, t->slop_ns);
+		else
+			JL_SAME_FIELD("sync max_interval", s->max_interval_ns, t->max_interval_ns);
+		JL_SAME_FIELD("sync queue", s->queue, t->queue);
+		JL_SAME_STR("sync publish", s->publish, t->publish);
+	}
+	JL_SAME_FIELD("nbudgets", x->nbudgets, y->nbudgets);
+	for (int i = 0; i < x->nbudgets; i++) {
+		JL_SAME_FIELD("budget kind", x->budgets[i].e2e, y->budgets[i].e2e);
+		JL_SAME_STR("budget callback", x->budgets[i].callback, y->budgets[i].callback);
+		JL_SAME_FIELD("budget", x->budgets[i].limit_ns, y->budgets[i].limit_ns);
 	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
 	for (int i = 0; i < x->nexpect; i++) {

@@ -115,7 +115,7 @@ def test_polling_adds_half_the_shorter_period(jl, tp, tq):
     ("[executor e]\n[callback c]\nexecutor = nope\nperiod = 10ms\n", "x.ini:3: callback 'c': no executor 'nope'"),
     ("[executor e]\n[callback c]\nexecutor = e\n", "callback 'c': neither a period nor a trigger"),
     ("[executor e]\ncount = 2\n[callback c]\nexecutor = e\nperiod = 1ms\n", "x.ini:2: executor 'e': count is not an executor key"),
-    ("[executor e]\n[callback e]\nexecutor = e\nperiod = 1ms\n", "the name is also a"),
+    ("[executor e]\n[callback e]\nexecutor = e\nperiod = 1ms\n", "the name is also an executor's"),
     ("[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\nsync = x\n", "unknown key 'sync'"),
     ("[executor e]\ndispatch = random\n[callback c]\nexecutor = e\nperiod = 1ms\n", "is not a dispatch rule"),
     ("[executor e]\n[thread t]\nperiod = 1ms\n", "executor 'e' runs no callback"),
@@ -161,3 +161,36 @@ def test_budget_table_and_exit_3(jl, scenario):
     assert "budgets:" in r.stdout and "stage.sensor" in r.stdout and "EXCEEDED" in r.stdout
     # the listener's data: from the sensor's release to its own end, more than its own response
     assert r.thread("listener")["e2e_ns"]["p50"] >= r.thread("listener")["response_ns"]["p50"]
+
+
+def test_sync_both_algorithms(jl):
+    """10 Hz lidar + 30 Hz camera (declared 7 ms apart) into a sync: both algorithms fire at the lidar's
+    rate, use every lidar and a third of the cameras, pairs 7 ms apart; approximate emits a set one lidar
+    period later than slop does, so the fused data is older."""
+    got = {}
+    for algo in ("slop", "approximate"):
+        extra = [] if algo == "slop" else ["--set", "fused.algorithm=approximate", "--set", "fused.max_interval=20ms"]
+        r = jl("run", ROOT / "scenarios" / "sync.ini", "--duration", "3s", *extra, timeout=60, check_rc=0)
+        s = r.summary()
+        y = s["syncs"][0]
+        assert y["algorithm"] == algo
+        lidar, camera = y["inputs"]
+        assert lidar["topic"] == "lidar" and camera["topic"] == "camera"
+        assert lidar["used"] >= lidar["messages"] - 1  # approximate: the last lidar still waits for a later one
+        assert abs(camera["used"] / camera["messages"] - 1 / 3) <= 0.03, camera
+        assert 6_000_000 <= y["pair_diff_mean_ns"] <= 8_000_000 and y["pair_diff_max_ns"] <= 8_000_000
+        assert 9 <= r.thread("fusion")["rate_hz"] <= 11
+        got[algo] = r.thread("fusion")["age_ns"]["mean"]
+    assert got["approximate"] > got["slop"] + 50_000_000, got
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[topic a]\n[topic b]\n[sync s]\ninputs = a, b\nslop = 1ms\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n",
+     "x.ini:5: sync 's': slop is for algorithm = slop"),
+    ("[topic a]\n[sync s]\ninputs = a, a\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n", "its two inputs are one topic"),
+    ("[topic a]\n[sync s]\ninputs = a, nope\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n", "sync 's': no topic 'nope'"),
+    ("[topic a]\n[sync s]\ninputs = a\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\n", "is not two topics"),
+])
+def test_sync_bad_input(jl, scenario, text, words):
+    r = jl("run", scenario("x", text), timeout=30, check_rc=2)
+    assert words in r.stderr, r.stderr
