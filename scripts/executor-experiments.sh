@@ -24,6 +24,8 @@ run depth scenarios/queue-depth.ini
 run pool4 scenarios/control-vs-scan-executor.ini
 run pool32 scenarios/control-vs-scan-executor.ini --set pool.threads=32
 run group scenarios/control-vs-scan-executor.ini --set control.group=scan
+run sync_slop scenarios/sync.ini
+run sync_approx scenarios/sync.ini --set fused.algorithm=approximate --set fused.max_interval=20ms
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, os, sys
 tmp = sys.argv[1]
@@ -56,6 +58,14 @@ for n in ("sub_deep", "sub_shallow"):
     m = t.get("messages", {})
     print(f"queue depth: {n:21s} -                          {'100 ms' if n == 'sub_deep' else 'fresh':26s} "
           f"age {ms(t.get('age_ns', {}).get('mean'))}, dropped {m.get('dropped', '-')} of {m.get('published', '-')}")
+for n in ("sync_slop", "sync_approx"):
+    s = load(n)
+    y = ((s or {}).get("syncs") or [{}])[0]
+    ins = y.get("inputs", [{}, {}])
+    f = th(s, "fusion")
+    print(f"sync {y.get('algorithm', '?'):29s} 10.1 Hz, 100% / 33.4%, 6.8 ms 10 Hz, 100% / 33%, 7 ms        "
+          f"{y.get('rate_hz', 0):.1f} Hz, {100 * ins[0].get('used_fraction', 0):.0f}% / {100 * ins[1].get('used_fraction', 0):.1f}%, "
+          f"{ms(y.get('pair_diff_mean_ns'))} (max {ms(y.get('pair_diff_max_ns'))}); fused data {ms(f.get('age_ns', {}).get('mean'))} old")
 for n, pub in (("pool4", "98.84 +- 1.09 Hz"), ("pool32", "99.48 +- 0.37 Hz"), ("group", "about 1 per scan")):
     s = load(n)
     c = th(s, "control")
