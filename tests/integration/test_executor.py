@@ -194,3 +194,17 @@ def test_sync_both_algorithms(jl):
 def test_sync_bad_input(jl, scenario, text, words):
     r = jl("run", scenario("x", text), timeout=30, check_rc=2)
     assert words in r.stderr, r.stderr
+
+
+def test_executor_placement_is_set_like_a_threads(jl):
+    """--set on an executor's placement (what a sweep condition does): the pool threads run with it, and the
+    callback's series says so."""
+    r = jl("run", ROOT / "scenarios" / "isolation-kernel.ini", "--duration", "1s", "--set", "own.policy=other",
+           "--set", "own.nice=5", timeout=60, check_rc=0)
+    t = r.thread("isolated")
+    assert t["policy"] == "other" and t["nice"] == 5 and t["cpus"] == "1"
+    ex = r.summary()["executors"][0]
+    assert ex["name"] == "own" and len(ex["threads"]) == 1
+    r = jl("run", ROOT / "scenarios" / "isolation-kernel.ini", "--duration", "1s", timeout=60, check_rc=0)
+    t = r.thread("isolated")
+    assert t["policy"] == "fifo" and t["priority"] == 80
