@@ -5,6 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A timer's jitter for the release at NEXT: splitmix64 of its seed and the release, in [0, jitter] */
+static int64_t jitter_of(const struct jl_dcb *c)
+{
+	uint64_t z;
+
+	if (c->jitter <= 0 || c->period <= 0)
+		return 0;
+	/* by the release's index on its grid, not its time: the same sequence in every run of a seed */
+	z = c->seed + (uint64_t)((c->next - c->base) / c->period + 1) * 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (int64_t)(z % (uint64_t)(c->jitter + 1));
+}
+
 int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct jl_dcb *cbs, int ncbs, int ngroups,
 		     int64_t t0)
 {
@@ -30,7 +45,9 @@ void jl_dispatch_start(struct jl_dispatch *d, int64_t t0)
 		struct jl_dcb *c = &d->cbs[i];
 
 		c->next = c->kind == JL_CB_TIMER ? t0 + c->phase : 0;
-		c->ready_at = c->next;
+		c->base = c->next;
+		c->off = jitter_of(c);
+		c->ready_at = c->next + c->off;
 		c->seq = 0;
 		c->pending = c->running = 0;
 		c->runs = c->skipped = 0;
@@ -63,8 +80,9 @@ void jl_dispatch_post(struct jl_dispatch *d, int cb, int64_t now)
 
 static bool is_ready(const struct jl_dcb *c, int64_t now)
 {
-	return c->kind == JL_CB_TIMER ? c->next <= now : c->pending > 0;
+	return c->kind == JL_CB_TIMER ? c->next + c->off <= now : c->pending > 0;
 }
+
 
 /* Can a thread take C now? Its mutually exclusive group must be free (a reentrant callback may run on
  * several threads at once, even with itself). */
@@ -78,7 +96,7 @@ static bool takeable(const struct jl_dispatch *d, const struct jl_dcb *c)
 static int64_t take(struct jl_dispatch *d, int i, int64_t now)
 {
 	struct jl_dcb *c = &d->cbs[i];
-	int64_t ready = c->kind == JL_CB_TIMER ? c->next : c->ready_at;
+	int64_t ready = c->kind == JL_CB_TIMER ? c->next + c->off : c->ready_at;
 
 	if (c->group != JL_GROUP_REENTRANT)
 		d->group_busy[c->group] = true;
@@ -94,7 +112,8 @@ static int64_t take(struct jl_dispatch *d, int i, int64_t now)
 			c->skipped += (uint64_t)k;
 			c->next += k * c->period;
 		}
-		c->ready_at = c->next;
+		c->off = jitter_of(c);
+		c->ready_at = c->next + c->off;
 	} else if (--c->pending) {
 		c->ready_at = now; /* the next message waits behind what became ready before it */
 		c->seq = ++d->seq;
@@ -172,8 +191,8 @@ int64_t jl_dispatch_next_release(const struct jl_dispatch *d)
 	for (int i = 0; i < d->ncbs; i++) {
 		const struct jl_dcb *c = &d->cbs[i];
 
-		if (c->kind == JL_CB_TIMER && takeable(d, c) && c->next < t)
-			t = c->next;
+		if (c->kind == JL_CB_TIMER && takeable(d, c) && c->next + c->off < t)
+			t = c->next + c->off;
 	}
 	return t;
 }

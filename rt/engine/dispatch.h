@@ -36,8 +36,12 @@ struct jl_dcb {
 	enum jl_cb_kind kind;
 	int group;                  /* index of its mutually exclusive group, or JL_GROUP_REENTRANT */
 	int64_t period, phase;      /* timers: first release at phase, then every period */
+	int64_t jitter;             /* timers: each release later by a declared pseudo-random 0..jitter (0: none) */
+	uint64_t seed;              /* its jitter's sequence (the run's seed and the callback: reproducible) */
 	/* state */
-	int64_t next;               /* timers: the next release */
+	int64_t next;               /* timers: the next release on the period grid */
+	int64_t off;                /* its jitter: the release is due at next + off */
+	int64_t base;               /* its first release on the grid (t0 + phase) */
 	int64_t ready_at;           /* when it became ready (FIFO order; the release or the first message) */
 	uint64_t seq;               /* FIFO: the order it became ready in */
 	uint32_t pending;           /* subscriptions: messages not yet taken */

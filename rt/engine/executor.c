@@ -350,7 +350,8 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		}
 		x->cb[x->ncb] = c;
 		x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,
-						  .period = c->period_ns, .phase = c->phase_ns };
+						  .period = c->period_ns, .phase = c->phase_ns, .jitter = c->jitter_ns,
+						  .seed = (uint64_t)sc->run.seed * 1000003u + (uint64_t)i };
 		x->sub[x->ncb] = x->pub[x->ncb] = -1;
 		for (int k = 0; k < sc->ntopics; k++)
 			if (!strcmp(sc->topics[k].name, c->publish))
@@ -370,7 +371,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 			x->first_series = s->id;
 		s->measured = true;
 		s->has_origin = true; /* its data's origin: the release that started the chain (a timer: its own) */
-		s->periodic = c->period_ns > 0;
+		s->periodic = c->period_ns > 0 && !c->jitter_ns; /* jittered releases are not on a grid */
 		s->period_ns = c->period_ns;
 		s->deadline_ns = c->deadline_ns ? c->deadline_ns : c->period_ns;
 		if (c->trigger[0] || c->poll[0]) {

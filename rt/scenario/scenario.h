@@ -141,7 +141,7 @@ struct jl_executor_spec {
 };
 
 enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
-	       JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_N };
+	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_N };
 
 /* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
  * (trigger = TOPIC: once per message), or a timer that polls a topic (poll = TOPIC with a period: reads the
@@ -153,6 +153,7 @@ struct jl_callback_spec {
 	char executor[JL_NAME_MAX]; /* the [executor] it runs on */
 	char group[JL_NAME_MAX];    /* its mutually exclusive group ("default": the executor's), or "reentrant" */
 	int64_t period_ns, phase_ns, deadline_ns; /* deadline 0 = the period */
+	int64_t jitter_ns;          /* a timer's declared release jitter: each release later by 0..jitter */
 	struct jl_work_spec work;
 	char trigger[JL_NAME_MAX], poll[JL_NAME_MAX], publish[JL_NAME_MAX]; /* topics ("" = none) */
 	int key_line[JL_CKEY_N];

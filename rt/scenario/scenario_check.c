@@ -118,6 +118,9 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		if (c->period_ns && c->trigger[0])
 			VFAIL(c->key_line[JL_CKEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
 			      "one of period and trigger)", c->name);
+		if (c->jitter_ns && (!c->period_ns || c->jitter_ns >= c->period_ns))
+			VFAIL(c->key_line[JL_CKEY_JITTER], "callback '%s': jitter is for a timer, and less than its period",
+			      c->name);
 		if (c->poll[0] && !c->period_ns)
 			VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
 		if (c->poll[0] && c->trigger[0])

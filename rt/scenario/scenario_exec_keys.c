@@ -147,6 +147,17 @@ KEY_FORMAT(fmt_cb_phase)
 	return jl_format_duration(v->callback->phase_ns, buf, len);
 }
 
+KEY_PARSE(cb_jitter)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->callback->jitter_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_cb_jitter)
+{
+	return jl_format_duration(v->callback->jitter_ns, buf, len);
+}
+
 KEY_PARSE(cb_work)
 {
 	(void)d, (void)key;
@@ -199,6 +210,10 @@ static const struct jl_key_desc callback_keys[] = {
 	  .parse = cb_poll, .format = fmt_cb_poll },
 	{ .name = "phase", .slot = JL_CKEY_PHASE, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "the first release's offset from the executor's start", .parse = cb_phase, .format = fmt_cb_phase },
+	{ .name = "jitter", .slot = JL_CKEY_JITTER, .syntax = "DURATION", .def = "0s", .range = "0s up to the period",
+	  .help = "a timer's releases come later by a declared pseudo-random 0..jitter each ([run] seed: the same in "
+		  "every run): publishers' timing is declared, never implied",
+	  .parse = cb_jitter, .format = fmt_cb_jitter },
 	{ .name = "work", .slot = JL_CKEY_WORK, .syntax = "WORK", .def = "none",
 	  .range = "a work kind and its argument (jitterlab list: work kinds)", .help = "what one run of it does",
 	  .parse = cb_work, .format = fmt_cb_work },

@@ -109,6 +109,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_FIELD("callback deadline", s->deadline_ns ? s->deadline_ns : s->period_ns,
 			      t->deadline_ns ? t->deadline_ns : t->period_ns);
 		JL_SAME_STR("callback trigger", s->trigger, t->trigger);
+		JL_SAME_FIELD("callback jitter", s->jitter_ns, t->jitter_ns);
 		JL_SAME_STR("callback poll", s->poll, t->poll);
 		JL_SAME_STR("callback publish", s->publish, t->publish);
 	}

@@ -304,11 +304,55 @@ static void test_timer_boundary_is_due(void **state)
 	jl_dispatch_free(&d);
 }
 
+/* Declared jitter: a 10 ms timer with 3 ms of jitter is due at each grid point plus 0..3 ms, not always the
+ * same amount, and the same sequence for the same seed (a run is reproducible); another seed, another one. */
+static void test_timer_jitter_is_declared(void **state)
+{
+	int64_t first[20], again[20];
+
+	(void)state;
+	for (int pass = 0; pass < 3; pass++) {
+		struct jl_dcb cb = { .kind = JL_CB_TIMER, .group = 0, .period = 10 * MS, .jitter = 3 * MS,
+				     .seed = pass == 2 ? 43 : 42 };
+		struct jl_dispatch d;
+		int64_t ready, *out = pass == 0 ? first : again;
+		bool differs = false;
+
+		assert_int_equal(jl_dispatch_init(&d, JL_DISPATCH_RCLCPP, &cb, 1, 1, 0), 0);
+		for (int k = 0; k < 20; k++) {
+			int64_t grid = k * 10 * MS;
+
+			assert_true(jl_dispatch_next_release(&d) >= grid && jl_dispatch_next_release(&d) <= grid + 3 * MS);
+			assert_int_equal(jl_dispatch_take(&d, jl_dispatch_next_release(&d), &ready), 0);
+			assert_true(ready >= grid && ready <= grid + 3 * MS);
+			jl_dispatch_done(&d, 0);
+			if (pass < 2)
+				out[k] = ready;
+			else
+				differs |= ready != first[k];
+		}
+		assert_int_equal(cb.skipped, 0);
+		if (pass == 1)
+			assert_memory_equal(first, again, sizeof(first));
+		if (pass == 2)
+			assert_true(differs);
+		jl_dispatch_free(&d);
+	}
+	{
+		bool varies = false;
+
+		for (int k = 1; k < 20; k++)
+			varies |= first[k] - k * 10 * MS != first[0];
+		assert_true(varies);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timer_skips_and_keeps_phase),
 		cmocka_unit_test(test_timer_boundary_is_due),
+		cmocka_unit_test(test_timer_jitter_is_declared),
 		cmocka_unit_test(test_isolation_shared_and_own_thread),
 		cmocka_unit_test(test_rclcpp_versus_fifo_order),
 		cmocka_unit_test(test_exclusive_versus_reentrant),
