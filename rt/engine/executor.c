@@ -339,14 +339,17 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	for (int i = 0; i < sc->ncallbacks; i++) {
 		const struct jl_callback_spec *c = &sc->callbacks[i];
 		struct jl_series *s;
+		const char *gname;
 		int g;
 
 		if (strcmp(c->executor, es->t.name))
 			continue;
-		g = group_index(groups, &ngroups, c->group);
+		/* a node's default group is its own (ROS 2's default); without a node, the executor's implicit node's */
+		gname = c->node[0] && !strcmp(c->group, "default") ? c->node : c->group;
+		g = group_index(groups, &ngroups, gname);
 		if (g == GROUP_NEW) {
 			g = ngroups;
-			groups[ngroups++] = c->group;
+			groups[ngroups++] = gname;
 		}
 		x->cb[x->ncb] = c;
 		x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,

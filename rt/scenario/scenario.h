@@ -21,6 +21,7 @@
 #define JL_MAX_TOPICS 32
 #define JL_MAX_BUDGETS 32
 #define JL_MAX_SYNCS 8
+#define JL_MAX_NODES 32
 #define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
@@ -140,7 +141,7 @@ struct jl_executor_spec {
 	enum jl_dispatch_rule dispatch;
 };
 
-enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
+enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_NODE, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
 	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_N };
 
 /* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
@@ -150,7 +151,8 @@ struct jl_callback_spec {
 	char name[JL_NAME_MAX];
 	char file[256];
 	int line;
-	char executor[JL_NAME_MAX]; /* the [executor] it runs on */
+	char executor[JL_NAME_MAX]; /* the [executor] it runs on (or its node's) */
+	char node[JL_NAME_MAX];     /* its [node] ("" = the executor's implicit node) */
 	char group[JL_NAME_MAX];    /* its mutually exclusive group ("default": the executor's), or "reentrant" */
 	int64_t period_ns, phase_ns, deadline_ns; /* deadline 0 = the period */
 	int64_t jitter_ns;          /* a timer's declared release jitter: each release later by 0..jitter */
@@ -184,6 +186,17 @@ struct jl_sync_spec {
 	unsigned queue;
 	char publish[JL_NAME_MAX];  /* "" = none */
 	int key_line[JL_SKEY_N];
+};
+
+/* [node NAME]: callbacks of a node run on its executor, and its default group is one mutually exclusive
+ * group (ROS 2's default); callbacks without a node belong to their executor's implicit node */
+enum jl_nkey { JL_NKEY_EXECUTOR, JL_NKEY_N };
+struct jl_node_spec {
+	char name[JL_NAME_MAX];
+	char file[256];
+	int line;
+	char executor[JL_NAME_MAX];
+	int key_line[JL_NKEY_N];
 };
 
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
@@ -249,6 +262,8 @@ struct jl_scenario {
 	struct jl_budget budgets[JL_MAX_BUDGETS];
 	int nsyncs;
 	struct jl_sync_spec syncs[JL_MAX_SYNCS];
+	int nnodes;
+	struct jl_node_spec nodes[JL_MAX_NODES];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

@@ -96,6 +96,35 @@ static const char *name_taken(const struct jl_scenario *sc, const char *name, co
  * that exists, a timer period, names unique among threads, executors and callbacks. */
 static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
+	for (int i = 0; i < sc->nnodes; i++) {
+		const struct jl_node_spec *n = &sc->nodes[i];
+		bool found = false;
+
+		if (!n->executor[0])
+			VFAIL(n->line, "node '%s': no executor (expected executor = NAME of an [executor] section)", n->name);
+		for (int k = 0; k < sc->nexecutors; k++)
+			found |= !strcmp(sc->executors[k].t.name, n->executor);
+		if (!found)
+			VFAIL(n->key_line[JL_NKEY_EXECUTOR], "node '%s': no executor '%s' (expected the name of an [executor] "
+			      "section)", n->name, n->executor);
+	}
+	for (int i = 0; i < sc->ncallbacks; i++) {
+		struct jl_callback_spec *c = &sc->callbacks[i];
+		const struct jl_node_spec *n = NULL;
+
+		if (!c->node[0])
+			continue;
+		for (int k = 0; k < sc->nnodes && !n; k++)
+			if (!strcmp(sc->nodes[k].name, c->node))
+				n = &sc->nodes[k];
+		if (!n)
+			VFAIL(c->key_line[JL_CKEY_NODE], "callback '%s': no node '%s' (expected the name of a [node] section)",
+			      c->name, c->node);
+		if (c->executor[0] && strcmp(c->executor, n->executor))
+			VFAIL(c->key_line[JL_CKEY_EXECUTOR], "callback '%s': executor '%s' is not its node's ('%s' runs on '%s')",
+			      c->name, c->executor, n->name, n->executor);
+		snprintf(c->executor, sizeof(c->executor), "%s", n->executor); /* a node's callbacks run on its executor */
+	}
 	for (int i = 0; i < sc->ncallbacks; i++) {
 		const struct jl_callback_spec *c = &sc->callbacks[i];
 		const char *other = name_taken(sc, c->name, c);
@@ -106,7 +135,7 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			VFAIL(c->line, "callback '%s': the name is also %s's (threads, executors and callbacks share names)",
 			      c->name, other);
 		if (!c->executor[0])
-			VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section)", c->name);
+			VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section, or node = NAME)", c->name);
 		for (int k = 0; k < sc->nexecutors; k++)
 			found |= !strcmp(sc->executors[k].t.name, c->executor);
 		if (!found)

@@ -92,6 +92,18 @@ KEY_FORMAT(fmt_cb_executor)
 	return v->callback->executor[0] ? v->callback->executor : NULL;
 }
 
+KEY_PARSE(cb_node)
+{
+	(void)d, (void)key;
+	return name_value(value, v->callback->node, sizeof(v->callback->node), "a node name", why, wl);
+}
+
+KEY_FORMAT(fmt_cb_node)
+{
+	(void)buf, (void)len;
+	return v->callback->node[0] ? v->callback->node : NULL;
+}
+
 KEY_PARSE(cb_group)
 {
 	(void)d, (void)key;
@@ -189,9 +201,14 @@ KEY_FORMAT(fmt_cb_deadline)
 }
 
 static const struct jl_key_desc callback_keys[] = {
-	{ .name = "executor", .slot = JL_CKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: required",
+	{ .name = "executor", .slot = JL_CKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: its node's",
 	  .range = "the name of an [executor] section", .help = "the executor whose threads run it",
 	  .parse = cb_executor, .format = fmt_cb_executor },
+	{ .name = "node", .slot = JL_CKEY_NODE, .syntax = "NAME", .def_doc = "none: its executor's implicit node",
+	  .range = "the name of a [node] section",
+	  .help = "the node it belongs to: it runs on the node's executor, and group = default is the node's own "
+		  "mutually exclusive group (named like the node)",
+	  .parse = cb_node, .format = fmt_cb_node },
 	{ .name = "group", .slot = JL_CKEY_GROUP, .syntax = "NAME|reentrant", .def = "default",
 	  .range = "a group name ([a-z][a-z0-9_-]*), or reentrant",
 	  .help = "callbacks of one group never run at once (mutually exclusive; default: the executor's one group); "
@@ -427,3 +444,25 @@ static const struct jl_key_desc sync_keys[] = {
 };
 
 const struct jl_key_table jl_keys_sync = { "sync", sync_keys, (int)(sizeof(sync_keys) / sizeof(sync_keys[0])) };
+
+/* ---- [node NAME] ---- */
+
+KEY_PARSE(node_executor)
+{
+	(void)d, (void)key;
+	return name_value(value, v->node->executor, sizeof(v->node->executor), "an executor name", why, wl);
+}
+
+KEY_FORMAT(fmt_node_executor)
+{
+	(void)buf, (void)len;
+	return v->node->executor[0] ? v->node->executor : NULL;
+}
+
+static const struct jl_key_desc node_keys[] = {
+	{ .name = "executor", .slot = JL_NKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: required",
+	  .range = "the name of an [executor] section", .help = "the executor its callbacks run on",
+	  .parse = node_executor, .format = fmt_node_executor },
+};
+
+const struct jl_key_table jl_keys_node = { "node", node_keys, (int)(sizeof(node_keys) / sizeof(node_keys[0])) };

@@ -170,6 +170,41 @@ static const struct jl_key_desc expect_keys[] = {
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
+/* ---- [node NAME] ---- */
+
+static int count_nodes(const struct jl_scenario *sc)
+{
+	return sc->nnodes;
+}
+
+static void view_node(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_node_spec *n = &sc->nodes[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .node = n, .key_line = n->key_line };
+}
+
+static const char *node_name(const struct jl_scenario *sc, int i)
+{
+	return sc->nodes[i].name;
+}
+
+static const struct jl_key_table *const node_tables[] = { &jl_keys_node, NULL };
+
+static int add_node(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_node_spec *n;
+
+	if (sc->nnodes >= JL_MAX_NODES)
+		return -1;
+	n = &sc->nodes[sc->nnodes++];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(n->file, sizeof(n->file), "%s", file);
+	n->line = line;
+	return sc->nnodes - 1;
+}
+
 /* ---- [sync NAME] ---- */
 
 static int count_syncs(const struct jl_scenario *sc)
@@ -201,7 +236,7 @@ static int add_sync(struct jl_scenario *sc, const char *name, const char *file, 
 	y = &sc->syncs[sc->nsyncs++];
 	memset(y, 0, sizeof(*y));
 	view_sync(sc, sc->nsyncs - 1, &v);
-	jl_section_defaults(&jl_section_kinds[5], &v);
+	jl_section_defaults(jl_section_kind_find("sync"), &v);
 	snprintf(y->name, sizeof(y->name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(y->file, sizeof(y->file), "%s", file);
 	y->line = line;
@@ -456,7 +491,7 @@ static int add_thread(struct jl_scenario *sc, const char *name, const char *file
 	memset(t, 0, sizeof(*t));
 	t->beh.measure = -1; /* yes if periodic: no value of the key says that */
 	view_thread(sc, sc->nthreads - 1, &v);
-	jl_section_defaults(&jl_section_kinds[1], &v);
+	jl_section_defaults(jl_section_kind_find("thread"), &v);
 	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(t->file, sizeof(t->file), "%s", file);
 	t->line = line;
@@ -495,7 +530,7 @@ static int add_executor(struct jl_scenario *sc, const char *name, const char *fi
 	e->t.beh.kind = JL_BEH_EXECUTOR;
 	e->t.beh.measure = 1;
 	view_executor(sc, sc->nexecutors - 1, &v);
-	jl_section_defaults(&jl_section_kinds[2], &v);
+	jl_section_defaults(jl_section_kind_find("executor"), &v);
 	snprintf(e->t.name, sizeof(e->t.name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(e->t.file, sizeof(e->t.file), "%s", file);
 	e->t.line = line;
@@ -532,7 +567,7 @@ static int add_callback(struct jl_scenario *sc, const char *name, const char *fi
 	c = &sc->callbacks[sc->ncallbacks++];
 	memset(c, 0, sizeof(*c));
 	view_callback(sc, sc->ncallbacks - 1, &v);
-	jl_section_defaults(&jl_section_kinds[3], &v);
+	jl_section_defaults(jl_section_kind_find("callback"), &v);
 	snprintf(c->name, sizeof(c->name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(c->file, sizeof(c->file), "%s", file);
 	c->line = line;
@@ -569,7 +604,7 @@ static int add_topic(struct jl_scenario *sc, const char *name, const char *file,
 	t = &sc->topics[sc->ntopics++];
 	memset(t, 0, sizeof(*t));
 	view_topic(sc, sc->ntopics - 1, &v);
-	jl_section_defaults(&jl_section_kinds[4], &v);
+	jl_section_defaults(jl_section_kind_find("topic"), &v);
 	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(t->file, sizeof(t->file), "%s", file);
 	t->line = line;
@@ -616,8 +651,7 @@ static int count_budget(const struct jl_scenario *sc)
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
 static const struct jl_key_table *const no_tables[] = { NULL };
 
-/* In the order sections are written back. [thread], [executor], [callback], [topic] and [sync] stay at
- * indexes 1-5 (the add functions' defaults). */
+/* In the order sections are written back. */
 const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
 	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
@@ -627,6 +661,9 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "executor", .help = "a pool of threads that run callbacks (placement keys as for [thread])",
 	  .named = true, .tables = executor_tables, .count = count_executors, .view = view_executor, .add = add_executor,
 	  .name_of = executor_name, .max = JL_MAX_EXECUTORS },
+	{ .name = "node", .help = "a node: its callbacks' executor and their default mutually exclusive group",
+	  .named = true, .tables = node_tables, .count = count_nodes, .view = view_node, .add = add_node,
+	  .name_of = node_name, .max = JL_MAX_NODES },
 	{ .name = "callback", .help = "a callback an executor runs: a timer, in a group, doing work",
 	  .named = true, .tables = callback_tables, .count = count_callbacks, .view = view_callback, .add = add_callback,
 	  .name_of = callback_name, .max = JL_MAX_CALLBACKS },

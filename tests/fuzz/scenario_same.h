@@ -101,6 +101,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 
 		JL_SAME_STR("callback name", s->name, t->name);
 		JL_SAME_STR("callback executor", s->executor, t->executor);
+		JL_SAME_STR("callback node", s->node, t->node);
 		JL_SAME_STR("callback group", s->group, t->group);
 		JL_SAME_FIELD("callback period", s->period_ns, t->period_ns);
 		JL_SAME_FIELD("callback phase", s->phase_ns, t->phase_ns);

@@ -105,7 +105,54 @@ def test_polling_adds_half_the_shorter_period(jl, tp, tq):
     assert len(rows) == poller["cycles"]
 
 
+def test_node_default_group(jl, scenario):
+    """A node's callbacks share its default group (mutually exclusive: never at once, even on 2 threads);
+    a callback in a group of its own runs at once with them."""
+    p = scenario("nodes", """
+        [run]
+        duration = 1s
+        warmup = 200ms
+        trace = off
+        [executor pool]
+        threads = 2
+        [node planner]
+        executor = pool
+        [callback a]
+        node = planner
+        period = 20ms
+        work = sleep 15ms
+        [callback b]
+        node = planner
+        period = 20ms
+        phase = 5ms
+        work = sleep 15ms
+        [callback c]
+        executor = pool
+        group = own_c
+        period = 20ms
+        phase = 5ms
+        work = sleep 15ms
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    import csv
+    with open(r.dir / "callbacks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    def runs(name):
+        return [(int(x["start_ns"]), int(x["end_ns"])) for x in rows if x["callback"] == name]
+
+    def overlap(p, q):
+        return sum(1 for a in p for b in q if a[0] < b[1] and b[0] < a[1])
+    assert runs("a") and runs("b") and runs("c")
+    assert overlap(runs("a"), runs("b")) == 0  # one node, one group
+    assert overlap(runs("a"), runs("c")) > 0  # another group: at once, on the other thread
+
+
 @pytest.mark.parametrize("text, words", [
+    ("[executor e]\n[node n]\nexecutor = nope\n[callback c]\nnode = n\nperiod = 1ms\n", "node 'n': no executor 'nope'"),
+    ("[executor e]\n[callback c]\nnode = nope\nperiod = 1ms\n", "callback 'c': no node 'nope'"),
+    ("[executor e]\n[executor f]\n[node n]\nexecutor = e\n[callback c]\nnode = n\nexecutor = f\nperiod = 1ms\n"
+     "[callback d]\nexecutor = f\nperiod = 1ms\n", "executor 'f' is not its node's"),
     ("[executor e]\n[callback c]\nexecutor = e\ntrigger = nope\n", "callback 'c': no topic 'nope'"),
     ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\ntrigger = t\n", "a timer and a trigger"),
     ("[topic t]\n[executor e]\n[callback c]\nexecutor = e\ntrigger = t\npublish = t\n", "a chain that feeds itself"),
