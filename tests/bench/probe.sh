@@ -21,9 +21,10 @@ cc -std=gnu11 -O2 -I"$here/include" -o "$tmp/probe_cost" "$here/tests/bench/prob
 loop_bin=$(dirname "$bin")/examples/probe_loop
 [ -x "$loop_bin" ] || { echo "probe bench: $loop_bin not built (make)"; exit 0; }
 
-cat >"$tmp/cost_py.py" <<PY
+# quoted heredoc: no path is pasted into the script; the module's folder comes as argv[1]
+cat >"$tmp/cost_py.py" <<'PY'
 import sys, time
-sys.path.insert(0, "$here/python")
+sys.path.insert(0, sys.argv[1])
 import jitterlab_probe as p
 ok = p.init()
 n = 50000
@@ -35,8 +36,8 @@ print("probe_cost (python): %d pairs, %.1f ns per call (%s)" % (n, (time.monoton
 PY
 echo "-- 1. the cost of a probe call"
 "$tmp/probe_cost" 1000000
-/usr/bin/python3 "$tmp/cost_py.py"
-for what in "$tmp/probe_cost 200000" "/usr/bin/python3 $tmp/cost_py.py"; do
+/usr/bin/python3 "$tmp/cost_py.py" "$here/python"
+for what in "$tmp/probe_cost 200000" "/usr/bin/python3 $tmp/cost_py.py $here/python"; do
     printf '[run]\nduration = 1s\nwarmup = 0s\ntrace = sched\ntrace_buffer = 64MB\n[thread c]\nexec = %s\nmeasure = probe\n' \
         "$what" >"$tmp/cost.ini"
     timeout 120 "$bin" run "$tmp/cost.ini" --out "$tmp/out" -q >/dev/null 2>&1 || true
