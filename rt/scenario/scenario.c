@@ -68,15 +68,6 @@ static void fail(struct parser *ps, int line, const char *fmt, ...)
 		snprintf(ps->err, ps->errlen, "%s: %s", ps->file, msg);
 }
 
-static bool valid_name(const char *s)
-{
-	if (!islower((unsigned char)*s))
-		return false;
-	for (s++; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_' && *s != '-')
-			return false;
-	return true;
-}
 
 /* The defaults of the unnamed section kind NAME, from its key tables. */
 static void section_defaults(struct jl_scenario *sc, const char *name)
@@ -181,7 +172,7 @@ static void begin_section(struct parser *ps, const char *header)
 		fail(ps, ps->line, "section [%s]: expected [%s NAME]", header, kind);
 		return;
 	}
-	if (!valid_name(name) || strlen(name) >= JL_NAME_MAX - 8) {
+	if (!jl_scenario_name_ok(name) || strlen(name) >= JL_NAME_MAX - 8) {
 		fail(ps, ps->line, "%s name '%s' is not valid (expected [a-z][a-z0-9_-]*, at most %d characters)", kind,
 		     name, JL_NAME_MAX - 9);
 		return;

@@ -71,8 +71,7 @@ const struct jl_key_table jl_keys_executor = { "executor", executor_keys,
 
 static int name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl)
 {
-	if (!*value || strlen(value) >= size || value[strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-")] ||
-	    !(value[0] >= 'a' && value[0] <= 'z')) {
+	if (!jl_scenario_name_ok(value) || strlen(value) >= size) {
 		snprintf(why, wl, "'%s' is not %s (expected [a-z][a-z0-9_-]*, at most %zu characters)", value, what, size - 1);
 		return -1;
 	}

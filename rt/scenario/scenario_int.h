@@ -3,9 +3,14 @@
 #ifndef JL_SCENARIO_INT_H
 #define JL_SCENARIO_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "scenario.h"
+
+/* A name of the scenario format (threads, executors, callbacks, topics, [run] name): [a-z][a-z0-9_-]*,
+ * never empty. The one rule: every section and key that takes a name calls it. */
+bool jl_scenario_name_ok(const char *s);
 
 /* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. */
 #define JL_INI_LINE_MAX 199

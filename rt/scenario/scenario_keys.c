@@ -24,6 +24,11 @@ const char *const jl_policy_names[JL_POLICY_N] = {
 	[JL_POLICY_FIFO] = "fifo",   [JL_POLICY_RR] = "rr",       [JL_POLICY_DEADLINE] = "deadline",
 };
 
+bool jl_scenario_name_ok(const char *s)
+{
+	return *s >= 'a' && *s <= 'z' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")];
+}
+
 const char *jl_policy_name(enum jl_policy p)
 {
 	return jl_policy_names[p];
@@ -130,8 +135,7 @@ RKEY_PARSE(run_name)
 
 	(void)d, (void)key;
 	/* like thread names: it names the output directory and is shown in reports and plots */
-	if (!islower((unsigned char)value[0]) || strlen(value) >= sizeof(r->name) ||
-	    value[strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+	if (!jl_scenario_name_ok(value) || strlen(value) >= sizeof(r->name)) {
 		snprintf(why, wl, "name '%s' is not usable in a path (expected [a-z][a-z0-9_-]*, at most %zu characters)",
 			 value, sizeof(r->name) - 1);
 		return -1;

@@ -253,7 +253,7 @@ static int budget_key(struct jl_key_view *v, const char *key, const char *value,
 	struct jl_budget *b;
 	int64_t ns;
 
-	if (!*cb || strlen(cb) >= JL_NAME_MAX || cb[strspn(cb, "abcdefghijklmnopqrstuvwxyz0123456789_-")]) {
+	if (!jl_scenario_name_ok(cb) || strlen(cb) >= JL_NAME_MAX) {
 		snprintf(why, wl, "'%s' does not name a callback (expected %s.CALLBACK)", key, e2e ? "e2e" : "stage");
 		return JL_KEY_FAIL_WHOLE;
 	}
