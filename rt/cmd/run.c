@@ -420,6 +420,16 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 							strerror(errno));
 				}
 			}
+			if (jl_trace_record(r->trace, err, sizeof(err))) {
+				fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
+				snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+				jl_trace_destroy(r->trace);
+				r->trace = NULL;
+			}
+		}
+		if (r->trace) {
+			cpu_set_t free_cpus;
+
 			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
 			if (has_probe(sc) && jl_trace_probe_serve(r->trace, housekeeping_cpus(&r->eng, &free_cpus)
 									 ? &free_cpus : NULL, err, sizeof(err)))

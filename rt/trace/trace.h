@@ -48,8 +48,11 @@ struct jl_trace_result {
 };
 
 /* Create a private instance (jitterlab-<pid>), set the mono clock and buffer size, enable the event
- * groups of RUN->trace_groups and start recording. Returns 0, or -1 with ERR set (and nothing left). */
+ * groups of RUN->trace_groups and start the reader (recording begins with jl_trace_record()). Returns 0, or -1 with ERR set (and nothing left). */
 int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen);
+/* Begin recording: after jl_trace_limit_local() (so no event of another CPU lands before its filter) and
+ * before the threads go. 0, or -1 with ERR. */
+int jl_trace_record(struct jl_trace *t, char *err, size_t errlen);
 
 /* Keep the trace reader thread (SCHED_OTHER) on CPUS, e.g. the CPUs no measured thread uses; by default
  * it avoids [run] isolate only. Returns 0, or -1 with errno. */

@@ -372,15 +372,20 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		snprintf(err, errlen, "trace: cannot start the trace reader thread: %s", strerror(errno));
 		goto fail;
 	}
-	if (tracefs_trace_on(t->inst) < 0) {
-		snprintf(err, errlen, "trace: cannot turn tracing on in %s: %s", t->name, strerror(errno));
-		goto fail;
-	}
-	*out = t;
+	*out = t; /* recording begins with jl_trace_record(), once the filters are in place */
 	return 0;
 fail:
 	jl_trace_destroy(t);
 	return -1;
+}
+
+int jl_trace_record(struct jl_trace *t, char *err, size_t errlen)
+{
+	if (tracefs_trace_on(t->inst) < 0) {
+		snprintf(err, errlen, "trace: cannot turn tracing on in %s: %s", t->name, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus)

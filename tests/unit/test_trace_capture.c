@@ -118,6 +118,7 @@ static void test_capture_round_trip(void **state)
 	unit.eng = &eng;
 
 	assert_int_equal(jl_trace_start(&s.trace, &run, err, sizeof(err)), 0);
+	assert_int_equal(jl_trace_record(s.trace, err, sizeof(err)), 0);
 	snprintf(inst, sizeof(inst), "jitterlab-%d", (int)getpid());
 	assert_true(tracefs_instance_exists(inst));
 	{
