@@ -5,7 +5,11 @@
 
 #include <stdbool.h>
 
-enum jl_metric_unit { JL_UNIT_NS, JL_UNIT_HZ, JL_UNIT_COUNT };
+enum jl_metric_unit { JL_UNIT_NS, JL_UNIT_HZ, JL_UNIT_COUNT, JL_UNIT_FRACTION };
+
+/* What a metric is of: a measured series (a loop, a callback: summary.json `threads`), a [sync]
+ * (`syncs`), or both */
+enum jl_metric_scope { JL_SCOPE_SERIES, JL_SCOPE_SYNC, JL_SCOPE_BOTH };
 
 struct jl_metric_desc {
 	const char *name;       /* "latency.p99" */
@@ -13,6 +17,7 @@ struct jl_metric_desc {
 	const char *path;       /* where it is in a summary.json thread object ("latency_ns.p99"); NULL for
 				 * wakeup.*, which live in trace.wakeup_ns.<thread> */
 	const char *help;
+	enum jl_metric_scope scope; /* JL_SCOPE_SERIES unless said */
 };
 
 extern const struct jl_metric_desc jl_metrics[];

@@ -31,6 +31,12 @@ struct jl_sample {
 	uint32_t skipped;  /* releases dropped just before this cycle */
 	int32_t cpu;       /* CPU the cycle ran on (at its end) */
 	int32_t tid;       /* the OS thread that ran it */
+	/* a callback's provenance (issue 13: chains): which run published the message it consumed */
+	uint32_t run;      /* its own run number: its index among the series' appends, from 0 */
+	uint32_t src_run;  /* the run (of series src - 1) that published the message it consumed */
+	uint16_t src;      /* that publisher's series id + 1; 0: none (a timer, a loop: its origin is its own) */
+	uint8_t via_sync;  /* the message came out of sync via_sync - 1 (0: straight from its publisher) */
+	uint8_t reread;    /* a poll read a message it had read before: its origin is no new age */
 };
 
 /* The formulas every output uses (samples.csv contract), written once: latency = wake - release,
@@ -83,6 +89,7 @@ struct jl_series {
 	bool has_origin;
 	struct {
 		bool subscriber;        /* it consumes a topic (the counts below are its history's) */
+		bool poll;              /* it reads the newest message on its own period (else: once per message) */
 		uint64_t published;     /* messages published to its history */
 		uint64_t consumed;      /* taken (a trigger), or read for the first time (a poll) */
 		uint64_t dropped;       /* a full keep-last history dropped its oldest */

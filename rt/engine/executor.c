@@ -28,9 +28,18 @@
 
 struct exec_ctx;
 
+/* Where a message comes from (a chain's links, read back by chains.c): the data's origin and the run
+ * that published it */
+struct prov {
+	int64_t origin;              /* when the data it carries was produced */
+	uint32_t src_run;            /* the publishing run (its series' sample .run) */
+	uint16_t src;                /* the publisher's series id + 1 */
+	uint8_t via_sync;            /* it came out of sync via_sync - 1 (0: straight) */
+};
+
 /* One message in a subscriber's history */
 struct msg {
-	int64_t origin;              /* when the data it carries was produced */
+	struct prov p;
 	int64_t at;                  /* when it was published (a triggered callback's ready time) */
 	uint64_t seq;                /* its number among the messages of this history, from 1 */
 };
@@ -54,7 +63,20 @@ struct bsync {
 	pthread_mutex_t mu;
 	struct jl_sync model;
 	int in[2], out;              /* topics (out: -1 = none) */
+	struct {                     /* per input, the provenance of its last messages (the model's queue */
+		struct prov p[JL_SYNC_QUEUE_MAX]; /* holds stamps only): what a set's message carries on */
+		unsigned next;
+	} seen[2];
 };
+
+/* The provenance of the message of INPUT stamped STAMP, among the last JL_SYNC_QUEUE_MAX it got */
+static struct prov sync_seen(const struct bsync *y, int input, int64_t stamp)
+{
+	for (unsigned k = 0; k < JL_SYNC_QUEUE_MAX; k++)
+		if (y->seen[input].p[k].origin == stamp)
+			return y->seen[input].p[k];
+	return (struct prov){ .origin = stamp };
+}
 
 /* The topics: every subscriber of every executor of the run, and the syncs (eng->app) */
 struct bus {
@@ -200,7 +222,7 @@ static size_t message_bound(const struct jl_scenario *sc)
  * executor's lock (never two locks at once: the caller holds none). A full keep-last history drops its
  * oldest (a trigger then has no new message to run for: the count is the same); keep-all at its limit
  * loses the new one, an error. */
-static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
+static void publish(struct bus *bus, int topic, const struct prov *p, int64_t now)
 {
 	for (int i = 0; i < bus->nsubs; i++) {
 		struct sub *b = &bus->subs[i];
@@ -225,7 +247,7 @@ static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
 			b->n--;
 			post = false;
 		}
-		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .origin = origin, .at = now, .seq = b->seq };
+		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .p = *p, .at = now, .seq = b->seq };
 		b->n++;
 		if (!b->poll && post)
 			jl_dispatch_post(&b->x->d, b->cb, now);
@@ -235,42 +257,51 @@ static void publish(struct bus *bus, int topic, int64_t origin, int64_t now)
 	/* the syncs fed by this topic: their sets go on to their output topic (after their lock is released) */
 	for (int i = 0; i < bus->nsyncs; i++) {
 		struct bsync *y = &bus->syncs[i];
+		const int input = y->in[0] == topic ? 0 : 1;
+		struct prov out[4];
 		int64_t sets[4][2];
 		int n = 0;
 
 		if (y->in[0] != topic && y->in[1] != topic)
 			continue;
 		pthread_mutex_lock(&y->mu);
-		n = jl_sync_add(&y->model, y->in[0] == topic ? 0 : 1, origin, sets, 4);
+		y->seen[input].p[y->seen[input].next++ % JL_SYNC_QUEUE_MAX] = *p;
+		n = jl_sync_add(&y->model, input, p->origin, sets, 4);
+		for (int k = 0; k < n && k < 4; k++) { /* the fused data is as old as its older part, and its link */
+			const int older = sets[k][0] <= sets[k][1] ? 0 : 1;
+
+			out[k] = sync_seen(y, older, sets[k][older]);
+			out[k].via_sync = (uint8_t)(i + 1);
+		}
 		pthread_mutex_unlock(&y->mu);
-		for (int k = 0; k < n && k < 4 && y->out >= 0; k++) /* the fused data is as old as its older part */
-			publish(bus, y->out, sets[k][0] < sets[k][1] ? sets[k][0] : sets[k][1], now);
+		for (int k = 0; k < n && k < 4 && y->out >= 0; k++)
+			publish(bus, y->out, &out[k], now);
 	}
 }
 
 /* What callback CB consumes as it starts (under its executor's lock): a trigger takes its oldest message,
- * a poll reads its newest (a first read, or a re-read: *AGED false, its age is not the data's age at
- * consumption, the model's measure). Returns the data's origin (0: no data), or READY for a callback that
- * consumes nothing. */
-static int64_t consume(struct exec_ctx *x, int cb, int64_t *ready, bool *aged)
+ * a poll reads its newest (a first read, or a re-read: *REREAD, its age is not the data's age at
+ * consumption, the model's measure). Returns the message's provenance (origin 0: no data), or READY as
+ * the origin of a callback that consumes nothing (a timer: its data is its own). */
+static struct prov consume(struct exec_ctx *x, int cb, int64_t *ready, bool *reread)
 {
 	struct bus *bus = x->bus;
 	struct sub *b;
-	int64_t origin;
+	struct prov p;
 
-	*aged = true;
+	*reread = false;
 	if (x->sub[cb] < 0)
-		return *ready;
+		return (struct prov){ .origin = *ready };
 	b = &x->bus->subs[x->sub[cb]];
 	if (!b->n)
-		return 0;
+		return (struct prov){ 0 };
 	if (!b->poll) {
-		origin = b->ring[b->head].origin;
+		p = b->ring[b->head].p;
 		*ready = b->ring[b->head].at; /* this message's arrival, not the first pending one's */
 		b->head = (b->head + 1) % b->cap;
 		b->n--;
 		SERIES(bus, b)->msgs.consumed++;
-		return origin;
+		return p;
 	}
 	{
 		const struct msg *m = &b->ring[(b->head + b->n - 1) % b->cap];
@@ -281,9 +312,9 @@ static int64_t consume(struct exec_ctx *x, int cb, int64_t *ready, bool *aged)
 			b->last_read = m->seq;
 		} else {
 			SERIES(bus, b)->msgs.rereads++;
-			*aged = false;
+			*reread = true;
 		}
-		return m->origin;
+		return m->p;
 	}
 }
 
@@ -402,6 +433,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 				return -1;
 			}
 			s->msgs.subscriber = true;
+			s->msgs.poll = b->poll;
 			b->sid = s->id;
 			x->sub[x->ncb] = x->bus->nsubs++;
 		}
@@ -441,7 +473,8 @@ static void drive_executor(struct jl_thread *th)
 		x->started = true;
 	}
 	while (!jl_stopping_now()) {
-		int64_t now = jl_now_ns(), ready, start, end, wait_until, origin;
+		int64_t now = jl_now_ns(), ready, start, end, wait_until;
+		struct prov in;
 		struct jl_series *s;
 		unsigned w;
 		int cb, cpu;
@@ -455,11 +488,12 @@ static void drive_executor(struct jl_thread *th)
 			/* a sample counts the releases dropped before it (as drive_periodic's): those this take
 			 * skipped go to the next one */
 			const uint32_t skipped = x->carry[cb];
-			bool aged, frees;
+			bool reread, frees;
+			uint32_t run;
 
 			x->carry[cb] = (uint32_t)(x->dcb[cb].skipped - x->skipped_seen[cb]);
 			x->skipped_seen[cb] = x->dcb[cb].skipped;
-			origin = consume(x, cb, &ready, &aged);
+			in = consume(x, cb, &ready, &reread);
 			pthread_mutex_unlock(&x->mu);
 			start = jl_now_ns();
 			jl_work_run(&x->work[cb]);
@@ -469,10 +503,12 @@ static void drive_executor(struct jl_thread *th)
 				CPU_SET(cpu, &th->cpus_used);
 			pthread_mutex_lock(&x->mu);
 			s = &eng->series[x->first_series + cb];
+			run = (uint32_t)(jl_series_count(s) + s->dropped);
 			jl_series_append(s, &(struct jl_sample){
-				.release = ready, .wake = start, .end = end, .origin = aged ? origin : 0, .tid = th->tid,
+				.release = ready, .wake = start, .end = end, .origin = in.origin, .tid = th->tid,
 				.cpu = cpu, .cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle,
-				.skipped = skipped });
+				.skipped = skipped, .run = run, .src = in.src, .src_run = in.src_run,
+				.via_sync = in.via_sync, .reread = reread });
 			jl_series_count_work(s, end - start);
 			if (next > s->next_release)
 				s->next_release = next;
@@ -483,8 +519,12 @@ static void drive_executor(struct jl_thread *th)
 				pthread_mutex_unlock(&x->mu);
 				if (frees) /* its group is free again: another thread may take from it */
 					futex_wake_all(&x->word);
-				if (x->pub[cb] >= 0) /* publish what it consumed (a timer: its own release), holding no lock */
-					publish(x->bus, x->pub[cb], origin > 0 ? origin : ready, jl_now_ns());
+				if (x->pub[cb] >= 0) { /* what it consumed (a timer: its own release), holding no lock */
+					const struct prov out = { .origin = in.origin > 0 ? in.origin : ready, .src_run = run,
+								  .src = (uint16_t)(s->id + 1) };
+
+					publish(x->bus, x->pub[cb], &out, jl_now_ns());
+				}
 				pthread_mutex_lock(&x->mu);
 			}
 			continue;

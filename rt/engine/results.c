@@ -137,7 +137,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		for (size_t i = first; i < n; i++) {
 			const struct jl_sample *s = jl_series_at(ser, i);
 
-			if (s->origin > 0)
+			if (s->origin > 0 && !s->reread) /* a poll's re-read is no new age */
 				lat[r->aged++] = s->wake - s->origin;
 		}
 		if (jl_dist_compute(lat, r->aged, scratch, &r->age))
@@ -145,7 +145,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		for (size_t i = first, k = 0; i < n; i++) {
 			const struct jl_sample *s = jl_series_at(ser, i);
 
-			if (s->origin > 0)
+			if (s->origin > 0 && !s->reread)
 				lat[k++] = s->end - s->origin;
 		}
 		if (jl_dist_compute(lat, r->aged, scratch, &r->e2e))
@@ -220,7 +220,7 @@ int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, con
 		return 0;
 	if (jl_output_open(&of, dir, "callbacks.csv"))
 		return -1;
-	fputs("callback,executor,thread,tid,cycle,ready_ns,start_ns,end_ns,origin_ns\n", of.fp);
+	fputs("callback,executor,thread,tid,cycle,run,ready_ns,start_ns,end_ns,origin_ns,source,source_run,sync,reread\n", of.fp);
 	for (int t = 0; t < n; t++) {
 		const struct jl_series_result *r = &res[t];
 		const struct jl_unit *u = &eng->units[r->s->unit];
@@ -229,13 +229,20 @@ int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, con
 			continue;
 		for (size_t i = r->first; i < r->first + r->cycles; i++) {
 			const struct jl_sample *s = jl_series_at(r->s, i);
+			/* the run that published what it consumed: the chain's link (empty for a timer) */
+			const char *src = s->src && s->src <= eng->nseries ? eng->series[s->src - 1].name : "";
+			const char *via = s->via_sync && s->via_sync <= eng->sc->nsyncs ? eng->sc->syncs[s->via_sync - 1].name : "";
+			char src_run[16] = "";
 			int k = -1;
 
 			for (int j = 0; j < u->nthreads && k < 0; j++) /* which pool thread ran it */
 				if (eng->threads[u->first_thread + j].tid == s->tid)
 					k = j;
-			fprintf(of.fp, "%s,%s,%d,%d,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->name,
-				u->spec->name, k, (int)s->tid, s->cycle, s->release, s->wake, s->end, s->origin);
+			if (src[0])
+				snprintf(src_run, sizeof(src_run), "%u", s->src_run);
+			fprintf(of.fp, "%s,%s,%d,%d,%" PRIu64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,%s,%d\n",
+				r->name, u->spec->name, k, (int)s->tid, s->cycle, s->run, s->release, s->wake, s->end,
+				s->origin, src, src_run, via, s->reread);
 		}
 	}
 	return jl_output_commit(&of);

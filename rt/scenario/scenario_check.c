@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../affinity/cpulist.h"
+#include "../base/metrics.h"
 #include "scenario_int.h"
 
 /* ---- cross-key validation ---- */
@@ -412,8 +413,27 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			      sc->budgets[i].e2e ? "e2e" : "stage", sc->budgets[i].callback, sc->budgets[i].callback);
 	}
 	for (int i = 0; i < sc->nexpect; i++) {
-		if (!thread_name_exists(sc, sc->expect[i].thread))
-			VFAIL(sc->expect[i].line, "[expect] %s: no thread '%s'", sc->expect[i].label, sc->expect[i].thread);
+		const struct jl_expect *e = &sc->expect[i];
+		const struct jl_metric_desc *m = jl_metric_get(e->metric);
+		bool sync = false;
+
+		for (int k = 0; k < sc->nsyncs; k++)
+			sync |= !strcmp(sc->syncs[k].name, e->thread);
+		if (!sync && !thread_name_exists(sc, e->thread))
+			VFAIL(e->line, "[expect] %s: no thread, callback or sync '%s'", e->label, e->thread);
+		if (m && sync && m->scope == JL_SCOPE_SERIES) {
+			char names[256];
+			size_t used = 0;
+
+			names[0] = '\0';
+			for (int k = 0; k < jl_nmetrics && used < sizeof(names); k++) /* the registry's, never a copy */
+				if (jl_metrics[k].scope != JL_SCOPE_SERIES)
+					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+								 jl_metrics[k].name);
+			VFAIL(e->line, "[expect] %s: %s is not a metric of a sync (expected one of %s)", e->label, e->metric, names);
+		}
+		if (m && !sync && m->scope == JL_SCOPE_SYNC)
+			VFAIL(e->line, "[expect] %s: %s is a metric of a [sync], and '%s' is none", e->label, e->metric, e->thread);
 	}
 	return 0;
 }

@@ -90,6 +90,18 @@ int jl_scenario_expect_parse(const char *label, const char *value, struct jl_exp
 		e->value = (double)ns;
 		return 0;
 	}
+	case JL_UNIT_FRACTION: {
+		char *end;
+
+		e->value = strtod(rhs, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == rhs || *end || !isfinite(e->value) || e->value < 0 || e->value > 1) {
+			snprintf(why, wl, "'%s' is not a fraction (expected a number from 0 to 1, e.g. 0.2)", rhs);
+			return -1;
+		}
+		return 0;
+	}
 	case JL_UNIT_HZ: {
 		char *end;
 

@@ -7,6 +7,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/topology.h"
+#include "../engine/chains.h"
 #include "../scenario/scenario.h"
 
 static void add_i64(json_object *o, const char *k, int64_t v)
@@ -124,6 +125,9 @@ static json_object *series_json(const struct jl_series_result *r)
 		add_i64(m, "rereads", (int64_t)r->s->msgs.rereads);
 		add_i64(m, "never_consumed", (int64_t)r->s->msgs.never);
 		add_i64(m, "limit_errors", (int64_t)r->s->msgs.limit_errors);
+		json_object_object_add(m, "mode", json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
+		json_object_object_add(m, "consumed_fraction", json_object_new_double(r->s->msgs.published
+			? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
 		json_object_object_add(t, "messages", m);
 	}
 	o = json_object_new_object();
@@ -145,6 +149,131 @@ static json_object *series_json(const struct jl_series_result *r)
 		json_object_object_add(t, "mem_node_used", json_object_new_int(th ? th->mem_node_used : -1));
 	}
 	return t;
+}
+
+static const struct jl_callback_spec *callback_spec(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if (!strcmp(sc->callbacks[i].name, name))
+			return &sc->callbacks[i];
+	return NULL;
+}
+
+static json_object *short_dist_json(const struct jl_dist *d)
+{
+	json_object *o = json_object_new_object();
+
+	add_i64(o, "mean", (int64_t)(d->mean + 0.5));
+	add_i64(o, "p99", d->p99);
+	add_i64(o, "max", d->max);
+	return o;
+}
+
+/* A poll's analytic expectation (its topic's one publisher an unjittered timer, of period Tp; the poll's
+ * Tq): it adds about min(Tp, Tq) / 2 to the data's age (measured: its age at the read minus the
+ * publisher's at its end) and consumes min(1, Tp / Tq) of the messages */
+static void poll_model_json(const struct jl_engine *eng, const struct jl_series_result *res, int i, json_object *t)
+{
+	const struct jl_scenario *sc = eng->sc;
+	const struct jl_callback_spec *c = callback_spec(sc, eng->series[i].name), *pub = NULL;
+	const struct jl_series_result *pr = NULL;
+	json_object *o, *x;
+	int npub = 0;
+	int64_t tp, tq;
+
+	if (!c || !c->poll[0])
+		return;
+	for (int k = 0; k < sc->ncallbacks; k++)
+		if (!strcmp(sc->callbacks[k].publish, c->poll)) {
+			pub = &sc->callbacks[k];
+			npub++;
+		}
+	if (npub != 1 || !pub->period_ns || pub->jitter_ns || pub->trigger[0] || pub->poll[0])
+		return;
+	for (int k = 0; k < eng->nseries; k++)
+		if (!strcmp(eng->series[k].name, pub->name))
+			pr = &res[k];
+	if (!pr || !res[i].aged)
+		return;
+	tp = pub->period_ns;
+	tq = c->period_ns;
+	o = json_object_new_object();
+	json_object_object_add(o, "publisher", json_object_new_string(pub->name));
+	add_i64(o, "publisher_period_ns", tp);
+	add_i64(o, "poll_period_ns", tq);
+	x = json_object_new_object();
+	add_i64(x, "expected", (tp < tq ? tp : tq) / 2);
+	add_i64(x, "measured", (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
+	json_object_object_add(o, "added_age_ns", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "expected", json_object_new_double(tp >= tq ? 1.0 : (double)tp / (double)tq));
+	json_object_object_add(x, "measured", json_object_new_double(eng->series[i].msgs.published
+		? (double)eng->series[i].msgs.consumed / (double)eng->series[i].msgs.published : 0.0));
+	json_object_object_add(o, "consumed_fraction", x);
+	json_object_object_add(t, "poll_model", o);
+}
+
+/* The chain ending at subscriber series I (chains.h): its path, data age and reaction time per input,
+ * the per-stage breakdown and the worst output's parts */
+static void chain_json(const struct jl_engine *eng, const struct jl_series_result *res, int i, json_object *t)
+{
+	struct jl_chain c;
+	json_object *o, *a, *h, *w, *ws, *stages;
+
+	if (jl_chain_compute(eng->series, eng->nseries, i, res[i].window_start_ns, res[i].window_end_ns, &c) ||
+	    !c.nstages)
+		return;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	h = json_object_new_array();
+	ws = json_object_new_array();
+	stages = json_object_new_array();
+	for (int k = 0; k < c.nstages; k++) {
+		const struct jl_series *s = &eng->series[c.stages[k].series];
+		const struct jl_callback_spec *cb = callback_spec(eng->sc, s->name);
+		json_object *st = json_object_new_object(), *x = json_object_new_object();
+
+		json_object_array_add(a, json_object_new_string(s->name));
+		if (k > 0) { /* the hop into this stage: the sync it came out of, or the topic it consumed */
+			char hop[JL_NAME_MAX + 8];
+
+			if (c.stages[k].via_sync && c.stages[k].via_sync <= eng->sc->nsyncs)
+				snprintf(hop, sizeof(hop), "sync %s", eng->sc->syncs[c.stages[k].via_sync - 1].name);
+			else
+				snprintf(hop, sizeof(hop), "%s", cb ? (cb->trigger[0] ? cb->trigger : cb->poll) : "");
+			json_object_array_add(h, json_object_new_string(hop));
+		}
+		json_object_object_add(st, "callback", json_object_new_string(s->name));
+		json_object_object_add(st, "wait_ns", short_dist_json(&c.stages[k].wait));
+		json_object_object_add(st, "run_ns", short_dist_json(&c.stages[k].run));
+		json_object_object_add(x, "callback", json_object_new_string(s->name));
+		add_i64(x, "wait_ns", c.stages[k].worst_wait);
+		add_i64(x, "run_ns", c.stages[k].worst_run);
+		json_object_array_add(ws, x);
+		json_object_array_add(stages, st);
+	}
+	json_object_object_add(o, "path", a);
+	json_object_object_add(o, "hops", h);
+	add_i64(o, "outputs", (int64_t)c.outputs);
+	add_i64(o, "other_paths", (int64_t)c.other_paths);
+	add_i64(o, "broken_links", (int64_t)c.broken);
+	add_i64(o, "inputs", (int64_t)c.inputs);
+	add_i64(o, "unused_inputs", (int64_t)c.unused_inputs);
+	add_i64(o, "pending_inputs", (int64_t)c.pending_inputs);
+	w = dist_json(&c.data_age, false);
+	add_i64(w, "count", (int64_t)c.data_age.n);
+	json_object_object_add(o, "data_age_ns", w);
+	w = dist_json(&c.reaction, false);
+	add_i64(w, "count", (int64_t)c.reaction.n);
+	json_object_object_add(o, "reaction_ns", w);
+	add_i64(o, "bound_ns", c.bound_ns);
+	json_object_object_add(o, "stages", stages);
+	w = json_object_new_object();
+	add_i64(w, "e2e_ns", c.worst_e2e);
+	add_i64(w, "end_ns", c.worst_end);
+	json_object_object_add(w, "stages", ws);
+	json_object_object_add(o, "worst", w);
+	json_object_object_add(t, "chain", o);
 }
 
 json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
@@ -172,8 +301,20 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	add_i64(s, "t_measure_ns", eng->t_measure);
 	add_i64(s, "t_end_ns", eng->t_end);
 	json_object_object_add(s, "host", host);
-	for (int i = 0; i < eng->nseries; i++)
-		json_object_array_add(threads, series_json(&res[i]));
+	for (int i = 0; i < eng->nseries; i++) {
+		json_object *t = series_json(&res[i]);
+
+		if (eng->series[i].msgs.subscriber) { /* a callback that consumes a topic: its chain, its model */
+			const struct jl_callback_spec *c = callback_spec(sc, eng->series[i].name);
+			json_object *m;
+
+			if (c && json_object_object_get_ex(t, "messages", &m))
+				json_object_object_add(m, "topic", json_object_new_string(c->trigger[0] ? c->trigger : c->poll));
+			poll_model_json(eng, res, i, t);
+			chain_json(eng, res, i, t);
+		}
+		json_object_array_add(threads, t);
+	}
 	json_object_object_add(s, "threads", threads);
 	{
 		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
@@ -238,11 +379,11 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	return s;
 }
 
-json_object *jl_summary_thread(json_object *summary, const char *name)
+static json_object *named(json_object *summary, const char *block, const char *name)
 {
 	json_object *threads;
 
-	if (!json_object_object_get_ex(summary, "threads", &threads))
+	if (!json_object_object_get_ex(summary, block, &threads) || !json_object_is_type(threads, json_type_array))
 		return NULL;
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *n;
@@ -253,12 +394,31 @@ json_object *jl_summary_thread(json_object *summary, const char *name)
 	return NULL;
 }
 
+json_object *jl_summary_thread(json_object *summary, const char *name)
+{
+	return named(summary, "threads", name);
+}
+
+json_object *jl_summary_sync(json_object *summary, const char *name)
+{
+	return named(summary, "syncs", name);
+}
+
 bool jl_json_get_double(json_object *obj, const char *path, double *out)
 {
 	char buf[256], *save = NULL, *tok;
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+		char *end;
+		unsigned long idx = strtoul(tok, &end, 10);
+
+		if (obj && json_object_is_type(obj, json_type_array) && !*end && end != tok) { /* inputs.0 */
+			obj = idx < json_object_array_length(obj) ? json_object_array_get_idx(obj, idx) : NULL;
+			if (!obj)
+				return false;
+			continue;
+		}
 		if (!obj || !json_object_object_get_ex(obj, tok, &obj))
 			return false;
 	}

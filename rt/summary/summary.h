@@ -26,6 +26,8 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 
 /* The thread object named NAME in SUMMARY's threads[] (borrowed), or NULL. */
 json_object *jl_summary_thread(json_object *summary, const char *name);
+/* The `syncs` entry named NAME, or NULL. */
+json_object *jl_summary_sync(json_object *summary, const char *name);
 
 /* Read an integer/double at a dotted PATH below OBJ ("latency_ns.p99"); false if missing. */
 bool jl_json_get_double(json_object *obj, const char *path, double *out);

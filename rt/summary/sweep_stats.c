@@ -27,12 +27,12 @@ const int jl_sweep_nmetrics = (int)(sizeof(jl_sweep_metrics) / sizeof(jl_sweep_m
 
 static const char *unit_name(enum jl_metric_unit u)
 {
-	return u == JL_UNIT_NS ? "ns" : u == JL_UNIT_HZ ? "Hz" : "count";
+	return u == JL_UNIT_NS ? "ns" : u == JL_UNIT_HZ ? "Hz" : u == JL_UNIT_FRACTION ? "fraction" : "count";
 }
 
 static enum jl_metric_unit unit_from_name(const char *s)
 {
-	return !strcmp(s, "ns") ? JL_UNIT_NS : !strcmp(s, "Hz") ? JL_UNIT_HZ : JL_UNIT_COUNT;
+	return !strcmp(s, "ns") ? JL_UNIT_NS : !strcmp(s, "Hz") ? JL_UNIT_HZ : !strcmp(s, "fraction") ? JL_UNIT_FRACTION : JL_UNIT_COUNT;
 }
 
 /* JSON cannot hold inf/nan: write null for them. */

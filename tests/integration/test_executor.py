@@ -231,6 +231,13 @@ def test_sync_both_algorithms(jl):
         assert 6_000_000 <= y["pair_diff_mean_ns"] <= 8_000_000 and y["pair_diff_max_ns"] <= 8_000_000
         assert 9 <= r.thread("fusion")["rate_hz"] <= 11
         got[algo] = r.thread("fusion")["age_ns"]["mean"]
+        # [expect] reaches the sync by its name; the fused data's chain runs through it
+        checks = {e["label"]: e for e in s["expect"]}
+        assert checks["fused_lidar_all"]["thread"] == "fused" and checks["fused_lidar_all"]["value"] >= 0.9
+        assert checks["fused_camera_third"]["value"] < 0.4
+        ch = r.thread("fusion")["chain"]
+        assert ch["path"][-1] == "fusion" and ch["hops"][-1] == "sync fused", ch
+        assert ch["bound_ns"] == 0  # a sync waits for a partner: no bound
     assert got["approximate"] > got["slop"] + 50_000_000, got
 
 
@@ -273,3 +280,63 @@ def test_declared_jitter_spreads_the_pairs(jl):
     assert "releases" not in cam and cam["cycles"] > 60
     lat = [row["latency_ns"] for row in r.samples() if row["thread"] == "camera_pub"]
     assert lat and max(lat) < 10_000_000  # latency is measured from each jittered release, not the grid
+
+
+def test_chain_data_age_and_reaction(jl):
+    """scenarios/chain.ini: sensor (10 ms) -> filter (each scan) -> planner (polls every 53 ms) -> control
+    (each plan). The chain's figures in summary.json are recomputed here from callbacks.csv alone: each
+    control run's links walked back to the sensor run its data started at, the data age of each sensor
+    sample (to the end of the last output that used it) and its reaction time (to the end of the first
+    output with data as new or newer)."""
+    import csv
+    r = jl("run", ROOT / "scenarios" / "chain.ini", "--duration", "2s", timeout=60, check_rc=0)
+    with open(r.dir / "callbacks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    by = {(x["callback"], int(x["run"])): x for x in rows}
+    ch = r.thread("control")["chain"]
+    assert ch["path"] == ["sensor", "filter", "planner", "control"], ch["path"]
+    assert ch["hops"] == ["scan", "filtered", "plan"]
+    assert ch["other_paths"] == 0 and ch["broken_links"] == 0
+    outs = [x for x in rows if x["callback"] == "control"]
+    assert outs and ch["outputs"] == len(outs)
+    walked = 0
+    for x in outs:  # the links: each hop names the run that published what the next one consumed
+        path, cur = [x["callback"]], x
+        while cur["source"]:
+            cur = by.get((cur["source"], int(cur["source_run"])))
+            if cur is None:
+                break  # its data started in the warm-up (not in the file)
+            path.append(cur["callback"])
+        if cur is not None:
+            walked += 1
+            assert path[::-1] == ch["path"]
+            assert int(cur["origin_ns"]) == int(cur["ready_ns"]) == int(x["origin_ns"])  # a timer's data is its own
+    assert walked >= len(outs) - 2
+    pairs = sorted((int(x["origin_ns"]), int(x["end_ns"])) for x in outs)
+    newest = pairs[-1][0]
+    inputs = [int(x["origin_ns"]) for x in rows if x["callback"] == "sensor" and int(x["origin_ns"]) <= newest]
+    age = [max(e for o, e in pairs if o == i) - i for i in inputs if any(o == i for o, _ in pairs)]
+    react = [min(e for o, e in pairs if o >= i) - i for i in inputs]
+    assert ch["inputs"] == len(inputs) and ch["unused_inputs"] == len(inputs) - len(age)
+    assert ch["data_age_ns"]["count"] == len(age) and ch["data_age_ns"]["max"] == max(age)
+    assert ch["reaction_ns"]["count"] == len(react) and ch["reaction_ns"]["max"] == max(react)
+    # the planner reads about one scan in five (10 ms against 53 ms): most inputs reach no output
+    assert 0.6 <= ch["unused_inputs"] / ch["inputs"] <= 0.95, ch
+    # the worst output's parts, from the rows: each stage's wait (start - previous end; the head's from
+    # its origin) and run (end - start) add up to its data age
+    worst = max(outs, key=lambda x: int(x["end_ns"]) - int(x["origin_ns"]))
+    stages, cur = [], worst
+    while cur is not None:
+        stages.append(cur)
+        cur = by.get((cur["source"], int(cur["source_run"]))) if cur["source"] else None
+    stages.reverse()
+    if len(stages) == 4:
+        got = [(p["callback"], p["wait_ns"], p["run_ns"]) for p in ch["worst"]["stages"]]
+        want = [(s["callback"], int(s["start_ns"]) - (int(stages[i - 1]["end_ns"]) if i else int(s["origin_ns"])),
+                 int(s["end_ns"]) - int(s["start_ns"])) for i, s in enumerate(stages)]
+        assert got == want
+        assert sum(w + u for _, w, u in want) == ch["worst"]["e2e_ns"]
+    # the model's bound (responses, plus the poll's period) holds with room to spare on this chain
+    assert 53_000_000 < ch["bound_ns"] and ch["data_age_ns"]["max"] <= ch["bound_ns"]
+    # [expect] and sweeps reach the chain's figures by name
+    assert r.summary()["budget"][0]["stage"] == "e2e.control"
