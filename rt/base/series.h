@@ -64,6 +64,7 @@ struct jl_series {
 	int32_t tid;                /* the OS thread that wrote it when it is none of the engine's (a probed
 				     * program's thread); 0 otherwise */
 	int unit;                   /* index of the unit (scenario section) it belongs to */
+	int group;                  /* a callback: its mutually exclusive group in its executor (-1: reentrant) */
 	bool measured;              /* its samples are the measured figures (samples.csv, latency, ...) */
 	bool periodic;              /* released on a grid: first_release + k * period_ns */
 	bool trace_only;            /* measure = wakeups: its samples are a thread's wakeups, from the trace */

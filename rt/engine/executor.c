@@ -404,6 +404,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		if (!x->ncb)
 			x->first_series = s->id;
 		s->measured = true;
+		s->group = g;
 		s->has_origin = true; /* its data's origin: the release that started the chain (a timer: its own) */
 		s->periodic = c->period_ns > 0 && !c->jitter_ns; /* jittered releases are not on a grid */
 		s->period_ns = c->period_ns;

@@ -508,7 +508,7 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 		int one = 0;
 
 		best[ti].thread = -1;
-		if (!t->measured)
+		if (!t->measured || t->pool) /* a pool thread's wakeups explain its callbacks' starts */
 			continue;
 		if (t->samples) {
 			for (size_t i = 0; i < t->nsamples; i++) {

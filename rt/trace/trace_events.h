@@ -135,6 +135,7 @@ struct jl_tan_sample {
 	int64_t end;                 /* end of the cycle's work (0 = unknown: no response window) */
 	bool miss;                   /* its work ended after release + deadline */
 	uint64_t cycle;
+	int32_t tid;                 /* the thread that ran it (a pool's callback: any of the pool's) */
 };
 
 struct jl_tan_thread {
@@ -154,8 +155,13 @@ struct jl_tan_thread {
 	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */
 	size_t nstates, capstates;
 	long *sample_pair;           /* per sample: its pair (jl_tan_match), -1 when unmatched */
-	int executor;                /* > 0: a callback of the single-threaded executor of this id (0: none): a
-				      * late start is first the executor's other callbacks that ran (their samples) */
+	int executor;                /* > 0: a callback (or a pool thread, `pool`) of the executor of this id (0:
+				      * none): a late start is first the executor's other callbacks that ran (their
+				      * samples), then the wakeup of the thread that ran it */
+	int pool_size;               /* a callback: its executor's threads (1: single-threaded, its pid the one) */
+	int group;                   /* a callback: its mutually exclusive group (-1: reentrant) */
+	bool pool;                   /* a pool thread of a multi-threaded executor: its wakeups and states are
+				      * analysed for the callbacks it ran, never listed as cycles of its own */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with
 				      * the pid, else the first): jl_tan_match gives every other entry of the
 				      * same thread (two series written by one thread) a copy of its pairs and
@@ -166,6 +172,7 @@ enum jl_window { JL_WINDOW_WAKEUP, JL_WINDOW_RESPONSE };
 
 struct jl_cycle {
 	int thread;                  /* index into threads */
+	int32_t tid;                 /* the thread that ran it, when the entry's pid is none (a pool's callback) */
 	uint64_t cycle;
 	int window;                  /* enum jl_window: what the parts explain */
 	int64_t latency_ns;          /* sample latency (wake - release), or the wakeup latency without samples;

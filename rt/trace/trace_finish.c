@@ -29,12 +29,17 @@ void jl_trace_result_free(struct jl_trace_result *res)
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
  * *SAMPLES). */
-static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples)
+static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count)
 {
-	struct jl_tan_thread *th = calloc(eng->nseries ? (size_t)eng->nseries : 1, sizeof(*th));
+	struct jl_tan_thread *th;
 	size_t total = 0, k = 0;
+	int npool = 0, e;
 
 	*samples = NULL;
+	for (int u = 0; u < eng->nunits; u++) /* a multi-threaded executor's pool threads: entries of their own */
+		if (eng->units[u].spec->beh.kind == JL_BEH_EXECUTOR && eng->units[u].nthreads > 1)
+			npool += eng->units[u].nthreads;
+	th = calloc((size_t)(eng->nseries + npool) + 1, sizeof(*th));
 	if (!th)
 		return NULL;
 	for (int i = 0; i < eng->nseries; i++)
@@ -47,14 +52,18 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 	for (int i = 0; i < eng->nseries; i++) {
 		const struct jl_series *es = &eng->series[i];
 		const struct jl_thread *et = jl_series_thread(eng, es);
-		const struct jl_thread_spec *spec = eng->units[es->unit].spec;
+		const struct jl_unit *un = &eng->units[es->unit];
+		const struct jl_thread_spec *spec = un->spec;
 		size_t n = jl_series_count(es);
 
 		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
 		th[i].pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
-		/* a callback of a single-threaded executor: its late starts are first the executor's other runs */
-		if (spec->beh.kind == JL_BEH_EXECUTOR && eng->units[es->unit].nthreads == 1)
+		/* a callback: its late starts are first its executor's other runs, then its thread's wakeup */
+		if (spec->beh.kind == JL_BEH_EXECUTOR) {
 			th[i].executor = es->unit + 1;
+			th[i].pool_size = un->nthreads;
+			th[i].group = es->group;
+		}
 		th[i].measured = es->measured;
 		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
 				 sizeof(th[i].policy));
@@ -68,12 +77,30 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 			(*samples)[k].end = s->end;
 			(*samples)[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
 			(*samples)[k].cycle = s->cycle;
+			(*samples)[k].tid = s->tid;
 		}
 		if (!es->measured || es->trace_only) { /* trace_only: its wakeups are what is analysed */
 			th[i].samples = NULL;
 			th[i].nsamples = 0;
 		}
 	}
+	e = eng->nseries;
+	for (int u = 0; u < eng->nunits; u++) {
+		const struct jl_unit *un = &eng->units[u];
+
+		if (un->spec->beh.kind != JL_BEH_EXECUTOR || un->nthreads < 2)
+			continue;
+		for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++, e++) {
+			snprintf(th[e].name, sizeof(th[e].name), "%s", eng->threads[t].name);
+			th[e].pid = eng->threads[t].tid;
+			th[e].measured = th[e].pool = true;
+			th[e].executor = u + 1;
+			th[e].pool_size = un->nthreads;
+			jl_policy_format(un->spec->place.policy, un->spec->place.priority, un->spec->place.nice, true,
+					 th[e].policy, sizeof(th[e].policy));
+		}
+	}
+	*count = e;
 	return th;
 }
 
@@ -97,17 +124,19 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 {
 	struct jl_kshark_view v = { 0 };
 	int culprit = jl_cycle_culprit(w);
-	int64_t start = w->release > 0 && w->release < w->waking ? w->release : w->waking;
-	int64_t end = w->wake > w->switch_in ? w->wake : w->switch_in;
+	/* a callback that waited for its executor only (no wakeup of its own): marked from ready to start */
+	const int64_t a = w->waking ? w->waking : w->release, b = w->switch_in ? w->switch_in : w->wake;
+	int64_t start = w->release > 0 && w->release < a ? w->release : a;
+	int64_t end = w->wake > b ? w->wake : b;
 	char abs[PATH_MAX];
 
-	v.mark_a = w->waking;
-	v.mark_b = w->switch_in;
+	v.mark_a = a;
+	v.mark_b = b;
 	v.from = start - 2000000;
 	v.to = end + 1000000;
 	v.cpu = w->cpu;
-	v.task_pids[v.ntasks++] = an->threads[w->thread].pid;
-	if (culprit >= 0 && w->parts[culprit].pid != an->threads[w->thread].pid)
+	v.task_pids[v.ntasks++] = (w->tid ? w->tid : an->threads[w->thread].pid);
+	if (culprit >= 0 && w->parts[culprit].pid != (w->tid ? w->tid : an->threads[w->thread].pid))
 		v.task_pids[v.ntasks++] = w->parts[culprit].pid;
 	if (jl_kshark_write(session, dat, &v, err, errlen) < 0)
 		return -1;
@@ -156,6 +185,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
 	struct jl_tan_sample *samples = NULL;
 	struct jl_tan_thread *threads = NULL;
+	int nthreads = 0;
 	struct jl_trace_readinfo info;
 	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
 	struct jl_trace_summary_in in = { 0 };
@@ -179,7 +209,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
-	threads = engine_series(eng, &samples);
+	threads = engine_series(eng, &samples, &nthreads);
 	if (!fds || !bytes || !cmdlines || !threads) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
@@ -200,13 +230,13 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		samples = NULL;
 		if (add_probe_series(eng, dat, t->ncpus, err, errlen) < 0)
 			goto out;
-		threads = engine_series(eng, &samples);
+		threads = engine_series(eng, &samples, &nthreads);
 		if (!threads) {
 			snprintf(err, errlen, "trace: out of memory");
 			goto out;
 		}
 	}
-	if (jl_tan_init(&an, threads, eng->nseries, t->ncpus) < 0) {
+	if (jl_tan_init(&an, threads, nthreads, t->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}

@@ -78,7 +78,7 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 	int culprit = jl_cycle_culprit(c);
 
 	json_object_object_add(o, "thread", json_object_new_string(an->threads[c->thread].name));
-	json_object_object_add(o, "tid", json_object_new_int(an->threads[c->thread].pid));
+	json_object_object_add(o, "tid", json_object_new_int(c->tid ? c->tid : an->threads[c->thread].pid));
 	json_object_object_add(o, "cycle", json_object_new_int64((int64_t)c->cycle));
 	json_object_object_add(o, "window", json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response" : "wakeup"));
 	json_object_object_add(o, "latency_ns", json_object_new_int64(c->latency_ns));

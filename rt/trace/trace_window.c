@@ -207,6 +207,128 @@ bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
 	return false;
 }
 
+#define POOL_RUNS 256
+
+/* A run of another callback of the executor inside a late callback's wait */
+struct pool_run {
+	int64_t from, to;
+	int entry;
+	bool group;                  /* of the late callback's own mutually exclusive group */
+};
+
+/* The pool thread TID's wakeup that ended in [FROM - slack, TO]: the last one, or NULL; *ENTRY: that
+ * thread's entry */
+static const struct jl_pair *pool_wakeup(const struct jl_tan *an, int executor, int32_t tid, int64_t from, int64_t to,
+					 int *entry)
+{
+	const struct jl_pair *best = NULL;
+
+	for (int j = 0; j < an->nthreads; j++) {
+		const struct jl_tan_thread *o = &an->threads[j];
+
+		if (!o->pool || o->executor != executor || o->pid != tid)
+			continue;
+		*entry = j;
+		for (size_t k = 0; k < o->npairs; k++)
+			if (o->pairs[k].waking >= from - JL_TAN_CLOCK_SLACK_NS && o->pairs[k].switch_in <= to)
+				best = &o->pairs[k];
+		return best;
+	}
+	return NULL;
+}
+
+/* A callback of a multi-threaded executor: in its wait [release, start), the stretches in which it could
+ * not start (a callback of its own mutually exclusive group ran: named; or every pool thread ran another
+ * callback), the free time between them, then the wakeup of the pool thread that took it (its trace
+ * pair), or the dispatch when that thread was awake already. */
+static void decompose_pool_callback(const struct jl_tan *an, int ti, size_t si, struct jl_cycle *c)
+{
+	const struct jl_tan_thread *t = &an->threads[ti];
+	const struct jl_tan_sample *s = &t->samples[si];
+	struct pool_run runs[POOL_RUNS];
+	int64_t cuts[2 * POOL_RUNS + 2], busy_until = s->release, free_before = 0, free_run = 0;
+	int nruns = 0, ncuts = 0, pe = -1;
+	const struct jl_pair *p;
+	char name[96], detail[160];
+
+	for (int j = 0; j < an->nthreads && nruns < POOL_RUNS; j++) {
+		const struct jl_tan_thread *o = &an->threads[j];
+
+		if (o->executor != t->executor || !o->samples || o->pool)
+			continue;
+		for (size_t k = 0; k < o->nsamples && nruns < POOL_RUNS; k++) {
+			const struct jl_tan_sample *x = &o->samples[k];
+			int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
+
+			if (b > a && !(j == ti && k == si))
+				runs[nruns++] = (struct pool_run){ a, b, j, t->group >= 0 && o->group == t->group };
+		}
+	}
+	cuts[ncuts++] = s->release;
+	cuts[ncuts++] = s->wake;
+	for (int r = 0; r < nruns; r++) {
+		cuts[ncuts++] = runs[r].from;
+		cuts[ncuts++] = runs[r].to;
+	}
+	for (int i = 1; i < ncuts; i++) /* insertion sort: a few dozen cuts */
+		for (int k = i; k > 0 && cuts[k - 1] > cuts[k]; k--) {
+			int64_t tmp = cuts[k];
+
+			cuts[k] = cuts[k - 1];
+			cuts[k - 1] = tmp;
+		}
+	for (int i = 0; i + 1 < ncuts; i++) {
+		const int64_t a = cuts[i], b = cuts[i + 1];
+		int holder = -1, active = 0;
+
+		if (b <= a || a < s->release || b > s->wake)
+			continue;
+		for (int r = 0; r < nruns; r++)
+			if (runs[r].from <= a && runs[r].to >= b) {
+				active++;
+				if (runs[r].group && holder < 0)
+					holder = runs[r].entry;
+			}
+		if (holder >= 0) {
+			snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
+				 holder == ti ? " (its previous run)" : "");
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+					  "a callback of its mutually exclusive group ran: it could not start on any thread");
+		} else if (active >= t->pool_size) {
+			snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+					  "every thread of its executor ran another callback");
+		} else {
+			free_run += b - a;
+			continue;
+		}
+		free_before += free_run; /* free time followed by a blocked stretch: the hand-off between them */
+		free_run = 0;
+		busy_until = b;
+	}
+	if (free_before)
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
+				  "a thread and its group were free, and no thread had taken it yet");
+	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_TAN_CLOCK_SLACK_NS, &pe);
+	if (p && pe >= 0) {
+		struct jl_cycle w;
+
+		/* what is left was the wakeup of the pool thread that took it, explained as one */
+		memset(&w, 0, sizeof(w));
+		jl_tan_decompose_cycle(an, pe, p, busy_until, s->wake, &w);
+		for (int i = 0; i < w.nparts; i++)
+			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
+					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
+		c->waking = p->waking;
+		c->switch_in = p->switch_in;
+		c->cpu = p->cpu;
+	} else if (s->wake > busy_until) {
+		snprintf(detail, sizeof(detail), "from when it could run to its start on pool thread %d (awake already)",
+			 (int)s->tid);
+		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until, detail);
+	}
+}
+
 void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)
 {
 	const struct jl_tan_thread *t = &an->threads[ti];
@@ -214,6 +336,11 @@ void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const
 	int64_t busy_until = s->release, ran_total = 0;
 
 	memset(c, 0, sizeof(*c));
+	if (t->pool_size > 1) {
+		decompose_pool_callback(an, ti, si, c);
+		c->tid = s->tid;
+		goto done;
+	}
 	/* the executor's one thread ran other callbacks: each one's time in [release, wake) */
 	for (int j = 0; j < an->nthreads; j++) {
 		const struct jl_tan_thread *o = &an->threads[j];
@@ -259,6 +386,7 @@ void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const
 		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until,
 				  "from the end of the executor's previous callback to this one's start");
 	}
+done:
 	c->thread = ti;
 	c->window = JL_WINDOW_WAKEUP;
 	c->cycle = s->cycle;

@@ -340,3 +340,57 @@ def test_chain_data_age_and_reaction(jl):
     assert 53_000_000 < ch["bound_ns"] and ch["data_age_ns"]["max"] <= ch["bound_ns"]
     # [expect] and sweeps reach the chain's figures by name
     assert r.summary()["budget"][0]["stage"] == "e2e.control"
+
+
+def test_pool_callback_explained(jl, scenario):
+    """A late callback of a multi-threaded executor is explained from what its executor did: x and y (8 ms
+    each, their own groups) occupy both pool threads from 0 and 1 ms of every 20 ms; z (ready at 2 ms, a
+    third group) waits for a free thread: 'all 2 threads busy'; a2 (ready at 3 ms, x's group) waits for x:
+    'x held its group'. The worst entries name the pool thread that ran them, and a pool thread's own
+    wakeups are listed among the trace's wakeup figures, never as cycles."""
+    p = scenario("pool", """
+        [run]
+        duration = 2s
+        warmup = 200ms
+        trace = sched
+        [executor pool]
+        threads = 2
+        [callback x]
+        executor = pool
+        group = gx
+        period = 20ms
+        work = spin 8ms
+        [callback y]
+        executor = pool
+        group = gy
+        period = 20ms
+        phase = 1ms
+        work = spin 8ms
+        [callback z]
+        executor = pool
+        group = gz
+        period = 20ms
+        phase = 2ms
+        work = spin 1ms
+        [callback a2]
+        executor = pool
+        group = gx
+        period = 20ms
+        phase = 3ms
+        work = spin 1ms
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    s = r.summary()
+    worst = {}
+    for w in s["trace"]["worst"]:
+        worst.setdefault(w["thread"], w)
+    tids = {t["tid"] for t in s["executors"][0]["threads"]}
+    for name, part in (("z", "executor: all 2 threads busy"), ("a2", "executor: x held its group")):
+        w = worst.get(name)
+        assert w, (name, list(worst))
+        got = {p["name"]: p["duration_ns"] for p in w["parts"]}
+        assert got.get(part, 0) >= 2_000_000, (name, w["text"])  # about 5-6 ms on an idle machine
+        assert w["tid"] in tids
+        assert sum(got.values()) <= w["latency_ns"] + 100_000
+    assert {t["name"] for t in s["executors"][0]["threads"]} <= set(s["trace"]["wakeup_ns"])
+    assert not any(w["thread"] in ("pool.0", "pool.1") for w in s["trace"]["worst"])
