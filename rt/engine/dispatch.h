@@ -11,14 +11,18 @@
  *   first, then subscriptions, each in declaration order) and runs each at most once before it waits again;
  *   what becomes ready meanwhile waits for the next snapshot. With several threads, the threads take the
  *   wait in turn (the caller's lock), and a callback whose group became busy is skipped in the snapshot.
- *   (Jazzy before rclcpp#2537 iterated entities in hash order; this model keeps declaration order.)
- * - JL_DISPATCH_FIFO: the callback that became ready first runs first (an events executor);
+ *   (Jazzy iterates entities in hash order, still so at rclcpp 29.3.0, where rclcpp#2537 is not merged;
+ *   this model keeps declaration order, as Iron did.)
+ * - JL_DISPATCH_FIFO: the callback that became ready first runs first (an events executor, but with one
+ *   ready time per callback, not one queue event per message or per timer call: docs/design-notes.md);
  * - a timer that missed periods runs once and keeps its phase (rcl_timer_call: the next call time is one
  *   period on, or, if that has passed, the first period boundary at or after now), counting the periods it
- *   skipped.
+ *   skipped. (That is Humble's and Iron's rcl; rcl 9, since ros2/rcl#1089, takes the first boundary strictly
+ *   after now: the two differ only when a call lands exactly on a boundary.)
  * Known difference: a callback of the current snapshot whose group is busy when its turn comes is dropped
- * from that snapshot (rclcpp keeps it in the wait result and takes it before waiting again), so a callback
- * that became ready meanwhile and is declared earlier can run first. */
+ * from that snapshot (rclcpp keeps such a timer in the wait result and takes it before waiting again; such
+ * a subscription it drops too), so a callback that became ready meanwhile and is declared earlier can run
+ * first. */
 #ifndef JL_DISPATCH_H
 #define JL_DISPATCH_H
 
