@@ -26,6 +26,15 @@ run pool32 scenarios/control-vs-scan-executor.ini --set pool.threads=32
 run group scenarios/control-vs-scan-executor.ini --set control.group=scan
 run sync_slop scenarios/sync.ini
 run sync_approx scenarios/sync.ini --set fused.algorithm=approximate --set fused.max_interval=20ms
+run chain scenarios/chain.ini
+# where a comparison matters: interleaved runs and Welch's test (RUNS per condition, default 3)
+sweep() { # NAME SCENARIO: its sweep.json as $tmp/NAME.sweep.json
+    local name=$1 sc=$2
+    timeout 900 "$bin" sweep "$sc" --duration "$d" --runs "${RUNS:-3}" --out "$tmp/sw-$name" --json -q \
+        >"$tmp/$name.sweep.json" 2>"$tmp/$name.err" || true
+}
+sweep pool scenarios/control-vs-scan-executor.ini
+sweep kernel scenarios/isolation-kernel.ini
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, os, sys
 tmp = sys.argv[1]
@@ -66,6 +75,14 @@ for n in ("sync_slop", "sync_approx"):
     print(f"sync {y.get('algorithm', '?'):29s} 10.1 Hz, 100% / 33.4%, 6.8 ms 10 Hz, 100% / 33%, 7 ms        "
           f"{y.get('rate_hz', 0):.1f} Hz, {100 * ins[0].get('used_fraction', 0):.0f}% / {100 * ins[1].get('used_fraction', 0):.1f}%, "
           f"{ms(y.get('pair_diff_mean_ns'))} (max {ms(y.get('pair_diff_max_ns'))}); fused data {ms(f.get('age_ns', {}).get('mean'))} old")
+s = load("chain")
+c = th(s, "control").get("chain") or {}
+if c:
+    print(f"chain {' -> '.join(c['path']):28s} -                          bound {ms(c.get('bound_ns'))}           "
+          f"data age max {ms(c['data_age_ns']['max'])}, reaction max {ms(c['reaction_ns']['max'])}, "
+          f"{c['unused_inputs']} of {c['inputs']} scans reach no output")
+    print("      worst output: " + " + ".join(f"{p['callback']} {ms(p['wait_ns'])} wait, {ms(p['run_ns'])} run"
+                                           for p in c["worst"]["stages"]) + f" = {ms(c['worst']['e2e_ns'])}")
 for n, pub in (("pool4", "98.84 +- 1.09 Hz"), ("pool32", "99.48 +- 0.37 Hz"), ("group", "about 1 per scan")):
     s = load(n)
     c = th(s, "control")
@@ -74,4 +91,29 @@ for n, pub in (("pool4", "98.84 +- 1.09 Hz"), ("pool32", "99.48 +- 0.37 Hz"), ("
     print(f"control-vs-scan {n:18s} {pub:25s} {'100 Hz' if n != 'group' else '1 per scan':26s} "
           f"{c.get('rate_hz', 0):.2f} Hz, period p99 {ms(c.get('period_ns_stats', {}).get('p99'))}, "
           f"{nz} of {len(counts)} threads ran callbacks")
+PY
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+def load(n):
+    try:
+        return json.load(open(os.path.join(tmp, n + ".sweep.json")))
+    except (OSError, ValueError):
+        return None
+for name, series, metric, what, pub in (
+        ("pool", "control", "rate_hz", "control-vs-scan, 4 vs 32 threads: control rate", "98.84 +- 1.09 Hz, 99.48 +- 0.37 Hz"),
+        ("kernel", "isolated", "period.p99", "isolated timer beside a CFS hog, other vs fifo: period p99", "- (beyond the published)")):
+    sw = load(name)
+    if not sw:
+        print(f"{what}: no sweep (see {name}.err)")
+        continue
+    print(f"\n{what} ({sw.get('runs_per_condition', '?')} interleaved runs each; published {pub})")
+    for c in sw["conditions"]:
+        st = c.get("stats", {}).get(series, {}).get(metric, {})
+        if st.get("n"):
+            scale, unit = (1, "Hz") if metric == "rate_hz" else (1e6, "ms")
+            print(f"  {c['label']:12s} {st['mean'] / scale:9.2f} +- {st['stddev'] / scale:6.2f} {unit}")
+    for k in sw.get("comparisons", []):
+        if k.get("thread") == series and k.get("metric") == metric:
+            print(f"  {k['a']} -> {k['b']}: {k.get('verdict', '?')}  {k.get('text', '')}")
 PY

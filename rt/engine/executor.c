@@ -144,7 +144,10 @@ struct exec_ctx {
 	int active;                  /* pool threads still in the loop */
 	pthread_mutex_t mu;
 	bool mu_init;
-	atomic_uint word;            /* futex: bumped on every change a waiting thread must see */
+	atomic_uint word;            /* futex the leader waits on: bumped on every change it must see */
+	atomic_uint fword;           /* futex the followers wait on: bumped to hand the leadership on */
+	bool leader;                 /* a thread waits for the next release or change (the wait's holder) */
+	int followers;               /* threads waiting to become the leader */
 	struct jl_dispatch d;
 	bool d_init, started;
 	int ncb;
@@ -162,10 +165,16 @@ static int futex_wait_until(atomic_uint *word, unsigned val, int64_t abs_ns)
 	return (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-static void futex_wake_all(atomic_uint *word)
+static void futex_wake(atomic_uint *word, int n)
 {
 	atomic_fetch_add_explicit(word, 1, memory_order_release);
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* A change the leader must see (a message, a group freed, the stop): only the leader waits on WORD */
+static void futex_wake_all(atomic_uint *word)
+{
+	futex_wake(word, INT_MAX);
 }
 
 static const struct jl_executor_spec *executor_of(const struct jl_unit *u)
@@ -483,6 +492,8 @@ static void drive_executor(struct jl_thread *th)
 		if (now >= eng->t_end)
 			break;
 		cb = jl_dispatch_take(&x->d, now, &ready);
+		if (cb >= 0 && !x->leader && x->followers) /* it leaves the wait: a follower takes it over */
+			futex_wake(&x->fword, 1);
 		if (cb >= 0) {
 			const uint64_t cycle = x->dcb[cb].runs - 1;
 			const int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
@@ -530,6 +541,21 @@ static void drive_executor(struct jl_thread *th)
 			}
 			continue;
 		}
+		/* nothing to run: one thread (the leader) waits for the next release or a change, as rclcpp's
+		 * multi-threaded executor lets one thread into the wait at a time; the others (followers) wait
+		 * for the leadership, so a release wakes one thread, never the whole pool */
+		if (x->leader) {
+			unsigned fw = atomic_load(&x->fword);
+
+			if (jl_stopping_now())
+				break;
+			x->followers++;
+			pthread_mutex_unlock(&x->mu);
+			futex_wait_until(&x->fword, fw, eng->t_end);
+			pthread_mutex_lock(&x->mu);
+			x->followers--;
+			continue;
+		}
 		wait_until = jl_dispatch_next_release(&x->d);
 		if (wait_until > eng->t_end)
 			wait_until = eng->t_end;
@@ -538,9 +564,11 @@ static void drive_executor(struct jl_thread *th)
 		w = atomic_load(&x->word);
 		if (jl_stopping_now())
 			break;
+		x->leader = true;
 		pthread_mutex_unlock(&x->mu);
 		futex_wait_until(&x->word, w, wait_until);
 		pthread_mutex_lock(&x->mu);
+		x->leader = false;
 	}
 	for (int i = 0; i < x->ncb; i++) /* the first release the executor did not run, per callback */
 		if (x->dcb[i].kind == JL_CB_TIMER && eng->series[x->first_series + i].next_release < x->dcb[i].next)
@@ -567,8 +595,10 @@ static void executor_stop(struct jl_unit *u)
 {
 	struct exec_ctx *x = u->ctx;
 
-	if (x)
+	if (x) {
 		futex_wake_all(&x->word);
+		futex_wake_all(&x->fword);
+	}
 }
 
 const struct jl_driver jl_driver_executor = {
