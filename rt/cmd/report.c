@@ -1,8 +1,8 @@
 /* report: `jitterlab report DIR...`: the tables of one run (the run's own table, plots refreshed), of
  * several runs side by side (one column per run, one block per measured thread), of a sweep (its
  * comparison table from sweep.json) or of a cyclictest comparison (cyclictest.json); with --json, the
- * documents those tables are rendered from instead. Reads the files a run wrote; writes nothing but the
- * SVG plots; never starts a run. */
+ * documents those tables are rendered from instead; with --markdown, a run's or a sweep's table as its
+ * report.md begins. Reads the files a run wrote; writes nothing but the SVG plots; never starts a run. */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -185,13 +185,15 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 /* The plots `report` refreshes for a run, as written by jl_plot_run. */
 static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
 
-enum { P_NO_PLOTS = 1, P_JSON };
+enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN };
 
 static const struct jl_cli_opt report_opts[] = {
 	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
 	{ "json", 'j', NULL, "print the documents the tables come from instead: one RUN_DIR, its summary.json "
 			     "(plus kind, dir, plots), sweep.json or cyclictest.json; several, "
 			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
+	{ "markdown", 0, NULL, "print a run's or a sweep's table in markdown, as its report.md begins (several runs "
+			       "side by side and cyclictest comparisons stay text)", P_MARKDOWN },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -208,7 +210,7 @@ int cmd_report(int argc, char **argv)
 	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
 	char *dirs[MAX_DIRS] = { 0 };
 	int n = 0, status = JL_EXIT_OK;
-	bool no_plots = false, json = false;
+	bool no_plots = false, json = false, markdown = false;
 	struct jl_cli_walk w = JL_CLI_START;
 	const char *v = NULL;
 
@@ -220,6 +222,10 @@ int cmd_report(int argc, char **argv)
 		}
 		if (c == P_JSON) {
 			json = true;
+			continue;
+		}
+		if (c == P_MARKDOWN) {
+			markdown = true;
 			continue;
 		}
 		if (c == JL_CLI_HELP) {
@@ -241,9 +247,12 @@ int cmd_report(int argc, char **argv)
 		}
 		n++;
 	}
-	if (!n) {
+	if (!n || (json && markdown)) {
+		if (json && markdown)
+			fprintf(stderr, "jitterlab report: --json and --markdown exclude each other\n");
 		usage(stderr);
-		return JL_EXIT_USAGE;
+		status = JL_EXIT_USAGE;
+		goto out;
 	}
 	/* sweeps and cyclictest comparisons are printed one by one; with --json every document is kept, in
 	 * argument order, and printed at the end */
@@ -259,7 +268,7 @@ int cmd_report(int argc, char **argv)
 				continue;
 			}
 			if (!json)
-				jl_sweep_print(stdout, doc, false);
+				jl_sweep_print(stdout, doc, markdown);
 			if (!no_plots && jl_plot_sweep(dirs[i], doc, err, sizeof(err)) <= 0 && err[0])
 				fprintf(stderr, "jitterlab report: %s\n", err);
 			docs[i] = doc;
@@ -296,6 +305,8 @@ int cmd_report(int argc, char **argv)
 			}
 		if (json) {
 			/* nothing */
+		} else if (m == 1 && markdown) {
+			jl_table_print(stdout, s2[0], JL_TABLE_MARKDOWN);
 		} else if (m == 1) {
 			printf("run directory: %s\n", d2[0]);
 			jl_table_print(stdout, s2[0], JL_TABLE_TEXT);
@@ -306,7 +317,7 @@ int cmd_report(int argc, char **argv)
 			char err[512] = "";
 			int np = jl_plot_run(d2[i], err, sizeof(err));
 
-			if (np > 0 && !json)
+			if (np > 0 && !json && !markdown)
 				printf("plots: %s/{latency-hist,latency-cycle,ticks}.svg\n", d2[i]);
 			else if (np <= 0 && err[0])
 				fprintf(stderr, "jitterlab report: %s\n", err);

@@ -1,5 +1,7 @@
 /* table: render summary.json as an aligned text table or markdown, or any table's document as JSON
- * (--json). Reads only the document. */
+ * (--json). Reads only the document: the loops, the neighbours, then the executor layer (executors'
+ * pool threads, subscribers' messages, syncs, chains), each section only where the summary has it, then
+ * [expect] and [budget]. */
 #include "table.h"
 
 #include <stdbool.h>
@@ -18,11 +20,39 @@ struct table {
 	json_object *cols[MAXCOLS];
 };
 
-static const char *str(json_object *o, const char *key)
+/* O's member at PATH ("a.b.c"), or NULL (absent, or JSON null). */
+static json_object *at(json_object *o, const char *path)
 {
-	json_object *v;
+	char buf[128], *save = NULL;
 
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(o, k, &o))
+			o = NULL;
+	return o;
+}
+
+static const char *str(json_object *o, const char *path)
+{
+	json_object *v = at(o, path);
+
+	return v ? json_object_get_string(v) : "";
+}
+
+/* The length of O's array at KEY; 0 when there is none. */
+static size_t alen(json_object *o, const char *key)
+{
+	json_object *a = at(o, key);
+
+	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+/* Element K of O's array at KEY as a string ("" when it is none). */
+static const char *elem(json_object *o, const char *key, size_t k)
+{
+	const char *s = json_object_get_string(json_object_array_get_idx(at(o, key), k));
+
+	return s ? s : "";
 }
 
 static double num(json_object *o, const char *path)
@@ -43,6 +73,37 @@ static void us(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.1f", ns / 1e3);
 }
 
+/* "X / Y", each as us() writes it. */
+static void us_pair(char *buf, size_t len, double x, double y)
+{
+	char a[32], b[32];
+
+	us(a, sizeof(a), x);
+	us(b, sizeof(b), y);
+	snprintf(buf, len, "%s / %s", a, b);
+}
+
+/* A distribution cell: O's {mean, p99, max} at PATH as "mean / p99 / max" (us()); "-" when absent. */
+static void dist_cell(char *buf, size_t len, json_object *o, const char *path)
+{
+	json_object *d = at(o, path);
+	char m[32], pair[64];
+
+	if (!d) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	us(m, sizeof(m), num(d, "mean"));
+	us_pair(pair, sizeof(pair), num(d, "p99"), num(d, "max"));
+	snprintf(buf, len, "%s / %s", m, pair);
+}
+
+/* A fraction as a percentage: "26.6%". */
+static void pct(char *buf, size_t len, double frac)
+{
+	snprintf(buf, len, "%.1f%%", frac * 100);
+}
+
 typedef void (*cell_fn)(json_object *t, char *buf, size_t len);
 
 static void c_policy(json_object *t, char *b, size_t l)
@@ -57,10 +118,6 @@ static void c_policy(json_object *t, char *b, size_t l)
 static void c_cpus(json_object *t, char *b, size_t l)
 {
 	snprintf(b, l, "%s (ran on %s)", str(t, "cpus"), str(t, "cpus_used"));
-}
-static void c_cycles(json_object *t, char *b, size_t l)
-{
-	snprintf(b, l, "%lld", (long long)num(t, "cycles"));
 }
 static void c_rate(json_object *t, char *b, size_t l)
 {
@@ -82,6 +139,32 @@ LAT(c_pmax, "period_ns_stats.max")
 LAT(c_pstd, "period_ns_stats.stddev")
 LAT(c_r99, "response_ns.p99")
 LAT(c_rmax, "response_ns.max")
+#define COUNT(name, path)                                           \
+	static void name(json_object *t, char *b, size_t l)         \
+	{                                                           \
+		snprintf(b, l, "%lld", (long long)num(t, path));    \
+	}
+COUNT(c_cycles, "cycles")
+COUNT(c_published, "messages.published")
+COUNT(c_consumed, "messages.consumed")
+COUNT(c_dropped, "messages.dropped")
+COUNT(c_rereads, "messages.rereads")
+COUNT(c_never, "messages.never_consumed")
+COUNT(c_limit, "messages.limit_errors")
+#define TEXT(name, path)                                            \
+	static void name(json_object *t, char *b, size_t l)         \
+	{                                                           \
+		snprintf(b, l, "%s", at(t, path) ? str(t, path) : "-"); \
+	}
+TEXT(c_topic, "messages.topic")
+TEXT(c_mode, "messages.mode")
+#define DIST(name, path)                                            \
+	static void name(json_object *t, char *b, size_t l)         \
+	{                                                           \
+		dist_cell(b, l, t, path);                           \
+	}
+DIST(c_age, "age_ns")
+DIST(c_e2e, "e2e_ns")
 static void c_lmax(json_object *t, char *b, size_t l)
 {
 	char v[32];
@@ -98,40 +181,84 @@ static void c_miss(json_object *t, char *b, size_t l)
 }
 static void c_work(json_object *t, char *b, size_t l)
 {
-	char m[32], x[32];
-
-	us(m, sizeof(m), num(t, "work.mean_ns"));
-	us(x, sizeof(x), num(t, "work.max_ns"));
-	snprintf(b, l, "%s / %s", m, x);
+	us_pair(b, l, num(t, "work.mean_ns"), num(t, "work.max_ns"));
 }
 static void c_cs(json_object *t, char *b, size_t l)
 {
 	snprintf(b, l, "%lld / %lld", (long long)num(t, "ctx_switches.involuntary"), (long long)num(t, "ctx_switches.voluntary"));
 }
 
-static const struct {
+static void c_fraction(json_object *t, char *b, size_t l)
+{
+	snprintf(b, l, at(t, "messages.consumed_fraction") ? "%.3f" : "-", num(t, "messages.consumed_fraction"));
+}
+/* A poller's model (poll_model): the publisher and both periods, then measured beside expected. */
+static void c_poll_periods(json_object *t, char *b, size_t l)
+{
+	char p[80];
+
+	us_pair(p, sizeof(p), num(t, "poll_model.publisher_period_ns"), num(t, "poll_model.poll_period_ns"));
+	snprintf(b, l, at(t, "poll_model") ? "%.40s, %s" : "-", str(t, "poll_model.publisher"), p);
+}
+static void c_poll_age(json_object *t, char *b, size_t l)
+{
+	if (at(t, "poll_model"))
+		us_pair(b, l, num(t, "poll_model.added_age_ns.measured"), num(t, "poll_model.added_age_ns.expected"));
+	else
+		snprintf(b, l, "-");
+}
+static void c_poll_fraction(json_object *t, char *b, size_t l)
+{
+	snprintf(b, l, at(t, "poll_model") ? "%.3f / %.3f" : "-", num(t, "poll_model.consumed_fraction.measured"),
+		 num(t, "poll_model.consumed_fraction.expected"));
+}
+
+/* One row of a table with one column per series: its label, its cells, and the member (path) a row
+ * needs: a row no column has is left out (NULL: always printed). */
+struct col_row {
 	const char *label;
 	cell_fn fn;
-} loop_rows[] = {
-	{ "policy", c_policy },
-	{ "cpus", c_cpus },
-	{ "cycles", c_cycles },
-	{ "rate Hz (achieved / nominal)", c_rate },
-	{ "latency min (us)", c_lmin },
-	{ "latency mean", c_lmean },
-	{ "latency p50", c_l50 },
-	{ "latency p90", c_l90 },
-	{ "latency p99", c_l99 },
-	{ "latency p99.9", c_l999 },
-	{ "latency max @cycle", c_lmax },
-	{ "period p99", c_p99 },
-	{ "period max", c_pmax },
-	{ "period stddev (jitter)", c_pstd },
-	{ "response p99", c_r99 },
-	{ "response max", c_rmax },
-	{ "misses / skipped", c_miss },
-	{ "work mean / max", c_work },
-	{ "ctx switches invol / vol", c_cs },
+	const char *need;
+};
+
+static const struct col_row loop_rows[] = {
+	{ "policy", c_policy, NULL },
+	{ "cpus", c_cpus, NULL },
+	{ "cycles", c_cycles, NULL },
+	{ "rate Hz (achieved / nominal)", c_rate, NULL },
+	{ "latency min (us)", c_lmin, NULL },
+	{ "latency mean", c_lmean, NULL },
+	{ "latency p50", c_l50, NULL },
+	{ "latency p90", c_l90, NULL },
+	{ "latency p99", c_l99, NULL },
+	{ "latency p99.9", c_l999, NULL },
+	{ "latency max @cycle", c_lmax, NULL },
+	{ "period p99", c_p99, NULL },
+	{ "period max", c_pmax, NULL },
+	{ "period stddev (jitter)", c_pstd, NULL },
+	{ "response p99", c_r99, NULL },
+	{ "response max", c_rmax, NULL },
+	{ "misses / skipped", c_miss, NULL },
+	{ "work mean / max", c_work, NULL },
+	{ "ctx switches invol / vol", c_cs, NULL },
+};
+
+/* The subscribers' messages: counts, then the data's age, then a poller's model beside its measurement. */
+static const struct col_row message_rows[] = {
+	{ "topic", c_topic, "messages.topic" },
+	{ "mode", c_mode, "messages.mode" },
+	{ "published", c_published, NULL },
+	{ "consumed", c_consumed, NULL },
+	{ "dropped", c_dropped, NULL },
+	{ "rereads", c_rereads, NULL },
+	{ "never consumed", c_never, NULL },
+	{ "limit errors", c_limit, NULL },
+	{ "consumed fraction", c_fraction, "messages.consumed_fraction" },
+	{ "age mean / p99 / max (us)", c_age, "age_ns" },
+	{ "e2e mean / p99 / max", c_e2e, "e2e_ns" },
+	{ "polls publisher, Tp / Tq", c_poll_periods, "poll_model" },
+	{ "added age measured / expected", c_poll_age, "poll_model" },
+	{ "consumed measured / expected", c_poll_fraction, "poll_model" },
 };
 
 static void print_row(FILE *out, const struct table *tb, const char *label, char cells[][96], int width)
@@ -149,7 +276,16 @@ static void print_row(FILE *out, const struct table *tb, const char *label, char
 	fputc('\n', out);
 }
 
-static void print_loops(FILE *out, struct table *tb)
+static bool row_shown(const struct table *tb, const struct col_row *row)
+{
+	for (int c = 0; c < tb->ncols && row->need; c++)
+		if (at(tb->cols[c], row->need))
+			return true;
+	return !row->need;
+}
+
+/* TB's columns (series) under HEAD, one row per entry of ROWS that some column has. */
+static void print_columns(FILE *out, const struct table *tb, const char *head, const struct col_row *rows, size_t nrows)
 {
 	char cells[MAXCOLS][96];
 	int width = 14;
@@ -157,10 +293,12 @@ static void print_loops(FILE *out, struct table *tb)
 	for (int c = 0; c < tb->ncols; c++) {
 		int w = (int)strlen(str(tb->cols[c], "name"));
 
-		for (size_t r = 0; r < sizeof(loop_rows) / sizeof(loop_rows[0]); r++) {
+		for (size_t r = 0; r < nrows; r++) {
 			char b[96];
 
-			loop_rows[r].fn(tb->cols[c], b, sizeof(b));
+			if (!row_shown(tb, &rows[r]))
+				continue;
+			rows[r].fn(tb->cols[c], b, sizeof(b));
 			if ((int)strlen(b) > w)
 				w = (int)strlen(b);
 		}
@@ -169,18 +307,50 @@ static void print_loops(FILE *out, struct table *tb)
 	}
 	for (int c = 0; c < tb->ncols; c++)
 		snprintf(cells[c], sizeof(cells[c]), "%s", str(tb->cols[c], "name"));
-	print_row(out, tb, tb->style == JL_TABLE_MARKDOWN ? "loop" : "loop", cells, width);
+	print_row(out, tb, head, cells, width);
 	if (tb->style == JL_TABLE_MARKDOWN) {
 		fprintf(out, "|---|");
 		for (int c = 0; c < tb->ncols; c++)
 			fprintf(out, "---:|");
 		fputc('\n', out);
 	}
-	for (size_t r = 0; r < sizeof(loop_rows) / sizeof(loop_rows[0]); r++) {
+	for (size_t r = 0; r < nrows; r++) {
+		if (!row_shown(tb, &rows[r]))
+			continue;
 		for (int c = 0; c < tb->ncols; c++)
-			loop_rows[r].fn(tb->cols[c], cells[c], sizeof(cells[c]));
-		print_row(out, tb, loop_rows[r].label, cells, width);
+			rows[r].fn(tb->cols[c], cells[c], sizeof(cells[c]));
+		print_row(out, tb, rows[r].label, cells, width);
 	}
+}
+
+/* The series of THREADS that PICK takes, as columns of at most MAXCOLS, TITLE (may be NULL) before the
+ * first: nothing at all when PICK takes none. */
+static void print_series(FILE *out, json_object *threads, enum jl_table_style style, bool (*pick)(json_object *t),
+			 const char *title, const char *head, const struct col_row *rows, size_t nrows)
+{
+	struct table tb = { .style = style };
+	size_t n = json_object_array_length(threads), i = 0;
+
+	for (bool first = true;; first = false) {
+		for (tb.ncols = 0; i < n && tb.ncols < MAXCOLS; i++)
+			if (pick(json_object_array_get_idx(threads, i)))
+				tb.cols[tb.ncols++] = json_object_array_get_idx(threads, i);
+		if (!tb.ncols)
+			return;
+		if (first && title)
+			fputs(title, out);
+		print_columns(out, &tb, head, rows, nrows);
+	}
+}
+
+static bool is_measured(json_object *t)
+{
+	return json_object_get_boolean(json_object_object_get(t, "measured"));
+}
+
+static bool has_messages(json_object *t)
+{
+	return at(t, "messages") != NULL;
 }
 
 static void print_neighbours(FILE *out, json_object *threads, enum jl_table_style style)
@@ -189,10 +359,10 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i);
-		char pol[64], cpus[96], m[32], x[32], cpu[32];
+		char pol[64], cpus[96], cpu[32];
 		const char *kind = str(t, "kind");
 
-		if (json_object_get_boolean(json_object_object_get(t, "measured")))
+		if (is_measured(t))
 			continue;
 		if (!any) {
 			if (style == JL_TABLE_MARKDOWN)
@@ -205,15 +375,13 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 		}
 		c_policy(t, pol, sizeof(pol));
 		c_cpus(t, cpus, sizeof(cpus));
-		us(m, sizeof(m), num(t, "work.mean_ns"));
-		us(x, sizeof(x), num(t, "work.max_ns"));
 		snprintf(cpu, sizeof(cpu), "%.3f s", num(t, "cpu_time_ns") / 1e9);
 		{
 			char does[80], wm[80];
 
 			snprintf(does, sizeof(does), "%s%.60s", !strcmp(kind, "exec") ? "exec " : "",
 				 !strcmp(kind, "exec") ? str(t, "exec") : str(t, "work_kind"));
-			snprintf(wm, sizeof(wm), "%s / %s", m, x);
+			c_work(t, wm, sizeof(wm));
 			if (style == JL_TABLE_MARKDOWN)
 				fprintf(out, "| %s | %s | %s | %s | %lld | %s | %s | %lld |\n", str(t, "name"), pol, cpus, does,
 					(long long)num(t, "work.calls"), wm, cpu, (long long)num(t, "ctx_switches.involuntary"));
@@ -223,6 +391,185 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 					(long long)num(t, "ctx_switches.involuntary"));
 		}
 	}
+}
+
+/* One table per executor: the callbacks each pool thread ran and its share of the executor's total. */
+static void print_executors(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	const bool md = style == JL_TABLE_MARKDOWN;
+	const char *row = md ? "| %s | %s | %lld | %s |\n" : "    %-16s %8s %14lld %7s\n";
+
+	for (size_t e = 0; e < alen(summary, "executors"); e++) {
+		json_object *ex = json_object_array_get_idx(at(summary, "executors"), e), *ths = at(ex, "threads");
+		long long total = 0;
+		char share[32] = "-", all[32] = "-";
+
+		for (size_t i = 0; i < alen(ex, "threads"); i++)
+			total += (long long)num(json_object_array_get_idx(ths, i), "callbacks_run");
+		fprintf(out, md ? "\n### Executor %s (%s dispatch)\n\n| thread | tid | callbacks run | share |\n|---|---:|---:|---:|\n"
+				: "\n  executor %s (%s dispatch):\n    %-16s %8s %14s %7s\n",
+			str(ex, "name"), str(ex, "dispatch"), "thread", "tid", "callbacks run", "share");
+		for (size_t i = 0; i < alen(ex, "threads"); i++) {
+			json_object *th = json_object_array_get_idx(ths, i);
+
+			if (total)
+				pct(share, sizeof(share), num(th, "callbacks_run") / (double)total);
+			fprintf(out, row, str(th, "name"), str(th, "tid"), (long long)num(th, "callbacks_run"), share);
+		}
+		if (total)
+			pct(all, sizeof(all), 1.0);
+		fprintf(out, row, "total", "", total, all);
+	}
+}
+
+/* A sync's inputs: "lidar 40 / 40 (100.0%), camera 40 / 120 (33.3%)" (used / messages, the fraction used). */
+static void sync_inputs(char *buf, size_t len, json_object *sync)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < alen(sync, "inputs") && off < len; k++) {
+		json_object *in = json_object_array_get_idx(at(sync, "inputs"), k);
+		char used[32];
+
+		pct(used, sizeof(used), num(in, "used_fraction"));
+		off += (size_t)snprintf(buf + off, len - off, "%s%.40s %lld / %lld (%s)", k ? ", " : "", str(in, "topic"),
+					(long long)num(in, "used"), (long long)num(in, "messages"), used);
+	}
+}
+
+/* The [sync] table: sets out and their rate, the pairs' stamp difference, each input's fraction used. */
+static void print_syncs(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	const bool md = style == JL_TABLE_MARKDOWN;
+
+	if (!alen(summary, "syncs"))
+		return;
+	fprintf(out, md ? "\n### Syncs\n\n| sync | algorithm | sets | rate Hz | pair diff mean / max (us) | inputs: used / messages |\n"
+			  "|---|---|---:|---:|---:|---|\n"
+			: "\n  syncs:\n    %-16s %-12s %8s %9s %28s  %s\n",
+		"sync", "algorithm", "sets", "rate Hz", "pair diff mean / max (us)", "inputs: used / messages");
+	for (size_t i = 0; i < alen(summary, "syncs"); i++) {
+		json_object *sy = json_object_array_get_idx(at(summary, "syncs"), i);
+		char diff[64], inputs[256];
+
+		us_pair(diff, sizeof(diff), num(sy, "pair_diff_mean_ns"), num(sy, "pair_diff_max_ns"));
+		sync_inputs(inputs, sizeof(inputs), sy);
+		fprintf(out, md ? "| %s | %s | %lld | %.2f | %s | %s |\n" : "    %-16s %-12s %8lld %9.2f %28s  %s\n", str(sy, "name"),
+			str(sy, "algorithm"), (long long)num(sy, "sets"), num(sy, "rate_hz"), diff, inputs);
+	}
+}
+
+/* A chain's end: a callback with a chain that no other callback's chain passes through (the shorter
+ * chains are the longer ones' prefixes). */
+static bool chain_end(json_object *threads, json_object *t)
+{
+	if (!at(t, "chain"))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(threads); i++) {
+		json_object *o = json_object_array_get_idx(threads, i);
+		size_t n = alen(o, "chain.path");
+
+		for (size_t k = 0; o != t && k + 1 < n; k++)
+			if (!strcmp(elem(o, "chain.path", k), str(t, "name")))
+				return false;
+	}
+	return true;
+}
+
+/* "sensor -> filter -> control (hops: scan, sync fused)" */
+static void print_path(FILE *out, json_object *c)
+{
+	for (size_t k = 0; k < alen(c, "path"); k++)
+		fprintf(out, "%s%s", k ? " -> " : "", elem(c, "path", k));
+	for (size_t k = 0; k < alen(c, "hops"); k++)
+		fprintf(out, "%s%s", k ? ", " : " (hops: ", elem(c, "hops", k));
+	if (alen(c, "hops"))
+		fputc(')', out);
+}
+
+/* The worst output's parts, each stage's wait and run, and their sum beside its e2e. */
+static void print_worst(FILE *out, json_object *c, bool md)
+{
+	json_object *st = at(c, "worst.stages");
+	double sum = 0;
+	char v[32];
+
+	if (!at(c, "worst"))
+		return;
+	fprintf(out, "%sworst output, ended at %.6f s:", md ? "\n" : "    ", num(c, "worst.end_ns") / 1e9);
+	for (size_t k = 0; k < alen(c, "worst.stages"); k++) {
+		json_object *s = json_object_array_get_idx(st, k);
+
+		us(v, sizeof(v), num(s, "wait_ns"));
+		fprintf(out, "%s %s wait %s", k ? " +" : "", str(s, "callback"), v);
+		us(v, sizeof(v), num(s, "run_ns"));
+		fprintf(out, " + run %s", v);
+		sum += num(s, "wait_ns") + num(s, "run_ns");
+	}
+	us(v, sizeof(v), sum);
+	fprintf(out, " = %s", v);
+	us(v, sizeof(v), num(c, "worst.e2e_ns"));
+	fprintf(out, " (e2e %s%s)\n", v, sum == num(c, "worst.e2e_ns") ? "" : ": they differ");
+}
+
+/* A chain's data age and reaction time (mean / p99 / max), the analytic bound beside the data age. */
+static void print_chain_times(FILE *out, json_object *c, bool md)
+{
+	char age[96], react[96], bound[32] = "none";
+
+	if (num(c, "bound_ns") > 0)
+		us(bound, sizeof(bound), num(c, "bound_ns"));
+	dist_cell(age, sizeof(age), c, "data_age_ns");
+	dist_cell(react, sizeof(react), c, "reaction_ns");
+	fprintf(out, md ? "| %s | %s | %s |\n|---|---:|---:|\n| data age | %s | %s |\n| reaction | %s | |\n"
+			: "    %-16s %28s %10s\n    data age         %28s %10s\n    reaction         %28s\n",
+		"time", "mean / p99 / max (us)", "bound", age, bound, react);
+}
+
+/* Each stage of a chain: the wait before its callback ran and the run (mean / p99 / max). */
+static void print_chain_stages(FILE *out, json_object *c, bool md)
+{
+	const char *row = md ? "| %s | %s | %s |\n" : "    %-16s %28s %28s\n";
+
+	if (!alen(c, "stages"))
+		return;
+	fputs(md ? "\n" : "", out);
+	fprintf(out, row, "stage", "wait mean / p99 / max (us)", "run mean / p99 / max (us)");
+	if (md)
+		fprintf(out, "|---|---:|---:|\n");
+	for (size_t k = 0; k < alen(c, "stages"); k++) {
+		json_object *st = json_object_array_get_idx(at(c, "stages"), k);
+		char wait[96], run[96];
+
+		dist_cell(wait, sizeof(wait), st, "wait_ns");
+		dist_cell(run, sizeof(run), st, "run_ns");
+		fprintf(out, row, str(st, "callback"), wait, run);
+	}
+}
+
+/* One chain end's block: its path, its counts, its times, its stages, the worst output's parts. */
+static void print_chain(FILE *out, json_object *t, enum jl_table_style style)
+{
+	const bool md = style == JL_TABLE_MARKDOWN;
+	json_object *c = at(t, "chain");
+
+	fprintf(out, md ? "\n### Chain %s\n\n`" : "\n  chain %s: ", str(t, "name"));
+	print_path(out, c);
+	fprintf(out, md ? "`\n\n%lld outputs (%lld by other paths), %lld inputs (%lld unused)\n\n"
+			: "\n    %lld outputs (%lld by other paths), %lld inputs (%lld unused)\n",
+		(long long)num(c, "outputs"), (long long)num(c, "other_paths"), (long long)num(c, "inputs"),
+		(long long)num(c, "unused_inputs"));
+	print_chain_times(out, c, md);
+	print_chain_stages(out, c, md);
+	print_worst(out, c, md);
+}
+
+static void print_chains(FILE *out, json_object *threads, enum jl_table_style style)
+{
+	for (size_t i = 0; i < json_object_array_length(threads); i++)
+		if (chain_end(threads, json_object_array_get_idx(threads, i)))
+			print_chain(out, json_object_array_get_idx(threads, i), style);
 }
 
 static void print_expect(FILE *out, json_object *summary, enum jl_table_style style)
@@ -329,9 +676,7 @@ static void print_host_rt(FILE *out, json_object *host)
 
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 {
-	struct table tb = { .style = style };
 	json_object *threads, *host;
-	size_t n;
 
 	if (!json_object_object_get_ex(summary, "threads", &threads))
 		return;
@@ -353,21 +698,13 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 		fprintf(out, "\n");
 	print_host_rt(out, host);
 	fprintf(out, "\n");
-	n = json_object_array_length(threads);
-	for (size_t i = 0; i < n; i++) {
-		json_object *t = json_object_array_get_idx(threads, i);
-
-		if (!json_object_get_boolean(json_object_object_get(t, "measured")))
-			continue;
-		tb.cols[tb.ncols++] = t;
-		if (tb.ncols == MAXCOLS) {
-			print_loops(out, &tb);
-			tb.ncols = 0;
-		}
-	}
-	if (tb.ncols)
-		print_loops(out, &tb);
+	print_series(out, threads, style, is_measured, NULL, "loop", loop_rows, sizeof(loop_rows) / sizeof(loop_rows[0]));
 	print_neighbours(out, threads, style);
+	print_executors(out, summary, style);
+	print_series(out, threads, style, has_messages, style == JL_TABLE_MARKDOWN ? "\n### Messages\n\n" : "\n", "messages",
+		     message_rows, sizeof(message_rows) / sizeof(message_rows[0]));
+	print_syncs(out, summary, style);
+	print_chains(out, threads, style);
 	print_expect(out, summary, style);
 	print_budget(out, summary, style);
 }

@@ -9,7 +9,9 @@
 
 enum jl_table_style { JL_TABLE_TEXT, JL_TABLE_MARKDOWN };
 
-/* Loops (measured threads) as columns with one metric per row, then neighbours, then [expect]. */
+/* Loops (measured series) as columns with one metric per row, then neighbours; then, where the summary
+ * has them, one table per executor (callbacks per pool thread), the subscribers' messages (one column
+ * each), the syncs and one block per chain end; then [expect] and [budget]. */
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style);
 
 /* `--json`: DOC (the document a table is rendered from) as pretty JSON, one document, then a newline. */
