@@ -258,10 +258,12 @@ static void publish(struct bus *bus, int topic, const struct prov *p, int64_t no
 		}
 		b->ring[(b->head + b->n) % b->cap] = (struct msg){ .p = *p, .at = now, .seq = b->seq };
 		b->n++;
-		if (!b->poll && post)
+		post = post && !b->poll; /* a poll reads on its own period: nothing to wake it for */
+		if (post)
 			jl_dispatch_post(&b->x->d, b->cb, now);
 		pthread_mutex_unlock(&b->x->mu);
-		futex_wake_all(&b->x->word);
+		if (post)
+			futex_wake_all(&b->x->word);
 	}
 	/* the syncs fed by this topic: their sets go on to their output topic (after their lock is released) */
 	for (int i = 0; i < bus->nsyncs; i++) {
