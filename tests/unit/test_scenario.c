@@ -251,8 +251,13 @@ static const struct err_case expects[] = {
 	{ "[thread a]\n[expect]\nx = a.latency.p98 < 2ms\n", "x.ini:3: [expect] x: 'a.latency.p98' does not name THREAD.METRIC",
 	  "latency.p50, latency.p90, latency.p99, latency.p999, latency.max, latency.mean" }, /* the registry's list */
 	{ "[thread a]\n[expect]\nx = latency.p99 < 2ms\n", "x.ini:3: [expect] x: 'latency.p99' does not name THREAD.METRIC", NULL },
-	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread 'ghost'", NULL },
-	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread 'a.2'", NULL },
+	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread, callback or sync 'ghost'", NULL },
+	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread, callback or sync 'a.2'", NULL },
+	/* a [sync]'s metrics on a sync only, a series' on a series only */
+	{ "[topic a]\n[topic b]\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\npublish = a\n[sync s]\ninputs = a, b\n"
+	  "[expect]\nx = s.latency.p99 < 1ms\n", "x.ini:11: [expect] x: latency.p99 is not a metric of a sync (expected one of rate_hz", NULL },
+	{ "[thread a]\n[expect]\nx = a.pair_diff.max < 1ms\n", "x.ini:3: [expect] x: pair_diff.max is a metric of a [sync], and 'a' is none", NULL },
+	{ "[thread a]\n[expect]\nx = a.messages.consumed_fraction > 1.5\n", "x.ini:3: [expect]", "is not a fraction" },
 	{ "[thread a]\n[expect]\nbad label = a.misses == 0\n", "x.ini:3: [expect]: label 'bad label' is not valid", NULL },
 	{ "[thread a]\n[expect]\n= a.misses == 0\n", "x.ini:3: [expect]: label '' is not valid", NULL },
 };
@@ -741,7 +746,7 @@ static void test_set_errors(void **state)
 	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-98");
 	set_err("scan.priority=5", "x.ini", "priority is only for fifo and rr");
 	set_err("scan.cpus=1023", "x.ini", "not online");
-	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread 'ghost'");
+	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback or sync 'ghost'");
 	{
 		char longset[400];
 
