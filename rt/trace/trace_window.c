@@ -143,6 +143,26 @@ void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struc
 	size_t k;
 
 	memset(c, 0, sizeof(*c));
+	if (t->executor) {
+		/* a callback: its wait is its executor's first (then its thread's wakeup), its work is
+		 * explained from the states of the thread that ran it (a pool's: the pool thread's) */
+		const struct jl_tan_thread *run = t;
+
+		jl_tan_decompose_callback(an, ti, si, pi >= 0 ? &t->pairs[pi] : NULL, c);
+		for (int j = 0; t->pool_size > 1 && j < an->nthreads; j++)
+			if (an->threads[j].pool && an->threads[j].executor == t->executor && an->threads[j].pid == s->tid)
+				run = &an->threads[j];
+		if (run->npairs)
+			kprio = run->pairs[0].kprio;
+		k = state_after(run, s->wake);
+		cpu = c->waking ? c->cpu : k > 0 ? run->states[k - 1].cpu : 0;
+		c->window = JL_WINDOW_RESPONSE;
+		c->cpu = cpu;
+		explain_states(an, run, s->wake, s->end, JL_TS_IN, cpu, kprio, "inside its work", c);
+		c->lost_in_window = jl_tan_lost_in(an, -1, s->release, s->end);
+		jl_tan_finish_parts(an, c);
+		return;
+	}
 	if (pi >= 0) {
 		jl_tan_decompose_cycle(an, ti, &t->pairs[pi], s->release, s->wake, c);
 		kprio = t->pairs[pi].kprio;

@@ -345,7 +345,8 @@ def test_chain_data_age_and_reaction(jl):
 def test_pool_callback_explained(jl, scenario):
     """A late callback of a multi-threaded executor is explained from what its executor did: x and y (8 ms
     each, their own groups) occupy both pool threads from 0 and 1 ms of every 20 ms; z (ready at 2 ms, a
-    third group) waits for a free thread: 'all 2 threads busy'; a2 (ready at 3 ms, x's group) waits for x:
+    third group, 3 ms deadline) waits for a free thread: 'all 2 threads busy', in its wakeup window and in
+    its missed response; a2 (ready at 3 ms, x's group) waits for x:
     'x held its group'. The worst entries name the pool thread that ran them, and a pool thread's own
     wakeups are listed among the trace's wakeup figures, never as cycles."""
     p = scenario("pool", """
@@ -371,6 +372,7 @@ def test_pool_callback_explained(jl, scenario):
         group = gz
         period = 20ms
         phase = 2ms
+        deadline = 3ms
         work = spin 1ms
         [callback a2]
         executor = pool
@@ -392,5 +394,8 @@ def test_pool_callback_explained(jl, scenario):
         assert got.get(part, 0) >= 2_000_000, (name, w["text"])  # about 5-6 ms on an idle machine
         assert w["tid"] in tids
         assert sum(got.values()) <= w["latency_ns"] + 100_000
+    # z misses its 3 ms deadline every time: its response window is explained the same way first
+    miss = [w for w in s["trace"]["worst"] if w["thread"] == "z" and w["window"] == "response"]
+    assert miss and any(p["name"] == "executor: all 2 threads busy" for p in miss[0]["parts"]), miss[:1]
     assert {t["name"] for t in s["executors"][0]["threads"]} <= set(s["trace"]["wakeup_ns"])
     assert not any(w["thread"] in ("pool.0", "pool.1") for w in s["trace"]["worst"])
