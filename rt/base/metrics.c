@@ -45,6 +45,13 @@ const struct jl_metric_desc jl_metrics[] = {
 	{ "sets", JL_UNIT_COUNT, "sets", "a [sync]: sets it emitted", JL_SCOPE_SYNC },
 	{ "inputs.0.used_fraction", JL_UNIT_FRACTION, "inputs.0.used_fraction", "a [sync]: fraction of its first input's messages that went into a set", JL_SCOPE_SYNC },
 	{ "inputs.1.used_fraction", JL_UNIT_FRACTION, "inputs.1.used_fraction", "a [sync]: fraction of its second input's messages that went into a set", JL_SCOPE_SYNC },
+	{ "acquisitions", JL_UNIT_COUNT, "acquisitions", "a [lock]: times it was taken in the measured phase", JL_SCOPE_LOCK },
+	{ "wait.mean", JL_UNIT_NS, "wait_ns.mean", "a [lock]: from asking for it to holding it, mean", JL_SCOPE_LOCK },
+	{ "wait.p99", JL_UNIT_NS, "wait_ns.p99", "a [lock]: the wait for it, 99th percentile", JL_SCOPE_LOCK },
+	{ "wait.max", JL_UNIT_NS, "wait_ns.max", "a [lock]: the wait for it, maximum", JL_SCOPE_LOCK },
+	{ "hold.p99", JL_UNIT_NS, "hold_ns.p99", "a [lock]: how long a holder kept it, 99th percentile", JL_SCOPE_LOCK },
+	{ "hold.max", JL_UNIT_NS, "hold_ns.max", "a [lock]: how long a holder kept it, maximum", JL_SCOPE_LOCK },
+	{ "boosts", JL_UNIT_COUNT, "boosts", "a [lock]: priority-inheritance boosts of its holders in the trace (sched_pi_setprio)", JL_SCOPE_LOCK },
 };
 
 const int jl_nmetrics = (int)(sizeof(jl_metrics) / sizeof(jl_metrics[0]));

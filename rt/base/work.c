@@ -2,6 +2,7 @@
  * lock or make system calls other than the clock (except kinds whose job is to block or to call
  * the kernel). Long kinds poll the stop flag so a run always ends on time. */
 #include "work.h"
+#include "lock.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -251,7 +252,16 @@ const struct jl_work_desc jl_work_registry[JL_WORK_NKINDS] = {
 
 void jl_work_run(struct jl_work_state *st)
 {
+	int64_t ask, got;
+
+	if (!st->lock) {
+		jl_work_registry[st->spec.kind].run(st);
+		return;
+	}
+	if (!jl_lock_take(st->lock, &ask, &got))
+		return; /* counted in the lock's errors: the work did not run */
 	jl_work_registry[st->spec.kind].run(st);
+	jl_lock_give(st->lock, ask, got);
 }
 
 void jl_work_release(struct jl_work_state *st)

@@ -42,6 +42,8 @@ struct jl_work_spec {
 };
 
 /* Per-thread state, prepared outside the measured path. */
+struct jl_lock;
+
 struct jl_work_state {
 	struct jl_work_spec spec;
 	void *buf;           /* memory kind: the buffer (mlocked, prefaulted) */
@@ -50,6 +52,7 @@ struct jl_work_state {
 	int mem_node;        /* -1 = default */
 	bool run_to_end;     /* set by the engine from its driver's end mode: at the normal end of a run the
 			      * call runs to its end, only an early stop cuts it (see stop.h) */
+	struct jl_lock *lock; /* held around each call (lock.h), or NULL */
 };
 
 extern const struct jl_work_desc jl_work_registry[JL_WORK_NKINDS];
@@ -60,7 +63,7 @@ int jl_work_parse(const char *text, struct jl_work_spec *spec, char *err, size_t
 char *jl_work_format(const struct jl_work_spec *spec, char *buf, size_t len);
 /* Allocate/prefault what the kind needs (on MEM_NODE if >= 0). 0 or -1 with errno. */
 int jl_work_prepare(struct jl_work_state *st, const struct jl_work_spec *spec, int mem_node);
-/* One call of the work. Returns early when the stop flag is raised. */
+/* One call of the work (holding its lock, if it has one). Returns early when the stop flag is raised. */
 void jl_work_run(struct jl_work_state *st);
 void jl_work_release(struct jl_work_state *st);
 

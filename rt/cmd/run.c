@@ -296,6 +296,7 @@ static int finish(struct run_ctx *r, int status)
 	}
 	summary = jl_summary_build(eng, res, &info, host);
 	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
+	jl_summary_lock_boosts(summary);
 	json_object_object_add(summary, "leftovers", jl_remains_json(&r->remains));
 	expect = jl_expect_evaluate(r->sc, summary, &failed);
 	json_object_object_add(summary, "expect", expect);
@@ -311,6 +312,7 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
 	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
+	    jl_results_write_locks(r->dir, eng) ||
 	    jl_output_write_json(r->dir, "summary.json", summary) ||
 	    write_report(r, summary, &tr)) {
 		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));

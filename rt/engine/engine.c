@@ -18,6 +18,7 @@
 
 #include "../../affinity/topology.h"
 #include "child.h"
+#include "../base/lock.h"
 #include "../base/stop.h"
 #include "../base/units.h"
 
@@ -339,6 +340,7 @@ static void *thread_main(void *arg)
 	struct timespec cpu;
 
 	th->tid = (pid_t)syscall(SYS_gettid);
+	jl_lock_thread(th->tid);
 	set_comm(th);
 	/* a measured thread's timer fires when it asked, whatever its policy: the default 50 us slack of
 	 * SCHED_OTHER threads (RT threads get none) would bias every fifo-vs-other comparison */
@@ -367,6 +369,7 @@ static void *thread_main(void *arg)
 	}
 	if (!th->error && jl_work_prepare(&th->work, &th->spec->beh.work, th->spec->place.mem_node))
 		thread_fail(th, errno, "preparing the work");
+	th->work.lock = jl_engine_lock(eng, th->spec->beh.lock);
 	/* how the work ends at the normal end of the run is the driver's to say (jl_work_prepare resets it) */
 	th->work.run_to_end = eng->units[th->unit].drv->end == JL_END_AT_RELEASE;
 	gate_arrive_and_wait(eng);
@@ -521,6 +524,53 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
 	return jl_engine_init_drivers(eng, sc, hooks, jl_drivers, err, errlen);
 }
 
+/* Room for every acquisition of LOCK: its users' releases (a loop's or a timer's), or a fixed number
+ * for users without a period (beyond it acquisitions are counted, not kept) */
+#define LOCK_UNTIMED_CAP 65536
+
+static size_t lock_capacity(const struct jl_scenario *sc, const char *name)
+{
+	size_t cap = 16;
+
+	for (int i = 0; i < sc->nthreads; i++)
+		if (!strcmp(sc->threads[i].beh.lock, name))
+			cap += (sc->threads[i].beh.period_ns ? jl_engine_loop_capacity(sc, sc->threads[i].beh.period_ns)
+							     : LOCK_UNTIMED_CAP) * sc->threads[i].place.count;
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if (!strcmp(sc->callbacks[i].lock, name))
+			cap += sc->callbacks[i].period_ns ? jl_engine_loop_capacity(sc, sc->callbacks[i].period_ns)
+							  : LOCK_UNTIMED_CAP;
+	return cap;
+}
+
+static int locks_init(struct jl_engine *eng, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = eng->sc;
+
+	if (!sc->nlocks)
+		return 0;
+	eng->locks = calloc((size_t)sc->nlocks, sizeof(*eng->locks));
+	if (!eng->locks) {
+		snprintf(err, errlen, "out of memory for %d locks", sc->nlocks);
+		return -1;
+	}
+	for (int i = 0; i < sc->nlocks; i++, eng->nlocks++)
+		if (jl_lock_init(&eng->locks[i], sc->locks[i].name, (enum jl_lock_kind)sc->locks[i].kind, sc->locks[i].ceiling,
+				 lock_capacity(sc, sc->locks[i].name))) {
+			snprintf(err, errlen, "lock '%s': cannot make it: %s", sc->locks[i].name, strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+struct jl_lock *jl_engine_lock(struct jl_engine *eng, const char *name)
+{
+	for (int i = 0; name && name[0] && i < eng->nlocks; i++)
+		if (!strcmp(eng->locks[i].name, name))
+			return &eng->locks[i];
+	return NULL;
+}
+
 int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
 			   const struct jl_driver *const *drivers, char *err, size_t errlen)
 {
@@ -540,6 +590,10 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 	eng->units = calloc((size_t)(sc->nthreads + sc->nexecutors) + 1, sizeof(*eng->units));
 	if (!eng->threads || !eng->units) {
 		snprintf(err, errlen, "out of memory for %d threads", n);
+		jl_engine_free(eng);
+		return -1;
+	}
+	if (locks_init(eng, err, errlen)) {
 		jl_engine_free(eng);
 		return -1;
 	}
@@ -835,6 +889,11 @@ void jl_engine_free(struct jl_engine *eng)
 		if (th->child)
 			jl_child_free(th->child);
 	}
+	for (int i = 0; i < eng->nlocks; i++)
+		jl_lock_free(&eng->locks[i]);
+	free(eng->locks);
+	eng->locks = NULL;
+	eng->nlocks = 0;
 	if (eng->gate_init) {
 		pthread_mutex_destroy(&eng->gate_mu);
 		pthread_cond_destroy(&eng->gate_cv);

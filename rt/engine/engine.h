@@ -147,6 +147,8 @@ struct jl_engine {
 	struct jl_thread *threads;
 	struct jl_series *series;
 	void *app;                  /* shared by the units of the application structure: the topics (executor.c) */
+	struct jl_lock *locks;      /* the scenario's [lock]s, in its order (lock.h) */
+	int nlocks;
 	/* start gate (setup only, never on the cycle path) */
 	pthread_mutex_t gate_mu;
 	pthread_cond_t gate_cv;
@@ -160,6 +162,9 @@ struct jl_engine {
 	char log_dir[4096];  /* exec children write NAME.log here ("" = inherit stdout/stderr) */
 	char stuck[256];     /* threads that did not end in time */
 };
+
+/* The engine's [lock] named NAME, or NULL */
+struct jl_lock *jl_engine_lock(struct jl_engine *eng, const char *name);
 
 /* Expand the scenario into units, threads and series (each unit's driver init), allocate and prefault
  * everything. No thread starts. */

@@ -406,6 +406,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 			return -1;
 		}
 		x->work[x->ncb].run_to_end = true; /* a callback in progress at the end runs whole */
+		x->work[x->ncb].lock = jl_engine_lock(u->eng, c->lock);
 		/* one series per callback: written by the executor's one thread, or by any of its pool */
 		s = jl_unit_add_series(u, c->name, u->nthreads == 1 ? 0 : -1,
 				       c->period_ns ? jl_engine_loop_capacity(sc, c->period_ns) + 16 : message_bound(sc), err,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../affinity/cpulist.h"
+#include "../base/lock.h"
 #include "../base/output.h"
 
 /* Releases of a loop on its grid BASE + k * P (k >= 0) that lie in [LO, HI). */
@@ -243,6 +244,32 @@ int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, con
 			fprintf(of.fp, "%s,%s,%d,%d,%" PRIu64 ",%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%s,%s,%d\n",
 				r->name, u->spec->name, k, (int)s->tid, s->cycle, s->run, s->release, s->wake, s->end,
 				s->origin, src, src_run, via, s->reread);
+		}
+	}
+	return jl_output_commit(&of);
+}
+
+int jl_results_write_locks(const char *dir, const struct jl_engine *eng)
+{
+	struct jl_outfile of;
+
+	if (!eng->nlocks)
+		return 0;
+	if (jl_output_open(&of, dir, "locks.csv"))
+		return -1;
+	fputs("lock,thread,tid,ask_ns,got_ns,rel_ns\n", of.fp);
+	for (int i = 0; i < eng->nlocks; i++) {
+		const struct jl_lock *l = &eng->locks[i];
+
+		for (size_t k = 0; k < jl_lock_count(l); k++) {
+			const struct jl_lock_sample *x = &l->samples[k];
+			const char *who = "";
+
+			for (int t = 0; t < eng->nthreads; t++)
+				if (eng->threads[t].tid == x->tid)
+					who = eng->threads[t].name;
+			fprintf(of.fp, "%s,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 "\n", l->name, who, (int)x->tid, x->ask, x->got,
+				x->rel);
 		}
 	}
 	return jl_output_commit(&of);

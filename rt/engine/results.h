@@ -49,5 +49,8 @@ int jl_results_write_samples(const char *dir, const struct jl_series_result *res
  * ns, with the executor thread that ran it (its index in the pool) and the origin of the data it consumed
  * (0: none, or a poll's re-read). 0, or -1 with errno. */
 int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, const struct jl_series_result *res, int n);
+/* Write RUN_DIR/locks.csv (when the run has [lock]s): one row per acquisition kept (the warm-up's too),
+ * integers in ns: the lock, the thread that took it, when it asked, took and gave it back. 0, or -1. */
+int jl_results_write_locks(const char *dir, const struct jl_engine *eng);
 
 #endif

@@ -22,6 +22,7 @@
 #define JL_MAX_BUDGETS 32
 #define JL_MAX_SYNCS 8
 #define JL_MAX_NODES 32
+#define JL_MAX_LOCKS 16
 #define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
@@ -45,7 +46,7 @@ enum jl_cleanup { JL_CLEANUP_REPORT, JL_CLEANUP_REMOVE };
 enum jl_tkey {
 	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
 	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
-	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_THREADS, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_N
+	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_THREADS, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_LOCK, JL_TKEY_N
 };
 
 /* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
@@ -116,6 +117,7 @@ struct jl_behaviour {
 	int measure;                /* -1 = default (yes if periodic), 0 no, 1 yes, JL_MEASURE_PROBE */
 	char exec[1024];            /* "" = built-in thread */
 	char threads[128];          /* measure = wakeups: which threads ("" = every thread of the process tree) */
+	char lock[JL_NAME_MAX];     /* a [lock] held while each work call runs ("" = none) */
 };
 
 /* [executor NAME] keys after the placement's (their slots follow JL_TKEY_N in the spec's key_line) */
@@ -142,7 +144,7 @@ struct jl_executor_spec {
 };
 
 enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_NODE, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
-	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_N };
+	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_LOCK, JL_CKEY_N };
 
 /* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
  * (trigger = TOPIC: once per message), or a timer that polls a topic (poll = TOPIC with a period: reads the
@@ -158,6 +160,7 @@ struct jl_callback_spec {
 	int64_t jitter_ns;          /* a timer's declared release jitter: each release later by 0..jitter */
 	struct jl_work_spec work;
 	char trigger[JL_NAME_MAX], poll[JL_NAME_MAX], publish[JL_NAME_MAX]; /* topics ("" = none) */
+	char lock[JL_NAME_MAX];     /* a [lock] held while its work runs ("" = none) */
 	int key_line[JL_CKEY_N];
 };
 
@@ -197,6 +200,18 @@ struct jl_node_spec {
 	int line;
 	char executor[JL_NAME_MAX];
 	int key_line[JL_NKEY_N];
+};
+
+/* [lock NAME] (issue 14): a mutex held while the work of the threads and callbacks naming it runs
+ * (rt/base/lock.h: the kinds) */
+enum jl_lkey { JL_LKEY_KIND, JL_LKEY_CEILING, JL_LKEY_N };
+struct jl_lock_spec {
+	char name[JL_NAME_MAX];
+	char file[256];
+	int line;
+	int kind;                   /* enum jl_lock_kind */
+	int ceiling;                /* kind = ceiling: the priority its holders run at (0: not set) */
+	int key_line[JL_LKEY_N];
 };
 
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
@@ -264,6 +279,8 @@ struct jl_scenario {
 	struct jl_sync_spec syncs[JL_MAX_SYNCS];
 	int nnodes;
 	struct jl_node_spec nodes[JL_MAX_NODES];
+	int nlocks;
+	struct jl_lock_spec locks[JL_MAX_LOCKS];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

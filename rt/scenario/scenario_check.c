@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../affinity/cpulist.h"
+#include "../base/lock.h"
 #include "../base/metrics.h"
 #include "scenario_int.h"
 
@@ -224,6 +225,76 @@ static long long read_sysctl_ll(const char *path, long long fallback)
 	return v;
 }
 
+static const struct jl_lock_spec *lock_named(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nlocks; i++)
+		if (!strcmp(sc->locks[i].name, name))
+			return &sc->locks[i];
+	return NULL;
+}
+
+/* [lock] sections and their users: each named lock exists; a ceiling is set exactly for kind = ceiling,
+ * and is at least every RT user's priority (pthread_mutex_lock fails with EINVAL below it) */
+static int ceiling_holds(const struct jl_scenario *sc, const struct jl_lock_spec *l, const char *user,
+			 const struct jl_placement *p, char *err, size_t errlen)
+{
+	if (l->kind == JL_LOCK_CEILING && !jl_policy_is_rt(p->policy))
+		VFAIL(l->key_line[JL_LKEY_KIND] ? l->key_line[JL_LKEY_KIND] : l->line,
+		      "lock '%s': kind = ceiling, and its user '%s' is %s (expected fifo or rr users: glibc raises a "
+		      "holder to the ceiling within its own policy, which a SCHED_OTHER thread cannot be: its first lock "
+		      "fails with EINVAL, later ones take it unraised; use kind = pi)", l->name, user, jl_policy_name(p->policy));
+	if (l->kind == JL_LOCK_CEILING && jl_policy_is_rt(p->policy) && p->priority > l->ceiling)
+		VFAIL(l->key_line[JL_LKEY_CEILING] ? l->key_line[JL_LKEY_CEILING] : l->line,
+		      "lock '%s': ceiling %d is below the priority %d of its user '%s' (expected a ceiling of at least "
+		      "every fifo or rr user's priority)", l->name, l->ceiling, p->priority, user);
+	return 0;
+}
+
+static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->nlocks; i++) {
+		const struct jl_lock_spec *l = &sc->locks[i];
+
+		if (l->kind == JL_LOCK_CEILING && !l->ceiling)
+			VFAIL(l->line, "lock '%s': kind = ceiling needs a ceiling (expected ceiling = PRIO, 1-99)", l->name);
+		if (l->kind != JL_LOCK_CEILING && l->ceiling)
+			VFAIL(l->key_line[JL_LKEY_CEILING], "lock '%s': ceiling is for kind = ceiling (this one is %s)", l->name,
+			      jl_lock_kind_name((enum jl_lock_kind)l->kind));
+	}
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		const struct jl_lock_spec *l;
+
+		if (!t->beh.lock[0])
+			continue;
+		if (t->beh.exec[0])
+			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': lock is held around built-in work (expected no lock with "
+			      "exec: a program takes its own locks)", t->name);
+		l = lock_named(sc, t->beh.lock);
+		if (!l)
+			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': no lock '%s' (expected the name of a [lock] section)",
+			      t->name, t->beh.lock);
+		if (ceiling_holds(sc, l, t->name, &t->place, err, errlen))
+			return -1;
+	}
+	for (int i = 0; i < sc->ncallbacks; i++) {
+		const struct jl_callback_spec *c = &sc->callbacks[i];
+		const struct jl_lock_spec *l;
+
+		if (!c->lock[0])
+			continue;
+		l = lock_named(sc, c->lock);
+		if (!l)
+			VFAIL(c->key_line[JL_CKEY_LOCK], "callback '%s': no lock '%s' (expected the name of a [lock] section)",
+			      c->name, c->lock);
+		for (int k = 0; k < sc->nexecutors; k++)
+			if (!strcmp(sc->executors[k].t.name, c->executor) &&
+			    ceiling_holds(sc, l, c->name, &sc->executors[k].t.place, err, errlen))
+				return -1;
+	}
+	return 0;
+}
+
 static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
 			   char *err, size_t errlen)
 {
@@ -403,6 +474,8 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			VFAIL(y->key_line[JL_SKEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
 			      "itself)", y->name);
 	}
+	if (validate_locks(sc, err, errlen))
+		return -1;
 	for (int i = 0; i < sc->nbudgets; i++) {
 		bool found = false;
 
@@ -415,25 +488,28 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	for (int i = 0; i < sc->nexpect; i++) {
 		const struct jl_expect *e = &sc->expect[i];
 		const struct jl_metric_desc *m = jl_metric_get(e->metric);
-		bool sync = false;
+		enum jl_metric_scope target = JL_SCOPE_SERIES;
+		const char *what = "thread or callback";
 
 		for (int k = 0; k < sc->nsyncs; k++)
-			sync |= !strcmp(sc->syncs[k].name, e->thread);
-		if (!sync && !thread_name_exists(sc, e->thread))
-			VFAIL(e->line, "[expect] %s: no thread, callback or sync '%s'", e->label, e->thread);
-		if (m && sync && m->scope == JL_SCOPE_SERIES) {
-			char names[256];
+			if (!strcmp(sc->syncs[k].name, e->thread))
+				target = JL_SCOPE_SYNC, what = "[sync]";
+		if (lock_named(sc, e->thread))
+			target = JL_SCOPE_LOCK, what = "[lock]";
+		if (target == JL_SCOPE_SERIES && !thread_name_exists(sc, e->thread))
+			VFAIL(e->line, "[expect] %s: no thread, callback, sync or lock '%s'", e->label, e->thread);
+		if (m && m->scope != target && !(m->scope == JL_SCOPE_BOTH && target != JL_SCOPE_LOCK)) {
+			char names[512];
 			size_t used = 0;
 
 			names[0] = '\0';
 			for (int k = 0; k < jl_nmetrics && used < sizeof(names); k++) /* the registry's, never a copy */
-				if (jl_metrics[k].scope != JL_SCOPE_SERIES)
+				if (jl_metrics[k].scope == target || (jl_metrics[k].scope == JL_SCOPE_BOTH && target != JL_SCOPE_LOCK))
 					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
 								 jl_metrics[k].name);
-			VFAIL(e->line, "[expect] %s: %s is not a metric of a sync (expected one of %s)", e->label, e->metric, names);
+			VFAIL(e->line, "[expect] %s: %s is not a metric of a %s ('%s'; expected one of %s)", e->label, e->metric,
+			      what, e->thread, target == JL_SCOPE_SERIES ? "the series metrics (jitterlab list)" : names);
 		}
-		if (m && !sync && m->scope == JL_SCOPE_SYNC)
-			VFAIL(e->line, "[expect] %s: %s is a metric of a [sync], and '%s' is none", e->label, e->metric, e->thread);
 	}
 	return 0;
 }

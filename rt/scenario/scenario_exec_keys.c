@@ -7,6 +7,7 @@
 
 #include "scenario_int.h"
 #include "scenario_registry.h"
+#include "../base/lock.h"
 #include "../base/units.h"
 
 #define KEY_PARSE(fn) \
@@ -69,7 +70,7 @@ const struct jl_key_table jl_keys_executor = { "executor", executor_keys,
 
 /* ---- [callback NAME] ---- */
 
-static int name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl)
+int jl_scenario_name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl)
 {
 	if (!jl_scenario_name_ok(value) || strlen(value) >= size) {
 		snprintf(why, wl, "'%s' is not %s (expected [a-z][a-z0-9_-]*, at most %zu characters)", value, what, size - 1);
@@ -82,7 +83,7 @@ static int name_value(const char *value, char *out, size_t size, const char *wha
 KEY_PARSE(cb_executor)
 {
 	(void)d, (void)key;
-	return name_value(value, v->callback->executor, sizeof(v->callback->executor), "an executor name", why, wl);
+	return jl_scenario_name_value(value, v->callback->executor, sizeof(v->callback->executor), "an executor name", why, wl);
 }
 
 KEY_FORMAT(fmt_cb_executor)
@@ -91,10 +92,22 @@ KEY_FORMAT(fmt_cb_executor)
 	return v->callback->executor[0] ? v->callback->executor : NULL;
 }
 
+KEY_PARSE(cb_lock)
+{
+	(void)d, (void)key;
+	return jl_scenario_name_value(value, v->callback->lock, sizeof(v->callback->lock), "a lock name", why, wl);
+}
+
+KEY_FORMAT(fmt_cb_lock)
+{
+	(void)buf, (void)len;
+	return v->callback->lock[0] ? v->callback->lock : NULL;
+}
+
 KEY_PARSE(cb_node)
 {
 	(void)d, (void)key;
-	return name_value(value, v->callback->node, sizeof(v->callback->node), "a node name", why, wl);
+	return jl_scenario_name_value(value, v->callback->node, sizeof(v->callback->node), "a node name", why, wl);
 }
 
 KEY_FORMAT(fmt_cb_node)
@@ -106,7 +119,7 @@ KEY_FORMAT(fmt_cb_node)
 KEY_PARSE(cb_group)
 {
 	(void)d, (void)key;
-	return name_value(value, v->callback->group, sizeof(v->callback->group), "a group name", why, wl);
+	return jl_scenario_name_value(value, v->callback->group, sizeof(v->callback->group), "a group name", why, wl);
 }
 
 KEY_FORMAT(fmt_cb_group)
@@ -136,7 +149,7 @@ KEY_FORMAT(fmt_cb_period)
 	KEY_PARSE(cb_##field)                                                                                 \
 	{                                                                                                     \
 		(void)d, (void)key;                                                                           \
-		return name_value(value, v->callback->field, sizeof(v->callback->field), "a topic name", why, wl); \
+		return jl_scenario_name_value(value, v->callback->field, sizeof(v->callback->field), "a topic name", why, wl); \
 	}                                                                                                     \
 	KEY_FORMAT(fmt_cb_##field)                                                                            \
 	{                                                                                                     \
@@ -240,6 +253,9 @@ static const struct jl_key_desc callback_keys[] = {
 	{ .name = "deadline", .slot = JL_CKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0", .help = "a run that ends later than release + deadline is a miss",
 	  .parse = cb_deadline, .format = fmt_cb_deadline },
+	{ .name = "lock", .slot = JL_CKEY_LOCK, .syntax = "NAME", .def_doc = "none", .range = "the name of a [lock] section",
+	  .help = "held while its work runs (taken before, given back after; its wait is part of the run)",
+	  .parse = cb_lock, .format = fmt_cb_lock },
 };
 
 const struct jl_key_table jl_keys_callback = { "callback", callback_keys,
@@ -342,8 +358,8 @@ KEY_PARSE(sync_inputs)
 		;
 	for (char *e = a + strlen(a); e > a && e[-1] == ' '; e--)
 		e[-1] = '\0';
-	if (name_value(a, v->sync->inputs[0], sizeof(v->sync->inputs[0]), "a topic name", why, wl) ||
-	    name_value(b, v->sync->inputs[1], sizeof(v->sync->inputs[1]), "a topic name", why, wl))
+	if (jl_scenario_name_value(a, v->sync->inputs[0], sizeof(v->sync->inputs[0]), "a topic name", why, wl) ||
+	    jl_scenario_name_value(b, v->sync->inputs[1], sizeof(v->sync->inputs[1]), "a topic name", why, wl))
 		return -1;
 	return 0;
 }
@@ -410,7 +426,7 @@ KEY_FORMAT(fmt_sync_queue)
 KEY_PARSE(sync_publish)
 {
 	(void)d, (void)key;
-	return name_value(value, v->sync->publish, sizeof(v->sync->publish), "a topic name", why, wl);
+	return jl_scenario_name_value(value, v->sync->publish, sizeof(v->sync->publish), "a topic name", why, wl);
 }
 
 KEY_FORMAT(fmt_sync_publish)
@@ -449,7 +465,7 @@ const struct jl_key_table jl_keys_sync = { "sync", sync_keys, (int)(sizeof(sync_
 KEY_PARSE(node_executor)
 {
 	(void)d, (void)key;
-	return name_value(value, v->node->executor, sizeof(v->node->executor), "an executor name", why, wl);
+	return jl_scenario_name_value(value, v->node->executor, sizeof(v->node->executor), "an executor name", why, wl);
 }
 
 KEY_FORMAT(fmt_node_executor)
@@ -465,3 +481,59 @@ static const struct jl_key_desc node_keys[] = {
 };
 
 const struct jl_key_table jl_keys_node = { "node", node_keys, (int)(sizeof(node_keys) / sizeof(node_keys[0])) };
+
+/* ---- [lock NAME] (issue 14) ---- */
+
+KEY_PARSE(lock_kind)
+{
+	int k = jl_lock_kind_parse(value);
+
+	(void)key;
+	if (k < 0) {
+		snprintf(why, wl, "'%s' is not a lock kind (expected %s)", value, d->range);
+		return -1;
+	}
+	v->lock->kind = k;
+	return 0;
+}
+
+KEY_FORMAT(fmt_lock_kind)
+{
+	(void)buf, (void)len;
+	return jl_lock_kind_name((enum jl_lock_kind)v->lock->kind);
+}
+
+KEY_PARSE(lock_ceiling)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 1, 99, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a priority (expected %s)", value, d->range);
+		return -1;
+	}
+	v->lock->ceiling = (int)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_lock_ceiling)
+{
+	if (!v->lock->ceiling)
+		return NULL;
+	snprintf(buf, len, "%d", v->lock->ceiling);
+	return buf;
+}
+
+static const struct jl_key_desc lock_keys[] = {
+	{ .name = "kind", .slot = JL_LKEY_KIND, .syntax = "mutex|pi|ceiling", .def = "mutex", .range = "mutex, pi or ceiling",
+	  .help = "mutex: no priority protocol (a waiter can wait as long as a middle task keeps the holder off its "
+		  "CPU); pi: priority inheritance (PTHREAD_PRIO_INHERIT); ceiling: priority protection "
+		  "(PTHREAD_PRIO_PROTECT): its holders run at `ceiling`",
+	  .parse = lock_kind, .format = fmt_lock_kind },
+	{ .name = "ceiling", .slot = JL_LKEY_CEILING, .syntax = "PRIO", .def_doc = "none (kind = ceiling: required)",
+	  .range = "1-99, at least the priority of every fifo or rr user",
+	  .help = "kind = ceiling: the SCHED_FIFO priority a holder runs at while it holds the lock",
+	  .parse = lock_ceiling, .format = fmt_lock_ceiling },
+};
+
+const struct jl_key_table jl_keys_lock = { "lock", lock_keys, (int)(sizeof(lock_keys) / sizeof(lock_keys[0])) };

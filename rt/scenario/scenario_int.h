@@ -11,6 +11,8 @@
 /* A name of the scenario format (threads, executors, callbacks, topics, [run] name): [a-z][a-z0-9_-]*,
  * never empty. The one rule: every section and key that takes a name calls it. */
 bool jl_scenario_name_ok(const char *s);
+/* A NAME value of a key into OUT (SIZE): 0, or -1 with WHY ("'x' is not WHAT (expected ...)"). */
+int jl_scenario_name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl);
 
 /* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. */
 #define JL_INI_LINE_MAX 199

@@ -217,6 +217,44 @@ static int add_node(struct jl_scenario *sc, const char *name, const char *file, 
 	return sc->nnodes - 1;
 }
 
+/* ---- [lock NAME] ---- */
+
+static int count_locks(const struct jl_scenario *sc)
+{
+	return sc->nlocks;
+}
+
+static void view_lock(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_lock_spec *l = &sc->locks[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .lock = l, .key_line = l->key_line };
+}
+
+static const char *lock_name(const struct jl_scenario *sc, int i)
+{
+	return sc->locks[i].name;
+}
+
+static const struct jl_key_table *const lock_tables[] = { &jl_keys_lock, NULL };
+
+static int add_lock(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_lock_spec *l;
+	struct jl_key_view v;
+
+	if (sc->nlocks >= JL_MAX_LOCKS)
+		return -1;
+	l = &sc->locks[sc->nlocks++];
+	memset(l, 0, sizeof(*l));
+	view_lock(sc, sc->nlocks - 1, &v);
+	jl_section_defaults(jl_section_kind_find("lock"), &v);
+	snprintf(l->name, sizeof(l->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(l->file, sizeof(l->file), "%s", file);
+	l->line = line;
+	return sc->nlocks - 1;
+}
+
 /* ---- [sync NAME] ---- */
 
 static int count_syncs(const struct jl_scenario *sc)
@@ -691,7 +729,9 @@ const struct jl_section_kind jl_section_kinds[] = {
 	  .tables = sweep_tables, .count = count_sweep, .view = view_sweep, .add = add_sweep },
 	/* the application-structure models (scenario-format.md), refused until their issue sets their keys */
 	{ .name = "queue", .planned = true, .named = true, .tables = no_tables },
-	{ .name = "lock", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "lock", .help = "a mutex (mutex, pi or ceiling) held while the work of the threads and callbacks naming it runs",
+	  .named = true, .tables = lock_tables, .count = count_locks, .view = view_lock, .add = add_lock,
+	  .name_of = lock_name, .max = JL_MAX_LOCKS },
 	{ .name = "source", .planned = true, .named = true, .tables = no_tables },
 	{ .name = "budget", .help = "latency budgets checked after the run: exit 3 and a table when one is exceeded",
 	  .tables = budget_tables, .count = count_budget, .view = view_sc, .add = add_none },

@@ -317,6 +317,18 @@ KEY_APPLIES(is_builtin)
 	return !v->beh->exec[0];
 }
 
+KEY_PARSE(beh_lock)
+{
+	(void)d, (void)key;
+	return jl_scenario_name_value(value, v->beh->lock, sizeof(v->beh->lock), "a lock name", why, wl);
+}
+
+KEY_FORMAT(fmt_lock)
+{
+	(void)buf, (void)len;
+	return v->beh->lock[0] ? v->beh->lock : NULL;
+}
+
 KEY_PARSE(beh_deadline)
 {
 	(void)d, (void)key;
@@ -506,6 +518,9 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "
 		  "built-in thread",
 	  .parse = beh_exec, .format = fmt_exec, .applies = is_exec },
+	{ .name = "lock", .slot = JL_TKEY_LOCK, .syntax = "NAME", .def_doc = "none", .range = "the name of a [lock] section",
+	  .help = "held while each work call runs (taken before, given back after; its wait is part of the cycle)",
+	  .parse = beh_lock, .format = fmt_lock, .applies = is_builtin },
 };
 
 const struct jl_key_table jl_keys_behaviour = { "behaviour", behaviour_keys,

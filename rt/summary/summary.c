@@ -2,11 +2,13 @@
 #include "summary.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/topology.h"
+#include "../base/lock.h"
 #include "../engine/chains.h"
 #include "../scenario/scenario.h"
 
@@ -276,6 +278,111 @@ static void chain_json(const struct jl_engine *eng, const struct jl_series_resul
 	json_object_object_add(t, "chain", o);
 }
 
+/* The OS thread of TID among the engine's, or NULL */
+static const struct jl_thread *thread_of_tid(const struct jl_engine *eng, int32_t tid)
+{
+	for (int t = 0; t < eng->nthreads; t++)
+		if (eng->threads[t].tid == tid)
+			return &eng->threads[t];
+	return NULL;
+}
+
+/* One [lock]: its acquisitions in the measured phase, the wait (asked -> taken) and the hold (taken ->
+ * given back), overall and per thread that took it (the waiter a priority protocol is judged by) */
+static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock *l)
+{
+	const size_t n = jl_lock_count(l);
+	int64_t *wait = malloc((n + 1) * sizeof(*wait)), *hold = malloc((n + 1) * sizeof(*hold));
+	json_object *o = json_object_new_object(), *by = json_object_new_object(), *x;
+	size_t k = 0;
+
+	json_object_object_add(o, "name", json_object_new_string(l->name));
+	json_object_object_add(o, "kind", json_object_new_string(jl_lock_kind_name(l->kind)));
+	if (l->kind == JL_LOCK_CEILING)
+		json_object_object_add(o, "ceiling", json_object_new_int(l->ceiling));
+	if (!wait || !hold) {
+		free(wait);
+		free(hold);
+		json_object_put(by);
+		return o;
+	}
+	for (int t = 0; t < eng->nthreads; t++) { /* per thread that took it */
+		const struct jl_thread *th = &eng->threads[t];
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct jl_lock_sample *s = &l->samples[i];
+
+			if (s->tid == th->tid && s->got >= eng->t_measure && s->ask < eng->t_end)
+				wait[m++] = s->got - s->ask;
+		}
+		if (m) {
+			struct jl_dist d;
+
+			x = json_object_new_object();
+			json_object_object_add(x, "tid", json_object_new_int(th->tid));
+			add_i64(x, "acquisitions", (int64_t)m);
+			if (!jl_dist_compute(wait, m, NULL, &d))
+				json_object_object_add(x, "wait_ns", short_dist_json(&d));
+			json_object_object_add(by, th->name, x);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct jl_lock_sample *s = &l->samples[i];
+
+		if (s->got < eng->t_measure || s->ask >= eng->t_end || !thread_of_tid(eng, s->tid))
+			continue;
+		wait[k] = s->got - s->ask;
+		hold[k++] = s->rel - s->got;
+	}
+	add_i64(o, "acquisitions", (int64_t)k);
+	add_i64(o, "not_kept", (int64_t)jl_lock_dropped(l));
+	add_i64(o, "errors", (int64_t)atomic_load(&l->errors));
+	{
+		struct jl_dist dw, dh;
+
+		if (!jl_dist_compute(wait, k, NULL, &dw) && !jl_dist_compute(hold, k, NULL, &dh)) {
+			json_object_object_add(o, "wait_ns", dist_json(&dw, false));
+			json_object_object_add(o, "hold_ns", dist_json(&dh, false));
+		}
+	}
+	json_object_object_add(o, "threads", by);
+	free(wait);
+	free(hold);
+	return o;
+}
+
+void jl_summary_lock_boosts(json_object *summary)
+{
+	json_object *locks, *boosts = NULL, *tr;
+
+	if (!json_object_object_get_ex(summary, "locks", &locks) || !json_object_object_get_ex(summary, "trace", &tr) ||
+	    !json_object_object_get_ex(tr, "pi_boosts", &boosts))
+		return;
+	for (size_t i = 0; i < json_object_array_length(locks); i++) {
+		json_object *l = json_object_array_get_idx(locks, i), *by;
+		int64_t sum = 0;
+
+		if (!json_object_object_get_ex(l, "threads", &by))
+			continue;
+		json_object_object_foreach(by, name, v) {
+			json_object *tid;
+
+			(void)name;
+			if (!json_object_object_get_ex(v, "tid", &tid))
+				continue;
+			for (size_t k = 0; k < json_object_array_length(boosts); k++) {
+				json_object *b = json_object_array_get_idx(boosts, k), *bt, *bn;
+
+				if (json_object_object_get_ex(b, "tid", &bt) && json_object_get_int(bt) == json_object_get_int(tid) &&
+				    json_object_object_get_ex(b, "boosts", &bn))
+					sum += json_object_get_int64(bn);
+			}
+		}
+		add_i64(l, "boosts", sum);
+	}
+}
+
 json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
 			      const struct jl_summary_info *info, json_object *host)
 {
@@ -376,6 +483,13 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		}
 		json_object_object_add(s, "syncs", sy);
 	}
+	if (eng->nlocks) {
+		json_object *lk = json_object_new_array();
+
+		for (int i = 0; i < eng->nlocks; i++)
+			json_object_array_add(lk, lock_json(eng, &eng->locks[i]));
+		json_object_object_add(s, "locks", lk);
+	}
 	return s;
 }
 
@@ -402,6 +516,11 @@ json_object *jl_summary_thread(json_object *summary, const char *name)
 json_object *jl_summary_sync(json_object *summary, const char *name)
 {
 	return named(summary, "syncs", name);
+}
+
+json_object *jl_summary_lock(json_object *summary, const char *name)
+{
+	return named(summary, "locks", name);
 }
 
 bool jl_json_get_double(json_object *obj, const char *path, double *out)

@@ -26,8 +26,13 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 
 /* The thread object named NAME in SUMMARY's threads[] (borrowed), or NULL. */
 json_object *jl_summary_thread(json_object *summary, const char *name);
+/* After the trace block is in SUMMARY: each lock's `boosts`, the priority-inheritance boosts
+ * (sched_pi_setprio raising a task) of the threads that took it (trace.pi_boosts, by tid). */
+void jl_summary_lock_boosts(json_object *summary);
 /* The `syncs` entry named NAME, or NULL. */
 json_object *jl_summary_sync(json_object *summary, const char *name);
+/* The `locks` entry named NAME, or NULL. */
+json_object *jl_summary_lock(json_object *summary, const char *name);
 
 /* Read an integer/double at a dotted PATH below OBJ ("latency_ns.p99"); false if missing. */
 bool jl_json_get_double(json_object *obj, const char *path, double *out);

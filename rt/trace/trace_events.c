@@ -744,6 +744,15 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		if (ti >= 0 && an->threads[ti].measured)
 			an->threads[ti].states[an->threads[ti].nstates - 1].rec_cpu = ev->cpu;
 		break;
+	case JL_TEV_PI_SETPRIO:
+		/* a priority-inheritance change: a boost raises the task (a lower kernel prio), the undo lowers it */
+		ti = jl_tan_thread_of(an, ev->pid);
+		if (ti >= 0 && ev->prio < ev->prev_prio) {
+			an->threads[ti].boosts++;
+			if (!an->threads[ti].boost_prio || ev->prio < an->threads[ti].boost_prio)
+				an->threads[ti].boost_prio = ev->prio;
+		}
+		break;
 	case JL_TEV_IPI:
 		/* the unthrottle reaches a throttled CPU as an IPI sent from sched_rt_period_timer: evidence even
 		 * when hrtimer events are recorded on the measured CPUs only */

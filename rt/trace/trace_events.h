@@ -160,6 +160,8 @@ struct jl_tan_thread {
 				      * samples), then the wakeup of the thread that ran it */
 	int pool_size;               /* a callback: its executor's threads (1: single-threaded, its pid the one) */
 	int group;                   /* a callback: its mutually exclusive group (-1: reentrant) */
+	uint64_t boosts;             /* sched_pi_setprio events that raised it (priority inheritance) */
+	int32_t boost_prio;          /* the highest (lowest kernel) priority a boost gave it (0: none) */
 	bool pool;                   /* a pool thread of a multi-threaded executor: its wakeups and states are
 				      * analysed for the callbacks it ran, never listed as cycles of its own */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with

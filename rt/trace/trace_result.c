@@ -183,6 +183,25 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 	json_object_object_add(b, "wakeup_ns", wk);
 	json_object_object_add(b, "sched_switch", sw);
 	{
+		/* priority-inheritance boosts (sched_pi_setprio raising a task), per thread that got any */
+		json_object *pb = json_object_new_array();
+
+		for (int i = 0; i < an->nthreads; i++) {
+			const struct jl_tan_thread *th = &an->threads[i];
+			json_object *o;
+
+			if (!th->boosts || th->owner != i)
+				continue;
+			o = json_object_new_object();
+			json_object_object_add(o, "name", json_object_new_string(th->name));
+			json_object_object_add(o, "tid", json_object_new_int(th->pid));
+			json_object_object_add(o, "boosts", json_object_new_int64((int64_t)th->boosts));
+			json_object_object_add(o, "to_prio", json_object_new_int(th->boost_prio));
+			json_object_array_add(pb, o);
+		}
+		json_object_object_add(b, "pi_boosts", pb);
+	}
+	{
 		/* where each measured thread's time went in the measured phase */
 		json_object *oc = json_object_new_object();
 

@@ -51,10 +51,42 @@ static void add_waiting(const struct jl_tan *an, int cpu, int64_t from, int64_t 
 		jl_cycle_add_part(c, JL_PART_OTHER, "waiting (not traced)", -1, 0, to - from - seen, NULL);
 }
 
-/* Asleep for D, ended by WOKEN (NULL: not in the window); WHERE: "inside its work", ... */
-static void add_blocked(struct jl_cycle *c, const struct jl_tstate *woken, int64_t d, const char *where)
+/* What kept the task that woke a sleeper off its CPU: the task that ran longest on CPU in [FROM, TO)
+ * other than the waker WAKER and the sleeper SELF (a lock's holder preempted by a spinner: the
+ * inversion), into NAME; its time, or 0 when none ran a tenth of the interval */
+static int64_t waker_kept_by(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t waker, int32_t self,
+			     char *name, size_t len)
 {
-	char name[72], detail[160];
+	struct jl_cycle tmp;
+	int64_t best = 0;
+
+	if (!an || cpu < 0 || to <= from)
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	jl_tan_add_window(an, cpu, from, to, waker, 0, &tmp, false);
+	jl_tan_finish_parts(an, &tmp);
+	for (int i = 0; i < tmp.nparts; i++) {
+		const struct jl_part *p = &tmp.parts[i];
+
+		if (p->pid > 0 && p->pid != waker && p->pid != self && p->duration_ns > best) {
+			const int ti = jl_tan_thread_of(an, p->pid);
+
+			best = p->duration_ns;
+			snprintf(name, len, "%s%s%s", ti >= 0 && an->threads[ti].name[0] ? an->threads[ti].name : p->name,
+				 p->policy[0] ? ", " : "", p->policy);
+		}
+	}
+	return best * 10 >= to - from ? best : 0;
+}
+
+/* Asleep in [FROM, FROM + D), ended by WOKEN (NULL: not in the window); WHERE: "inside its work", ...
+ * When a task woke it (a lock's holder giving it back), what kept that task off its CPU meanwhile is
+ * named: the middle task of a priority inversion. */
+static void add_blocked(const struct jl_tan *an, int32_t self, struct jl_cycle *c, const struct jl_tstate *woken,
+			int64_t from, int64_t d, const char *where)
+{
+	char name[72], detail[160], kept[48];
+	int64_t behind;
 
 	if (!woken) {
 		snprintf(detail, sizeof(detail), "asleep %s (who woke it, if anyone, is not in the window)", where);
@@ -63,8 +95,15 @@ static void add_blocked(struct jl_cycle *c, const struct jl_tstate *woken, int64
 	}
 	switch (woken->by_kind) {
 	case JL_PART_TASK:
+		behind = waker_kept_by(an, woken->rec_cpu, from, from + d, woken->by_pid, self, kept, sizeof(kept));
 		snprintf(name, sizeof(name), "blocked, woken by %s", woken->by);
-		snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, woken->by, woken->by_pid);
+		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
+			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", woken->by, kept);
+		if (behind)
+			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it; meanwhile %s ran %.1f ms on "
+				 "its CPU %d", where, woken->by, woken->by_pid, kept, (double)behind / 1e6, woken->rec_cpu);
+		else
+			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, woken->by, woken->by_pid);
 		break;
 	case JL_PART_IRQ:
 	case JL_PART_SOFTIRQ:
@@ -103,7 +142,7 @@ static void explain_states(const struct jl_tan *an, const struct jl_tan_thread *
 		case JL_TS_BLOCKED:
 			if (st->what == JL_TS_MIGRATED)
 				continue; /* moved while asleep: still asleep, from block_from */
-			add_blocked(c, st->what == JL_TS_WOKEN ? st : NULL, st->ts - block_from, where);
+			add_blocked(an, t->pid, c, st->what == JL_TS_WOKEN ? st : NULL, block_from, st->ts - block_from, where);
 			break;
 		case JL_TS_WOKEN:
 			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
@@ -125,7 +164,7 @@ static void explain_states(const struct jl_tan *an, const struct jl_tan_thread *
 		add_running(an, cpu, cursor, to, t->pid, kprio, c);
 		break;
 	case JL_TS_BLOCKED:
-		add_blocked(c, NULL, to - block_from, where);
+		add_blocked(an, t->pid, c, NULL, block_from, to - block_from, where);
 		break;
 	default:
 		add_waiting(an, cpu, cursor, to, t->pid, kprio, c);

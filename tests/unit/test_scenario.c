@@ -114,7 +114,21 @@ static const struct err_case sections[] = {
 	{ "[thread]\n", "x.ini:1: section [thread]: expected [thread NAME]", NULL },
 	{ "[thread a b]\n", "x.ini:1: section [thread a b]: expected [thread NAME]", NULL },
 	{ "[thread a]\n[queue q]\ndepth = 4\n", "x.ini:2: section [queue] is an application-structure model", "not implement" },
-	{ "[thread a]\n[lock l]\n", "x.ini:2: section [lock] is an application-structure model", NULL },
+	{ "[thread a]\n[queue q]\n", "x.ini:2: section [queue] is an application-structure model", NULL },
+	/* [lock] (issue 14): what a lock and its users must be */
+	{ "[thread a]\nlock = nope\n", "x.ini:2: thread 'a': no lock 'nope' (expected the name of a [lock] section)", NULL },
+	{ "[lock l]\nkind = ceiling\n[thread a]\npolicy = fifo\npriority = 10\nlock = l\n",
+	  "x.ini:1: lock 'l': kind = ceiling needs a ceiling", NULL },
+	{ "[lock l]\nceiling = 50\n[thread a]\nlock = l\n", "x.ini:2: lock 'l': ceiling is for kind = ceiling (this one is mutex)", NULL },
+	{ "[lock l]\nkind = ceiling\nceiling = 50\n[thread a]\npolicy = fifo\npriority = 80\nlock = l\n",
+	  "x.ini:3: lock 'l': ceiling 50 is below the priority 80 of its user 'a'", NULL },
+	{ "[lock l]\nkind = ceiling\nceiling = 50\n[thread a]\nlock = l\n", "x.ini:2: lock 'l': kind = ceiling, and its user 'a' is other",
+	  "use kind = pi" },
+	{ "[lock l]\nkind = futex\n", "x.ini:2: lock 'l': kind: 'futex' is not a lock kind (expected mutex, pi or ceiling)", NULL },
+	{ "[lock l]\nkind = ceiling\nceiling = 100\n", "x.ini:3: lock 'l': ceiling: '100' is not a priority (expected 1-99", NULL },
+	{ "[executor e]\n[callback c]\nexecutor = e\nperiod = 10ms\nlock = nope\n",
+	  "x.ini:5: callback 'c': no lock 'nope' (expected the name of a [lock] section)", NULL },
+	{ "[lock l]\n[thread a]\nexec = /bin/true\nlock = l\n", "x.ini:4: thread 'a': lock is held around built-in work", NULL },
 	{ "[thread a]\n[source s]\n", "x.ini:2: section [source] is an application-structure model", NULL },
 	{ "[thread a]\n[budget]\nstage.x = 1ms\n", "x.ini:3: [budget] stage.x: no callback 'x'", NULL },
 	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] or [executor NAME] section", "at least one thread" },
@@ -251,12 +265,13 @@ static const struct err_case expects[] = {
 	{ "[thread a]\n[expect]\nx = a.latency.p98 < 2ms\n", "x.ini:3: [expect] x: 'a.latency.p98' does not name THREAD.METRIC",
 	  "latency.p50, latency.p90, latency.p99, latency.p999, latency.max, latency.mean" }, /* the registry's list */
 	{ "[thread a]\n[expect]\nx = latency.p99 < 2ms\n", "x.ini:3: [expect] x: 'latency.p99' does not name THREAD.METRIC", NULL },
-	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread, callback or sync 'ghost'", NULL },
-	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread, callback or sync 'a.2'", NULL },
+	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread, callback, sync or lock 'ghost'", NULL },
+	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread, callback, sync or lock 'a.2'", NULL },
 	/* a [sync]'s metrics on a sync only, a series' on a series only */
 	{ "[topic a]\n[topic b]\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\npublish = a\n[sync s]\ninputs = a, b\n"
-	  "[expect]\nx = s.latency.p99 < 1ms\n", "x.ini:11: [expect] x: latency.p99 is not a metric of a sync (expected one of rate_hz", NULL },
-	{ "[thread a]\n[expect]\nx = a.pair_diff.max < 1ms\n", "x.ini:3: [expect] x: pair_diff.max is a metric of a [sync], and 'a' is none", NULL },
+	  "[expect]\nx = s.latency.p99 < 1ms\n", "x.ini:11: [expect] x: latency.p99 is not a metric of a [sync] ('s'; expected one of rate_hz", NULL },
+	{ "[thread a]\n[expect]\nx = a.pair_diff.max < 1ms\n", "x.ini:3: [expect] x: pair_diff.max is not a metric of a thread or callback ('a'", NULL },
+	{ "[lock l]\n[thread a]\nlock = l\n[expect]\nx = l.latency.p99 < 1ms\n", "x.ini:5: [expect] x: latency.p99 is not a metric of a [lock] ('l'; expected one of acquisitions, wait.mean", NULL },
 	{ "[thread a]\n[expect]\nx = a.messages.consumed_fraction > 1.5\n", "x.ini:3: [expect]", "is not a fraction" },
 	{ "[thread a]\n[expect]\nbad label = a.misses == 0\n", "x.ini:3: [expect]: label 'bad label' is not valid", NULL },
 	{ "[thread a]\n[expect]\n= a.misses == 0\n", "x.ini:3: [expect]: label '' is not valid", NULL },
@@ -746,7 +761,7 @@ static void test_set_errors(void **state)
 	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-98");
 	set_err("scan.priority=5", "x.ini", "priority is only for fifo and rr");
 	set_err("scan.cpus=1023", "x.ini", "not online");
-	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback or sync 'ghost'");
+	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback, sync or lock 'ghost'");
 	{
 		char longset[400];
 
