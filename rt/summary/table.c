@@ -460,6 +460,45 @@ static void print_syncs(FILE *out, json_object *summary, enum jl_table_style sty
 	}
 }
 
+/* The [lock]s: kind, acquisitions, wait and hold (mean / p99 / max), the boosts the trace saw, and per
+ * thread that took it its longest wait (the waiter a protocol is judged by) */
+static void print_locks(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	const bool md = style == JL_TABLE_MARKDOWN;
+
+	if (!alen(summary, "locks"))
+		return;
+	fprintf(out, md ? "\n### Locks\n\n| lock | kind | taken | wait mean / p99 / max (us) | hold mean / p99 / max (us) | boosts | "
+			  "longest wait per thread |\n|---|---|---:|---:|---:|---:|---|\n"
+			: "\n  locks:\n    %-12s %-11s %7s %30s %30s %7s  %s\n",
+		"lock", "kind", "taken", "wait mean / p99 / max (us)", "hold mean / p99 / max (us)", "boosts",
+		"longest wait per thread");
+	for (size_t i = 0; i < alen(summary, "locks"); i++) {
+		json_object *l = json_object_array_get_idx(at(summary, "locks"), i), *by = at(l, "threads");
+		char kind[32], wait[96], hold[96], boosts[24], per[256];
+		size_t used = 0;
+
+		snprintf(kind, sizeof(kind), at(l, "ceiling") ? "%s %d" : "%s", str(l, "kind"), (int)num(l, "ceiling"));
+		dist_cell(wait, sizeof(wait), l, "wait_ns");
+		dist_cell(hold, sizeof(hold), l, "hold_ns");
+		snprintf(boosts, sizeof(boosts), at(l, "boosts") ? "%lld" : "-", (long long)num(l, "boosts"));
+		per[0] = '\0';
+		if (by) {
+			json_object_object_foreach(by, name, v) {
+				char w[32];
+
+				us(w, sizeof(w), num(v, "wait_ns.max"));
+				used += (size_t)snprintf(per + used, used < sizeof(per) ? sizeof(per) - used : 0, "%s%s %s",
+							 used ? ", " : "", name, w);
+				if (used >= sizeof(per))
+					break;
+			}
+		}
+		fprintf(out, md ? "| %s | %s | %lld | %s | %s | %s | %s |\n" : "    %-12s %-11s %7lld %30s %30s %7s  %s\n",
+			str(l, "name"), kind, (long long)num(l, "acquisitions"), wait, hold, boosts, per);
+	}
+}
+
 /* A chain's end: a callback with a chain that no other callback's chain passes through (the shorter
  * chains are the longer ones' prefixes). */
 static bool chain_end(json_object *threads, json_object *t)
@@ -704,6 +743,7 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 	print_series(out, threads, style, has_messages, style == JL_TABLE_MARKDOWN ? "\n### Messages\n\n" : "\n", "messages",
 		     message_rows, sizeof(message_rows) / sizeof(message_rows[0]));
 	print_syncs(out, summary, style);
+	print_locks(out, summary, style);
 	print_chains(out, threads, style);
 	print_expect(out, summary, style);
 	print_budget(out, summary, style);

@@ -281,3 +281,18 @@ def test_json_and_markdown_exclude_each_other(jl, tmp_path):
     (d / "summary.json").write_text(json.dumps(PLAIN))
     r = jl("report", "--json", "--markdown", d, timeout=30)
     assert r.rc == 2 and "exclude each other" in r.stderr and r.stdout == ""
+
+
+def test_locks_table(jl, tmp_path):
+    """A [lock]: kind (with its ceiling), acquisitions, wait and hold cells, boosts, each thread's longest
+    wait; no locks section without locks"""
+    s = copy.deepcopy(PLAIN)
+    s["locks"] = [{"name": "shared", "kind": "ceiling", "ceiling": 90, "acquisitions": 60,
+                   "wait_ns": d3(2_000_000, 4_100_000, 4_200_000), "hold_ns": d3(2_500_000, 5_000_000, 5_100_000),
+                   "boosts": 0, "threads": {"low": {"tid": 1, "acquisitions": 30, "wait_ns": d3(1000, 1500, 1600)},
+                                            "high": {"tid": 2, "acquisitions": 30,
+                                                     "wait_ns": d3(4_000_000, 4_100_000, 4_200_000)}}}]
+    out = report(jl, tmp_path, s)
+    line_with(out, "shared", "ceiling 90", "60", dist(s["locks"][0]["wait_ns"]), dist(s["locks"][0]["hold_ns"]), "0",
+              "low", us(1600) + ",", "high", us(4_200_000))
+    assert "locks:" not in report(jl, tmp_path, copy.deepcopy(PLAIN), name="plain")
