@@ -8,8 +8,8 @@
 enum jl_metric_unit { JL_UNIT_NS, JL_UNIT_HZ, JL_UNIT_COUNT, JL_UNIT_FRACTION };
 
 /* What a metric is of: a measured series (a loop, a callback: summary.json `threads`), a [sync]
- * (`syncs`), both, or a [lock] (`locks`) */
-enum jl_metric_scope { JL_SCOPE_SERIES, JL_SCOPE_SYNC, JL_SCOPE_BOTH, JL_SCOPE_LOCK };
+ * (`syncs`), both, a [lock] (`locks`) or a [source] (`sources`) */
+enum jl_metric_scope { JL_SCOPE_SERIES, JL_SCOPE_SYNC, JL_SCOPE_BOTH, JL_SCOPE_LOCK, JL_SCOPE_SOURCE };
 
 struct jl_metric_desc {
 	const char *name;       /* "latency.p99" */

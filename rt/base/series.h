@@ -91,6 +91,7 @@ struct jl_series {
 	struct {
 		bool subscriber;        /* it consumes a topic (the counts below are its history's) */
 		bool poll;              /* it reads the newest message on its own period (else: once per message) */
+		bool queue;             /* it serves a [queue]: its messages are requests (summary.json sources) */
 		uint64_t published;     /* messages published to its history */
 		uint64_t consumed;      /* taken (a trigger), or read for the first time (a poll) */
 		uint64_t dropped;       /* a full keep-last history dropped its oldest */

@@ -312,7 +312,7 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
 	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
-	    jl_results_write_locks(r->dir, eng) ||
+	    jl_results_write_locks(r->dir, eng) || jl_results_write_requests(r->dir, eng) ||
 	    jl_output_write_json(r->dir, "summary.json", summary) ||
 	    write_report(r, summary, &tr)) {
 		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));

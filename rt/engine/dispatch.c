@@ -78,6 +78,14 @@ void jl_dispatch_post(struct jl_dispatch *d, int cb, int64_t now)
 	}
 }
 
+void jl_dispatch_restamp(struct jl_dispatch *d, int cb, int64_t at)
+{
+	struct jl_dcb *c = &d->cbs[cb];
+
+	if (c->kind == JL_CB_SUBSCRIPTION && c->pending)
+		c->ready_at = at;
+}
+
 static bool is_ready(const struct jl_dcb *c, int64_t now)
 {
 	return c->kind == JL_CB_TIMER ? c->next + c->off <= now : c->pending > 0;

@@ -73,6 +73,10 @@ void jl_dispatch_free(struct jl_dispatch *d);
 void jl_dispatch_start(struct jl_dispatch *d, int64_t t0);
 /* A message for subscription CB arrived at NOW. */
 void jl_dispatch_post(struct jl_dispatch *d, int cb, int64_t now);
+/* Subscription CB still has messages after a take, the next of which arrived at AT: FIFO orders it by
+ * that arrival (what an events executor's one event per message does; the model alone, knowing no
+ * arrivals, stamps it with the take's time). The driver, whose histories hold each arrival, calls it. */
+void jl_dispatch_restamp(struct jl_dispatch *d, int cb, int64_t at);
 /* The callback the calling thread runs next at NOW, taken (its group busy, a timer moved to its next
  * release, a message consumed), or -1: nothing can run now (wait until jl_dispatch_next_release() or a
  * post). *READY: when it became ready (a timer's release, a message's arrival). */

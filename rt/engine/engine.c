@@ -104,7 +104,7 @@ static void record_cpu(struct jl_thread *th, int cpu)
 /* Sleep until the release T (absolute). Long waits (a slow period, a late start) are cut into
  * slices so an early stop is noticed; the last sleep always ends exactly at T. Only
  * clock_nanosleep and clock_gettime. Returns false when the run is stopping early. */
-static bool sleep_to_release(int64_t t)
+bool jl_sleep_until(int64_t t)
 {
 	struct timespec ts;
 
@@ -153,7 +153,7 @@ static void drive_periodic(struct jl_thread *th)
 				release += ((now - release) / period + 1) * period;
 			break;
 		}
-		if (!sleep_to_release(release))
+		if (!jl_sleep_until(release))
 			break;
 		wake = jl_now_ns();
 		jl_work_run(&th->work);
@@ -250,6 +250,7 @@ const struct jl_driver *const jl_drivers[JL_BEH_N] = {
 	[JL_BEH_CONTINUOUS] = &driver_continuous,
 	[JL_BEH_EXEC] = &driver_exec,
 	[JL_BEH_EXECUTOR] = &jl_driver_executor,
+	[JL_BEH_SOURCE] = &jl_driver_source,
 };
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
@@ -586,8 +587,10 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 		n += (int)sc->threads[i].place.count;
 	for (int i = 0; i < sc->nexecutors; i++)
 		n += (int)sc->executors[i].t.place.count;
+	for (int i = 0; i < sc->nsources; i++)
+		n += (int)sc->sources[i].t.place.count;
 	eng->threads = calloc(n > 0 ? (size_t)n : 1, sizeof(*eng->threads));
-	eng->units = calloc((size_t)(sc->nthreads + sc->nexecutors) + 1, sizeof(*eng->units));
+	eng->units = calloc((size_t)(sc->nthreads + sc->nexecutors + sc->nsources) + 1, sizeof(*eng->units));
 	if (!eng->threads || !eng->units) {
 		snprintf(err, errlen, "out of memory for %d threads", n);
 		jl_engine_free(eng);
@@ -597,9 +600,12 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 		jl_engine_free(eng);
 		return -1;
 	}
-	/* the units: every [thread], then every [executor] (its thread spec: the pool's placement) */
-	for (int i = 0; i < sc->nthreads + sc->nexecutors; i++) {
-		const struct jl_thread_spec *spec = i < sc->nthreads ? &sc->threads[i] : &sc->executors[i - sc->nthreads].t;
+	/* the units: every [thread], then every [executor] (its thread spec: the pool's placement), then every
+	 * [source] (after the executors: it sends to their queues) */
+	for (int i = 0; i < sc->nthreads + sc->nexecutors + sc->nsources; i++) {
+		const struct jl_thread_spec *spec = i < sc->nthreads ? &sc->threads[i]
+						  : i < sc->nthreads + sc->nexecutors ? &sc->executors[i - sc->nthreads].t
+						  : &sc->sources[i - sc->nthreads - sc->nexecutors].t;
 		struct jl_unit *u = &eng->units[eng->nunits++];
 
 		u->spec = spec;

@@ -73,6 +73,7 @@ struct jl_driver {
 /* The drivers, by behaviour kind. */
 extern const struct jl_driver *const jl_drivers[JL_BEH_N];
 extern const struct jl_driver jl_driver_executor; /* executor.c */
+extern const struct jl_driver jl_driver_source;   /* executor.c: a [source]'s thread */
 
 /* One scenario section that makes threads, with its driver's state. */
 struct jl_unit {
@@ -209,5 +210,7 @@ void jl_engine_free(struct jl_engine *eng);
 size_t jl_engine_first_measured(const struct jl_engine *eng, const struct jl_series *s);
 
 int64_t jl_now_ns(void);
+/* Sleep until T (CLOCK_MONOTONIC, absolute), in slices that notice an early stop; false when stopping. */
+bool jl_sleep_until(int64_t t);
 
 #endif

@@ -24,6 +24,7 @@
 #include "../base/units.h"
 #include "dispatch.h"
 #include "engine.h"
+#include "request.h"
 #include "sync.h"
 
 struct exec_ctx;
@@ -35,6 +36,7 @@ struct prov {
 	uint32_t src_run;            /* the publishing run (its series' sample .run) */
 	uint16_t src;                /* the publisher's series id + 1 */
 	uint8_t via_sync;            /* it came out of sync via_sync - 1 (0: straight) */
+	uint32_t req;                /* a request to a queue: its index + 1 (0: a message of a topic) */
 };
 
 /* One message in a subscriber's history */
@@ -50,6 +52,9 @@ struct sub {
 	int cb;                      /* the callback in that executor */
 	int topic;                   /* index in the scenario's topics */
 	bool poll;
+	bool queue;                  /* a [queue]'s one serving callback (requests, replied to at each run's end) */
+	unsigned limit;              /* a queue: in service + queued at most this (0: none) */
+	unsigned in_service;         /* a queue: requests its callback is serving now */
 	enum jl_keep keep;
 	unsigned cap, head, n;       /* a ring of cap messages: depth (keep last) or the limit (keep all) */
 	struct msg *ring;
@@ -78,12 +83,17 @@ static struct prov sync_seen(const struct bsync *y, int input, int64_t stamp)
 	return (struct prov){ .origin = stamp };
 }
 
-/* The topics: every subscriber of every executor of the run, and the syncs (eng->app) */
+/* The topics: every subscriber of every executor of the run, the syncs, and the requests to queues
+ * (eng->app) */
 struct bus {
 	struct jl_engine *eng;
 	int nsubs, refs, nsyncs;
 	struct sub subs[JL_MAX_CALLBACKS];
 	struct bsync syncs[JL_MAX_SYNCS];
+	struct jl_request *reqs;     /* preallocated: every source's requests and the calls they cause */
+	size_t req_cap;
+	atomic_size_t nreq;          /* slots claimed (beyond req_cap: counted in req_lost) */
+	atomic_size_t req_lost;
 };
 
 static int topic_index(const struct jl_scenario *sc, const char *name)
@@ -94,6 +104,8 @@ static int topic_index(const struct jl_scenario *sc, const char *name)
 	return -1;
 }
 
+static size_t request_bound(const struct jl_scenario *sc);
+
 static struct bus *bus_new(struct jl_engine *eng)
 {
 	const struct jl_scenario *sc = eng->sc;
@@ -103,6 +115,11 @@ static struct bus *bus_new(struct jl_engine *eng)
 	if (!bus)
 		return NULL;
 	bus->eng = eng;
+	bus->req_cap = request_bound(sc);
+	if (bus->req_cap && !(bus->reqs = calloc(bus->req_cap, sizeof(*bus->reqs)))) {
+		free(bus);
+		return NULL;
+	}
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	for (int i = 0; i < sc->nsyncs; i++) {
@@ -122,6 +139,107 @@ static struct bus *bus_new(struct jl_engine *eng)
 	return bus;
 }
 
+/* ---- requests to queues (request.h) ---- */
+
+static const char *const req_status_names[] = { [JL_REQ_PENDING] = "pending", [JL_REQ_OK] = "ok",
+						 [JL_REQ_DEADLINE] = "deadline_exceeded", [JL_REQ_REFUSED] = "refused" };
+
+const char *jl_req_status_name(enum jl_req_status s)
+{
+	return (unsigned)s < sizeof(req_status_names) / sizeof(req_status_names[0]) ? req_status_names[s] : "?";
+}
+
+/* Requests the run can make: every source's (a burst, a count, or a rate over the whole run), each
+ * causing at most one call per calling callback on its way */
+static size_t request_bound(const struct jl_scenario *sc)
+{
+	size_t n = 0, calls = 0;
+	const double run_s = (double)(sc->run.warmup_ns + sc->run.duration_ns) / 1e9;
+
+	for (int i = 0; i < sc->nsources; i++) {
+		const struct jl_source_spec *s = &sc->sources[i];
+
+		n += s->burst ? s->burst : s->count ? s->count : (size_t)(s->rate_hz * run_s) + 2;
+	}
+	for (int i = 0; i < sc->ncallbacks; i++)
+		calls += sc->callbacks[i].call[0] != 0;
+	n *= calls + 1;
+	return n < (1u << 22) ? n : (1u << 22);
+}
+
+/* A new request to TOPIC at NOW (its slot, or -1: no slot left, counted) */
+static int req_new(struct bus *bus, int topic, int64_t now, int64_t deadline, int parent, int source)
+{
+	size_t i = atomic_fetch_add(&bus->nreq, 1);
+	struct jl_request *r;
+
+	if (i >= bus->req_cap) {
+		atomic_fetch_add(&bus->req_lost, 1);
+		return -1;
+	}
+	r = &bus->reqs[i];
+	r->created = now;
+	r->deadline = deadline;
+	r->parent = parent;
+	r->topic = (int16_t)topic;
+	r->source = (int16_t)source;
+	r->server = -1;
+	return (int)i;
+}
+
+/* R is answered (served, or refused) with STATUS at NOW: its caller, if waiting, wakes */
+static void req_reply(struct jl_request *r, enum jl_req_status status, int64_t now)
+{
+	r->end = now;
+	atomic_store(&r->status, (uint8_t)status);
+	atomic_store_explicit(&r->done, 1, memory_order_release);
+	syscall(SYS_futex, &r->done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Has R's requester stopped waiting by NOW (its deadline passed, or its caller gave up)? What a server
+ * with cancel = cooperative checks */
+static bool req_abandoned(const struct jl_request *r, int64_t now)
+{
+	return (r->deadline && now >= r->deadline) || atomic_load(&r->gave_up);
+}
+
+const struct jl_request *jl_executor_requests(const struct jl_engine *eng, size_t *n, size_t *lost)
+{
+	const struct bus *bus = eng->app;
+	size_t k = bus ? atomic_load(&((struct bus *)bus)->nreq) : 0;
+
+	*n = bus && k > bus->req_cap ? bus->req_cap : k;
+	*lost = bus ? atomic_load(&((struct bus *)bus)->req_lost) : 0;
+	return bus ? bus->reqs : NULL;
+}
+
+int64_t jl_request_given_up(const struct jl_request *reqs, size_t n, const struct jl_request *r)
+{
+	int64_t g = 0;
+
+	for (int hops = 0; r && hops < 64; hops++) {
+		int64_t mine = atomic_load(&((struct jl_request *)r)->gave_up);
+
+		if (r->deadline && (!r->end || r->end > r->deadline) && (!mine || r->deadline < mine))
+			mine = r->deadline; /* its requester's deadline passed before the reply */
+		if (mine && (!g || mine < g))
+			g = mine;
+		r = r->parent >= 0 && (size_t)r->parent < n ? &reqs[r->parent] : NULL;
+	}
+	return g;
+}
+
+int64_t jl_request_wasted(const struct jl_request *reqs, size_t n, const struct jl_request *r)
+{
+	const int64_t g = jl_request_given_up(reqs, n, r);
+	int64_t from;
+
+	if (!g || !r->start || !r->end)
+		return 0;
+	from = r->start > g ? r->start : g;
+	return r->end > from ? r->end - from : 0;
+}
+
 int jl_executor_syncs(const struct jl_engine *eng, struct jl_sync_report *out, int max)
 {
 	const struct bus *bus = eng->app;
@@ -139,6 +257,7 @@ struct exec_ctx {
 	struct bus *bus;
 	int *sub;                    /* per callback: its history in the bus, or -1 */
 	int *pub;                    /* per callback: the topic it publishes to, or -1 */
+	int *call;                   /* per callback: the queue its work calls (work = call QUEUE), or -1 */
 	uint32_t *carry;             /* per callback: releases skipped after its last run (the next sample's) */
 	uint64_t *skipped_seen;      /* per callback: the model's skip count at its last take */
 	int active;                  /* pool threads still in the loop */
@@ -193,11 +312,13 @@ static void executor_fini(struct jl_unit *u)
 			free(x->bus->subs[i].ring);
 		for (int i = 0; i < x->bus->nsyncs; i++)
 			pthread_mutex_destroy(&x->bus->syncs[i].mu);
+		free(x->bus->reqs);
 		free(x->bus);
 		u->eng->app = NULL;
 	}
 	free(x->sub);
 	free(x->pub);
+	free(x->call);
 	free(x->carry);
 	free(x->skipped_seen);
 	for (int i = 0; x->work && i < x->ncb; i++)
@@ -242,6 +363,14 @@ static void publish(struct bus *bus, int topic, const struct prov *p, int64_t no
 		pthread_mutex_lock(&b->x->mu);
 		b->seq++;
 		SERIES(bus, b)->msgs.published++;
+		if (b->queue && p->req && (b->n == b->cap || (b->limit && b->n + b->in_service >= b->limit))) {
+			/* a queue refuses at once what its limit (or its depth) has no room for */
+			SERIES(bus, b)->msgs.limit_errors += b->n == b->cap;
+			SERIES(bus, b)->msgs.never++;
+			pthread_mutex_unlock(&b->x->mu);
+			req_reply(&bus->reqs[p->req - 1], JL_REQ_REFUSED, now);
+			continue;
+		}
 		if (b->n == b->cap) {
 			if (b->keep == JL_KEEP_ALL) {
 				SERIES(bus, b)->msgs.limit_errors++;
@@ -312,6 +441,8 @@ static struct prov consume(struct exec_ctx *x, int cb, int64_t *ready, bool *rer
 		b->head = (b->head + 1) % b->cap;
 		b->n--;
 		SERIES(bus, b)->msgs.consumed++;
+		if (b->n) /* fifo: the rest wait in their own arrival order, behind what arrived before them */
+			jl_dispatch_restamp(&x->d, cb, b->ring[b->head].at);
 		return p;
 	}
 	{
@@ -366,6 +497,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->work = calloc((size_t)x->ncb + 1, sizeof(*x->work));
 	x->sub = calloc((size_t)x->ncb + 1, sizeof(*x->sub));
 	x->pub = calloc((size_t)x->ncb + 1, sizeof(*x->pub));
+	x->call = calloc((size_t)x->ncb + 1, sizeof(*x->call));
 	x->carry = calloc((size_t)x->ncb + 1, sizeof(*x->carry));
 	x->skipped_seen = calloc((size_t)x->ncb + 1, sizeof(*x->skipped_seen));
 	if (!u->eng->app)
@@ -373,7 +505,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->bus = u->eng->app;
 	if (x->bus)
 		x->bus->refs++;
-	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->carry || !x->skipped_seen || !x->bus) {
+	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->call || !x->carry || !x->skipped_seen || !x->bus) {
 		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
 		return -1;
 	}
@@ -397,10 +529,13 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,
 						  .period = c->period_ns, .phase = c->phase_ns, .jitter = c->jitter_ns,
 						  .seed = (uint64_t)sc->run.seed * 1000003u + (uint64_t)i };
-		x->sub[x->ncb] = x->pub[x->ncb] = -1;
-		for (int k = 0; k < sc->ntopics; k++)
+		x->sub[x->ncb] = x->pub[x->ncb] = x->call[x->ncb] = -1;
+		for (int k = 0; k < sc->ntopics; k++) {
 			if (!strcmp(sc->topics[k].name, c->publish))
 				x->pub[x->ncb] = k;
+			if (!strcmp(sc->topics[k].name, c->call))
+				x->call[x->ncb] = k;
+		}
 		if (jl_work_prepare(&x->work[x->ncb], &c->work, es->t.place.mem_node)) {
 			snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
 			return -1;
@@ -439,6 +574,10 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 					b->topic = k;
 					b->keep = sc->topics[k].keep;
 					b->cap = b->keep == JL_KEEP_ALL ? JL_TOPIC_KEEP_ALL_LIMIT : sc->topics[k].depth;
+					b->queue = sc->topics[k].queue;
+					b->limit = sc->topics[k].limit;
+					if (b->queue) /* a queue holds `depth` requests */
+						b->cap = sc->topics[k].depth;
 				}
 			b->ring = calloc(b->cap ? b->cap : 1, sizeof(*b->ring));
 			if (!b->ring) {
@@ -447,6 +586,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 			}
 			s->msgs.subscriber = true;
 			s->msgs.poll = b->poll;
+			s->msgs.queue = b->queue;
 			b->sid = s->id;
 			x->sub[x->ncb] = x->bus->nsubs++;
 		}
@@ -467,6 +607,58 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	pthread_mutexattr_destroy(&ma);
 	x->mu_init = true;
 	return 0;
+}
+
+/* work = call QUEUE, by callback CB serving request PARENT (-1: none) whose data came from IN: a request
+ * to the queue, then the wait for its reply: with deadline_propagation at most until the parent's
+ * deadline less the margin (the request carries that deadline), else until the reply (or the run's end).
+ * A caller that stops waiting marks the request given up: its server may see it (cancel = cooperative).
+ * Returns false when the call failed (DEADLINE_EXCEEDED, refused, no slot): the handler's own reply fails. */
+static bool call_and_wait(struct exec_ctx *x, int cb, int parent, const struct prov *in)
+{
+	struct bus *bus = x->bus;
+	const struct jl_callback_spec *c = x->cb[cb];
+	const struct jl_request *p = parent >= 0 ? &bus->reqs[parent] : NULL;
+	const int64_t now = jl_now_ns();
+	int64_t deadline = 0, until;
+	struct jl_request *r;
+	int i;
+
+	if (c->propagate && p && p->deadline)
+		deadline = p->deadline - c->margin_ns;
+	i = req_new(bus, x->call[cb], now, deadline, parent, -1);
+	if (i < 0)
+		return false;
+	r = &bus->reqs[i];
+	if (deadline && deadline <= now) { /* no time left: DEADLINE_EXCEEDED without sending it */
+		atomic_store(&r->gave_up, now);
+		req_reply(r, JL_REQ_DEADLINE, now);
+		return false;
+	}
+	publish(bus, x->call[cb], &(struct prov){ .origin = in->origin, .req = (uint32_t)i + 1 }, now);
+	until = deadline ? deadline : bus->eng->t_end;
+	while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+		if (jl_now_ns() >= until || jl_stopping_now()) {
+			atomic_store(&r->gave_up, jl_now_ns()); /* DEADLINE_EXCEEDED (or the run ended) */
+			return false;
+		}
+		futex_wait_until((atomic_uint *)&r->done, 0, until);
+	}
+	return atomic_load(&r->status) == JL_REQ_OK;
+}
+
+/* The work of callback CB serving request R with cancel = cooperative D: in slices of D, stopping at the
+ * first check that finds its requester gone (sleep and spin: the kinds a slice of which is the same
+ * kind shorter) */
+static void serve_cooperatively(struct exec_ctx *x, int cb, const struct jl_request *r)
+{
+	struct jl_work_state slice = x->work[cb];
+	const int64_t total = x->work[cb].spec.arg, d = x->cb[cb]->cancel_ns, t0 = jl_now_ns();
+
+	for (int64_t left = total; left > 0 && !req_abandoned(r, jl_now_ns()); left = total - (jl_now_ns() - t0)) {
+		slice.spec.arg = left < d ? left : d;
+		jl_work_run(&slice);
+	}
 }
 
 /* One pool thread: take the next callback (under the lock), run it, record it, return it; wait when
@@ -503,15 +695,29 @@ static void drive_executor(struct jl_thread *th)
 			/* a sample counts the releases dropped before it (as drive_periodic's): those this take
 			 * skipped go to the next one */
 			const uint32_t skipped = x->carry[cb];
-			bool reread, frees;
+			bool reread, frees, failed;
 			uint32_t run;
+			struct jl_request *req;
 
 			x->carry[cb] = (uint32_t)(x->dcb[cb].skipped - x->skipped_seen[cb]);
 			x->skipped_seen[cb] = x->dcb[cb].skipped;
 			in = consume(x, cb, &ready, &reread);
+			req = in.req ? &x->bus->reqs[in.req - 1] : NULL;
+			if (req) /* a request it serves: in service until this run ends */
+				x->bus->subs[x->sub[cb]].in_service++;
 			pthread_mutex_unlock(&x->mu);
 			start = jl_now_ns();
-			jl_work_run(&x->work[cb]);
+			if (req) {
+				req->start = start;
+				req->server = x->first_series + cb;
+			}
+			failed = false;
+			if (x->call[cb] >= 0) /* its call failed: so does its own reply (DEADLINE_EXCEEDED) */
+				failed = !call_and_wait(x, cb, req ? (int)in.req - 1 : -1, &in);
+			else if (req && x->cb[cb]->cancel_ns)
+				serve_cooperatively(x, cb, req);
+			else
+				jl_work_run(&x->work[cb]);
 			end = jl_now_ns();
 			cpu = sched_getcpu();
 			if (cpu >= 0 && cpu < CPU_SETSIZE)
@@ -530,6 +736,10 @@ static void drive_executor(struct jl_thread *th)
 			th->callbacks_run++;
 			frees = x->dcb[cb].group != JL_GROUP_REENTRANT;
 			jl_dispatch_done(&x->d, cb);
+			if (req) { /* the reply: useful only while its requester still waits */
+				x->bus->subs[x->sub[cb]].in_service--;
+				req_reply(req, failed || req_abandoned(req, end) ? JL_REQ_DEADLINE : JL_REQ_OK, end);
+			}
 			if (frees || x->pub[cb] >= 0) {
 				pthread_mutex_unlock(&x->mu);
 				if (frees) /* its group is free again: another thread may take from it */
@@ -607,4 +817,58 @@ static void executor_stop(struct jl_unit *u)
 const struct jl_driver jl_driver_executor = {
 	.name = "callback", .end = JL_END_AT_RELEASE, .init = executor_init, .run = drive_executor,
 	.stop = executor_stop, .fini = executor_fini,
+};
+
+/* ---- [source NAME]: a load client's thread (issue 14) ---- */
+
+static const struct jl_source_spec *source_of(const struct jl_unit *u)
+{
+	return (const struct jl_source_spec *)u->spec; /* the thread spec is the source spec's first member */
+}
+
+static int source_init(struct jl_unit *u, char *err, size_t errlen)
+{
+	if (!u->eng->app) { /* a queue has a serving callback, so an executor made the bus (validation) */
+		snprintf(err, errlen, "source '%s': no executor serves its queue", u->spec->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Send one request of source S (index SI) to TOPIC at NOW: open loop, it waits for no reply */
+static void source_send(struct bus *bus, const struct jl_source_spec *s, int si, int topic)
+{
+	const int64_t now = jl_now_ns();
+	int i = req_new(bus, topic, now, s->deadline_ns ? now + s->deadline_ns : 0, -1, si);
+
+	if (i >= 0)
+		publish(bus, topic, &(struct prov){ .origin = now, .req = (uint32_t)i + 1 }, now);
+}
+
+static void drive_source(struct jl_thread *th)
+{
+	struct jl_engine *eng = th->eng;
+	const struct jl_source_spec *s = source_of(&eng->units[th->unit]);
+	struct bus *bus = eng->app;
+	const int si = (int)(s - eng->sc->sources), topic = topic_index(eng->sc, s->target);
+	const int64_t period = s->rate_hz > 0 ? (int64_t)(1e9 / s->rate_hz) : 0;
+
+	if (topic < 0 || !jl_sleep_until(th->first_release))
+		return;
+	if (s->burst) {
+		for (unsigned k = 0; k < s->burst; k++)
+			source_send(bus, s, si, topic);
+		return;
+	}
+	for (unsigned k = 0; period && (!s->count || k < s->count); k++) {
+		const int64_t at = th->first_release + (int64_t)k * period;
+
+		if (at >= eng->t_end || !jl_sleep_until(at))
+			break;
+		source_send(bus, s, si, topic);
+	}
+}
+
+const struct jl_driver jl_driver_source = {
+	.name = "source", .end = JL_END_AT_RELEASE, .init = source_init, .run = drive_source,
 };

@@ -10,6 +10,7 @@
 #include "../../affinity/cpulist.h"
 #include "../base/lock.h"
 #include "../base/output.h"
+#include "request.h"
 
 /* Releases of a loop on its grid BASE + k * P (k >= 0) that lie in [LO, HI). */
 static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
@@ -271,6 +272,34 @@ int jl_results_write_locks(const char *dir, const struct jl_engine *eng)
 			fprintf(of.fp, "%s,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64 "\n", l->name, who, (int)x->tid, x->ask, x->got,
 				x->rel);
 		}
+	}
+	return jl_output_commit(&of);
+}
+
+int jl_results_write_requests(const char *dir, const struct jl_engine *eng)
+{
+	size_t n, lost;
+	const struct jl_request *reqs = jl_executor_requests(eng, &n, &lost);
+	struct jl_outfile of;
+
+	if (!eng->sc->nsources)
+		return 0;
+	if (jl_output_open(&of, dir, "requests.csv"))
+		return -1;
+	fputs("request,queue,source,parent,server,status,created_ns,deadline_ns,start_ns,end_ns,gave_up_ns,wasted_ns\n", of.fp);
+	for (size_t i = 0; i < n; i++) {
+		const struct jl_request *r = &reqs[i];
+		const char *src = r->source >= 0 && r->source < eng->sc->nsources ? eng->sc->sources[r->source].t.name : "";
+		const char *srv = r->server >= 0 && r->server < eng->nseries ? eng->series[r->server].name : "";
+		char parent[16] = "";
+
+		if (r->parent >= 0)
+			snprintf(parent, sizeof(parent), "%d", r->parent);
+		fprintf(of.fp, "%zu,%s,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", i,
+			r->topic >= 0 && r->topic < eng->sc->ntopics ? eng->sc->topics[r->topic].name : "", src, parent, srv,
+			jl_req_status_name((enum jl_req_status)atomic_load(&((struct jl_request *)r)->status)), r->created,
+			r->deadline, r->start, r->end, (int64_t)atomic_load(&((struct jl_request *)r)->gave_up),
+			jl_request_wasted(reqs, n, r));
 	}
 	return jl_output_commit(&of);
 }

@@ -52,5 +52,9 @@ int jl_results_write_callbacks(const char *dir, const struct jl_engine *eng, con
 /* Write RUN_DIR/locks.csv (when the run has [lock]s): one row per acquisition kept (the warm-up's too),
  * integers in ns: the lock, the thread that took it, when it asked, took and gave it back. 0, or -1. */
 int jl_results_write_locks(const char *dir, const struct jl_engine *eng);
+/* Write RUN_DIR/requests.csv (when the run has [source]s): one row per request (a source's, or a call a
+ * handler made: its parent), its queue, status and times in ns, and the work done for it after its
+ * requester had given up. 0, or -1 with errno. */
+int jl_results_write_requests(const char *dir, const struct jl_engine *eng);
 
 #endif

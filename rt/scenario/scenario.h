@@ -23,6 +23,7 @@
 #define JL_MAX_SYNCS 8
 #define JL_MAX_NODES 32
 #define JL_MAX_LOCKS 16
+#define JL_MAX_SOURCES 16
 #define JL_TOPIC_KEEP_ALL_LIMIT 4096 /* keep = all: the resource limit of a subscriber's history */
 #define JL_ERR_MAX 512
 /* a cpu list as written when it uses a name (pcores, ecores, smt:N): at most 191 characters, so that
@@ -104,7 +105,7 @@ struct jl_placement {
 /* is the program measured, by the probe or from the trace (an exec'd program's series come after the run) */
 #define JL_MEASURE_FROM_TRACE(m) ((m) == JL_MEASURE_PROBE || (m) == JL_MEASURE_WAKEUPS)
 
-enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_EXECUTOR, JL_BEH_N };
+enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_EXECUTOR, JL_BEH_SOURCE, JL_BEH_N };
 
 struct jl_behaviour {
 	enum jl_behaviour_kind kind; /* derived from the keys: exec -> exec, a period -> periodic, else continuous */
@@ -122,7 +123,10 @@ struct jl_behaviour {
 
 /* [executor NAME] keys after the placement's (their slots follow JL_TKEY_N in the spec's key_line) */
 enum jl_ekey { JL_EKEY_THREADS = JL_TKEY_N, JL_EKEY_DISPATCH, JL_EKEY_END };
-#define JL_SPEC_KEYS JL_EKEY_END
+/* [source NAME] keys after the placement's, the same way */
+enum jl_srckey { JL_SRCKEY_TARGET = JL_TKEY_N, JL_SRCKEY_BURST, JL_SRCKEY_RATE, JL_SRCKEY_COUNT, JL_SRCKEY_START,
+		 JL_SRCKEY_DEADLINE, JL_SRCKEY_END };
+#define JL_SPEC_KEYS ((int)JL_EKEY_END > (int)JL_SRCKEY_END ? (int)JL_EKEY_END : (int)JL_SRCKEY_END)
 
 struct jl_thread_spec {
 	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
@@ -144,7 +148,8 @@ struct jl_executor_spec {
 };
 
 enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_NODE, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
-	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_LOCK, JL_CKEY_N };
+	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_LOCK, JL_CKEY_PROPAGATION,
+	       JL_CKEY_MARGIN, JL_CKEY_CANCEL, JL_CKEY_N };
 
 /* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
  * (trigger = TOPIC: once per message), or a timer that polls a topic (poll = TOPIC with a period: reads the
@@ -161,6 +166,12 @@ struct jl_callback_spec {
 	struct jl_work_spec work;
 	char trigger[JL_NAME_MAX], poll[JL_NAME_MAX], publish[JL_NAME_MAX]; /* topics ("" = none) */
 	char lock[JL_NAME_MAX];     /* a [lock] held while its work runs ("" = none) */
+	char call[JL_NAME_MAX];     /* work = call QUEUE: a request to the queue, waited for ("" = none) */
+	bool propagate;             /* deadline_propagation: the call waits at most the request's remaining
+				     * time minus margin, and carries that deadline */
+	int64_t margin_ns;
+	int64_t cancel_ns;          /* cancel = cooperative D: it checks every D whether its caller gave up
+				     * (0: none, a synchronous handler runs to its end) */
 	int key_line[JL_CKEY_N];
 };
 
@@ -202,6 +213,17 @@ struct jl_node_spec {
 	int key_line[JL_NKEY_N];
 };
 
+/* [source NAME] (issue 14): an open-loop request generator (a load client) in its own thread, placed
+ * like a [thread]: a burst of requests at `start`, or `count` requests at `rate` from `start` */
+struct jl_source_spec {
+	struct jl_thread_spec t;    /* its thread (beh.kind JL_BEH_SOURCE, beh.start_ns: `start`) */
+	char target[JL_NAME_MAX];   /* the [queue] */
+	unsigned burst;             /* N requests at once (0: rate) */
+	double rate_hz;
+	unsigned count;             /* rate: how many (0: until the end) */
+	int64_t deadline_ns;        /* per request, from its creation (0: none) */
+};
+
 /* [lock NAME] (issue 14): a mutex held while the work of the threads and callbacks naming it runs
  * (rt/base/lock.h: the kinds) */
 enum jl_lkey { JL_LKEY_KIND, JL_LKEY_CEILING, JL_LKEY_N };
@@ -215,7 +237,7 @@ struct jl_lock_spec {
 };
 
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
-enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_N };
+enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_LIMIT, JL_OPKEY_N };
 
 /* [topic NAME]: one publisher side, each subscriber with its own history (a ROS topic's QoS). */
 struct jl_topic_spec {
@@ -224,6 +246,10 @@ struct jl_topic_spec {
 	int line;
 	unsigned depth;             /* KEEP_LAST(depth): a full history drops its oldest, counted */
 	enum jl_keep keep;          /* or KEEP_ALL: nothing dropped; JL_TOPIC_KEEP_ALL_LIMIT full: an error, counted */
+	bool queue;                 /* a [queue] (issue 14): each request taken once by its one serving callback
+				     * (its pool's threads compete), replied to when that run ends */
+	unsigned limit;             /* a queue: at most this many requests in service or queued, the rest refused
+				     * at once (0: none; a full depth refuses too) */
 	int key_line[JL_OPKEY_N];
 };
 
@@ -281,6 +307,8 @@ struct jl_scenario {
 	struct jl_node_spec nodes[JL_MAX_NODES];
 	int nlocks;
 	struct jl_lock_spec locks[JL_MAX_LOCKS];
+	int nsources;
+	struct jl_source_spec sources[JL_MAX_SOURCES];
 };
 
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */

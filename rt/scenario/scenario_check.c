@@ -295,6 +295,86 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 	return 0;
 }
 
+static const struct jl_topic_spec *topic_named(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->ntopics; i++)
+		if (!strcmp(sc->topics[i].name, name))
+			return &sc->topics[i];
+	return NULL;
+}
+
+/* [queue]s, [source]s and calls (issue 14): a queue has exactly one serving callback (its pool's threads
+ * compete for the requests; a poll or a second trigger would not take each request once), requests come
+ * from sources and calls only, and the keys of a call or a cancellation are where they mean something */
+static int validate_queues(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	for (int i = 0; i < sc->ntopics; i++) {
+		const struct jl_topic_spec *q = &sc->topics[i];
+		int servers = 0;
+
+		if (!q->queue)
+			continue;
+		for (int k = 0; k < sc->ncallbacks; k++) {
+			const struct jl_callback_spec *c = &sc->callbacks[k];
+
+			servers += !strcmp(c->trigger, q->name);
+			if (!strcmp(c->poll, q->name))
+				VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': polls queue '%s' (expected trigger = %s: each "
+				      "request is taken once)", c->name, q->name, q->name);
+			if (!strcmp(c->publish, q->name))
+				VFAIL(c->key_line[JL_CKEY_PUBLISH], "callback '%s': publishes to queue '%s' (expected work = call "
+				      "%s, or a [source] with target = %s)", c->name, q->name, q->name, q->name);
+		}
+		if (servers != 1)
+			VFAIL(q->line, "queue '%s': %s (expected one [callback] with trigger = %s: its executor's threads compete "
+			      "for the requests)", q->name, servers ? "served by more than one callback" : "nothing serves it",
+			      q->name);
+		if (q->limit > q->depth)
+			VFAIL(q->key_line[JL_OPKEY_LIMIT], "queue '%s': limit %u is more than its depth %u", q->name, q->limit,
+			      q->depth);
+	}
+	for (int k = 0; k < sc->ncallbacks; k++) {
+		const struct jl_callback_spec *c = &sc->callbacks[k];
+		const struct jl_topic_spec *q = c->call[0] ? topic_named(sc, c->call) : NULL;
+		const struct jl_topic_spec *served = c->trigger[0] ? topic_named(sc, c->trigger) : NULL;
+
+		if (c->call[0] && !q)
+			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': work = call %s: no queue '%s' (expected the name of a "
+			      "[queue] section)", c->name, c->call, c->call);
+		if (q && !q->queue)
+			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': work = call %s: '%s' is a topic, not a [queue]", c->name,
+			      c->call, c->call);
+		if (c->call[0] && !strcmp(c->call, c->trigger))
+			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': calls the queue it serves (a chain that feeds itself)",
+			      c->name);
+		if (!c->call[0] && (c->key_line[JL_CKEY_PROPAGATION] || c->key_line[JL_CKEY_MARGIN]))
+			VFAIL(c->key_line[JL_CKEY_PROPAGATION] ? c->key_line[JL_CKEY_PROPAGATION] : c->key_line[JL_CKEY_MARGIN],
+			      "callback '%s': deadline_propagation and margin are for work = call QUEUE", c->name);
+		if (c->cancel_ns && !(served && served->queue))
+			VFAIL(c->key_line[JL_CKEY_CANCEL], "callback '%s': cancel is for a callback serving a [queue] (expected "
+			      "trigger = QUEUE)", c->name);
+		if (c->cancel_ns && c->work.kind != JL_WORK_SLEEP && c->work.kind != JL_WORK_SPIN)
+			VFAIL(c->key_line[JL_CKEY_CANCEL], "callback '%s': cancel = cooperative needs work = sleep or spin (a "
+			      "slice of it is the same work shorter)", c->name);
+	}
+	for (int i = 0; i < sc->nsources; i++) {
+		const struct jl_source_spec *s = &sc->sources[i];
+		const struct jl_topic_spec *q = s->target[0] ? topic_named(sc, s->target) : NULL;
+
+		if (!s->target[0])
+			VFAIL(s->t.line, "source '%s': no target (expected target = QUEUE)", s->t.name);
+		if (!q || !q->queue)
+			VFAIL(s->t.key_line[JL_SRCKEY_TARGET], "source '%s': no queue '%s' (expected the name of a [queue] section)",
+			      s->t.name, s->target);
+		if (!s->burst == !(s->rate_hz > 0))
+			VFAIL(s->t.line, "source '%s': %s (expected burst = N, or rate = RATE with count = N)", s->t.name,
+			      s->burst ? "both a burst and a rate" : "neither a burst nor a rate");
+		if (s->burst && s->t.key_line[JL_SRCKEY_COUNT])
+			VFAIL(s->t.key_line[JL_SRCKEY_COUNT], "source '%s': count is for rate (a burst is its own count)", s->t.name);
+	}
+	return 0;
+}
+
 static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
 			   char *err, size_t errlen)
 {
@@ -474,7 +554,7 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			VFAIL(y->key_line[JL_SKEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
 			      "itself)", y->name);
 	}
-	if (validate_locks(sc, err, errlen))
+	if (validate_locks(sc, err, errlen) || validate_queues(sc, err, errlen))
 		return -1;
 	for (int i = 0; i < sc->nbudgets; i++) {
 		bool found = false;
@@ -496,15 +576,18 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 				target = JL_SCOPE_SYNC, what = "[sync]";
 		if (lock_named(sc, e->thread))
 			target = JL_SCOPE_LOCK, what = "[lock]";
+		for (int k = 0; k < sc->nsources; k++)
+			if (!strcmp(sc->sources[k].t.name, e->thread))
+				target = JL_SCOPE_SOURCE, what = "[source]";
 		if (target == JL_SCOPE_SERIES && !thread_name_exists(sc, e->thread))
-			VFAIL(e->line, "[expect] %s: no thread, callback, sync or lock '%s'", e->label, e->thread);
-		if (m && m->scope != target && !(m->scope == JL_SCOPE_BOTH && target != JL_SCOPE_LOCK)) {
+			VFAIL(e->line, "[expect] %s: no thread, callback, sync, lock or source '%s'", e->label, e->thread);
+		if (m && m->scope != target && !(m->scope == JL_SCOPE_BOTH && (target == JL_SCOPE_SERIES || target == JL_SCOPE_SYNC))) {
 			char names[512];
 			size_t used = 0;
 
 			names[0] = '\0';
 			for (int k = 0; k < jl_nmetrics && used < sizeof(names); k++) /* the registry's, never a copy */
-				if (jl_metrics[k].scope == target || (jl_metrics[k].scope == JL_SCOPE_BOTH && target != JL_SCOPE_LOCK))
+				if (jl_metrics[k].scope == target || (jl_metrics[k].scope == JL_SCOPE_BOTH && target == JL_SCOPE_SYNC))
 					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
 								 jl_metrics[k].name);
 			VFAIL(e->line, "[expect] %s: %s is not a metric of a %s ('%s'; expected one of %s)", e->label, e->metric,

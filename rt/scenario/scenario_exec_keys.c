@@ -104,6 +104,56 @@ KEY_FORMAT(fmt_cb_lock)
 	return v->callback->lock[0] ? v->callback->lock : NULL;
 }
 
+KEY_PARSE(cb_propagate)
+{
+	(void)d, (void)key;
+	return jl_parse_bool(value, &v->callback->propagate, why, wl);
+}
+
+KEY_FORMAT(fmt_cb_propagate)
+{
+	(void)buf, (void)len;
+	return v->callback->propagate ? "yes" : "no";
+}
+
+KEY_PARSE(cb_margin)
+{
+	(void)d, (void)key;
+	if (jl_parse_duration(value, &v->callback->margin_ns, why, wl))
+		return -1;
+	return 0;
+}
+
+KEY_FORMAT(fmt_cb_margin)
+{
+	return jl_format_duration(v->callback->margin_ns, buf, len);
+}
+
+KEY_PARSE(cb_cancel)
+{
+	(void)key;
+	if (!strcmp(value, "none")) {
+		v->callback->cancel_ns = 0;
+		return 0;
+	}
+	if (strncmp(value, "cooperative ", 12) || jl_parse_duration(value + 12, &v->callback->cancel_ns, why, wl) ||
+	    v->callback->cancel_ns <= 0) {
+		snprintf(why, wl, "'%s' is not a cancellation (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_cb_cancel)
+{
+	char d[32];
+
+	if (!v->callback->cancel_ns)
+		return "none";
+	snprintf(buf, len, "cooperative %s", jl_format_duration(v->callback->cancel_ns, d, sizeof(d)));
+	return buf;
+}
+
 KEY_PARSE(cb_node)
 {
 	(void)d, (void)key;
@@ -185,11 +235,25 @@ KEY_FORMAT(fmt_cb_jitter)
 KEY_PARSE(cb_work)
 {
 	(void)d, (void)key;
+	v->callback->call[0] = '\0';
+	if (!strncmp(value, "call ", 5) || !strcmp(value, "call")) { /* a request to a [queue], waited for */
+		const char *q = value + 4;
+
+		while (*q == ' ')
+			q++;
+		v->callback->work = (struct jl_work_spec){ .kind = JL_WORK_NONE };
+		return jl_scenario_name_value(q, v->callback->call, sizeof(v->callback->call), "a queue name (call QUEUE)",
+					      why, wl);
+	}
 	return jl_work_parse(value, &v->callback->work, why, wl);
 }
 
 KEY_FORMAT(fmt_cb_work)
 {
+	if (v->callback->call[0]) {
+		snprintf(buf, len, "call %s", v->callback->call);
+		return buf;
+	}
 	return jl_work_format(&v->callback->work, buf, len);
 }
 
@@ -256,6 +320,18 @@ static const struct jl_key_desc callback_keys[] = {
 	{ .name = "lock", .slot = JL_CKEY_LOCK, .syntax = "NAME", .def_doc = "none", .range = "the name of a [lock] section",
 	  .help = "held while its work runs (taken before, given back after; its wait is part of the run)",
 	  .parse = cb_lock, .format = fmt_cb_lock },
+	{ .name = "deadline_propagation", .slot = JL_CKEY_PROPAGATION, .syntax = "BOOL", .def = "no", .range = "yes or no",
+	  .help = "work = call: the call waits at most its request's remaining time minus `margin` and the request it "
+		  "sends carries that deadline (on expiry: DEADLINE_EXCEEDED); no: it waits for the reply, however long",
+	  .parse = cb_propagate, .format = fmt_cb_propagate },
+	{ .name = "margin", .slot = JL_CKEY_MARGIN, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	  .help = "deadline_propagation: what the call keeps for itself of its request's remaining time",
+	  .parse = cb_margin, .format = fmt_cb_margin },
+	{ .name = "cancel", .slot = JL_CKEY_CANCEL, .syntax = "none|cooperative DURATION", .def = "none",
+	  .range = "none, or cooperative and a duration greater than 0 (work = sleep or spin)",
+	  .help = "a callback serving a [queue], when its caller gave up: none (it runs to its end, as a synchronous "
+		  "handler does) or cooperative D (its work checks every D and stops)",
+	  .parse = cb_cancel, .format = fmt_cb_cancel },
 };
 
 const struct jl_key_table jl_keys_callback = { "callback", callback_keys,
@@ -537,3 +613,165 @@ static const struct jl_key_desc lock_keys[] = {
 };
 
 const struct jl_key_table jl_keys_lock = { "lock", lock_keys, (int)(sizeof(lock_keys) / sizeof(lock_keys[0])) };
+
+/* ---- [queue NAME] (issue 14): a topic entry with queue = true ---- */
+
+KEY_PARSE(queue_depth)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 1, JL_TOPIC_KEEP_ALL_LIMIT, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a depth (expected %s)", value, d->range);
+		return -1;
+	}
+	v->topic->depth = (unsigned)n;
+	return 0;
+}
+
+KEY_PARSE(queue_limit)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 0, JL_TOPIC_KEEP_ALL_LIMIT, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a limit (expected %s)", value, d->range);
+		return -1;
+	}
+	v->topic->limit = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_queue_limit)
+{
+	snprintf(buf, len, "%u", v->topic->limit);
+	return buf;
+}
+
+static const struct jl_key_desc queue_keys[] = {
+	{ .name = "depth", .slot = JL_OPKEY_DEPTH, .syntax = "N", .def = "100", .range = "1-4096",
+	  .help = "requests it holds waiting for a thread of its serving callback; a full queue refuses the next (counted)",
+	  .parse = queue_depth, .format = fmt_topic_depth },
+	{ .name = "limit", .slot = JL_OPKEY_LIMIT, .syntax = "N", .def = "0", .range = "0 (none) or at most the depth",
+	  .help = "at most this many requests in service or queued: the rest are refused at once (RESOURCE_EXHAUSTED, "
+		  "as a gRPC server's maximum_concurrent_rpcs does)",
+	  .parse = queue_limit, .format = fmt_queue_limit },
+};
+
+const struct jl_key_table jl_keys_queue = { "queue", queue_keys, (int)(sizeof(queue_keys) / sizeof(queue_keys[0])) };
+
+/* ---- [source NAME] (issue 14): placement keys, then these ---- */
+
+KEY_PARSE(src_target)
+{
+	(void)d, (void)key;
+	return jl_scenario_name_value(value, v->source->target, sizeof(v->source->target), "a queue name", why, wl);
+}
+
+KEY_FORMAT(fmt_src_target)
+{
+	(void)buf, (void)len;
+	return v->source->target[0] ? v->source->target : NULL;
+}
+
+KEY_PARSE(src_burst)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 0, 100000, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a burst (expected %s)", value, d->range);
+		return -1;
+	}
+	v->source->burst = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_src_burst)
+{
+	snprintf(buf, len, "%u", v->source->burst);
+	return buf;
+}
+
+KEY_PARSE(src_rate)
+{
+	int64_t period;
+
+	(void)d, (void)key;
+	if (jl_parse_rate(value, &period, why, wl))
+		return -1;
+	v->source->rate_hz = 1e9 / (double)period;
+	return 0;
+}
+
+KEY_FORMAT(fmt_src_rate)
+{
+	if (v->source->rate_hz <= 0)
+		return NULL;
+	snprintf(buf, len, "%gHz", v->source->rate_hz);
+	return buf;
+}
+
+KEY_PARSE(src_count)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 0, 10000000, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a count (expected %s)", value, d->range);
+		return -1;
+	}
+	v->source->count = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_src_count)
+{
+	snprintf(buf, len, "%u", v->source->count);
+	return buf;
+}
+
+KEY_PARSE(src_start)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->source->t.beh.start_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_src_start)
+{
+	return jl_format_duration(v->source->t.beh.start_ns, buf, len);
+}
+
+KEY_PARSE(src_deadline)
+{
+	(void)d, (void)key;
+	return jl_parse_duration(value, &v->source->deadline_ns, why, wl);
+}
+
+KEY_FORMAT(fmt_src_deadline)
+{
+	if (!v->source->deadline_ns)
+		return NULL;
+	return jl_format_duration(v->source->deadline_ns, buf, len);
+}
+
+static const struct jl_key_desc source_keys[] = {
+	{ .name = "target", .slot = JL_SRCKEY_TARGET, .syntax = "QUEUE", .def_doc = "none: required",
+	  .range = "the name of a [queue] section", .help = "the queue its requests go to", .parse = src_target,
+	  .format = fmt_src_target },
+	{ .name = "burst", .slot = JL_SRCKEY_BURST, .syntax = "N", .def = "0", .range = "0-100000 (0: use rate)",
+	  .help = "N requests at once, at start", .parse = src_burst, .format = fmt_src_burst },
+	{ .name = "rate", .slot = JL_SRCKEY_RATE, .syntax = "RATE", .def_doc = "none", .range = "a rate (5Hz)",
+	  .help = "one request every 1/RATE from start (open loop: it never waits for a reply)", .parse = src_rate,
+	  .format = fmt_src_rate },
+	{ .name = "count", .slot = JL_SRCKEY_COUNT, .syntax = "N", .def = "0", .range = "0 (until the end) or more",
+	  .help = "rate: how many requests", .parse = src_count, .format = fmt_src_count },
+	{ .name = "start", .slot = JL_SRCKEY_START, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	  .help = "when it begins, after the measured phase begins", .parse = src_start, .format = fmt_src_start },
+	{ .name = "deadline", .slot = JL_SRCKEY_DEADLINE, .syntax = "DURATION", .def_doc = "none",
+	  .range = "a duration (0s: none)",
+	  .help = "per request, from its creation: the client gives up then (DEADLINE_EXCEEDED; what the servers still "
+		  "do for it is wasted)", .parse = src_deadline, .format = fmt_src_deadline },
+};
+
+const struct jl_key_table jl_keys_source = { "source", source_keys, (int)(sizeof(source_keys) / sizeof(source_keys[0])) };

@@ -28,6 +28,7 @@ struct jl_key_view {
 	struct jl_sync_spec *sync;   /* [sync] */
 	struct jl_node_spec *node;   /* [node] */
 	struct jl_lock_spec *lock;   /* [lock] */
+	struct jl_source_spec *source; /* [source] (with place) */
 	int *key_line;               /* indexed by a key's slot; NULL: the section keeps no key lines */
 	int line;                    /* the line being parsed (<= 0: --set) */
 };
@@ -90,8 +91,8 @@ struct jl_section_kind {
 
 extern const struct jl_section_kind jl_section_kinds[];
 extern const int jl_nsection_kinds;
-extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep,
-	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget, jl_keys_sync, jl_keys_node, jl_keys_lock;
+extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_copies, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep,
+	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget, jl_keys_sync, jl_keys_node, jl_keys_lock, jl_keys_queue, jl_keys_source;
 
 /* The section kind called NAME (planned ones included), or NULL. */
 const struct jl_section_kind *jl_section_kind_find(const char *name);

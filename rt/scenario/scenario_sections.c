@@ -217,6 +217,109 @@ static int add_node(struct jl_scenario *sc, const char *name, const char *file, 
 	return sc->nnodes - 1;
 }
 
+/* ---- [queue NAME]: a topic entry with queue = true (trigger = QUEUE names it like a topic) ---- */
+
+/* Topics and queues share sc->topics: the Ith of one kind, and how many there are */
+static int nth_topic(const struct jl_scenario *sc, int i, bool queue)
+{
+	for (int k = 0; k < sc->ntopics; k++)
+		if (sc->topics[k].queue == queue && i-- == 0)
+			return k;
+	return -1;
+}
+
+static int count_kind(const struct jl_scenario *sc, bool queue)
+{
+	int n = 0;
+
+	for (int i = 0; i < sc->ntopics; i++)
+		n += sc->topics[i].queue == queue;
+	return n;
+}
+
+static int count_queues(const struct jl_scenario *sc)
+{
+	return count_kind(sc, true);
+}
+
+static int queue_topic(const struct jl_scenario *sc, int i) /* the Ith queue's topic index */
+{
+	return nth_topic(sc, i, true);
+}
+
+static void view_queue(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_topic_spec *t = &sc->topics[queue_topic(sc, i)];
+
+	*v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
+}
+
+static const char *queue_name(const struct jl_scenario *sc, int i)
+{
+	return sc->topics[queue_topic(sc, i)].name;
+}
+
+static const struct jl_key_table *const queue_tables[] = { &jl_keys_queue, NULL };
+
+static int add_queue(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_topic_spec *t;
+	struct jl_key_view v;
+
+	if (sc->ntopics >= JL_MAX_TOPICS)
+		return -1;
+	t = &sc->topics[sc->ntopics++];
+	memset(t, 0, sizeof(*t));
+	t->queue = true;
+	t->keep = JL_KEEP_ALL;
+	v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
+	jl_section_defaults(jl_section_kind_find("queue"), &v);
+	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(t->file, sizeof(t->file), "%s", file);
+	t->line = line;
+	return count_queues(sc) - 1;
+}
+
+/* ---- [source NAME]: the placement table (on its thread spec) and its own keys ---- */
+
+static int count_sources(const struct jl_scenario *sc)
+{
+	return sc->nsources;
+}
+
+static void view_source(struct jl_scenario *sc, int i, struct jl_key_view *v)
+{
+	struct jl_source_spec *s = &sc->sources[i];
+
+	*v = (struct jl_key_view){ .sc = sc, .place = &s->t.place, .source = s, .key_line = s->t.key_line };
+}
+
+static const char *source_name(const struct jl_scenario *sc, int i)
+{
+	return sc->sources[i].t.name;
+}
+
+static const struct jl_key_table *const source_tables[] = { &jl_keys_placement, &jl_keys_source, NULL };
+
+static int add_source(struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	struct jl_source_spec *s;
+	struct jl_key_view v;
+
+	if (sc->nsources >= JL_MAX_SOURCES)
+		return -1;
+	s = &sc->sources[sc->nsources++];
+	memset(s, 0, sizeof(*s));
+	s->t.beh.kind = JL_BEH_SOURCE;
+	s->t.beh.measure = 0;
+	view_source(sc, sc->nsources - 1, &v);
+	jl_section_defaults(jl_section_kind_find("source"), &v);
+	snprintf(s->t.name, sizeof(s->t.name), "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(s->t.file, sizeof(s->t.file), "%s", file);
+	s->t.line = line;
+	return sc->nsources - 1;
+}
+
 /* ---- [lock NAME] ---- */
 
 static int count_locks(const struct jl_scenario *sc)
@@ -528,7 +631,7 @@ static const char *thread_name(const struct jl_scenario *sc, int i)
 	return sc->threads[i].name;
 }
 
-static const struct jl_key_table *const thread_tables[] = { &jl_keys_placement, &jl_keys_behaviour, NULL };
+static const struct jl_key_table *const thread_tables[] = { &jl_keys_placement, &jl_keys_copies, &jl_keys_behaviour, NULL };
 
 static int add_thread(struct jl_scenario *sc, const char *name, const char *file, int line)
 {
@@ -566,7 +669,7 @@ static const char *executor_name(const struct jl_scenario *sc, int i)
 	return sc->executors[i].t.name;
 }
 
-static const struct jl_key_table *const executor_tables[] = { &jl_keys_placement, &jl_keys_executor, NULL };
+static const struct jl_key_table *const executor_tables[] = { &jl_keys_placement, &jl_keys_copies, &jl_keys_executor, NULL };
 
 static int add_executor(struct jl_scenario *sc, const char *name, const char *file, int line)
 {
@@ -627,19 +730,19 @@ static int add_callback(struct jl_scenario *sc, const char *name, const char *fi
 /* [topic NAME] */
 static int count_topics(const struct jl_scenario *sc)
 {
-	return sc->ntopics;
+	return count_kind(sc, false);
 }
 
 static void view_topic(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
-	struct jl_topic_spec *t = &sc->topics[i];
+	struct jl_topic_spec *t = &sc->topics[nth_topic(sc, i, false)];
 
 	*v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
 }
 
 static const char *topic_name(const struct jl_scenario *sc, int i)
 {
-	return sc->topics[i].name;
+	return sc->topics[nth_topic(sc, i, false)].name;
 }
 
 static const struct jl_key_table *const topic_tables[] = { &jl_keys_topic, NULL };
@@ -653,12 +756,12 @@ static int add_topic(struct jl_scenario *sc, const char *name, const char *file,
 		return -1;
 	t = &sc->topics[sc->ntopics++];
 	memset(t, 0, sizeof(*t));
-	view_topic(sc, sc->ntopics - 1, &v);
+	v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
 	jl_section_defaults(jl_section_kind_find("topic"), &v);
 	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(t->file, sizeof(t->file), "%s", file);
 	t->line = line;
-	return sc->ntopics - 1;
+	return count_kind(sc, false) - 1;
 }
 
 static int count_expect(const struct jl_scenario *sc)
@@ -698,8 +801,8 @@ static int count_budget(const struct jl_scenario *sc)
 {
 	return sc->nbudgets ? 1 : 0;
 }
+
 static const struct jl_key_table *const sweep_tables[] = { &jl_keys_sweep, NULL };
-static const struct jl_key_table *const no_tables[] = { NULL };
 
 /* In the order sections are written back. */
 const struct jl_section_kind jl_section_kinds[] = {
@@ -728,11 +831,15 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",
 	  .tables = sweep_tables, .count = count_sweep, .view = view_sweep, .add = add_sweep },
 	/* the application-structure models (scenario-format.md), refused until their issue sets their keys */
-	{ .name = "queue", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "queue", .help = "a work queue: each request taken once by its serving callback, replied to when that run ends",
+	  .named = true, .tables = queue_tables, .count = count_queues, .view = view_queue, .add = add_queue,
+	  .name_of = queue_name, .max = JL_MAX_TOPICS },
 	{ .name = "lock", .help = "a mutex (mutex, pi or ceiling) held while the work of the threads and callbacks naming it runs",
 	  .named = true, .tables = lock_tables, .count = count_locks, .view = view_lock, .add = add_lock,
 	  .name_of = lock_name, .max = JL_MAX_LOCKS },
-	{ .name = "source", .planned = true, .named = true, .tables = no_tables },
+	{ .name = "source", .help = "an open-loop request generator (a load client): a burst, or a rate, into a [queue]",
+	  .named = true, .tables = source_tables, .count = count_sources, .view = view_source, .add = add_source,
+	  .name_of = source_name, .max = JL_MAX_SOURCES },
 	{ .name = "budget", .help = "latency budgets checked after the run: exit 3 and a table when one is exceeded",
 	  .tables = budget_tables, .count = count_budget, .view = view_sc, .add = add_none },
 };

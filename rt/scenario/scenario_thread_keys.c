@@ -237,9 +237,6 @@ static const struct jl_key_desc placement_keys[] = {
 	  .range = "a list of online CPUs (numbers and names: pcores, ecores, smt:N)",
 	  .help = "CPUs the thread is pinned to", .parse = place_cpus, .format = fmt_cpus, .unset = "(all allowed)",
 	  .note = note_cpus },
-	{ .name = "count", .slot = JL_TKEY_COUNT, .syntax = "N", .def = "1", .range = "1-64",
-	  .help = "identical copies, named NAME.0, NAME.1, ...", .parse = place_count, .format = fmt_count,
-	  .applies = not_executor },
 	{ .name = "runtime", .slot = JL_TKEY_RUNTIME, .syntax = "DURATION", .def_doc = "none: required for deadline",
 	  .range = "at least 1024ns, at most the deadline",
 	  .help = "SCHED_DEADLINE runtime per period; only for policy deadline (which needs period too)",
@@ -255,6 +252,16 @@ static const struct jl_key_desc placement_keys[] = {
 
 const struct jl_key_table jl_keys_placement = { "placement", placement_keys,
 						(int)(sizeof(placement_keys) / sizeof(placement_keys[0])) };
+
+/* A [thread]'s copies (its own table: a [source]'s `count` is its requests; an [executor] keeps it only to
+ * say that its count is `threads`) */
+static const struct jl_key_desc copies_keys[] = {
+	{ .name = "count", .slot = JL_TKEY_COUNT, .syntax = "N", .def = "1", .range = "1-64",
+	  .help = "identical copies, named NAME.0, NAME.1, ...", .parse = place_count, .format = fmt_count,
+	  .applies = not_executor },
+};
+
+const struct jl_key_table jl_keys_copies = { "copies", copies_keys, (int)(sizeof(copies_keys) / sizeof(copies_keys[0])) };
 
 /* ---- behaviour ---- */
 

@@ -17,8 +17,9 @@ static bool lookup(json_object *summary, const char *thread, const char *metric,
 		       json_object_object_get_ex(w, thread, &t) && jl_json_get_double(t, metric + 7, v);
 	}
 	t = jl_summary_thread(summary, thread);
-	if (!t && ((t = jl_summary_sync(summary, thread)) || (t = jl_summary_lock(summary, thread)))) {
-		const struct jl_metric_desc *d = jl_metric_get(metric); /* a [sync]'s or a [lock]'s figures */
+	if (!t && ((t = jl_summary_sync(summary, thread)) || (t = jl_summary_lock(summary, thread)) ||
+		   (t = jl_summary_source(summary, thread)))) {
+		const struct jl_metric_desc *d = jl_metric_get(metric); /* a [sync]'s, [lock]'s or [source]'s figures */
 
 		return d && d->scope != JL_SCOPE_SERIES && jl_json_get_double(t, d->path, v);
 	}

@@ -10,6 +10,7 @@
 #include "../../affinity/topology.h"
 #include "../base/lock.h"
 #include "../engine/chains.h"
+#include "../engine/request.h"
 #include "../scenario/scenario.h"
 
 static void add_i64(json_object *o, const char *k, int64_t v)
@@ -352,6 +353,64 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 	return o;
 }
 
+/* The requests of every [source] (issue 14), as its client saw them: how many, by status, the latency
+ * (to the reply, or to the deadline when the client gave up first), and the work its servers did after
+ * the client had given up (wasted), over the request and every call it caused */
+static json_object *sources_json(const struct jl_engine *eng)
+{
+	size_t n, lost;
+	const struct jl_request *reqs = jl_executor_requests(eng, &n, &lost);
+	json_object *arr = json_object_new_array();
+	int64_t *lat = malloc((n + 1) * sizeof(*lat));
+
+	for (int si = 0; lat && si < eng->sc->nsources; si++) {
+		const struct jl_source_spec *sp = &eng->sc->sources[si];
+		json_object *o = json_object_new_object(), *st = json_object_new_object();
+		uint64_t count[4] = { 0 };
+		int64_t wasted = 0, wmax = 0;
+		size_t m = 0, total = 0;
+		struct jl_dist d;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct jl_request *r = &reqs[i], *root = r;
+			int64_t w = jl_request_wasted(reqs, n, r);
+
+			for (int hops = 0; root->parent >= 0 && (size_t)root->parent < n && hops < 64; hops++)
+				root = &reqs[root->parent];
+			if (root->source != si)
+				continue;
+			wasted += w;
+			if (r != root)
+				continue;
+			total++;
+			count[atomic_load(&((struct jl_request *)r)->status) & 3]++;
+			if (r->end && (!r->deadline || r->end <= r->deadline) && atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
+				lat[m++] = r->end - r->created;
+			else if (r->deadline && atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
+				lat[m++] = r->deadline - r->created; /* the client gave up at its deadline */
+			if (w > wmax)
+				wmax = w;
+		}
+		json_object_object_add(o, "name", json_object_new_string(sp->t.name));
+		json_object_object_add(o, "queue", json_object_new_string(sp->target));
+		add_i64(o, "requests", (int64_t)total);
+		for (int k = 0; k < 4; k++)
+			add_i64(st, jl_req_status_name((enum jl_req_status)k), (int64_t)count[k]);
+		json_object_object_add(o, "status", st);
+		if (!jl_dist_compute(lat, m, NULL, &d)) {
+			json_object *l = dist_json(&d, false);
+
+			add_i64(l, "count", (int64_t)m);
+			json_object_object_add(o, "client_latency_ns", l);
+		}
+		add_i64(o, "wasted_ns", wasted);
+		add_i64(o, "wasted_max_ns", wmax);
+		json_object_array_add(arr, o);
+	}
+	free(lat);
+	return arr;
+}
+
 void jl_summary_lock_boosts(json_object *summary)
 {
 	json_object *locks, *boosts = NULL, *tr;
@@ -418,7 +477,8 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 			if (c && json_object_object_get_ex(t, "messages", &m))
 				json_object_object_add(m, "topic", json_object_new_string(c->trigger[0] ? c->trigger : c->poll));
 			poll_model_json(eng, res, i, t);
-			chain_json(eng, res, i, t);
+			if (!eng->series[i].msgs.queue) /* a queue's requests start no data chain */
+				chain_json(eng, res, i, t);
 		}
 		json_object_array_add(threads, t);
 	}
@@ -483,6 +543,13 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		}
 		json_object_object_add(s, "syncs", sy);
 	}
+	if (eng->sc->nsources) {
+		size_t n, lost;
+
+		json_object_object_add(s, "sources", sources_json(eng));
+		jl_executor_requests(eng, &n, &lost);
+		add_i64(s, "requests_lost", (int64_t)lost); /* beyond the preallocated slots (sized from the sources) */
+	}
 	if (eng->nlocks) {
 		json_object *lk = json_object_new_array();
 
@@ -521,6 +588,11 @@ json_object *jl_summary_sync(json_object *summary, const char *name)
 json_object *jl_summary_lock(json_object *summary, const char *name)
 {
 	return named(summary, "locks", name);
+}
+
+json_object *jl_summary_source(json_object *summary, const char *name)
+{
+	return named(summary, "sources", name);
 }
 
 bool jl_json_get_double(json_object *obj, const char *path, double *out)

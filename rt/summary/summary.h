@@ -33,6 +33,8 @@ void jl_summary_lock_boosts(json_object *summary);
 json_object *jl_summary_sync(json_object *summary, const char *name);
 /* The `locks` entry named NAME, or NULL. */
 json_object *jl_summary_lock(json_object *summary, const char *name);
+/* The `sources` entry named NAME, or NULL. */
+json_object *jl_summary_source(json_object *summary, const char *name);
 
 /* Read an integer/double at a dotted PATH below OBJ ("latency_ns.p99"); false if missing. */
 bool jl_json_get_double(json_object *obj, const char *path, double *out);

@@ -460,6 +460,33 @@ static void print_syncs(FILE *out, json_object *summary, enum jl_table_style sty
 	}
 }
 
+/* The [source]s' requests as their clients saw them: status counts, the latency (to the reply, or to
+ * the deadline when the client gave up), and the work the servers did after the client had given up */
+static void print_sources(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	const bool md = style == JL_TABLE_MARKDOWN;
+
+	if (!alen(summary, "sources"))
+		return;
+	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | refused | pending | "
+			  "client latency mean / p99 / max (us) | wasted |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %32s %10s\n",
+		"source", "queue", "requests", "ok", "deadline", "refused", "pending", "client latency mean / p99 / max",
+		"wasted");
+	for (size_t i = 0; i < alen(summary, "sources"); i++) {
+		json_object *s = json_object_array_get_idx(at(summary, "sources"), i);
+		char lat[96], wasted[32];
+
+		dist_cell(lat, sizeof(lat), s, "client_latency_ns");
+		us(wasted, sizeof(wasted), num(s, "wasted_ns"));
+		fprintf(out, md ? "| %s | %s | %lld | %lld | %lld | %lld | %lld | %s | %s |\n"
+				: "    %-12s %-12s %8lld %6lld %9lld %8lld %8lld %32s %10s\n",
+			str(s, "name"), str(s, "queue"), (long long)num(s, "requests"), (long long)num(s, "status.ok"),
+			(long long)num(s, "status.deadline_exceeded"), (long long)num(s, "status.refused"),
+			(long long)num(s, "status.pending"), lat, wasted);
+	}
+}
+
 /* The [lock]s: kind, acquisitions, wait and hold (mean / p99 / max), the boosts the trace saw, and per
  * thread that took it its longest wait (the waiter a protocol is judged by) */
 static void print_locks(FILE *out, json_object *summary, enum jl_table_style style)
@@ -744,6 +771,7 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 		     message_rows, sizeof(message_rows) / sizeof(message_rows[0]));
 	print_syncs(out, summary, style);
 	print_locks(out, summary, style);
+	print_sources(out, summary, style);
 	print_chains(out, threads, style);
 	print_expect(out, summary, style);
 	print_budget(out, summary, style);

@@ -113,8 +113,36 @@ static const struct err_case sections[] = {
 	  "x.ini:1: thread name 'aaaa", "at most 55 characters" },
 	{ "[thread]\n", "x.ini:1: section [thread]: expected [thread NAME]", NULL },
 	{ "[thread a b]\n", "x.ini:1: section [thread a b]: expected [thread NAME]", NULL },
-	{ "[thread a]\n[queue q]\ndepth = 4\n", "x.ini:2: section [queue] is an application-structure model", "not implement" },
-	{ "[thread a]\n[queue q]\n", "x.ini:2: section [queue] is an application-structure model", NULL },
+	/* [queue], [source], calls (issue 14) */
+	{ "[thread a]\n[queue q]\ndepth = 4\n", "x.ini:2: queue 'q': nothing serves it", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[callback b]\nexecutor = e\ntrigger = q\n",
+	  "x.ini:1: queue 'q': served by more than one callback", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[callback p]\nexecutor = e\nperiod = 10ms\npoll = q\n",
+	  "x.ini:9: callback 'p': polls queue 'q'", NULL },
+	{ "[queue q]\nlimit = 5\ndepth = 4\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n",
+	  "x.ini:2: queue 'q': limit 5 is more than its depth 4", NULL },
+	{ "[executor e]\n[callback a]\nexecutor = e\nperiod = 10ms\nwork = call nope\n",
+	  "x.ini:5: callback 'a': work = call nope: no queue 'nope'", NULL },
+	{ "[topic t]\n[executor e]\n[callback a]\nexecutor = e\nperiod = 10ms\nwork = call t\n",
+	  "x.ini:6: callback 'a': work = call t: 't' is a topic, not a [queue]", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\nwork = call q\n",
+	  "x.ini:6: callback 'a': calls the queue it serves", NULL },
+	{ "[executor e]\n[callback a]\nexecutor = e\nperiod = 10ms\nmargin = 5ms\n",
+	  "x.ini:5: callback 'a': deadline_propagation and margin are for work = call QUEUE", NULL },
+	{ "[executor e]\n[callback a]\nexecutor = e\nperiod = 10ms\ncancel = cooperative 10ms\nwork = sleep 1ms\n",
+	  "x.ini:5: callback 'a': cancel is for a callback serving a [queue]", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\nwork = sin 1000\ncancel = cooperative 10ms\n",
+	  "x.ini:7: callback 'a': cancel = cooperative needs work = sleep or spin", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\ncancel = sometimes\n",
+	  "x.ini:6: callback 'a': cancel: 'sometimes' is not a cancellation", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[source s]\ntarget = nope\nburst = 1\n",
+	  "x.ini:7: source 's': no queue 'nope'", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[source s]\ntarget = q\n",
+	  "x.ini:6: source 's': neither a burst nor a rate", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[source s]\ntarget = q\nburst = 2\nrate = 5Hz\n",
+	  "x.ini:6: source 's': both a burst and a rate", NULL },
+	{ "[queue q]\n[executor e]\n[callback a]\nexecutor = e\ntrigger = q\n[topic t]\n[callback b]\nexecutor = e\nperiod = 1s\npublish = q\n",
+	  "x.ini:10: callback 'b': publishes to queue 'q'", NULL },
 	/* [lock] (issue 14): what a lock and its users must be */
 	{ "[thread a]\nlock = nope\n", "x.ini:2: thread 'a': no lock 'nope' (expected the name of a [lock] section)", NULL },
 	{ "[lock l]\nkind = ceiling\n[thread a]\npolicy = fifo\npriority = 10\nlock = l\n",
@@ -129,7 +157,7 @@ static const struct err_case sections[] = {
 	{ "[executor e]\n[callback c]\nexecutor = e\nperiod = 10ms\nlock = nope\n",
 	  "x.ini:5: callback 'c': no lock 'nope' (expected the name of a [lock] section)", NULL },
 	{ "[lock l]\n[thread a]\nexec = /bin/true\nlock = l\n", "x.ini:4: thread 'a': lock is held around built-in work", NULL },
-	{ "[thread a]\n[source s]\n", "x.ini:2: section [source] is an application-structure model", NULL },
+	{ "[thread a]\n[source s]\n", "x.ini:2: source 's': no target (expected target = QUEUE)", NULL },
 	{ "[thread a]\n[budget]\nstage.x = 1ms\n", "x.ini:3: [budget] stage.x: no callback 'x'", NULL },
 	{ "[run]\nduration = 1s\n", "x.ini: no [thread NAME] or [executor NAME] section", "at least one thread" },
 	{ "", "x.ini: no [thread NAME] or [executor NAME] section", NULL },
@@ -265,8 +293,8 @@ static const struct err_case expects[] = {
 	{ "[thread a]\n[expect]\nx = a.latency.p98 < 2ms\n", "x.ini:3: [expect] x: 'a.latency.p98' does not name THREAD.METRIC",
 	  "latency.p50, latency.p90, latency.p99, latency.p999, latency.max, latency.mean" }, /* the registry's list */
 	{ "[thread a]\n[expect]\nx = latency.p99 < 2ms\n", "x.ini:3: [expect] x: 'latency.p99' does not name THREAD.METRIC", NULL },
-	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread, callback, sync or lock 'ghost'", NULL },
-	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread, callback, sync or lock 'a.2'", NULL },
+	{ "[thread a]\n[expect]\nx = ghost.misses == 0\n", "x.ini:3: [expect] x: no thread, callback, sync, lock or source 'ghost'", NULL },
+	{ "[thread a]\ncount = 2\n[expect]\nx = a.2.misses == 0\n", "x.ini:4: [expect] x: no thread, callback, sync, lock or source 'a.2'", NULL },
 	/* a [sync]'s metrics on a sync only, a series' on a series only */
 	{ "[topic a]\n[topic b]\n[executor e]\n[callback c]\nexecutor = e\nperiod = 1ms\npublish = a\n[sync s]\ninputs = a, b\n"
 	  "[expect]\nx = s.latency.p99 < 1ms\n", "x.ini:11: [expect] x: latency.p99 is not a metric of a [sync] ('s'; expected one of rate_hz", NULL },
@@ -761,7 +789,7 @@ static void test_set_errors(void **state)
 	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-98");
 	set_err("scan.priority=5", "x.ini", "priority is only for fifo and rr");
 	set_err("scan.cpus=1023", "x.ini", "not online");
-	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback, sync or lock 'ghost'");
+	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback, sync, lock or source 'ghost'");
 	{
 		char longset[400];
 
