@@ -314,6 +314,7 @@ static int add_source(struct jl_scenario *sc, const char *name, const char *file
 	s->t.beh.measure = 0;
 	view_source(sc, sc->nsources - 1, &v);
 	jl_section_defaults(jl_section_kind_find("source"), &v);
+	s->t.place.count = 1; /* one thread (its `count` is its requests) */
 	snprintf(s->t.name, sizeof(s->t.name), "%.*s", JL_NAME_MAX - 1, name);
 	snprintf(s->t.file, sizeof(s->t.file), "%s", file);
 	s->t.line = line;
