@@ -11,6 +11,7 @@
 #include "units.h"
 
 static __thread int32_t self_tid; /* the calling thread's, set once at its start (jl_lock_thread) */
+static __thread int64_t held_ask, held_got; /* biglock: the holder's current acquisition (for its sample) */
 
 static int64_t now_ns(void)
 {
@@ -25,7 +26,8 @@ void jl_lock_thread(int32_t tid)
 	self_tid = tid;
 }
 
-static const char *const kind_names[] = { [JL_LOCK_MUTEX] = "mutex", [JL_LOCK_PI] = "pi", [JL_LOCK_CEILING] = "ceiling" };
+static const char *const kind_names[] = { [JL_LOCK_MUTEX] = "mutex", [JL_LOCK_PI] = "pi", [JL_LOCK_CEILING] = "ceiling",
+					  [JL_LOCK_BIGLOCK] = "biglock" };
 
 const char *jl_lock_kind_name(enum jl_lock_kind k)
 {
@@ -49,6 +51,7 @@ int jl_lock_init(struct jl_lock *l, const char *name, enum jl_lock_kind kind, in
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->kind = kind;
 	l->ceiling = ceiling;
+	l->big.interval_ns = 5000000;
 	if (cap) {
 		l->samples = mmap(NULL, cap * sizeof(*l->samples), PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -66,6 +69,16 @@ int jl_lock_init(struct jl_lock *l, const char *name, enum jl_lock_kind kind, in
 	if (!rc)
 		rc = pthread_mutex_init(&l->mu, &ma);
 	pthread_mutexattr_destroy(&ma);
+	if (!rc && kind == JL_LOCK_BIGLOCK) { /* its waits are timed on CLOCK_MONOTONIC, like everything here */
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		rc = pthread_cond_init(&l->big.cond, &ca);
+		if (!rc)
+			rc = pthread_cond_init(&l->big.switch_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	if (rc) {
 		jl_lock_free(l);
 		errno = rc;
@@ -75,10 +88,90 @@ int jl_lock_init(struct jl_lock *l, const char *name, enum jl_lock_kind kind, in
 	return 0;
 }
 
+void jl_lock_set_biglock(struct jl_lock *l, int64_t interval_ns, unsigned handoffs)
+{
+	l->big.interval_ns = interval_ns;
+	l->big.handoffs = handoffs;
+}
+
+/* ---- biglock: CPython's take_gil / drop_gil (ceval_gil.c, with FORCE_SWITCHING) ---- */
+
+static void big_take(struct jl_lock *l)
+{
+	pthread_mutex_lock(&l->mu);
+	while (l->big.locked) {
+		const uint64_t seen = l->big.switch_number;
+		const int64_t until = now_ns() + l->big.interval_ns;
+		struct timespec ts = { until / JL_NSEC_PER_SEC, until % JL_NSEC_PER_SEC };
+
+		/* a whole interval without the lock changing hands: ask the holder to drop it */
+		if (pthread_cond_timedwait(&l->big.cond, &l->mu, &ts) == ETIMEDOUT && l->big.locked &&
+		    l->big.switch_number == seen)
+			atomic_store(&l->big.drop_request, 1);
+	}
+	l->big.locked = true;
+	l->big.switch_number++;
+	atomic_store(&l->big.drop_request, 0); /* the new holder resets it (RESET_GIL_DROP_REQUEST) */
+	pthread_cond_signal(&l->big.switch_cond);
+	pthread_mutex_unlock(&l->mu);
+}
+
+/* FORCED: dropped on a waiter's request: wait until another thread has taken it (FORCE_SWITCHING) */
+static void big_drop(struct jl_lock *l, bool forced)
+{
+	pthread_mutex_lock(&l->mu);
+	l->big.locked = false;
+	pthread_cond_signal(&l->big.cond);
+	if (forced) {
+		const uint64_t n = l->big.switch_number;
+
+		while (l->big.switch_number == n && !l->big.locked)
+			pthread_cond_wait(&l->big.switch_cond, &l->mu);
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+static void record(struct jl_lock *l, int64_t ask, int64_t got, int64_t rel)
+{
+	size_t i = atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed);
+
+	if (i < l->cap)
+		l->samples[i] = (struct jl_lock_sample){ .ask = ask, .got = got, .rel = rel, .tid = self_tid };
+}
+
+void jl_lock_checkpoint(struct jl_lock *l)
+{
+	if (!jl_lock_drop_requested(l))
+		return;
+	atomic_fetch_add(&l->big.forced, 1);
+	record(l, held_ask, held_got, now_ns());
+	big_drop(l, true);
+	held_ask = now_ns();
+	big_take(l);
+	held_got = now_ns();
+}
+
+void jl_lock_release_for_block(struct jl_lock *l)
+{
+	record(l, held_ask, held_got, now_ns());
+	big_drop(l, false);
+}
+
+void jl_lock_retake_after_block(struct jl_lock *l)
+{
+	held_ask = now_ns();
+	big_take(l);
+	held_got = now_ns();
+}
+
 void jl_lock_free(struct jl_lock *l)
 {
 	if (l->init)
 		pthread_mutex_destroy(&l->mu);
+	if (l->init && l->kind == JL_LOCK_BIGLOCK) {
+		pthread_cond_destroy(&l->big.cond);
+		pthread_cond_destroy(&l->big.switch_cond);
+	}
 	if (l->samples)
 		munmap(l->samples, l->cap * sizeof(*l->samples));
 	l->samples = NULL;
@@ -89,6 +182,16 @@ void jl_lock_free(struct jl_lock *l)
 bool jl_lock_take(struct jl_lock *l, int64_t *ask, int64_t *got)
 {
 	*ask = now_ns();
+	if (l->kind == JL_LOCK_BIGLOCK) {
+		big_take(l);
+		*got = held_got = now_ns();
+		held_ask = *ask;
+		for (unsigned k = 0; k < l->big.handoffs; k++) { /* round trips: each may wait for another holder */
+			jl_lock_release_for_block(l);
+			jl_lock_retake_after_block(l);
+		}
+		return true;
+	}
 	if (pthread_mutex_lock(&l->mu)) {
 		atomic_fetch_add(&l->errors, 1);
 		return false;
@@ -100,10 +203,12 @@ bool jl_lock_take(struct jl_lock *l, int64_t *ask, int64_t *got)
 void jl_lock_give(struct jl_lock *l, int64_t ask, int64_t got)
 {
 	const int64_t rel = now_ns();
-	size_t i;
 
+	if (l->kind == JL_LOCK_BIGLOCK) {
+		record(l, held_ask, held_got, rel); /* its last acquisition (a check point may have retaken it) */
+		big_drop(l, false);
+		return;
+	}
 	pthread_mutex_unlock(&l->mu);
-	i = atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed);
-	if (i < l->cap)
-		l->samples[i] = (struct jl_lock_sample){ .ask = ask, .got = got, .rel = rel, .tid = self_tid };
+	record(l, ask, got, rel);
 }

@@ -189,6 +189,10 @@ static void work_sin(struct jl_work_state *st)
 
 	for (int64_t i = 0; i < n; i++) {
 		r += sin((double)i);
+		/* an interpreter's check point, every 1024 iterations (tens of us): a biglock holder drops it
+		 * there when a waiter asked */
+		if ((i & 0x3ff) == 0x3ff && st->lock && jl_lock_drop_requested(st->lock))
+			jl_lock_checkpoint(st->lock);
 		if ((i & 0xffff) == 0xffff && work_stop(st))
 			break;
 	}
@@ -260,7 +264,14 @@ void jl_work_run(struct jl_work_state *st)
 	}
 	if (!jl_lock_take(st->lock, &ask, &got))
 		return; /* counted in the lock's errors: the work did not run */
-	jl_work_registry[st->spec.kind].run(st);
+	if (st->lock->kind == JL_LOCK_BIGLOCK && st->spec.kind == JL_WORK_SLEEP) {
+		/* a blocking call gives an interpreter's lock away while it blocks, and takes it back after */
+		jl_lock_release_for_block(st->lock);
+		jl_work_registry[st->spec.kind].run(st);
+		jl_lock_retake_after_block(st->lock);
+	} else {
+		jl_work_registry[st->spec.kind].run(st);
+	}
 	jl_lock_give(st->lock, ask, got);
 }
 

@@ -560,6 +560,8 @@ static int locks_init(struct jl_engine *eng, char *err, size_t errlen)
 				 lock_capacity(sc, sc->locks[i].name))) {
 			snprintf(err, errlen, "lock '%s': cannot make it: %s", sc->locks[i].name, strerror(errno));
 			return -1;
+		} else if (sc->locks[i].kind == JL_LOCK_BIGLOCK) {
+			jl_lock_set_biglock(&eng->locks[i], sc->locks[i].switch_interval_ns, sc->locks[i].handoffs);
 		}
 	return 0;
 }

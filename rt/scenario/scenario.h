@@ -226,13 +226,15 @@ struct jl_source_spec {
 
 /* [lock NAME] (issue 14): a mutex held while the work of the threads and callbacks naming it runs
  * (rt/base/lock.h: the kinds) */
-enum jl_lkey { JL_LKEY_KIND, JL_LKEY_CEILING, JL_LKEY_N };
+enum jl_lkey { JL_LKEY_KIND, JL_LKEY_CEILING, JL_LKEY_SWITCH, JL_LKEY_HANDOFFS, JL_LKEY_N };
 struct jl_lock_spec {
 	char name[JL_NAME_MAX];
 	char file[256];
 	int line;
 	int kind;                   /* enum jl_lock_kind */
 	int ceiling;                /* kind = ceiling: the priority its holders run at (0: not set) */
+	int64_t switch_interval_ns; /* kind = biglock: a waiter asks for it after this long */
+	unsigned handoffs;          /* kind = biglock: extra release/retake round trips per work call */
 	int key_line[JL_LKEY_N];
 };
 

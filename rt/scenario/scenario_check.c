@@ -257,6 +257,10 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 
 		if (l->kind == JL_LOCK_CEILING && !l->ceiling)
 			VFAIL(l->line, "lock '%s': kind = ceiling needs a ceiling (expected ceiling = PRIO, 1-99)", l->name);
+		if (l->kind != JL_LOCK_BIGLOCK && (l->key_line[JL_LKEY_SWITCH] || l->key_line[JL_LKEY_HANDOFFS]))
+			VFAIL(l->key_line[JL_LKEY_SWITCH] ? l->key_line[JL_LKEY_SWITCH] : l->key_line[JL_LKEY_HANDOFFS],
+			      "lock '%s': %s is for kind = biglock (this one is %s)", l->name,
+			      l->key_line[JL_LKEY_SWITCH] ? "switch_interval" : "handoffs", jl_lock_kind_name((enum jl_lock_kind)l->kind));
 		if (l->kind != JL_LOCK_CEILING && l->ceiling)
 			VFAIL(l->key_line[JL_LKEY_CEILING], "lock '%s': ceiling is for kind = ceiling (this one is %s)", l->name,
 			      jl_lock_kind_name((enum jl_lock_kind)l->kind));

@@ -95,6 +95,10 @@ KEY_FORMAT(fmt_cb_executor)
 KEY_PARSE(cb_lock)
 {
 	(void)d, (void)key;
+	if (!strcmp(value, "none")) { /* a --set takes the lock away */
+		v->callback->lock[0] = '\0';
+		return 0;
+	}
 	return jl_scenario_name_value(value, v->callback->lock, sizeof(v->callback->lock), "a lock name", why, wl);
 }
 
@@ -317,7 +321,7 @@ static const struct jl_key_desc callback_keys[] = {
 	{ .name = "deadline", .slot = JL_CKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0", .help = "a run that ends later than release + deadline is a miss",
 	  .parse = cb_deadline, .format = fmt_cb_deadline },
-	{ .name = "lock", .slot = JL_CKEY_LOCK, .syntax = "NAME", .def_doc = "none", .range = "the name of a [lock] section",
+	{ .name = "lock", .slot = JL_CKEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
 	  .help = "held while its work runs (taken before, given back after; its wait is part of the run)",
 	  .parse = cb_lock, .format = fmt_cb_lock },
 	{ .name = "deadline_propagation", .slot = JL_CKEY_PROPAGATION, .syntax = "BOOL", .def = "no", .range = "yes or no",
@@ -600,16 +604,62 @@ KEY_FORMAT(fmt_lock_ceiling)
 	return buf;
 }
 
+KEY_PARSE(lock_switch)
+{
+	(void)key;
+	if (jl_parse_duration(value, &v->lock->switch_interval_ns, why, wl) || v->lock->switch_interval_ns < 1000 ||
+	    v->lock->switch_interval_ns > 1000000000) {
+		snprintf(why, wl, "'%s' is not a switch interval (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_lock_switch)
+{
+	return jl_format_duration(v->lock->switch_interval_ns, buf, len);
+}
+
+KEY_PARSE(lock_handoffs)
+{
+	long long n;
+
+	(void)key;
+	if (jl_parse_int(value, 0, 1000, &n, why, wl)) {
+		snprintf(why, wl, "'%s' is not a number of hand-offs (expected %s)", value, d->range);
+		return -1;
+	}
+	v->lock->handoffs = (unsigned)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_lock_handoffs)
+{
+	snprintf(buf, len, "%u", v->lock->handoffs);
+	return buf;
+}
+
 static const struct jl_key_desc lock_keys[] = {
-	{ .name = "kind", .slot = JL_LKEY_KIND, .syntax = "mutex|pi|ceiling", .def = "mutex", .range = "mutex, pi or ceiling",
+	{ .name = "kind", .slot = JL_LKEY_KIND, .syntax = "mutex|pi|ceiling|biglock", .def = "mutex",
+	  .range = "mutex, pi, ceiling or biglock",
 	  .help = "mutex: no priority protocol (a waiter can wait as long as a middle task keeps the holder off its "
 		  "CPU); pi: priority inheritance (PTHREAD_PRIO_INHERIT); ceiling: priority protection "
-		  "(PTHREAD_PRIO_PROTECT): its holders run at `ceiling`",
+		  "(PTHREAD_PRIO_PROTECT): its holders run at `ceiling`; biglock: CPython's interpreter lock "
+		  "(switch_interval, handoffs)",
 	  .parse = lock_kind, .format = fmt_lock_kind },
 	{ .name = "ceiling", .slot = JL_LKEY_CEILING, .syntax = "PRIO", .def_doc = "none (kind = ceiling: required)",
 	  .range = "1-99, at least the priority of every fifo or rr user",
 	  .help = "kind = ceiling: the SCHED_FIFO priority a holder runs at while it holds the lock",
 	  .parse = lock_ceiling, .format = fmt_lock_ceiling },
+	{ .name = "switch_interval", .slot = JL_LKEY_SWITCH, .syntax = "DURATION", .def = "5ms", .range = "1us-1s",
+	  .help = "biglock: a waiter asks the holder to drop it after this long (CPython's sys.setswitchinterval); the "
+		  "holder drops it at its next check point (`sin` has them, `spin` none, `sleep` drops it at once) "
+		  "and waits until the waiter has taken it",
+	  .parse = lock_switch, .format = fmt_lock_switch },
+	{ .name = "handoffs", .slot = JL_LKEY_HANDOFFS, .syntax = "N", .def = "0", .range = "0-1000",
+	  .help = "biglock: extra release/retake round trips per work call (an interpreter's executor does several per "
+		  "dispatch; each may wait a switch interval for a computing holder)",
+	  .parse = lock_handoffs, .format = fmt_lock_handoffs },
 };
 
 const struct jl_key_table jl_keys_lock = { "lock", lock_keys, (int)(sizeof(lock_keys) / sizeof(lock_keys[0])) };

@@ -327,6 +327,10 @@ KEY_APPLIES(is_builtin)
 KEY_PARSE(beh_lock)
 {
 	(void)d, (void)key;
+	if (!strcmp(value, "none")) { /* a --set takes the lock away */
+		v->beh->lock[0] = '\0';
+		return 0;
+	}
 	return jl_scenario_name_value(value, v->beh->lock, sizeof(v->beh->lock), "a lock name", why, wl);
 }
 
@@ -525,7 +529,7 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "
 		  "built-in thread",
 	  .parse = beh_exec, .format = fmt_exec, .applies = is_exec },
-	{ .name = "lock", .slot = JL_TKEY_LOCK, .syntax = "NAME", .def_doc = "none", .range = "the name of a [lock] section",
+	{ .name = "lock", .slot = JL_TKEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
 	  .help = "held while each work call runs (taken before, given back after; its wait is part of the cycle)",
 	  .parse = beh_lock, .format = fmt_lock, .applies = is_builtin },
 };

@@ -301,6 +301,11 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 	json_object_object_add(o, "kind", json_object_new_string(jl_lock_kind_name(l->kind)));
 	if (l->kind == JL_LOCK_CEILING)
 		json_object_object_add(o, "ceiling", json_object_new_int(l->ceiling));
+	if (l->kind == JL_LOCK_BIGLOCK) {
+		add_i64(o, "switch_interval_ns", l->big.interval_ns);
+		add_i64(o, "handoffs", (int64_t)l->big.handoffs);
+		add_i64(o, "forced_drops", (int64_t)atomic_load(&((struct jl_lock *)l)->big.forced));
+	}
 	if (!wait || !hold) {
 		free(wait);
 		free(hold);

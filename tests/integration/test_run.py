@@ -479,7 +479,7 @@ BAD = [
     ("key", "[run]\nduration = 2s\n[thread a]\nprioritee = 5\n", ":4: thread 'a': unknown key 'prioritee'"),
     ("cpus", "[thread a]\ncpus = 1023\n", ":2: thread 'a': cpus names CPU 1023"),
     ("unit", "[run]\nduration = 10\n[thread a]\n", ":2: [run] duration: '10' has no unit"),
-    ("section", "[thread a]\n[queue q]\n", ":2: section [queue]"),
+    ("section", "[thread a]\n[nosuch q]\n", ":2: unknown section [nosuch q]"),
 ]
 
 
