@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <sched.h>
 #include <time.h>
 
 #include "units.h"
@@ -188,6 +189,9 @@ bool jl_lock_take(struct jl_lock *l, int64_t *ask, int64_t *got)
 		held_ask = *ask;
 		for (unsigned k = 0; k < l->big.handoffs; k++) { /* round trips: each may wait for another holder */
 			jl_lock_release_for_block(l);
+			/* between, the CPU to whoever is runnable (time.sleep(0)'s syscall, where the thread the last
+			 * take woke gets to run: a zero clock_nanosleep returned at once here, sched_yield does it) */
+			sched_yield();
 			jl_lock_retake_after_block(l);
 		}
 		return true;
