@@ -100,35 +100,29 @@ void jl_lock_set_biglock(struct jl_lock *l, int64_t interval_ns, unsigned handof
 static void big_take(struct jl_lock *l)
 {
 	pthread_mutex_lock(&l->mu);
-	while (l->big.locked) {
-		const uint64_t seen = l->big.switch_number;
+	while (!jl_biglock_try_take(&l->big.rule)) {
+		const uint64_t seen = l->big.rule.switch_number;
 		const int64_t until = now_ns() + l->big.interval_ns;
 		struct timespec ts = { until / JL_NSEC_PER_SEC, until % JL_NSEC_PER_SEC };
 
-		/* a whole interval without the lock changing hands: ask the holder to drop it */
-		if (pthread_cond_timedwait(&l->big.cond, &l->mu, &ts) == ETIMEDOUT && l->big.locked &&
-		    l->big.switch_number == seen)
-			atomic_store(&l->big.drop_request, 1);
+		jl_biglock_waited(&l->big.rule, seen, pthread_cond_timedwait(&l->big.cond, &l->mu, &ts) == ETIMEDOUT);
+		atomic_store(&l->big.drop_request, l->big.rule.drop_request);
 	}
-	l->big.locked = true;
-	l->big.switch_number++;
-	atomic_store(&l->big.drop_request, 0); /* the new holder resets it (RESET_GIL_DROP_REQUEST) */
-	pthread_cond_signal(&l->big.switch_cond);
+	atomic_store(&l->big.drop_request, 0);
+	pthread_cond_signal(&l->big.switch_cond); /* a forced dropper waits for this */
 	pthread_mutex_unlock(&l->mu);
 }
 
 /* FORCED: dropped on a waiter's request: wait until another thread has taken it (FORCE_SWITCHING) */
 static void big_drop(struct jl_lock *l, bool forced)
 {
-	pthread_mutex_lock(&l->mu);
-	l->big.locked = false;
-	pthread_cond_signal(&l->big.cond);
-	if (forced) {
-		const uint64_t n = l->big.switch_number;
+	uint64_t seen;
 
-		while (l->big.switch_number == n && !l->big.locked)
-			pthread_cond_wait(&l->big.switch_cond, &l->mu);
-	}
+	pthread_mutex_lock(&l->mu);
+	seen = jl_biglock_release(&l->big.rule);
+	pthread_cond_signal(&l->big.cond);
+	while (forced && !jl_biglock_switched(&l->big.rule, seen))
+		pthread_cond_wait(&l->big.switch_cond, &l->mu);
 	pthread_mutex_unlock(&l->mu);
 }
 

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "biglock.h"
+
 enum jl_lock_kind { JL_LOCK_MUTEX, JL_LOCK_PI, JL_LOCK_CEILING, JL_LOCK_BIGLOCK };
 
 /* One acquisition: when it was asked for, taken, released (CLOCK_MONOTONIC ns), by which thread */
@@ -44,9 +46,8 @@ struct jl_lock {
 	/* biglock: CPython's state (mu guards it; cond: the lock is free; switch_cond: it changed hands) */
 	struct {
 		pthread_cond_t cond, switch_cond;
-		bool locked;
-		uint64_t switch_number;  /* takes so far */
-		atomic_int drop_request; /* a waiter timed out: the holder drops it at its next check point */
+		struct jl_biglock rule;  /* the state and its decisions (biglock.h), under mu */
+		atomic_int drop_request; /* rule.drop_request, for the holder's check points (read without mu) */
 		int64_t interval_ns;
 		unsigned handoffs;
 		atomic_uint_fast64_t forced; /* drops at a check point on a waiter's request */

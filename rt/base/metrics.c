@@ -55,7 +55,7 @@ const struct jl_metric_desc jl_metrics[] = {
 	{ "requests", JL_UNIT_COUNT, "requests", "a [source]: requests it sent", JL_SCOPE_SOURCE },
 	{ "ok", JL_UNIT_COUNT, "status.ok", "a [source]: requests replied to before their deadline", JL_SCOPE_SOURCE },
 	{ "deadline_exceeded", JL_UNIT_COUNT, "status.deadline_exceeded", "a [source]: requests whose client gave up first (DEADLINE_EXCEEDED)", JL_SCOPE_SOURCE },
-	{ "refused", JL_UNIT_COUNT, "status.refused", "a [source]: requests refused at once (a queue's limit: RESOURCE_EXHAUSTED)", JL_SCOPE_SOURCE },
+	{ "dropped", JL_UNIT_COUNT, "status.dropped", "a [source]: requests dropped: refused at once (a queue's limit: RESOURCE_EXHAUSTED)", JL_SCOPE_SOURCE },
 	{ "client_latency.mean", JL_UNIT_NS, "client_latency_ns.mean", "a [source]: creation to reply (or to the deadline, when the client gave up), mean", JL_SCOPE_SOURCE },
 	{ "client_latency.p99", JL_UNIT_NS, "client_latency_ns.p99", "a [source]: the client's latency, 99th percentile", JL_SCOPE_SOURCE },
 	{ "client_latency.max", JL_UNIT_NS, "client_latency_ns.max", "a [source]: the client's latency, maximum", JL_SCOPE_SOURCE },

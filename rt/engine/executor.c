@@ -142,7 +142,7 @@ static struct bus *bus_new(struct jl_engine *eng)
 /* ---- requests to queues (request.h) ---- */
 
 static const char *const req_status_names[] = { [JL_REQ_PENDING] = "pending", [JL_REQ_OK] = "ok",
-						 [JL_REQ_DEADLINE] = "deadline_exceeded", [JL_REQ_REFUSED] = "refused" };
+						 [JL_REQ_DEADLINE] = "deadline_exceeded", [JL_REQ_REFUSED] = "dropped" };
 
 const char *jl_req_status_name(enum jl_req_status s)
 {

@@ -471,7 +471,7 @@ static void print_sources(FILE *out, json_object *summary, enum jl_table_style s
 	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | refused | pending | "
 			  "client latency mean / p99 / max (us) | wasted |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
 			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %32s %10s\n",
-		"source", "queue", "requests", "ok", "deadline", "refused", "pending", "client latency mean / p99 / max",
+		"source", "queue", "requests", "ok", "deadline", "dropped", "pending", "client latency mean / p99 / max",
 		"wasted");
 	for (size_t i = 0; i < alen(summary, "sources"); i++) {
 		json_object *s = json_object_array_get_idx(at(summary, "sources"), i);
@@ -482,7 +482,7 @@ static void print_sources(FILE *out, json_object *summary, enum jl_table_style s
 		fprintf(out, md ? "| %s | %s | %lld | %lld | %lld | %lld | %lld | %s | %s |\n"
 				: "    %-12s %-12s %8lld %6lld %9lld %8lld %8lld %32s %10s\n",
 			str(s, "name"), str(s, "queue"), (long long)num(s, "requests"), (long long)num(s, "status.ok"),
-			(long long)num(s, "status.deadline_exceeded"), (long long)num(s, "status.refused"),
+			(long long)num(s, "status.deadline_exceeded"), (long long)num(s, "status.dropped"),
 			(long long)num(s, "status.pending"), lat, wasted);
 	}
 }

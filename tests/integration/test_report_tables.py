@@ -296,3 +296,15 @@ def test_locks_table(jl, tmp_path):
     line_with(out, "shared", "ceiling 90", "60", dist(s["locks"][0]["wait_ns"]), dist(s["locks"][0]["hold_ns"]), "0",
               "low", us(1600) + ",", "high", us(4_200_000))
     assert "locks:" not in report(jl, tmp_path, copy.deepcopy(PLAIN), name="plain")
+
+
+def test_requests_table(jl, tmp_path):
+    """[source]s: the client's view of its requests (status counts, latency cell, wasted work)"""
+    s = copy.deepcopy(PLAIN)
+    s["sources"] = [{"name": "orders", "queue": "price_q", "requests": 8,
+                     "status": {"pending": 0, "ok": 1, "deadline_exceeded": 3, "dropped": 4},
+                     "client_latency_ns": d3(900 * MS, 1000 * MS, 1000 * MS, count=4), "wasted_ns": 2_500_000_000,
+                     "wasted_max_ns": 900 * MS}]
+    out = report(jl, tmp_path, s)
+    line_with(out, "orders", "price_q", "8", "1", "3", "4", "0", dist(s["sources"][0]["client_latency_ns"]), us(2_500_000_000))
+    assert "requests:" not in report(jl, tmp_path, copy.deepcopy(PLAIN), name="plain")

@@ -74,7 +74,7 @@ def test_limit_refuses_the_excess(jl):
     r = run(jl, "price_q.limit=4")
     rows = requests(r)
     orders = [x for x in rows if x["source"] == "orders"]
-    refused = [x for x in orders if x["status"] == "refused"]
+    refused = [x for x in orders if x["status"] == "dropped"]
     assert len(refused) == N - W
     assert all(int(x["end_ns"]) - int(x["created_ns"]) < 5_000_000 for x in refused)  # at once
     assert not any(int(x["start_ns"]) for x in refused)
