@@ -10,6 +10,8 @@
 #include "../base/lock.h"
 #include "../base/units.h"
 
+#define KEY_APPLIES(fn) static bool fn(const struct jl_key_view *v)
+
 #define KEY_PARSE(fn) \
 	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
 #define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
@@ -106,6 +108,17 @@ KEY_FORMAT(fmt_cb_lock)
 {
 	(void)buf, (void)len;
 	return v->callback->lock[0] ? v->callback->lock : NULL;
+}
+
+/* where a key means something, so that the scenario writer writes it back only there */
+KEY_APPLIES(cb_calls)
+{
+	return v->callback->call[0] != 0;
+}
+
+KEY_APPLIES(cb_cancels)
+{
+	return v->callback->cancel_ns != 0;
 }
 
 KEY_PARSE(cb_propagate)
@@ -327,15 +340,15 @@ static const struct jl_key_desc callback_keys[] = {
 	{ .name = "deadline_propagation", .slot = JL_CKEY_PROPAGATION, .syntax = "BOOL", .def = "no", .range = "yes or no",
 	  .help = "work = call: the call waits at most its request's remaining time minus `margin` and the request it "
 		  "sends carries that deadline (on expiry: DEADLINE_EXCEEDED); no: it waits for the reply, however long",
-	  .parse = cb_propagate, .format = fmt_cb_propagate },
+	  .parse = cb_propagate, .format = fmt_cb_propagate, .applies = cb_calls },
 	{ .name = "margin", .slot = JL_CKEY_MARGIN, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "deadline_propagation: what the call keeps for itself of its request's remaining time",
-	  .parse = cb_margin, .format = fmt_cb_margin },
+	  .parse = cb_margin, .format = fmt_cb_margin, .applies = cb_calls },
 	{ .name = "cancel", .slot = JL_CKEY_CANCEL, .syntax = "none|cooperative DURATION", .def = "none",
 	  .range = "none, or cooperative and a duration greater than 0 (work = sleep or spin)",
 	  .help = "a callback serving a [queue], when its caller gave up: none (it runs to its end, as a synchronous "
 		  "handler does) or cooperative D (its work checks every D and stops)",
-	  .parse = cb_cancel, .format = fmt_cb_cancel },
+	  .parse = cb_cancel, .format = fmt_cb_cancel, .applies = cb_cancels },
 };
 
 const struct jl_key_table jl_keys_callback = { "callback", callback_keys,
@@ -604,6 +617,11 @@ KEY_FORMAT(fmt_lock_ceiling)
 	return buf;
 }
 
+KEY_APPLIES(is_biglock)
+{
+	return v->lock->kind == JL_LOCK_BIGLOCK;
+}
+
 KEY_PARSE(lock_switch)
 {
 	(void)key;
@@ -655,11 +673,11 @@ static const struct jl_key_desc lock_keys[] = {
 	  .help = "biglock: a waiter asks the holder to drop it after this long (CPython's sys.setswitchinterval); the "
 		  "holder drops it at its next check point (`sin` has them, `spin` none, `sleep` drops it at once) "
 		  "and waits until the waiter has taken it",
-	  .parse = lock_switch, .format = fmt_lock_switch },
+	  .parse = lock_switch, .format = fmt_lock_switch, .applies = is_biglock },
 	{ .name = "handoffs", .slot = JL_LKEY_HANDOFFS, .syntax = "N", .def = "0", .range = "0-1000",
 	  .help = "biglock: extra release/retake round trips per work call (an interpreter's executor does several per "
 		  "dispatch; each may wait a switch interval for a computing holder)",
-	  .parse = lock_handoffs, .format = fmt_lock_handoffs },
+	  .parse = lock_handoffs, .format = fmt_lock_handoffs, .applies = is_biglock },
 };
 
 const struct jl_key_table jl_keys_lock = { "lock", lock_keys, (int)(sizeof(lock_keys) / sizeof(lock_keys[0])) };
@@ -711,6 +729,16 @@ static const struct jl_key_desc queue_keys[] = {
 const struct jl_key_table jl_keys_queue = { "queue", queue_keys, (int)(sizeof(queue_keys) / sizeof(queue_keys[0])) };
 
 /* ---- [source NAME] (issue 14): placement keys, then these ---- */
+
+KEY_APPLIES(src_bursts)
+{
+	return v->source->burst != 0;
+}
+
+KEY_APPLIES(src_rates)
+{
+	return v->source->rate_hz > 0;
+}
 
 KEY_PARSE(src_target)
 {
@@ -810,12 +838,12 @@ static const struct jl_key_desc source_keys[] = {
 	  .range = "the name of a [queue] section", .help = "the queue its requests go to", .parse = src_target,
 	  .format = fmt_src_target },
 	{ .name = "burst", .slot = JL_SRCKEY_BURST, .syntax = "N", .def = "0", .range = "0-100000 (0: use rate)",
-	  .help = "N requests at once, at start", .parse = src_burst, .format = fmt_src_burst },
+	  .help = "N requests at once, at start", .parse = src_burst, .format = fmt_src_burst, .applies = src_bursts },
 	{ .name = "rate", .slot = JL_SRCKEY_RATE, .syntax = "RATE", .def_doc = "none", .range = "a rate (5Hz)",
 	  .help = "one request every 1/RATE from start (open loop: it never waits for a reply)", .parse = src_rate,
 	  .format = fmt_src_rate },
 	{ .name = "count", .slot = JL_SRCKEY_COUNT, .syntax = "N", .def = "0", .range = "0 (until the end) or more",
-	  .help = "rate: how many requests", .parse = src_count, .format = fmt_src_count },
+	  .help = "rate: how many requests", .parse = src_count, .format = fmt_src_count, .applies = src_rates },
 	{ .name = "start", .slot = JL_SRCKEY_START, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "when it begins, after the measured phase begins", .parse = src_start, .format = fmt_src_start },
 	{ .name = "deadline", .slot = JL_SRCKEY_DEADLINE, .syntax = "DURATION", .def_doc = "none",

@@ -429,7 +429,7 @@ static int budget_key(struct jl_key_view *v, const char *key, const char *value,
 	}
 	*b = (struct jl_budget){ .e2e = e2e, .limit_ns = ns, .line = v->line };
 	snprintf(b->callback, sizeof(b->callback), "%s", cb);
-	snprintf(b->text, sizeof(b->text), "%s", jl_format_duration(ns, b->text, sizeof(b->text)));
+	jl_format_duration(ns, b->text, sizeof(b->text)); /* (into its own buffer: never copied onto itself) */
 	return 0;
 }
 

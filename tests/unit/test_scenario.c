@@ -605,6 +605,25 @@ static void test_round_trip(void **state)
 		"[expect]\na = loop.0.latency.p99 < 2ms\nb = loop.1.misses == 0\nc = loop.0.rate_hz >= 999.5Hz\n\n"
 		"[sweep]\nruns = 3\ncondition.fifo = loop.policy=fifo; loop.priority=80\ncondition.2 = loop.policy=other\n"
 		"vary.loop.period = 1ms, 2ms\ncompare = fifo:2\n",
+		/* the application structure (issues 13, 14): every section kind, keys that apply only somewhere */
+		"[run]\nduration = 1s\n[topic scan]\ndepth = 4\n[topic cam]\nkeep = all\n[topic fused]\n"
+		"[sync fz]\ninputs = scan, cam\nalgorithm = approximate\nmax_interval = 20ms\npublish = fused\n"
+		"[queue price_q]\nlimit = 4\n[queue quote_q]\n[lock gil]\nkind = biglock\nhandoffs = 2\n"
+		"[lock m]\nkind = ceiling\nceiling = 90\n[lock p]\nkind = pi\n"
+		"[executor b]\nthreads = 4\ndispatch = fifo\n[executor c]\nthreads = 2\npolicy = fifo\npriority = 50\n"
+		"[node n]\nexecutor = b\n"
+		"[callback sensor]\nnode = n\nperiod = 10ms\nphase = 1ms\njitter = 2ms\nwork = spin 100us\npublish = scan\nlock = gil\n"
+		"[callback cam_cb]\nexecutor = b\ngroup = reentrant\nperiod = 33ms\npublish = cam\n"
+		"[callback fusion]\nexecutor = b\ntrigger = fused\n"
+		"[callback poller]\nexecutor = b\nperiod = 103ms\npoll = scan\n"
+		"[callback price]\nexecutor = b\ngroup = reentrant\ntrigger = price_q\nwork = call quote_q\n"
+		"deadline_propagation = yes\nmargin = 50ms\n"
+		"[callback quote]\nexecutor = c\ngroup = reentrant\ntrigger = quote_q\nwork = sleep 1s\ncancel = cooperative 100ms\nlock = m\n"
+		"[source orders]\ntarget = price_q\nburst = 8\nstart = 200ms\ndeadline = 1s\n"
+		"[source pings]\ntarget = price_q\nrate = 5Hz\ncount = 10\n"
+		"[thread t]\nperiod = 10ms\nlock = p\n"
+		"[budget]\ne2e.fusion = 50ms\nstage.sensor = 1ms\n"
+		"[expect]\nf = fz.inputs.0.used_fraction >= 0.9\nl = gil.wait.max < 1s\no = orders.dropped == 0\n",
 		"\xEF\xBB\xBF[thread bom]\nrate: 7Hz\n",
 	};
 	char err[JL_ERR_MAX], why[256];
