@@ -149,7 +149,7 @@ void jl_lock_checkpoint(struct jl_lock *l)
 void jl_lock_release_for_block(struct jl_lock *l)
 {
 	record(l, held_ask, held_got, now_ns());
-	big_drop(l, false);
+	big_drop(l, jl_lock_drop_requested(l)); /* asked for: wait until the waiter has it (CPython's drop_gil) */
 }
 
 void jl_lock_retake_after_block(struct jl_lock *l)
@@ -204,7 +204,7 @@ void jl_lock_give(struct jl_lock *l, int64_t ask, int64_t got)
 
 	if (l->kind == JL_LOCK_BIGLOCK) {
 		record(l, held_ask, held_got, rel); /* its last acquisition (a check point may have retaken it) */
-		big_drop(l, false);
+		big_drop(l, jl_lock_drop_requested(l));
 		return;
 	}
 	pthread_mutex_unlock(&l->mu);

@@ -529,18 +529,23 @@ int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const st
  * for users without a period (beyond it acquisitions are counted, not kept) */
 #define LOCK_UNTIMED_CAP 65536
 
-static size_t lock_capacity(const struct jl_scenario *sc, const char *name)
+static size_t lock_capacity(const struct jl_scenario *sc, const struct jl_lock_spec *l)
 {
-	size_t cap = 16;
+	/* acquisitions per work call: 1, and with a biglock one per hand-off and a retake after a sleep */
+	const size_t per_call = l->kind == JL_LOCK_BIGLOCK ? 2 + l->handoffs : 1;
+	size_t cap = 16, calls = 0;
 
 	for (int i = 0; i < sc->nthreads; i++)
-		if (!strcmp(sc->threads[i].beh.lock, name))
-			cap += (sc->threads[i].beh.period_ns ? jl_engine_loop_capacity(sc, sc->threads[i].beh.period_ns)
-							     : LOCK_UNTIMED_CAP) * sc->threads[i].place.count;
+		if (!strcmp(sc->threads[i].beh.lock, l->name))
+			calls += (sc->threads[i].beh.period_ns ? jl_engine_loop_capacity(sc, sc->threads[i].beh.period_ns)
+							       : LOCK_UNTIMED_CAP) * sc->threads[i].place.count;
 	for (int i = 0; i < sc->ncallbacks; i++)
-		if (!strcmp(sc->callbacks[i].lock, name))
-			cap += sc->callbacks[i].period_ns ? jl_engine_loop_capacity(sc, sc->callbacks[i].period_ns)
-							  : LOCK_UNTIMED_CAP;
+		if (!strcmp(sc->callbacks[i].lock, l->name))
+			calls += sc->callbacks[i].period_ns ? jl_engine_loop_capacity(sc, sc->callbacks[i].period_ns)
+							    : LOCK_UNTIMED_CAP;
+	cap += calls * per_call;
+	if (l->kind == JL_LOCK_BIGLOCK) /* forced drops: at most one per switch interval over the run */
+		cap += (size_t)((sc->run.warmup_ns + sc->run.duration_ns) / l->switch_interval_ns) + 16;
 	return cap;
 }
 
@@ -557,7 +562,7 @@ static int locks_init(struct jl_engine *eng, char *err, size_t errlen)
 	}
 	for (int i = 0; i < sc->nlocks; i++, eng->nlocks++)
 		if (jl_lock_init(&eng->locks[i], sc->locks[i].name, (enum jl_lock_kind)sc->locks[i].kind, sc->locks[i].ceiling,
-				 lock_capacity(sc, sc->locks[i].name))) {
+				 lock_capacity(sc, &sc->locks[i]))) {
 			snprintf(err, errlen, "lock '%s': cannot make it: %s", sc->locks[i].name, strerror(errno));
 			return -1;
 		} else if (sc->locks[i].kind == JL_LOCK_BIGLOCK) {

@@ -153,7 +153,7 @@ const char *jl_req_status_name(enum jl_req_status s)
  * causing at most one call per calling callback on its way */
 static size_t request_bound(const struct jl_scenario *sc)
 {
-	size_t n = 0, calls = 0;
+	size_t n = 0, calls = 0, timer_calls = 0;
 	const double run_s = (double)(sc->run.warmup_ns + sc->run.duration_ns) / 1e9;
 
 	for (int i = 0; i < sc->nsources; i++) {
@@ -161,9 +161,18 @@ static size_t request_bound(const struct jl_scenario *sc)
 
 		n += s->burst ? s->burst : s->count ? s->count : (size_t)(s->rate_hz * run_s) + 2;
 	}
-	for (int i = 0; i < sc->ncallbacks; i++)
-		calls += sc->callbacks[i].call[0] != 0;
-	n *= calls + 1;
+	for (int i = 0; i < sc->ncallbacks; i++) {
+		const struct jl_callback_spec *c = &sc->callbacks[i];
+
+		if (!c->call[0])
+			continue;
+		calls++;
+		if (c->period_ns) /* a timer that calls: one request per release */
+			timer_calls += jl_engine_loop_capacity(sc, c->period_ns);
+	}
+	/* every request (a source's or a timer's call) causes at most one call per calling callback on its way;
+	 * a callback triggered by a topic that calls: one per message, a timer's release at most each */
+	n = (n + timer_calls) * (calls + 1) + 16;
 	return n < (1u << 22) ? n : (1u << 22);
 }
 
@@ -336,11 +345,11 @@ static void executor_fini(struct jl_unit *u)
 
 #define SERIES(bus, b) (&(bus)->eng->series[(b)->sid])
 
-/* Messages a triggered callback can get at most: every message starts at a timer's release, and each
- * reaches a subscriber at most once */
+/* Messages a triggered callback can get at most: every message starts at a timer's release or is a
+ * request (a source's or a call's), and each reaches a subscriber at most once */
 static size_t message_bound(const struct jl_scenario *sc)
 {
-	size_t n = 16;
+	size_t n = 16 + request_bound(sc); /* and every request a source or a call makes */
 
 	for (int i = 0; i < sc->ncallbacks; i++)
 		if (sc->callbacks[i].period_ns)
@@ -638,11 +647,16 @@ static bool call_and_wait(struct exec_ctx *x, int cb, int parent, const struct p
 	publish(bus, x->call[cb], &(struct prov){ .origin = in->origin, .req = (uint32_t)i + 1 }, now);
 	until = deadline ? deadline : bus->eng->t_end;
 	while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
-		if (jl_now_ns() >= until || jl_stopping_now()) {
-			atomic_store(&r->gave_up, jl_now_ns()); /* DEADLINE_EXCEEDED (or the run ended) */
+		const int64_t t = jl_now_ns();
+
+		if (t >= until || jl_stopping_now()) {
+			atomic_store(&r->gave_up, t); /* DEADLINE_EXCEEDED (or the run ended) */
+			if (atomic_load_explicit(&r->done, memory_order_acquire))
+				break; /* the reply came as it gave up: it counts */
 			return false;
 		}
-		futex_wait_until((atomic_uint *)&r->done, 0, until);
+		/* in slices: an early stop (whose servers never reply) is seen within one */
+		futex_wait_until((atomic_uint *)&r->done, 0, until - t > 50000000 ? t + 50000000 : until);
 	}
 	return atomic_load(&r->status) == JL_REQ_OK;
 }

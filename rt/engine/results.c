@@ -282,7 +282,7 @@ int jl_results_write_requests(const char *dir, const struct jl_engine *eng)
 	const struct jl_request *reqs = jl_executor_requests(eng, &n, &lost);
 	struct jl_outfile of;
 
-	if (!eng->sc->nsources)
+	if (!eng->sc->nsources && !n)
 		return 0;
 	if (jl_output_open(&of, dir, "requests.csv"))
 		return -1;

@@ -333,6 +333,11 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 			VFAIL(q->line, "queue '%s': %s (expected one [callback] with trigger = %s: its executor's threads compete "
 			      "for the requests)", q->name, servers ? "served by more than one callback" : "nothing serves it",
 			      q->name);
+		for (int k = 0; k < sc->nsyncs; k++) /* a sync pairs data, not requests (each replied to once) */
+			if (!strcmp(sc->syncs[k].inputs[0], q->name) || !strcmp(sc->syncs[k].inputs[1], q->name) ||
+			    !strcmp(sc->syncs[k].publish, q->name))
+				VFAIL(sc->syncs[k].line, "sync '%s': queue '%s' is no topic (expected [topic] inputs and output)",
+				      sc->syncs[k].name, q->name);
 		if (q->limit > q->depth)
 			VFAIL(q->key_line[JL_OPKEY_LIMIT], "queue '%s': limit %u is more than its depth %u", q->name, q->limit,
 			      q->depth);

@@ -391,8 +391,9 @@ static json_object *sources_json(const struct jl_engine *eng)
 			count[atomic_load(&((struct jl_request *)r)->status) & 3]++;
 			if (r->end && (!r->deadline || r->end <= r->deadline) && atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
 				lat[m++] = r->end - r->created;
-			else if (r->deadline && atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
-				lat[m++] = r->deadline - r->created; /* the client gave up at its deadline */
+			else if (r->deadline && r->deadline <= eng->t_end &&
+				 atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
+				lat[m++] = r->deadline - r->created; /* the client gave up at its deadline, in the run */
 			if (w > wmax)
 				wmax = w;
 		}
@@ -424,10 +425,13 @@ void jl_summary_lock_boosts(json_object *summary)
 	    !json_object_object_get_ex(tr, "pi_boosts", &boosts))
 		return;
 	for (size_t i = 0; i < json_object_array_length(locks); i++) {
-		json_object *l = json_object_array_get_idx(locks, i), *by;
+		json_object *l = json_object_array_get_idx(locks, i), *by, *kind;
 		int64_t sum = 0;
 
-		if (!json_object_object_get_ex(l, "threads", &by))
+		/* only a pi lock boosts; its takers' boosts from other PI locks (an executor's own) count too:
+		 * the trace names the raised task, not the lock */
+		if (!json_object_object_get_ex(l, "kind", &kind) || strcmp(json_object_get_string(kind), "pi") ||
+		    !json_object_object_get_ex(l, "threads", &by))
 			continue;
 		json_object_object_foreach(by, name, v) {
 			json_object *tid;
@@ -548,12 +552,14 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		}
 		json_object_object_add(s, "syncs", sy);
 	}
-	if (eng->sc->nsources) {
+	{
 		size_t n, lost;
 
-		json_object_object_add(s, "sources", sources_json(eng));
+		if (eng->sc->nsources)
+			json_object_object_add(s, "sources", sources_json(eng));
 		jl_executor_requests(eng, &n, &lost);
-		add_i64(s, "requests_lost", (int64_t)lost); /* beyond the preallocated slots (sized from the sources) */
+		if (n || lost) /* beyond the preallocated slots (sized from the sources and the calling timers) */
+			add_i64(s, "requests_lost", (int64_t)lost);
 	}
 	if (eng->nlocks) {
 		json_object *lk = json_object_new_array();

@@ -63,7 +63,7 @@ static int64_t waker_kept_by(const struct jl_tan *an, int cpu, int64_t from, int
 	if (!an || cpu < 0 || to <= from)
 		return 0;
 	memset(&tmp, 0, sizeof(tmp));
-	jl_tan_add_window(an, cpu, from, to, waker, 0, &tmp, false);
+	jl_tan_add_window(an, cpu, from, to, waker, 120, &tmp, false); /* as a CFS task: each task its own part */
 	jl_tan_finish_parts(an, &tmp);
 	for (int i = 0; i < tmp.nparts; i++) {
 		const struct jl_part *p = &tmp.parts[i];

@@ -5,6 +5,7 @@ pings wait about ceil(N/W) x D = 2 s; with the 1 s deadline propagated they wait
 deadline; with limit = 4 the excess is refused at once and the pings wait at most about D; with ping on
 its own pool they do not wait. Wide bands: a noisy 2-CPU VM."""
 import csv
+import json
 import math
 import pathlib
 
@@ -96,3 +97,23 @@ def test_requests_bad_input(jl, scenario, text, words):
     p = scenario("x", text)
     r = jl("run", p, timeout=30, check_rc=2)
     assert words in r.stderr, r.stderr
+
+
+def test_interrupt_while_calls_wait(jl, tmp_path):
+    """SIGINT while B's handlers wait for C's replies (which never come once C's pool stops): the callers
+    see the stop within a slice of their wait, the run ends with 130 and no stuck thread"""
+    import signal
+    import subprocess
+    import time
+    from conftest import BIN
+    out = tmp_path / "out"
+    p = subprocess.Popen([BIN, "run", str(SCENARIO), "--out", str(out), "-q", "--set", "run.grace=2s"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # the burst (at 200 ms after the 100 ms warm-up) is in service, its calls waiting
+    p.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert time.monotonic() - t0 < 5, "the waiting callers did not see the stop"
+    s = json.load(open(next(out.glob("pool-exhaustion/2*/summary.json"))))
+    assert s["interrupted"] and not s.get("stuck_threads")
