@@ -468,7 +468,7 @@ static void print_sources(FILE *out, json_object *summary, enum jl_table_style s
 
 	if (!alen(summary, "sources"))
 		return;
-	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | refused | pending | "
+	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | dropped | pending | "
 			  "client latency mean / p99 / max (us) | wasted |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
 			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %32s %10s\n",
 		"source", "queue", "requests", "ok", "deadline", "dropped", "pending", "client latency mean / p99 / max",

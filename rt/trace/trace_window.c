@@ -266,6 +266,23 @@ bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
 	return false;
 }
 
+/* The rest of a callback's wait, [FROM, WAKE), was the wakeup P of thread entry TI: its parts into C,
+ * and the wakeup's times */
+static void add_wakeup_rest(const struct jl_tan *an, int ti, const struct jl_pair *p, int64_t from, int64_t wake,
+			    struct jl_cycle *c)
+{
+	struct jl_cycle w;
+
+	memset(&w, 0, sizeof(w));
+	jl_tan_decompose_cycle(an, ti, p, from, wake, &w);
+	for (int i = 0; i < w.nparts; i++)
+		jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
+				  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
+	c->waking = p->waking;
+	c->switch_in = p->switch_in;
+	c->cpu = p->cpu;
+}
+
 #define POOL_RUNS 256
 
 /* A run of another callback of the executor inside a late callback's wait */
@@ -369,18 +386,8 @@ static void decompose_pool_callback(const struct jl_tan *an, int ti, size_t si, 
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
 				  "a thread and its group were free, and no thread had taken it yet");
 	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_TAN_CLOCK_SLACK_NS, &pe);
-	if (p && pe >= 0) {
-		struct jl_cycle w;
-
-		/* what is left was the wakeup of the pool thread that took it, explained as one */
-		memset(&w, 0, sizeof(w));
-		jl_tan_decompose_cycle(an, pe, p, busy_until, s->wake, &w);
-		for (int i = 0; i < w.nparts; i++)
-			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
-					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
-		c->waking = p->waking;
-		c->switch_in = p->switch_in;
-		c->cpu = p->cpu;
+	if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
+		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
 	} else if (s->wake > busy_until) {
 		snprintf(detail, sizeof(detail), "from when it could run to its start on pool thread %d (awake already)",
 			 (int)s->tid);
@@ -430,17 +437,8 @@ void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0,
 				  busy_until - s->release - ran_total, "the executor's thread between two of its callbacks");
 	if (p && p->waking >= busy_until - JL_TAN_CLOCK_SLACK_NS) {
-		struct jl_cycle w;
-
 		/* what is left was a wakeup of the thread: explained as one, from when the executor was free */
-		memset(&w, 0, sizeof(w));
-		jl_tan_decompose_cycle(an, ti, p, busy_until, s->wake, &w);
-		for (int i = 0; i < w.nparts; i++)
-			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
-					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
-		c->waking = p->waking;
-		c->switch_in = p->switch_in;
-		c->cpu = p->cpu;
+		add_wakeup_rest(an, ti, p, busy_until, s->wake, c);
 	} else if (s->wake > busy_until) {
 		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until,
 				  "from the end of the executor's previous callback to this one's start");
