@@ -182,6 +182,17 @@ static const struct jl_key_desc expect_keys[] = {
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
+/* Where an instance of a section was defined: its name (cut to a name's length), file and line. */
+static void section_origin(char *nm, size_t nmlen, char *f, size_t flen, int *ln, const char *name, const char *file,
+			   int line)
+{
+	snprintf(nm, nmlen, "%.*s", JL_NAME_MAX - 1, name);
+	snprintf(f, flen, "%s", file);
+	*ln = line;
+}
+
+#define SET_ORIGIN(s, n, f, l) section_origin((s)->name, sizeof((s)->name), (s)->file, sizeof((s)->file), &(s)->line, n, f, l)
+
 /* ---- [node NAME] ---- */
 
 static int count_nodes(const struct jl_scenario *sc)
@@ -211,9 +222,7 @@ static int add_node(struct jl_scenario *sc, const char *name, const char *file, 
 		return -1;
 	n = &sc->nodes[sc->nnodes++];
 	memset(n, 0, sizeof(*n));
-	snprintf(n->name, sizeof(n->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(n->file, sizeof(n->file), "%s", file);
-	n->line = line;
+	SET_ORIGIN(n, name, file, line);
 	return sc->nnodes - 1;
 }
 
@@ -274,9 +283,7 @@ static int add_queue(struct jl_scenario *sc, const char *name, const char *file,
 	t->keep = JL_KEEP_ALL;
 	v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
 	jl_section_defaults(jl_section_kind_find("queue"), &v);
-	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(t->file, sizeof(t->file), "%s", file);
-	t->line = line;
+	SET_ORIGIN(t, name, file, line);
 	return count_queues(sc) - 1;
 }
 
@@ -353,9 +360,7 @@ static int add_lock(struct jl_scenario *sc, const char *name, const char *file, 
 	memset(l, 0, sizeof(*l));
 	view_lock(sc, sc->nlocks - 1, &v);
 	jl_section_defaults(jl_section_kind_find("lock"), &v);
-	snprintf(l->name, sizeof(l->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(l->file, sizeof(l->file), "%s", file);
-	l->line = line;
+	SET_ORIGIN(l, name, file, line);
 	return sc->nlocks - 1;
 }
 
@@ -391,9 +396,7 @@ static int add_sync(struct jl_scenario *sc, const char *name, const char *file, 
 	memset(y, 0, sizeof(*y));
 	view_sync(sc, sc->nsyncs - 1, &v);
 	jl_section_defaults(jl_section_kind_find("sync"), &v);
-	snprintf(y->name, sizeof(y->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(y->file, sizeof(y->file), "%s", file);
-	y->line = line;
+	SET_ORIGIN(y, name, file, line);
 	return sc->nsyncs - 1;
 }
 
@@ -646,9 +649,7 @@ static int add_thread(struct jl_scenario *sc, const char *name, const char *file
 	t->beh.measure = -1; /* yes if periodic: no value of the key says that */
 	view_thread(sc, sc->nthreads - 1, &v);
 	jl_section_defaults(jl_section_kind_find("thread"), &v);
-	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(t->file, sizeof(t->file), "%s", file);
-	t->line = line;
+	SET_ORIGIN(t, name, file, line);
 	return sc->nthreads - 1;
 }
 
@@ -722,9 +723,7 @@ static int add_callback(struct jl_scenario *sc, const char *name, const char *fi
 	memset(c, 0, sizeof(*c));
 	view_callback(sc, sc->ncallbacks - 1, &v);
 	jl_section_defaults(jl_section_kind_find("callback"), &v);
-	snprintf(c->name, sizeof(c->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(c->file, sizeof(c->file), "%s", file);
-	c->line = line;
+	SET_ORIGIN(c, name, file, line);
 	return sc->ncallbacks - 1;
 }
 
@@ -759,9 +758,7 @@ static int add_topic(struct jl_scenario *sc, const char *name, const char *file,
 	memset(t, 0, sizeof(*t));
 	v = (struct jl_key_view){ .sc = sc, .topic = t, .key_line = t->key_line };
 	jl_section_defaults(jl_section_kind_find("topic"), &v);
-	snprintf(t->name, sizeof(t->name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(t->file, sizeof(t->file), "%s", file);
-	t->line = line;
+	SET_ORIGIN(t, name, file, line);
 	return count_kind(sc, false) - 1;
 }
 
