@@ -4,11 +4,8 @@
 # one group). Run from the repository root, as root:  sudo scripts/executor-experiments.sh
 # (about a minute: 4 s runs; DURATION=10s for longer ones). Figures, never pass/fail.
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
-bin=${JITTERLAB:-$here/build/jitterlab}
-[ -x "$bin" ] || make --no-print-directory build/jitterlab
-[ "$(id -u)" -eq 0 ] || { echo "executor-experiments.sh: needs root (sudo)" >&2; exit 2; }
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 d=${DURATION:-4s}
 tmp=$(mktemp -d /tmp/jitterlab-exec-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

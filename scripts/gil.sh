@@ -7,11 +7,8 @@
 # hand-off counts, never tuned to any of the figures. Figures, never pass/fail.
 # Run from the repository root, as root:  sudo scripts/gil.sh   (about 3 minutes)
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
-bin=${JITTERLAB:-$here/build/jitterlab}
-[ -x "$bin" ] || make --no-print-directory build/jitterlab
-[ "$(id -u)" -eq 0 ] || { echo "gil.sh: needs root (sudo)" >&2; exit 2; }
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d /tmp/jitterlab-gil-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 rc=0

@@ -6,11 +6,8 @@
 # Figures, never pass/fail. Run from the repository root, as root:  sudo scripts/pool-exhaustion.sh
 # (about a minute; D=1s for the scaled variant the tests run).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
-bin=${JITTERLAB:-$here/build/jitterlab}
-[ -x "$bin" ] || make --no-print-directory build/jitterlab
-[ "$(id -u)" -eq 0 ] || { echo "pool-exhaustion.sh: needs root (sudo)" >&2; exit 2; }
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 d=${D:-5s}
 tmp=$(mktemp -d /tmp/jitterlab-pool-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

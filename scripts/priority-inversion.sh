@@ -7,11 +7,8 @@
 # cycle under the plain mutex. Figures, never pass/fail for the script itself.
 # Run from the repository root, as root:  sudo scripts/priority-inversion.sh [any `jitterlab sweep` option]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
-bin=${JITTERLAB:-$here/build/jitterlab}
-[ -x "$bin" ] || make --no-print-directory build/jitterlab
-[ "$(id -u)" -eq 0 ] || { echo "priority-inversion.sh: needs root (sudo)" >&2; exit 2; }
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 out=$(mktemp -d /tmp/jitterlab-pi-XXXXXX)
 trap 'rm -rf "$out"' EXIT
 rc=0

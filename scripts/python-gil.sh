@@ -5,11 +5,8 @@
 # tick. Run from the repository root, as root:  sudo scripts/python-gil.sh [--runs N] [--duration D]
 # (defaults: the scenario's, 3 runs of 8 s per condition: about 3 minutes on 2 CPUs).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
-bin=${JITTERLAB:-$here/build/jitterlab}
-[ -x "$bin" ] || make --no-print-directory build/jitterlab
-[ "$(id -u)" -eq 0 ] || { echo "python-gil.sh: needs root (sudo)" >&2; exit 2; }
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 command -v /usr/bin/python3 >/dev/null || { echo "python-gil.sh: needs Debian's python3" >&2; exit 2; }
 out=${OUT:-$here/traces}
 "$bin" sweep scenarios/python-gil.ini --out "$out" "$@" || rc=$?

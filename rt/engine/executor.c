@@ -96,14 +96,6 @@ struct bus {
 	atomic_size_t req_lost;
 };
 
-static int topic_index(const struct jl_scenario *sc, const char *name)
-{
-	for (int k = 0; k < sc->ntopics; k++)
-		if (!strcmp(sc->topics[k].name, name))
-			return k;
-	return -1;
-}
-
 static size_t request_bound(const struct jl_scenario *sc);
 
 static struct bus *bus_new(struct jl_engine *eng)
@@ -128,9 +120,9 @@ static struct bus *bus_new(struct jl_engine *eng)
 		y->spec = &sc->syncs[i];
 		jl_sync_init(&y->model, sc->syncs[i].algorithm ? JL_SYNC_SLOP : JL_SYNC_APPROXIMATE, sc->syncs[i].slop_ns,
 			     sc->syncs[i].max_interval_ns, sc->syncs[i].queue);
-		y->in[0] = topic_index(sc, sc->syncs[i].inputs[0]);
-		y->in[1] = topic_index(sc, sc->syncs[i].inputs[1]);
-		y->out = sc->syncs[i].publish[0] ? topic_index(sc, sc->syncs[i].publish) : -1;
+		y->in[0] = jl_scenario_topic_index(sc, sc->syncs[i].inputs[0]);
+		y->in[1] = jl_scenario_topic_index(sc, sc->syncs[i].inputs[1]);
+		y->out = sc->syncs[i].publish[0] ? jl_scenario_topic_index(sc, sc->syncs[i].publish) : -1;
 		if (pthread_mutex_init(&y->mu, &ma))
 			break;
 		bus->nsyncs++;
@@ -222,12 +214,19 @@ const struct jl_request *jl_executor_requests(const struct jl_engine *eng, size_
 	return bus ? bus->reqs : NULL;
 }
 
+const struct jl_request *jl_request_root(const struct jl_request *reqs, size_t n, const struct jl_request *r)
+{
+	for (int hops = 0; r->parent >= 0 && (size_t)r->parent < n && hops < 64; hops++)
+		r = &reqs[r->parent];
+	return r;
+}
+
 int64_t jl_request_given_up(const struct jl_request *reqs, size_t n, const struct jl_request *r)
 {
 	int64_t g = 0;
 
 	for (int hops = 0; r && hops < 64; hops++) {
-		int64_t mine = atomic_load(&((struct jl_request *)r)->gave_up);
+		int64_t mine = jl_request_gave_up(r);
 
 		if (r->deadline && (!r->end || r->end > r->deadline) && (!mine || r->deadline < mine))
 			mine = r->deadline; /* its requester's deadline passed before the reply */
@@ -539,12 +538,8 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 						  .period = c->period_ns, .phase = c->phase_ns, .jitter = c->jitter_ns,
 						  .seed = (uint64_t)sc->run.seed * 1000003u + (uint64_t)i };
 		x->sub[x->ncb] = x->pub[x->ncb] = x->call[x->ncb] = -1;
-		for (int k = 0; k < sc->ntopics; k++) {
-			if (!strcmp(sc->topics[k].name, c->publish))
-				x->pub[x->ncb] = k;
-			if (!strcmp(sc->topics[k].name, c->call))
-				x->call[x->ncb] = k;
-		}
+		x->pub[x->ncb] = c->publish[0] ? jl_scenario_topic_index(sc, c->publish) : -1;
+		x->call[x->ncb] = c->call[0] ? jl_scenario_topic_index(sc, c->call) : -1;
 		if (jl_work_prepare(&x->work[x->ncb], &c->work, es->t.place.mem_node)) {
 			snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
 			return -1;
@@ -578,16 +573,16 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 			b->x = x;
 			b->cb = x->ncb;
 			b->poll = c->poll[0] != 0;
-			for (int k = 0; k < sc->ntopics; k++)
-				if (!strcmp(sc->topics[k].name, tn)) {
-					b->topic = k;
-					b->keep = sc->topics[k].keep;
-					b->cap = b->keep == JL_KEEP_ALL ? JL_TOPIC_KEEP_ALL_LIMIT : sc->topics[k].depth;
-					b->queue = sc->topics[k].queue;
-					b->limit = sc->topics[k].limit;
-					if (b->queue) /* a queue holds `depth` requests */
-						b->cap = sc->topics[k].depth;
-				}
+			b->topic = jl_scenario_topic_index(sc, tn); /* validated: it exists */
+			{
+				const struct jl_topic_spec *t = &sc->topics[b->topic];
+
+				b->keep = t->keep;
+				b->queue = t->queue;
+				b->limit = t->limit;
+				/* keep last: depth; keep all: the resource limit; a queue holds `depth` requests */
+				b->cap = b->keep == JL_KEEP_ALL && !b->queue ? JL_TOPIC_KEEP_ALL_LIMIT : t->depth;
+			}
 			b->ring = calloc(b->cap ? b->cap : 1, sizeof(*b->ring));
 			if (!b->ring) {
 				snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
@@ -864,7 +859,7 @@ static void drive_source(struct jl_thread *th)
 	struct jl_engine *eng = th->eng;
 	const struct jl_source_spec *s = source_of(&eng->units[th->unit]);
 	struct bus *bus = eng->app;
-	const int si = (int)(s - eng->sc->sources), topic = topic_index(eng->sc, s->target);
+	const int si = (int)(s - eng->sc->sources), topic = jl_scenario_topic_index(eng->sc, s->target);
 	const int64_t period = s->rate_hz > 0 ? (int64_t)(1e9 / s->rate_hz) : 0;
 
 	if (topic < 0 || !jl_sleep_until(th->first_release))

@@ -31,6 +31,21 @@ struct jl_request {
 
 const char *jl_req_status_name(enum jl_req_status s);
 
+/* After the run: R's status (its atomics are written by the threads, read here once they ended) */
+static inline enum jl_req_status jl_request_status(const struct jl_request *r)
+{
+	return (enum jl_req_status)atomic_load(&((struct jl_request *)r)->status);
+}
+
+/* ... and when its caller gave up on it (0: it did not) */
+static inline int64_t jl_request_gave_up(const struct jl_request *r)
+{
+	return atomic_load(&((struct jl_request *)r)->gave_up);
+}
+
+/* The request R's chain started from (a source's): R itself, or its callers' first. REQS: all N. */
+const struct jl_request *jl_request_root(const struct jl_request *reqs, size_t n, const struct jl_request *r);
+
 /* After the run: the requests of ENG (NULL when it has none), how many, and how many found no slot. */
 const struct jl_request *jl_executor_requests(const struct jl_engine *eng, size_t *n, size_t *lost);
 

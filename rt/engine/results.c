@@ -297,8 +297,8 @@ int jl_results_write_requests(const char *dir, const struct jl_engine *eng)
 			snprintf(parent, sizeof(parent), "%d", r->parent);
 		fprintf(of.fp, "%zu,%s,%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", i,
 			r->topic >= 0 && r->topic < eng->sc->ntopics ? eng->sc->topics[r->topic].name : "", src, parent, srv,
-			jl_req_status_name((enum jl_req_status)atomic_load(&((struct jl_request *)r)->status)), r->created,
-			r->deadline, r->start, r->end, (int64_t)atomic_load(&((struct jl_request *)r)->gave_up),
+			jl_req_status_name(jl_request_status(r)), r->created,
+			r->deadline, r->start, r->end, jl_request_gave_up(r),
 			jl_request_wasted(reqs, n, r));
 	}
 	return jl_output_commit(&of);

@@ -313,6 +313,12 @@ struct jl_scenario {
 	struct jl_source_spec sources[JL_MAX_SOURCES];
 };
 
+/* Lookups by name (NULL, or -1, when there is none): a topic or queue (its index in sc->topics), a
+ * callback, a lock. */
+int jl_scenario_topic_index(const struct jl_scenario *sc, const char *name);
+const struct jl_callback_spec *jl_scenario_callback(const struct jl_scenario *sc, const char *name);
+const struct jl_lock_spec *jl_scenario_lock(const struct jl_scenario *sc, const char *name);
+
 /* Parse PATH into SC (defaults applied, cross-checks done). Returns 0, or -1 with ERR filled. */
 int jl_scenario_parse_file(const char *path, struct jl_scenario *sc, char *err, size_t errlen);
 /* Parse from a string (tests, fuzzing); NAME stands for the file in messages. */

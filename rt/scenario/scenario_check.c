@@ -225,13 +225,6 @@ static long long read_sysctl_ll(const char *path, long long fallback)
 	return v;
 }
 
-static const struct jl_lock_spec *lock_named(const struct jl_scenario *sc, const char *name)
-{
-	for (int i = 0; i < sc->nlocks; i++)
-		if (!strcmp(sc->locks[i].name, name))
-			return &sc->locks[i];
-	return NULL;
-}
 
 /* [lock] sections and their users: each named lock exists; a ceiling is set exactly for kind = ceiling,
  * and is at least every RT user's priority (pthread_mutex_lock fails with EINVAL below it) */
@@ -274,7 +267,7 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 		if (t->beh.exec[0])
 			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': lock is held around built-in work (expected no lock with "
 			      "exec: a program takes its own locks)", t->name);
-		l = lock_named(sc, t->beh.lock);
+		l = jl_scenario_lock(sc, t->beh.lock);
 		if (!l)
 			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': no lock '%s' (expected the name of a [lock] section)",
 			      t->name, t->beh.lock);
@@ -287,7 +280,7 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 
 		if (!c->lock[0])
 			continue;
-		l = lock_named(sc, c->lock);
+		l = jl_scenario_lock(sc, c->lock);
 		if (!l)
 			VFAIL(c->key_line[JL_CKEY_LOCK], "callback '%s': no lock '%s' (expected the name of a [lock] section)",
 			      c->name, c->lock);
@@ -301,10 +294,9 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 
 static const struct jl_topic_spec *topic_named(const struct jl_scenario *sc, const char *name)
 {
-	for (int i = 0; i < sc->ntopics; i++)
-		if (!strcmp(sc->topics[i].name, name))
-			return &sc->topics[i];
-	return NULL;
+	int k = jl_scenario_topic_index(sc, name);
+
+	return k < 0 ? NULL : &sc->topics[k];
 }
 
 /* [queue]s, [source]s and calls (issue 14): a queue has exactly one serving callback (its pool's threads
@@ -583,7 +575,7 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		for (int k = 0; k < sc->nsyncs; k++)
 			if (!strcmp(sc->syncs[k].name, e->thread))
 				target = JL_SCOPE_SYNC, what = "[sync]";
-		if (lock_named(sc, e->thread))
+		if (jl_scenario_lock(sc, e->thread))
 			target = JL_SCOPE_LOCK, what = "[lock]";
 		for (int k = 0; k < sc->nsources; k++)
 			if (!strcmp(sc->sources[k].t.name, e->thread))

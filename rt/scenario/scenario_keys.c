@@ -24,6 +24,30 @@ const char *const jl_policy_names[JL_POLICY_N] = {
 	[JL_POLICY_FIFO] = "fifo",   [JL_POLICY_RR] = "rr",       [JL_POLICY_DEADLINE] = "deadline",
 };
 
+int jl_scenario_topic_index(const struct jl_scenario *sc, const char *name)
+{
+	for (int k = 0; name && k < sc->ntopics; k++)
+		if (!strcmp(sc->topics[k].name, name))
+			return k;
+	return -1;
+}
+
+const struct jl_callback_spec *jl_scenario_callback(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; name && i < sc->ncallbacks; i++)
+		if (!strcmp(sc->callbacks[i].name, name))
+			return &sc->callbacks[i];
+	return NULL;
+}
+
+const struct jl_lock_spec *jl_scenario_lock(const struct jl_scenario *sc, const char *name)
+{
+	for (int i = 0; name && i < sc->nlocks; i++)
+		if (!strcmp(sc->locks[i].name, name))
+			return &sc->locks[i];
+	return NULL;
+}
+
 bool jl_scenario_name_ok(const char *s)
 {
 	return *s >= 'a' && *s <= 'z' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")];

@@ -154,14 +154,6 @@ static json_object *series_json(const struct jl_series_result *r)
 	return t;
 }
 
-static const struct jl_callback_spec *callback_spec(const struct jl_scenario *sc, const char *name)
-{
-	for (int i = 0; i < sc->ncallbacks; i++)
-		if (!strcmp(sc->callbacks[i].name, name))
-			return &sc->callbacks[i];
-	return NULL;
-}
-
 static json_object *short_dist_json(const struct jl_dist *d)
 {
 	json_object *o = json_object_new_object();
@@ -178,7 +170,7 @@ static json_object *short_dist_json(const struct jl_dist *d)
 static void poll_model_json(const struct jl_engine *eng, const struct jl_series_result *res, int i, json_object *t)
 {
 	const struct jl_scenario *sc = eng->sc;
-	const struct jl_callback_spec *c = callback_spec(sc, eng->series[i].name), *pub = NULL;
+	const struct jl_callback_spec *c = jl_scenario_callback(sc, eng->series[i].name), *pub = NULL;
 	const struct jl_series_result *pr = NULL;
 	json_object *o, *x;
 	int npub = 0;
@@ -233,7 +225,7 @@ static void chain_json(const struct jl_engine *eng, const struct jl_series_resul
 	stages = json_object_new_array();
 	for (int k = 0; k < c.nstages; k++) {
 		const struct jl_series *s = &eng->series[c.stages[k].series];
-		const struct jl_callback_spec *cb = callback_spec(eng->sc, s->name);
+		const struct jl_callback_spec *cb = jl_scenario_callback(eng->sc, s->name);
 		json_object *st = json_object_new_object(), *x = json_object_new_object();
 
 		json_object_array_add(a, json_object_new_string(s->name));
@@ -377,22 +369,22 @@ static json_object *sources_json(const struct jl_engine *eng)
 		struct jl_dist d;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct jl_request *r = &reqs[i], *root = r;
+			const struct jl_request *r = &reqs[i], *root = jl_request_root(reqs, n, r);
+			const enum jl_req_status status = jl_request_status(r);
 			int64_t w = jl_request_wasted(reqs, n, r);
 
-			for (int hops = 0; root->parent >= 0 && (size_t)root->parent < n && hops < 64; hops++)
-				root = &reqs[root->parent];
 			if (root->source != si)
 				continue;
 			wasted += w;
 			if (r != root)
 				continue;
 			total++;
-			count[atomic_load(&((struct jl_request *)r)->status) & 3]++;
-			if (r->end && (!r->deadline || r->end <= r->deadline) && atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
+			count[status & 3]++;
+			if (status == JL_REQ_REFUSED)
+				continue; /* refused at once: no latency to speak of */
+			if (r->end && (!r->deadline || r->end <= r->deadline))
 				lat[m++] = r->end - r->created;
-			else if (r->deadline && r->deadline <= eng->t_end &&
-				 atomic_load(&((struct jl_request *)r)->status) != JL_REQ_REFUSED)
+			else if (r->deadline && r->deadline <= eng->t_end)
 				lat[m++] = r->deadline - r->created; /* the client gave up at its deadline, in the run */
 			if (w > wmax)
 				wmax = w;
@@ -480,7 +472,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		json_object *t = series_json(&res[i]);
 
 		if (eng->series[i].msgs.subscriber) { /* a callback that consumes a topic: its chain, its model */
-			const struct jl_callback_spec *c = callback_spec(sc, eng->series[i].name);
+			const struct jl_callback_spec *c = jl_scenario_callback(sc, eng->series[i].name);
 			json_object *m;
 
 			if (c && json_object_object_get_ex(t, "messages", &m))

@@ -61,12 +61,17 @@ static void make_ab(struct jl_series *s, bool reversed)
 	}
 }
 
-static void make_c(struct jl_series *s)
+/* C, the 33 ms poll of B's topic, with no run yet */
+static void c_empty(struct jl_series *s)
 {
 	series_init(&s[C], C, "C", 16);
 	s[C].period_ns = 33 * MS;
-	s[C].msgs.subscriber = true;
-	s[C].msgs.poll = true;
+	s[C].msgs.subscriber = s[C].msgs.poll = true;
+}
+
+static void make_c(struct jl_series *s)
+{
+	c_empty(s);
 	add(&s[C], 0, 5, 6, 8, 0, B, 0);
 	add(&s[C], 1, 38, 39, 41, 30, B, 3);
 	add(&s[C], 2, 71, 72, 74, 60, B, 6);
@@ -183,9 +188,7 @@ static void test_chain_data_age_is_the_last_use(void **state)
 
 	(void)state;
 	make_ab(s, false);
-	series_init(&s[C], C, "C", 16);
-	s[C].period_ns = 33 * MS;
-	s[C].msgs.subscriber = s[C].msgs.poll = true;
+	c_empty(s);
 	add(&s[C], 0, 5, 6, 8, 0, B, 0);
 	add(&s[C], 1, 38, 39, 41, 30, B, 3);
 	jl_series_append(&s[C], &(struct jl_sample){ .release = AT(50), .wake = AT(51), .end = AT(53), .origin = AT(30),
@@ -211,9 +214,7 @@ static void test_chain_lost_link_is_counted(void **state)
 
 	(void)state;
 	make_ab(s, false);
-	series_init(&s[C], C, "C", 16);
-	s[C].period_ns = 33 * MS;
-	s[C].msgs.subscriber = s[C].msgs.poll = true;
+	c_empty(s);
 	add(&s[C], 0, 5, 6, 8, 0, B, 0);
 	add(&s[C], 1, 38, 39, 41, 30, B, 50);
 	add(&s[C], 2, 71, 72, 74, 60, B, 6);
