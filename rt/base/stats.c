@@ -43,7 +43,7 @@ int64_t jl_median_i64(int64_t *v, size_t n)
 int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d)
 {
 	int64_t *s = scratch;
-	double mean = 0.0, m2 = 0.0;
+	struct jl_moments m = { 0 };
 
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
@@ -58,10 +58,7 @@ int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl
 	d->n = n;
 	d->min = d->max = values[0];
 	for (size_t i = 0; i < n; i++) {
-		double delta = (double)values[i] - mean;
-
-		mean += delta / (double)(i + 1);
-		m2 += delta * ((double)values[i] - mean);
+		jl_moments_add(&m, (double)values[i]);
 		if (values[i] < d->min)
 			d->min = values[i];
 		if (values[i] > d->max) {
@@ -69,8 +66,8 @@ int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl
 			d->max_index = i;
 		}
 	}
-	d->mean = mean;
-	d->stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
+	d->mean = m.mean;
+	d->stddev = jl_moments_stddev(&m);
 	memcpy(s, values, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_i64);
 	d->p50 = jl_percentile_sorted(s, n, 50.0);
@@ -80,4 +77,9 @@ int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl
 	if (s != scratch)
 		free(s);
 	return 0;
+}
+
+double jl_moments_stddev(const struct jl_moments *m)
+{
+	return m->n > 1 ? sqrt(m->m2 / (double)(m->n - 1)) : 0.0;
 }

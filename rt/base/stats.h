@@ -8,6 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Welford's running mean and variance: the one implementation (jl_dist_compute and stream.h use it). */
+struct jl_moments {
+	uint64_t n;
+	double mean, m2;
+};
+
+static inline void jl_moments_add(struct jl_moments *m, double x)
+{
+	double delta = x - m->mean;
+
+	m->n++;
+	m->mean += delta / (double)m->n;
+	m->m2 += delta * (x - m->mean);
+}
+
+double jl_moments_stddev(const struct jl_moments *m); /* the sample standard deviation (n - 1) */
+
 struct jl_dist {
 	size_t n;
 	int64_t min, max;
