@@ -10,9 +10,11 @@
 int jl_series_alloc(struct jl_series *s, size_t cap)
 {
 	atomic_store(&s->n, 0);
+	atomic_store(&s->consumed, 0);
 	s->dropped = 0;
 	s->samples = NULL;
 	s->cap = 0;
+	s->ring = s->partial = s->adopted_heap = false;
 	if (!cap)
 		return 0;
 	if (cap > SIZE_MAX / sizeof(*s->samples)) {
@@ -30,22 +32,48 @@ int jl_series_alloc(struct jl_series *s, size_t cap)
 	return 0;
 }
 
-void jl_series_free(struct jl_series *s)
+int jl_series_alloc_ring(struct jl_series *s, size_t cap)
 {
-	if (s->samples)
+	size_t c = 64;
+
+	while (c < cap && c < ((size_t)1 << 40))
+		c <<= 1;
+	if (jl_series_alloc(s, c))
+		return -1;
+	atomic_store(&s->consumed, 0);
+	s->ring = true;
+	return 0;
+}
+
+static void release_storage(struct jl_series *s)
+{
+	if (s->samples && s->adopted_heap)
+		free(s->samples);
+	else if (s->samples)
 		munmap(s->samples, s->cap * sizeof(*s->samples));
 	s->samples = NULL;
 	s->cap = 0;
-	atomic_store(&s->n, 0);
 }
 
-size_t jl_series_first_from(const struct jl_series *s, int64_t t)
+void jl_series_free(struct jl_series *s)
 {
-	size_t n = jl_series_count(s), i = 0;
+	release_storage(s);
+	s->ring = s->partial = s->adopted_heap = false;
+	atomic_store(&s->n, 0);
+	atomic_store(&s->consumed, 0);
+}
 
-	while (i < n && s->samples[i].release < t)
-		i++;
-	return i;
+void jl_series_adopt(struct jl_series *s, struct jl_sample *kept, size_t n)
+{
+	s->appended = jl_series_count(s);
+	release_storage(s);
+	s->samples = kept;
+	s->cap = n;
+	s->ring = false;
+	s->partial = true;
+	s->adopted_heap = true;
+	atomic_store(&s->n, n);
+	atomic_store(&s->consumed, 0);
 }
 
 void *jl_series_memory(const struct jl_series *s, size_t *len)

@@ -9,8 +9,14 @@
  *
  * Storage sits behind jl_series_append() and jl_series_at(): preallocated, prefaulted, written by one
  * thread at a time (the one running the series' work: a loop's own thread, or the executor thread that
- * holds the callback), read only after the writers have ended. Today it is one array of capacity
- * `cap`; the long-run issue changes it here, once, for every kind of series (a ring drained to disk). */
+ * holds the callback). It is one of:
+ * - an array of capacity `cap` that keeps every sample of the run (read after the writers have ended,
+ *   or while they run up to jl_series_count(): a sample is complete before the count says it is there);
+ * - a ring of `cap` (a power of two) for runs too long to keep every sample: the one reader (the run's
+ *   watch, rt/engine/watch.h) takes samples as they come and says how far it has read
+ *   (jl_series_consumed); a full ring drops the sample and counts it, never blocks. After the run the
+ *   reader gives the series the samples it kept (jl_series_adopt): from then on it is an array of those,
+ *   `partial` set, and `appended` says how many there were in all. */
 #ifndef JL_SERIES_H
 #define JL_SERIES_H
 
@@ -56,6 +62,21 @@ static inline bool jl_missed(int64_t release, int64_t end, int64_t deadline)
 	return end > release + deadline;
 }
 
+/* cyclictest's rule (rt-tests), for its histogram and histogram.txt: a cycle's latency in whole us as
+ * calcdiff(now, next) computes it: the seconds' difference in us plus the nanoseconds' difference
+ * divided by 1000 in C, truncated toward zero (the floor of wake - expiry in us, rounded up instead when
+ * the wake falls in the next second: a share of about latency / 1 s of the cycles); 1 us buckets, values
+ * at or beyond JL_CT_HIST_US us are overflows. */
+#define JL_CT_HIST_US 20000
+
+static inline int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns)
+{
+	int64_t ds = wake_ns / 1000000000LL - release_ns / 1000000000LL;
+	int64_t dn = wake_ns % 1000000000LL - release_ns % 1000000000LL;
+
+	return ds * 1000000 + dn / 1000;
+}
+
 struct jl_series {
 	char name[JL_SERIES_NAME_MAX];
 	const char *kind;           /* the driver's name: "periodic", "continuous", "exec", ... */
@@ -78,8 +99,13 @@ struct jl_series {
 	/* storage (see above): never touch these directly, use the functions below */
 	struct jl_sample *samples;
 	size_t cap;
-	atomic_size_t n;
-	uint64_t dropped;           /* appends beyond cap (a sizing bug: reported, never silent) */
+	atomic_size_t n;            /* samples appended (a ring: in all, the index of the next one) */
+	atomic_size_t consumed;     /* a ring: samples its reader is done with */
+	bool ring;                  /* a ring (else an array) */
+	bool partial;               /* an array of the samples a ring's reader kept (jl_series_adopt) */
+	bool adopted_heap;          /* the array is malloc()'s (adopted), not mmap()'s */
+	uint64_t appended;          /* partial: the samples appended in all, kept or not */
+	uint64_t dropped;           /* appends beyond cap, or into a full ring (reported, never silent) */
 
 	/* counters of its work, kept by the writer */
 	uint64_t work_calls;
@@ -105,13 +131,16 @@ struct jl_series {
 int jl_series_alloc(struct jl_series *s, size_t cap);
 void jl_series_free(struct jl_series *s);
 
+/* A ring of CAP samples (rounded up to a power of two), preallocated and prefaulted. 0, or -1 (errno). */
+int jl_series_alloc_ring(struct jl_series *s, size_t cap);
+
 /* On the cycle path: store X (no allocation, no syscall, no lock; one writer at a time). */
 static inline void jl_series_append(struct jl_series *s, const struct jl_sample *x)
 {
 	size_t n = atomic_load_explicit(&s->n, memory_order_relaxed);
 
-	if (n < s->cap) {
-		s->samples[n] = *x;
+	if (s->ring ? n - atomic_load_explicit(&s->consumed, memory_order_acquire) < s->cap : n < s->cap) {
+		s->samples[s->ring ? n & (s->cap - 1) : n] = *x;
 		atomic_store_explicit(&s->n, n + 1, memory_order_release);
 	} else {
 		s->dropped++;
@@ -127,7 +156,7 @@ static inline void jl_series_count_work(struct jl_series *s, int64_t ns)
 		s->work_max_ns = ns;
 }
 
-/* Readers (after the writers have ended). */
+/* Readers: the samples [0, count) of an array; of a ring, [consumed, count) are there to read. */
 static inline size_t jl_series_count(const struct jl_series *s)
 {
 	return s->samples ? atomic_load_explicit(&s->n, memory_order_acquire) : 0;
@@ -135,14 +164,22 @@ static inline size_t jl_series_count(const struct jl_series *s)
 
 static inline const struct jl_sample *jl_series_at(const struct jl_series *s, size_t i)
 {
-	return &s->samples[i];
+	return &s->samples[s->ring ? i & (s->cap - 1) : i];
 }
+
+/* A ring's reader: the samples before UPTO are read, their slots free again. */
+static inline void jl_series_consumed(struct jl_series *s, size_t upto)
+{
+	atomic_store_explicit(&s->consumed, upto, memory_order_release);
+}
+
+/* After the writers have ended: the ring gives way to the N samples in KEPT (malloc()'d, in release
+ * order; the series owns them now): partial set, appended = what the ring took in all. */
+void jl_series_adopt(struct jl_series *s, struct jl_sample *kept, size_t n);
 
 /* After the writers have ended: the samples in release order (writers that end runs out of order: a
  * reentrant callback on several threads). */
 void jl_series_sort_by_release(struct jl_series *s);
-/* Index of the first sample released at or after T (the measured phase begins at t_measure). */
-size_t jl_series_first_from(const struct jl_series *s, int64_t t);
 /* The memory the samples live in (for a NUMA binding): its address and length. */
 void *jl_series_memory(const struct jl_series *s, size_t *len);
 

@@ -109,22 +109,24 @@ static void swap(struct jl_topk_entry *a, struct jl_topk_entry *b)
 	*b = t;
 }
 
-void jl_topk_add(struct jl_topk *t, int64_t v, uint64_t cycle)
+int jl_topk_add(struct jl_topk *t, int64_t v, uint64_t cycle)
 {
-	struct jl_topk_entry x = { v, cycle };
+	struct jl_topk_entry x = { v, cycle, 0 };
 	int i;
 
 	if (t->n < t->k) {
 		i = t->n++;
+		x.slot = i;
 		t->e[i] = x;
 		while (i > 0 && heap_less(&t->e[i], &t->e[(i - 1) / 2])) {
 			swap(&t->e[i], &t->e[(i - 1) / 2]);
 			i = (i - 1) / 2;
 		}
-		return;
+		return x.slot;
 	}
 	if (!heap_less(&t->e[0], &x))
-		return; /* not larger than the smallest kept (an equal value comes later: the earlier stays) */
+		return -1; /* not larger than the smallest kept (an equal value comes later: the earlier stays) */
+	x.slot = t->e[0].slot; /* the new entry takes the place of the one it displaces */
 	t->e[0] = x;
 	for (i = 0;;) {
 		int l = 2 * i + 1, r = l + 1, m = i;
@@ -138,6 +140,7 @@ void jl_topk_add(struct jl_topk *t, int64_t v, uint64_t cycle)
 		swap(&t->e[i], &t->e[m]);
 		i = m;
 	}
+	return x.slot;
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -156,11 +159,11 @@ int jl_topk_sorted(const struct jl_topk *t, struct jl_topk_entry *out)
 	return t->n;
 }
 
-int jl_stream_init(struct jl_stream *s, int k)
+int jl_stream_init(struct jl_stream *s, int k, bool hist)
 {
 	memset(s, 0, sizeof(*s));
 	jl_topk_init(&s->top, k);
-	return jl_hist_alloc(&s->hist);
+	return hist ? jl_hist_alloc(&s->hist) : 0;
 }
 
 void jl_stream_free(struct jl_stream *s)
@@ -168,7 +171,7 @@ void jl_stream_free(struct jl_stream *s)
 	jl_hist_free(&s->hist);
 }
 
-void jl_stream_add(struct jl_stream *s, int64_t v, uint64_t cycle)
+int jl_stream_add(struct jl_stream *s, int64_t v, uint64_t cycle)
 {
 	if (!s->m.n || v < s->min)
 		s->min = v;
@@ -178,7 +181,7 @@ void jl_stream_add(struct jl_stream *s, int64_t v, uint64_t cycle)
 	}
 	jl_moments_add(&s->m, (double)v);
 	jl_hist_add(&s->hist, v);
-	jl_topk_add(&s->top, v, cycle);
+	return jl_topk_add(&s->top, v, cycle);
 }
 
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
@@ -196,6 +199,8 @@ void jl_stream_dist(const struct jl_stream *s, struct jl_dist *d)
 	d->max = s->max;
 	d->mean = s->m.mean;
 	d->stddev = jl_moments_stddev(&s->m);
+	if (!s->hist.counts)
+		return;
 	d->p50 = clamp(jl_hist_percentile(&s->hist, 50.0), s->min, s->max);
 	d->p90 = clamp(jl_hist_percentile(&s->hist, 90.0), s->min, s->max);
 	d->p99 = clamp(jl_hist_percentile(&s->hist, 99.0), s->min, s->max);

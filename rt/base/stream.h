@@ -42,6 +42,8 @@ void jl_hist_free(struct jl_hist *h);
 void jl_hist_reset(struct jl_hist *h);
 static inline void jl_hist_add(struct jl_hist *h, int64_t v)
 {
+	if (!h->counts)
+		return;
 	h->counts[jl_hist_bucket(v)]++;
 	h->n++;
 	h->under += v < 0;
@@ -53,16 +55,20 @@ int64_t jl_hist_percentile(const struct jl_hist *h, double q);
 struct jl_topk_entry {
 	int64_t value;
 	uint64_t cycle;
+	int slot;
 };
 
-/* The K largest values seen (ties: the earlier cycle is kept). */
+/* The K largest values seen (ties: the earlier cycle is kept). Each entry has a slot in 0..K-1 that
+ * stays its own while it is kept: a caller keeps what goes with an entry (the whole sample) in an array
+ * of K indexed by the slot jl_topk_add returns. */
 struct jl_topk {
 	int k, n;
 	struct jl_topk_entry e[JL_TOPK_MAX]; /* a min-heap on value while adding */
 };
 
 void jl_topk_init(struct jl_topk *t, int k);
-void jl_topk_add(struct jl_topk *t, int64_t v, uint64_t cycle);
+/* Returns the slot V now holds, or -1 when it is not among the K largest. */
+int jl_topk_add(struct jl_topk *t, int64_t v, uint64_t cycle);
 /* The entries, largest first (ties: smaller cycle first), into OUT (t->n entries); returns t->n. */
 int jl_topk_sorted(const struct jl_topk *t, struct jl_topk_entry *out);
 
@@ -75,9 +81,12 @@ struct jl_stream {
 	struct jl_topk top;
 };
 
-int jl_stream_init(struct jl_stream *s, int k);
+/* K: the top K kept; HIST: with a histogram (else percentiles are left to the caller: a run that keeps
+ * every value computes them exactly). 0, or -1 with errno. */
+int jl_stream_init(struct jl_stream *s, int k, bool hist);
 void jl_stream_free(struct jl_stream *s);
-void jl_stream_add(struct jl_stream *s, int64_t v, uint64_t cycle);
+/* Returns the slot of V among the top K (jl_topk_add), or -1. */
+int jl_stream_add(struct jl_stream *s, int64_t v, uint64_t cycle);
 /* D from the stream: min, max, mean, stddev exact; percentiles from the histogram (max_index unset). */
 void jl_stream_dist(const struct jl_stream *s, struct jl_dist *d);
 

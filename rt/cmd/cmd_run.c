@@ -13,6 +13,8 @@
 #include "../engine/machine.h"
 #include "../engine/child.h"
 #include "../engine/engine.h"
+#include "../engine/results.h"
+#include "../base/units.h"
 #include "commands.h"
 #include "../../affinity/cli.h"
 #include "run.h"
@@ -123,25 +125,47 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
-/* Sample buffers are preallocated and locked in memory: refuse a scenario whose buffers would take
- * more than half of the RAM (the OOM killer would pick some process on the machine, not us). */
-static int check_sample_memory(const struct jl_scenario *sc, char *err, size_t errlen)
+/* Sample buffers are preallocated and locked in memory: refuse a scenario whose samples would take more
+ * than half of the RAM (the OOM killer would pick some process on the machine, not us). A run whose loops
+ * keep rings (beyond [run] samples_memory) needs the same memory whatever its duration. Long runs and
+ * runs with rings state what they will take before they start: memory, and the disk samples.csv will. */
+static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run_opts *o, char *err, size_t errlen)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	double need = 0, have = (double)pages * (double)psize;
+	double have = (double)pages * (double)psize, need = 0, rows = 0, kept = 0;
+	const bool rings = jl_engine_rings(sc);
+	const double per_loop = 3.0 * (double)jl_hist_buckets() * 8 + (double)sizeof(struct jl_us_hist) +
+				(double)jl_series_acc_kept_max() * (double)(sizeof(struct jl_kept) + sizeof(struct jl_sample));
+	enum jl_samples_mode mode = sc->run.samples;
 
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (t->beh.period_ns)
-			need += ((double)(sc->run.warmup_ns + sc->run.duration_ns) / (double)t->beh.period_ns + 16) *
-				(double)sizeof(struct jl_sample) * t->place.count;
+		if (!t->beh.period_ns || t->beh.exec[0])
+			continue;
+		rows += (double)sc->run.duration_ns / (double)t->beh.period_ns * t->place.count;
+		kept += (double)jl_series_acc_kept_max() * t->place.count;
+		if (rings)
+			need += ((double)jl_engine_ring_capacity(t->beh.period_ns) * (double)sizeof(struct jl_sample) + per_loop) *
+				t->place.count;
 	}
+	if (!rings)
+		need = jl_engine_loop_bytes(sc);
 	if (pages > 0 && psize > 0 && need > have / 2)
 		return jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_DURATION], err, errlen,
 					"the per-cycle samples of this scenario need %.1f GB of locked memory, more than "
-					"half of this machine's %.1f GB: shorten the duration or lower the rates",
+					"half of this machine's %.1f GB: shorten the duration, lower the rates or lower "
+					"[run] samples_memory (rings then keep the memory flat)",
 					need / 1e9, have / 1e9);
+	if (mode == JL_SAMPLES_AUTO)
+		mode = rings ? JL_SAMPLES_WORST : JL_SAMPLES_ALL;
+	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json)
+		fprintf(stderr,
+			"jitterlab: projected: %.1f MB of memory for the loops' samples (%s), samples.csv %.1f MB "
+			"(samples = %s), trace.dat not bounded (it grows with the events: trace = off for none)\n",
+			need / 1e6, rings ? "a ring per loop, flat in the duration" : "every cycle kept",
+			(mode == JL_SAMPLES_ALL ? rows : mode == JL_SAMPLES_WORST ? (kept < rows ? kept : rows) : 0) * 95.0 / 1e6,
+			mode == JL_SAMPLES_ALL ? "all" : mode == JL_SAMPLES_WORST ? "worst" : "none");
 	return 0;
 }
 
@@ -265,7 +289,7 @@ int cmd_run(int argc, char **argv)
 	if (check_execs(sc, err, sizeof(err)) ||
 	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
 		goto usage_error;
-	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, err, sizeof(err)))
+	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, &o, err, sizeof(err)))
 		goto usage_error;
 	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
 		jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_RT_RUNTIME], err, sizeof(err),

@@ -53,17 +53,6 @@ static json_object *ct_get(json_object *o, const char *key)
 
 /* ---- cyclictest's rule: whole microseconds, 1 us buckets, nearest rank ---- */
 
-int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns)
-{
-	/* rt-tests' calcdiff(now, next): the seconds' difference in us plus the nanoseconds' difference
-	 * divided by 1000 in C, truncated toward zero: the floor of (wake - expiry) in us, rounded up instead
-	 * when the wake falls in the next second (a share of about latency / 1 s of the cycles) */
-	int64_t ds = wake_ns / JL_NSEC_PER_SEC - release_ns / JL_NSEC_PER_SEC;
-	int64_t dn = wake_ns % JL_NSEC_PER_SEC - release_ns % JL_NSEC_PER_SEC;
-
-	return ds * 1000000 + dn / 1000;
-}
-
 int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
 {
 	uint64_t n = overflows, cum = 0, rank;

@@ -13,8 +13,8 @@
 #include <stdio.h>
 
 #include "../scenario/scenario.h"
+#include "../base/series.h" /* jl_ct_latency_us, JL_CT_HIST_US */
 
-#define JL_CT_HIST_US 20000 /* histogram buckets (1 us each); later values are overflows */
 
 /* One measurement thread's figures by cyclictest's rule, in ns (whole us x 1000): latency = wake -
  * intended expiry truncated to us (jl_ct_latency_us), min/avg/max over every cycle, percentiles
@@ -27,10 +27,6 @@ struct jl_ct_result {
 	uint64_t overflows;              /* cycles at or beyond JL_CT_HIST_US us (none is dropped) */
 	int cpu;
 };
-
-/* cyclictest's latency of one cycle in us (rt-tests calcdiff(now, next)), from jitterlab's release and
- * wake (CLOCK_MONOTONIC ns, as in samples.csv): truncated, not rounded. */
-int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns);
 
 /* Nearest-rank percentile Q over 1 us buckets CNT[0..NBUCKETS) plus OVERFLOWS values beyond them: the
  * bucket (us), or -1 when the rank falls among the overflows (or there is no value). */

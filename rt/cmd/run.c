@@ -22,9 +22,11 @@
 #include "../summary/expect.h"
 #include "../base/host.h"
 #include "../base/output.h"
+#include "../base/units.h"
 #include "../summary/plot.h"
 #include "../engine/remains.h"
 #include "../engine/results.h"
+#include "../engine/watch.h"
 #include "../base/stop.h"
 #include "../summary/summary.h"
 #include "../summary/table.h"
@@ -51,7 +53,23 @@ struct run_ctx {
 	struct jl_host_sample phase[2]; /* steal time and SMIs at the start and end of the measured phase */
 	bool phase_taken;
 	struct jl_remains remains;      /* what the neighbours leave behind (processes, /dev/shm) */
+	struct jl_watch watch;          /* the run's reader while it runs (watch.h) */
+	bool watching;
+	bool stopped_at;                /* [run] stop_at ended the run */
 };
+
+/* What samples.csv holds: [run] samples, auto resolved (all when the run keeps every sample) */
+static enum jl_samples_mode samples_mode(const struct run_ctx *r)
+{
+	enum jl_samples_mode m = r->sc->run.samples;
+
+	return m == JL_SAMPLES_AUTO ? (r->eng.rings ? JL_SAMPLES_WORST : JL_SAMPLES_ALL) : m;
+}
+
+static const char *samples_mode_name(enum jl_samples_mode m)
+{
+	return m == JL_SAMPLES_NONE ? "none" : m == JL_SAMPLES_WORST ? "worst" : "all";
+}
 
 static void log_msg(const struct run_ctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -83,8 +101,9 @@ static bool signal_pending(const sigset_t *set)
 	return sigtimedwait(set, NULL, &zero) > 0;
 }
 
-/* Wait until DEADLINE (CLOCK_MONOTONIC ns) or a signal. Returns true when interrupted. While the
- * watchdog is pinned to housekeeping CPUs, scans the run's tree every 500 ms (remains.h). */
+/* Wait until DEADLINE (CLOCK_MONOTONIC ns), a signal or the watch's stop_at. Returns true when
+ * interrupted (r->stopped_at says which). While the watchdog is pinned to housekeeping CPUs, scans the
+ * run's tree every 500 ms (remains.h); with a stop_at, looks at the watch every 50 ms. */
 static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 {
 	int64_t next_scan = jl_now_ns() + 500000000LL;
@@ -94,8 +113,14 @@ static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 		struct timespec ts;
 		int sig;
 
+		if (r->watching && jl_watch_stop_fired(&r->watch)) {
+			r->stopped_at = true;
+			return true;
+		}
 		if (left <= 0)
 			return false;
+		if (r->watching && r->sc->run.stop_at.set && left > 50000000LL)
+			left = 50000000LL;
 		if (r->watchdog.pinned && now >= next_scan) {
 			jl_remains_scan(&r->remains, &r->eng);
 			next_scan = jl_now_ns() + 500000000LL;
@@ -256,9 +281,11 @@ static int finish(struct run_ctx *r, int status)
 	struct jl_engine *eng = &r->eng;
 	struct jl_series_result *res = NULL;
 	struct jl_trace_result tr = { 0 };
+	const enum jl_samples_mode smode = samples_mode(r);
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
-					.interrupted = r->interrupted, .watchdog_fired = eng->watchdog_fired,
-					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus };
+					.interrupted = r->interrupted && !r->stopped_at, .watchdog_fired = eng->watchdog_fired,
+					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus,
+					.watch = r->watching ? &r->watch : NULL, .samples_mode = samples_mode_name(smode) };
 	json_object *summary, *expect, *host = jl_host_describe();
 	char err[1024];
 	int failed = 0;
@@ -287,7 +314,7 @@ static int finish(struct run_ctx *r, int status)
 	status = check_children(eng, status);
 	/* sized after the trace: it adds the series of probed programs */
 	res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
-	if (!res || jl_results_compute(eng, res)) {
+	if (!res || jl_results_compute(eng, res, r->watching ? jl_watch_accs(&r->watch) : NULL, smode == JL_SAMPLES_WORST)) {
 		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
 		free(res);
 		jl_trace_result_free(&tr);
@@ -307,11 +334,16 @@ static int finish(struct run_ctx *r, int status)
 		if (status == JL_EXIT_OK && failed)
 			status = JL_EXIT_EXPECT; /* a budget exceeded: exit 3, like an expectation */
 	}
-	if (r->interrupted && status != JL_EXIT_RUNTIME)
+	if (r->stopped_at && status == JL_EXIT_OK)
+		status = JL_EXIT_EXPECT; /* a cycle crossed [run] stop_at: exit 3, like a failed expectation */
+	else if (r->interrupted && !r->stopped_at && status != JL_EXIT_RUNTIME)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
-	if (jl_results_write_samples(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
+	/* samples.csv: written here, unless the watch wrote it while the run went (every cycle of the rings) */
+	if ((smode != JL_SAMPLES_NONE && !(eng->rings && smode == JL_SAMPLES_ALL) &&
+	     jl_results_write_samples(r->dir, res, eng->nseries)) ||
+	    jl_results_write_histfile(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
 	    jl_results_write_locks(r->dir, eng) || jl_results_write_requests(r->dir, eng) ||
 	    jl_output_write_json(r->dir, "summary.json", summary) ||
 	    write_report(r, summary, &tr)) {
@@ -341,8 +373,61 @@ static int finish(struct run_ctx *r, int status)
 		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
 	json_object_put(summary);
 	jl_trace_result_free(&tr);
+	jl_results_free(res, eng->nseries);
 	free(res);
 	return status;
+}
+
+/* The watch's checkpoint hook (its thread): summary.json with the figures so far */
+static void checkpoint(void *ctx, const struct jl_watch *w)
+{
+	struct run_ctx *r = ctx;
+	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir, .watch = w,
+					.samples_mode = samples_mode_name(samples_mode(r)) };
+	json_object *cp;
+
+	snprintf(info.started, sizeof(info.started), "%s", r->started);
+	cp = jl_summary_checkpoint(&r->eng, w, &info);
+	if (jl_output_write_json(r->dir, "summary.json", cp))
+		fprintf(stderr, "\njitterlab: warning: checkpoint: %s/summary.json: %s\n", r->dir, strerror(errno));
+	json_object_put(cp);
+}
+
+/* [run] interval auto: a 60th of the duration, between 1 s and 5 min */
+static int64_t interval_ns(const struct jl_scenario *sc)
+{
+	int64_t v = sc->run.interval_ns;
+
+	if (v > 0)
+		return v;
+	v = sc->run.duration_ns / 60;
+	return v < JL_NSEC_PER_SEC ? JL_NSEC_PER_SEC : v > 300 * JL_NSEC_PER_SEC ? 300 * JL_NSEC_PER_SEC : v;
+}
+
+static int watch_start(struct run_ctx *r, char *err, size_t errlen)
+{
+	cpu_set_t hk;
+	bool have_hk = housekeeping_cpus(&r->eng, &hk);
+	struct jl_watch_opts o = {
+		/* the progress line: on a terminal, never on a measured CPU */
+		.progress = have_hk && !r->o->quiet && !r->o->json && isatty(STDERR_FILENO),
+		.stream_rows = r->eng.rings && samples_mode(r) == JL_SAMPLES_ALL,
+		.dir = r->dir,
+		.interval_ns = interval_ns(r->sc),
+		.checkpoint_ns = r->sc->run.checkpoint_ns,
+		.checkpoint = checkpoint,
+		.ctx = r,
+		.cpus = have_hk ? &hk : NULL,
+	};
+
+	if (jl_watch_init(&r->watch, &r->eng, &o, err, errlen))
+		return -1;
+	if (jl_watch_start(&r->watch, err, errlen)) {
+		jl_watch_free(&r->watch);
+		return -1;
+	}
+	r->watching = true;
+	return 0;
 }
 
 int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
@@ -460,8 +545,15 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 
 		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
 	}
+	if (watch_start(r, err, sizeof(err))) {
+		/* the rings need their reader: without it the run would measure nothing */
+		fprintf(stderr, "jitterlab: %s\n", err);
+		jl_stop_request(JL_STOP_ERROR);
+		r->eng.t_stopped = jl_now_ns();
+		status = JL_EXIT_RUNTIME;
+	}
 	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
-	stopped = wait_until(r, &sigs, r->eng.t_measure);
+	stopped = status != JL_EXIT_OK || wait_until(r, &sigs, r->eng.t_measure);
 	if (!stopped) {
 		jl_host_sample_take(&r->phase[0]);
 		r->phase_taken = true;
@@ -469,7 +561,17 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	}
 	if (r->phase_taken)
 		jl_host_sample_take(&r->phase[1]);
-	if (stopped) {
+	if (stopped && r->stopped_at) {
+		char thr[64], val[64];
+
+		r->interrupted = true; /* the window ended early (the watch set t_stopped at the crossing) */
+		log_msg(r, "\njitterlab: stop_at: %s.%s was %s (over %s) at cycle %llu: stopping, writing what was "
+			   "measured\n", sc->run.stop_at.series,
+			sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency",
+			jl_format_duration(r->watch.stopped.value, val, sizeof(val)),
+			jl_format_duration(sc->run.stop_at.threshold_ns, thr, sizeof(thr)),
+			(unsigned long long)r->watch.stopped.cycle);
+	} else if (stopped && status == JL_EXIT_OK) {
 		r->interrupted = true;
 		jl_stop_request(JL_STOP_SIGNAL);
 		r->eng.t_stopped = jl_now_ns();
@@ -480,10 +582,19 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 								: r->eng.t_end + sc->run.grace_ns))
 		status = JL_EXIT_RUNTIME;
 	watchdog_off(&r->watchdog);
+	/* the measured phase is over: what it locked may be paged again (the analysis below is not timed) */
+	munlockall();
+	if (r->watching && jl_watch_finish(&r->watch)) {
+		fprintf(stderr, "jitterlab: samples.csv: %s\n", strerror(errno));
+		status = JL_EXIT_RUNTIME;
+	}
 	jl_remains_collect(&r->remains, &r->eng);
 	if (signal_pending(&sigs))
 		r->interrupted = true;
 	status = finish(r, status);
+	if (r->watching)
+		jl_watch_free(&r->watch);
+	r->watching = false;
 	jl_remains_free(&r->remains);
 	if (r->eng.stuck[0])
 		return status; /* a thread the watchdog gave up on may still touch the engine: leave it be */

@@ -217,12 +217,17 @@ static int thread_series_init(struct jl_unit *u, char *err, size_t errlen)
 
 	for (int i = 0; i < u->nthreads; i++) {
 		const struct jl_thread *th = &u->eng->threads[u->first_thread + i];
+		const bool ring = periodic && u->eng->rings;
 		struct jl_series *s = jl_unit_add_series(u, th->name, i,
-							 periodic ? jl_engine_loop_capacity(u->eng->sc, spec->beh.period_ns) : 0,
+							 periodic && !ring ? jl_engine_loop_capacity(u->eng->sc, spec->beh.period_ns) : 0,
 							 err, errlen);
 
 		if (!s)
 			return -1;
+		if (ring && jl_series_alloc_ring(s, jl_engine_ring_capacity(spec->beh.period_ns))) {
+			snprintf(err, errlen, "cannot allocate the ring of '%s': %s", th->name, strerror(errno));
+			return -1;
+		}
 		s->measured = jl_thread_measured(spec);
 		s->periodic = periodic;
 		s->period_ns = spec->beh.period_ns;
@@ -397,6 +402,35 @@ size_t jl_engine_loop_capacity(const struct jl_scenario *sc, int64_t period_ns)
 	int64_t span = sc->run.warmup_ns + sc->run.duration_ns;
 
 	return period_ns > 0 ? (size_t)(span / period_ns) + 16 : 16;
+}
+
+double jl_engine_loop_bytes(const struct jl_scenario *sc)
+{
+	double need = 0;
+
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->beh.period_ns && !t->beh.exec[0])
+			need += (double)jl_engine_loop_capacity(sc, t->beh.period_ns) * (double)sizeof(struct jl_sample) *
+				t->place.count;
+	}
+	return need;
+}
+
+bool jl_engine_rings(const struct jl_scenario *sc)
+{
+	return jl_engine_loop_bytes(sc) > (double)sc->run.samples_memory;
+}
+
+/* A ring holds 4 s of a loop's cycles (the watch reads every 100 ms), at least 4096 */
+size_t jl_engine_ring_capacity(int64_t period_ns)
+{
+	size_t want = period_ns > 0 ? (size_t)(4 * JL_NSEC_PER_SEC / period_ns) : 4096, cap = 4096;
+
+	while (cap < want && cap < ((size_t)1 << 24))
+		cap <<= 1;
+	return cap;
 }
 
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns)
@@ -587,6 +621,7 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 	memset(eng, 0, sizeof(*eng));
 	eng->sc = sc;
 	eng->drivers = drivers;
+	eng->rings = jl_engine_rings(sc);
 	if (hooks)
 		eng->hooks = *hooks;
 	atomic_store(&eng->hooks_mark, eng->hooks.mark);
@@ -918,9 +953,4 @@ void jl_engine_free(struct jl_engine *eng)
 	eng->units = NULL;
 	eng->threads = NULL;
 	eng->nseries = eng->nunits = eng->nthreads = 0;
-}
-
-size_t jl_engine_first_measured(const struct jl_engine *eng, const struct jl_series *s)
-{
-	return jl_series_first_from(s, eng->t_measure);
 }

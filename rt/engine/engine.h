@@ -159,6 +159,7 @@ struct jl_engine {
 	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
 	int64_t t_end;       /* t_measure + duration */
 	int64_t t_stopped;   /* when the stop was requested (<= t_end when interrupted) */
+	bool rings;          /* the loops' samples go through rings (jl_engine_rings): the watch reads them */
 	bool watchdog_fired;
 	char log_dir[4096];  /* exec children write NAME.log here ("" = inherit stdout/stderr) */
 	char stuck[256];     /* threads that did not end in time */
@@ -196,6 +197,12 @@ struct jl_series *jl_thread_series(const struct jl_thread *th, int k);
 const struct jl_thread *jl_series_thread(const struct jl_engine *eng, const struct jl_series *s);
 /* Samples a series released every PERIOD_NS needs for the whole run (warm-up included). */
 size_t jl_engine_loop_capacity(const struct jl_scenario *sc, int64_t period_ns);
+/* The memory the loops' ([thread] with a period) samples take when every cycle is kept, in bytes. */
+double jl_engine_loop_bytes(const struct jl_scenario *sc);
+/* Do the loops of SC keep a ring each (their samples beyond [run] samples_memory) rather than every
+ * cycle? Then the run's memory is flat in its duration: the ring's size, per loop. */
+bool jl_engine_rings(const struct jl_scenario *sc);
+size_t jl_engine_ring_capacity(int64_t period_ns);
 /* Set (FN) or clear (NULL) the marker hook; clear it before its CTX goes away. */
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns);
 /* Create every thread and child, wait until all are ready, call hooks.thread_ready, set t0 and go.
@@ -205,9 +212,6 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen);
  * threads that do not end by DEADLINE (absolute ns) and gives up on them after a second grace. */
 int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns);
 void jl_engine_free(struct jl_engine *eng);
-
-/* Index of the first measured sample of S (release >= t_measure). */
-size_t jl_engine_first_measured(const struct jl_engine *eng, const struct jl_series *s);
 
 int64_t jl_now_ns(void);
 /* Sleep until T (CLOCK_MONOTONIC, absolute), in slices that notice an early stop; false when stopping. */

@@ -26,43 +26,248 @@ static uint64_t grid_count(int64_t base, int64_t p, int64_t lo, int64_t hi)
 	return (uint64_t)(b - a);
 }
 
+/* ---- the accumulator (results.h) ---- */
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
+		       bool keep)
+{
+	struct jl_stream *st[] = { &a->latency, &a->period, &a->response, &a->age, &a->e2e };
+
+	memset(a, 0, sizeof(*a));
+	a->ser = s;
+	a->ws = s->start_ns ? s->first_release : eng->t_measure;
+	a->we = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+	a->base = s->first_release > eng->t0 ? s->first_release : eng->t0;
+	a->prev_rel = a->base - s->period_ns;
+	CPU_ZERO(&a->used);
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (jl_stream_init(st[i], i == JL_ACC_LATENCY ? JL_WORST_K : 1, hist && (i < JL_ACC_AGE || s->has_origin)))
+			goto fail;
+	a->us = calloc(1, sizeof(*a->us));
+	if (!a->us)
+		goto fail;
+	a->keep = keep;
+	if (keep && (!(a->missed = malloc(JL_KEEP_MISSES * sizeof(*a->missed))) ||
+		     !(a->tail = malloc(JL_KEEP_TAIL * sizeof(*a->tail)))))
+		goto fail;
+	return 0;
+fail:
+	jl_series_acc_free(a);
+	errno = ENOMEM;
+	return -1;
+}
+
+void jl_series_acc_free(struct jl_series_acc *a)
+{
+	jl_stream_free(&a->latency);
+	jl_stream_free(&a->period);
+	jl_stream_free(&a->response);
+	jl_stream_free(&a->age);
+	jl_stream_free(&a->e2e);
+	free(a->missed);
+	free(a->tail);
+	free(a->us);
+	a->missed = a->tail = NULL;
+	a->us = NULL;
+}
+
+static void put(struct jl_series_acc *a, int m, struct jl_stream *st, int64_t v, uint64_t cycle, size_t k)
+{
+	jl_stream_add(st, v, cycle);
+	if (a->vals[m])
+		a->vals[m][k] = v;
+}
+
+static void us_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
+{
+	if (!h->cycles || us < h->min)
+		h->min = us;
+	if (!h->cycles || us > h->max)
+		h->max = us;
+	h->cycles++;
+	h->sum += us;
+	if (us >= 0 && us < JL_CT_HIST_US) {
+		h->count[us]++;
+	} else { /* cyclictest counts a value beyond its histogram as an overflow, and keeps its cycle */
+		if (h->overflows < JL_CT_OVERFLOW_CYCLES)
+			h->over_cycle[h->overflows] = cycle;
+		h->overflows++;
+	}
+}
+
 /* Every release of the window [WS, WE) is one of: a cycle that ran (a sample), a skipped release (one
  * between two cycles that ran, or between the last one and the loop's next_release: overrun = skip), or
  * one not started (at or after next_release: a catchup backlog the end cut off, or a loop that never
- * ran). Counted here from the releases themselves, so that cycles + skipped + not_started == releases.
- * N: the samples the loop stored (warm-up and any after the window included). */
-static void account_releases(const struct jl_engine *eng, const struct jl_series *ser, size_t n, int64_t ws,
-			     int64_t we, struct jl_series_result *r)
+ * ran). Counted here from the releases themselves, sample by sample (warm-up ones included), so that
+ * cycles + skipped + not_started == releases (see account_end). */
+bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x)
 {
+	const struct jl_series *ser = a->ser;
 	const int64_t p = ser->period_ns;
-	const int64_t base = ser->first_release > eng->t0 ? ser->first_release : eng->t0;
-	int64_t prev = base - p, next = ser->next_release > base ? ser->next_release : base;
+	int64_t lat, resp, per = 0;
+	uint64_t k;
+	bool miss;
+	int slot;
 
-	r->releases = grid_count(base, p, ws, we);
-	r->skipped = 0;
-	for (size_t i = 0; i < n; i++) {
-		int64_t rel = jl_series_at(ser, i)->release;
-
-		r->skipped += grid_count(base, p, prev + p > ws ? prev + p : ws, rel < we ? rel : we);
-		prev = rel;
+	if (ser->periodic) {
+		a->skipped += grid_count(a->base, p, max64(a->prev_rel + p, a->ws), min64(x->release, a->we));
+		a->prev_rel = x->release;
 	}
-	if (n && next < prev + p)
-		next = prev + p;
-	r->skipped += grid_count(base, p, prev + p > ws ? prev + p : ws, next < we ? next : we);
-	r->not_started = grid_count(base, p, next > ws ? next : ws, we);
+	a->seen++;
+	if (x->release < a->ws || x->release >= a->we)
+		return false;
+	k = a->cycles++;
+	lat = jl_latency_ns(x->release, x->wake);
+	resp = jl_response_ns(x->release, x->end);
+	miss = ser->deadline_ns > 0 && jl_missed(x->release, x->end, ser->deadline_ns);
+	a->misses += miss;
+	a->work_sum += x->end - x->wake;
+	a->work_max = max64(a->work_max, x->end - x->wake);
+	if (x->cpu >= 0 && x->cpu < CPU_SETSIZE)
+		CPU_SET(x->cpu, &a->used);
+	if (k > 0) {
+		per = x->wake - a->prev_wake;
+		put(a, JL_ACC_PERIOD, &a->period, per, x->cycle, k - 1);
+	}
+	a->prev_wake = x->wake;
+	slot = jl_stream_add(&a->latency, lat, x->cycle);
+	us_add(a->us, jl_ct_latency_us(x->release, x->wake), x->cycle);
+	if (a->vals[JL_ACC_LATENCY])
+		a->vals[JL_ACC_LATENCY][k] = lat;
+	put(a, JL_ACC_RESPONSE, &a->response, resp, x->cycle, k);
+	if (ser->has_origin && x->origin > 0 && !x->reread) { /* a poll's re-read is no new age */
+		put(a, JL_ACC_AGE, &a->age, x->wake - x->origin, x->cycle, a->aged);
+		put(a, JL_ACC_E2E, &a->e2e, x->end - x->origin, x->cycle, a->aged);
+		a->aged++;
+	}
+	if (a->keep) {
+		struct jl_kept kx = { *x, per };
+
+		if (slot >= 0)
+			a->top[slot] = kx;
+		if (miss && a->nmissed < JL_KEEP_MISSES)
+			a->missed[a->nmissed++] = kx;
+		a->tail[a->ntail++ % JL_KEEP_TAIL] = kx;
+	}
+	return true;
 }
 
-static int series_result(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r,
-			 int64_t *lat, int64_t *per, int64_t *resp, int64_t *scratch)
+size_t jl_series_acc_kept_max(void)
+{
+	return JL_WORST_K + JL_KEEP_MISSES + JL_KEEP_TAIL;
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct jl_kept *x = a, *y = b;
+
+	if (x->s.release != y->s.release)
+		return x->s.release < y->s.release ? -1 : 1;
+	return (x->s.cycle > y->s.cycle) - (x->s.cycle < y->s.cycle);
+}
+
+size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out)
+{
+	size_t n = 0, m = 0, tail = a->ntail < JL_KEEP_TAIL ? a->ntail : JL_KEEP_TAIL;
+
+	if (!a->keep)
+		return 0;
+	for (int i = 0; i < a->latency.top.n; i++)
+		out[n++] = a->top[a->latency.top.e[i].slot];
+	for (size_t i = 0; i < a->nmissed; i++)
+		out[n++] = a->missed[i];
+	for (size_t i = 0; i < tail; i++)
+		out[n++] = a->tail[i];
+	qsort(out, n, sizeof(*out), cmp_kept);
+	for (size_t i = 0; i < n; i++) /* one row per cycle: a cycle may be worst, a miss and in the tail */
+		if (!m || out[m - 1].s.cycle != out[i].s.cycle || out[m - 1].s.release != out[i].s.release)
+			out[m++] = out[i];
+	return m;
+}
+
+/* The releases the accumulator could not count sample by sample: those after its last sample, up to
+ * the loop's next_release (skipped) and from there to the window's end (not started). */
+static void account_end(const struct jl_series_acc *a, struct jl_series_result *r)
+{
+	const struct jl_series *ser = a->ser;
+	const int64_t p = ser->period_ns;
+	int64_t next = ser->next_release > a->base ? ser->next_release : a->base;
+
+	if (a->seen && next < a->prev_rel + p)
+		next = a->prev_rel + p;
+	r->releases = grid_count(a->base, p, a->ws, a->we);
+	r->skipped = a->skipped + grid_count(a->base, p, max64(a->prev_rel + p, a->ws), min64(next, a->we));
+	r->not_started = grid_count(a->base, p, max64(next, a->ws), a->we);
+}
+
+/* RES from an accumulator A that has seen every sample of its series. VALS: A kept every value (exact
+ * percentiles, computed with SCRATCH). */
+static int result_from_acc(const struct jl_series_acc *a, struct jl_series_result *r, bool vals, int64_t *scratch)
+{
+	const struct jl_series *ser = a->ser;
+
+	r->cycles = a->cycles;
+	r->misses = a->misses;
+	if (r->periodic)
+		account_end(a, r);
+	jl_cpulist_format(&a->used, r->cpus_used, sizeof(r->cpus_used));
+	/* a loop's work figures and CPUs cover the measured cycles only, like every other figure of it */
+	r->work_calls = r->cycles;
+	r->work_mean_ns = r->cycles ? (double)a->work_sum / (double)r->cycles : 0.0;
+	r->work_max_ns = a->work_max;
+	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
+	if (!r->periodic)
+		r->releases = r->cycles;
+	r->aged = a->aged;
+	r->exact = vals;
+	if (vals) {
+		if (jl_dist_compute(a->vals[JL_ACC_LATENCY], r->cycles, scratch, &r->latency) ||
+		    jl_dist_compute(a->vals[JL_ACC_PERIOD], r->cycles ? r->cycles - 1 : 0, scratch, &r->period) ||
+		    jl_dist_compute(a->vals[JL_ACC_RESPONSE], r->cycles, scratch, &r->response) ||
+		    (ser->has_origin && (jl_dist_compute(a->vals[JL_ACC_AGE], r->aged, scratch, &r->age) ||
+					 jl_dist_compute(a->vals[JL_ACC_E2E], r->aged, scratch, &r->e2e))))
+			return -1;
+	} else {
+		jl_stream_dist(&a->latency, &r->latency);
+		jl_stream_dist(&a->period, &r->period);
+		jl_stream_dist(&a->response, &r->response);
+		if (ser->has_origin) {
+			jl_stream_dist(&a->age, &r->age);
+			jl_stream_dist(&a->e2e, &r->e2e);
+		}
+	}
+	r->latency_max_cycle = a->latency.max_cycle;
+	r->us = malloc(sizeof(*r->us));
+	if (!r->us)
+		return -1;
+	memcpy(r->us, a->us, sizeof(*r->us));
+	r->nworst = jl_topk_sorted(&a->latency.top, r->worst);
+	if (a->keep) {
+		struct jl_kept *k = malloc(jl_series_acc_kept_max() * sizeof(*k));
+
+		if (!k)
+			return -1;
+		r->nkept = jl_series_acc_kept(a, k);
+		r->kept = k;
+	}
+	return 0;
+}
+
+/* What a result says of its series before any sample: names, CPUs, the thread's counters */
+static void result_head(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r)
 {
 	const struct jl_thread *th = jl_series_thread(eng, ser);
 	const struct jl_thread_spec *spec = eng->units[ser->unit].spec;
-	size_t n = jl_series_count(ser);
-	size_t first = jl_engine_first_measured(eng, ser);
-	int64_t win_start, win_end;
-	cpu_set_t used;
-	size_t np = 0;
-	int64_t work_sum = 0, work_max = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->s = ser;
@@ -82,132 +287,206 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->work_calls = ser->work_calls;
 	r->work_mean_ns = ser->work_calls ? (double)ser->work_sum_ns / (double)ser->work_calls : 0.0;
 	r->work_max_ns = ser->work_max_ns;
+	r->exact = true;
 	if (th) {
 		r->cpu_time_ns = th->cpu_time_ns;
 		r->ctx_voluntary = th->ctx_voluntary;
 		r->ctx_involuntary = th->ctx_involuntary;
 	}
-
-	win_start = eng->t_measure;
-	if (ser->start_ns)
-		win_start = ser->first_release;
-	win_end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
-	r->window_start_ns = win_start;
-	r->window_end_ns = win_end > win_start ? win_end : win_start;
-	r->window_s = (double)(r->window_end_ns - win_start) / 1e9;
-	if (!r->periodic && !(ser->measured && n))
-		return 0;
-
-	/* a series on a grid accounts for every release of the window; one that is not (the wakeups of a
-	 * thread measured from the trace) has only the cycles it ran */
-	if (r->periodic)
-		account_releases(eng, ser, n, win_start, r->window_end_ns, r);
-	/* cycles released after an early stop (SIGINT) ran only to notice it: they do not count */
-	while (n > first && jl_series_at(ser, n - 1)->release >= win_end)
-		n--;
-	r->first = first;
-	r->cycles = n - first;
-	CPU_ZERO(&used);
-	for (size_t i = first; i < n; i++) {
-		const struct jl_sample *s = jl_series_at(ser, i);
-		size_t k = i - first;
-
-		lat[k] = jl_latency_ns(s->release, s->wake);
-		resp[k] = jl_response_ns(s->release, s->end);
-		if (k > 0)
-			per[np++] = s->wake - jl_series_at(ser, i - 1)->wake;
-		r->misses += ser->deadline_ns > 0 && jl_missed(s->release, s->end, ser->deadline_ns);
-		work_sum += s->end - s->wake;
-		if (s->end - s->wake > work_max)
-			work_max = s->end - s->wake;
-		if (s->cpu >= 0 && s->cpu < CPU_SETSIZE)
-			CPU_SET(s->cpu, &used);
-	}
-	/* a loop's work figures and CPUs cover the measured cycles only, like every other figure of it */
-	jl_cpulist_format(&used, r->cpus_used, sizeof(r->cpus_used));
-	r->work_calls = r->cycles;
-	r->work_mean_ns = r->cycles ? (double)work_sum / (double)r->cycles : 0.0;
-	r->work_max_ns = work_max;
-	r->rate_hz = r->window_s > 0 ? (double)r->cycles / r->window_s : 0.0;
-	if (!r->periodic)
-		r->releases = r->cycles;
-	if (ser->has_origin) {
-		/* the age of the consumed data at start, for the cycles that had data (the latency buffer is
-		 * reused once its distribution is computed) */
-		if (jl_dist_compute(lat, r->cycles, scratch, &r->latency))
-			return -1;
-		for (size_t i = first; i < n; i++) {
-			const struct jl_sample *s = jl_series_at(ser, i);
-
-			if (s->origin > 0 && !s->reread) /* a poll's re-read is no new age */
-				lat[r->aged++] = s->wake - s->origin;
-		}
-		if (jl_dist_compute(lat, r->aged, scratch, &r->age))
-			return -1;
-		for (size_t i = first, k = 0; i < n; i++) {
-			const struct jl_sample *s = jl_series_at(ser, i);
-
-			if (s->origin > 0 && !s->reread)
-				lat[k++] = s->end - s->origin;
-		}
-		if (jl_dist_compute(lat, r->aged, scratch, &r->e2e))
-			return -1;
-		for (size_t i = first; i < n; i++) /* the latencies back, for the distribution below */
-			lat[i - first] = jl_latency_ns(jl_series_at(ser, i)->release, jl_series_at(ser, i)->wake);
-	}
-	if (jl_dist_compute(lat, r->cycles, scratch, &r->latency) ||
-	    jl_dist_compute(per, np, scratch, &r->period) ||
-	    jl_dist_compute(resp, r->cycles, scratch, &r->response))
-		return -1;
-	if (r->cycles)
-		r->latency_max_cycle = jl_series_at(ser, first + r->latency.max_index)->cycle;
-	return 0;
 }
 
-int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res)
+/* A result from an accumulator that saw every sample up to its window's end (histogram figures) */
+static int result_of_acc(const struct jl_engine *eng, const struct jl_series_acc *a, struct jl_series_result *r)
+{
+	result_head(eng, a->ser, r);
+	r->window_start_ns = a->ws;
+	r->window_end_ns = a->we > a->ws ? a->we : a->ws;
+	r->window_s = (double)(r->window_end_ns - r->window_start_ns) / 1e9;
+	if (!r->periodic && !r->measured)
+		return 0;
+	return result_from_acc(a, r, false, NULL);
+}
+
+int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc *a, int64_t upto,
+			struct jl_series_result *r)
+{
+	struct jl_series_acc now = *a; /* the same figures, the window cut at UPTO: nothing owed yet */
+
+	if (upto < now.we)
+		now.we = upto;
+	now.keep = false;
+	return result_of_acc(eng, &now, r);
+}
+
+static int series_result(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r,
+			 struct jl_series_acc *watched, bool keep_only, int64_t *buf, size_t cap)
+{
+	size_t n = jl_series_count(ser);
+	struct jl_series_acc a;
+	int rc;
+
+	if (ser->partial && watched) /* a ring's: its watch saw every sample */
+		return result_of_acc(eng, watched, r);
+	result_head(eng, ser, r);
+	if (!r->periodic && !(ser->measured && n)) {
+		int64_t ws = ser->start_ns ? ser->first_release : eng->t_measure;
+		int64_t we = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+
+		r->window_start_ns = ws;
+		r->window_end_ns = we > ws ? we : ws;
+		r->window_s = (double)(r->window_end_ns - ws) / 1e9;
+		return 0;
+	}
+	if (jl_series_acc_init(&a, eng, ser, false, keep_only))
+		return -1;
+	for (int m = 0; m < 5; m++) /* every value, for exact percentiles */
+		a.vals[m] = buf + (size_t)m * cap;
+	r->window_start_ns = a.ws;
+	r->window_end_ns = a.we > a.ws ? a.we : a.ws;
+	r->window_s = (double)(r->window_end_ns - a.ws) / 1e9;
+	for (size_t i = 0; i < n; i++)
+		if (jl_series_acc_add(&a, jl_series_at(ser, i)) && !r->cycles++)
+			r->first = i;
+	rc = result_from_acc(&a, r, true, buf + 5 * cap);
+	jl_series_acc_free(&a);
+	return rc;
+}
+
+int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
+		       bool keep_only)
 {
 	size_t cap = 1;
 	int64_t *buf;
 	int rc = 0;
 
 	for (int i = 0; i < eng->nseries; i++)
-		if (eng->series[i].cap > cap)
-			cap = eng->series[i].cap;
-	buf = malloc(4 * cap * sizeof(*buf));
+		if (!eng->series[i].partial && jl_series_count(&eng->series[i]) > cap)
+			cap = jl_series_count(&eng->series[i]);
+	buf = malloc(6 * cap * sizeof(*buf));
 	if (!buf) {
 		errno = ENOMEM;
 		return -1;
 	}
 	for (int i = 0; i < eng->nseries && !rc; i++)
-		rc = series_result(eng, &eng->series[i], &res[i], buf, buf + cap, buf + 2 * cap, buf + 3 * cap);
+		rc = series_result(eng, &eng->series[i], &res[i], accs ? accs[i] : NULL, keep_only, buf, cap);
 	free(buf);
 	return rc;
 }
 
+void jl_results_free(struct jl_series_result *res, int n)
+{
+	for (int i = 0; res && i < n; i++) {
+		free((void *)res[i].kept);
+		free(res[i].us);
+		res[i].kept = NULL;
+		res[i].us = NULL;
+	}
+}
+
 /* samples.csv (outputs.md): one row per measured cycle of every measured series, through the one
  * root-safe writer. */
+void jl_results_sample_row(FILE *fp, const char *name, const struct jl_series *ser, const struct jl_sample *s,
+			   int64_t period)
+{
+	fprintf(fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n", name,
+		s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
+		jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, ser->deadline_ns), s->skipped);
+}
+
 int jl_results_write_samples(const char *dir, const struct jl_series_result *res, int n)
 {
 	struct jl_outfile of;
 
 	if (jl_output_open(&of, dir, "samples.csv"))
 		return -1;
-	fputs("thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n", of.fp);
+	fputs(JL_SAMPLES_HEADER, of.fp);
 	for (int t = 0; t < n; t++) {
 		const struct jl_series_result *r = &res[t];
 		const struct jl_series *ser = r->s;
 
 		if (!r->measured)
 			continue;
+		if (r->kept) { /* samples = worst, or a ring's: the cycles kept */
+			for (size_t i = 0; i < r->nkept; i++)
+				jl_results_sample_row(of.fp, r->name, ser, &r->kept[i].s, r->kept[i].period);
+			continue;
+		}
 		for (size_t i = r->first; i < r->first + r->cycles; i++) {
 			const struct jl_sample *s = jl_series_at(ser, i);
-			int64_t period = i > r->first ? s->wake - jl_series_at(ser, i - 1)->wake : 0;
 
-			fprintf(of.fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n",
-				r->name, s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
-				jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, ser->deadline_ns), s->skipped);
+			jl_results_sample_row(of.fp, r->name, ser, s, i > r->first ? s->wake - jl_series_at(ser, i - 1)->wake : 0);
 		}
 	}
+	return jl_output_commit(&of);
+}
+
+int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n)
+{
+	static const char *const tail[] = { "# Total:", "# Min Latencies:", "# Avg Latencies:", "# Max Latencies:",
+					    "# Histogram Overflows:" };
+	struct jl_outfile of;
+	int64_t rows = 100;
+	int cols = 0, k;
+
+	for (int t = 0; t < n; t++)
+		if (res[t].measured && res[t].periodic && res[t].us && res[t].us->cycles) {
+			cols++;
+			if (res[t].us->max + 1 > rows)
+				rows = res[t].us->max + 1;
+		}
+	if (!cols)
+		return 0;
+	if (rows > JL_CT_HIST_US)
+		rows = JL_CT_HIST_US;
+	if (jl_output_open(&of, dir, "histogram.txt"))
+		return -1;
+	fputs("# Histogram\n", of.fp);
+	for (int64_t b = 0; b < rows; b++) {
+		fprintf(of.fp, "%06" PRId64 " ", b);
+		k = 0;
+		for (int t = 0; t < n; t++)
+			if (res[t].measured && res[t].periodic && res[t].us && res[t].us->cycles)
+				fprintf(of.fp, "%s%06" PRIu64, k++ ? "\t" : "", res[t].us->count[b]);
+		fputc('\n', of.fp);
+	}
+	/* the lines after the rows, as cyclictest prints them: one value per loop */
+	for (size_t line = 0; line < sizeof(tail) / sizeof(tail[0]); line++) {
+		fputs(tail[line], of.fp);
+		for (int t = 0; t < n; t++) {
+			const struct jl_us_hist *h = res[t].us;
+			uint64_t total = 0;
+
+			if (!(res[t].measured && res[t].periodic && h && h->cycles))
+				continue;
+			for (int64_t b = 0; b < rows; b++)
+				total += h->count[b];
+			switch (line) {
+			case 0: fprintf(of.fp, " %09" PRIu64, total); break;
+			case 1: fprintf(of.fp, " %05" PRId64, h->min); break;
+			case 2: fprintf(of.fp, " %05" PRId64, h->sum / (int64_t)h->cycles); break;
+			case 3: fprintf(of.fp, " %05" PRId64, h->max); break;
+			default: fprintf(of.fp, " %05" PRIu64, h->overflows);
+			}
+		}
+		fputc('\n', of.fp);
+	}
+	fputs("# Histogram Overflow at cycle number:\n", of.fp);
+	k = 0;
+	for (int t = 0; t < n; t++) {
+		const struct jl_us_hist *h = res[t].us;
+		uint64_t shown;
+
+		if (!(res[t].measured && res[t].periodic && h && h->cycles))
+			continue;
+		fprintf(of.fp, "# Thread %d:", k++);
+		shown = h->overflows < JL_CT_OVERFLOW_CYCLES ? h->overflows : JL_CT_OVERFLOW_CYCLES;
+		for (uint64_t i = 0; i < shown; i++)
+			fprintf(of.fp, " %05" PRIu64, h->over_cycle[i]);
+		if (shown < h->overflows)
+			fprintf(of.fp, " # %05" PRIu64 " others", h->overflows - shown);
+		fputc('\n', of.fp);
+	}
+	fputc('\n', of.fp);
 	return jl_output_commit(&of);
 }
 

@@ -58,7 +58,21 @@ enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
 	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
-	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_N
+	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_SAMPLES,
+	JL_RKEY_SAMPLES_MEMORY, JL_RKEY_INTERVAL, JL_RKEY_STOP_AT, JL_RKEY_CHECKPOINT, JL_RKEY_N
+};
+
+/* [run] samples: what samples.csv holds (and so what a run keeps: see the engine's storage). auto: every
+ * cycle when the run keeps them all (samples_memory), else the worst */
+enum jl_samples_mode { JL_SAMPLES_AUTO, JL_SAMPLES_ALL, JL_SAMPLES_WORST, JL_SAMPLES_NONE };
+
+/* [run] stop_at = SERIES.METRIC > DURATION: the metric of a cycle that ends the run */
+enum jl_stop_metric { JL_STOP_AT_LATENCY, JL_STOP_AT_RESPONSE };
+struct jl_stop_at {
+	bool set;
+	char series[JL_NAME_MAX + 16];
+	enum jl_stop_metric metric;
+	int64_t threshold_ns;
 };
 
 struct jl_run_spec {
@@ -78,6 +92,11 @@ struct jl_run_spec {
 	long long seed;
 	int64_t grace_ns;           /* watchdog grace after the end */
 	enum jl_cleanup cleanup;    /* report (default) or remove what the neighbours left */
+	enum jl_samples_mode samples;
+	uint64_t samples_memory;    /* beyond this the loops' samples go through rings (bytes) */
+	int64_t interval_ns;        /* the max-per-interval series; 0 = auto */
+	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
+	struct jl_stop_at stop_at;
 	int key_line[JL_RKEY_N];
 };
 

@@ -456,6 +456,147 @@ KEY_FORMAT(fmt_cleanup)
 	return v->run->cleanup == JL_CLEANUP_REMOVE ? "remove" : "report";
 }
 
+static const char *const samples_names[] = { "auto", "all", "worst", "none" };
+
+RKEY_PARSE(run_samples)
+{
+	(void)key;
+	for (size_t i = 0; i < sizeof(samples_names) / sizeof(samples_names[0]); i++)
+		if (!strcmp(value, samples_names[i])) {
+			v->run->samples = (enum jl_samples_mode)i;
+			return 0;
+		}
+	snprintf(why, wl, "'%s' is not a samples mode (expected %s)", value, d->range);
+	return -1;
+}
+
+KEY_FORMAT(fmt_samples)
+{
+	(void)buf, (void)len;
+	return samples_names[v->run->samples];
+}
+
+RKEY_PARSE(run_samples_memory)
+{
+	(void)key;
+	if (jl_parse_size(value, &v->run->samples_memory, why, wl))
+		return -1;
+	if (v->run->samples_memory < 64 * 1024 || v->run->samples_memory > (1ULL << 40)) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_samples_memory)
+{
+	return jl_format_size(v->run->samples_memory, buf, len);
+}
+
+RKEY_PARSE(run_interval)
+{
+	(void)key;
+	if (!strcmp(value, "auto")) {
+		v->run->interval_ns = 0;
+		return 0;
+	}
+	if (jl_parse_duration(value, &v->run->interval_ns, why, wl))
+		return -1;
+	if (v->run->interval_ns < 100000000LL) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_interval)
+{
+	return v->run->interval_ns ? jl_format_duration(v->run->interval_ns, buf, len) : "auto";
+}
+
+RKEY_PARSE(run_checkpoint)
+{
+	(void)key;
+	if (!strcmp(value, "off") || !strcmp(value, "none")) {
+		v->run->checkpoint_ns = 0;
+		return 0;
+	}
+	if (jl_parse_duration(value, &v->run->checkpoint_ns, why, wl))
+		return -1;
+	if (v->run->checkpoint_ns < JL_NSEC_PER_SEC) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	return 0;
+}
+
+KEY_FORMAT(fmt_checkpoint)
+{
+	return v->run->checkpoint_ns ? jl_format_duration(v->run->checkpoint_ns, buf, len) : "off";
+}
+
+static const char *const stop_metric_names[] = { [JL_STOP_AT_LATENCY] = "latency", [JL_STOP_AT_RESPONSE] = "response" };
+
+/* SERIES.METRIC > DURATION (the series is checked against the scenario's loops and callbacks later) */
+RKEY_PARSE(run_stop_at)
+{
+	struct jl_stop_at *st = &v->run->stop_at;
+	char buf[256], *dot, *gt, *metric, *val;
+	size_t m;
+
+	(void)key;
+	memset(st, 0, sizeof(*st));
+	if (!strcmp(value, "none") || !strcmp(value, "off"))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", value);
+	gt = strchr(buf, '>');
+	if (!gt) {
+		snprintf(why, wl, "'%s' has no '>' (expected %s)", value, d->range);
+		return -1;
+	}
+	*gt = '\0';
+	for (val = gt + 1; *val == ' ' || *val == '\t'; val++)
+		;
+	for (char *e = gt - 1; e >= buf && (*e == ' ' || *e == '\t'); e--)
+		*e = '\0';
+	dot = strrchr(buf, '.');
+	if (!dot || dot == buf) {
+		snprintf(why, wl, "'%s' names no SERIES.METRIC (expected %s)", value, d->range);
+		return -1;
+	}
+	*dot = '\0';
+	metric = dot + 1;
+	for (m = 0; m < sizeof(stop_metric_names) / sizeof(stop_metric_names[0]); m++)
+		if (!strcmp(metric, stop_metric_names[m]))
+			break;
+	if (m == sizeof(stop_metric_names) / sizeof(stop_metric_names[0])) {
+		snprintf(why, wl, "'%s' is not a metric a cycle has (expected latency or response)", metric);
+		return -1;
+	}
+	if (strlen(buf) >= sizeof(st->series)) {
+		snprintf(why, wl, "series name '%.64s...' is too long", buf);
+		return -1;
+	}
+	if (jl_parse_duration(val, &st->threshold_ns, why, wl))
+		return -1;
+	snprintf(st->series, sizeof(st->series), "%s", buf);
+	st->metric = (enum jl_stop_metric)m;
+	st->set = true;
+	return 0;
+}
+
+KEY_FORMAT(fmt_stop_at)
+{
+	const struct jl_stop_at *st = &v->run->stop_at;
+	char d[64];
+
+	if (!st->set)
+		return "none";
+	snprintf(buf, len, "%s.%s > %s", st->series, stop_metric_names[st->metric],
+		 jl_format_duration(st->threshold_ns, d, sizeof(d)));
+	return buf;
+}
+
 static const struct jl_key_desc run_keys[] = {
 	{ .name = "name", .slot = JL_RKEY_NAME, .syntax = "NAME", .def_doc = "the file stem",
 	  .range = "[a-z][a-z0-9_-]*, at most 63 characters", .help = "run name, used in the output path",
@@ -506,6 +647,28 @@ static const struct jl_key_desc run_keys[] = {
 	  .help = "what the neighbours left (processes of the run's tree still alive, /dev/shm entries they "
 		  "created): report them in summary.json, or also end and remove them",
 	  .parse = run_cleanup, .format = fmt_cleanup },
+	{ .name = "samples", .slot = JL_RKEY_SAMPLES, .syntax = "auto|all|worst|none", .def = "auto",
+	  .range = "auto, all, worst or none",
+	  .help = "what samples.csv holds: every measured cycle (all), the worst ones (the 10 worst, the first 1000 "
+		  "misses and the last 1024 cycles of each series), or none; auto: all when the run keeps every "
+		  "sample (samples_memory), worst otherwise", .parse = run_samples, .format = fmt_samples },
+	{ .name = "samples_memory", .slot = JL_RKEY_SAMPLES_MEMORY, .syntax = "SIZE", .def = "8MB",
+	  .range = "64KB-1TB",
+	  .help = "memory the loops' samples may take: beyond it every loop keeps a ring, the figures come from "
+		  "histograms (percentiles within 0.1%) and the run's memory stays flat whatever its duration",
+	  .parse = run_samples_memory, .format = fmt_samples_memory },
+	{ .name = "interval", .slot = JL_RKEY_INTERVAL, .syntax = "auto|DURATION", .def = "auto",
+	  .range = "auto, or 100ms or more",
+	  .help = "the maximum latency per interval (summary.json intervals; the OSADL plot is 5m); auto: a 60th "
+		  "of the duration, between 1s and 5m", .parse = run_interval, .format = fmt_interval },
+	{ .name = "stop_at", .slot = JL_RKEY_STOP_AT, .syntax = "none|SERIES.METRIC > DURATION", .def = "none",
+	  .range = "none, or a loop or callback, latency or response, and a duration",
+	  .help = "end the run at the first cycle over the threshold, the trace kept around it (cyclictest -b, rtla "
+		  "--on-threshold); exit status 3", .parse = run_stop_at, .format = fmt_stop_at },
+	{ .name = "checkpoint", .slot = JL_RKEY_CHECKPOINT, .syntax = "off|DURATION", .def = "5m",
+	  .range = "off, or 1s or more",
+	  .help = "write summary.json (marked as a checkpoint) this often while the run goes, so a run that dies "
+		  "leaves its figures so far", .parse = run_checkpoint, .format = fmt_checkpoint },
 };
 
 const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

@@ -8,6 +8,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/topology.h"
+#include "../base/host.h"
 #include "../base/lock.h"
 #include "../engine/chains.h"
 #include "../engine/request.h"
@@ -34,6 +35,21 @@ static json_object *dist_json(const struct jl_dist *d, bool full)
 		add_i64(o, "p999", d->p999);
 	add_i64(o, "max", d->max);
 	return o;
+}
+
+/* `percentiles`: "exact" (every cycle kept: nearest rank), or the histogram's bound (stream.h) */
+static void percentiles_json(json_object *t, bool exact)
+{
+	json_object *p;
+
+	if (exact) {
+		json_object_object_add(t, "percentiles", json_object_new_string("exact"));
+		return;
+	}
+	p = json_object_new_object();
+	json_object_object_add(p, "method", json_object_new_string("log-linear histogram, nearest rank, bucket's highest value"));
+	json_object_object_add(p, "relative_error", json_object_new_double(JL_HIST_REL_ERROR));
+	json_object_object_add(t, "percentiles", p);
 }
 
 /* Hybrid machines only: `core_types`, the core types of the CPUs the thread ran on (["performance"],
@@ -105,9 +121,20 @@ static json_object *series_json(const struct jl_series_result *r)
 	add_i64(t, "misses", (int64_t)r->misses);
 	add_i64(t, "skipped", (int64_t)r->skipped);
 	if (r->periodic || r->cycles) {
+		json_object *worst = json_object_new_array();
+
 		o = dist_json(&r->latency, true);
 		add_i64(o, "max_cycle", (int64_t)r->latency_max_cycle);
 		json_object_object_add(t, "latency_ns", o);
+		percentiles_json(t, r->exact);
+		for (int k = 0; k < r->nworst; k++) {
+			json_object *w = json_object_new_object();
+
+			add_i64(w, "cycle", (int64_t)r->worst[k].cycle);
+			add_i64(w, "latency_ns", r->worst[k].value);
+			json_object_array_add(worst, w);
+		}
+		json_object_object_add(t, "worst", worst);
 		o = dist_json(&r->period, false);
 		json_object_object_add(o, "stddev", json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
 		json_object_object_add(t, "period_ns_stats", o);
@@ -443,6 +470,162 @@ void jl_summary_lock_boosts(json_object *summary)
 	}
 }
 
+static json_object *i64_array(const int64_t *v, int n, size_t stride)
+{
+	json_object *a = json_object_new_array();
+
+	for (int k = 0; k < n; k++)
+		json_object_array_add(a, json_object_new_int64(v[(size_t)k * stride]));
+	return a;
+}
+
+/* `intervals`: per measured series its worst latency per interval (the OSADL farm's "max per 5 min"),
+ * with each thermal zone's highest temperature and each CPU's frequency over the same intervals. Only the
+ * intervals the run reached. */
+static json_object *intervals_json(const struct jl_engine *eng, const struct jl_watch *w)
+{
+	json_object *o = json_object_new_object(), *ser = json_object_new_object();
+	int64_t end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+	int n = (int)((end - w->t_first + w->o.interval_ns - 1) / w->o.interval_ns);
+	int64_t *buf;
+
+	if (n > w->nintervals)
+		n = w->nintervals;
+	if (n < 0)
+		n = 0;
+	add_i64(o, "interval_ns", w->o.interval_ns);
+	add_i64(o, "start_ns", w->t_first);
+	add_i64(o, "count", n);
+	buf = malloc(((size_t)n + 1) * 4 * sizeof(*buf));
+	if (!buf)
+		return o;
+	for (int i = 0; i < w->nseries; i++) {
+		const struct jl_watch_interval *iv = &w->intervals[(size_t)i * (size_t)w->nintervals];
+		json_object *x;
+
+		if (!w->acc[i])
+			continue;
+		x = json_object_new_object();
+		for (int k = 0; k < n; k++) {
+			buf[k] = iv[k].cycles ? iv[k].max_latency : -1;
+			buf[n + k] = (int64_t)iv[k].max_cycle;
+			buf[2 * n + k] = (int64_t)iv[k].cycles;
+			buf[3 * n + k] = (int64_t)iv[k].misses;
+		}
+		json_object_object_add(x, "max_latency_ns", i64_array(buf, n, 1));
+		json_object_object_add(x, "max_cycle", i64_array(buf + n, n, 1));
+		json_object_object_add(x, "cycles", i64_array(buf + 2 * n, n, 1));
+		json_object_object_add(x, "misses", i64_array(buf + 3 * n, n, 1));
+		json_object_object_add(ser, eng->series[i].name, x);
+	}
+	json_object_object_add(o, "series", ser);
+	if (w->m.nzones) {
+		json_object *z = json_object_new_object();
+
+		for (int k = 0; k < w->m.nzones; k++)
+			json_object_object_add(z, w->m.zone[k], i64_array(w->m.temp + k, n, (size_t)w->m.nzones));
+		json_object_object_add(o, "thermal_mC", z);
+	}
+	if (w->m.ncpus) {
+		json_object *c = json_object_new_object();
+
+		for (int k = 0; k < w->m.ncpus; k++) {
+			json_object *x = json_object_new_object();
+			char name[32];
+
+			for (int j = 0; j < n; j++) {
+				size_t i = (size_t)j * (size_t)w->m.ncpus + (size_t)k;
+
+				buf[j] = w->m.freq[3 * i];
+				buf[n + j] = w->m.nfreq[i] ? w->m.freq[3 * i + 1] / w->m.nfreq[i] : -1;
+				buf[2 * n + j] = w->m.freq[3 * i + 2];
+			}
+			json_object_object_add(x, "min", i64_array(buf, n, 1));
+			json_object_object_add(x, "mean", i64_array(buf + n, n, 1));
+			json_object_object_add(x, "max", i64_array(buf + 2 * n, n, 1));
+			snprintf(name, sizeof(name), "cpu%d", w->m.cpu[k]);
+			json_object_object_add(c, name, x);
+		}
+		json_object_object_add(o, "cpufreq_khz", c);
+	}
+	free(buf);
+	return o;
+}
+
+static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_watch *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "series", json_object_new_string(sc->run.stop_at.series));
+	json_object_object_add(o, "metric", json_object_new_string(
+		sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency"));
+	add_i64(o, "threshold_ns", sc->run.stop_at.threshold_ns);
+	json_object_object_add(o, "fired", json_object_new_boolean(jl_watch_stop_fired(w)));
+	if (jl_watch_stop_fired(w)) {
+		add_i64(o, "cycle", (int64_t)w->stopped.cycle);
+		add_i64(o, "value_ns", w->stopped.value);
+		add_i64(o, "at_ns", w->stopped.at);
+	}
+	return o;
+}
+
+/* What both the summary and a checkpoint say about the run's watch */
+static void watch_json(json_object *s, const struct jl_engine *eng, const struct jl_summary_info *info)
+{
+	const struct jl_watch *w = info->watch;
+	json_object *smp = json_object_new_object();
+
+	json_object_object_add(smp, "mode", json_object_new_string(info->samples_mode ? info->samples_mode : "all"));
+	json_object_object_add(smp, "storage", json_object_new_string(eng->rings ? "ring" : "array"));
+	add_i64(smp, "memory_limit_bytes", (int64_t)eng->sc->run.samples_memory);
+	json_object_object_add(s, "samples", smp);
+	if (!w)
+		return;
+	json_object_object_add(s, "intervals", intervals_json(eng, w));
+	if (eng->sc->run.stop_at.set)
+		json_object_object_add(s, "stop_at", stop_at_json(eng->sc, w));
+	json_object_object_add(s, "watch_cpus", json_object_new_string(w->cpus));
+	add_i64(s, "checkpoints", w->checkpoints);
+}
+
+json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_watch *w,
+				   const struct jl_summary_info *info)
+{
+	const struct jl_scenario *sc = eng->sc;
+	json_object *s = json_object_new_object(), *threads = json_object_new_array(), *cp = json_object_new_object();
+	int64_t now = jl_now_ns();
+
+	json_object_object_add(s, "tool", json_object_new_string("jitterlab"));
+	json_object_object_add(s, "version", json_object_new_string(JL_VERSION));
+	json_object_object_add(s, "scenario", json_object_new_string(sc->run.name));
+	json_object_object_add(s, "scenario_file", json_object_new_string(info->scenario_path));
+	json_object_object_add(s, "started", json_object_new_string(info->started));
+	add_i64(s, "duration_ns", now > eng->t_measure ? now - eng->t_measure : 0);
+	add_i64(s, "warmup_ns", sc->run.warmup_ns);
+	add_i64(s, "planned_duration_ns", sc->run.duration_ns);
+	add_i64(s, "t0_ns", eng->t0);
+	add_i64(s, "t_measure_ns", eng->t_measure);
+	add_i64(s, "t_end_ns", eng->t_end);
+	json_object_object_add(s, "host", jl_host_describe());
+	json_object_object_add(cp, "complete", json_object_new_boolean(false));
+	add_i64(cp, "at_ns", now);
+	add_i64(cp, "number", w->checkpoints + 1);
+	json_object_object_add(cp, "note", json_object_new_string(
+		"the run was still going: figures so far, percentiles from histograms; the final summary replaces this"));
+	json_object_object_add(s, "checkpoint", cp);
+	for (int i = 0; i < w->nseries; i++) {
+		struct jl_series_result r;
+
+		if (!w->acc[i] || jl_results_snapshot(eng, w->acc[i], now, &r))
+			continue;
+		json_object_array_add(threads, series_json(&r));
+		jl_results_free(&r, 1);
+	}
+	json_object_object_add(s, "threads", threads);
+	watch_json(s, eng, info);
+	return s;
+}
+
 json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
 			      const struct jl_summary_info *info, json_object *host)
 {
@@ -484,6 +667,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		json_object_array_add(threads, t);
 	}
 	json_object_object_add(s, "threads", threads);
+	watch_json(s, eng, info);
 	{
 		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
 		json_object *ex = json_object_new_array();

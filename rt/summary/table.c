@@ -740,6 +740,33 @@ static void print_host_rt(FILE *out, json_object *host)
 	fprintf(out, "\n");
 }
 
+/* A checkpoint (a run that had not finished when it was written), what samples.csv holds when it is not
+ * every cycle, how the percentiles were found when not exactly, and a stop_at that ended the run */
+static void print_long_run(FILE *out, json_object *summary, enum jl_table_style style)
+{
+	json_object *cp, *smp, *st, *threads, *p;
+	const char *nl = style == JL_TABLE_MARKDOWN ? "\n" : "";
+
+	if (json_object_object_get_ex(summary, "checkpoint", &cp))
+		fprintf(out, "%sCHECKPOINT %lld: the run had not finished when this was written (%.3f s of %.3f s "
+			     "measured); the figures are those so far\n", nl,
+			(long long)num(cp, "number"), num(summary, "duration_ns") / 1e9,
+			num(summary, "planned_duration_ns") / 1e9);
+	if (json_object_object_get_ex(summary, "samples", &smp) && strcmp(str(smp, "mode"), "all"))
+		fprintf(out, "%ssamples.csv: %s (%s storage)\n", nl,
+			!strcmp(str(smp, "mode"), "none") ? "not written" : "the worst cycles, the first misses and the last "
+									"cycles of each loop", str(smp, "storage"));
+	if (json_object_object_get_ex(summary, "threads", &threads) && json_object_array_length(threads) &&
+	    json_object_object_get_ex(json_object_array_get_idx(threads, 0), "percentiles", &p) &&
+	    json_object_is_type(p, json_type_object))
+		fprintf(out, "%spercentiles: from histograms, at most %.2f%% above the exact value\n", nl,
+			num(p, "relative_error") * 100.0);
+	if (json_object_object_get_ex(summary, "stop_at", &st) && json_object_get_boolean(json_object_object_get(st, "fired")))
+		fprintf(out, "%sstop_at: %s.%s was %.1f us (over %.1f us) at cycle %lld: the run ended there\n", nl,
+			str(st, "series"), str(st, "metric"), num(st, "value_ns") / 1e3, num(st, "threshold_ns") / 1e3,
+			(long long)num(st, "cycle"));
+}
+
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	json_object *threads, *host;
@@ -763,6 +790,7 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 	if (style == JL_TABLE_MARKDOWN && json_object_object_get_ex(host, "rt_bandwidth", NULL))
 		fprintf(out, "\n");
 	print_host_rt(out, host);
+	print_long_run(out, summary, style);
 	fprintf(out, "\n");
 	print_series(out, threads, style, is_measured, NULL, "loop", loop_rows, sizeof(loop_rows) / sizeof(loop_rows[0]));
 	print_neighbours(out, threads, style);

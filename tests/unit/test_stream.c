@@ -51,7 +51,7 @@ static void check_against_exact(const int64_t *v, size_t n)
 	double sum = 0, ss = 0, mean;
 
 	assert_non_null(s);
-	assert_int_equal(jl_stream_init(&st, 8), 0);
+	assert_int_equal(jl_stream_init(&st, 8, true), 0);
 	for (size_t i = 0; i < n; i++) {
 		jl_stream_add(&st, v[i], i);
 		sum += (double)v[i];
@@ -156,19 +156,26 @@ static void test_topk_against_sort(void **state)
 	enum { N = 5000, K = 10 };
 	struct jl_topk_entry all[N], got[JL_TOPK_MAX];
 	struct jl_topk t;
+	uint64_t payload[K]; /* what a caller keeps beside each entry, by the slot jl_topk_add returns */
 
 	(void)state;
 	jl_topk_init(&t, K);
 	for (int i = 0; i < N; i++) {
+		int slot;
+
 		all[i].value = (int64_t)(xorshift() % 300); /* many ties */
 		all[i].cycle = (uint64_t)i;
-		jl_topk_add(&t, all[i].value, all[i].cycle);
+		slot = jl_topk_add(&t, all[i].value, all[i].cycle);
+		assert_true(slot >= -1 && slot < K);
+		if (slot >= 0)
+			payload[slot] = all[i].cycle * 7;
 	}
 	qsort(all, N, sizeof(all[0]), cmp_entry_desc); /* stable on ties by cycle: the earlier first */
 	assert_int_equal(jl_topk_sorted(&t, got), K);
 	for (int i = 0; i < K; i++) {
 		assert_int_equal(got[i].value, all[i].value);
 		assert_int_equal(got[i].cycle, all[i].cycle);
+		assert_int_equal(payload[got[i].slot], all[i].cycle * 7);
 	}
 	/* fewer values than K */
 	jl_topk_init(&t, K);
