@@ -45,7 +45,9 @@ static void man8(FILE *out)
 		{ "traces/NAME/YYYYmmdd-HHMMSS/", "a run directory (--out DIR replaces traces); traces/NAME/latest points at the last one" },
 		{ "scenario.ini", "the scenario as run, every --set applied and every default written out (jitterlab-scenario(5))" },
 		{ "summary.json", "everything the run measured, machine-readable" },
-		{ "samples.csv", "one row per measured cycle, times in ns on CLOCK_MONOTONIC" },
+		{ "samples.csv", "one row per measured cycle ([run] samples = all), or the worst, the first misses and the "
+				 "last cycles of each loop (worst), times in ns on CLOCK_MONOTONIC" },
+		{ "histogram.txt", "the loops' latency histograms in cyclictest's --histfile format (1 us buckets)" },
 		{ "report.md", "the human summary, with the worst cycles explained" },
 		{ "trace.dat", "the ftrace recording (trace-cmd format), for trace-cmd report and KernelShark" },
 		{ "kernelshark.json", "a KernelShark session that opens trace.dat on the worst wakeup" },

@@ -404,6 +404,11 @@ static int64_t interval_ns(const struct jl_scenario *sc)
 	return v < JL_NSEC_PER_SEC ? JL_NSEC_PER_SEC : v > 300 * JL_NSEC_PER_SEC ? 300 * JL_NSEC_PER_SEC : v;
 }
 
+static uint64_t lost_now(void *ctx)
+{
+	return jl_trace_lost_now(((struct run_ctx *)ctx)->trace);
+}
+
 static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 {
 	cpu_set_t hk;
@@ -418,6 +423,7 @@ static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 		.checkpoint = checkpoint,
 		.ctx = r,
 		.cpus = have_hk ? &hk : NULL,
+		.lost = r->trace ? lost_now : NULL,
 	};
 
 	if (jl_watch_init(&r->watch, &r->eng, &o, err, errlen))

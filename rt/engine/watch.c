@@ -238,7 +238,9 @@ static void progress(struct jl_watch *w, int64_t now)
 					 eng->series[i].name, (double)a->latency.max / 1e3, a->misses,
 					 eng->series[i].dropped ? " (ring full!)" : "");
 	}
-	fprintf(stderr, "\r%.200s\033[K", line);
+	if (w->o.lost && used < sizeof(line))
+		snprintf(line + used, sizeof(line) - used, " | lost events %llu", (unsigned long long)w->o.lost(w->o.ctx));
+	fprintf(stderr, "\r%.300s\033[K", line);
 	fflush(stderr);
 	w->progress_shown = true;
 }

@@ -44,6 +44,7 @@ struct jl_watch_opts {
 	jl_watch_checkpoint_fn checkpoint;
 	void *ctx;
 	const cpu_set_t *cpus;       /* housekeeping CPUs; NULL: there are none (no progress line then) */
+	uint64_t (*lost)(void *ctx); /* the trace's lost events so far, for the progress line (NULL: no trace) */
 };
 
 /* One interval of a series: its worst latency and where. */

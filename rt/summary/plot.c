@@ -240,6 +240,8 @@ static int64_t bin_width(int64_t max)
 #define MAX_SERIES 32
 #define MAX_POINTS 3000
 
+static int plot_intervals(const char *exe, const char *run_dir, bool *failed);
+
 int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 {
 	struct series *ser = NULL;
@@ -260,6 +262,7 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		snprintf(err, errlen, "plots: out of memory");
 		return -1;
 	}
+	made += plot_intervals(exe, run_dir, &failed); /* from summary.json: whatever samples.csv holds */
 	n = read_samples(run_dir, ser, MAX_SERIES);
 	if (n <= 0) {
 		snprintf(err, errlen, "plots: no samples in %s/samples.csv", run_dir);
@@ -671,5 +674,61 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 		else if (tick_err[0] && !err[0])
 			snprintf(err, errlen, "%s", tick_err);
 	}
+	return made;
+}
+
+/* latency-intervals.svg: each loop's worst latency per interval of the run (summary.json intervals: the
+ * OSADL farm's "maximum per 5 minutes" plot), log scale, over the time since the measured phase began */
+static int plot_intervals(const char *exe, const char *run_dir, bool *failed)
+{
+	char path[PATH_MAX];
+	json_object *doc, *iv, *ser;
+	double step, unit;
+	const char *uname;
+	int k = 0, made = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
+	doc = json_object_from_file(path);
+	iv = jget(doc, "intervals");
+	ser = jget(iv, "series");
+	if (!ser || json_object_get_int64(jget(iv, "count")) < 2 || !(f = script_new(900, 500, 11))) {
+		json_object_put(doc);
+		return 0;
+	}
+	step = (double)json_object_get_int64(jget(iv, "interval_ns"));
+	unit = step >= 60e9 ? 60e9 : 1e9;
+	uname = step >= 60e9 ? "min" : "s";
+	fprintf(f, "$iv << EOD\n");
+	json_object_object_foreach(ser, name, x) {
+		json_object *mx = jget(x, "max_latency_ns");
+
+		if (!name_ok(name))
+			continue;
+		for (size_t i = 0; mx && i < json_object_array_length(mx); i++) {
+			int64_t v = json_object_get_int64(json_object_array_get_idx(mx, i));
+
+			if (v >= 0)
+				fprintf(f, "%.3f %.3f\n", (double)(i + 1) * step / unit, (double)v / 1e3);
+		}
+		fprintf(f, "-1 1\n\n\n"); /* never empty: keep the index (outside the x range) */
+	}
+	fprintf(f, "EOD\nset grid\nset key top right\nset title 'worst latency per interval (%.0f %s)'\n"
+		   "set xlabel 'time since the measured phase began (%s)'\nset ylabel 'max latency (us)'\n"
+		   "set logscale y\nset xrange [0:*]\nplot ", step / unit, uname, uname);
+	json_object_object_foreach(ser, name2, x2) {
+		(void)x2;
+		if (!name_ok(name2))
+			continue;
+		fprintf(f, "%s$iv index %d using 1:2 with linespoints pt 7 ps 0.5 title ", k ? ", " : "", k);
+		gp_str(f, name2);
+		k++;
+	}
+	fprintf(f, "\n");
+	if (k)
+		made = render(exe, f, run_dir, "latency-intervals.svg", failed);
+	else
+		fclose(f);
+	json_object_put(doc);
 	return made;
 }

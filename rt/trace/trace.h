@@ -73,6 +73,8 @@ void jl_trace_probe_unserve(struct jl_trace *t);
 
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
+/* While it records: the events the kernel lost so far (the progress line; never on a measured CPU). */
+uint64_t jl_trace_lost_now(const struct jl_trace *t);
 
 /* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, add the series of the probed
  * threads of `measure = probe` units to ENG (trace_probe.c), analyse the wakeups of the engine's measured

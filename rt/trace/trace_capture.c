@@ -428,6 +428,29 @@ static uint64_t stat_value(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
+/* Events the kernel lost so far on every CPU (per_cpu/cpuN/stats: overrun + dropped events) */
+static uint64_t lost_in_stats(const struct jl_trace *t)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; t->inst && c < t->ncpus; c++) {
+		char file[64], *stats;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		stats = tracefs_instance_file_read(t->inst, file, NULL);
+		if (stats) {
+			n += stat_value(stats, "overrun:") + stat_value(stats, "dropped events:");
+			free(stats);
+		}
+	}
+	return n;
+}
+
+uint64_t jl_trace_lost_now(const struct jl_trace *t)
+{
+	return t && !t->stopped ? lost_in_stats(t) : 0;
+}
+
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 {
 	if (!t)
@@ -444,8 +467,6 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 		t->reader_started = false;
 	}
 	for (int c = 0; c < t->ncpus; c++) {
-		char file[64], *stats;
-
 		while (t->cpu[c].tcpu) {
 			uint64_t before = t->cpu[c].bytes;
 
@@ -456,13 +477,8 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 			if (t->cpu[c].bytes == before)
 				break;
 		}
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
-		stats = t->inst ? tracefs_instance_file_read(t->inst, file, NULL) : NULL;
-		if (stats) {
-			t->lost_events += stat_value(stats, "overrun:") + stat_value(stats, "dropped events:");
-			free(stats);
-		}
 	}
+	t->lost_events += lost_in_stats(t);
 	if (t->reader_errno) {
 		snprintf(err, errlen, "trace: the reader failed to save pages: %s", strerror(t->reader_errno));
 		return -1;

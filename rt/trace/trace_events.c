@@ -33,7 +33,7 @@ struct jl_tan_armed {
 	int64_t expires, soft;
 };
 
-#define TASK_HASH 8192
+#define TASK_HASH_MIN 1024 /* the task table's first size (it doubles at 70% full) */
 
 struct jl_tan_task {
 	int32_t pid;          /* 0 = empty slot (the idle task is never stored) */
@@ -126,7 +126,8 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->pending_pair = calloc(nthreads > 0 ? nthreads : 1, sizeof(*an->pending_pair));
 	an->armed = calloc(ARMED_HASH, sizeof(*an->armed));
 	an->cpu = calloc(ncpus, sizeof(*an->cpu));
-	an->tasks = calloc(TASK_HASH, sizeof(*an->tasks));
+	an->tasks = calloc(TASK_HASH_MIN, sizeof(*an->tasks));
+	an->task_cap = TASK_HASH_MIN;
 	an->segs = calloc(ncpus, sizeof(*an->segs));
 	an->nsegs = calloc(ncpus, sizeof(*an->nsegs));
 	an->capsegs = calloc(ncpus, sizeof(*an->capsegs));
@@ -260,43 +261,114 @@ void jl_tan_clean_name(char *s)
 			*s = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : '_';
 }
 
-const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
+/* The task table: pid -> last known priority, comm and waking, for the tasks alive in the trace. Open
+ * addressing with linear probing; it doubles at 70% full, and a task that exits (sched_process_exit) is
+ * taken out (backward-shift deletion: no tombstones), so a trace that churns through thousands of pids (a
+ * kernel build, hackbench) keeps only the live ones and never mixes two tasks in one slot. */
+static size_t task_home(const struct jl_tan *an, int32_t pid)
 {
-	unsigned h = ((unsigned)pid * 2654435761u) % TASK_HASH;
+	return (size_t)((uint32_t)pid * 2654435761u) & (an->task_cap - 1);
+}
 
-	for (unsigned i = 0; pid > 0 && an->tasks && i < 64; i++) { /* as task_slot probes */
-		const struct jl_tan_task *t = &an->tasks[(h + i) % TASK_HASH];
-
-		if (t->pid == pid)
-			return t->comm[0] ? t->comm : NULL;
-		if (t->pid == 0)
+static struct jl_tan_task *task_find(const struct jl_tan *an, int32_t pid)
+{
+	for (size_t i = task_home(an, pid), n = 0; pid > 0 && an->tasks && n < an->task_cap; i = (i + 1) & (an->task_cap - 1), n++) {
+		if (an->tasks[i].pid == pid)
+			return &an->tasks[i];
+		if (an->tasks[i].pid == 0)
 			break;
 	}
 	return NULL;
 }
 
-/* The pid's slot in the task hash (open addressing; a full table reuses the home slot). */
+const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
+{
+	const struct jl_tan_task *t = task_find(an, pid);
+
+	if (t && t->comm[0])
+		return t->comm;
+	for (size_t i = an->nbirths; i-- > 0;) /* a task that exited: the comm it was born with */
+		if (an->births[i].pid == pid)
+			return an->births[i].comm[0] ? an->births[i].comm : NULL;
+	return NULL;
+}
+
+static int task_grow(struct jl_tan *an)
+{
+	struct jl_tan_task *old = an->tasks;
+	size_t cap = an->task_cap;
+
+	an->tasks = calloc(cap * 2, sizeof(*an->tasks));
+	if (!an->tasks) {
+		an->tasks = old;
+		return -1;
+	}
+	an->task_cap = cap * 2;
+	for (size_t i = 0; i < cap; i++)
+		if (old[i].pid > 0) {
+			size_t j = task_home(an, old[i].pid);
+
+			while (an->tasks[j].pid)
+				j = (j + 1) & (an->task_cap - 1);
+			an->tasks[j] = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+/* The pid's entry, made when it has none; NULL when out of memory (or no pid). */
 static struct jl_tan_task *task_slot(struct jl_tan *an, int32_t pid)
 {
-	unsigned h = ((unsigned)pid * 2654435761u) % TASK_HASH;
+	struct jl_tan_task *t = task_find(an, pid);
+	size_t i;
 
-	for (unsigned i = 0; i < 64; i++) {
-		struct jl_tan_task *t = &an->tasks[(h + i) % TASK_HASH];
+	if (t || pid <= 0)
+		return t;
+	if ((an->task_live + 1) * 10 > an->task_cap * 7 && task_grow(an))
+		return NULL;
+	for (i = task_home(an, pid); an->tasks[i].pid; i = (i + 1) & (an->task_cap - 1))
+		;
+	memset(&an->tasks[i], 0, sizeof(an->tasks[i]));
+	an->tasks[i].pid = pid;
+	an->task_live++;
+	return &an->tasks[i];
+}
 
-		if (t->pid == pid || t->pid == 0)
-			return t;
+/* A task exited: its entry goes; the entries after it in its run move up where their probe allows. */
+static void task_forget(struct jl_tan *an, int32_t pid)
+{
+	struct jl_tan_task *t = task_find(an, pid);
+	const size_t mask = an->task_cap - 1;
+	size_t i, j;
+
+	if (!t)
+		return;
+	i = (size_t)(t - an->tasks);
+	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
+		size_t k = task_home(an, an->tasks[j].pid);
+
+		/* J may fill the hole at I unless its home lies cyclically in (I, J] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			an->tasks[i] = an->tasks[j];
+			i = j;
+		}
 	}
-	return &an->tasks[h];
+	memset(&an->tasks[i], 0, sizeof(an->tasks[i]));
+	an->task_live--;
+	an->tasks_forgotten++;
+}
+
+size_t jl_tan_tasks_live(const struct jl_tan *an)
+{
+	return an->task_live;
 }
 
 static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char *comm)
 {
-	struct jl_tan_task *t;
+	struct jl_tan_task *t = task_slot(an, pid);
 
-	if (pid <= 0)
+	if (!t)
 		return;
-	t = task_slot(an, pid);
-	t->pid = pid;
 	t->kprio = kprio;
 	if (comm && comm[0])
 		snprintf(t->comm, sizeof(t->comm), "%s", comm);
@@ -438,12 +510,10 @@ static bool running_somewhere(const struct jl_tan *an, int32_t pid)
 static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 {
 	struct jl_tan_cpu *c = &an->cpu[cpu];
-	const struct jl_tan_task *k = cur > 0 ? task_slot(an, cur) : NULL;
+	const struct jl_tan_task *k = task_find(an, cur);
 	int64_t at = ts;
 	int ti;
 
-	if (k && k->pid != cur)
-		k = NULL;
 	if (c->seen && c->known && c->pid == 0) {
 		at = c->last_ts;
 		if (k && k->last_waking > at)
@@ -512,9 +582,8 @@ static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_OTHER, -1, "unknown");
 	if (ev->cur == 0)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_OTHER, 0, "the idle task");
-	k = task_slot(an, ev->cur);
-	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur,
-			  k->pid == ev->cur && k->comm[0] ? k->comm : "?");
+	k = task_find(an, ev->cur);
+	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur, k && k->comm[0] ? k->comm : "?");
 }
 
 /* What a wakeup of analysed thread TI starts from: the runqueue it goes to, and the hrtimer whose
@@ -601,7 +670,10 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 				       (ev->prev_state & ~0x100LL) == 0 ? JL_TS_PREEMPTED : JL_TS_BLOCKED, 0, -1, NULL) < 0)
 				return -1;
 		}
-		task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
+		/* a task's last switch-out (prev_state EXIT_DEAD or EXIT_ZOMBIE, after its sched_process_exit)
+		 * does not bring it back into the table */
+		if (!(ev->prev_state & 0x30) || task_find(an, ev->prev_pid))
+			task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
 		task_note(an, ev->pid, ev->prio, ev->comm);
 		c->known = true;
 		c->depth = 0;
@@ -633,8 +705,8 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_WAKING:
 	case JL_TEV_WAKEUP_NEW:
 		task_note(an, ev->pid, ev->prio, ev->comm);
-		if (ev->pid > 0)
-			task_slot(an, ev->pid)->last_waking = ev->ts;
+		if (task_find(an, ev->pid))
+			task_find(an, ev->pid)->last_waking = ev->ts;
 		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti < 0)
 			break;
@@ -719,11 +791,17 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			return -1;
 		break;
 	}
+	case JL_TEV_EXIT:
+		/* a task that exits leaves the table (its pid may come back as another task); the current
+		 * task of no CPU is it any more once it has switched out (sched_switch follows) */
+		task_forget(an, ev->pid);
+		break;
 	case JL_TEV_FORK:
 	case JL_TEV_NEWTASK: {
 		struct jl_tan_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
 					  .thread = ev->kind == JL_TEV_NEWTASK && (ev->arg & 0x10000) };
 
+		snprintf(b.comm, sizeof(b.comm), "%s", ev->comm);
 		if (ev->pid > 0 && append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
 			return -1;
 		break;

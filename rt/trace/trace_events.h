@@ -234,6 +234,7 @@ struct jl_tan_probe {
 struct jl_tan_birth {
 	int32_t pid, parent;
 	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
+	char comm[JL_TEV_COMM];      /* its comm at birth (the name of a task that has exited since) */
 };
 
 struct jl_tan {
@@ -253,7 +254,9 @@ struct jl_tan {
 	struct jl_pair *pending_pair; /* per thread: what the pending waking knows (queue CPU, its timer) */
 	struct jl_tan_armed *armed;  /* hrtimers as last armed (private hash) */
 	bool *pending_new;
-	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash) */
+	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
+	size_t task_cap, task_live;
+	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
 	size_t *vm_heuristic;        /* per CPU: switches out of idle inferred from a woken task's first record
 				      * (used only on CPUs whose trace shows no switch out of the idle task) */
@@ -278,6 +281,8 @@ bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid);
 void jl_tan_clean_name(char *s);
 /* The last comm the trace showed for PID, or NULL. */
 const char *jl_tan_comm(const struct jl_tan *an, int32_t pid);
+/* The tasks the table holds now (alive as far as the trace has told). */
+size_t jl_tan_tasks_live(const struct jl_tan *an);
 
 /* Index of the thread with PID in AN->threads, or -1. */
 int jl_tan_thread_of(const struct jl_tan *an, int32_t pid);

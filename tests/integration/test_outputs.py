@@ -180,10 +180,34 @@ def walk(root):
             elif name == "trace.dat":
                 check_trace_dat(p)
                 kind = "dat"
+            elif name == "histogram.txt":
+                check_histfile(p)
+                kind = "hist"
             else:
                 pytest.fail(f"file of a type this test does not know: {p}")
             seen.setdefault(kind, []).append(p)
     return seen, run_inis
+
+
+def check_histfile(p):
+    """cyclictest's --histfile format: "# Histogram", rows of a 6-digit us bucket and one count per loop
+    (tab-separated), then # Total (the sum of each column), # Min/Avg/Max Latencies, # Histogram
+    Overflows, and one "# Thread N:" line per loop"""
+    lines = p.read_text().splitlines()
+    assert lines[0] == "# Histogram", p
+    rows = [l for l in lines[1:] if l and not l.startswith("#")]
+    assert rows, p
+    ncol = len(rows[0].split()) - 1
+    assert ncol >= 1
+    for i, l in enumerate(rows):
+        f = l.split()
+        assert len(f[0]) == 6 and int(f[0]) == i and len(f) == ncol + 1, (p, l)
+    tail = {l.split(":")[0]: l.split(":", 1)[1].split() for l in lines if l.startswith("# ") and ":" in l}
+    totals = [sum(int(r.split()[1 + k]) for r in rows) for k in range(ncol)]
+    assert [int(x) for x in tail["# Total"]] == totals, p
+    for key in ("# Min Latencies", "# Avg Latencies", "# Max Latencies", "# Histogram Overflows"):
+        assert len(tail[key]) == ncol, (p, key)
+    assert sum(1 for l in lines if l.startswith("# Thread ")) == ncol, p
 
 
 def run_back(inis, tmp_path):

@@ -575,6 +575,11 @@ def test_every_file_parses(jl, scenario, tmp_path):
             data.decode("utf-8")
         elif p.name == "trace.dat":
             assert data[:10] == b"\x17\x08\x44tracing", data[:10]
+        elif p.name == "histogram.txt":  # cyclictest's --histfile: one column, the loop's cycles in it
+            lines = data.decode().splitlines()
+            assert lines[0] == "# Histogram"
+            counts = [int(l.split()[1]) for l in lines[1:] if l and not l.startswith("#")]
+            assert sum(counts) == c["cycles"], (sum(counts), c["cycles"])
         else:
             pytest.fail(f"{p.name}: a file this test does not parse (add its parser here)")
 

@@ -414,10 +414,54 @@ static void test_series_of_no_thread_and_failing_init(void **state)
 	free(sc);
 }
 
+/* A ring (series.h): it takes what fits between its reader and the writer, drops and counts the rest,
+ * never overwrites what the reader has not read; a kept set adopted after the run becomes the array */
+static void test_ring_overflow_accounting(void **state)
+{
+	struct jl_series s;
+	struct jl_sample x = { 0 };
+	struct jl_sample *kept;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(jl_series_alloc_ring(&s, 50), 0); /* rounded up to 64 */
+	assert_true(s.ring);
+	assert_int_equal(s.cap, 64);
+	for (int i = 0; i < 100; i++) {
+		x.cycle = (uint64_t)i;
+		jl_series_append(&s, &x);
+	}
+	assert_int_equal(jl_series_count(&s), 64); /* the first 64: the rest found the ring full */
+	assert_int_equal(s.dropped, 36);
+	assert_int_equal(jl_series_at(&s, 63)->cycle, 63);
+	jl_series_consumed(&s, 40); /* the reader is done with 0..39: 40 slots free again */
+	for (int i = 100; i < 150; i++) {
+		x.cycle = (uint64_t)i;
+		jl_series_append(&s, &x);
+	}
+	assert_int_equal(jl_series_count(&s), 104);
+	assert_int_equal(s.dropped, 36 + 10);
+	/* 64..103 went into the freed slots; 40..63 still there, unread, untouched */
+	assert_int_equal(jl_series_at(&s, 40)->cycle, 40);
+	assert_int_equal(jl_series_at(&s, 63)->cycle, 63);
+	assert_int_equal(jl_series_at(&s, 64)->cycle, 100);
+	assert_int_equal(jl_series_at(&s, 103)->cycle, 139);
+	kept = calloc(2, sizeof(*kept));
+	kept[0].cycle = 7;
+	kept[1].cycle = 9;
+	jl_series_adopt(&s, kept, 2);
+	assert_true(s.partial && !s.ring);
+	assert_int_equal(s.appended, 104);
+	assert_int_equal(jl_series_count(&s), 2);
+	assert_int_equal(jl_series_at(&s, 1)->cycle, 9);
+	jl_series_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thread_is_one_series),
+		cmocka_unit_test(test_ring_overflow_accounting),
 		cmocka_unit_test(test_two_series_on_one_thread),
 		cmocka_unit_test(test_series_of_no_thread_and_failing_init),
 	};

@@ -548,9 +548,87 @@ static void test_two_series_one_thread(void **state)
 	two_series_one_thread(false);
 }
 
+/* Pid churn (a kernel build, hackbench): 200000 short-lived tasks on CPU 0, each born, woken, run and
+ * exited: half of them new pids, half reusing a pid every 4000. The table keeps only the live ones (it does not grow with the churn),
+ * a reused pid is the new task (its own comm, never the old one's), and a waker is named by the task that
+ * really woke the loop. */
+static void test_pid_churn(void **state)
+{
+	struct jl_tan an;
+	char comm[24];
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	for (int i = 0; i < 200000; i++) {
+		int pid = i % 2 ? 300000 + i : 10000 + i % 4000; /* new pids, and pids reused every 4000 */
+		int64_t t = (int64_t)i * 10;
+		struct jl_tev born = ev(t, 0, 0, JL_TEV_NEWTASK, pid, NULL);
+		struct jl_tev dead = ev(t + 5, 0, pid, JL_TEV_EXIT, pid, NULL);
+
+		snprintf(comm, sizeof(comm), "job%d", i);
+		snprintf(born.comm, sizeof(born.comm), "%s", comm);
+		snprintf(dead.comm, sizeof(dead.comm), "%s", comm);
+		assert_int_equal(jl_tan_feed(&an, &born), 0);
+		{
+			struct jl_tev w = tev_wake(t + 1, 0, 0, pid, 120, JL_TEV_WAKEUP_NEW);
+			struct jl_tev in = tev_switch(t + 2, 0, 0, 120, 0, pid, 120, comm);
+
+			snprintf(w.comm, sizeof(w.comm), "%s", comm);
+			assert_int_equal(jl_tan_feed(&an, &w), 0);
+			assert_int_equal(jl_tan_feed(&an, &in), 0);
+		}
+		assert_string_equal(jl_tan_comm(&an, pid), comm); /* the live task, never a previous one */
+		assert_int_equal(jl_tan_feed(&an, &dead), 0);
+		{
+			struct jl_tev out = tev_switch(t + 6, 0, pid, 120, 0x10 /* EXIT_DEAD */, 0, 120, "swapper/0");
+
+			assert_int_equal(jl_tan_feed(&an, &out), 0);
+		}
+	}
+	/* what is left: the idle-side tasks the switches named, none of the 200000 */
+	assert_true(jl_tan_tasks_live(&an) < 16);
+	assert_true(an.tasks_forgotten >= 200000);
+	assert_true(an.task_cap <= 4096);
+	jl_tan_free(&an);
+}
+
+/* Live tasks beyond the first table size: it grows, every one still found with its own comm */
+static void test_task_table_grows(void **state)
+{
+	struct jl_tan an;
+	char comm[24];
+
+	(void)state;
+	setup_an(&an, NULL, 0);
+	for (int pid = 1; pid <= 20000; pid++) {
+		struct jl_tev w = tev_wake(pid, 0, 0, pid * 7, 120, JL_TEV_WAKING);
+
+		assert_int_equal(jl_tan_feed(&an, &w), 0);
+	}
+	assert_int_equal(jl_tan_tasks_live(&an), 20000);
+	for (int pid = 1; pid <= 20000; pid++) {
+		snprintf(comm, sizeof(comm), "t%d", pid * 7);
+		assert_string_equal(jl_tan_comm(&an, pid * 7), comm);
+	}
+	for (int pid = 1; pid <= 20000; pid += 2) { /* half exit: the others still found after the shifts */
+		struct jl_tev x = ev(30000 + pid, 0, pid * 7, JL_TEV_EXIT, pid * 7, NULL);
+
+		assert_int_equal(jl_tan_feed(&an, &x), 0);
+	}
+	assert_int_equal(jl_tan_tasks_live(&an), 10000);
+	for (int pid = 2; pid <= 20000; pid += 2) {
+		snprintf(comm, sizeof(comm), "t%d", pid * 7);
+		assert_string_equal(jl_tan_comm(&an, pid * 7), comm);
+	}
+	assert_null(jl_tan_comm(&an, 7)); /* exited, and never born in the trace: no name */
+	jl_tan_free(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pid_churn),
+		cmocka_unit_test(test_task_table_grows),
 		cmocka_unit_test(test_basic_pair_from_idle),
 		cmocka_unit_test(test_waking_while_running),
 		cmocka_unit_test(test_switch_out_before_switch_in),

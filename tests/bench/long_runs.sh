@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Bench: long runs (issue 15). Figures, never pass/fail. Needs root.
+#  1. Memory flat in the duration: the peak RSS of 4 loops at 1 kHz (SCHED_FIFO 80, CPU 1) for a short
+#     and a long run, untraced (rings: samples_memory below what the run needs) and traced
+#     (trace = sched), with what each wrote (samples.csv, trace.dat).
+#  2. The projection a 24 h run of the same scenario states before it starts (it is accepted).
+#  3. jitterlab analyze against trace-cmd report on the traced long run's trace.dat (events per second).
+#     BENCH_SHORT=20s BENCH_LONG=60s tests/bench/long_runs.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${JITTERLAB:-$here/build/jitterlab}
+short=${BENCH_SHORT:-20s}
+long=${BENCH_LONG:-60s}
+if [ "$(id -u)" -ne 0 ]; then
+    echo "long-run bench: needs root; skipped"
+    exit 0
+fi
+tmp=$(mktemp -d /tmp/jitterlab-bench-long-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/four.ini" <<'INI'
+; bench: 4 loops at 1 kHz on CPU 1
+[run]
+warmup = 500ms
+samples_memory = 64KB
+
+[thread loop]
+count = 4
+policy = fifo
+priority = 80
+cpus = 1
+period = 1ms
+work = spin 10us
+INI
+/usr/bin/python3 - "$bin" "$tmp" "$short" "$long" <<'PY'
+import glob, os, subprocess, sys, time
+bin, tmp, short, long_ = sys.argv[1:5]
+
+def run(tag, dur, trace):
+    out = f"{tmp}/{tag}"
+    args = [bin, "run", f"{tmp}/four.ini", "--duration", dur, "--out", out, "--quiet", "--set", f"run.trace={trace}"]
+    t0 = time.monotonic()
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    d = sorted(glob.glob(f"{out}/four/2*"))[-1]
+    size = lambda f: os.path.getsize(f"{d}/{f}") / 1e6 if os.path.exists(f"{d}/{f}") else 0.0
+    return ru.ru_maxrss / 1024, size("samples.csv"), size("trace.dat"), wall, d
+
+print(f"-- peak RSS, 4 loops x 1 kHz, {short} and {long_}")
+print(f"{'case':<22} {'RSS MB':>8} {'samples.csv MB':>15} {'trace.dat MB':>13} {'wall s':>7}")
+dirs = {}
+for trace in ("off", "sched"):
+    res = []
+    for dur in (short, long_):
+        rss, smp, dat, wall, d = run(f"{trace}{dur}", dur, trace)
+        dirs[(trace, dur)] = d
+        res.append(rss)
+        print(f"{'trace=' + trace + ' ' + dur:<22} {rss:8.1f} {smp:15.2f} {dat:13.1f} {wall:7.1f}")
+    print(f"   {trace}: long/short RSS ratio {res[1] / res[0]:.3f}")
+p = subprocess.Popen([bin, "run", f"{tmp}/four.ini", "--duration", "24h", "--out", f"{tmp}/day", "--set", "run.trace=off"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+line = ""
+for l in p.stderr:
+    if "projected:" in l:
+        line = l.strip()
+        break
+p.send_signal(2)
+p.communicate(timeout=60)
+print(f"-- a 24 h run of it: {line or 'no projection printed'}")
+d = dirs[("sched", long_)]
+if os.path.exists(f"{d}/trace.dat"):
+    t0 = time.monotonic()
+    subprocess.run([bin, "analyze", d, "--json"], capture_output=True, text=True, timeout=600)
+    ta = time.monotonic() - t0
+    import json
+    n = json.load(open(f"{d}/summary.json"))["trace"]["events"]
+    t0 = time.monotonic()
+    r = subprocess.run(["trace-cmd", "report", "-i", f"{d}/trace.dat"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=600)
+    tr = time.monotonic() - t0
+    print(f"-- analyze: {n} events in {ta:.2f} s ({n / ta / 1e6:.2f} M events/s); trace-cmd report {tr:.2f} s "
+          f"({n / tr / 1e6:.2f} M events/s); ratio {tr / ta:.1f}x")
+PY
