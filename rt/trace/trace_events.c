@@ -38,6 +38,7 @@ struct jl_tan_armed {
 struct jl_tan_task {
 	int32_t pid;          /* 0 = empty slot (the idle task is never stored) */
 	int32_t kprio;
+	size_t birth;         /* its birth in an->births, + 1 (0: born before the trace began) */
 	int64_t last_waking;
 	char comm[JL_TEV_COMM];
 };
@@ -285,9 +286,9 @@ const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
 {
 	const struct jl_tan_task *t = task_find(an, pid);
 
-	if (t && t->comm[0])
-		return t->comm;
-	for (size_t i = an->nbirths; i-- > 0;) /* a task that exited: the comm it was born with */
+	if (t)
+		return t->comm[0] ? t->comm : NULL;
+	for (size_t i = an->nbirths; i-- > 0;) /* a task that exited: the comm it had when it did */
 		if (an->births[i].pid == pid)
 			return an->births[i].comm[0] ? an->births[i].comm : NULL;
 	return NULL;
@@ -343,6 +344,8 @@ static void task_forget(struct jl_tan *an, int32_t pid)
 
 	if (!t)
 		return;
+	if (t->birth && t->birth <= an->nbirths) /* its name outlives it, with its birth */
+		snprintf(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), "%s", t->comm);
 	i = (size_t)(t - an->tasks);
 	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
 		size_t k = task_home(an, an->tasks[j].pid);
@@ -801,9 +804,11 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		struct jl_tan_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
 					  .thread = ev->kind == JL_TEV_NEWTASK && (ev->arg & 0x10000) };
 
-		snprintf(b.comm, sizeof(b.comm), "%s", ev->comm);
+
 		if (ev->pid > 0 && append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
 			return -1;
+		if (ev->pid > 0 && task_slot(an, ev->pid))
+			task_slot(an, ev->pid)->birth = an->nbirths;
 		break;
 	}
 	case JL_TEV_TIMER_START:

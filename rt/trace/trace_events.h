@@ -234,7 +234,7 @@ struct jl_tan_probe {
 struct jl_tan_birth {
 	int32_t pid, parent;
 	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
-	char comm[JL_TEV_COMM];      /* its comm at birth (the name of a task that has exited since) */
+	char comm[JL_TEV_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
 };
 
 struct jl_tan {

@@ -584,6 +584,7 @@ static void test_pid_churn(void **state)
 
 			assert_int_equal(jl_tan_feed(&an, &out), 0);
 		}
+		assert_string_equal(jl_tan_comm(&an, pid), comm); /* gone from the table, its name kept */
 	}
 	/* what is left: the idle-side tasks the switches named, none of the 200000 */
 	assert_true(jl_tan_tasks_live(&an) < 16);
