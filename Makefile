@@ -116,7 +116,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 fuzz: $(BUILD)/jitterlab
 	@mkdir -p build/fuzz
 	clang -std=gnu11 $(FUZZ_CFLAGS) -D_GNU_SOURCE -DJL_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) -o build/fuzz/fuzz_scenario \
-		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario/scenario*.c) rt/base/units.c rt/base/work.c rt/base/metrics.c rt/base/stop.c rt/base/output.c affinity/cpulist.c \
+		tests/fuzz/fuzz_scenario.c $(wildcard rt/scenario/scenario*.c) rt/base/units.c rt/base/work.c rt/base/lock.c rt/base/biglock.c rt/base/metrics.c rt/base/stop.c rt/base/output.c affinity/cpulist.c \
 		affinity/topology.c affinity/cli.c $(PKG_LIBS) -lm
 	$(BUILD)/jitterlab list --dict > build/fuzz/scenario.dict
 	@mkdir -p build/fuzz/corpus

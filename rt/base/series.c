@@ -65,7 +65,7 @@ void jl_series_free(struct jl_series *s)
 
 void jl_series_adopt(struct jl_series *s, struct jl_sample *kept, size_t n)
 {
-	s->appended = jl_series_count(s);
+	s->appended = atomic_load(&s->n);
 	release_storage(s);
 	s->samples = kept;
 	s->cap = n;

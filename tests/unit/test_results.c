@@ -175,6 +175,60 @@ static void test_early_stop(void **state)
 	assert_int_equal(f.res.window_end_ns - f.res.window_start_ns, 55 * MS);
 }
 
+/* A ring's series (results.h): its watch's accumulator saw the samples as they came (the warm-up's too),
+ * an early stop moved the window's end while it did, and after the run the series holds only what was
+ * kept. Its figures are the accumulator's: counted here by hand from the sequence (warm-up 10 ms,
+ * releases 0..100 every 10 ms with 30 and 70 skipped, stopped at 85 ms). */
+static void test_partial_series_from_its_accumulator(void **state)
+{
+	static const int64_t rel[] = { 0, 10, 20, 40, 50, 60, 80, 90, 100 };
+	struct fake f;
+	struct jl_series_acc acc, *accs[1] = { &acc };
+	struct jl_sample *kept;
+	struct jl_kept *k;
+	size_t nk;
+
+	(void)state;
+	make(&f, 10, 100, JL_OVERRUN_SKIP, rel, NULL, 9, 1, 110);
+	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true), 0);
+	for (int i = 0; i < 7; i++) /* up to release 80 */
+		jl_series_acc_add(&acc, &f.samples[i]);
+	f.eng.t_stopped = T0 + 85 * MS; /* the stop: what is released from here on does not count */
+	acc.we = f.eng.t_stopped;
+	jl_series_acc_add(&acc, &f.samples[7]);
+	jl_series_acc_add(&acc, &f.samples[8]);
+	/* what the run keeps: here every measured cycle (fewer than the tail's 1024) */
+	k = malloc(jl_series_acc_kept_max() * sizeof(*k));
+	nk = jl_series_acc_kept(&acc, k);
+	assert_int_equal(nk, 6); /* 10, 20, 40, 50, 60, 80 */
+	assert_int_equal(k[0].s.cycle, 1);
+	assert_int_equal(k[0].period, 0);
+	assert_int_equal(k[2].period, 20 * MS); /* 40 after 20: the skipped 30 in between */
+	kept = malloc(nk * sizeof(*kept));
+	for (size_t i = 0; i < nk; i++)
+		kept[i] = k[i].s;
+	free(k);
+	f.ser.samples = NULL; /* the fixture's array is not the series' to free */
+	jl_series_adopt(&f.ser, kept, nk);
+	assert_int_equal(f.ser.appended, 9);
+	assert_int_equal(jl_results_compute(&f.eng, &f.res, accs, false), 0);
+	assert_int_equal(f.res.releases, 8);     /* 10 ... 80 */
+	assert_int_equal(f.res.cycles, 6);
+	assert_int_equal(f.res.skipped, 2);      /* 30 and 70 */
+	assert_int_equal(f.res.not_started, 0);
+	assert_false(f.res.exact);
+	assert_int_equal(f.res.latency.min, MS / 10);
+	assert_int_equal(f.res.latency.max, MS / 10);
+	assert_int_equal(f.res.nkept, 6);
+	assert_int_equal(f.res.kept[5].s.cycle, 8);
+	assert_int_equal(f.res.nworst, 6);
+	assert_int_equal(f.res.worst[0].cycle, 1); /* all equal: the earliest first */
+	assert_int_equal(f.res.window_end_ns - f.res.window_start_ns, 75 * MS);
+	jl_results_free(&f.res, 1);
+	jl_series_acc_free(&acc);
+	free(f.ser.samples);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_never_ran),
 		cmocka_unit_test(test_warmup_excluded),
 		cmocka_unit_test(test_early_stop),
+		cmocka_unit_test(test_partial_series_from_its_accumulator),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
