@@ -345,7 +345,7 @@ static void task_forget(struct jl_tan *an, int32_t pid)
 	if (!t)
 		return;
 	if (t->birth && t->birth <= an->nbirths) /* its name outlives it, with its birth */
-		snprintf(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), "%s", t->comm);
+		jl_tev_copy(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), t->comm, sizeof(t->comm));
 	i = (size_t)(t - an->tasks);
 	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
 		size_t k = task_home(an, an->tasks[j].pid);
@@ -374,7 +374,7 @@ static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char 
 		return;
 	t->kprio = kprio;
 	if (comm && comm[0])
-		snprintf(t->comm, sizeof(t->comm), "%s", comm);
+		jl_tev_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
 }
 
 static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
@@ -399,7 +399,7 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 	s->kind = kind;
 	s->pid = pid;
 	s->kprio = kprio;
-	snprintf(s->name, sizeof(s->name), "%s", name);
+	jl_tev_copy(s->name, sizeof(s->name), name, SIZE_MAX);
 	return 0;
 }
 
@@ -435,7 +435,7 @@ static void push_ctx(struct jl_tan_cpu *c, int kind, int pid, const char *name)
 		memset(&c->stack[c->depth], 0, sizeof(c->stack[c->depth]));
 		c->stack[c->depth].kind = kind;
 		c->stack[c->depth].pid = pid;
-		snprintf(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), "%s", name);
+		jl_tev_copy(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), name, SIZE_MAX);
 	}
 	c->depth++;
 }
@@ -479,7 +479,7 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 
 	if (!t->measured)
 		return 0;
-	snprintf(st.by, sizeof(st.by), "%s", by ? by : "");
+	jl_tev_copy(st.by, sizeof(st.by), by ? by : "", SIZE_MAX);
 	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
 }
 
@@ -537,7 +537,7 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	c->depth = 0;
 	c->pid = cur;
 	c->kprio = k ? k->kprio : 120;
-	snprintf(c->comm, sizeof(c->comm), "%s", k ? k->comm : "?");
+	jl_tev_copy(c->comm, sizeof(c->comm), k ? k->comm : "?", SIZE_MAX);
 	ti = jl_tan_thread_of(an, cur);
 	if (ti >= 0 && note_state(an, ti, ts, cpu, JL_TS_IN, 0, -1, NULL) < 0)
 		return -1;
@@ -660,7 +660,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
 			c->kprio = ev->prev_prio;
 			if (ev->prev_comm[0])
-				snprintf(c->comm, sizeof(c->comm), "%s", ev->prev_comm);
+				jl_tev_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
 		}
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
@@ -682,7 +682,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		c->depth = 0;
 		c->pid = ev->pid;
 		c->kprio = ev->prio;
-		snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
+		jl_tev_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
 		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti >= 0 && note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
 			return -1;

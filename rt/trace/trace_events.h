@@ -10,8 +10,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define JL_TEV_COMM 24
+
+/* Copy the string SRC (at most MAX bytes of it, up to its NUL) into DST of LEN bytes, cut to fit and
+ * always terminated: the names copied per event (comms, segment and state names), without printf's
+ * cost (a third of the analysis time when it was snprintf("%s")). */
+static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t max)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	while (n < max && n + 1 < len && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 enum jl_tev_kind {
 	JL_TEV_SWITCH,        /* prev_* -> pid (next) on cpu */

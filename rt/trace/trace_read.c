@@ -152,7 +152,7 @@ static void str(const struct known *k, int f, const struct tep_record *rec, char
 	out[0] = 0;
 	if (!fld || !field_bytes(fld, rec, &off, &size))
 		return;
-	snprintf(out, len, "%.*s", size, (const char *)rec->data + off);
+	jl_tev_copy(out, len, (const char *)rec->data + off, (size_t)size);
 }
 
 static const struct known *lookup(const struct reader *r, int id)
