@@ -136,7 +136,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 	const bool rings = jl_engine_rings(sc);
 	const double per_loop = 3.0 * (double)jl_hist_buckets() * 8 + (double)sizeof(struct jl_us_hist) +
 				(double)jl_series_acc_kept_max() * (double)(sizeof(struct jl_kept) + sizeof(struct jl_sample));
-	enum jl_samples_mode mode = sc->run.samples;
+	const enum jl_samples_mode mode = jl_engine_samples_mode(sc);
 
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
@@ -157,8 +157,6 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 					"half of this machine's %.1f GB: shorten the duration, lower the rates or lower "
 					"[run] samples_memory (rings then keep the memory flat)",
 					need / 1e9, have / 1e9);
-	if (mode == JL_SAMPLES_AUTO)
-		mode = rings ? JL_SAMPLES_WORST : JL_SAMPLES_ALL;
 	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json)
 		fprintf(stderr,
 			"jitterlab: projected: %.1f MB of memory for the loops' samples (%s), samples.csv %.1f MB "

@@ -58,12 +58,9 @@ struct run_ctx {
 	bool stopped_at;                /* [run] stop_at ended the run */
 };
 
-/* What samples.csv holds: [run] samples, auto resolved (all when the run keeps every sample) */
 static enum jl_samples_mode samples_mode(const struct run_ctx *r)
 {
-	enum jl_samples_mode m = r->sc->run.samples;
-
-	return m == JL_SAMPLES_AUTO ? (r->eng.rings ? JL_SAMPLES_WORST : JL_SAMPLES_ALL) : m;
+	return jl_engine_samples_mode(r->sc);
 }
 
 static const char *samples_mode_name(enum jl_samples_mode m)
@@ -314,7 +311,8 @@ static int finish(struct run_ctx *r, int status)
 	status = check_children(eng, status);
 	/* sized after the trace: it adds the series of probed programs */
 	res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
-	if (!res || jl_results_compute(eng, res, r->watching ? jl_watch_accs(&r->watch) : NULL, smode == JL_SAMPLES_WORST)) {
+	if (!res || jl_results_compute(eng, res, r->watching ? jl_watch_accs(&r->watch) : NULL,
+						  r->watching ? r->watch.nseries : 0, smode == JL_SAMPLES_WORST)) {
 		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
 		free(res);
 		jl_trace_result_free(&tr);
@@ -481,6 +479,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	}
 
 	snprintf(r->eng.log_dir, sizeof(r->eng.log_dir), "%s", r->dir);
+	r->eng.defer_sort = true; /* the watch reads the arrays while the run goes: sorted after it */
 
 	/* from here on the machine may change: every path goes through jl_machine_restore() */
 	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
@@ -555,7 +554,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		/* the rings need their reader: without it the run would measure nothing */
 		fprintf(stderr, "jitterlab: %s\n", err);
 		jl_stop_request(JL_STOP_ERROR);
-		r->eng.t_stopped = jl_now_ns();
+		jl_engine_stop_window(&r->eng, jl_now_ns());
 		status = JL_EXIT_RUNTIME;
 	}
 	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
@@ -580,7 +579,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	} else if (stopped && status == JL_EXIT_OK) {
 		r->interrupted = true;
 		jl_stop_request(JL_STOP_SIGNAL);
-		r->eng.t_stopped = jl_now_ns();
+		jl_engine_stop_window(&r->eng, jl_now_ns());
 		log_msg(r, "\njitterlab: interrupted: stopping, restoring, writing what was measured\n");
 	}
 	jl_remains_scan(&r->remains, &r->eng); /* the tree and its files while the neighbours still run */
@@ -594,6 +593,12 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		fprintf(stderr, "jitterlab: samples.csv: %s\n", strerror(errno));
 		status = JL_EXIT_RUNTIME;
 	}
+	if (r->watching && jl_watch_stop_fired(&r->watch) && !r->stopped_at) {
+		r->stopped_at = r->interrupted = true; /* a crossing the watch found in its last looks */
+		status = status == JL_EXIT_OK ? JL_EXIT_EXPECT : status;
+	}
+	if (!r->eng.stuck[0])
+		jl_engine_sort_series(&r->eng);
 	jl_remains_collect(&r->remains, &r->eng);
 	if (signal_pending(&sigs))
 		r->interrupted = true;

@@ -60,7 +60,7 @@ static int64_t mono_ns(void)
 
 static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask, int log_fd)
 {
-	char *argv[8 + 2 * JL_CHILD_MAX_SETS + 4];
+	char *argv[10 + 2 * JL_CHILD_MAX_SETS + 4];
 	char namebuf[256];
 	int a = 0;
 
@@ -78,6 +78,9 @@ static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask
 	argv[a++] = (char *)cr->scenario;
 	argv[a++] = (char *)"--out";
 	argv[a++] = (char *)cr->out_dir;
+	/* a sweep's and a comparison's readers take every cycle from samples.csv: keep them all there */
+	argv[a++] = (char *)"--set";
+	argv[a++] = (char *)"run.samples=all";
 	for (int i = 0; i < cr->nsets && i < JL_CHILD_MAX_SETS; i++) {
 		argv[a++] = (char *)"--set";
 		argv[a++] = (char *)cr->sets[i];

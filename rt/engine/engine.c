@@ -3,6 +3,7 @@
  * driver's cycle path only sleeps, reads the clock, runs the work and stores into preallocated
  * samples. The watchdog (jl_engine_stop) runs in the main thread, which the run raises to FIFO 99. */
 #include "engine.h"
+#include "dispatch.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -416,6 +417,29 @@ double jl_engine_loop_bytes(const struct jl_scenario *sc)
 				t->place.count;
 	}
 	return need;
+}
+
+void jl_engine_sort_series(struct jl_engine *eng)
+{
+	for (int i = 0; i < eng->nseries; i++)
+		if (eng->series[i].group == JL_GROUP_REENTRANT && !eng->series[i].ring &&
+		    eng->units[eng->series[i].unit].spec->beh.kind == JL_BEH_EXECUTOR)
+			jl_series_sort_by_release(&eng->series[i]);
+}
+
+void jl_engine_stop_window(struct jl_engine *eng, int64_t t)
+{
+	int64_t cur = atomic_load(&eng->t_stopped);
+
+	while ((!cur || t < cur) && !atomic_compare_exchange_weak(&eng->t_stopped, &cur, t))
+		;
+}
+
+enum jl_samples_mode jl_engine_samples_mode(const struct jl_scenario *sc)
+{
+	enum jl_samples_mode m = sc->run.samples;
+
+	return m == JL_SAMPLES_AUTO ? (jl_engine_rings(sc) ? JL_SAMPLES_WORST : JL_SAMPLES_ALL) : m;
 }
 
 bool jl_engine_rings(const struct jl_scenario *sc)
@@ -860,8 +884,7 @@ int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns)
 {
 	int64_t grace = eng->sc->run.grace_ns;
 
-	if (!eng->t_stopped)
-		eng->t_stopped = jl_now_ns();
+	jl_engine_stop_window(eng, jl_now_ns());
 	jl_stop_request(JL_STOP_END);
 	/* wake what waits inside a driver (an executor's ready queue); the flag is enough for the rest */
 	for (int u = 0; u < eng->nunits; u++)

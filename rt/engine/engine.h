@@ -158,8 +158,10 @@ struct jl_engine {
 	int64_t t0;          /* first release of threads with start = 0 (warm-up begins) */
 	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
 	int64_t t_end;       /* t_measure + duration */
-	int64_t t_stopped;   /* when the stop was requested (<= t_end when interrupted) */
+	_Atomic int64_t t_stopped; /* when the window ended early (<= t_end when interrupted): jl_engine_stop_window */
 	bool rings;          /* the loops' samples go through rings (jl_engine_rings): the watch reads them */
+	bool defer_sort;     /* a reader looks at the arrays while the run goes (the watch): reentrant
+			      * callbacks' series are put in release order by jl_engine_sort_series after it */
 	bool watchdog_fired;
 	char log_dir[4096];  /* exec children write NAME.log here ("" = inherit stdout/stderr) */
 	char stuck[256];     /* threads that did not end in time */
@@ -214,6 +216,21 @@ int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns);
 void jl_engine_free(struct jl_engine *eng);
 
 int64_t jl_now_ns(void);
+/* The measured window ends at T at the latest (a signal, a stop_at crossing, the engine's stop): the
+ * earliest of them wins, whichever thread sets it (lock-free, lowers only). */
+void jl_engine_stop_window(struct jl_engine *eng, int64_t t);
+/* The end of the measured window: t_end, or the early stop before it. */
+static inline int64_t jl_engine_window_end(const struct jl_engine *eng)
+{
+	int64_t st = atomic_load(&((struct jl_engine *)eng)->t_stopped);
+
+	return st && st < eng->t_end ? st : eng->t_end;
+}
+/* Put the series that reentrant callbacks wrote out of order in release order (after every reader of the
+ * run's arrays has finished: defer_sort; otherwise the executor does it when its threads end). */
+void jl_engine_sort_series(struct jl_engine *eng);
+/* What samples.csv holds for SC: [run] samples, auto resolved (all when every sample is kept). */
+enum jl_samples_mode jl_engine_samples_mode(const struct jl_scenario *sc);
 /* Sleep until T (CLOCK_MONOTONIC, absolute), in slices that notice an early stop; false when stopping. */
 bool jl_sleep_until(int64_t t);
 

@@ -806,7 +806,7 @@ static void drive_executor(struct jl_thread *th)
 				SERIES(x->bus, b)->msgs.never += b->poll ? b->seq - b->last_read : b->n;
 			}
 			/* reentrant runs end out of order: the series in release order, as every reader expects */
-			if (x->dcb[i].group == JL_GROUP_REENTRANT)
+			if (x->dcb[i].group == JL_GROUP_REENTRANT && !u->eng->defer_sort)
 				jl_series_sort_by_release(s);
 		}
 	}

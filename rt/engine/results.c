@@ -46,7 +46,7 @@ int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, con
 	memset(a, 0, sizeof(*a));
 	a->ser = s;
 	a->ws = s->start_ns ? s->first_release : eng->t_measure;
-	a->we = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+	a->we = jl_engine_window_end(eng);
 	a->base = s->first_release > eng->t0 ? s->first_release : eng->t0;
 	a->prev_rel = a->base - s->period_ns;
 	CPU_ZERO(&a->used);
@@ -325,12 +325,18 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	struct jl_series_acc a;
 	int rc;
 
-	if (ser->partial && watched) /* a ring's: its watch saw every sample */
+	if ((ser->partial || ser->ring) && watched) { /* a ring's: its watch saw every sample */
+		watched->ser = ser; /* the series array may have moved since (the trace adds series) */
 		return result_of_acc(eng, watched, r);
+	}
+	if (ser->ring) { /* a ring no watch read: nothing to say of its cycles */
+		result_head(eng, ser, r);
+		return 0;
+	}
 	result_head(eng, ser, r);
 	if (!r->periodic && !(ser->measured && n)) {
 		int64_t ws = ser->start_ns ? ser->first_release : eng->t_measure;
-		int64_t we = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+		int64_t we = jl_engine_window_end(eng);
 
 		r->window_start_ns = ws;
 		r->window_end_ns = we > ws ? we : ws;
@@ -353,14 +359,14 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 }
 
 int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
-		       bool keep_only)
+		       int naccs, bool keep_only)
 {
 	size_t cap = 1;
 	int64_t *buf;
 	int rc = 0;
 
 	for (int i = 0; i < eng->nseries; i++)
-		if (!eng->series[i].partial && jl_series_count(&eng->series[i]) > cap)
+		if (!eng->series[i].partial && !eng->series[i].ring && jl_series_count(&eng->series[i]) > cap)
 			cap = jl_series_count(&eng->series[i]);
 	buf = malloc(6 * cap * sizeof(*buf));
 	if (!buf) {
@@ -368,7 +374,7 @@ int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res
 		return -1;
 	}
 	for (int i = 0; i < eng->nseries && !rc; i++)
-		rc = series_result(eng, &eng->series[i], &res[i], accs ? accs[i] : NULL, keep_only, buf, cap);
+		rc = series_result(eng, &eng->series[i], &res[i], accs && i < naccs ? accs[i] : NULL, keep_only, buf, cap);
 	free(buf);
 	return rc;
 }

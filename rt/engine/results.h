@@ -111,10 +111,11 @@ struct jl_series_result {
 };
 
 /* Compute one result per series into RES (eng->nseries entries). A partial series' figures come from
- * ACCS[i] (its watch's accumulator, NULL when no series is partial), and so do its kept cycles; KEEP_ONLY:
+ * ACCS[i] (its watch's accumulator; NACCS of them, the series the watch knew; NULL when none), and so do
+ * its kept cycles; KEEP_ONLY:
  * samples = worst (the rows are the kept cycles of every series). 0 or -1 with errno. */
 int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
-		       bool keep_only);
+		       int naccs, bool keep_only);
 void jl_results_free(struct jl_series_result *res, int n);
 /* The result of a series so far, from its watch's accumulator A, the window cut at UPTO (a checkpoint
  * while the run goes: histogram figures). Free with jl_results_free. 0, or -1 with errno. */

@@ -16,7 +16,7 @@
 
 #define WATCH_TICK_NS (100 * 1000000LL)
 #define PROGRESS_EVERY_NS (5 * JL_NSEC_PER_SEC)
-#define MACHINE_EVERY_NS JL_NSEC_PER_SEC
+#define MACHINE_EVERY_NS (5 * JL_NSEC_PER_SEC) /* a thermal zone's read may reach its package by IPI */
 
 /* ---- the machine: thermal zones and CPU frequencies ---- */
 
@@ -38,6 +38,20 @@ static bool read_i64(int fd, int64_t *v)
 	buf[n] = '\0';
 	*v = strtoll(buf, NULL, 10);
 	return true;
+}
+
+static void machine_close_fds(struct jl_watch_machine *m)
+{
+	for (int z = 0; z < m->nzones; z++)
+		if (m->zone_fd[z] >= 0)
+			close(m->zone_fd[z]);
+	for (int c = 0; c < m->ncpus && m->cpu_fd; c++)
+		if (m->cpu_fd[c] >= 0)
+			close(m->cpu_fd[c]);
+	for (int z = 0; z < m->nzones; z++)
+		m->zone_fd[z] = -1;
+	for (int c = 0; c < m->ncpus && m->cpu_fd; c++)
+		m->cpu_fd[c] = -1;
 }
 
 static void machine_open(struct jl_watch_machine *m, int nint)
@@ -88,6 +102,7 @@ static void machine_open(struct jl_watch_machine *m, int nint)
 	m->freq = m->ncpus ? malloc((size_t)nint * (size_t)m->ncpus * 3 * sizeof(*m->freq)) : NULL;
 	m->nfreq = m->ncpus ? calloc((size_t)nint * (size_t)m->ncpus, sizeof(*m->nfreq)) : NULL;
 	if ((m->nzones && !m->temp) || (m->ncpus && (!m->freq || !m->nfreq))) {
+		machine_close_fds(m);
 		m->nzones = m->ncpus = 0; /* nothing said rather than half */
 		return;
 	}
@@ -110,7 +125,7 @@ static void machine_take(struct jl_watch_machine *m, int k)
 		size_t i = (size_t)k * (size_t)m->ncpus + (size_t)c;
 		int64_t *f = &m->freq[3 * i];
 
-		if (!read_i64(m->cpu_fd[c], &v))
+		if (m->cpu_fd[c] < 0 || !read_i64(m->cpu_fd[c], &v))
 			continue;
 		if (f[0] < 0 || v < f[0])
 			f[0] = v;
@@ -123,10 +138,7 @@ static void machine_take(struct jl_watch_machine *m, int k)
 
 static void machine_close(struct jl_watch_machine *m)
 {
-	for (int z = 0; z < m->nzones; z++)
-		close(m->zone_fd[z]);
-	for (int c = 0; c < m->ncpus; c++)
-		close(m->cpu_fd[c]);
+	machine_close_fds(m);
 	free(m->cpu_fd);
 	free(m->temp);
 	free(m->freq);
@@ -149,23 +161,30 @@ static void fire_stop(struct jl_watch *w, const struct jl_sample *x, int64_t v)
 	w->stopped.value = v;
 	w->stopped.at = x->end;
 	/* the window ends with the crossing cycle: it counts (released before), nothing after it does */
-	w->eng->t_stopped = x->end + 1;
+	jl_engine_stop_window(w->eng, x->end + 1);
 	atomic_store_explicit(&w->stop_fired, true, memory_order_release);
 	jl_stop_request(JL_STOP_SIGNAL);
 }
 
-/* The samples series I gained since the last look. */
-static void drain(struct jl_watch *w, int i)
+/* The samples series I gained since the last look, up to those released at FRONTIER (INT64_MAX: all).
+ * A sample left for the next look stays where it is (a ring keeps its slot). */
+static void drain(struct jl_watch *w, int i, int64_t frontier)
 {
 	struct jl_series *s = &w->eng->series[i];
 	struct jl_series_acc *a = w->acc[i];
 	size_t n = jl_series_count(s), k = w->cursor[i];
-	const int64_t we = w->eng->t_stopped;
+	const int64_t we = atomic_load(&w->eng->t_stopped);
 
 	if (we && we < a->we)
 		a->we = we; /* an early stop: nothing released after it counts */
+	/* a ring more than half full is read whatever the frontier: its writer must never find it full */
+	if (s->ring && n - k > s->cap / 2)
+		frontier = INT64_MAX;
 	for (; k < n; k++) {
 		const struct jl_sample *x = jl_series_at(s, k);
+
+		if (x->release > frontier)
+			break;
 		int64_t prev_wake = a->prev_wake, lat, resp;
 		struct jl_watch_interval *iv;
 
@@ -196,11 +215,23 @@ static void drain(struct jl_watch *w, int i)
 		jl_series_consumed(s, k);
 }
 
-static void drain_all(struct jl_watch *w)
+/* Every series. With a stop_at, its series first, and the others only up to the releases it has been
+ * checked to: a crossing found late must not leave cycles after it counted elsewhere (the window ends at
+ * the crossing for every series). FINAL: the writers have ended, everything is read. */
+static void drain_all(struct jl_watch *w, bool final)
 {
+	int64_t frontier = INT64_MAX;
+
+	if (w->stop_series >= 0) {
+		const struct jl_series *s = &w->eng->series[w->stop_series];
+
+		drain(w, w->stop_series, INT64_MAX);
+		if (!final && !jl_watch_stop_fired(w))
+			frontier = w->cursor[w->stop_series] ? jl_series_at(s, w->cursor[w->stop_series] - 1)->release : INT64_MIN;
+	}
 	for (int i = 0; i < w->nseries; i++)
-		if (w->acc[i])
-			drain(w, i);
+		if (w->acc[i] && i != w->stop_series)
+			drain(w, i, frontier);
 }
 
 static void fmt_dur(int64_t ns, char *buf, size_t len)
@@ -255,7 +286,7 @@ static void *watch_main(void *arg)
 		struct timespec ts;
 		int64_t t;
 
-		drain_all(w);
+		drain_all(w, false);
 		if (now >= next_machine && now >= w->t_first && (w->m.nzones || w->m.ncpus)) {
 			machine_take(&w->m, interval_of(w, now));
 			next_machine = now + MACHINE_EVERY_NS;
@@ -319,11 +350,12 @@ int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_wat
 	for (int i = 0; i < w->nseries; i++) {
 		const struct jl_series *s = &eng->series[i];
 
-		if (!s->measured || !s->samples)
+		if (!s->samples || !(s->measured || s->ring))
 			continue;
 		w->acc[i] = malloc(sizeof(*w->acc[i]));
-		/* a ring's accumulator is its figures after the run: with histograms and its kept cycles */
-		if (!w->acc[i] || jl_series_acc_init(w->acc[i], eng, s, s->ring, s->ring)) {
+		/* a ring's accumulator is its figures after the run (its kept cycles too); every one has its
+		 * histograms, for the checkpoints */
+		if (!w->acc[i] || jl_series_acc_init(w->acc[i], eng, s, true, s->ring)) {
 			free(w->acc[i]);
 			w->acc[i] = NULL;
 			goto nomem;
@@ -393,7 +425,10 @@ int jl_watch_finish(struct jl_watch *w)
 	}
 	if (w->progress_shown)
 		fputs("\r\033[K", stderr);
-	drain_all(w); /* what came after its last look: the writers have ended */
+	drain_all(w, true); /* what came after its last look: the writers have ended */
+	machine_close_fds(&w->m); /* what they said is kept; the files are not needed any more */
+	if (w->eng->stuck[0])
+		goto rows; /* a writer the watchdog gave up on may still append: its ring stays where it is */
 	for (int i = 0; i < w->nseries; i++) {
 		struct jl_series *s = &w->eng->series[i];
 		struct jl_kept *k;
@@ -416,6 +451,7 @@ int jl_watch_finish(struct jl_watch *w)
 		free(k);
 		jl_series_adopt(s, keep, n);
 	}
+rows:
 	if (w->rows_open) {
 		w->rows_open = false;
 		if (w->rows_error) {

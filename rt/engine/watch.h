@@ -29,7 +29,7 @@
 #include "results.h"
 #include "../base/output.h"
 
-#define JL_WATCH_MAX_INTERVALS 100000
+#define JL_WATCH_MAX_INTERVALS JL_MAX_INTERVALS
 #define JL_WATCH_MAX_ZONES 32
 
 struct jl_watch;

@@ -66,6 +66,9 @@ enum jl_rkey {
  * cycle when the run keeps them all (samples_memory), else the worst */
 enum jl_samples_mode { JL_SAMPLES_AUTO, JL_SAMPLES_ALL, JL_SAMPLES_WORST, JL_SAMPLES_NONE };
 
+/* [run] interval: at most this many intervals in a run (their series are preallocated) */
+#define JL_MAX_INTERVALS 20000
+
 /* [run] stop_at = SERIES.METRIC > DURATION: the metric of a cycle that ends the run */
 enum jl_stop_metric { JL_STOP_AT_LATENCY, JL_STOP_AT_RESPONSE };
 struct jl_stop_at {

@@ -524,6 +524,9 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			VFAIL(line, "[run] isolate: shielding every online CPU (%s) leaves no housekeeping CPU",
 			      jl_cpulist_format(&online, buf, sizeof(buf)));
 	}
+	if (sc->run.interval_ns > 0 && sc->run.duration_ns / sc->run.interval_ns >= JL_MAX_INTERVALS)
+		VFAIL(sc->run.key_line[JL_RKEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
+		      "expected a longer interval)", (long long)(sc->run.duration_ns / sc->run.interval_ns), JL_MAX_INTERVALS);
 	if (sc->run.stop_at.set && !thread_name_exists(sc, sc->run.stop_at.series))
 		VFAIL(sc->run.key_line[JL_RKEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
 		      "measured [thread], NAME.i of one with count, or a [callback])", sc->run.stop_at.series);

@@ -652,7 +652,7 @@ static const struct jl_key_desc run_keys[] = {
 	  .help = "what samples.csv holds: every measured cycle (all), the worst ones (the 10 worst, the first 1000 "
 		  "misses and the last 1024 cycles of each series), or none; auto: all when the run keeps every "
 		  "sample (samples_memory), worst otherwise", .parse = run_samples, .format = fmt_samples },
-	{ .name = "samples_memory", .slot = JL_RKEY_SAMPLES_MEMORY, .syntax = "SIZE", .def = "8MB",
+	{ .name = "samples_memory", .slot = JL_RKEY_SAMPLES_MEMORY, .syntax = "SIZE", .def = "32MB",
 	  .range = "64KB-1TB",
 	  .help = "memory the loops' samples may take: beyond it every loop keeps a ring, the figures come from "
 		  "histograms (percentiles within 0.1%) and the run's memory stays flat whatever its duration",

@@ -485,7 +485,7 @@ static json_object *i64_array(const int64_t *v, int n, size_t stride)
 static json_object *intervals_json(const struct jl_engine *eng, const struct jl_watch *w)
 {
 	json_object *o = json_object_new_object(), *ser = json_object_new_object();
-	int64_t end = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+	int64_t end = jl_engine_window_end(eng);
 	int n = (int)((end - w->t_first + w->o.interval_ns - 1) / w->o.interval_ns);
 	int64_t *buf;
 
@@ -631,7 +631,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 {
 	const struct jl_scenario *sc = eng->sc;
 	json_object *s = json_object_new_object(), *threads = json_object_new_array();
-	int64_t measured = (eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end) - eng->t_measure;
+	int64_t measured = jl_engine_window_end(eng) - eng->t_measure;
 
 	json_object_object_add(s, "tool", json_object_new_string("jitterlab"));
 	json_object_object_add(s, "version", json_object_new_string(JL_VERSION));

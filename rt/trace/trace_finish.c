@@ -270,7 +270,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
 	in.lost_gaps = info.lost_gaps;
 	in.from = eng->t_measure;
-	in.to = eng->t_stopped && eng->t_stopped < eng->t_end ? eng->t_stopped : eng->t_end;
+	in.to = jl_engine_window_end(eng);
 	in.kshark = NULL;
 	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
 		snprintf(err, errlen, "trace: out of memory while summarising");

@@ -166,12 +166,21 @@ def test_stop_at_ends_at_first_crossing(jl, scenario):
         warmup = 200ms
         trace = sched
         stop_at = ctrl.response > 40us
+        samples_memory = 64KB
+        samples = all
         [thread ctrl]
         policy = fifo
         priority = 80
         cpus = 1
         period = 1ms
+        start = 300ms
         work = spin 50us
+        [thread other]
+        policy = fifo
+        priority = 70
+        cpus = 1
+        period = 1ms
+        work = spin 10us
         """)
     t0 = time.monotonic()
     r = jl("run", p, timeout=90)
@@ -185,6 +194,13 @@ def test_stop_at_ends_at_first_crossing(jl, scenario):
     assert len(rows) == 1 and r.thread("ctrl")["cycles"] == 1
     assert s["duration_ns"] < 1_000_000_000
     assert s["trace"]["enabled"] and (r.dir / "trace.dat").stat().st_size > 0
+    # the window ends at the crossing for every series: the other loop (rings: figures from the watch)
+    # counts nothing released after it, though it ran on until the run stopped
+    other = r.thread("other")
+    orows = rows_of(r, "other")
+    assert orows and all(x["release_ns"] <= st["at_ns"] for x in orows), (st["at_ns"], orows[-1])
+    assert other["cycles"] == len(orows)
+    assert other["cycles"] + other["skipped"] + other["not_started"] == other["releases"]
     assert "stop_at" in r.stdout
 
 

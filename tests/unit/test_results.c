@@ -76,7 +76,7 @@ static void make(struct fake *f, int64_t warmup_ms, int64_t duration_ms, enum jl
 		s->skipped = i ? (uint32_t)((releases[i] - releases[i - 1]) / 10 - 1) : 0;
 	}
 	atomic_store(&f->ser.n, (size_t)n);
-	assert_int_equal(jl_results_compute(&f->eng, &f->res, NULL, false), 0);
+	assert_int_equal(jl_results_compute(&f->eng, &f->res, NULL, 0, false), 0);
 }
 
 /* skip: a 15 ms cycle every other release of a 100 ms window: releases 10, 30, 50, 70 are skipped between
@@ -167,7 +167,7 @@ static void test_early_stop(void **state)
 	memset(&f, 0, sizeof(f));
 	make(&f, 0, 100, JL_OVERRUN_SKIP, rel, NULL, 7, 1, 70);
 	f.eng.t_stopped = T0 + 55 * MS;
-	assert_int_equal(jl_results_compute(&f.eng, &f.res, NULL, false), 0);
+	assert_int_equal(jl_results_compute(&f.eng, &f.res, NULL, 0, false), 0);
 	assert_int_equal(f.res.releases, 6);    /* 0 ... 50 */
 	assert_int_equal(f.res.cycles, 6);
 	assert_int_equal(f.res.skipped, 0);
@@ -211,7 +211,7 @@ static void test_partial_series_from_its_accumulator(void **state)
 	f.ser.samples = NULL; /* the fixture's array is not the series' to free */
 	jl_series_adopt(&f.ser, kept, nk);
 	assert_int_equal(f.ser.appended, 9);
-	assert_int_equal(jl_results_compute(&f.eng, &f.res, accs, false), 0);
+	assert_int_equal(jl_results_compute(&f.eng, &f.res, accs, 1, false), 0);
 	assert_int_equal(f.res.releases, 8);     /* 10 ... 80 */
 	assert_int_equal(f.res.cycles, 6);
 	assert_int_equal(f.res.skipped, 2);      /* 30 and 70 */

@@ -194,7 +194,7 @@ static void test_two_series_on_one_thread(void **state)
 	jl_stop_reset();
 
 	/* results: one per series */
-	assert_int_equal(jl_results_compute(&eng, res, NULL, false), 0);
+	assert_int_equal(jl_results_compute(&eng, res, NULL, 0, false), 0);
 	assert_string_equal(res[0].name, "x.every");
 	assert_string_equal(res[1].name, "x.half");
 	assert_ptr_equal(res[0].th, &eng.threads[0]);
@@ -400,7 +400,7 @@ static void test_series_of_no_thread_and_failing_init(void **state)
 	assert_int_equal(eng.threads[0].nseries, 0);
 	assert_null(jl_thread_series(&eng.threads[0], 0));
 	assert_true(eng.threads[0].measured && eng.threads[1].measured);
-	assert_int_equal(jl_results_compute(&eng, res, NULL, false), 0);
+	assert_int_equal(jl_results_compute(&eng, res, NULL, 0, false), 0);
 	assert_null(res[0].th);
 	assert_int_equal(res[0].cycles, 0);
 	summary = jl_summary_build(&eng, res, &info, json_object_new_object());
