@@ -26,6 +26,7 @@
 #include "../base/stats.h"
 #include "../base/stop.h"
 #include "../base/output.h"
+#include "../engine/results.h"
 #include "sweep_child.h"
 #include "../summary/table.h"
 #include "../base/units.h"
@@ -142,59 +143,38 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 	return 0;
 }
 
-struct bucket_ctx {
-	struct jl_ct_result *r;
-	uint64_t *cnt;
-	double sum;
-};
-
 /* One of jitterlab's cycles through cyclictest's rule (contract columns release_ns, wake_ns). */
 static int bucket_row(void *ctx, const struct jl_sample_row *row)
 {
-	struct bucket_ctx *b = ctx;
-	struct jl_ct_result *r = b->r;
-	int64_t us = jl_ct_latency_us(row->release, row->wake);
-
-	if (!r->cycles || us * 1000 < r->min_ns)
-		r->min_ns = us * 1000;
-	if (!r->cycles || us * 1000 > r->max_ns)
-		r->max_ns = us * 1000;
-	r->cycles++;
-	b->sum += (double)us;
-	if (us >= JL_CT_HIST_US)
-		r->overflows++;
-	else
-		b->cnt[us < 0 ? 0 : us]++;
+	jl_us_hist_add(ctx, jl_ct_latency_us(row->release, row->wake), (uint64_t)row->cycle);
 	return 0;
 }
 
 int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen)
 {
-	uint64_t *cnt;
-	double sum = 0;
+	struct jl_us_hist *h;
 
 	memset(r, 0, sizeof(*r));
 	r->p50_ns = r->p99_ns = r->p999_ns = -1;
 	r->cpu = -1;
-	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
-	if (!cnt) {
+	h = calloc(1, sizeof(*h));
+	if (!h) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	{
-		struct bucket_ctx b = { r, cnt, 0 };
-
-		if (jl_samples_read(run_dir, thread, bucket_row, &b, err, errlen)) {
-			free(cnt);
-			return -1;
-		}
-		sum = b.sum;
+	if (jl_samples_read(run_dir, thread, bucket_row, h, err, errlen)) {
+		free(h);
+		return -1;
 	}
+	r->cycles = h->cycles;
+	r->overflows = h->overflows;
 	if (r->cycles) {
-		r->avg_ns = sum / (double)r->cycles * 1000;
-		hist_percentiles(r, cnt);
+		r->min_ns = h->min * 1000;
+		r->max_ns = h->max * 1000;
+		r->avg_ns = (double)h->sum / (double)r->cycles * 1000;
+		hist_percentiles(r, h->count);
 	}
-	free(cnt);
+	free(h);
 	if (!r->cycles) {
 		snprintf(err, errlen, "%s/samples.csv: no cycle of '%s'", run_dir, thread);
 		return -1;

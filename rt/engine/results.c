@@ -88,7 +88,7 @@ static void put(struct jl_series_acc *a, int m, struct jl_stream *st, int64_t v,
 		a->vals[m][k] = v;
 }
 
-static void us_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
+void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
 {
 	if (!h->cycles || us < h->min)
 		h->min = us;
@@ -96,8 +96,8 @@ static void us_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
 		h->max = us;
 	h->cycles++;
 	h->sum += us;
-	if (us >= 0 && us < JL_CT_HIST_US) {
-		h->count[us]++;
+	if (us < JL_CT_HIST_US) {
+		h->count[us < 0 ? 0 : us]++; /* a negative one (never seen) in the first bucket */
 	} else { /* cyclictest counts a value beyond its histogram as an overflow, and keeps its cycle */
 		if (h->overflows < JL_CT_OVERFLOW_CYCLES)
 			h->over_cycle[h->overflows] = cycle;
@@ -141,7 +141,7 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x)
 	}
 	a->prev_wake = x->wake;
 	slot = jl_stream_add(&a->latency, lat, x->cycle);
-	us_add(a->us, jl_ct_latency_us(x->release, x->wake), x->cycle);
+	jl_us_hist_add(a->us, jl_ct_latency_us(x->release, x->wake), x->cycle);
 	if (a->vals[JL_ACC_LATENCY])
 		a->vals[JL_ACC_LATENCY][k] = lat;
 	put(a, JL_ACC_RESPONSE, &a->response, resp, x->cycle, k);

@@ -29,6 +29,10 @@ struct jl_us_hist {
 	uint64_t over_cycle[JL_CT_OVERFLOW_CYCLES]; /* the cycles of the first overflows */
 };
 
+/* One cycle's latency US (jl_ct_latency_us) into H: the one place cyclictest's histogram rule is applied
+ * to jitterlab's cycles (histogram.txt, and `jitterlab cyclictest`'s jitterlab column). */
+void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle);
+
 struct jl_kept {
 	struct jl_sample s;
 	int64_t period;     /* 0 for the first cycle of the window */

@@ -279,7 +279,10 @@ def test_declared_jitter_spreads_the_pairs(jl):
     cam = r.thread("camera_pub")
     assert "releases" not in cam and cam["cycles"] > 60
     lat = [row["latency_ns"] for row in r.samples() if row["thread"] == "camera_pub"]
-    assert lat and max(lat) < 10_000_000  # latency is measured from each jittered release, not the grid
+    # latency is measured from each jittered release, not the grid: from the grid, 10 ms of jitter would
+    # put the 90th percentile near 9 ms; from the release it is a wakeup's (one noisy cycle may be long)
+    lat.sort()
+    assert lat and lat[len(lat) * 9 // 10] < 3_000_000, lat[-5:]
 
 
 def test_chain_data_age_and_reaction(jl):
