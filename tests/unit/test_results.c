@@ -93,6 +93,7 @@ static void test_skip_between_cycles(void **state)
 	assert_int_equal(f.res.skipped, 5);     /* 10, 30, 50, 70 between cycles, 90 after the last */
 	assert_int_equal(f.res.not_started, 0);
 	assert_true(f.res.rate_hz > 49.999 && f.res.rate_hz < 50.001); /* 5 cycles in 0.1 s */
+	jl_results_free(&f.res, 1);
 }
 
 /* skip: a starved loop runs one cycle at release 0 that ends 95 ms later; everything after it is dropped
@@ -108,6 +109,7 @@ static void test_skip_after_the_last_cycle(void **state)
 	assert_int_equal(f.res.cycles, 1);
 	assert_int_equal(f.res.skipped, 9);
 	assert_int_equal(f.res.not_started, 0);
+	jl_results_free(&f.res, 1);
 }
 
 /* catchup: 15 ms cycles back to back from release 0; by the end (100 ms) releases 0..60 ran (7 cycles,
@@ -124,6 +126,7 @@ static void test_catchup_backlog_cut_off(void **state)
 	assert_int_equal(f.res.skipped, 0);
 	assert_int_equal(f.res.not_started, 3);
 	assert_true(f.res.rate_hz > 69.999 && f.res.rate_hz < 70.001);
+	jl_results_free(&f.res, 1);
 }
 
 /* A loop that never ran (its setup failed): every release of the window is not started. */
@@ -137,6 +140,7 @@ static void test_never_ran(void **state)
 	assert_int_equal(f.res.cycles, 0);
 	assert_int_equal(f.res.skipped + f.res.not_started, 10);
 	assert_true(f.res.rate_hz == 0.0);
+	jl_results_free(&f.res, 1);
 }
 
 /* Warm-up 30 ms: the cycles at 0 and 20 are warm-up, and so is the release skipped at 10; the one skipped
@@ -155,6 +159,7 @@ static void test_warmup_excluded(void **state)
 	assert_int_equal(f.res.skipped, 1);     /* 30 (10 lies in the warm-up) */
 	assert_int_equal(f.res.not_started, 0);
 	assert_string_equal(f.res.cpus_used, "1");
+	jl_results_free(&f.res, 1);
 }
 
 /* SIGINT at 55 ms: the window ends there; the cycle released at 60 only noticed the stop. */
@@ -167,12 +172,14 @@ static void test_early_stop(void **state)
 	memset(&f, 0, sizeof(f));
 	make(&f, 0, 100, JL_OVERRUN_SKIP, rel, NULL, 7, 1, 70);
 	f.eng.t_stopped = T0 + 55 * MS;
+	jl_results_free(&f.res, 1);
 	assert_int_equal(jl_results_compute(&f.eng, &f.res, NULL, 0, false), 0);
 	assert_int_equal(f.res.releases, 6);    /* 0 ... 50 */
 	assert_int_equal(f.res.cycles, 6);
 	assert_int_equal(f.res.skipped, 0);
 	assert_int_equal(f.res.not_started, 0);
 	assert_int_equal(f.res.window_end_ns - f.res.window_start_ns, 55 * MS);
+	jl_results_free(&f.res, 1);
 }
 
 /* A ring's series (results.h): its watch's accumulator saw the samples as they came (the warm-up's too),
@@ -190,6 +197,7 @@ static void test_partial_series_from_its_accumulator(void **state)
 
 	(void)state;
 	make(&f, 10, 100, JL_OVERRUN_SKIP, rel, NULL, 9, 1, 110);
+	jl_results_free(&f.res, 1);
 	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true), 0);
 	for (int i = 0; i < 7; i++) /* up to release 80 */
 		jl_series_acc_add(&acc, &f.samples[i]);

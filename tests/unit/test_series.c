@@ -276,6 +276,7 @@ static void test_two_series_on_one_thread(void **state)
 	}
 
 	json_object_put(summary);
+	jl_results_free(res, 2);
 	jl_engine_free(&eng);
 	assert_int_equal(fini_calls, 1);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -409,6 +410,7 @@ static void test_series_of_no_thread_and_failing_init(void **state)
 	assert_true(json_object_object_get_ex(t, "thread", NULL));
 	assert_null(json_object_object_get(t, "thread"));
 	json_object_put(summary);
+	jl_results_free(res, 1);
 	jl_engine_free(&eng);
 	assert_int_equal(fini_ok, 2);
 	free(sc);
