@@ -459,15 +459,19 @@ def test_miss_during_work_is_explained_in_the_response_window(tmp_path):
     misses = [c for c in s["trace"]["worst"] if c["window"] == "response" and c["thread"] == "loop"]
     assert misses, s["trace"]
     assert s["trace"]["misses"] >= len(misses)
-    named = 0
+    named = stalled = 0
     for c in misses:
         assert c["miss"] is True and c["response_ns"] > 5_000_000, c
         assert c["response_ns"] == c["end_ns"] - c["release_ns"]
         top = max(c["parts"], key=lambda p: p["duration_ns"])
         named += top["kind"] == "task" and top["pid"] == high
         assert any(p["kind"] == "running" for p in c["parts"]), c
-    # most misses are the FIFO 90 thread's doing; a stalled vCPU may add a few of its own (wide margin)
-    assert named >= 1 and named >= len(misses) / 3, [c["text"] for c in misses]
+        # a stalled vCPU: the loop "ran" far longer than its 3 ms of work (the host took the CPU away)
+        stalled += sum(p["duration_ns"] for p in c["parts"] if p["kind"] == "running") > 6_000_000
+    # the FIFO 90 thread is in the misses' explanations; most of those the VM did not stall are its doing
+    assert any(p["kind"] == "task" and p.get("pid") == high for c in misses for p in c["parts"]), \
+        [c["text"] for c in misses]
+    assert named >= (len(misses) - stalled) / 3, [c["text"] for c in misses]
     assert "missed its deadline" in (r.dir / "report.md").read_text()
 
 
