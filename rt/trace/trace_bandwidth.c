@@ -39,14 +39,14 @@ struct lower_time {
 	int64_t cfs_ns_whole;                          /* CFS time in the whole stretch */
 };
 
-static void tally(const struct jl_segment *s, int64_t a, int64_t b, struct lower_time *t, struct jl_cycle *c,
-		  bool in_window)
+static void tally(const struct jl_tan *an, const struct jl_segment *s, int64_t a, int64_t b, struct lower_time *t,
+		  struct jl_cycle *c, bool in_window)
 {
 	if (b <= a)
 		return;
 	if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) {
 		if (in_window) {
-			jl_cycle_add_part(c, s->kind, s->name, s->pid, 0, b - a, NULL);
+			jl_cycle_add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, 0, b - a, NULL);
 			t->irq_ns += b - a;
 		}
 		return;
@@ -63,12 +63,12 @@ static void tally(const struct jl_segment *s, int64_t a, int64_t b, struct lower
 		if (s->pid == t->main_pid || t->main_pid <= 0) {
 			t->main_pid = s->pid;
 			t->main_prio = s->kprio;
-			snprintf(t->main_name, sizeof(t->main_name), "%s", s->name);
+			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_tan_name(an, s->name));
 			t->main_ns += b - a;
 		} else if (b - a > t->main_ns) {
 			t->main_pid = s->pid;
 			t->main_prio = s->kprio;
-			snprintf(t->main_name, sizeof(t->main_name), "%s", s->name);
+			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_tan_name(an, s->name));
 			t->main_ns = b - a;
 		}
 	} else if (s->pid == 0) {
@@ -128,9 +128,9 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		if (s->start >= to)
 			break;
 		if (start < from && s->start < from)
-			tally(s, s->start > start ? s->start : start, s->end < from ? s->end : from, &t, c, false);
+			tally(an, s, s->start > start ? s->start : start, s->end < from ? s->end : from, &t, c, false);
 		if (s->end > from)
-			tally(s, s->start > from ? s->start : from, s->end < to ? s->end : to, &t, c, true);
+			tally(an, s, s->start > from ? s->start : from, s->end < to ? s->end : to, &t, c, true);
 	}
 	lower = t.task_ns + t.idle_ns + t.unknown_ns;
 	if (lower <= 0)
@@ -200,7 +200,7 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		if (b <= a || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
 			continue;
 		if (s->kind == JL_PART_TASK) {
-			snprintf(name, sizeof(name), "preempting %s", s->name);
+			snprintf(name, sizeof(name), "preempting %s", jl_tan_name(an, s->name));
 			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
 		} else {
 			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,

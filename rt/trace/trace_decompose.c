@@ -154,7 +154,7 @@ int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 		else if (s->kind == JL_PART_OTHER && s->pid == 0)
 			add_part(c, JL_PART_OTHER, idle_as_switch ? "switch from idle" : "idle", -1, 0, b - a);
 		else
-			add_part(c, s->kind, s->name, s->pid, s->kprio, b - a);
+			add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
 		sum += b - a;
 	}
 	return sum;
@@ -222,7 +222,7 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 			else if (s->kind == JL_PART_LOST)
 				jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
 			else
-				add_part(c, s->kind, s->name, s->pid, s->kprio, b - a);
+				add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
 			sum += b - a;
 		}
 	}

@@ -201,6 +201,8 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->gaps);
 	free(an->probes);
 	free(an->births);
+	free(an->names);
+	free(an->name_hash);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -377,6 +379,57 @@ static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char 
 		jl_tev_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
 }
 
+/* The index of NAME in the name table (added when new); 0 ("") when out of memory. Open addressing
+ * over twice the names, FNV-1a on the name cut to JL_TAN_NAME_MAX - 1 bytes. */
+static uint32_t intern(struct jl_tan *an, const char *name)
+{
+	char key[JL_TAN_NAME_MAX];
+	uint32_t h = 2166136261u, mask, i;
+
+	jl_tev_copy(key, sizeof(key), name ? name : "", SIZE_MAX);
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (an->nnames + 1 > an->capnames) { /* grow: names and the hash over them */
+		uint32_t cap = an->capnames ? an->capnames * 2 : 256;
+		char (*names)[JL_TAN_NAME_MAX] = realloc(an->names, (size_t)cap * sizeof(*names));
+		uint32_t *hash = names ? calloc((size_t)cap * 2, sizeof(*hash)) : NULL;
+
+		if (!names || !hash) {
+			if (names)
+				an->names = names;
+			free(hash);
+			return 0;
+		}
+		an->names = names;
+		free(an->name_hash);
+		an->name_hash = hash;
+		an->capnames = cap;
+		for (uint32_t k = 0; k < an->nnames; k++) {
+			uint32_t g = 2166136261u;
+
+			for (const char *p = an->names[k]; *p; p++)
+				g = (g ^ (unsigned char)*p) * 16777619u;
+			for (i = g & (cap * 2 - 1); hash[i]; i = (i + 1) & (cap * 2 - 1))
+				;
+			hash[i] = k + 1;
+		}
+		if (!an->nnames) { /* index 0 is "" */
+			an->names[0][0] = '\0';
+			an->nnames = 1;
+			for (i = 2166136261u & (cap * 2 - 1); hash[i]; i = (i + 1) & (cap * 2 - 1))
+				;
+			hash[i] = 1;
+		}
+	}
+	mask = an->capnames * 2 - 1;
+	for (i = h & mask; an->name_hash[i]; i = (i + 1) & mask)
+		if (!strcmp(an->names[an->name_hash[i] - 1], key))
+			return an->name_hash[i] - 1;
+	memcpy(an->names[an->nnames], key, sizeof(key));
+	an->name_hash[i] = an->nnames + 1;
+	return an->nnames++;
+}
+
 static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
 		    const char *name)
 {
@@ -399,7 +452,12 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 	s->kind = kind;
 	s->pid = pid;
 	s->kprio = kprio;
-	jl_tev_copy(s->name, sizeof(s->name), name, SIZE_MAX);
+	{
+		char cut[JL_TEV_COMM + 8]; /* a segment's name is a comm or an IRQ's: as long as it ever was */
+
+		jl_tev_copy(cut, sizeof(cut), name, SIZE_MAX);
+		s->name = intern(an, cut);
+	}
 	return 0;
 }
 
@@ -479,7 +537,7 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 
 	if (!t->measured)
 		return 0;
-	jl_tev_copy(st.by, sizeof(st.by), by ? by : "", SIZE_MAX);
+	st.by = intern(an, by);
 	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
 }
 

@@ -142,7 +142,8 @@ struct jl_tstate {
 	int32_t what;               /* enum jl_tstate_what */
 	int32_t by_kind;            /* WOKEN: who woke it: JL_PART_TASK, IRQ, SOFTIRQ (hrtimers are IRQ) */
 	int32_t by_pid;             /* the waking task's pid, the IRQ number or the softirq vector, -1 */
-	char by[JL_TEV_COMM + 32];  /* its name ("an IRQ (irq events not recorded)" when the irq group is off) */
+	uint32_t by;                /* its name (jl_tan_name: "an IRQ (irq events not recorded)" when the irq
+				     * group is off) */
 };
 
 /* One analysed thread: a pid, its name, and (optionally) its samples. */
@@ -205,11 +206,13 @@ struct jl_cycle {
 	struct jl_part parts[JL_MAX_PARTS];
 };
 
+#define JL_TAN_NAME_MAX (JL_TEV_COMM + 32)
+
 struct jl_segment {
 	int64_t start, end;
 	int32_t kind;                /* enum jl_part_kind: TASK, IRQ, SOFTIRQ, OTHER (hrtimer callbacks: IRQ) */
 	int32_t pid, kprio;
-	char name[JL_TEV_COMM + 8];
+	uint32_t name;               /* jl_tan_name */
 };
 
 struct jl_tan_cpu;
@@ -270,6 +273,11 @@ struct jl_tan {
 	struct jl_pair *pending_pair; /* per thread: what the pending waking knows (queue CPU, its timer) */
 	struct jl_tan_armed *armed;  /* hrtimers as last armed (private hash) */
 	bool *pending_new;
+	/* the names states and segments give (comms, IRQ and softirq names): each stored once, an index in
+	 * them (a trace has a few hundred distinct ones and millions of states and segments) */
+	char (*names)[JL_TAN_NAME_MAX];
+	uint32_t nnames, capnames;
+	uint32_t *name_hash;         /* capnames * 2 slots: index + 1, 0 empty */
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
 	size_t task_cap, task_live;
 	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */
@@ -297,6 +305,11 @@ bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid);
 void jl_tan_clean_name(char *s);
 /* The last comm the trace showed for PID, or NULL. */
 const char *jl_tan_comm(const struct jl_tan *an, int32_t pid);
+/* The name a state's `by` or a segment's `name` stands for ("" if none). */
+static inline const char *jl_tan_name(const struct jl_tan *an, uint32_t id)
+{
+	return id < an->nnames ? an->names[id] : "";
+}
 /* The tasks the table holds now (alive as far as the trace has told). */
 size_t jl_tan_tasks_live(const struct jl_tan *an);
 

@@ -202,7 +202,7 @@ static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, i
 
 		if (b <= a || (g->kind == JL_PART_TASK && g->pid == pid))
 			continue;
-		who_add(w, n, max, g->name[0] ? g->name : "?", b - a);
+		who_add(w, n, max, jl_tan_name(an, g->name)[0] ? jl_tan_name(an, g->name) : "?", b - a);
 	}
 }
 
@@ -250,7 +250,7 @@ json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_
 		}
 		if (x->what == JL_TS_WOKEN && state == JL_TS_BLOCKED) {
 			/* the sleep just ended: its time goes to who ended it */
-			snprintf(waker, sizeof(waker), "%s", x->by[0] ? x->by : "?");
+			snprintf(waker, sizeof(waker), "%s", jl_tan_name(an, x->by)[0] ? jl_tan_name(an, x->by) : "?");
 			who_add(wk, &nwk, 64, waker, b > a ? b - a : 0);
 		}
 		state = x->what;

@@ -96,25 +96,25 @@ static void add_blocked(const struct jl_tan *an, int32_t self, struct jl_cycle *
 	switch (woken->by_kind) {
 	case JL_PART_TASK:
 		behind = waker_kept_by(an, woken->rec_cpu, from, from + d, woken->by_pid, self, kept, sizeof(kept));
-		snprintf(name, sizeof(name), "blocked, woken by %s", woken->by);
+		snprintf(name, sizeof(name), "blocked, woken by %s", jl_tan_name(an, woken->by));
 		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
-			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", woken->by, kept);
+			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", jl_tan_name(an, woken->by), kept);
 		if (behind)
 			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it; meanwhile %s ran %.1f ms on "
-				 "its CPU %d", where, woken->by, woken->by_pid, kept, (double)behind / 1e6, woken->rec_cpu);
+				 "its CPU %d", where, jl_tan_name(an, woken->by), woken->by_pid, kept, (double)behind / 1e6, woken->rec_cpu);
 		else
-			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, woken->by, woken->by_pid);
+			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, jl_tan_name(an, woken->by), woken->by_pid);
 		break;
 	case JL_PART_IRQ:
 	case JL_PART_SOFTIRQ:
 		snprintf(name, sizeof(name), "blocked, woken by %s%s", woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "",
-			 woken->by);
+			 jl_tan_name(an, woken->by));
 		snprintf(detail, sizeof(detail), "asleep %s until %s%s woke it (in interrupt context)", where,
-			 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", woken->by);
+			 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", jl_tan_name(an, woken->by));
 		break;
 	default:
 		snprintf(name, sizeof(name), "blocked");
-		snprintf(detail, sizeof(detail), "asleep %s until %s woke it", where, woken->by);
+		snprintf(detail, sizeof(detail), "asleep %s until %s woke it", where, jl_tan_name(an, woken->by));
 		break;
 	}
 	jl_cycle_add_part(c, JL_PART_BLOCKED, name, woken->by_kind == JL_PART_TASK ? woken->by_pid : -1, 0, d, detail);
