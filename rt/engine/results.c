@@ -110,7 +110,7 @@ void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
  * one not started (at or after next_release: a catchup backlog the end cut off, or a loop that never
  * ran). Counted here from the releases themselves, sample by sample (warm-up ones included), so that
  * cycles + skipped + not_started == releases (see account_end). */
-bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x)
+bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struct jl_cycle_figures *fig)
 {
 	const struct jl_series *ser = a->ser;
 	const int64_t p = ser->period_ns;
@@ -159,6 +159,8 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x)
 			a->missed[a->nmissed++] = kx;
 		a->tail[a->ntail++ % JL_KEEP_TAIL] = kx;
 	}
+	if (fig)
+		*fig = (struct jl_cycle_figures){ .latency = lat, .response = resp, .period = per, .miss = miss };
 	return true;
 }
 
@@ -351,7 +353,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->window_end_ns = a.we > a.ws ? a.we : a.ws;
 	r->window_s = (double)(r->window_end_ns - a.ws) / 1e9;
 	for (size_t i = 0; i < n; i++)
-		if (jl_series_acc_add(&a, jl_series_at(ser, i)) && !r->cycles++)
+		if (jl_series_acc_add(&a, jl_series_at(ser, i), NULL) && !r->cycles++)
 			r->first = i;
 	rc = result_from_acc(&a, r, true, buf + 5 * cap);
 	jl_series_acc_free(&a);

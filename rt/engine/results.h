@@ -71,10 +71,16 @@ enum { JL_ACC_LATENCY, JL_ACC_PERIOD, JL_ACC_RESPONSE, JL_ACC_AGE, JL_ACC_E2E };
 int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
 		       bool keep);
 void jl_series_acc_free(struct jl_series_acc *a);
+/* A measured cycle's figures, as the accumulator counted them (period: 0 for the window's first) */
+struct jl_cycle_figures {
+	int64_t latency, response, period;
+	bool miss;
+};
+
 /* One sample, in append order (a warm-up one too: it counts for the releases). The window's end may only
  * move earlier (an early stop) before the samples it cuts off are added. Returns true when the sample
- * counted as a measured cycle. */
-bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x);
+ * counted as a measured cycle, its figures then in FIG (may be NULL). */
+bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struct jl_cycle_figures *fig);
 /* The kept cycles, in release order, without repeats, into OUT (at most jl_series_acc_kept_max()). */
 size_t jl_series_acc_kept_max(void);
 size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out);

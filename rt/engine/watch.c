@@ -182,31 +182,29 @@ static void drain(struct jl_watch *w, int i, int64_t frontier)
 		frontier = INT64_MAX;
 	for (; k < n; k++) {
 		const struct jl_sample *x = jl_series_at(s, k);
+		struct jl_watch_interval *iv;
+		struct jl_cycle_figures f;
+		int64_t v;
 
 		if (x->release > frontier)
 			break;
-		int64_t prev_wake = a->prev_wake, lat, resp;
-		struct jl_watch_interval *iv;
-
-		if (!jl_series_acc_add(a, x))
+		if (!jl_series_acc_add(a, x, &f))
 			continue;
-		lat = jl_latency_ns(x->release, x->wake);
-		resp = jl_response_ns(x->release, x->end);
 		iv = &w->intervals[(size_t)i * (size_t)w->nintervals + (size_t)interval_of(w, x->release)];
-		if (!iv->cycles || lat > iv->max_latency) {
-			iv->max_latency = lat;
+		if (!iv->cycles || f.latency > iv->max_latency) {
+			iv->max_latency = f.latency;
 			iv->max_cycle = x->cycle;
 		}
 		iv->cycles++;
-		iv->misses += s->deadline_ns > 0 && jl_missed(x->release, x->end, s->deadline_ns);
+		iv->misses += f.miss;
 		if (w->rows_open && !w->rows_error) {
-			jl_results_sample_row(w->rows.fp, s->name, s, x, a->cycles > 1 ? x->wake - prev_wake : 0);
+			jl_results_sample_row(w->rows.fp, s->name, s, x, f.period);
 			if (ferror(w->rows.fp))
 				w->rows_error = errno ? errno : EIO;
 		}
-		if (i == w->stop_series && !jl_watch_stop_fired(w) &&
-		    (w->stop_metric == JL_ACC_RESPONSE ? resp : lat) > w->stop_threshold) {
-			fire_stop(w, x, w->stop_metric == JL_ACC_RESPONSE ? resp : lat);
+		v = w->stop_metric == JL_ACC_RESPONSE ? f.response : f.latency;
+		if (i == w->stop_series && !jl_watch_stop_fired(w) && v > w->stop_threshold) {
+			fire_stop(w, x, v);
 			a->we = w->eng->t_stopped;
 		}
 	}

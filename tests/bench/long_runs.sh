@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bench: long runs (issue 15). Figures, never pass/fail. Needs root.
-#  1. Memory flat in the duration: the peak RSS of 4 loops at 1 kHz (SCHED_FIFO 80, CPU 1) for a short
+#  1. Memory flat in the duration: the peak RSS of scenarios/long-run.ini (4 loops at 1 kHz) for a short
 #     and a long run, untraced (rings: samples_memory below what the run needs) and traced
 #     (trace = sched), with what each wrote (samples.csv, trace.dat).
 #  2. The projection a 24 h run of the same scenario states before it starts (it is accepted).
@@ -17,32 +17,19 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 tmp=$(mktemp -d /tmp/jitterlab-bench-long-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/four.ini" <<'INI'
-; bench: 4 loops at 1 kHz on CPU 1
-[run]
-warmup = 500ms
-samples_memory = 64KB
-
-[thread loop]
-count = 4
-policy = fifo
-priority = 80
-cpus = 1
-period = 1ms
-work = spin 10us
-INI
-/usr/bin/python3 - "$bin" "$tmp" "$short" "$long" <<'PY'
+/usr/bin/python3 - "$bin" "$tmp" "$short" "$long" "$here/scenarios/long-run.ini" <<'PY'
 import glob, os, subprocess, sys, time
-bin, tmp, short, long_ = sys.argv[1:5]
+bin, tmp, short, long_, scen = sys.argv[1:6]
+rings = ["--set", "run.samples_memory=64KB"]  # rings at any duration: what a long run uses
 
 def run(tag, dur, trace):
     out = f"{tmp}/{tag}"
-    args = [bin, "run", f"{tmp}/four.ini", "--duration", dur, "--out", out, "--quiet", "--set", f"run.trace={trace}"]
+    args = [bin, "run", scen, "--duration", dur, "--out", out, "--quiet", "--set", f"run.trace={trace}", *rings]
     t0 = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
-    d = sorted(glob.glob(f"{out}/four/2*"))[-1]
+    d = sorted(glob.glob(f"{out}/long-run/2*"))[-1]
     size = lambda f: os.path.getsize(f"{d}/{f}") / 1e6 if os.path.exists(f"{d}/{f}") else 0.0
     return ru.ru_maxrss / 1024, size("samples.csv"), size("trace.dat"), wall, d
 
@@ -57,7 +44,7 @@ for trace in ("off", "sched"):
         res.append(rss)
         print(f"{'trace=' + trace + ' ' + dur:<22} {rss:8.1f} {smp:15.2f} {dat:13.1f} {wall:7.1f}")
     print(f"   {trace}: long/short RSS ratio {res[1] / res[0]:.3f}")
-p = subprocess.Popen([bin, "run", f"{tmp}/four.ini", "--duration", "24h", "--out", f"{tmp}/day", "--set", "run.trace=off"],
+p = subprocess.Popen([bin, "run", scen, "--out", f"{tmp}/day"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 line = ""
 for l in p.stderr:

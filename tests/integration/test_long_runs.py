@@ -35,15 +35,8 @@ LOOPS = """
     """
 
 
-# 4 loops at 1 kHz on CPU 1: the issue's long-run scenario
-FOUR_LOOPS = """[thread loop]
-count = 4
-policy = fifo
-priority = 80
-cpus = 1
-period = 1ms
-work = spin 10us
-"""
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LONG_RUN = ROOT / "scenarios" / "long-run.ini"  # 4 loops at 1 kHz for 24 h: the issue's long run
 
 
 def loops(scenario, name="loops", run="", duration="3s"):
@@ -110,7 +103,8 @@ def test_worst_rows(jl, scenario, storage):
         rows = rows_of(r, name)
         cycles = [x["cycle"] for x in rows]
         assert cycles == sorted(set(cycles)), "one row per cycle, in order"
-        assert len(rows) < t["cycles"]
+        # at most the rule's rows (fewer when they overlap): the 10 worst, the first 1000 misses, the last 1024
+        assert len(rows) <= min(t["cycles"], 10 + min(t["misses"], 1000) + 1024)
         assert {w["cycle"] for w in t["worst"]} <= set(cycles)
         # the last 1024 measured cycles: consecutive releases at the end of the file
         tail = rows[-1024:]
@@ -250,12 +244,11 @@ def test_killed_run_leaves_a_checkpoint(jl, scenario, tmp_path):
     assert "CHECKPOINT" in rep.stdout and "ctrl" in rep.stdout
 
 
-def test_24h_is_accepted_with_a_projection(scenario, tmp_path):
+def test_24h_is_accepted_with_a_projection(tmp_path):
     """4 loops at 1 kHz for 24 h: accepted (rings), the projected memory and disk stated before it starts;
     interrupted once it runs, it ends cleanly with what it measured"""
-    p = scenario("day", "[run]\nduration = 24h\nwarmup = 200ms\ntrace = off\n" + FOUR_LOOPS)
     out = tmp_path / "dayout"
-    proc = subprocess.Popen([BIN, "run", str(p), "--out", str(out)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([BIN, "run", str(LONG_RUN), "--out", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert wait_for_thread("loop.0", pid=proc.pid) or wait_for_thread("loop", pid=proc.pid, timeout=5)
@@ -272,7 +265,7 @@ def test_24h_is_accepted_with_a_projection(scenario, tmp_path):
     assert 0 < mb < 64, line  # flat: rings, not 24 h of samples (that would be 22 GB)
     assert "samples.csv" in line
     import json
-    s = json.loads(next(out.glob("day/*/summary.json")).read_text())
+    s = json.loads(next(out.glob("long-run/*/summary.json")).read_text())
     assert s["samples"]["storage"] == "ring" and s["interrupted"]
     assert all(t["cycles"] > 0 for t in s["threads"] if t["name"].startswith("loop"))
 
@@ -291,11 +284,12 @@ def peak_rss_kb(args, timeout):
     return ru.ru_maxrss
 
 
-def test_memory_flat_in_duration(scenario, tmp_path):
+def test_memory_flat_in_duration(tmp_path):
     """The peak RSS of 4 loops at 1 kHz for 20 s and for 60 s (rings: samples_memory below what they
     need) differs by less than 10% and stays under 64 MB. Memory, not timing: asserted."""
-    p = scenario("flat", "[run]\nwarmup = 200ms\ntrace = off\nsamples_memory = 64KB\n" + FOUR_LOOPS)
-    a = peak_rss_kb([BIN, "run", str(p), "--duration", "20s", "--out", str(tmp_path / "a"), "--quiet"], 120)
-    b = peak_rss_kb([BIN, "run", str(p), "--duration", "60s", "--out", str(tmp_path / "b"), "--quiet"], 180)
+    p = LONG_RUN
+    rings = ["--set", "run.samples_memory=64KB", "--warmup", "200ms"]
+    a = peak_rss_kb([BIN, "run", str(p), "--duration", "20s", *rings, "--out", str(tmp_path / "a"), "--quiet"], 120)
+    b = peak_rss_kb([BIN, "run", str(p), "--duration", "60s", *rings, "--out", str(tmp_path / "b"), "--quiet"], 180)
     assert b < 64 * 1024 and a < 64 * 1024, (a, b)
     assert abs(b - a) < 0.10 * a, (a, b)

@@ -199,12 +199,27 @@ static void test_partial_series_from_its_accumulator(void **state)
 	make(&f, 10, 100, JL_OVERRUN_SKIP, rel, NULL, 9, 1, 110);
 	jl_results_free(&f.res, 1);
 	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true), 0);
-	for (int i = 0; i < 7; i++) /* up to release 80 */
-		jl_series_acc_add(&acc, &f.samples[i]);
+	for (int i = 0; i < 7; i++) { /* up to release 80 */
+		struct jl_cycle_figures fig;
+		bool counted = jl_series_acc_add(&acc, &f.samples[i], &fig);
+
+		assert_int_equal(counted, i > 0); /* release 0 is the warm-up's */
+		if (i == 3) { /* release 40, after 20: the period spans the skipped 30 */
+			assert_int_equal(fig.period, 20 * MS);
+			assert_int_equal(fig.latency, MS / 10);
+			assert_int_equal(fig.response, 1 * MS);
+		}
+	}
 	f.eng.t_stopped = T0 + 85 * MS; /* the stop: what is released from here on does not count */
 	acc.we = f.eng.t_stopped;
-	jl_series_acc_add(&acc, &f.samples[7]);
-	jl_series_acc_add(&acc, &f.samples[8]);
+	jl_series_acc_add(&acc, &f.samples[7], NULL);
+	{
+		struct jl_cycle_figures fig = { .latency = -1 };
+
+		/* released at 100 ms, after the stop: not a measured cycle, its figures left alone */
+		assert_false(jl_series_acc_add(&acc, &f.samples[8], &fig));
+		assert_int_equal(fig.latency, -1);
+	}
 	/* what the run keeps: here every measured cycle (fewer than the tail's 1024) */
 	k = malloc(jl_series_acc_kept_max() * sizeof(*k));
 	nk = jl_series_acc_kept(&acc, k);
