@@ -272,7 +272,7 @@ static int write_session(const char *arg, bool dir, const struct input *in, cons
 			len -= 4;
 		snprintf(session, sizeof(session), "%.*s.kernelshark.json", (int)len, in->dat);
 	}
-	if (jl_trace_kshark_for(an, &worst[0], in->dat, session, &hint, err, sizeof(err)) < 0) {
+	if (jl_trace_kshark_for(an, &worst[0], in->dat, session, NULL, &hint, err, sizeof(err)) < 0) {
 		fprintf(stderr, "jitterlab analyze: %s\n", err);
 		return -1;
 	}

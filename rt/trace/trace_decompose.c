@@ -516,6 +516,9 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 				long pi = t->sample_pair[i];
 				struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
 
+				/* a pruned analysis explains only the cycles whose whole window it kept */
+				bool whole = jl_tan_sample_whole(an, ti, i);
+
 				if (s->release < from)
 					continue;
 				if (s->miss && s->end > s->wake) {
@@ -524,8 +527,11 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 					if (misses)
 						(*misses)++;
 					mc.latency = s->end - s->release; /* the worst responses first */
-					keep_worst(m, n_misses, &nm, &mc);
+					if (whole)
+						keep_worst(m, n_misses, &nm, &mc);
 				}
+				if (!whole)
+					continue;
 				if (pi < 0 && !t->executor)
 					continue; /* a callback's start needs no wakeup of its own: its executor may have been busy */
 				keep_worst(w, n, &nw, &c);

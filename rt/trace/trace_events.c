@@ -142,7 +142,7 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	for (int i = 0; i < nthreads; i++) {
 		an->threads[i] = threads[i];
 		an->threads[i].pairs = NULL;
-		an->threads[i].npairs = an->threads[i].cap = 0;
+		an->threads[i].npairs = an->threads[i].cap = an->threads[i].pairs_forgotten = 0;
 		an->threads[i].switch_in = an->threads[i].switch_out = an->threads[i].wakings = 0;
 		an->threads[i].matched = an->threads[i].measured_samples = 0;
 		an->threads[i].states = NULL;
@@ -203,6 +203,7 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->births);
 	free(an->names);
 	free(an->name_hash);
+	jl_tan_prune_free(an);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -541,8 +542,12 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
 }
 
-static int add_pair(struct jl_tan_thread *t, const struct jl_pair *p)
+static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
 {
+	struct jl_tan_thread *t = &an->threads[ti];
+
+	if (!jl_tan_prune_pair(an, ti, p)) /* a pruned analysis: counted, not kept */
+		return 0;
 	if (t->npairs == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		struct jl_pair *n = realloc(t->pairs, cap * sizeof(*n));
@@ -613,7 +618,7 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 			p.kprio = an->pending_prio[ti];
 			p.implicit = true;
 
-			if (add_pair(&an->threads[ti], &p) < 0)
+			if (add_pair(an, ti, &p) < 0)
 				return -1;
 		}
 		an->pending[ti] = 0;
@@ -757,7 +762,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 				p.kprio = an->pending_prio[ti];
 				p.new_task = an->pending_new[ti];
 
-				if (add_pair(&an->threads[ti], &p) < 0)
+				if (add_pair(an, ti, &p) < 0)
 					return -1;
 			}
 			an->pending[ti] = 0;
@@ -908,7 +913,24 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		break;
 	}
 	c->last_ts = ev->ts;
-	return 0;
+	return an->prune ? jl_tan_compact(an, ev->ts) : 0;
+}
+
+int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now)
+{
+	int64_t t = now;
+
+	for (int c = 0; c < an->ncpus; c++) {
+		const struct jl_tan_cpu *x = &an->cpu[c];
+
+		/* an idle CPU's open piece holds nobody back (no task waits behind idle): a tickless CPU may
+		 * record nothing for minutes */
+		if (!x->seen || (x->known && x->pid == 0 && x->depth == 0))
+			continue;
+		if (x->seg_start < t)
+			t = x->seg_start;
+	}
+	return t;
 }
 
 void jl_tan_end(struct jl_tan *an)

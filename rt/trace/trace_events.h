@@ -162,10 +162,12 @@ struct jl_tan_thread {
 	char policy[24];             /* "FIFO 90", "CFS nice 0": how to present it ("" = derive from prio) */
 	const struct jl_tan_sample *samples; /* may be NULL: then only the wakeup pairs are analysed */
 	size_t nsamples;
+	bool partial;                /* the samples are the cycles a long run kept (a ring's), not all of them */
 	/* results */
 	struct jl_pair *pairs;
 	size_t npairs, cap;
 	size_t switch_in, switch_out, wakings; /* sched_switch records (in = next_pid, out = prev_pid) */
+	size_t pairs_forgotten;      /* a pruned analysis: the pairs it counted and did not keep */
 	size_t implicit_in;          /* switch-ins seen only as the task's first record on a CPU */
 	size_t measured_samples;     /* samples with release >= from */
 	size_t matched;              /* of those, matched to a wakeup pair */
@@ -295,6 +297,7 @@ struct jl_tan {
 	size_t nprobes, capprobes;
 	struct jl_tan_birth *births;
 	size_t nbirths, capbirths;
+	struct jl_tan_prune *prune;  /* a pruned analysis (jl_tan_prune), NULL: everything is kept */
 };
 
 /* The task that created PID (its latest birth in the trace), or 0. */
@@ -324,6 +327,44 @@ void jl_tan_budget_defaults(struct jl_tan_budget *b);
 
 /* Set up AN for NTHREADS threads (names/pids/samples copied by reference from THREADS) and NCPUS. */
 int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthreads, int ncpus);
+/* trace_prune.c: analyse a long run in flat memory. When every measured entry has samples and they are
+ * partial (the cycles a ring kept), states, pairs and segments are kept only where a kept cycle needs
+ * them: around each kept sample's wakeup (to match it), and around the cycles that can be explained (each
+ * entry's JL_TAN_PRUNE_WORST worst by latency, its JL_TAN_PRUNE_MISSES longest missed deadlines) from
+ * JL_TAN_PRUNE_BACK_MIN (at least twice the RT budget's shapes) before the release to 2 ms after the end.
+ * The rest is counted and forgotten a second of trace time behind the events: the off-CPU totals of
+ * [FROM, TO) are stepped before the states go, every wakeup's latency in [FROM, TO) goes to a histogram.
+ * Call after jl_tan_init and the budget, before the first event. 1: pruned; 0: not every measured entry
+ * is partial (nothing changes); -1: ENOMEM. */
+#define JL_TAN_PRUNE_WORST 16
+#define JL_TAN_PRUNE_MISSES 16
+#define JL_TAN_PRUNE_BACK_MIN 20000000LL
+#define JL_TAN_PRUNE_LAG_NS 1000000000LL
+int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
+/* A pruned analysis: may sample SI of entry TI be explained (the trace around it is whole)? */
+bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si);
+/* A pruned analysis: does [A, B) overlap a kept window (what is kept of the trace is whole there)? */
+bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b);
+/* A pruned analysis, for trace_result.c: every wakeup of entry TI in [from, to), as a distribution (its
+ * percentiles within the histogram's bound); false when TI is not pruned. */
+struct jl_dist;
+bool jl_tan_prune_wakeups(const struct jl_tan *an, int ti, struct jl_dist *d, size_t *n);
+/* A pruned analysis, for jl_tan_offcpu: the off-CPU totals of entry TI stepped so far into O and the
+ * first state not stepped into *FIRST, when [FROM, TO) is the pruned window; else false. */
+struct jl_offcpu;
+bool jl_tan_prune_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
+			 size_t *first);
+/* What a pruned analysis forgot (for the summary): states, pairs, segments. */
+void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs, size_t *segs);
+/* trace_events.c, for trace_prune.c: the time up to which every CPU's timeline is closed (the earliest
+ * start of a CPU's open piece that is not idle), at most NOW. */
+int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now);
+/* trace_prune.c, from jl_tan_feed: forget what no kept window needs, once a second of trace time. */
+int jl_tan_compact(struct jl_tan *an, int64_t now);
+/* trace_prune.c, from add_pair: a pair a pruned analysis keeps (its latency counted either way). */
+bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *p);
+void jl_tan_prune_free(struct jl_tan *an);
+
 /* Feed one event; events must come in timestamp order (jl_tev_sort, or a merged reader). */
 int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev);
 /* Close open segments at the last timestamp. Call once after the last event. */

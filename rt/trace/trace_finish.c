@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
 #include "trace.h"
 #include "trace_int.h"
 
@@ -69,6 +71,7 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 				 sizeof(th[i].policy));
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;
+		th[i].partial = es->partial; /* a ring's kept cycles: the analysis may be pruned to them */
 		for (size_t j = 0; j < n; j++, k++) {
 			const struct jl_sample *s = jl_series_at(es, j);
 
@@ -120,9 +123,9 @@ static char *engine_cmdlines(const struct jl_engine *eng)
 
 /* Session on the worst wakeup, and the command that opens it. */
 int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
-			char **hint, char *err, size_t errlen)
+			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen)
 {
-	struct jl_kshark_view v = { 0 };
+	struct jl_kshark_view v = { .pages = pages };
 	int culprit = jl_cycle_culprit(w);
 	/* a callback that waited for its executor only (no wakeup of its own): marked from ready to start */
 	const int64_t a = w->waking ? w->waking : w->release, b = w->switch_in ? w->switch_in : w->wake;
@@ -160,17 +163,17 @@ static bool has_probe_units(const struct jl_engine *eng)
 }
 
 /* A first pass over DAT for the probe records and births only, turned into the engine's probe series. */
-static int add_probe_series(struct jl_engine *eng, const char *dat, int ncpus, char *err, size_t errlen)
+static int add_probe_series(struct jl_engine *eng, const struct jl_trace_pages *pages, char *err, size_t errlen)
 {
 	struct jl_trace_readinfo info;
 	struct jl_tan an;
 	int rc;
 
-	if (jl_tan_init(&an, NULL, 0, ncpus) < 0) {
+	if (jl_tan_init(&an, NULL, 0, pages->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		return -1;
 	}
-	rc = jl_trace_read(dat, &an, NULL, &info, err, errlen);
+	rc = jl_trace_read_pages(pages, &an, NULL, &info, err, errlen);
 	if (rc == 0)
 		rc = jl_trace_probe_series(eng, &an, err, errlen);
 	if (rc == 0)
@@ -192,6 +195,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	struct jl_tan an = { 0 };
 	struct jl_tracedat_src src;
 	struct jl_ksyms ksyms = { 0 };
+	struct jl_trace_pages pages = { 0 };
 	bool have_syms = false;
 	int *fds = NULL, nworst = 0, rc = -1;
 	uint64_t *bytes = NULL;
@@ -223,12 +227,18 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 					.extra_cmdlines = cmdlines };
 	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
 		goto out;
+	/* the analysis reads the pages trace.dat was written from, one page per CPU at a time (reading
+	 * trace.dat through libtracecmd would map it whole: its size in RSS) */
+	pages = (struct jl_trace_pages){ .tep = jl_trace_pages_tep(t->groups, err, errlen), .ncpus = t->ncpus,
+					 .page_size = t->page_size, .cpu_fd = fds, .cpu_bytes = bytes };
+	if (!pages.tep)
+		goto out;
 	if (has_probe_units(eng)) {
 		free(threads);
 		free(samples);
 		threads = NULL;
 		samples = NULL;
-		if (add_probe_series(eng, dat, t->ncpus, err, errlen) < 0)
+		if (add_probe_series(eng, &pages, err, errlen) < 0)
 			goto out;
 		threads = engine_series(eng, &samples, &nthreads);
 		if (!threads) {
@@ -241,9 +251,14 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	}
 	jl_trace_budget_from_host(host, &an.budget);
+	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
+	if (jl_tan_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
 	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
 	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
-	if (jl_trace_read(dat, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
+	if (jl_trace_read_pages(&pages, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
 		goto out;
 	if (jl_trace_wakeup_fill(eng, &an, err, errlen) < 0) /* measure = wakeups: its samples are the pairs */
 		goto out;
@@ -290,7 +305,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	if (nworst > 0) {
 		char kerr[256];
 
-		if (jl_trace_kshark_for(&an, &worst[0], dat, session, &res->open_hint, kerr, sizeof(kerr)) == 0)
+		if (jl_trace_kshark_for(&an, &worst[0], dat, session, &pages, &res->open_hint, kerr, sizeof(kerr)) == 0)
 			json_object_object_add(res->block, "kernelshark", json_object_new_string("kernelshark.json"));
 		else
 			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
@@ -300,6 +315,8 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 out:
 	if (have_syms)
 		jl_ksyms_free(&ksyms);
+	if (pages.tep)
+		tep_free(pages.tep);
 	jl_tan_free(&an);
 	free(fds);
 	free(bytes);

@@ -74,6 +74,29 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
 json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
 
+/* Where a thread's time went in [FROM, TO), state by state (jl_tan_offcpu is this over all its states;
+ * a pruned analysis, trace_prune.c, steps it as the states come and then forgets them). */
+#define JL_OFFCPU_WHO 64
+struct jl_offcpu_who {
+	char name[JL_TEV_COMM + 32];
+	int64_t ns;
+	uint64_t count;
+};
+struct jl_offcpu {
+	int64_t from, to, since;
+	int state, cpu;              /* the state it is in (enum jl_tstate_what, -1 unknown), where */
+	bool done;                   /* a state at or after TO was seen: nothing later counts */
+	int64_t run, preempted, blocked, waiting;
+	uint64_t migrations;
+	struct jl_offcpu_who pre[JL_OFFCPU_WHO], wk[JL_OFFCPU_WHO]; /* preempted behind whom, woken by whom */
+	int npre, nwk;
+};
+void jl_offcpu_init(struct jl_offcpu *o, int64_t from, int64_t to);
+/* One state X of thread T (its segments read for the time it was preempted; NULL: the end of the trace). */
+void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct jl_tan_thread *t,
+		    const struct jl_tstate *x);
+json_object *jl_offcpu_json(struct jl_offcpu *o);
+
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
 /* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in
@@ -127,6 +150,26 @@ struct jl_trace_readinfo {
 /* LIVE: the running kernel's symbols when the trace is of this boot (NULL otherwise). */
 int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
 		  char *err, size_t errlen);
+
+/* A run's recorded pages, as trace.dat holds them, read without trace.dat: per CPU, the raw ring-buffer
+ * pages in CPU_FD from offset 0 (CPU_BYTES of them), parsed by libtraceevent's kbuffer with TEP (this
+ * kernel's formats: jl_trace_pages_tep), merged across CPUs by timestamp as tracecmd_iterate_events
+ * merges them (the lower CPU first on a tie). One page per CPU in memory, whatever the trace's length
+ * (libtracecmd maps each CPU's whole data, so reading trace.dat costs its size in RSS). */
+struct jl_trace_pages {
+	struct tep_handle *tep;
+	int ncpus, page_size;
+	const int *cpu_fd;
+	const uint64_t *cpu_bytes;
+};
+/* A tep with this kernel's formats of the systems GROUPS records (and ftrace's, for the markers); NULL
+ * with ERR. tep_free() it. */
+struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen);
+/* jl_trace_read and jl_trace_rows over recorded pages. */
+int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, const struct jl_ksyms *live,
+			struct jl_trace_readinfo *info, char *err, size_t errlen);
+int jl_trace_rows_pages(const struct jl_trace_pages *src, const int64_t *ts, long *rows, int n, char *err,
+			size_t errlen);
 /* A bare trace: up to MAX real-time tasks (pids and comms) with the most wakeups (>= 2), most first. */
 int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
 		      size_t errlen);
@@ -135,6 +178,7 @@ int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *
 
 /* trace_kshark.c: the session on one wakeup. DAT must exist (its mtime is stored); writes PATH atomically. */
 struct jl_kshark_view {
+	const struct jl_trace_pages *pages; /* the pages DAT holds, to count the rows on (NULL: read DAT) */
 	int64_t mark_a, mark_b;      /* timestamps of markers A (waking) and B (switch-in) */
 	int64_t from, to;            /* view range */
 	int cpu;
@@ -145,7 +189,7 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 /* trace_finish.c: the session on cycle W (markers, range, plots of the loop and its culprit); *HINT gets
  * the command that opens it (malloc'd; HINT may be NULL). */
 int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
-			char **hint, char *err, size_t errlen);
+			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen);
 
 /* trace_result.c: turn an analysis into summary.json's "trace" block and the worst-cycle text. */
 struct jl_trace_summary_in {

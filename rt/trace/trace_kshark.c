@@ -41,7 +41,8 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 		snprintf(err, errlen, "trace: cannot stat %s for the KernelShark session: %s", dat, strerror(errno));
 		return -1;
 	}
-	if (jl_trace_rows(abs, ts, rows, 2, err, errlen) < 0)
+	if ((v->pages ? jl_trace_rows_pages(v->pages, ts, rows, 2, err, errlen)
+		      : jl_trace_rows(abs, ts, rows, 2, err, errlen)) < 0)
 		return -1;
 
 	root = json_object_new_object();

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <trace-cmd.h>
+#include <tracefs.h>
 
 #include "trace_int.h"
 #include "../../include/jitterlab/probe.h"
@@ -427,6 +430,127 @@ int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *li
 	return 0;
 }
 
+/* ---- a run's recorded pages, read like trace.dat (jl_trace_pages) ---- */
+
+typedef int (*rec_fn)(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data);
+
+struct pcpu {
+	void *page;
+	struct kbuffer *kb;
+	uint64_t off;           /* the next page's offset in the CPU's file */
+	bool loaded;            /* a page is in kb */
+	struct tep_record rec;  /* the CPU's next record (rec.data NULL: none left) */
+};
+
+/* The next record of CPU C into P->rec (its data in P's page, valid until the CPU moves on). 1, 0 when the
+ * CPU has no more, -1 on a read error or a page larger than the page size. */
+static int pcpu_peek(const struct jl_trace_pages *src, int c, struct pcpu *p)
+{
+	unsigned long long ts;
+
+	p->rec.data = NULL;
+	for (;;) {
+		void *data = p->loaded ? kbuffer_read_event(p->kb, &ts) : NULL;
+
+		if (data) {
+			memset(&p->rec, 0, sizeof(p->rec));
+			p->rec.ts = ts;
+			p->rec.cpu = c;
+			p->rec.data = data;
+			p->rec.size = kbuffer_event_size(p->kb);
+			p->rec.record_size = kbuffer_curr_size(p->kb);
+			p->rec.missed_events = kbuffer_missed_events(p->kb); /* the page's first record only */
+			return 1;
+		}
+		if (p->off + (uint64_t)src->page_size > src->cpu_bytes[c])
+			return 0;
+		if (pread(src->cpu_fd[c], p->page, (size_t)src->page_size, (off_t)p->off) != src->page_size)
+			return -1;
+		p->off += (uint64_t)src->page_size;
+		p->loaded = kbuffer_load_subbuffer(p->kb, p->page) == 0;
+		if (p->loaded && kbuffer_subbuffer_size(p->kb) > src->page_size) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+}
+
+/* FN over every record of SRC in time order (the lower CPU first on a tie, as tracecmd_iterate_events).
+ * 0, or -1 (a read error, or FN's). */
+static int pages_iterate(const struct jl_trace_pages *src, rec_fn fn, void *data)
+{
+	struct pcpu *p = calloc((size_t)(src->ncpus > 0 ? src->ncpus : 1), sizeof(*p));
+	int rc = 0;
+
+	if (!p)
+		return -1;
+	for (int c = 0; c < src->ncpus && rc == 0; c++) {
+		p[c].page = malloc((size_t)src->page_size);
+		p[c].kb = tep_kbuffer(src->tep);
+		if (!p[c].page || !p[c].kb || pcpu_peek(src, c, &p[c]) < 0)
+			rc = -1;
+	}
+	while (rc == 0) {
+		int next = -1;
+
+		for (int c = 0; c < src->ncpus; c++)
+			if (p[c].rec.data && (next < 0 || p[c].rec.ts < p[next].rec.ts))
+				next = c;
+		if (next < 0)
+			break;
+		if (fn(NULL, &p[next].rec, next, data) < 0) {
+			rc = -1;
+			break;
+		}
+		kbuffer_next_event(p[next].kb, NULL);
+		if (pcpu_peek(src, next, &p[next]) < 0)
+			rc = -1;
+	}
+	for (int c = 0; c < src->ncpus; c++) {
+		free(p[c].page);
+		if (p[c].kb)
+			kbuffer_free(p[c].kb);
+	}
+	free(p);
+	return rc;
+}
+
+struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
+{
+	const char *sys[20];
+	int n = jl_trace_systems(groups, sys, 18);
+	struct tep_handle *tep;
+
+	sys[n++] = "ftrace"; /* raw_data: the markers and the probes' records */
+	sys[n] = NULL;
+	tep = tracefs_local_events_system(NULL, sys);
+	if (!tep)
+		snprintf(err, errlen, "trace: cannot read this kernel's event formats: %s", strerror(errno ? errno : EIO));
+	return tep;
+}
+
+int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, const struct jl_ksyms *live,
+			struct jl_trace_readinfo *info, char *err, size_t errlen)
+{
+	struct reader r = { 0 };
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	r.tep = src->tep;
+	r.an = an;
+	r.live = live;
+	r.info = info;
+	setup(&r);
+	rc = pages_iterate(src, on_record, &r);
+	jl_tan_end(an);
+	if (rc < 0 || r.failed) {
+		snprintf(err, errlen, "trace: reading the recorded pages failed: %s",
+			 strerror(r.failed ? r.failed : errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
 static int on_row(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct reader *r = data;
@@ -453,6 +577,20 @@ int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *
 	tracecmd_close(h);
 	if (rc < 0) {
 		snprintf(err, errlen, "trace: reading %s failed", path);
+		return -1;
+	}
+	return 0;
+}
+
+int jl_trace_rows_pages(const struct jl_trace_pages *src, const int64_t *ts, long *rows, int n, char *err,
+			size_t errlen)
+{
+	struct reader r = { .ts = ts, .rows = rows, .nts = n };
+
+	for (int i = 0; i < n; i++)
+		rows[i] = 0;
+	if (pages_iterate(src, on_row, &r) < 0) {
+		snprintf(err, errlen, "trace: reading the recorded pages failed");
 		return -1;
 	}
 	return 0;

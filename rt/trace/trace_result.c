@@ -151,19 +151,28 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		size_t n;
 		int64_t *v;
 
+		bool every = false;
+
 		if (!th->measured)
 			continue;
-		v = jl_tan_wakeups(an, i, in->from, &n);
-		if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
+		if (jl_tan_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
+			every = true;
+		} else {
+			v = jl_tan_wakeups(an, i, in->from, &n);
+			if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
+				free(v);
+				free(t);
+				json_object_put(b);
+				json_object_put(wk);
+				json_object_put(sw);
+				return -1;
+			}
 			free(v);
-			free(t);
-			json_object_put(b);
-			json_object_put(wk);
-			json_object_put(sw);
-			return -1;
 		}
-		free(v);
 		o = json_object_new_object();
+		/* of what: the wakeups matched to the cycles (the whole analysis), or every wakeup of the thread
+		 * in the measured phase (a pruned one: the cycles it did not keep cannot be matched) */
+		json_object_object_add(o, "of", json_object_new_string(every ? "wakeups" : "cycles"));
 		json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
 		json_object_object_add(o, "p50", json_object_new_int64(d.p50));
 		json_object_object_add(o, "p99", json_object_new_int64(d.p99));
@@ -175,7 +184,8 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		json_object_object_add(s, "out", json_object_new_int64((int64_t)th->switch_out));
 		json_object_object_add(s, "implicit_in", json_object_new_int64((int64_t)th->implicit_in));
 		json_object_object_add(s, "wakings", json_object_new_int64((int64_t)th->wakings));
-		json_object_object_add(s, "pairs", json_object_new_int64((int64_t)th->npairs));
+		json_object_object_add(s, "pairs", json_object_new_int64(
+						      (int64_t)(th->npairs + an->threads[th->owner].pairs_forgotten)));
 		json_object_object_add(sw, th->name, s);
 		measured += th->measured_samples;
 		matched += th->matched;
@@ -210,6 +220,18 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 				json_object_object_add(oc, an->threads[i].name,
 						       jl_tan_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
 		json_object_object_add(b, "off_cpu", oc);
+	}
+	if (an->prune) {
+		/* a long run's analysis in flat memory (trace_prune.c): what it kept and forgot */
+		json_object *pr = json_object_new_object();
+		size_t st, pa, sg;
+
+		jl_tan_prune_counts(an, &st, &pa, &sg);
+		json_object_object_add(pr, "kept", json_object_new_string("the kept cycles' windows"));
+		json_object_object_add(pr, "forgotten_states", json_object_new_int64((int64_t)st));
+		json_object_object_add(pr, "forgotten_pairs", json_object_new_int64((int64_t)pa));
+		json_object_object_add(pr, "forgotten_segments", json_object_new_int64((int64_t)sg));
+		json_object_object_add(b, "pruned", pr);
 	}
 	json_object_object_add(b, "measured_cycles", json_object_new_int64((int64_t)measured));
 	json_object_object_add(b, "matched_cycles", json_object_new_int64((int64_t)matched));

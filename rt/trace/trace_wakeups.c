@@ -144,13 +144,7 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *e
 
 /* ---- where a measured thread's time went ---- */
 
-struct who {
-	char name[JL_TEV_COMM + 32];
-	int64_t ns;
-	uint64_t count;
-};
-
-static void who_add(struct who *w, int *n, int max, const char *name, int64_t ns)
+static void who_add(struct jl_offcpu_who *w, int *n, int max, const char *name, int64_t ns)
 {
 	for (int i = 0; i < *n; i++)
 		if (!strcmp(w[i].name, name)) {
@@ -168,12 +162,12 @@ static void who_add(struct who *w, int *n, int max, const char *name, int64_t ns
 
 static int cmp_who(const void *a, const void *b)
 {
-	const struct who *x = a, *y = b;
+	const struct jl_offcpu_who *x = a, *y = b;
 
 	return (y->ns > x->ns) - (y->ns < x->ns);
 }
 
-static json_object *who_json(struct who *w, int n, bool counts)
+static json_object *who_json(struct jl_offcpu_who *w, int n, bool counts)
 {
 	json_object *a = json_object_new_array();
 
@@ -191,79 +185,106 @@ static json_object *who_json(struct who *w, int n, bool counts)
 }
 
 /* What ran on CPU in [FROM, TO) other than PID: into BEHIND (the tasks, IRQs, softirqs it waited behind). */
-static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t pid, struct who *w, int *n,
-		   int max)
+static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t pid, struct jl_offcpu_who *w,
+		   int *n, int max)
 {
 	if (cpu < 0 || cpu >= an->ncpus)
 		return;
-	for (size_t i = 0; i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *g = &an->segs[cpu][i];
 		int64_t a = g->start > from ? g->start : from, b = g->end < to ? g->end : to;
 
+		if (g->start >= to)
+			break;
 		if (b <= a || (g->kind == JL_PART_TASK && g->pid == pid))
 			continue;
 		who_add(w, n, max, jl_tan_name(an, g->name)[0] ? jl_tan_name(an, g->name) : "?", b - a);
 	}
 }
 
+void jl_offcpu_init(struct jl_offcpu *o, int64_t from, int64_t to)
+{
+	memset(o, 0, sizeof(*o));
+	o->from = o->since = from;
+	o->to = to;
+	o->state = o->cpu = -1;
+}
+
+void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct jl_tan_thread *t,
+		    const struct jl_tstate *x)
+{
+	int64_t ts = x ? x->ts : o->to, a = o->since > o->from ? o->since : o->from, b = ts < o->to ? ts : o->to;
+
+	if (o->done)
+		return;
+	if (x && x->ts < o->from) { /* the state at the window's start */
+		o->state = x->what == JL_TS_MIGRATED ? o->state : x->what;
+		o->cpu = x->cpu;
+		o->since = x->ts;
+		return;
+	}
+	if (o->state < 0 && x) /* nothing before the window: what its first state says it was doing */
+		o->state = x->what == JL_TS_WOKEN ? JL_TS_BLOCKED
+			   : x->what == JL_TS_PREEMPTED || x->what == JL_TS_BLOCKED ? JL_TS_IN : -1;
+	if (b > a) {
+		if (o->state == JL_TS_IN)
+			o->run += b - a;
+		else if (o->state == JL_TS_PREEMPTED) {
+			o->preempted += b - a;
+			behind(an, o->cpu, a, b, t->pid, o->pre, &o->npre, JL_OFFCPU_WHO);
+		} else if (o->state == JL_TS_BLOCKED)
+			o->blocked += b - a;
+		else if (o->state == JL_TS_WOKEN)
+			o->waiting += b - a;
+	}
+	if (!x || x->ts >= o->to) {
+		o->done = true;
+		return;
+	}
+	if (x->what == JL_TS_MIGRATED) {
+		o->migrations++;
+		o->cpu = x->cpu;
+		o->since = x->ts; /* the time before it is counted: the state goes on, on the new CPU */
+		return;
+	}
+	if (x->what == JL_TS_WOKEN && o->state == JL_TS_BLOCKED) /* the sleep just ended: its time goes to who ended it */
+		who_add(o->wk, &o->nwk, JL_OFFCPU_WHO, jl_tan_name(an, x->by)[0] ? jl_tan_name(an, x->by) : "?",
+			b > a ? b - a : 0);
+	o->state = x->what;
+	o->cpu = x->cpu;
+	o->since = x->ts;
+}
+
+json_object *jl_offcpu_json(struct jl_offcpu *o)
+{
+	json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "running_ns", json_object_new_int64(o->run));
+	json_object_object_add(j, "preempted_ns", json_object_new_int64(o->preempted));
+	json_object_object_add(j, "preempted_behind", who_json(o->pre, o->npre, false));
+	json_object_object_add(j, "blocked_ns", json_object_new_int64(o->blocked));
+	json_object_object_add(j, "woken_by", who_json(o->wk, o->nwk, true)); /* blocked time each waker ended */
+	json_object_object_add(j, "wakeup_wait_ns", json_object_new_int64(o->waiting));
+	json_object_object_add(j, "migrations", json_object_new_int64((int64_t)o->migrations));
+	return j;
+}
+
 json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
 {
 	const struct jl_tan_thread *t = &an->threads[ti];
-	struct who pre[64], wk[64];
-	int npre = 0, nwk = 0, state = -1, cpu = -1;
-	char waker[JL_TEV_COMM + 32];
-	int64_t since = from, run = 0, preempted = 0, blocked = 0, waiting = 0;
-	uint64_t migrations = 0;
-	json_object *o;
+	struct jl_offcpu *o = malloc(sizeof(*o));
+	size_t first = 0;
+	json_object *j;
 
-	for (size_t i = 0; i <= t->nstates; i++) {
-		const struct jl_tstate *x = i < t->nstates ? &t->states[i] : NULL;
-		int64_t ts = x ? x->ts : to, a = since > from ? since : from, b = ts < to ? ts : to;
-
-		if (x && x->ts < from) { /* the state at the window's start */
-			state = x->what == JL_TS_MIGRATED ? state : x->what;
-			cpu = x->cpu;
-			since = x->ts;
-			continue;
-		}
-		if (state < 0 && x) /* nothing before the window: what its first state says it was doing */
-			state = x->what == JL_TS_WOKEN ? JL_TS_BLOCKED
-				: x->what == JL_TS_PREEMPTED || x->what == JL_TS_BLOCKED ? JL_TS_IN : -1;
-		if (b > a) {
-			if (state == JL_TS_IN)
-				run += b - a;
-			else if (state == JL_TS_PREEMPTED) {
-				preempted += b - a;
-				behind(an, cpu, a, b, t->pid, pre, &npre, 64);
-			} else if (state == JL_TS_BLOCKED)
-				blocked += b - a;
-			else if (state == JL_TS_WOKEN)
-				waiting += b - a;
-		}
-		if (!x || x->ts >= to)
-			break;
-		if (x->what == JL_TS_MIGRATED) {
-			migrations++;
-			cpu = x->cpu;
-			since = x->ts; /* the time before it is counted: the state goes on, on the new CPU */
-			continue;
-		}
-		if (x->what == JL_TS_WOKEN && state == JL_TS_BLOCKED) {
-			/* the sleep just ended: its time goes to who ended it */
-			snprintf(waker, sizeof(waker), "%s", jl_tan_name(an, x->by)[0] ? jl_tan_name(an, x->by) : "?");
-			who_add(wk, &nwk, 64, waker, b > a ? b - a : 0);
-		}
-		state = x->what;
-		cpu = x->cpu;
-		since = x->ts;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "running_ns", json_object_new_int64(run));
-	json_object_object_add(o, "preempted_ns", json_object_new_int64(preempted));
-	json_object_object_add(o, "preempted_behind", who_json(pre, npre, false));
-	json_object_object_add(o, "blocked_ns", json_object_new_int64(blocked));
-	json_object_object_add(o, "woken_by", who_json(wk, nwk, true)); /* blocked time each waker ended */
-	json_object_object_add(o, "wakeup_wait_ns", json_object_new_int64(waiting));
-	json_object_object_add(o, "migrations", json_object_new_int64((int64_t)migrations));
-	return o;
+	if (!o)
+		return NULL;
+	/* a pruned analysis stepped the owner's forgotten states already (the same window: trace_prune.c) */
+	if (!jl_tan_prune_offcpu(an, t->owner, from, to, o, &first))
+		jl_offcpu_init(o, from, to);
+	for (size_t i = first; i < t->nstates && !o->done; i++)
+		jl_offcpu_step(o, an, t, &t->states[i]);
+	jl_offcpu_step(o, an, t, NULL);
+	j = jl_offcpu_json(o);
+	free(o);
+	return j;
 }

@@ -285,11 +285,33 @@ def peak_rss_kb(args, timeout):
 
 
 def test_memory_flat_in_duration(tmp_path):
-    """The peak RSS of 4 loops at 1 kHz for 20 s and for 60 s (rings: samples_memory below what they
-    need) differs by less than 10% and stays under 64 MB. Memory, not timing: asserted."""
+    """The peak RSS of 4 loops at 1 kHz traced (trace = sched) for 20 s and for 60 s (rings: samples_memory
+    below what they need) differs by less than 10% and stays under 64 MB. Memory, not timing: asserted.
+    The run's analysis is pruned to the kept cycles' windows; `jitterlab analyze` of its trace.dat (the
+    whole analysis, read through libtracecmd) must explain the same worst cycles, part by part."""
+    import json
     p = LONG_RUN
-    rings = ["--set", "run.samples_memory=64KB", "--warmup", "200ms"]
-    a = peak_rss_kb([BIN, "run", str(p), "--duration", "20s", *rings, "--out", str(tmp_path / "a"), "--quiet"], 120)
-    b = peak_rss_kb([BIN, "run", str(p), "--duration", "60s", *rings, "--out", str(tmp_path / "b"), "--quiet"], 180)
+    args = ["--set", "run.samples_memory=64KB", "--set", "run.trace=sched", "--warmup", "200ms", "--quiet"]
+    a = peak_rss_kb([BIN, "run", str(p), "--duration", "20s", *args, "--out", str(tmp_path / "a")], 150)
+    b = peak_rss_kb([BIN, "run", str(p), "--duration", "60s", *args, "--out", str(tmp_path / "b")], 240)
     assert b < 64 * 1024 and a < 64 * 1024, (a, b)
     assert abs(b - a) < 0.10 * a, (a, b)
+    run_dir = next((tmp_path / "b").glob("long-run/*"))
+    s = json.loads((run_dir / "summary.json").read_text())
+    t = s["trace"]
+    assert s["samples"]["storage"] == "ring"
+    assert t["pruned"]["forgotten_states"] > 0 and t["pruned"]["forgotten_segments"] > 0, t["pruned"]
+    assert t["worst"], "nothing explained"
+    for name, w in t["wakeup_ns"].items():
+        assert w["of"] == "wakeups"
+        # every wakeup of a 1 kHz loop in ~60 s (not only the kept cycles'), as many as its switch-ins
+        assert 50000 < w["count"] <= t["sched_switch"][name]["wakings"], (name, w)
+        assert t["sched_switch"][name]["pairs"] >= w["count"]
+    an = subprocess.run([BIN, "analyze", str(run_dir), "--json"], capture_output=True, text=True, timeout=300)
+    assert an.returncode == 0, an.stderr
+    whole = json.loads(an.stdout)
+    whole = whole.get("trace", whole)
+    key = lambda c: (c["thread"], c["cycle"], c["window"], c["latency_ns"],
+                     [(x["kind"], x["name"], x["duration_ns"]) for x in c["parts"]])
+    assert [key(c) for c in t["worst"]] == [key(c) for c in whole["worst"]]
+    assert t["matched_cycles"] == whole["matched_cycles"]

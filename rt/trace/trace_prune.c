@@ -1,0 +1,320 @@
+/* trace_prune: the analysis of a long run's trace in flat memory (trace_events.h, jl_tan_prune).
+ *
+ * A run whose loops keep only some cycles (rings: the worst, the first misses, the last ones) can only
+ * ever explain or match those. Their windows are known before the first event, so the analysis keeps
+ * states, pairs and timeline segments only where a window needs them, and counts the rest as it goes:
+ * - a kept sample's wakeup window [release - slack, wake + slack]: where its pair is (jl_tan_match);
+ * - a candidate's whole window (each entry's JL_TAN_PRUNE_WORST worst by latency and JL_TAN_PRUNE_MISSES
+ *   longest missed deadlines): from well before the release (the RT budget's shapes look back: at least
+ *   twice the throttled share or the fair server's runtime, plus 10 ms) to 2 ms after the end.
+ * Pairs outside every window are dropped when they are made (their latency goes to a histogram first).
+ * States and segments are dropped a second of trace time behind the events (JL_TAN_PRUNE_LAG_NS), once
+ * every CPU's timeline is closed up to them: the off-CPU totals of [from, to) step each state first,
+ * with the segments it was preempted behind still there. So what a pruned analysis reports equals what
+ * the whole analysis reports, except the wakeup figures: every wakeup, not only those matched to a kept
+ * cycle (the others are not known), with the histogram's percentile bound. Pure: no I/O. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/stats.h"
+#include "../base/stream.h"
+#include "trace_int.h"
+
+struct jl_tan_prune {
+	int64_t from, to;
+	int64_t (*win)[2];          /* merged, sorted [a, b) */
+	size_t nwin;
+	int64_t next;               /* trace time of the next compaction */
+	struct jl_offcpu *oc;       /* per entry (owners): stepped states' totals */
+	size_t *oc_done;            /* per entry: states stepped (the first ones of its array) */
+	struct jl_stream *wk;       /* per entry: every wakeup in [from, to) */
+	uint8_t **whole;            /* per entry, per sample: a candidate (its whole window kept) */
+	size_t states, pairs, segs; /* forgotten */
+};
+
+static int cmp_win(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+struct rank {
+	int64_t v;
+	size_t i;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Mark the K samples of T with the largest V (latency, or response of a miss) as candidates. */
+static void mark_top(const struct jl_tan_thread *t, int64_t from, bool misses, int k, uint8_t *whole,
+		     struct rank *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct jl_tan_sample *s = &t->samples[i];
+
+		if (s->release < from || (misses && !(s->miss && s->end > s->wake)))
+			continue;
+		r[n].v = misses ? s->end - s->release : s->wake - s->release;
+		r[n++].i = i;
+	}
+	qsort(r, n, sizeof(*r), cmp_rank);
+	for (size_t i = 0; i < n && i < (size_t)k; i++)
+		whole[r[i].i] = 1;
+}
+
+int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
+{
+	const struct jl_tan_budget *bw = &an->budget;
+	int64_t throttled = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
+	int64_t fair = bw->fair_server ? bw->fair_runtime_ns : 0, back, shape;
+	struct jl_tan_prune *p;
+	size_t nwin = 0, total = 0, maxs = 0;
+	struct rank *r = NULL;
+	bool any = false;
+
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_tan_thread *t = &an->threads[i];
+
+		if (!t->measured)
+			continue;
+		if (!t->samples || !t->partial || t->pool || t->executor)
+			return 0; /* an entry that needs every wakeup or every cycle: the whole analysis */
+		any = true;
+		total += t->nsamples;
+		maxs = t->nsamples > maxs ? t->nsamples : maxs;
+	}
+	if (!any)
+		return 0;
+	shape = throttled > fair ? throttled : fair;
+	back = 2 * shape + 10000000LL;
+	if (back < JL_TAN_PRUNE_BACK_MIN)
+		back = JL_TAN_PRUNE_BACK_MIN;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto fail;
+	an->prune = p;
+	p->from = from;
+	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
+	p->next = INT64_MIN;
+	p->oc = calloc((size_t)an->nthreads, sizeof(*p->oc));
+	p->oc_done = calloc((size_t)an->nthreads, sizeof(*p->oc_done));
+	p->wk = calloc((size_t)an->nthreads, sizeof(*p->wk));
+	p->whole = calloc((size_t)an->nthreads, sizeof(*p->whole));
+	p->win = malloc((total ? total : 1) * sizeof(*p->win));
+	r = malloc((maxs ? maxs : 1) * sizeof(*r));
+	if (!p->oc || !p->oc_done || !p->wk || !p->whole || !p->win || !r)
+		goto fail;
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_tan_thread *t = &an->threads[i];
+
+		jl_offcpu_init(&p->oc[i], from, p->to);
+		if (!t->measured)
+			continue;
+		if (jl_stream_init(&p->wk[i], 1, true) < 0)
+			goto fail;
+		p->whole[i] = calloc(t->nsamples ? t->nsamples : 1, 1);
+		if (!p->whole[i])
+			goto fail;
+		mark_top(t, from, false, JL_TAN_PRUNE_WORST, p->whole[i], r);
+		mark_top(t, from, true, JL_TAN_PRUNE_MISSES, p->whole[i], r);
+		for (size_t k = 0; k < t->nsamples; k++) {
+			const struct jl_tan_sample *s = &t->samples[k];
+			int64_t last = s->end > s->wake ? s->end : s->wake;
+
+			if (s->release < from)
+				continue;
+			if (p->whole[i][k]) {
+				p->win[nwin][0] = s->release - back;
+				p->win[nwin][1] = last + 2000000LL;
+			} else {
+				p->win[nwin][0] = s->release - JL_TAN_CLOCK_SLACK_NS;
+				p->win[nwin][1] = s->wake + JL_TAN_CLOCK_SLACK_NS + 1;
+			}
+			nwin++;
+		}
+	}
+	free(r);
+	qsort(p->win, nwin, sizeof(*p->win), cmp_win);
+	for (size_t k = 0; k < nwin; k++) { /* merge */
+		if (p->nwin && p->win[k][0] <= p->win[p->nwin - 1][1]) {
+			if (p->win[k][1] > p->win[p->nwin - 1][1])
+				p->win[p->nwin - 1][1] = p->win[k][1];
+		} else {
+			p->win[p->nwin][0] = p->win[k][0];
+			p->win[p->nwin][1] = p->win[k][1];
+			p->nwin++;
+		}
+	}
+	return 1;
+fail:
+	free(r);
+	jl_tan_prune_free(an);
+	errno = ENOMEM;
+	return -1;
+}
+
+void jl_tan_prune_free(struct jl_tan *an)
+{
+	struct jl_tan_prune *p = an->prune;
+
+	if (!p)
+		return;
+	for (int i = 0; i < an->nthreads; i++) {
+		if (p->wk)
+			jl_stream_free(&p->wk[i]);
+		if (p->whole)
+			free(p->whole[i]);
+	}
+	free(p->oc);
+	free(p->oc_done);
+	free(p->wk);
+	free(p->whole);
+	free(p->win);
+	free(p);
+	an->prune = NULL;
+}
+
+bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
+{
+	const struct jl_tan_prune *p = an->prune;
+	size_t lo = 0, hi;
+
+	if (!p)
+		return true;
+	hi = p->nwin;
+	while (lo < hi) { /* the first window that ends after A */
+		size_t mid = (lo + hi) / 2;
+
+		if (p->win[mid][1] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nwin && p->win[lo][0] < b;
+}
+
+bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si)
+{
+	const struct jl_tan_prune *p = an->prune;
+
+	return !p || !p->whole[ti] || p->whole[ti][si];
+}
+
+bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
+{
+	struct jl_tan_prune *p = an->prune;
+
+	if (!p)
+		return true;
+	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured)
+		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
+	if (jl_tan_prune_keeps(an, pr->waking, pr->switch_in + 1))
+		return true;
+	p->pairs++;
+	an->threads[ti].pairs_forgotten++;
+	return false;
+}
+
+bool jl_tan_prune_wakeups(const struct jl_tan *an, int ti, struct jl_dist *d, size_t *n)
+{
+	const struct jl_tan_prune *p = an->prune;
+	int o;
+
+	if (!p)
+		return false;
+	o = an->threads[ti].owner;
+	memset(d, 0, sizeof(*d));
+	*n = (size_t)p->wk[o].m.n;
+	if (*n)
+		jl_stream_dist(&p->wk[o], d);
+	return true;
+}
+
+bool jl_tan_prune_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
+			 size_t *first)
+{
+	const struct jl_tan_prune *p = an->prune;
+
+	if (!p || p->from != from || (p->to != to && p->to != INT64_MAX))
+		return false;
+	*o = p->oc[ti];
+	o->to = to; /* an open end: no state reached it, every span so far ended before it */
+	*first = p->oc_done[ti];
+	return true;
+}
+
+void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs, size_t *segs)
+{
+	const struct jl_tan_prune *p = an->prune;
+
+	*states = p ? p->states : 0;
+	*pairs = p ? p->pairs : 0;
+	*segs = p ? p->segs : 0;
+}
+
+/* Step entry TI's off-CPU totals over its states before CLOSED, then keep only the states not stepped
+ * and those whose span [ts, next ts) overlaps a window. */
+static void compact_states(struct jl_tan *an, int ti, int64_t closed)
+{
+	struct jl_tan_prune *p = an->prune;
+	struct jl_tan_thread *t = &an->threads[ti];
+	size_t k = p->oc_done[ti], j = 0, done = 0;
+
+	while (k < t->nstates && t->states[k].ts < closed && !p->oc[ti].done)
+		jl_offcpu_step(&p->oc[ti], an, t, &t->states[k++]);
+	if (p->oc[ti].done) /* past the window's end: nothing more to step, only windows to keep */
+		while (k < t->nstates && t->states[k].ts < closed)
+			k++;
+	for (size_t i = 0; i < t->nstates; i++) {
+		int64_t end = i + 1 < t->nstates ? t->states[i + 1].ts : INT64_MAX;
+
+		if (i >= k || jl_tan_prune_keeps(an, t->states[i].ts, end > t->states[i].ts ? end : t->states[i].ts + 1)) {
+			if (i < k)
+				done++;
+			t->states[j++] = t->states[i];
+		} else {
+			p->states++;
+		}
+	}
+	t->nstates = j;
+	p->oc_done[ti] = done;
+}
+
+int jl_tan_compact(struct jl_tan *an, int64_t now)
+{
+	struct jl_tan_prune *p = an->prune;
+	int64_t closed;
+
+	if (!p || now < p->next)
+		return 0;
+	p->next = now + JL_TAN_PRUNE_LAG_NS;
+	closed = jl_tan_timeline_closed(an, now - JL_TAN_PRUNE_LAG_NS);
+	for (int ti = 0; ti < an->nthreads; ti++)
+		if (an->threads[ti].measured && an->threads[ti].owner == ti)
+			compact_states(an, ti, closed);
+	for (int c = 0; c < an->ncpus; c++) {
+		size_t j = 0;
+
+		for (size_t i = 0; i < an->nsegs[c]; i++) {
+			const struct jl_segment *g = &an->segs[c][i];
+
+			if (g->end > closed || jl_tan_prune_keeps(an, g->start, g->end))
+				an->segs[c][j++] = *g;
+			else
+				p->segs++;
+		}
+		an->nsegs[c] = j;
+	}
+	return 0;
+}

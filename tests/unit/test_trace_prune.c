@@ -1,0 +1,425 @@
+/* Unit test of the pruned analysis (rt/trace/trace_prune.c) against the whole one (trace_events.c): the
+ * same ten seconds of events (four 1 kHz FIFO loops beside a CFS hog on CPU 1, IRQs, a FIFO 90 intruder
+ * now and then (before the loops, or preempting one), stalls where the hog is not preempted for 2 ms, a housekeeping task on CPU 0) and the same
+ * kept cycles (the worst, the misses, the last ones, every 50th: what a ring keeps) go to an analysis that
+ * keeps everything and to one that prunes. They must explain the same worst cycles part by part, match
+ * the same samples, give the same off-CPU totals, while the pruned one keeps a small part of the states
+ * and segments. Its wakeup figures count every wakeup the generator made (counted here as it makes them). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rt/base/stats.h"
+#include "rt/trace/trace_int.h"
+
+#define NLOOPS 4
+#define SLOTS 10000
+#define HOG 500
+#define INTRUDER 200
+#define HK 300
+#define US 1000LL
+#define MS 1000000LL
+#define MISS_NS (1500 * US)
+
+struct gen {
+	struct jl_tev *ev;
+	size_t n, cap;
+	struct jl_tan_sample *s[NLOOPS];
+	size_t ns[NLOOPS];
+	size_t wakeups[NLOOPS];   /* wakings in [from, to) */
+	int64_t max_wakeup[NLOOPS];
+	int64_t preempted;        /* the first loop, behind the intruder, in [from, to) */
+	int64_t from, to;
+	uint64_t rng;
+};
+
+static uint32_t rnd(struct gen *g, uint32_t n)
+{
+	g->rng = g->rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(g->rng >> 33) % n;
+}
+
+static struct jl_tev *push(struct gen *g, int64_t ts, int cpu, int cur, int kind)
+{
+	struct jl_tev *e;
+
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 4096;
+		g->ev = realloc(g->ev, g->cap * sizeof(*g->ev));
+		assert_non_null(g->ev);
+	}
+	e = &g->ev[g->n++];
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->cpu = cpu;
+	e->kind = kind;
+	e->has_cur = true;
+	e->cur = cur;
+	return e;
+}
+
+static void sw(struct gen *g, int64_t ts, int cpu, int prev, int pprio, int pstate, int next, int nprio)
+{
+	struct jl_tev *e = push(g, ts, cpu, prev, JL_TEV_SWITCH);
+
+	e->prev_pid = prev;
+	e->prev_prio = pprio;
+	e->prev_state = pstate;
+	e->pid = next;
+	e->prio = nprio;
+	snprintf(e->comm, sizeof(e->comm), "%s", next == HOG ? "hog" : next == INTRUDER ? "intruder" : next == HK ? "hk"
+		 : next == 0 ? "swapper/1" : "loop");
+	snprintf(e->prev_comm, sizeof(e->prev_comm), "%s", prev == HOG ? "hog" : prev == INTRUDER ? "intruder"
+		 : prev == HK ? "hk" : prev == 0 ? "swapper/1" : "loop");
+}
+
+static void waking(struct gen *g, int64_t ts, int cpu, int cur, int pid, int prio)
+{
+	struct jl_tev *e = push(g, ts, cpu, cur, JL_TEV_WAKING);
+
+	e->pid = pid;
+	e->prio = prio;
+	e->target_cpu = cpu;
+	snprintf(e->comm, sizeof(e->comm), "t%d", pid);
+}
+
+static void sample(struct gen *g, int i, int64_t release, int64_t in, int64_t out, uint64_t cycle)
+{
+	struct jl_tan_sample *s = &g->s[i][g->ns[i]++];
+
+	s->release = release;
+	s->wake = in + 1 * US;
+	s->end = out - 1 * US;
+	s->miss = s->end - s->release > MISS_NS;
+	s->cycle = cycle;
+	s->tid = 101 + i;
+}
+
+/* Ten seconds of CPU 1 (and CPU 0's housekeeping), slot by slot. */
+static void generate(struct gen *g, bool stalls)
+{
+	int skip = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->rng = 42;
+	for (int i = 0; i < NLOOPS; i++) {
+		g->s[i] = calloc(SLOTS, sizeof(*g->s[i]));
+		g->max_wakeup[i] = -1;
+	}
+	g->from = 10 * MS + 100 * MS;
+	g->to = 10 * MS + (SLOTS - 100) * MS;
+	sw(g, 1 * US, 1, 0, 120, 0, HOG, 120);
+	sw(g, 2 * US, 0, 0, 120, 0, HK, 120);
+	for (int k = 0; k < SLOTS / 10; k++) { /* CPU 0: the housekeeping task runs 2 ms of every 10 */
+		int64_t t = 5 * MS + k * 10 * MS;
+
+		waking(g, t - 1 * US, 0, 0, HK, 120);
+		sw(g, t, 0, 0, 120, 0, HK, 120);
+		sw(g, t + 2 * MS, 0, HK, 120, 1, 0, 120);
+	}
+	for (int k = 0; k < SLOTS; k++) {
+		int64_t T = 10 * MS + k * MS, t, wk[NLOOPS];
+		bool intruder = k % 997 == 500, stall = stalls && k % 613 == 300;
+		int prev = HOG, pprio = 120;
+
+		if (skip) { /* after a stall: the loops' next releases were overrun */
+			skip--;
+			continue;
+		}
+		if (rnd(g, 7) == 0) { /* an IRQ just before the release */
+			struct jl_tev *e = push(g, T - 30 * US - rnd(g, 200) * US, 1, HOG, JL_TEV_IRQ_ENTRY);
+
+			e->pid = 24;
+			snprintf(e->comm, sizeof(e->comm), "eth0");
+			e = push(g, e->ts + 5 * US + rnd(g, 10) * US, 1, HOG, JL_TEV_IRQ_EXIT);
+			e->pid = 24;
+		}
+		if (k % 401 == 7) { /* a migration record while it sleeps (to the CPU it is on) */
+			struct jl_tev *e = push(g, T - 300 * US, 1, HOG, JL_TEV_MIGRATE);
+
+			e->pid = 104;
+			e->target_cpu = 1;
+		}
+		{
+			struct jl_tev *e = push(g, T + 3 * US, 1, HOG, JL_TEV_TIMER_ENTRY);
+
+			snprintf(e->comm, sizeof(e->comm), "hrtimer_wakeup");
+			e->arg = 0x1000;
+			e->expires = T;
+		}
+		for (int i = 0; i < NLOOPS; i++) {
+			wk[i] = T + (4 + i) * US;
+			waking(g, wk[i], 1, HOG, 101 + i, 19);
+		}
+		push(g, T + 8 * US, 1, HOG, JL_TEV_TIMER_EXIT);
+		t = T + 12 * US + rnd(g, 30) * US;
+		if (intruder) { /* FIFO 90 first, 300 us */
+			waking(g, T + 9 * US, 1, HOG, INTRUDER, 9);
+			sw(g, T + 10 * US, 1, HOG, 120, 0, INTRUDER, 9);
+			prev = INTRUDER;
+			pprio = 9;
+			t = T + 310 * US;
+		} else if (stall) { /* the hog is not preempted for 2 ms */
+			t = T + 2 * MS;
+			skip = 2;
+		}
+		for (int i = 0; i < NLOOPS; i++) {
+			int64_t run = (10 + rnd(g, 30)) * US, out = t + run;
+
+			sw(g, t, 1, prev, pprio, prev == HOG ? 0 : 1, 101 + i, 19);
+			if (i == 0 && k % 997 == 800) { /* the intruder preempts the first loop for 200 us */
+				waking(g, t + 5 * US, 1, 101, INTRUDER, 9);
+				sw(g, t + 6 * US, 1, 101, 19, 0, INTRUDER, 9);
+				sw(g, t + 206 * US, 1, INTRUDER, 9, 1, 101, 19);
+				out += 200 * US;
+				if (t >= g->from && t < g->to)
+					g->preempted += 200 * US;
+			}
+			if (rnd(g, 11) == 0) { /* a softirq at the end of its run */
+				struct jl_tev *e = push(g, out - 5 * US, 1, 101 + i, JL_TEV_SOFTIRQ_ENTRY);
+
+				e->pid = 7;
+				e = push(g, out - 2 * US, 1, 101 + i, JL_TEV_SOFTIRQ_EXIT);
+				e->pid = 7;
+			}
+			sample(g, i, T, t, out, (uint64_t)k);
+			if (wk[i] >= g->from && wk[i] < g->to) {
+				g->wakeups[i]++;
+				if (t - wk[i] > g->max_wakeup[i])
+					g->max_wakeup[i] = t - wk[i];
+			}
+			prev = 101 + i;
+			pprio = 19;
+			t = out;
+		}
+		sw(g, t, 1, prev, pprio, 1, HOG, 120);
+	}
+}
+
+static int cmp_lat(const void *a, const void *b)
+{
+	const struct jl_tan_sample *x = *(const struct jl_tan_sample *const *)a, *y = *(const struct jl_tan_sample *const *)b;
+	int64_t lx = x->wake - x->release, ly = y->wake - y->release;
+
+	return (ly > lx) - (ly < lx);
+}
+
+/* What a ring keeps: the 10 worst by latency, every miss, the last 256 (a ring keeps 1024 of many more),
+ * and every 50th (for matching). */
+static size_t keep(const struct jl_tan_sample *all, size_t n, struct jl_tan_sample *out)
+{
+	const struct jl_tan_sample **by = malloc(n * sizeof(*by));
+	bool *kept = calloc(n, 1);
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		by[i] = &all[i];
+	qsort(by, n, sizeof(*by), cmp_lat);
+	for (size_t i = 0; i < 10 && i < n; i++)
+		kept[by[i] - all] = true;
+	for (size_t i = 0; i < n; i++)
+		if (all[i].miss || i + 256 >= n || i % 50 == 0)
+			kept[i] = true;
+	for (size_t i = 0; i < n; i++)
+		if (kept[i])
+			out[m++] = all[i];
+	free(by);
+	free(kept);
+	return m;
+}
+
+static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept,
+		    bool prune)
+{
+	struct jl_tan_thread th[NLOOPS + 1];
+
+	memset(th, 0, sizeof(th));
+	for (int i = 0; i < NLOOPS; i++) {
+		snprintf(th[i].name, sizeof(th[i].name), "loop.%d", i);
+		th[i].pid = 101 + i;
+		th[i].measured = true;
+		snprintf(th[i].policy, sizeof(th[i].policy), "FIFO 80");
+		th[i].samples = kept[i];
+		th[i].nsamples = nkept[i];
+		th[i].partial = prune;
+	}
+	snprintf(th[NLOOPS].name, sizeof(th[NLOOPS].name), "hog"); /* lends its name only */
+	th[NLOOPS].pid = HOG;
+	assert_int_equal(jl_tan_init(an, th, NLOOPS + 1, 2), 0);
+	/* no RT throttling, no fair server: the windows reach JL_TAN_PRUNE_BACK_MIN back (with the kernel's
+	 * budgets, 110 ms: most of the trace around 30 cycles) */
+	an->budget.rt_runtime_ns = -1;
+	an->budget.fair_server = false;
+	assert_int_equal(jl_tan_prune(an, g->from, g->to), prune ? 1 : 0);
+	for (size_t i = 0; i < g->n; i++)
+		assert_int_equal(jl_tan_feed(an, &g->ev[i]), 0);
+	jl_tan_end(an);
+}
+
+static size_t kept_items(const struct jl_tan *an)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < an->nthreads; i++)
+		n += an->threads[i].nstates + an->threads[i].npairs;
+	for (int c = 0; c < an->ncpus; c++)
+		n += an->nsegs[c];
+	return n;
+}
+
+static void pruned_equals_whole(bool stalls)
+{
+	static struct gen g;
+	struct jl_tan_sample *kept[NLOOPS];
+	size_t nkept[NLOOPS], nw = 0, np = 0, mw = 0, mp = 0, fs, fp, fg;
+	struct jl_cycle w[16], p[16];
+	struct jl_tan whole, pruned;
+	int nwo = 0, npo = 0;
+
+	generate(&g, stalls);
+	assert_int_equal(jl_tev_sort(g.ev, g.n), 0);
+	for (int i = 0; i < NLOOPS; i++) {
+		kept[i] = calloc(g.ns[i], sizeof(*kept[i]));
+		nkept[i] = keep(g.s[i], g.ns[i], kept[i]);
+		assert_true(nkept[i] < g.ns[i] / 2);
+	}
+	analyse(&whole, &g, kept, nkept, false);
+	analyse(&pruned, &g, kept, nkept, true);
+
+	/* the same worst cycles, part by part, and the same missed deadlines */
+	assert_int_equal(jl_tan_worst(&whole, g.from, w, 5, 10, &nwo, &mw), 0);
+	assert_int_equal(jl_tan_worst(&pruned, g.from, p, 5, 10, &npo, &mp), 0);
+	assert_true(nwo >= 5);
+	assert_int_equal(npo, nwo);
+	assert_true(!stalls || mw > 0);
+	assert_int_equal(mp, mw);
+	for (int i = 0; i < nwo; i++) {
+		assert_int_equal(p[i].thread, w[i].thread);
+		assert_int_equal(p[i].cycle, w[i].cycle);
+		assert_int_equal(p[i].window, w[i].window);
+		assert_int_equal(p[i].latency_ns, w[i].latency_ns);
+		assert_int_equal(p[i].switch_in, w[i].switch_in);
+		assert_int_equal(p[i].nparts, w[i].nparts);
+		for (int j = 0; j < w[i].nparts; j++) {
+			assert_int_equal(p[i].parts[j].kind, w[i].parts[j].kind);
+			assert_string_equal(p[i].parts[j].name, w[i].parts[j].name);
+			assert_int_equal(p[i].parts[j].pid, w[i].parts[j].pid);
+			assert_int_equal(p[i].parts[j].duration_ns, w[i].parts[j].duration_ns);
+			assert_string_equal(p[i].parts[j].detail, w[i].parts[j].detail);
+		}
+	}
+	/* what they explain: the stalls (2 ms of the hog, unpreempted), else the intruder */
+	{
+		bool unpre = false, intr = false;
+
+		for (int i = 0; i < nwo; i++)
+			for (int j = 0; j < w[i].nparts; j++) {
+				unpre |= w[i].parts[j].kind == JL_PART_UNPREEMPTED;
+				intr |= w[i].parts[j].pid == INTRUDER;
+			}
+		assert_true(stalls ? unpre : intr);
+	}
+	for (int i = 0; i < NLOOPS; i++) {
+		const char *a, *b;
+		json_object *oa = jl_tan_offcpu(&whole, i, g.from, g.to), *ob = jl_tan_offcpu(&pruned, i, g.from, g.to);
+		struct jl_dist d;
+		size_t n;
+
+		/* the same kept samples matched */
+		assert_int_equal(pruned.threads[i].measured_samples, whole.threads[i].measured_samples);
+		assert_int_equal(pruned.threads[i].matched, whole.threads[i].matched);
+		assert_true(whole.threads[i].matched > nkept[i] * 9 / 10);
+		/* the same off-CPU totals, from the states the pruned one stepped before it forgot them */
+		a = json_object_to_json_string(oa);
+		b = json_object_to_json_string(ob);
+		if (i == 0) { /* preempted behind the intruder as often as the generator made it */
+			json_object *behind = json_object_object_get(oa, "preempted_behind");
+
+			assert_int_equal(json_object_get_int64(json_object_object_get(oa, "preempted_ns")), g.preempted);
+			assert_string_equal(json_object_get_string(json_object_object_get(
+						    json_object_array_get_idx(behind, 0), "name")), "intruder");
+		}
+		assert_string_equal(b, a);
+		json_object_put(oa);
+		json_object_put(ob);
+		/* every wakeup the generator made in the window, the largest exactly */
+		assert_false(jl_tan_prune_wakeups(&whole, i, &d, &n));
+		assert_true(jl_tan_prune_wakeups(&pruned, i, &d, &n));
+		assert_int_equal(n, g.wakeups[i]);
+		assert_int_equal(d.max, g.max_wakeup[i]);
+		assert_int_equal(pruned.threads[i].npairs + pruned.threads[i].pairs_forgotten, whole.threads[i].npairs);
+		nw += whole.threads[i].nstates;
+		np += pruned.threads[i].nstates;
+	}
+	/* and kept a small part of what the whole one did */
+	jl_tan_prune_counts(&pruned, &fs, &fp, &fg);
+	assert_true(fs > 0 && fp > 0 && fg > 0);
+	assert_int_equal(np + fs, nw);
+	print_message("kept %zu of %zu states, pairs and segments\n", kept_items(&pruned), kept_items(&whole));
+	assert_true(kept_items(&pruned) * 4 < kept_items(&whole));
+	jl_tan_free(&whole);
+	jl_tan_free(&pruned);
+	for (int i = 0; i < NLOOPS; i++) {
+		free(kept[i]);
+		free(g.s[i]);
+	}
+	free(g.ev);
+}
+
+static void test_pruned_equals_whole_stalls(void **state)
+{
+	(void)state;
+	pruned_equals_whole(true);
+}
+
+static void test_pruned_equals_whole_intruder(void **state)
+{
+	(void)state;
+	pruned_equals_whole(false);
+}
+
+/* Not every measured entry partial (a callback's, an entry without samples): nothing is pruned. */
+static void test_not_pruned_unless_all_partial(void **state)
+{
+	struct jl_tan_sample s = { .release = 1000, .wake = 2000, .end = 3000, .cycle = 0 };
+	struct jl_tan_thread th[2] = { 0 };
+	struct jl_tan an;
+
+	(void)state;
+	th[0].pid = 1;
+	th[0].measured = true;
+	th[0].samples = &s;
+	th[0].nsamples = 1;
+	th[0].partial = true;
+	th[1].pid = 2;
+	th[1].measured = true; /* no samples: every wakeup of it is what is analysed */
+	assert_int_equal(jl_tan_init(&an, th, 2, 1), 0);
+	assert_int_equal(jl_tan_prune(&an, 0, 0), 0);
+	assert_null(an.prune);
+	assert_true(jl_tan_sample_whole(&an, 0, 0));
+	jl_tan_free(&an);
+	th[1].samples = &s;
+	th[1].nsamples = 1;
+	th[1].partial = true;
+	assert_int_equal(jl_tan_init(&an, th, 2, 1), 0);
+	assert_int_equal(jl_tan_prune(&an, 0, 0), 1);
+	assert_non_null(an.prune);
+	jl_tan_free(&an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pruned_equals_whole_stalls),
+		cmocka_unit_test(test_pruned_equals_whole_intruder),
+		cmocka_unit_test(test_not_pruned_unless_all_partial),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
