@@ -85,6 +85,7 @@ struct reader {
 	int nknown;
 	struct jl_tan *an;
 	const struct jl_ksyms *live;
+	bool pages;                  /* reading recorded pages with this kernel's tep (jl_trace_read_pages) */
 	struct jl_trace_readinfo *info;
 	/* rows mode */
 	const int64_t *ts;
@@ -193,6 +194,8 @@ static void fn_name(struct reader *r, unsigned long long addr, bool inside, char
 	fn = tep_find_function(r->tep, addr);
 	if (fn && inside)
 		start = tep_find_function_address(r->tep, addr);
+	if (fn && r->pages) /* the live tep knows it, the file written from the pages does not yet */
+		note_used(r->info, start, fn);
 	if (!fn && r->live) {
 		fn = inside ? jl_ksyms_find_near(r->live, addr, &s0) : jl_ksyms_find(r->live, addr);
 		if (fn && inside)
@@ -539,6 +542,7 @@ int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, con
 	r.tep = src->tep;
 	r.an = an;
 	r.live = live;
+	r.pages = true;
 	r.info = info;
 	setup(&r);
 	rc = pages_iterate(src, on_record, &r);

@@ -85,6 +85,25 @@ def test_task_lifetime_events_in_trace_dat(kid_run):
     assert "[UNKNOWN EVENT" not in text and "unknown event" not in text.lower()
 
 
+def test_timer_callbacks_named_in_trace_dat(kid_run):
+    """The run's analysis reads the recorded pages, not trace.dat; the callbacks it named must still be
+    written into trace.dat's kallsyms (trace-cmd names them, no bare address), and `jitterlab analyze` of
+    the file (read through libtracecmd) must explain the same cycles, part by part."""
+    import json
+    from conftest import BIN
+    text = report(kid_run)
+    assert re.search(r"hrtimer_expire_entry: .*function=hrtimer_wakeup", text), "the loop's timer is not named"
+    assert not re.search(r"hrtimer_expire_entry: .*function=0x[0-9a-f]+\s*$", text, re.M), "a bare address"
+    an = subprocess.run([BIN, "analyze", str(kid_run.dir), "--json"], capture_output=True, text=True, timeout=120)
+    assert an.returncode == 0, an.stderr
+    whole = json.loads(an.stdout)
+    whole = whole.get("trace", whole)
+    run = kid_run.summary()["trace"]
+    key = lambda c: (c["thread"], c["cycle"], [(p["kind"], p["name"], p["duration_ns"]) for p in c["parts"]])
+    assert [key(c) for c in run["worst"]] == [key(c) for c in whole["worst"]]
+    assert run["events"] == whole["events"] and run["wakeup_ns"] == whole["wakeup_ns"]
+
+
 def test_ipi_events_where_the_kernel_has_them(kid_run):
     text = report(kid_run)
     rec = kid_run.summary()["trace"]["recorded"]
