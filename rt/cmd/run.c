@@ -159,6 +159,15 @@ static bool has_probe(const struct jl_scenario *sc)
 	return false;
 }
 
+/* Is a program measured from the trace (its series need every page)? */
+static bool from_trace(const struct jl_scenario *sc)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
+			return true;
+	return false;
+}
+
 /* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
  * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
 static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
@@ -407,6 +416,14 @@ static uint64_t lost_now(void *ctx)
 	return jl_trace_lost_now(((struct run_ctx *)ctx)->trace);
 }
 
+/* The watch's cycle hook: the flight recorder's windows (trace_keep.c) */
+static void keep_cycle(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f)
+{
+	struct run_ctx *r = ctx;
+
+	jl_trace_keep_cycle(r->trace, series, &r->eng.series[series], x, f->latency, f->response, f->miss);
+}
+
 static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 {
 	cpu_set_t hk;
@@ -422,6 +439,7 @@ static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 		.ctx = r,
 		.cpus = have_hk ? &hk : NULL,
 		.lost = r->trace ? lost_now : NULL,
+		.cycle = r->trace ? keep_cycle : NULL,
 	};
 
 	if (jl_watch_init(&r->watch, &r->eng, &o, err, errlen))
@@ -512,6 +530,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 							strerror(errno));
 				}
 			}
+			/* the flight recorder: asked for, or a long run's (its loops keep rings) */
+			if ((sc->run.trace_keep == JL_TRACE_KEEP_WORST ||
+			     (sc->run.trace_keep == JL_TRACE_KEEP_AUTO && r->eng.rings && !sc->nexecutors && !from_trace(sc))) &&
+			    jl_trace_keep_worst(r->trace, err, sizeof(err)))
+				fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
 			if (jl_trace_record(r->trace, err, sizeof(err))) {
 				fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
 				snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);

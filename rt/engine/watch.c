@@ -190,6 +190,8 @@ static void drain(struct jl_watch *w, int i, int64_t frontier)
 			break;
 		if (!jl_series_acc_add(a, x, &f))
 			continue;
+		if (w->o.cycle)
+			w->o.cycle(w->o.ctx, i, x, &f);
 		iv = &w->intervals[(size_t)i * (size_t)w->nintervals + (size_t)interval_of(w, x->release)];
 		if (!iv->cycles || f.latency > iv->max_latency) {
 			iv->max_latency = f.latency;

@@ -45,6 +45,9 @@ struct jl_watch_opts {
 	void *ctx;
 	const cpu_set_t *cpus;       /* housekeeping CPUs; NULL: there are none (no progress line then) */
 	uint64_t (*lost)(void *ctx); /* the trace's lost events so far, for the progress line (NULL: no trace) */
+	/* each measured cycle as it is read (series index, sample, its figures), for the trace's flight
+	 * recorder (NULL: none); called on the watch's thread */
+	void (*cycle)(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f);
 };
 
 /* One interval of a series: its worst latency and where. */

@@ -59,12 +59,17 @@ enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
 	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
 	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_SAMPLES,
-	JL_RKEY_SAMPLES_MEMORY, JL_RKEY_INTERVAL, JL_RKEY_STOP_AT, JL_RKEY_CHECKPOINT, JL_RKEY_N
+	JL_RKEY_SAMPLES_MEMORY, JL_RKEY_INTERVAL, JL_RKEY_STOP_AT, JL_RKEY_CHECKPOINT, JL_RKEY_TRACE_KEEP, JL_RKEY_N
 };
 
 /* [run] samples: what samples.csv holds (and so what a run keeps: see the engine's storage). auto: every
  * cycle when the run keeps them all (samples_memory), else the worst */
 enum jl_samples_mode { JL_SAMPLES_AUTO, JL_SAMPLES_ALL, JL_SAMPLES_WORST, JL_SAMPLES_NONE };
+
+/* [run] trace_keep: which pages of the trace trace.dat holds. all: every one; worst: the flight recorder
+ * (the windows of each loop's worst cycles and first misses, and the last pages); auto: worst when the
+ * loops keep rings (a long run), all otherwise */
+enum jl_trace_keep { JL_TRACE_KEEP_AUTO, JL_TRACE_KEEP_ALL, JL_TRACE_KEEP_WORST };
 
 /* [run] interval: at most this many intervals in a run (their series are preallocated) */
 #define JL_MAX_INTERVALS 20000
@@ -100,6 +105,7 @@ struct jl_run_spec {
 	int64_t interval_ns;        /* the max-per-interval series; 0 = auto */
 	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
 	struct jl_stop_at stop_at;
+	enum jl_trace_keep trace_keep;
 	int key_line[JL_RKEY_N];
 };
 

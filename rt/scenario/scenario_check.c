@@ -530,6 +530,18 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	if (sc->run.stop_at.set && !thread_name_exists(sc, sc->run.stop_at.series))
 		VFAIL(sc->run.key_line[JL_RKEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
 		      "measured [thread], NAME.i of one with count, or a [callback])", sc->run.stop_at.series);
+	if (sc->run.trace_keep == JL_TRACE_KEEP_WORST) {
+		/* the flight recorder keeps the windows of loops' cycles: a callback's chain, a program measured
+		 * from the trace need every page */
+		if (sc->nexecutors > 0)
+			VFAIL(sc->run.key_line[JL_RKEY_TRACE_KEEP], "[run] trace_keep = worst: executor '%s' needs the "
+			      "whole trace (expected trace_keep = all, or loops only)", sc->executors[0].t.name);
+		for (int i = 0; i < sc->nthreads; i++)
+			if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
+				VFAIL(sc->run.key_line[JL_RKEY_TRACE_KEEP], "[run] trace_keep = worst: thread '%s' is "
+				      "measured from the trace, which needs every page (expected trace_keep = all)",
+				      sc->threads[i].name);
+	}
 	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
 		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 	if (validate_executors(sc, &online, err, errlen))

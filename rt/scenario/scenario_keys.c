@@ -476,6 +476,26 @@ KEY_FORMAT(fmt_samples)
 	return samples_names[v->run->samples];
 }
 
+static const char *const trace_keep_names[] = { "auto", "all", "worst" };
+
+RKEY_PARSE(run_trace_keep)
+{
+	(void)key;
+	for (size_t i = 0; i < sizeof(trace_keep_names) / sizeof(trace_keep_names[0]); i++)
+		if (!strcmp(value, trace_keep_names[i])) {
+			v->run->trace_keep = (enum jl_trace_keep)i;
+			return 0;
+		}
+	snprintf(why, wl, "'%s' is not a trace_keep mode (expected %s)", value, d->range);
+	return -1;
+}
+
+KEY_FORMAT(fmt_trace_keep)
+{
+	(void)buf, (void)len;
+	return trace_keep_names[v->run->trace_keep];
+}
+
 RKEY_PARSE(run_samples_memory)
 {
 	(void)key;
@@ -669,6 +689,12 @@ static const struct jl_key_desc run_keys[] = {
 	  .range = "off, or 1s or more",
 	  .help = "write summary.json (marked as a checkpoint) this often while the run goes, so a run that dies "
 		  "leaves its figures so far", .parse = run_checkpoint, .format = fmt_checkpoint },
+	{ .name = "trace_keep", .slot = JL_RKEY_TRACE_KEEP, .syntax = "auto|all|worst", .def = "auto",
+	  .range = "auto, all or worst",
+	  .help = "which pages of the trace trace.dat keeps: all, or worst (a flight recorder: the windows of each "
+		  "loop's 16 worst cycles and first 100 misses, and the last 8 MB per CPU; the disk stays bounded "
+		  "whatever the duration); auto: worst when the loops keep rings (samples_memory), all otherwise",
+	  .parse = run_trace_keep, .format = fmt_trace_keep },
 };
 
 const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

@@ -71,6 +71,14 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 /* End the probe server (its socket gone, the environment cleared); safe when not serving. */
 void jl_trace_probe_unserve(struct jl_trace *t);
 
+/* [run] trace_keep = worst: keep only the pages the worst cycles and the first misses need, and the last
+ * ones (trace_keep.c); call before jl_trace_record(). 0, or -1 with ERR (then every page is kept). */
+int jl_trace_keep_worst(struct jl_trace *t, char *err, size_t errlen);
+/* The watch's, for each measured cycle it reads (its thread): the flight recorder's windows. A no-op
+ * without the recorder. SERIES: the index of S in the engine. */
+void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
+			 int64_t latency, int64_t response, bool miss);
+
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
 /* While it records: the events the kernel lost so far (the progress line; never on a measured CPU). */

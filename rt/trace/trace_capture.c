@@ -99,6 +99,8 @@ static void remove_stale_instances(void)
 	tracefs_instances_walk(remove_if_stale, NULL);
 }
 
+/* The pages CPU's buffer holds now (at most 4096: the other CPUs get their turn) into its file, or into
+ * the flight recorder's circle (trace_keep.c). Returns the pages read, or -1. */
 static int read_drain(struct jl_trace *t, int cpu)
 {
 	struct jl_trace_cpu *c = &t->cpu[cpu];
@@ -111,13 +113,18 @@ static int read_drain(struct jl_trace *t, int cpu)
 		n = tracefs_cpu_read(c->tcpu, t->page, true);
 		if (n <= 0)
 			break;
-		if (write(c->fd, t->page, t->page_size) != t->page_size)
-			return -1;
-		c->bytes += t->page_size;
-		if (++pages > 4096) /* let the other CPUs have their turn */
+		if (t->rec) {
+			if (jl_trace_rec_page(t, cpu, t->page) < 0)
+				return -1;
+		} else {
+			if (write(c->fd, t->page, t->page_size) != t->page_size)
+				return -1;
+			c->bytes += t->page_size;
+		}
+		if (++pages > 4096)
 			break;
 	}
-	return 0;
+	return pages;
 }
 
 static void *reader_main(void *arg)
@@ -468,17 +475,24 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	}
 	for (int c = 0; c < t->ncpus; c++) {
 		while (t->cpu[c].tcpu) {
-			uint64_t before = t->cpu[c].bytes;
+			int n = read_drain(t, c);
 
-			if (read_drain(t, c) < 0) {
+			if (n < 0) {
 				snprintf(err, errlen, "trace: cannot save the raw pages of CPU %d: %s", c, strerror(errno));
 				return -1;
 			}
-			if (t->cpu[c].bytes == before)
+			if (n == 0)
 				break;
 		}
 	}
 	t->lost_events += lost_in_stats(t);
+	if (t->rec) {
+		tracefs_print_close(t->inst);
+		if (jl_trace_rec_finish(t) < 0) { /* the circle's pages follow the kept ones */
+			snprintf(err, errlen, "trace: cannot save the flight recorder's pages: %s", strerror(errno));
+			return -1;
+		}
+	}
 	if (t->reader_errno) {
 		snprintf(err, errlen, "trace: the reader failed to save pages: %s", strerror(t->reader_errno));
 		return -1;
@@ -511,7 +525,20 @@ void jl_trace_destroy(struct jl_trace *t)
 				"holds one of its files; `jitterlab restore` removes it later)\n", t->name, strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
+	jl_trace_rec_free(t->rec);
 	free(t->cpu);
 	free(t->page);
 	free(t);
+}
+
+int jl_trace_keep_worst(struct jl_trace *t, char *err, size_t errlen)
+{
+	if (t->rec)
+		return 0;
+	if (jl_trace_rec_init(t, err, errlen) < 0) {
+		jl_trace_rec_free(t->rec);
+		t->rec = NULL;
+		return -1;
+	}
+	return 0;
 }

@@ -341,6 +341,13 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 #define JL_TAN_PRUNE_BACK_MIN 20000000LL
 #define JL_TAN_PRUNE_LAG_NS 1000000000LL
 int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
+/* How far before a release a pruned analysis keeps the trace of a cycle it may explain (the RT budget's
+ * shapes look back: twice the larger of the throttled share and the fair server's runtime, plus 10 ms,
+ * at least JL_TAN_PRUNE_BACK_MIN). */
+int64_t jl_tan_prune_back(const struct jl_tan_budget *b);
+/* A pruned analysis of a trace that is not whole (the flight recorder): a candidate is explained only if
+ * COVERED(CTX, a, b) says the trace is whole over its window. Call after jl_tan_prune. */
+void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx);
 /* A pruned analysis: may sample SI of entry TI be explained (the trace around it is whole)? */
 bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si);
 /* A pruned analysis: does [A, B) overlap a kept window (what is kept of the trace is whole there)? */

@@ -31,7 +31,8 @@ void jl_trace_result_free(struct jl_trace_result *res)
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
  * *SAMPLES). */
-static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count)
+static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
+					   bool partial)
 {
 	struct jl_tan_thread *th;
 	size_t total = 0, k = 0;
@@ -71,7 +72,7 @@ static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct j
 				 sizeof(th[i].policy));
 		th[i].samples = *samples + k;
 		th[i].nsamples = n;
-		th[i].partial = es->partial; /* a ring's kept cycles: the analysis may be pruned to them */
+		th[i].partial = es->partial || partial; /* a ring's kept cycles: the analysis may be pruned to them */
 		for (size_t j = 0; j < n; j++, k++) {
 			const struct jl_sample *s = jl_series_at(es, j);
 
@@ -153,6 +154,11 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 	return 0;
 }
 
+static bool covered(const void *ctx, int64_t a, int64_t b)
+{
+	return jl_trace_rec_covered(ctx, a, b);
+}
+
 /* Does any unit of ENG measure a program through the probe? */
 static bool has_probe_units(const struct jl_engine *eng)
 {
@@ -213,7 +219,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
-	threads = engine_series(eng, &samples, &nthreads);
+	threads = engine_series(eng, &samples, &nthreads, t->rec != NULL);
 	if (!fds || !bytes || !cmdlines || !threads) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
@@ -240,7 +246,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		samples = NULL;
 		if (add_probe_series(eng, &pages, err, errlen) < 0)
 			goto out;
-		threads = engine_series(eng, &samples, &nthreads);
+		threads = engine_series(eng, &samples, &nthreads, t->rec != NULL);
 		if (!threads) {
 			snprintf(err, errlen, "trace: out of memory");
 			goto out;
@@ -256,6 +262,8 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
+	if (t->rec) /* the flight recorder dropped pages: explain only what it kept whole */
+		jl_tan_prune_cover(&an, covered, t->rec);
 	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
 	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
 	if (jl_trace_read_pages(&pages, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
@@ -283,10 +291,11 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	in.file = "trace.dat";
 	in.events = info.records;
 	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
-	in.lost_gaps = info.lost_gaps;
+	in.lost_gaps = info.lost_gaps - (t->rec ? jl_trace_rec_gaps(t->rec) : 0); /* the recorder's are said in kept */
 	in.from = eng->t_measure;
 	in.to = jl_engine_window_end(eng);
 	in.kshark = NULL;
+	in.pages_dropped = t->rec != NULL;
 	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
 		snprintf(err, errlen, "trace: out of memory while summarising");
 		goto out;
@@ -311,6 +320,8 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
 	}
 	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
+	if (t->rec)
+		jl_trace_rec_describe(t->rec, res->block); /* what the flight recorder kept */
 	rc = 0;
 out:
 	if (have_syms)

@@ -60,7 +60,27 @@ struct jl_trace {
 	atomic_uint probe_clients, probe_refused; /* connections served, refused */
 	bool probe_have_sudo, probe_served;
 	uid_t probe_sudo_uid;
+	struct jl_trace_rec *rec;   /* the flight recorder (trace_keep = worst; trace_keep.c), NULL: every page */
 };
+
+/* trace_keep.c: the flight recorder. The last JL_KEEP_LAST_BYTES of each CPU, and the pages around the
+ * windows the watch asks for (jl_trace_keep_cycle); the first JL_KEEP_FIRST_MISSES misses of each loop. */
+#define JL_KEEP_LAST_BYTES (8ull << 20)
+#define JL_KEEP_FIRST_MISSES 100
+#define JL_KEEP_MARKED 5 /* each loop's worst so far get a marker in the file (the cycles the summary explains) */
+struct jl_trace_rec;
+int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen);
+void jl_trace_rec_free(struct jl_trace_rec *r);
+/* The reader's: one page of CPU into the circle (the oldest leaves it, kept or dropped). 0 or -1. */
+int jl_trace_rec_page(struct jl_trace *t, int cpu, const void *page);
+/* After the last page: the circle's pages follow the kept ones in each CPU's file. 0 or -1. */
+int jl_trace_rec_finish(struct jl_trace *t);
+/* Is the trace whole over [A, B) (a complete window, or the circle)? True without a recorder. */
+bool jl_trace_rec_covered(const struct jl_trace_rec *r, int64_t a, int64_t b);
+/* The gaps it left (each marked as missed events on the page after it). */
+size_t jl_trace_rec_gaps(const struct jl_trace_rec *r);
+/* summary.json trace.kept */
+void jl_trace_rec_describe(const struct jl_trace_rec *r, json_object *block);
 
 /* trace_probe.c: the series of the probed threads of `measure = probe` units, from the probe records and
  * births AN collected (a pass over trace.dat); added to ENG after the run. 0, or -1 with ERR. */
@@ -200,6 +220,7 @@ struct jl_trace_summary_in {
 	int64_t from;                /* measured phase start (0 = whole trace) */
 	int64_t to;                  /* measured phase end (0 = the trace's end) */
 	const char *kshark;          /* "kernelshark.json" or NULL */
+	bool pages_dropped;          /* the flight recorder kept some pages only: no off-CPU totals */
 };
 /* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;
  * what HOST does not say keeps jl_tan_init's defaults. HOST may be NULL. */

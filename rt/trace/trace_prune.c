@@ -30,6 +30,7 @@ struct jl_tan_prune {
 	size_t *oc_done;            /* per entry: states stepped (the first ones of its array) */
 	struct jl_stream *wk;       /* per entry: every wakeup in [from, to) */
 	uint8_t **whole;            /* per entry, per sample: a candidate (its whole window kept) */
+	int64_t back;               /* a candidate's window: from this before its release */
 	size_t states, pairs, segs; /* forgotten */
 };
 
@@ -73,11 +74,40 @@ static void mark_top(const struct jl_tan_thread *t, int64_t from, bool misses, i
 		whole[r[i].i] = 1;
 }
 
+int64_t jl_tan_prune_back(const struct jl_tan_budget *bw)
+{
+	int64_t throttled = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
+	int64_t fair = bw->fair_server ? bw->fair_runtime_ns : 0, shape = throttled > fair ? throttled : fair;
+	int64_t back = 2 * shape + 10000000LL;
+
+	return back < JL_TAN_PRUNE_BACK_MIN ? JL_TAN_PRUNE_BACK_MIN : back;
+}
+
+void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx)
+{
+	struct jl_tan_prune *p = an->prune;
+
+	if (!p)
+		return;
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_tan_thread *t = &an->threads[i];
+
+		if (!p->whole[i])
+			continue;
+		for (size_t k = 0; k < t->nsamples; k++) {
+			const struct jl_tan_sample *s = &t->samples[k];
+			int64_t last = s->end > s->wake ? s->end : s->wake;
+
+			if (p->whole[i][k] && !covered(ctx, s->release - p->back, last + 2000000LL))
+				p->whole[i][k] = 0;
+		}
+	}
+}
+
 int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
 {
 	const struct jl_tan_budget *bw = &an->budget;
-	int64_t throttled = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
-	int64_t fair = bw->fair_server ? bw->fair_runtime_ns : 0, back, shape;
+	int64_t back;
 	struct jl_tan_prune *p;
 	size_t nwin = 0, total = 0, maxs = 0;
 	struct rank *r = NULL;
@@ -96,15 +126,13 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
 	}
 	if (!any)
 		return 0;
-	shape = throttled > fair ? throttled : fair;
-	back = 2 * shape + 10000000LL;
-	if (back < JL_TAN_PRUNE_BACK_MIN)
-		back = JL_TAN_PRUNE_BACK_MIN;
+	back = jl_tan_prune_back(bw);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto fail;
 	an->prune = p;
 	p->from = from;
+	p->back = back;
 	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
 	p->next = INT64_MIN;
 	p->oc = calloc((size_t)an->nthreads, sizeof(*p->oc));

@@ -172,7 +172,8 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		o = json_object_new_object();
 		/* of what: the wakeups matched to the cycles (the whole analysis), or every wakeup of the thread
 		 * in the measured phase (a pruned one: the cycles it did not keep cannot be matched) */
-		json_object_object_add(o, "of", json_object_new_string(every ? "wakeups" : "cycles"));
+		json_object_object_add(o, "of", json_object_new_string(!every ? "cycles" : in->pages_dropped ? "kept wakeups"
+									: "wakeups"));
 		json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
 		json_object_object_add(o, "p50", json_object_new_int64(d.p50));
 		json_object_object_add(o, "p99", json_object_new_int64(d.p99));
@@ -211,8 +212,9 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		}
 		json_object_object_add(b, "pi_boosts", pb);
 	}
-	{
-		/* where each measured thread's time went in the measured phase */
+	if (!in->pages_dropped) {
+		/* where each measured thread's time went in the measured phase (not known when the flight
+		 * recorder dropped pages: its gaps hold time nobody saw) */
 		json_object *oc = json_object_new_object();
 
 		for (int i = 0; i < an->nthreads; i++)

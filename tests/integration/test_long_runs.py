@@ -291,7 +291,8 @@ def test_memory_flat_in_duration(tmp_path):
     whole analysis, read through libtracecmd) must explain the same worst cycles, part by part."""
     import json
     p = LONG_RUN
-    args = ["--set", "run.samples_memory=64KB", "--set", "run.trace=sched", "--warmup", "200ms", "--quiet"]
+    args = ["--set", "run.samples_memory=64KB", "--set", "run.trace=sched", "--set", "run.trace_keep=all",
+            "--warmup", "200ms", "--quiet"]
     a = peak_rss_kb([BIN, "run", str(p), "--duration", "20s", *args, "--out", str(tmp_path / "a")], 150)
     b = peak_rss_kb([BIN, "run", str(p), "--duration", "60s", *args, "--out", str(tmp_path / "b")], 240)
     assert b < 64 * 1024 and a < 64 * 1024, (a, b)
@@ -299,7 +300,7 @@ def test_memory_flat_in_duration(tmp_path):
     run_dir = next((tmp_path / "b").glob("long-run/*"))
     s = json.loads((run_dir / "summary.json").read_text())
     t = s["trace"]
-    assert s["samples"]["storage"] == "ring"
+    assert s["samples"]["storage"] == "ring" and "kept" not in t  # trace_keep = all: every page
     assert t["pruned"]["forgotten_states"] > 0 and t["pruned"]["forgotten_segments"] > 0, t["pruned"]
     assert t["worst"], "nothing explained"
     for name, w in t["wakeup_ns"].items():
@@ -315,3 +316,50 @@ def test_memory_flat_in_duration(tmp_path):
                      [(x["kind"], x["name"], x["duration_ns"]) for x in c["parts"]])
     assert [key(c) for c in t["worst"]] == [key(c) for c in whole["worst"]]
     assert t["matched_cycles"] == whole["matched_cycles"]
+
+
+def test_flight_recorder_keeps_the_worst(tmp_path):
+    """trace_keep = auto with rings is the flight recorder: trace.dat holds the last 8 MB of each CPU and
+    the windows of the worst cycles, so a 45 s run's file is bounded by them (not ~40 MB); trace-cmd reads it; every cycle the summary explains has its marker in the
+    file and its row in samples.csv, and no lost part (its window was kept whole); the gaps are said."""
+    import json
+    import re
+    import shutil
+    args = ["--set", "run.samples_memory=64KB", "--set", "run.trace=sched", "--warmup", "200ms", "--quiet"]
+    p = subprocess.run([BIN, "run", str(LONG_RUN), "--duration", "45s", *args, "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=200)
+    assert p.returncode in (0, 3), p.stderr
+    d = next((tmp_path / "o").glob("long-run/*"))
+    s = json.loads((d / "summary.json").read_text())
+    t = s["trace"]
+    k = t["kept"]
+    ncpus = os.cpu_count()
+    size = (d / "trace.dat").stat().st_size
+    assert k["mode"] == "worst" and k["pages_dropped"] > 0, k
+    # bounded: the circle of each CPU, the pages kept, and the headers (formats, cmdlines: under 2 MB)
+    assert size <= ncpus * k["last_bytes_per_cpu"] + k["pages_kept"] * 4096 + (2 << 20), (size, k)
+    # what was dropped is most of it: kept pages and the circle against every page the run recorded
+    assert k["pages_dropped"] > k["pages_kept"], k
+    assert "off_cpu" not in t and all(w["of"] == "kept wakeups" for w in t["wakeup_ns"].values())
+    assert t["worst"], "nothing explained"
+    rows = {(r["thread"], int(r["cycle"])) for r in Run_rows(d)}
+    if shutil.which("trace-cmd"):
+        rep = subprocess.run(["trace-cmd", "report", str(d / "trace.dat")], capture_output=True, text=True, timeout=300)
+        assert rep.returncode == 0, rep.stderr
+        marked = set(re.findall(r"jitterlab: kept (\S+) cycle (\d+):", rep.stdout))
+        assert len(marked) >= 5
+    else:
+        marked = None
+    for c in t["worst"]:
+        assert (c["thread"], c["cycle"]) in rows, c["cycle"]
+        assert not c["lost_in_window"] and all(x["kind"] != "lost" for x in c["parts"]), c
+        if marked is not None and c["window"] == "wakeup":
+            assert (c["thread"], str(c["cycle"])) in marked, (c["thread"], c["cycle"])
+    ks = json.loads((d / "kernelshark.json").read_text())
+    assert ks["data"]["file"].endswith("trace.dat") if "data" in ks else "trace.dat" in json.dumps(ks)
+
+
+def Run_rows(d):
+    import csv
+    with open(d / "samples.csv") as f:
+        return list(csv.DictReader(f))
