@@ -160,10 +160,14 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json)
 		fprintf(stderr,
 			"jitterlab: projected: %.1f MB of memory for the loops' samples (%s), samples.csv %.1f MB "
-			"(samples = %s), trace.dat not bounded (it grows with the events: trace = off for none)\n",
+			"(samples = %s), %s\n",
 			need / 1e6, rings ? "a ring per loop, flat in the duration" : "every cycle kept",
 			(mode == JL_SAMPLES_ALL ? rows : mode == JL_SAMPLES_WORST ? (kept < rows ? kept : rows) : 0) * 95.0 / 1e6,
-			mode == JL_SAMPLES_ALL ? "all" : mode == JL_SAMPLES_WORST ? "worst" : "none");
+			mode == JL_SAMPLES_ALL ? "all" : mode == JL_SAMPLES_WORST ? "worst" : "none",
+			!sc->run.trace_groups ? "no trace"
+			: jl_scenario_trace_worst(sc, rings) ? "trace.dat bounded (trace_keep = worst: the last 8 MB of each "
+							       "CPU and the worst cycles' windows)"
+			: "trace.dat not bounded (trace_keep = all: it grows with the events)");
 	return 0;
 }
 

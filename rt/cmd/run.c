@@ -159,15 +159,6 @@ static bool has_probe(const struct jl_scenario *sc)
 	return false;
 }
 
-/* Is a program measured from the trace (its series need every page)? */
-static bool from_trace(const struct jl_scenario *sc)
-{
-	for (int i = 0; i < sc->nthreads; i++)
-		if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
-			return true;
-	return false;
-}
-
 /* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
  * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
 static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
@@ -531,9 +522,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 				}
 			}
 			/* the flight recorder: asked for, or a long run's (its loops keep rings) */
-			if ((sc->run.trace_keep == JL_TRACE_KEEP_WORST ||
-			     (sc->run.trace_keep == JL_TRACE_KEEP_AUTO && r->eng.rings && !sc->nexecutors && !from_trace(sc))) &&
-			    jl_trace_keep_worst(r->trace, err, sizeof(err)))
+			if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_keep_worst(r->trace, err, sizeof(err)))
 				fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
 			if (jl_trace_record(r->trace, err, sizeof(err))) {
 				fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);

@@ -382,4 +382,8 @@ void jl_policy_format(enum jl_policy p, int priority, int nice, bool upper, char
 /* The policy named NAME ("fifo", ...), or JL_POLICY_N. */
 enum jl_policy jl_policy_from_name(const char *name);
 
+/* Does a traced run of SC keep its trace with the flight recorder (trace_keep = worst, or auto with
+ * RINGS: the loops keep rings; never when executors or programs measured from the trace need every page)? */
+bool jl_scenario_trace_worst(const struct jl_scenario *sc, bool rings);
+
 #endif

@@ -616,3 +616,14 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	return 0;
 }
 
+bool jl_scenario_trace_worst(const struct jl_scenario *sc, bool rings)
+{
+	if (sc->run.trace_keep == JL_TRACE_KEEP_WORST)
+		return true; /* the scenario check refused it where a unit needs every page */
+	if (sc->run.trace_keep != JL_TRACE_KEEP_AUTO || !rings || sc->nexecutors)
+		return false;
+	for (int i = 0; i < sc->nthreads; i++)
+		if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
+			return false;
+	return true;
+}

@@ -52,7 +52,6 @@ struct jl_trace_rec {
 	int ncpus, page_size;
 	uint64_t nslots;
 	struct rec_cpu *cpu;
-	struct tep_handle *tep;
 	struct kbuffer *kb;
 	void *buf;
 	pthread_mutex_t lock;        /* win, nwin, dropped_until */
@@ -105,10 +104,10 @@ int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen)
 		r->nslots = 16;
 	r->back = rt_back();
 	r->dropped_until = INT64_MIN;
-	r->tep = jl_trace_pages_tep(t->groups, err, errlen);
-	if (!r->tep)
-		return -1;
-	r->kb = tep_kbuffer(r->tep);
+	/* only the pages' timestamps are read here: a kbuffer of this machine's word size and byte order (no
+	 * tep: this kernel's formats and symbols take ~11 MB, locked while the run goes) */
+	r->kb = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			      __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	r->buf = malloc((size_t)t->page_size);
 	r->cpu = calloc((size_t)t->ncpus, sizeof(*r->cpu));
 	if (!r->kb || !r->buf || !r->cpu)
@@ -140,8 +139,6 @@ void jl_trace_rec_free(struct jl_trace_rec *r)
 	free(r->cpu);
 	if (r->kb)
 		kbuffer_free(r->kb);
-	if (r->tep)
-		tep_free(r->tep);
 	free(r->buf);
 	free(r->win);
 	free(r->ser);
@@ -180,7 +177,7 @@ static void add_window(struct jl_trace_rec *r, int64_t a, int64_t b)
  * timestamp), the count unknown. Little-endian only (x86, arm64); elsewhere the gap is not marked. */
 static void mark_gap(struct jl_trace_rec *r, unsigned char *page)
 {
-	if (tep_is_file_bigendian(r->tep))
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 		return;
 	page[8 + 3] |= 0x80;
 	r->gaps++;

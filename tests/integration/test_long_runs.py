@@ -363,3 +363,23 @@ def Run_rows(d):
     import csv
     with open(d / "samples.csv") as f:
         return list(csv.DictReader(f))
+
+
+def test_trace_keep_input(jl, scenario):
+    """trace_keep: a bad mode, and worst where a unit needs every page, are refused (exit 2, file:line:key);
+    the projection of a traced run with rings says trace.dat is bounded, and with trace_keep = all that it
+    is not"""
+    bad = scenario("keepbad", "[run]\nduration = 1s\ntrace_keep = sometimes\n[thread l]\nperiod = 1ms\nwork = spin 10us\n")
+    r = jl("run", str(bad), "--out", str(bad.parent / "o"))
+    assert r.rc == 2 and ":3: [run] trace_keep: 'sometimes'" in r.stderr, r.stderr
+    ex = scenario("keepex", "[run]\nduration = 1s\ntrace = sched\ntrace_keep = worst\n[executor e]\npolicy = fifo\n"
+                  "priority = 10\ncpus = 1\n[callback c]\nexecutor = e\nperiod = 10ms\nwork = spin 10us\n")
+    r = jl("run", str(ex), "--out", str(ex.parent / "o"))
+    assert r.rc == 2 and ":4: [run] trace_keep = worst: executor 'e'" in r.stderr, r.stderr
+    assert not (ex.parent / "o").exists()
+    for keep, said in (("auto", "trace.dat bounded (trace_keep = worst"), ("all", "trace.dat not bounded")):
+        r = jl("run", str(LONG_RUN), "--duration", "1s", "--warmup", "100ms", "--set", "run.trace=sched",
+               "--set", f"run.trace_keep={keep}", "--set", "run.samples_memory=64KB", "--out", str(bad.parent / keep))
+        assert r.rc == 0, r.stderr
+        line = next(l for l in r.stderr.splitlines() if "projected:" in l)
+        assert said in line, line
