@@ -456,18 +456,29 @@ KEY_FORMAT(fmt_cleanup)
 	return v->run->cleanup == JL_CLEANUP_REMOVE ? "remove" : "report";
 }
 
+/* VALUE as one of the N NAMES of a [run] mode key (its index), or -1 with WHY ("'x' is not a WHAT mode"). */
+static int mode_of(const char *const *names, size_t n, const char *value, const char *what, const char *range,
+		   char *why, size_t wl)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(value, names[i]))
+			return (int)i;
+	snprintf(why, wl, "'%s' is not a %s mode (expected %s)", value, what, range);
+	return -1;
+}
+
 static const char *const samples_names[] = { "auto", "all", "worst", "none" };
 
 RKEY_PARSE(run_samples)
 {
+	int m = mode_of(samples_names, sizeof(samples_names) / sizeof(samples_names[0]), value, "samples", d->range,
+			why, wl);
+
 	(void)key;
-	for (size_t i = 0; i < sizeof(samples_names) / sizeof(samples_names[0]); i++)
-		if (!strcmp(value, samples_names[i])) {
-			v->run->samples = (enum jl_samples_mode)i;
-			return 0;
-		}
-	snprintf(why, wl, "'%s' is not a samples mode (expected %s)", value, d->range);
-	return -1;
+	if (m < 0)
+		return -1;
+	v->run->samples = (enum jl_samples_mode)m;
+	return 0;
 }
 
 KEY_FORMAT(fmt_samples)
@@ -480,14 +491,14 @@ static const char *const trace_keep_names[] = { "auto", "all", "worst" };
 
 RKEY_PARSE(run_trace_keep)
 {
+	int m = mode_of(trace_keep_names, sizeof(trace_keep_names) / sizeof(trace_keep_names[0]), value, "trace_keep",
+			d->range, why, wl);
+
 	(void)key;
-	for (size_t i = 0; i < sizeof(trace_keep_names) / sizeof(trace_keep_names[0]); i++)
-		if (!strcmp(value, trace_keep_names[i])) {
-			v->run->trace_keep = (enum jl_trace_keep)i;
-			return 0;
-		}
-	snprintf(why, wl, "'%s' is not a trace_keep mode (expected %s)", value, d->range);
-	return -1;
+	if (m < 0)
+		return -1;
+	v->run->trace_keep = (enum jl_trace_keep)m;
+	return 0;
 }
 
 KEY_FORMAT(fmt_trace_keep)
