@@ -101,6 +101,20 @@ static void remove_stale_instances(void)
 
 /* The pages CPU's buffer holds now (at most 4096: the other CPUs get their turn) into its file, or into
  * the flight recorder's circle (trace_keep.c). Returns the pages read, or -1. */
+int jl_trace_tmpfile(void)
+{
+	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0) { /* a /tmp without O_TMPFILE: a named file (0600, O_EXCL), unlinked at once */
+		char tmpl[] = "/tmp/jitterlab-trace-XXXXXX";
+
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+	}
+	return fd;
+}
+
 static int read_drain(struct jl_trace *t, int cpu)
 {
 	struct jl_trace_cpu *c = &t->cpu[cpu];
@@ -353,14 +367,7 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 			continue; /* offline CPU */
 		if (!t->page_size)
 			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
-		t->cpu[c].fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (t->cpu[c].fd < 0) { /* a /tmp without O_TMPFILE: a named file, unlinked at once */
-			char tmpl[] = "/tmp/jitterlab-trace-XXXXXX";
-
-			t->cpu[c].fd = mkostemp(tmpl, O_CLOEXEC);
-			if (t->cpu[c].fd >= 0)
-				unlink(tmpl);
-		}
+		t->cpu[c].fd = jl_trace_tmpfile();
 		if (t->cpu[c].fd < 0) {
 			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
 			goto fail;

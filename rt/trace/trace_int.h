@@ -117,6 +117,9 @@ void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct j
 		    const struct jl_tstate *x);
 json_object *jl_offcpu_json(struct jl_offcpu *o);
 
+/* trace_capture.c: an anonymous 0600 file in /tmp for raw pages (O_TMPFILE, else a named one unlinked at
+ * once); -1 with errno. */
+int jl_trace_tmpfile(void);
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
 /* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in

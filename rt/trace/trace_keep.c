@@ -112,8 +112,10 @@ int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen)
 	r->cpu = calloc((size_t)t->ncpus, sizeof(*r->cpu));
 	if (!r->kb || !r->buf || !r->cpu)
 		goto nomem;
+	for (int c = 0; c < t->ncpus; c++)
+		r->cpu[c].fd = -1; /* none yet: freeing closes only what was opened */
 	for (int c = 0; c < t->ncpus; c++) {
-		r->cpu[c].fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		r->cpu[c].fd = jl_trace_tmpfile();
 		r->cpu[c].ts = calloc(r->nslots, sizeof(*r->cpu[c].ts));
 		if (r->cpu[c].fd < 0 || !r->cpu[c].ts) {
 			snprintf(err, errlen, "trace: the flight recorder's circle: %s", strerror(errno ? errno : ENOMEM));
@@ -132,7 +134,7 @@ void jl_trace_rec_free(struct jl_trace_rec *r)
 		return;
 	if (r->cpu)
 		for (int c = 0; c < r->ncpus; c++) {
-			if (r->cpu[c].fd > 0)
+			if (r->cpu[c].fd >= 0)
 				close(r->cpu[c].fd);
 			free(r->cpu[c].ts);
 		}
