@@ -203,6 +203,7 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->births);
 	free(an->names);
 	free(an->name_hash);
+	free(an->name_h);
 	jl_tan_prune_free(an);
 	memset(an, 0, sizeof(*an));
 }
@@ -382,51 +383,76 @@ static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char 
 
 /* The index of NAME in the name table (added when new); 0 ("") when out of memory. Open addressing
  * over twice the names, FNV-1a on the name cut to JL_TAN_NAME_MAX - 1 bytes. */
+/* A hash of NAME as intern() keeps it (cut to JL_TAN_NAME_MAX - 1 bytes), eight bytes at a time; *LEN its
+ * length. */
+static uint32_t name_hash(const char *name, size_t *len)
+{
+	size_t n = strnlen(name, JL_TAN_NAME_MAX - 1), i = 0;
+	uint64_t h = n;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, name + i, 8);
+		h = ((h << 5 | h >> 59) ^ w) * 0x517cc1b727220a95ull;
+	}
+	if (i < n) {
+		uint64_t w = 0;
+
+		memcpy(&w, name + i, n - i);
+		h = ((h << 5 | h >> 59) ^ w) * 0x517cc1b727220a95ull;
+	}
+	*len = n;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* The index of NAME in AN's names, added if new (0: "", and on ENOMEM). An open-addressing table of
+ * index + 1 over the names, each name's hash kept beside it so that a probe compares strings only on a
+ * hash match: states and segments intern a name each, the busiest thing the feed does. */
 static uint32_t intern(struct jl_tan *an, const char *name)
 {
-	char key[JL_TAN_NAME_MAX];
-	uint32_t h = 2166136261u, mask, i;
+	uint32_t h, mask, i;
+	size_t len;
 
-	jl_tev_copy(key, sizeof(key), name ? name : "", SIZE_MAX);
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	if (an->nnames + 1 > an->capnames) { /* grow: names and the hash over them */
+	if (!name || !name[0])
+		return 0; /* index 0 is "" (jl_tan_name says so before the table exists) */
+	h = name_hash(name, &len);
+	if (an->nnames + 1 > an->capnames) { /* grow: names, their hashes, the table over them */
 		uint32_t cap = an->capnames ? an->capnames * 2 : 256;
 		char (*names)[JL_TAN_NAME_MAX] = realloc(an->names, (size_t)cap * sizeof(*names));
-		uint32_t *hash = names ? calloc((size_t)cap * 2, sizeof(*hash)) : NULL;
+		uint32_t *hs = names ? realloc(an->name_h, (size_t)cap * sizeof(*hs)) : NULL;
+		uint32_t *table = hs ? calloc((size_t)cap * 2, sizeof(*table)) : NULL;
 
-		if (!names || !hash) {
-			if (names)
-				an->names = names;
-			free(hash);
+		if (names)
+			an->names = names;
+		if (hs)
+			an->name_h = hs;
+		if (!table)
 			return 0;
-		}
-		an->names = names;
 		free(an->name_hash);
-		an->name_hash = hash;
+		an->name_hash = table;
 		an->capnames = cap;
-		for (uint32_t k = 0; k < an->nnames; k++) {
-			uint32_t g = 2166136261u;
-
-			for (const char *p = an->names[k]; *p; p++)
-				g = (g ^ (unsigned char)*p) * 16777619u;
-			for (i = g & (cap * 2 - 1); hash[i]; i = (i + 1) & (cap * 2 - 1))
-				;
-			hash[i] = k + 1;
-		}
-		if (!an->nnames) { /* index 0 is "" */
+		if (!an->nnames) { /* index 0 is "": never in the table (intern answers it first) */
 			an->names[0][0] = '\0';
+			an->name_h[0] = 0;
 			an->nnames = 1;
-			for (i = 2166136261u & (cap * 2 - 1); hash[i]; i = (i + 1) & (cap * 2 - 1))
+		}
+		for (uint32_t k = 1; k < an->nnames; k++) {
+			for (i = an->name_h[k] & (cap * 2 - 1); table[i]; i = (i + 1) & (cap * 2 - 1))
 				;
-			hash[i] = 1;
+			table[i] = k + 1;
 		}
 	}
 	mask = an->capnames * 2 - 1;
-	for (i = h & mask; an->name_hash[i]; i = (i + 1) & mask)
-		if (!strcmp(an->names[an->name_hash[i] - 1], key))
-			return an->name_hash[i] - 1;
-	memcpy(an->names[an->nnames], key, sizeof(key));
+	for (i = h & mask; an->name_hash[i]; i = (i + 1) & mask) {
+		uint32_t k = an->name_hash[i] - 1;
+
+		if (an->name_h[k] == h && !memcmp(an->names[k], name, len) && !an->names[k][len])
+			return k;
+	}
+	memcpy(an->names[an->nnames], name, len);
+	an->names[an->nnames][len] = '\0';
+	an->name_h[an->nnames] = h;
 	an->name_hash[i] = an->nnames + 1;
 	return an->nnames++;
 }
@@ -456,7 +482,7 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 	{
 		char cut[JL_TEV_COMM + 8]; /* a segment's name is a comm or an IRQ's: as long as it ever was */
 
-		jl_tev_copy(cut, sizeof(cut), name, SIZE_MAX);
+		jl_tev_copy(cut, sizeof(cut), name ? name : "", SIZE_MAX);
 		s->name = intern(an, cut);
 	}
 	return 0;

@@ -19,12 +19,11 @@
  * cost (a third of the analysis time when it was snprintf("%s")). */
 static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t max)
 {
-	size_t n = 0;
+	size_t n;
 
 	if (!len)
 		return;
-	while (n < max && n + 1 < len && src[n])
-		n++;
+	n = strnlen(src, max < len - 1 ? max : len - 1);
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
@@ -280,6 +279,7 @@ struct jl_tan {
 	char (*names)[JL_TAN_NAME_MAX];
 	uint32_t nnames, capnames;
 	uint32_t *name_hash;         /* capnames * 2 slots: index + 1, 0 empty */
+	uint32_t *name_h;            /* capnames: each name's hash */
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
 	size_t task_cap, task_live;
 	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */

@@ -183,6 +183,7 @@ struct jl_trace_pages {
 	struct tep_handle *tep;
 	int ncpus, page_size;
 	const int *cpu_fd;
+	const uint64_t *cpu_off;   /* where each CPU's pages start in its fd (NULL: at 0) */
 	const uint64_t *cpu_bytes;
 };
 /* A tep with this kernel's formats of the systems GROUPS records (and ftrace's, for the markers); NULL
