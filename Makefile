@@ -18,7 +18,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DJL_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) \
               -MMD -MP $(EXTRA_CFLAGS)
-LDLIBS  := $(PKG_LIBS) -lpthread -lm $(EXTRA_LDLIBS)
+LDLIBS  := $(PKG_LIBS) -lpthread -lm -Wl,-z,now $(EXTRA_LDLIBS)
 
 LIB_SRC := $(sort $(filter-out rt/cmd/main.c,$(wildcard rt/*/*.c affinity/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -1,5 +1,6 @@
 /* lock: the [lock NAME] mutexes and their acquisitions (lock.h). */
 #include "lock.h"
+#include "memlock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ int jl_lock_init(struct jl_lock *l, const char *name, enum jl_lock_kind kind, in
 			return -1;
 		}
 		l->cap = cap;
+		jl_memlock_range(l->samples, cap * sizeof(*l->samples));
 	}
 	pthread_mutexattr_init(&ma);
 	rc = pthread_mutexattr_setprotocol(&ma, kind == JL_LOCK_PI ? PTHREAD_PRIO_INHERIT

@@ -1,5 +1,6 @@
 /* series: the storage of a measured series (series.h). */
 #include "series.h"
+#include "memlock.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ int jl_series_alloc(struct jl_series *s, size_t cap)
 		return -1;
 	}
 	memset(s->samples, 0, cap * sizeof(*s->samples)); /* prefault: no page fault on the cycle path */
+	jl_memlock_range(s->samples, cap * sizeof(*s->samples));
 	s->cap = cap;
 	return 0;
 }

@@ -2,6 +2,7 @@
  * lock or make system calls other than the clock (except kinds whose job is to block or to call
  * the kernel). Long kinds poll the stop flag so a run always ends on time. */
 #include "work.h"
+#include "memlock.h"
 #include "lock.h"
 
 #include <ctype.h>
@@ -163,6 +164,7 @@ int jl_work_prepare(struct jl_work_state *st, const struct jl_work_spec *spec, i
 		return -1;
 	}
 	memset(st->buf, 1, st->buflen); /* prefault */
+	jl_memlock_range(st->buf, st->buflen);
 	return 0;
 }
 

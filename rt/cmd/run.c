@@ -21,6 +21,7 @@
 #include "../engine/engine.h"
 #include "../summary/expect.h"
 #include "../base/host.h"
+#include "../base/memlock.h"
 #include "../base/output.h"
 #include "../base/units.h"
 #include "../summary/plot.h"
@@ -468,8 +469,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		free(r);
 		return JL_EXIT_RUNTIME;
 	}
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		fprintf(stderr, "jitterlab: warning: mlockall: %s (page faults may add latency)\n", strerror(errno));
+	/* lock only what the measured threads touch (memlock.h): each piece as it is made, from here on */
+	jl_memlock_begin();
+	jl_memlock_code();
 	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
 	    write_run_scenario(r)) {
 		int e = errno;
@@ -600,7 +602,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		status = JL_EXIT_RUNTIME;
 	watchdog_off(&r->watchdog);
 	/* the measured phase is over: what it locked may be paged again (the analysis below is not timed) */
-	munlockall();
+	jl_memlock_end();
 	if (r->watching && jl_watch_finish(&r->watch)) {
 		fprintf(stderr, "jitterlab: samples.csv: %s\n", strerror(errno));
 		status = JL_EXIT_RUNTIME;

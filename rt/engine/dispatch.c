@@ -1,5 +1,6 @@
 /* dispatch: the executor's ready queue and dispatch rule (dispatch.h). */
 #include "dispatch.h"
+#include "../base/memlock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,9 @@ int jl_dispatch_init(struct jl_dispatch *d, enum jl_dispatch_rule rule, struct j
 		errno = ENOMEM;
 		return -1;
 	}
+	/* the executor's threads read and write both on every dispatch */
+	jl_memlock_range(d->group_busy, (ngroups > 0 ? (size_t)ngroups : 1) * sizeof(*d->group_busy));
+	jl_memlock_range(d->snapshot, (ncbs > 0 ? (size_t)ncbs : 1) * sizeof(*d->snapshot));
 	jl_dispatch_start(d, t0);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "../../affinity/topology.h"
 #include "child.h"
 #include "../base/lock.h"
+#include "../base/memlock.h"
 #include "../base/stop.h"
 #include "../base/units.h"
 
@@ -354,6 +355,8 @@ static void *thread_main(void *arg)
 	if (th->measured && prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL))
 		thread_fail(th, errno, "prctl(PR_SET_TIMERSLACK)");
 	prefault_stack();
+	if (th->measured)
+		jl_memlock_stack(); /* the whole stack block, its TLS with it */
 	CPU_ZERO(&th->cpus_used);
 	apply_own_sched(th);
 	if (th->spec->place.mem_node >= 0) {
@@ -716,6 +719,13 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 	for (int t = 0; t < eng->nthreads; t++)
 		if (JL_MEASURE_FROM_TRACE(eng->threads[t].spec->beh.measure))
 			eng->threads[t].measured = true;
+	/* the tables every measured thread reads on its cycles (the series array is final now) */
+	jl_memlock_range(eng, sizeof(*eng));
+	jl_memlock_range(sc, sizeof(*sc));
+	jl_memlock_range(eng->threads, (size_t)(n > 0 ? n : 1) * sizeof(*eng->threads));
+	jl_memlock_range(eng->units, (size_t)eng->nunits * sizeof(*eng->units));
+	jl_memlock_range(eng->series, (size_t)eng->nseries * sizeof(*eng->series));
+	jl_memlock_range(eng->locks, (size_t)eng->nlocks * sizeof(*eng->locks));
 	return 0;
 }
 

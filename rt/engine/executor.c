@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/memlock.h"
 #include "../base/stop.h"
 #include "../base/units.h"
 #include "dispatch.h"
@@ -112,6 +113,9 @@ static struct bus *bus_new(struct jl_engine *eng)
 		free(bus);
 		return NULL;
 	}
+	/* the measured threads' topics, syncs and requests: locked (and so prefaulted) as they are made */
+	jl_memlock_range(bus, sizeof(*bus));
+	jl_memlock_range(bus->reqs, bus->req_cap * sizeof(*bus->reqs));
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	for (int i = 0; i < sc->nsyncs; i++) {
@@ -517,6 +521,19 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
 		return -1;
 	}
+	{ /* what the pool's threads use on every dispatch */
+		size_t n = (size_t)x->ncb + 1;
+
+		jl_memlock_range(x, sizeof(*x));
+		jl_memlock_range(x->dcb, n * sizeof(*x->dcb));
+		jl_memlock_range(x->cb, n * sizeof(*x->cb));
+		jl_memlock_range(x->work, n * sizeof(*x->work));
+		jl_memlock_range(x->sub, n * sizeof(*x->sub));
+		jl_memlock_range(x->pub, n * sizeof(*x->pub));
+		jl_memlock_range(x->call, n * sizeof(*x->call));
+		jl_memlock_range(x->carry, n * sizeof(*x->carry));
+		jl_memlock_range(x->skipped_seen, n * sizeof(*x->skipped_seen));
+	}
 	x->ncb = 0;
 	for (int i = 0; i < sc->ncallbacks; i++) {
 		const struct jl_callback_spec *c = &sc->callbacks[i];
@@ -588,6 +605,7 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 				snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
 				return -1;
 			}
+			jl_memlock_range(b->ring, (b->cap ? b->cap : 1) * sizeof(*b->ring));
 			s->msgs.subscriber = true;
 			s->msgs.poll = b->poll;
 			s->msgs.queue = b->queue;

@@ -19,6 +19,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/leftovers.h"
+#include "../base/memlock.h"
 #include "trace.h"
 #include "trace_int.h"
 
@@ -323,6 +324,7 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		snprintf(err, errlen, "trace: out of memory");
 		return -1;
 	}
+	jl_memlock_range(t, sizeof(*t)); /* a measured thread's cycle reads marker_fd (jl_trace_mark) */
 	t->marker_fd = -1;
 	t->probe_listen = t->probe_wake[0] = t->probe_wake[1] = -1;
 	t->groups = run->trace_groups;
