@@ -408,12 +408,13 @@ static uint64_t lost_now(void *ctx)
 	return jl_trace_lost_now(((struct run_ctx *)ctx)->trace);
 }
 
-/* The watch's cycle hook: the flight recorder's windows (trace_keep.c) */
+/* The watch's cycle hook: the flight recorder's windows (trace_keep.c), the live analysis' (trace_live.c) */
 static void keep_cycle(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f)
 {
 	struct run_ctx *r = ctx;
 
 	jl_trace_keep_cycle(r->trace, series, &r->eng.series[series], x, f->latency, f->response, f->miss);
+	jl_trace_live_cycle(r->trace, series, x, f->latency, f->response, f->miss);
 }
 
 static int watch_start(struct run_ctx *r, char *err, size_t errlen)
@@ -563,6 +564,13 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		cpu_set_t hk;
 
 		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
+	}
+	if (r->trace) { /* a long run's analysis goes along with it (before the watch: it hands it the cycles) */
+		json_object *host = jl_host_describe();
+
+		if (jl_trace_live_start(r->trace, &r->eng, host, err, sizeof(err)) < 0)
+			log_msg(r, "jitterlab: note: the trace is analysed after the run: %s\n", err);
+		json_object_put(host);
 	}
 	if (watch_start(r, err, sizeof(err))) {
 		/* the rings need their reader: without it the run would measure nothing */

@@ -79,6 +79,16 @@ int jl_trace_keep_worst(struct jl_trace *t, char *err, size_t errlen);
 void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
 			 int64_t latency, int64_t response, bool miss);
 
+/* The analysis while the run goes (trace_live.c): when every page is kept (no flight recorder) and every
+ * measured entry is a loop keeping a ring (a long run), a thread on the reader's CPUs feeds the pruned
+ * analysis the pages as they are drained, a few hundred ms behind the watch (whose cycles, through
+ * jl_trace_live_cycle, give it the windows first); jl_trace_finish then feeds only the rest. HOST: the
+ * RT bandwidth (jl_host_describe). 1 started, 0 not for this run, -1 with ERR. */
+int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_object *host, char *err, size_t errlen);
+/* The watch's cycle of SERIES (the same arguments as jl_trace_keep_cycle); no-op without a live analysis. */
+void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample *x, int64_t latency,
+			 int64_t response, bool miss);
+
 /* Engine marker hook (struct jl_engine_hooks.mark); CTX is the struct jl_trace *. */
 void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t latency_ns, bool miss);
 /* While it records: the events the kernel lost so far (the progress line; never on a measured CPU). */

@@ -119,6 +119,7 @@ int jl_trace_tmpfile(void)
 static int read_drain(struct jl_trace *t, int cpu)
 {
 	struct jl_trace_cpu *c = &t->cpu[cpu];
+	int64_t t0 = jl_now_ns();
 	int n, pages = 0;
 
 	if (!c->tcpu)
@@ -126,15 +127,17 @@ static int read_drain(struct jl_trace *t, int cpu)
 	for (;;) {
 		memset(t->page, 0, t->page_size);
 		n = tracefs_cpu_read(c->tcpu, t->page, true);
-		if (n <= 0)
+		if (n <= 0) { /* empty: every event before T0 is in the file (the live analysis' watermark) */
+			__atomic_store_n(&c->drained_ns, t0, __ATOMIC_RELEASE);
 			break;
+		}
 		if (t->rec) {
 			if (jl_trace_rec_page(t, cpu, t->page) < 0)
 				return -1;
 		} else {
 			if (write(c->fd, t->page, t->page_size) != t->page_size)
 				return -1;
-			c->bytes += t->page_size;
+			__atomic_store_n(&c->bytes, c->bytes + (uint64_t)t->page_size, __ATOMIC_RELEASE);
 		}
 		if (++pages > 4096)
 			break;
@@ -417,6 +420,7 @@ int jl_trace_set_reader_cpus(struct jl_trace *t, const cpu_set_t *cpus)
 		errno = rc;
 		return -1;
 	}
+	t->reader_cpus = *cpus;
 	return 0;
 }
 
@@ -514,6 +518,7 @@ void jl_trace_destroy(struct jl_trace *t)
 	if (!t)
 		return;
 	jl_trace_probe_unserve(t);
+	jl_trace_live_free(t); /* before the files it reads are closed */
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);
 		pthread_join(t->reader, NULL);

@@ -341,6 +341,18 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 #define JL_TAN_PRUNE_BACK_MIN 20000000LL
 #define JL_TAN_PRUNE_LAG_NS 1000000000LL
 int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
+/* A pruned analysis fed while the run goes (trace_live.c): the entries' samples come at the end, the
+ * windows as the run goes (jl_tan_prune_add: each before the first event in it is fed). A pair no window
+ * keeps waits in its entry's ring of the last JL_TAN_PRUNE_TAIL (a loop's last cycles are kept, and known
+ * only at the end). jl_tan_prune_settle, once the samples are in: their windows and candidates, the
+ * window's end TO, the ring's pairs the windows keep. Same returns as jl_tan_prune. */
+#define JL_TAN_PRUNE_TAIL 4096
+int jl_tan_prune_live(struct jl_tan *an, int64_t from);
+int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n);
+int jl_tan_prune_settle(struct jl_tan *an, int64_t to);
+/* The window a sample needs: its whole one (a candidate: from BACK before its release to 2 ms after its
+ * end), else its wakeup window (where jl_tan_match looks). */
+void jl_tan_prune_window(const struct jl_tan_sample *x, bool whole, int64_t back, int64_t w[2]);
 /* How far before a release a pruned analysis keeps the trace of a cycle it may explain (the RT budget's
  * shapes look back: twice the larger of the throttled share and the fair server's runtime, plus 10 ms,
  * at least JL_TAN_PRUNE_BACK_MIN). */

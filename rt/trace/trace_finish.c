@@ -31,8 +31,8 @@ void jl_trace_result_free(struct jl_trace_result *res)
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
  * *SAMPLES). */
-static struct jl_tan_thread *engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
-					   bool partial)
+struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
+					     bool partial)
 {
 	struct jl_tan_thread *th;
 	size_t total = 0, k = 0;
@@ -188,6 +188,130 @@ static int add_probe_series(struct jl_engine *eng, const struct jl_trace_pages *
 	return rc < 0 ? -1 : 0;
 }
 
+/* Write DAT again with the kernel symbols INFO's records used (the callbacks the analysis named). */
+static int write_named(const char *dat, struct jl_tracedat_src *src, const struct jl_trace_readinfo *info, char *err,
+		       size_t errlen)
+{
+	char *syms = malloc((size_t)info->nused * 96 + 1);
+	size_t o = 0;
+	int rc;
+
+	if (!syms) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	syms[0] = 0;
+	for (int i = 0; i < info->nused; i++)
+		o += snprintf(syms + o, (size_t)info->nused * 96 + 1 - o, "%016llx t %s\n",
+			      (unsigned long long)info->used[i].addr, info->used[i].name);
+	src->kallsyms = syms;
+	rc = jl_tracedat_write(dat, src, err, errlen);
+	src->kallsyms = NULL;
+	free(syms);
+	return rc;
+}
+
+/* The analysis' figures into RES (summary.json's trace block, the terminal's text), the KernelShark
+ * session on the worst wakeup, what was recorded. */
+static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_tan *an,
+			   const struct jl_trace_readinfo *rinfo, const char *dat, const char *session,
+			   const struct jl_trace_pages *pages, struct jl_trace_result *res, char *err, size_t errlen)
+{
+	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
+	struct jl_trace_summary_in in = { 0 };
+	struct jl_trace_readinfo info = *rinfo;
+	int nworst = 0;
+
+	in.file = "trace.dat";
+	in.events = info.records;
+	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
+	in.lost_gaps = info.lost_gaps - (t->rec ? jl_trace_rec_gaps(t->rec) : 0); /* the recorder's are said in kept */
+	in.from = eng->t_measure;
+	in.to = jl_engine_window_end(eng);
+	in.kshark = NULL;
+	in.pages_dropped = t->rec != NULL;
+	if (jl_trace_summarize(an, &in, &res->block, &res->text, worst, &nworst) < 0) {
+		snprintf(err, errlen, "trace: out of memory while summarising");
+		return -1;
+	}
+	if (t->probe_served) { /* the probe server: programs that got the marker, connections refused */
+		json_object *pb = json_object_new_object();
+
+		json_object_object_add(pb, "connections", json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
+		json_object_object_add(pb, "refused", json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
+		json_object_object_add(res->block, "probe", pb);
+	}
+	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
+		free(res->text);
+		res->text = NULL;
+	}
+	if (nworst > 0) {
+		char kerr[256];
+
+		if (jl_trace_kshark_for(an, &worst[0], dat, session, pages, &res->open_hint, kerr, sizeof(kerr)) == 0)
+			json_object_object_add(res->block, "kernelshark", json_object_new_string("kernelshark.json"));
+		else
+			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
+	}
+	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
+	if (t->rec)
+		jl_trace_rec_describe(t->rec, res->block); /* what the flight recorder kept */
+	return 0;
+}
+
+/* The end of a run whose analysis went along with it (trace_live.c): the entries' final samples, their
+ * windows, the events not fed yet, then trace.dat written once (with the symbols the analysis used). */
+static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *dat, const char *session,
+		       struct jl_tracedat_src *src, struct jl_trace_result *res, char *err, size_t errlen)
+{
+	struct jl_tan *an = jl_trace_live_tan(t);
+	struct jl_trace_stream *st = jl_trace_live_stream(t);
+	struct jl_trace_pages *pages = jl_trace_live_pages(t);
+	uint64_t *bytes = (uint64_t *)pages->cpu_bytes, before;
+	struct jl_tan_sample *samples = NULL;
+	struct jl_tan_thread *threads;
+	struct jl_trace_readinfo info;
+	int n = 0, rc = -1;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	threads = jl_trace_engine_series(eng, &samples, &n, false);
+	if (!threads || n != an->nthreads) {
+		snprintf(err, errlen, "trace: %s", threads ? "the run's series changed" : "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		an->threads[i].samples = threads[i].samples;
+		an->threads[i].nsamples = threads[i].nsamples;
+	}
+	for (int c = 0; c < t->ncpus; c++)
+		bytes[c] = t->cpu[c].bytes; /* the reader has stopped: the files are complete */
+	before = jl_trace_stream_info(st)->records;
+	if (jl_tan_prune_settle(an, jl_engine_window_end(eng)) < 0 || jl_trace_stream_feed(st, INT64_MAX) < 0) {
+		snprintf(err, errlen, "trace: the analysis failed: %s", strerror(errno ? errno : ENOMEM));
+		goto out;
+	}
+	jl_tan_end(an);
+	info = *jl_trace_stream_info(st);
+	if (jl_trace_wakeup_fill(eng, an, err, errlen) < 0)
+		goto out;
+	if ((info.nused > 0 ? write_named(dat, src, &info, err, errlen) : jl_tracedat_write(dat, src, err, errlen)) < 0)
+		goto out;
+	rc = finish_analysis(t, eng, an, &info, dat, session, pages, res, err, errlen);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (rc == 0 && res->block)
+		jl_trace_live_describe(t, res->block, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
+				       info.records - before);
+out:
+	for (int i = 0; an && i < an->nthreads; i++) { /* the samples were lent */
+		an->threads[i].samples = NULL;
+		an->threads[i].nsamples = 0;
+	}
+	free(threads);
+	free(samples);
+	return rc;
+}
+
 int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
@@ -196,14 +320,12 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	struct jl_tan_thread *threads = NULL;
 	int nthreads = 0;
 	struct jl_trace_readinfo info;
-	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
-	struct jl_trace_summary_in in = { 0 };
 	struct jl_tan an = { 0 };
 	struct jl_tracedat_src src;
 	struct jl_ksyms ksyms = { 0 };
 	struct jl_trace_pages pages = { 0 };
 	bool have_syms = false;
-	int *fds = NULL, nworst = 0, rc = -1;
+	int *fds = NULL, rc = -1;
 	uint64_t *bytes = NULL;
 
 	memset(res, 0, sizeof(*res));
@@ -212,6 +334,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		return -1;
 	}
 	jl_trace_probe_unserve(t);
+	jl_trace_live_stop(t); /* the live analysis' thread: what it did not feed yet is fed below */
 	if (jl_trace_stop(t, err, errlen) < 0)
 		return -1;
 	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
@@ -219,7 +342,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
-	threads = engine_series(eng, &samples, &nthreads, t->rec != NULL);
+	threads = jl_trace_engine_series(eng, &samples, &nthreads, t->rec != NULL);
 	if (!fds || !bytes || !cmdlines || !threads) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
@@ -231,6 +354,10 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
 					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
 					.extra_cmdlines = cmdlines };
+	if (jl_trace_live_tan(t)) { /* the analysis went along with the run: only the rest to feed */
+		rc = finish_live(t, eng, dat, session, &src, res, err, errlen);
+		goto out;
+	}
 	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
 		goto out;
 	/* the analysis reads the pages trace.dat was written from, one page per CPU at a time (reading
@@ -246,7 +373,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		samples = NULL;
 		if (add_probe_series(eng, &pages, err, errlen) < 0)
 			goto out;
-		threads = engine_series(eng, &samples, &nthreads, t->rec != NULL);
+		threads = jl_trace_engine_series(eng, &samples, &nthreads, t->rec != NULL);
 		if (!threads) {
 			snprintf(err, errlen, "trace: out of memory");
 			goto out;
@@ -270,58 +397,10 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	if (jl_trace_wakeup_fill(eng, &an, err, errlen) < 0) /* measure = wakeups: its samples are the pairs */
 		goto out;
-	if (info.nused > 0) {
-		/* name the callbacks in the file too: write it again with the symbols it uses */
-		char *syms = malloc((size_t)info.nused * 96 + 1);
-		size_t o = 0;
-
-		if (syms) {
-			syms[0] = 0;
-			for (int i = 0; i < info.nused; i++)
-				o += snprintf(syms + o, (size_t)info.nused * 96 + 1 - o, "%016llx t %s\n",
-					      (unsigned long long)info.used[i].addr, info.used[i].name);
-			src.kallsyms = syms;
-			if (jl_tracedat_write(dat, &src, err, errlen) < 0) {
-				free(syms);
-				goto out;
-			}
-			free(syms);
-		}
-	}
-	in.file = "trace.dat";
-	in.events = info.records;
-	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
-	in.lost_gaps = info.lost_gaps - (t->rec ? jl_trace_rec_gaps(t->rec) : 0); /* the recorder's are said in kept */
-	in.from = eng->t_measure;
-	in.to = jl_engine_window_end(eng);
-	in.kshark = NULL;
-	in.pages_dropped = t->rec != NULL;
-	if (jl_trace_summarize(&an, &in, &res->block, &res->text, worst, &nworst) < 0) {
-		snprintf(err, errlen, "trace: out of memory while summarising");
+	if (info.nused > 0 && write_named(dat, &src, &info, err, errlen) < 0) /* name the callbacks too */
 		goto out;
-	}
-	if (t->probe_served) { /* the probe server: programs that got the marker, connections refused */
-		json_object *pb = json_object_new_object();
-
-		json_object_object_add(pb, "connections", json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
-		json_object_object_add(pb, "refused", json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
-		json_object_object_add(res->block, "probe", pb);
-	}
-	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
-		free(res->text);
-		res->text = NULL;
-	}
-	if (nworst > 0) {
-		char kerr[256];
-
-		if (jl_trace_kshark_for(&an, &worst[0], dat, session, &pages, &res->open_hint, kerr, sizeof(kerr)) == 0)
-			json_object_object_add(res->block, "kernelshark", json_object_new_string("kernelshark.json"));
-		else
-			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
-	}
-	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
-	if (t->rec)
-		jl_trace_rec_describe(t->rec, res->block); /* what the flight recorder kept */
+	if (finish_analysis(t, eng, &an, &info, dat, session, &pages, res, err, errlen) < 0)
+		goto out;
 	rc = 0;
 out:
 	if (have_syms)

@@ -31,7 +31,8 @@ struct jl_trace_mark_rec {
 struct jl_trace_cpu {
 	struct tracefs_cpu *tcpu;
 	int fd;              /* anonymous temp file holding the raw pages read so far */
-	uint64_t bytes;
+	uint64_t bytes;      /* written by the reader (atomically: the live analysis reads it) */
+	int64_t drained_ns;  /* the reader found the buffer empty after this moment (mono; atomic) */
 };
 
 struct jl_trace {
@@ -61,7 +62,25 @@ struct jl_trace {
 	bool probe_have_sudo, probe_served;
 	uid_t probe_sudo_uid;
 	struct jl_trace_rec *rec;   /* the flight recorder (trace_keep = worst; trace_keep.c), NULL: every page */
+	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
+	struct jl_trace_live *live; /* the analysis while the run goes (trace_live.c), or NULL */
 };
+
+/* trace_live.c: the analysis fed while the run goes, from the pages the reader has drained. Its state for
+ * jl_trace_finish: it stops the thread (jl_trace_live_stop), takes the analysis, gives it the entries'
+ * final samples, and feeds the rest. */
+struct jl_trace_live;
+/* The engine's series as the analysis' entries (trace_finish.c), their samples into *SAMPLES (freed by
+ * the caller); PARTIAL: every entry a ring's kept cycles. */
+struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
+					     bool partial);
+void jl_trace_live_stop(struct jl_trace *t);
+struct jl_tan *jl_trace_live_tan(struct jl_trace *t);
+struct jl_trace_stream *jl_trace_live_stream(struct jl_trace *t);
+/* The pages it reads (its tep; the sizes it reads up to: set them to the final ones before the last feed). */
+struct jl_trace_pages *jl_trace_live_pages(struct jl_trace *t);
+void jl_trace_live_free(struct jl_trace *t);
+void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double post_s, uint64_t post_events);
 
 /* trace_keep.c: the flight recorder. The last JL_KEEP_LAST_BYTES of each CPU, and the pages around the
  * windows the watch asks for (jl_trace_keep_cycle); the first JL_KEEP_FIRST_MISSES misses of each loop. */
@@ -194,6 +213,16 @@ int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, con
 			struct jl_trace_readinfo *info, char *err, size_t errlen);
 int jl_trace_rows_pages(const struct jl_trace_pages *src, const int64_t *ts, long *rows, int n, char *err,
 			size_t errlen);
+/* The recorded pages read as the reader appends them (the live analysis, trace_live.c): SRC's fds, with
+ * cpu_bytes pointing at sizes the caller updates. jl_trace_stream_feed feeds AN every record before LIMIT
+ * (a CPU with nothing more yet must have nothing more before it; INT64_MAX once the files are complete);
+ * it does not end AN (jl_tan_end). */
+struct jl_trace_stream;
+struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_tan *an,
+					     const struct jl_ksyms *live);
+int jl_trace_stream_feed(struct jl_trace_stream *s, int64_t limit);
+const struct jl_trace_readinfo *jl_trace_stream_info(const struct jl_trace_stream *s);
+void jl_trace_stream_close(struct jl_trace_stream *s);
 /* A bare trace: up to MAX real-time tasks (pids and comms) with the most wakeups (>= 2), most first. */
 int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
 		      size_t errlen);

@@ -32,6 +32,12 @@ struct jl_tan_prune {
 	uint8_t **whole;            /* per entry, per sample: a candidate (its whole window kept) */
 	int64_t back;               /* a candidate's window: from this before its release */
 	size_t states, pairs, segs; /* forgotten */
+	size_t capwin;
+	/* a live analysis (jl_tan_prune_live): windows come as the run goes; until it settles, the pairs no
+	 * window keeps wait in a ring per entry (a loop's last cycles are kept, known only at the end) */
+	bool live;
+	struct jl_pair **tail;      /* per entry: JL_TAN_PRUNE_TAIL pairs, oldest first from tail_at */
+	size_t *ntail, *tail_at;
 };
 
 static int cmp_win(const void *a, const void *b)
@@ -104,13 +110,98 @@ void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int6
 	}
 }
 
-int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
+/* Add N windows W (any order) to P's merged, sorted ones. 0 or -1. */
+static int win_add(struct jl_tan_prune *p, const int64_t (*w)[2], size_t n)
 {
-	const struct jl_tan_budget *bw = &an->budget;
-	int64_t back;
-	struct jl_tan_prune *p;
-	size_t nwin = 0, total = 0, maxs = 0;
-	struct rank *r = NULL;
+	size_t m = 0;
+
+	if (!n)
+		return 0;
+	if (p->nwin + n > p->capwin) {
+		size_t cap = (p->nwin + n) * 2;
+		int64_t (*g)[2] = realloc(p->win, cap * sizeof(*g));
+
+		if (!g)
+			return -1;
+		p->win = g;
+		p->capwin = cap;
+	}
+	memcpy(p->win + p->nwin, w, n * sizeof(*w));
+	n += p->nwin;
+	qsort(p->win, n, sizeof(*p->win), cmp_win);
+	for (size_t k = 0; k < n; k++) { /* merge */
+		if (m && p->win[k][0] <= p->win[m - 1][1]) {
+			if (p->win[k][1] > p->win[m - 1][1])
+				p->win[m - 1][1] = p->win[k][1];
+		} else {
+			p->win[m][0] = p->win[k][0];
+			p->win[m][1] = p->win[k][1];
+			m++;
+		}
+	}
+	p->nwin = m;
+	return 0;
+}
+
+/* The windows of every measured entry's samples (a candidate's whole one, another's wakeup window), and
+ * which samples are candidates. 0 or -1. */
+static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p)
+{
+	size_t total = 0, maxs = 0, nwin = 0;
+	int64_t (*w)[2];
+	struct rank *r;
+	int rc = -1;
+
+	for (int i = 0; i < an->nthreads; i++) {
+		total += an->threads[i].measured ? an->threads[i].nsamples : 0;
+		maxs = an->threads[i].nsamples > maxs ? an->threads[i].nsamples : maxs;
+	}
+	w = malloc((total ? total : 1) * sizeof(*w));
+	r = malloc((maxs ? maxs : 1) * sizeof(*r));
+	if (!w || !r)
+		goto out;
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_tan_thread *t = &an->threads[i];
+
+		if (!t->measured)
+			continue;
+		free(p->whole[i]);
+		p->whole[i] = calloc(t->nsamples ? t->nsamples : 1, 1);
+		if (!p->whole[i])
+			goto out;
+		mark_top(t, p->from, false, JL_TAN_PRUNE_WORST, p->whole[i], r);
+		mark_top(t, p->from, true, JL_TAN_PRUNE_MISSES, p->whole[i], r);
+		for (size_t k = 0; k < t->nsamples; k++) {
+			const struct jl_tan_sample *x = &t->samples[k];
+
+			if (x->release < p->from)
+				continue;
+			jl_tan_prune_window(x, p->whole[i][k], p->back, w[nwin++]);
+		}
+	}
+	rc = win_add(p, (const int64_t (*)[2])w, nwin);
+out:
+	free(w);
+	free(r);
+	return rc;
+}
+
+void jl_tan_prune_window(const struct jl_tan_sample *x, bool whole, int64_t back, int64_t w[2])
+{
+	int64_t last = x->end > x->wake ? x->end : x->wake;
+
+	if (whole) {
+		w[0] = x->release - back;
+		w[1] = last + 2000000LL;
+	} else {
+		w[0] = x->release - JL_TAN_CLOCK_SLACK_NS;
+		w[1] = x->wake + JL_TAN_CLOCK_SLACK_NS + 1;
+	}
+}
+
+/* Whether every measured entry keeps only some cycles (SAMPLES: and has them already). */
+static bool prunable(const struct jl_tan *an, bool samples)
+{
 	bool any = false;
 
 	for (int i = 0; i < an->nthreads; i++) {
@@ -118,78 +209,132 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
 
 		if (!t->measured)
 			continue;
-		if (!t->samples || !t->partial || t->pool || t->executor)
-			return 0; /* an entry that needs every wakeup or every cycle: the whole analysis */
+		if ((samples && !t->samples) || !t->partial || t->pool || t->executor)
+			return false; /* an entry that needs every wakeup or every cycle: the whole analysis */
 		any = true;
-		total += t->nsamples;
-		maxs = t->nsamples > maxs ? t->nsamples : maxs;
 	}
-	if (!any)
-		return 0;
-	back = jl_tan_prune_back(bw);
-	p = calloc(1, sizeof(*p));
+	return any;
+}
+
+static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
+{
+	struct jl_tan_prune *p = calloc(1, sizeof(*p));
+
 	if (!p)
-		goto fail;
+		return -1;
 	an->prune = p;
 	p->from = from;
-	p->back = back;
+	p->back = jl_tan_prune_back(&an->budget);
 	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
 	p->next = INT64_MIN;
 	p->oc = calloc((size_t)an->nthreads, sizeof(*p->oc));
 	p->oc_done = calloc((size_t)an->nthreads, sizeof(*p->oc_done));
 	p->wk = calloc((size_t)an->nthreads, sizeof(*p->wk));
 	p->whole = calloc((size_t)an->nthreads, sizeof(*p->whole));
-	p->win = malloc((total ? total : 1) * sizeof(*p->win));
-	r = malloc((maxs ? maxs : 1) * sizeof(*r));
-	if (!p->oc || !p->oc_done || !p->wk || !p->whole || !p->win || !r)
-		goto fail;
+	if (!p->oc || !p->oc_done || !p->wk || !p->whole)
+		return -1;
 	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_tan_thread *t = &an->threads[i];
-
 		jl_offcpu_init(&p->oc[i], from, p->to);
-		if (!t->measured)
-			continue;
-		if (jl_stream_init(&p->wk[i], 1, true) < 0)
-			goto fail;
-		p->whole[i] = calloc(t->nsamples ? t->nsamples : 1, 1);
-		if (!p->whole[i])
-			goto fail;
-		mark_top(t, from, false, JL_TAN_PRUNE_WORST, p->whole[i], r);
-		mark_top(t, from, true, JL_TAN_PRUNE_MISSES, p->whole[i], r);
-		for (size_t k = 0; k < t->nsamples; k++) {
-			const struct jl_tan_sample *s = &t->samples[k];
-			int64_t last = s->end > s->wake ? s->end : s->wake;
-
-			if (s->release < from)
-				continue;
-			if (p->whole[i][k]) {
-				p->win[nwin][0] = s->release - back;
-				p->win[nwin][1] = last + 2000000LL;
-			} else {
-				p->win[nwin][0] = s->release - JL_TAN_CLOCK_SLACK_NS;
-				p->win[nwin][1] = s->wake + JL_TAN_CLOCK_SLACK_NS + 1;
-			}
-			nwin++;
-		}
+		if (an->threads[i].measured && jl_stream_init(&p->wk[i], 1, true) < 0)
+			return -1;
 	}
-	free(r);
-	qsort(p->win, nwin, sizeof(*p->win), cmp_win);
-	for (size_t k = 0; k < nwin; k++) { /* merge */
-		if (p->nwin && p->win[k][0] <= p->win[p->nwin - 1][1]) {
-			if (p->win[k][1] > p->win[p->nwin - 1][1])
-				p->win[p->nwin - 1][1] = p->win[k][1];
-		} else {
-			p->win[p->nwin][0] = p->win[k][0];
-			p->win[p->nwin][1] = p->win[k][1];
-			p->nwin++;
-		}
+	return 0;
+}
+
+int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
+{
+	if (!prunable(an, true))
+		return 0;
+	if (prune_new(an, from, to) < 0 || sample_windows(an, an->prune) < 0) {
+		jl_tan_prune_free(an);
+		errno = ENOMEM;
+		return -1;
 	}
 	return 1;
+}
+
+int jl_tan_prune_live(struct jl_tan *an, int64_t from)
+{
+	struct jl_tan_prune *p;
+
+	if (!prunable(an, false))
+		return 0;
+	if (prune_new(an, from, 0) < 0)
+		goto fail;
+	p = an->prune;
+	p->live = true;
+	p->tail = calloc((size_t)an->nthreads, sizeof(*p->tail));
+	p->ntail = calloc((size_t)an->nthreads, sizeof(*p->ntail));
+	p->tail_at = calloc((size_t)an->nthreads, sizeof(*p->tail_at));
+	if (!p->tail || !p->ntail || !p->tail_at)
+		goto fail;
+	for (int i = 0; i < an->nthreads; i++)
+		if (an->threads[i].measured && !(p->tail[i] = malloc(JL_TAN_PRUNE_TAIL * sizeof(**p->tail))))
+			goto fail;
+	return 1;
 fail:
-	free(r);
 	jl_tan_prune_free(an);
 	errno = ENOMEM;
 	return -1;
+}
+
+int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n)
+{
+	return an->prune ? win_add(an->prune, w, n) : 0;
+}
+
+static int cmp_pair_in(const void *a, const void *b)
+{
+	const struct jl_pair *x = a, *y = b;
+
+	if (x->switch_in != y->switch_in)
+		return x->switch_in < y->switch_in ? -1 : 1;
+	return (x->waking > y->waking) - (x->waking < y->waking);
+}
+
+int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
+{
+	struct jl_tan_prune *p = an->prune;
+
+	if (!p || !p->live)
+		return 0;
+	p->to = to > 0 ? to : INT64_MAX;
+	for (int i = 0; i < an->nthreads; i++)
+		p->oc[i].to = p->to;
+	if (sample_windows(an, p) < 0)
+		return -1;
+	/* the pairs that waited in the rings: those the final windows keep join the entry's (in the order the
+	 * analysis made them: by switch-in), the others are forgotten */
+	for (int i = 0; i < an->nthreads; i++) {
+		struct jl_tan_thread *t = &an->threads[i];
+		size_t n = p->ntail[i], add = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			const struct jl_pair *x = &p->tail[i][(p->tail_at[i] + k) % JL_TAN_PRUNE_TAIL];
+
+			if (!jl_tan_prune_keeps(an, x->waking, x->switch_in + 1)) {
+				p->pairs++;
+				t->pairs_forgotten++;
+				continue;
+			}
+			if (t->npairs == t->cap) {
+				size_t cap = t->cap ? t->cap * 2 : 256;
+				struct jl_pair *g = realloc(t->pairs, cap * sizeof(*g));
+
+				if (!g)
+					return -1;
+				t->pairs = g;
+				t->cap = cap;
+			}
+			t->pairs[t->npairs++] = *x;
+			add++;
+		}
+		if (add)
+			qsort(t->pairs, t->npairs, sizeof(*t->pairs), cmp_pair_in);
+		p->ntail[i] = 0;
+	}
+	p->live = false;
+	return 0;
 }
 
 void jl_tan_prune_free(struct jl_tan *an)
@@ -204,6 +349,11 @@ void jl_tan_prune_free(struct jl_tan *an)
 		if (p->whole)
 			free(p->whole[i]);
 	}
+	for (int i = 0; p->tail && i < an->nthreads; i++)
+		free(p->tail[i]);
+	free(p->tail);
+	free(p->ntail);
+	free(p->tail_at);
 	free(p->oc);
 	free(p->oc_done);
 	free(p->wk);
@@ -249,6 +399,16 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
 	if (jl_tan_prune_keeps(an, pr->waking, pr->switch_in + 1))
 		return true;
+	if (p->live && p->tail && p->tail[ti]) { /* maybe one of the loop's last cycles: known at the end */
+		if (p->ntail[ti] == JL_TAN_PRUNE_TAIL) { /* the oldest leaves */
+			p->tail_at[ti] = (p->tail_at[ti] + 1) % JL_TAN_PRUNE_TAIL;
+			p->ntail[ti]--;
+			p->pairs++;
+			an->threads[ti].pairs_forgotten++;
+		}
+		p->tail[ti][(p->tail_at[ti] + p->ntail[ti]++) % JL_TAN_PRUNE_TAIL] = *pr;
+		return false;
+	}
 	p->pairs++;
 	an->threads[ti].pairs_forgotten++;
 	return false;

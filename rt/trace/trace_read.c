@@ -538,43 +538,81 @@ static int pcpu_peek(const struct jl_trace_pages *src, int c, struct pcpu *p)
 	}
 }
 
-/* FN over every record of SRC in time order (the lower CPU first on a tie, as tracecmd_iterate_events).
- * 0, or -1 (a read error, or FN's). */
-static int pages_iterate(const struct jl_trace_pages *src, rec_fn fn, void *data)
-{
-	struct pcpu *p = calloc((size_t)(src->ncpus > 0 ? src->ncpus : 1), sizeof(*p));
-	int rc = 0;
+/* A merge over SRC's CPUs in time order that can stop and go on: the pages a CPU's file holds can grow
+ * between two runs (the live analysis reads the files the reader thread appends to). */
+struct pages_it {
+	const struct jl_trace_pages *src;
+	struct pcpu *p;
+	bool failed;
+};
 
-	if (!p)
+static int pages_it_init(struct pages_it *it, const struct jl_trace_pages *src)
+{
+	memset(it, 0, sizeof(*it));
+	it->src = src;
+	it->p = calloc((size_t)(src->ncpus > 0 ? src->ncpus : 1), sizeof(*it->p));
+	if (!it->p)
 		return -1;
-	for (int c = 0; c < src->ncpus && rc == 0; c++) {
-		p[c].buf = malloc((size_t)src->page_size * PAGES_PER_READ);
-		p[c].kb = tep_kbuffer(src->tep);
-		if (!p[c].buf || !p[c].kb || pcpu_peek(src, c, &p[c]) < 0)
-			rc = -1;
+	for (int c = 0; c < src->ncpus; c++) {
+		it->p[c].buf = malloc((size_t)src->page_size * PAGES_PER_READ);
+		it->p[c].kb = tep_kbuffer(src->tep);
+		if (!it->p[c].buf || !it->p[c].kb)
+			return -1;
 	}
-	while (rc == 0) {
+	return 0;
+}
+
+static void pages_it_free(struct pages_it *it)
+{
+	for (int c = 0; it->p && c < it->src->ncpus; c++) {
+		free(it->p[c].buf);
+		if (it->p[c].kb)
+			kbuffer_free(it->p[c].kb);
+	}
+	free(it->p);
+	it->p = NULL;
+}
+
+/* FN over the records of the pages SRC->cpu_bytes says are there, in time order (the lower CPU first on a
+ * tie, as tracecmd_iterate_events), up to the first at or after LIMIT. The caller vouches that a CPU with
+ * nothing more yet will have nothing before LIMIT (INT64_MAX: the files are complete). 0, or -1 (a read
+ * error, or FN's). */
+static int pages_it_run(struct pages_it *it, int64_t limit, rec_fn fn, void *data)
+{
+	const struct jl_trace_pages *src = it->src;
+	struct pcpu *p = it->p;
+
+	if (it->failed)
+		return -1;
+	for (int c = 0; c < src->ncpus; c++)
+		if (!p[c].rec.data && pcpu_peek(src, c, &p[c]) < 0)
+			goto fail;
+	for (;;) {
 		int next = -1;
 
 		for (int c = 0; c < src->ncpus; c++)
 			if (p[c].rec.data && (next < 0 || p[c].rec.ts < p[next].rec.ts))
 				next = c;
-		if (next < 0)
-			break;
-		if (fn(NULL, &p[next].rec, next, data) < 0) {
-			rc = -1;
-			break;
-		}
+		if (next < 0 || (int64_t)p[next].rec.ts >= limit)
+			return 0;
+		if (fn(NULL, &p[next].rec, next, data) < 0)
+			goto fail;
 		kbuffer_next_event(p[next].kb, NULL);
 		if (pcpu_peek(src, next, &p[next]) < 0)
-			rc = -1;
+			goto fail;
 	}
-	for (int c = 0; c < src->ncpus; c++) {
-		free(p[c].buf);
-		if (p[c].kb)
-			kbuffer_free(p[c].kb);
-	}
-	free(p);
+fail:
+	it->failed = true;
+	return -1;
+}
+
+/* FN over every record of SRC in time order. 0, or -1. */
+static int pages_iterate(const struct jl_trace_pages *src, rec_fn fn, void *data)
+{
+	struct pages_it it;
+	int rc = pages_it_init(&it, src) < 0 ? -1 : pages_it_run(&it, INT64_MAX, fn, data);
+
+	pages_it_free(&it);
 	return rc;
 }
 
@@ -719,6 +757,58 @@ int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, con
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the recorded pages read as they grow (the live analysis) ---- */
+
+struct jl_trace_stream {
+	struct reader r;
+	struct pages_it it;
+	struct jl_trace_pages src;
+	struct jl_trace_readinfo info;
+};
+
+struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_tan *an,
+					     const struct jl_ksyms *live)
+{
+	struct jl_trace_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->src = *src;
+	s->r.tep = src->tep;
+	s->r.an = an;
+	s->r.live = live;
+	s->r.pages = true;
+	s->r.info = &s->info;
+	setup(&s->r);
+	if (pages_it_init(&s->it, &s->src) < 0) {
+		jl_trace_stream_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+int jl_trace_stream_feed(struct jl_trace_stream *s, int64_t limit)
+{
+	if (pages_it_run(&s->it, limit, on_record, &s->r) < 0 || s->r.failed) {
+		errno = s->r.failed ? s->r.failed : errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+const struct jl_trace_readinfo *jl_trace_stream_info(const struct jl_trace_stream *s)
+{
+	return &s->info;
+}
+
+void jl_trace_stream_close(struct jl_trace_stream *s)
+{
+	if (!s)
+		return;
+	pages_it_free(&s->it);
+	free(s);
 }
 
 static int on_row(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)

@@ -287,7 +287,8 @@ def peak_rss_kb(args, timeout):
 def test_memory_flat_in_duration(tmp_path):
     """The peak RSS of 4 loops at 1 kHz traced (trace = sched) for 20 s and for 60 s (rings: samples_memory
     below what they need) differs by less than 10% and stays under 64 MB. Memory, not timing: asserted.
-    The run's analysis is pruned to the kept cycles' windows; `jitterlab analyze` of its trace.dat (the
+    The run's analysis is pruned to the kept cycles' windows and fed while the run goes (all but the last
+    second or so); `jitterlab analyze` of its trace.dat (the
     whole analysis, read through libtracecmd) must explain the same worst cycles, part by part."""
     import json
     p = LONG_RUN
@@ -302,6 +303,11 @@ def test_memory_flat_in_duration(tmp_path):
     t = s["trace"]
     assert s["samples"]["storage"] == "ring" and "kept" not in t  # trace_keep = all: every page
     assert t["pruned"]["forgotten_states"] > 0 and t["pruned"]["forgotten_segments"] > 0, t["pruned"]
+    # the analysis went along with the run: after it, only its last second or so was left to feed
+    live = t["live"]
+    assert live["events"] + live["after_run_events"] == t["events"], (live, t["events"])
+    assert live["after_run_events"] < t["events"] / 10, live
+    assert 0 < live["max_lag_s"] < 10 and live["after_run_s"] < 20, live
     assert t["worst"], "nothing explained"
     for name, w in t["wakeup_ns"].items():
         assert w["of"] == "wakeups"

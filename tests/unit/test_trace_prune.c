@@ -4,7 +4,9 @@
  * kept cycles (the worst, the misses, the last ones, every 50th: what a ring keeps) go to an analysis that
  * keeps everything and to one that prunes. They must explain the same worst cycles part by part, match
  * the same samples, give the same off-CPU totals, while the pruned one keeps a small part of the states
- * and segments. Its wakeup figures count every wakeup the generator made (counted here as it makes them). */
+ * and segments. Its wakeup figures count every wakeup the generator made (counted here as it makes them).
+ * The live one (jl_tan_prune_live) must too when it gets each window only just before the first event in
+ * it, the last cycles' windows never (their pairs wait in its tail ring), and the samples at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,10 +236,82 @@ static size_t keep(const struct jl_tan_sample *all, size_t n, struct jl_tan_samp
 	return m;
 }
 
+enum mode { WHOLE, PRUNED, LIVE };
+
+struct due {
+	int64_t at;   /* add the window before the first event at or after this */
+	int64_t w[2];
+};
+
+static int cmp_due(const void *a, const void *b)
+{
+	const struct due *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* LIVE: the windows the kept cycles need, each given just before the analysis is fed the first event
+ * it covers (as the live analysis gets them from the watch), the last cycles' pairs left to the tail
+ * ring; the samples and the window's end at the end (jl_tan_prune_settle). */
+static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept)
+{
+	size_t ndue = 0, cap = 0, k = 0, e = 0;
+	struct due *due = NULL;
+	int64_t back = jl_tan_prune_back(&an->budget);
+
+	assert_int_equal(jl_tan_prune_live(an, g->from), 1);
+	for (int i = 0; i < NLOOPS; i++) {
+		struct jl_tan_sample **by = malloc(nkept[i] * sizeof(*by));
+		bool *whole = calloc(nkept[i] ? nkept[i] : 1, 1);
+
+		for (size_t j = 0; j < nkept[i]; j++)
+			by[j] = &kept[i][j];
+		qsort(by, nkept[i], sizeof(*by), cmp_lat); /* the 16 worst: candidates, their whole window */
+		for (size_t j = 0; j < 16 && j < nkept[i]; j++)
+			whole[by[j] - kept[i]] = true;
+		for (size_t j = 0; j < nkept[i]; j++) {
+			const struct jl_tan_sample *x = &kept[i][j];
+
+			if (x->release < g->from || (!whole[j] && !x->miss && j + 256 >= nkept[i]))
+				continue; /* the last cycles: their pairs wait in the tail ring */
+			if (ndue == cap) {
+				cap = cap ? cap * 2 : 256;
+				due = realloc(due, cap * sizeof(*due));
+			}
+			jl_tan_prune_window(x, whole[j] || x->miss, back, due[ndue].w);
+			due[ndue].at = due[ndue].w[0];
+			ndue++;
+		}
+		free(by);
+		free(whole);
+	}
+	qsort(due, ndue, sizeof(*due), cmp_due);
+	/* fed while the run goes: up to 100 ms before its end (the live analysis lags the watch), so that the
+	 * last cycles kept (256 ms) are partly fed before their windows are known */
+	for (; e < g->n && g->ev[e].ts < g->to - 100 * MS; e++) {
+		while (k < ndue && due[k].at <= g->ev[e].ts + 1000) { /* just in time */
+			assert_int_equal(jl_tan_prune_add(an, (const int64_t (*)[2])due[k].w, 1), 0);
+			k++;
+		}
+		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
+	}
+	/* after it: the samples, the window's end, then the rest */
+	for (int t = 0; t < NLOOPS; t++) {
+		an->threads[t].samples = kept[t];
+		an->threads[t].nsamples = nkept[t];
+	}
+	assert_int_equal(jl_tan_prune_settle(an, g->to), 0);
+	for (; e < g->n; e++)
+		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
+	jl_tan_end(an);
+	free(due);
+}
+
 static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept,
-		    bool prune)
+		    enum mode mode)
 {
 	struct jl_tan_thread th[NLOOPS + 1];
+	bool prune = mode != WHOLE;
 
 	memset(th, 0, sizeof(th));
 	for (int i = 0; i < NLOOPS; i++) {
@@ -245,8 +319,8 @@ static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample
 		th[i].pid = 101 + i;
 		th[i].measured = true;
 		snprintf(th[i].policy, sizeof(th[i].policy), "FIFO 80");
-		th[i].samples = kept[i];
-		th[i].nsamples = nkept[i];
+		th[i].samples = mode == LIVE ? NULL : kept[i];
+		th[i].nsamples = mode == LIVE ? 0 : nkept[i];
 		th[i].partial = prune;
 	}
 	snprintf(th[NLOOPS].name, sizeof(th[NLOOPS].name), "hog"); /* lends its name only */
@@ -256,6 +330,10 @@ static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample
 	 * budgets, 110 ms: most of the trace around 30 cycles) */
 	an->budget.rt_runtime_ns = -1;
 	an->budget.fair_server = false;
+	if (mode == LIVE) {
+		analyse_live(an, g, kept, nkept);
+		return;
+	}
 	assert_int_equal(jl_tan_prune(an, g->from, g->to), prune ? 1 : 0);
 	for (size_t i = 0; i < g->n; i++)
 		assert_int_equal(jl_tan_feed(an, &g->ev[i]), 0);
@@ -273,7 +351,7 @@ static size_t kept_items(const struct jl_tan *an)
 	return n;
 }
 
-static void pruned_equals_whole(bool stalls)
+static void pruned_equals_whole(bool stalls, enum mode mode)
 {
 	static struct gen g;
 	struct jl_tan_sample *kept[NLOOPS];
@@ -289,8 +367,8 @@ static void pruned_equals_whole(bool stalls)
 		nkept[i] = keep(g.s[i], g.ns[i], kept[i]);
 		assert_true(nkept[i] < g.ns[i] / 2);
 	}
-	analyse(&whole, &g, kept, nkept, false);
-	analyse(&pruned, &g, kept, nkept, true);
+	analyse(&whole, &g, kept, nkept, WHOLE);
+	analyse(&pruned, &g, kept, nkept, mode);
 
 	/* the same worst cycles, part by part, and the same missed deadlines */
 	assert_int_equal(jl_tan_worst(&whole, g.from, w, 5, 10, &nwo, &mw), 0);
@@ -375,13 +453,26 @@ static void pruned_equals_whole(bool stalls)
 static void test_pruned_equals_whole_stalls(void **state)
 {
 	(void)state;
-	pruned_equals_whole(true);
+	pruned_equals_whole(true, PRUNED);
 }
 
 static void test_pruned_equals_whole_intruder(void **state)
 {
 	(void)state;
-	pruned_equals_whole(false);
+	pruned_equals_whole(false, PRUNED);
+}
+
+/* The live analysis: the windows come as the events are fed, the samples at the end. */
+static void test_live_equals_whole_stalls(void **state)
+{
+	(void)state;
+	pruned_equals_whole(true, LIVE);
+}
+
+static void test_live_equals_whole_intruder(void **state)
+{
+	(void)state;
+	pruned_equals_whole(false, LIVE);
 }
 
 /* Not every measured entry partial (a callback's, an entry without samples): nothing is pruned. */
@@ -418,6 +509,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pruned_equals_whole_stalls),
 		cmocka_unit_test(test_pruned_equals_whole_intruder),
+		cmocka_unit_test(test_live_equals_whole_stalls),
+		cmocka_unit_test(test_live_equals_whole_intruder),
 		cmocka_unit_test(test_not_pruned_unless_all_partial),
 	};
 
