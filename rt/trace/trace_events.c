@@ -568,12 +568,8 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
 }
 
-static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
+int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p)
 {
-	struct jl_tan_thread *t = &an->threads[ti];
-
-	if (!jl_tan_prune_pair(an, ti, p)) /* a pruned analysis: counted, not kept */
-		return 0;
 	if (t->npairs == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		struct jl_pair *n = realloc(t->pairs, cap * sizeof(*n));
@@ -585,6 +581,13 @@ static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
 	}
 	t->pairs[t->npairs++] = *p;
 	return 0;
+}
+
+static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
+{
+	if (!jl_tan_prune_pair(an, ti, p)) /* a pruned analysis: counted, not kept */
+		return 0;
+	return jl_tan_keep_pair(&an->threads[ti], p);
 }
 
 static bool running_somewhere(const struct jl_tan *an, int32_t pid)

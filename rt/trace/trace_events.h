@@ -348,6 +348,8 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
  * window's end TO, the ring's pairs the windows keep. Same returns as jl_tan_prune. */
 #define JL_TAN_PRUNE_TAIL 4096
 int jl_tan_prune_live(struct jl_tan *an, int64_t from);
+/* Append P to T's pairs (growing them). 0 or -1. */
+int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p);
 int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n);
 int jl_tan_prune_settle(struct jl_tan *an, int64_t to);
 /* The window a sample needs: its whole one (a candidate: from BACK before its release to 2 ms after its

@@ -317,16 +317,8 @@ int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
 				t->pairs_forgotten++;
 				continue;
 			}
-			if (t->npairs == t->cap) {
-				size_t cap = t->cap ? t->cap * 2 : 256;
-				struct jl_pair *g = realloc(t->pairs, cap * sizeof(*g));
-
-				if (!g)
-					return -1;
-				t->pairs = g;
-				t->cap = cap;
-			}
-			t->pairs[t->npairs++] = *x;
+			if (jl_tan_keep_pair(t, x) < 0)
+				return -1;
 			add++;
 		}
 		if (add)

@@ -5,7 +5,9 @@
 #     keeping every page, and traced with the flight recorder (trace_keep = worst: disk bounded), with
 #     what each wrote (samples.csv, trace.dat).
 #  2. The projection a 24 h run of the same scenario states before it starts (it is accepted).
-#  3. jitterlab analyze against trace-cmd report on the traced long run's trace.dat (events per second).
+#  3. The live analysis (trace_keep = all): what it fed while the run went, how fast, how far behind, and
+#     what was left after the run; then the event rate it keeps up with as the loops go faster.
+#  4. jitterlab analyze against trace-cmd report on the traced long run's trace.dat (events per second).
 #     BENCH_SHORT=20s BENCH_LONG=60s tests/bench/long_runs.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,6 +51,33 @@ for trace, keep in (("off", "all"), ("sched", "all"), ("sched", "worst")):
         tag = f"trace={trace}" + (f" trace_keep={keep}" if trace != "off" else "") + f" {dur}"
         print(f"{tag:<34} {rss:8.1f} {smp:15.2f} {dat:13.1f} {wall:7.1f}")
     print(f"   long/short RSS ratio {res[1] / res[0]:.3f}")
+import json
+def live_of(d):
+    t = json.load(open(f"{d}/summary.json")).get("trace", {})
+    return t, t.get("live")
+for dur in (short, long_):
+    t, lv = live_of(dirs[("sched", "all", dur)])
+    if lv:
+        print(f"-- live analysis, trace_keep=all {dur}: {lv['events']} events fed while the run went "
+              f"({lv['events_per_busy_s'] / 1e6:.2f} M events per busy second, at most {lv['max_lag_s']:.2f} s "
+              f"behind); after the run {lv['after_run_events']} events, {lv['after_run_s']:.2f} s")
+# the event rate the live analysis keeps up with: the loops faster and faster (every page kept), 10 s each
+print("-- live analysis against the event rate (4 loops, trace = sched, trace_keep = all, 10 s)")
+print(f"{'loop period':<12} {'events/s':>10} {'lost':>8} {'fed live':>9} {'M ev/busy s':>12} {'max lag s':>10} "
+      f"{'after run s':>12}")
+for period in ("1ms", "250us", "100us", "50us"):
+    out = f"{tmp}/rate{period}"
+    r = subprocess.run([bin, "run", scen, "--duration", "10s", "--out", out, "--quiet", "--set", "run.trace=sched",
+                        "--set", "run.trace_keep=all", *rings, "--set", f"loop.period={period}"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
+    runs = sorted(glob.glob(f"{out}/long-run/2*"))
+    if not runs:
+        print(f"{period:<12} run failed: {r.stderr.strip()[-200:]}")
+        continue
+    t, lv = live_of(runs[-1])
+    lv = lv or {}
+    print(f"{period:<12} {t.get('events', 0) / 10:10.0f} {t.get('lost_events', 0):8d} {lv.get('events', 0):9d} "
+          f"{lv.get('events_per_busy_s', 0) / 1e6:12.2f} {lv.get('max_lag_s', 0):10.2f} {lv.get('after_run_s', 0):12.2f}")
 p = subprocess.Popen([bin, "run", scen, "--out", f"{tmp}/day"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 line = ""
@@ -61,15 +90,17 @@ p.communicate(timeout=60)
 print(f"-- a 24 h run of it: {line or 'no projection printed'}")
 d = dirs[("sched", "all", long_)]
 if os.path.exists(f"{d}/trace.dat"):
-    t0 = time.monotonic()
-    subprocess.run([bin, "analyze", d, "--json"], capture_output=True, text=True, timeout=600)
-    ta = time.monotonic() - t0
-    import json
+    def best(args, **kw):  # the best of 3: the VM is noisy
+        times = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            subprocess.run(args, timeout=600, **kw)
+            times.append(time.monotonic() - t0)
+        return min(times)
+    ta = best([bin, "analyze", d, "--json"], capture_output=True, text=True)
     n = json.load(open(f"{d}/summary.json"))["trace"]["events"]
-    t0 = time.monotonic()
-    r = subprocess.run(["trace-cmd", "report", "-i", f"{d}/trace.dat"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=600)
-    tr = time.monotonic() - t0
-    print(f"-- analyze: {n} events in {ta:.2f} s ({n / ta / 1e6:.2f} M events/s); trace-cmd report {tr:.2f} s "
-          f"({n / tr / 1e6:.2f} M events/s); ratio {tr / ta:.1f}x")
+    tr = best(["trace-cmd", "report", "-i", f"{d}/trace.dat"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # before this issue's end (the same machine, the 60 s trace): 1.22 M events/s, 4.0x trace-cmd report
+    print(f"-- analyze (best of 3): {n} events in {ta:.3f} s ({n / ta / 1e6:.2f} M events/s); trace-cmd report "
+          f"{tr:.2f} s ({n / tr / 1e6:.2f} M events/s); ratio {tr / ta:.1f}x")
 PY
