@@ -98,8 +98,13 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 		in->nthreads++;
 	}
 	{
-		json_object *host;
+		json_object *host, *smp, *v;
 
+		/* a long run's loops kept rings: samples.csv holds their kept cycles, the analysis may be pruned */
+		if (json_object_object_get_ex(root, "samples", &smp) && json_object_object_get_ex(smp, "storage", &v) &&
+		    !strcmp(json_object_get_string(v), "ring"))
+			for (int i = 0; i < in->nthreads; i++)
+				in->threads[i].partial = true;
 		if (json_object_object_get_ex(root, "host", &host)) {
 			jl_tan_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
@@ -349,6 +354,10 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (in.have_budget)
 		an.budget = in.budget;
+	if (jl_tan_prune(&an, in.from, 0) < 0) { /* a long run's: keep only what its kept cycles need */
+		snprintf(err, sizeof(err), "analyze: out of memory");
+		goto fail;
+	}
 	if (jl_trace_read(in.dat, &an, NULL, &info, err, sizeof(err)) < 0)
 		goto fail;
 	sin.file = in.dat;

@@ -128,7 +128,8 @@ static int read_drain(struct jl_trace *t, int cpu)
 		memset(t->page, 0, t->page_size);
 		n = tracefs_cpu_read(c->tcpu, t->page, true);
 		if (n <= 0) { /* empty: every event before T0 is in the file (the live analysis' watermark) */
-			__atomic_store_n(&c->drained_ns, t0, __ATOMIC_RELEASE);
+			if (n == 0)
+				__atomic_store_n(&c->drained_ns, t0, __ATOMIC_RELEASE);
 			break;
 		}
 		if (t->rec) {

@@ -383,11 +383,10 @@ static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char 
 
 /* The index of NAME in the name table (added when new); 0 ("") when out of memory. Open addressing
  * over twice the names, FNV-1a on the name cut to JL_TAN_NAME_MAX - 1 bytes. */
-/* A hash of NAME as intern() keeps it (cut to JL_TAN_NAME_MAX - 1 bytes), eight bytes at a time; *LEN its
- * length. */
-static uint32_t name_hash(const char *name, size_t *len)
+/* A hash of NAME as intern() keeps it (cut to MAX bytes), eight bytes at a time; *LEN its length. */
+static uint32_t name_hash(const char *name, size_t max, size_t *len)
 {
-	size_t n = strnlen(name, JL_TAN_NAME_MAX - 1), i = 0;
+	size_t n = strnlen(name, max), i = 0;
 	uint64_t h = n;
 
 	for (; i + 8 <= n; i += 8) {
@@ -409,14 +408,14 @@ static uint32_t name_hash(const char *name, size_t *len)
 /* The index of NAME in AN's names, added if new (0: "", and on ENOMEM). An open-addressing table of
  * index + 1 over the names, each name's hash kept beside it so that a probe compares strings only on a
  * hash match: states and segments intern a name each, the busiest thing the feed does. */
-static uint32_t intern(struct jl_tan *an, const char *name)
+static uint32_t intern_n(struct jl_tan *an, const char *name, size_t max)
 {
 	uint32_t h, mask, i;
 	size_t len;
 
 	if (!name || !name[0])
 		return 0; /* index 0 is "" (jl_tan_name says so before the table exists) */
-	h = name_hash(name, &len);
+	h = name_hash(name, max < JL_TAN_NAME_MAX - 1 ? max : JL_TAN_NAME_MAX - 1, &len);
 	if (an->nnames + 1 > an->capnames) { /* grow: names, their hashes, the table over them */
 		uint32_t cap = an->capnames ? an->capnames * 2 : 256;
 		char (*names)[JL_TAN_NAME_MAX] = realloc(an->names, (size_t)cap * sizeof(*names));
@@ -457,6 +456,11 @@ static uint32_t intern(struct jl_tan *an, const char *name)
 	return an->nnames++;
 }
 
+static uint32_t intern(struct jl_tan *an, const char *name)
+{
+	return intern_n(an, name, JL_TAN_NAME_MAX - 1);
+}
+
 static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
 		    const char *name)
 {
@@ -479,12 +483,8 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 	s->kind = kind;
 	s->pid = pid;
 	s->kprio = kprio;
-	{
-		char cut[JL_TEV_COMM + 8]; /* a segment's name is a comm or an IRQ's: as long as it ever was */
-
-		jl_tev_copy(cut, sizeof(cut), name ? name : "", SIZE_MAX);
-		s->name = intern(an, cut);
-	}
+	/* a segment's name is a comm or an IRQ's: as long as it ever was */
+	s->name = intern_n(an, name, JL_TEV_COMM + 7);
 	return 0;
 }
 

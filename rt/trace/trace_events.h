@@ -17,13 +17,42 @@
 /* Copy the string SRC (at most MAX bytes of it, up to its NUL) into DST of LEN bytes, cut to fit and
  * always terminated: the names copied per event (comms, segment and state names), without printf's
  * cost (a third of the analysis time when it was snprintf("%s")). */
+/* strnlen(S, MAX) where S holds at least MAX readable bytes and MAX is small (a record's or a table's
+ * fixed-size name): eight bytes at a time; else strnlen. */
+static inline size_t jl_tev_len(const char *s, size_t max)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	size_t n = 0;
+
+	if (max > 64)
+		return strnlen(s, max);
+	for (; n + 8 <= max; n += 8) {
+		uint64_t w, z;
+
+		memcpy(&w, s + n, 8);
+		z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+		if (z)
+			return n + (size_t)(__builtin_ctzll(z) >> 3);
+	}
+	while (n < max && s[n])
+		n++;
+	return n;
+#else
+	return strnlen(s, max);
+#endif
+}
+
+/* Copy at most MAX bytes of the string SRC into DST of LEN bytes, always terminated. MAX <= 64: SRC holds
+ * that many readable bytes (a fixed-size field); SIZE_MAX: SRC is any C string. */
 static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t max)
 {
 	size_t n;
 
 	if (!len)
 		return;
-	n = strnlen(src, max < len - 1 ? max : len - 1);
+	n = max <= 64 ? jl_tev_len(src, max) : strnlen(src, max < len - 1 ? max : len - 1);
+	if (n > len - 1)
+		n = len - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
@@ -343,11 +372,13 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
 /* A pruned analysis fed while the run goes (trace_live.c): the entries' samples come at the end, the
  * windows as the run goes (jl_tan_prune_add: each before the first event in it is fed). A pair no window
- * keeps waits in its entry's ring of the last JL_TAN_PRUNE_TAIL (a loop's last cycles are kept, and known
+ * keeps waits in its entry's tail (a loop's last cycles are kept, and known
  * only at the end). jl_tan_prune_settle, once the samples are in: their windows and candidates, the
  * window's end TO, the ring's pairs the windows keep. Same returns as jl_tan_prune. */
-#define JL_TAN_PRUNE_TAIL 4096
 int jl_tan_prune_live(struct jl_tan *an, int64_t from);
+/* Entry TI's tail may drop the pairs switched in before T (the release of the oldest of its last kept
+ * cycles, less the clock slack): they can be nobody's. Only grows. */
+void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t);
 /* Append P to T's pairs (growing them). 0 or -1. */
 int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p);
 int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n);

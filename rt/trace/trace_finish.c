@@ -272,6 +272,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	struct jl_tan_thread *threads;
 	struct jl_trace_readinfo info;
 	int n = 0, rc = -1;
+	bool written = false;
 	struct timespec a, b;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
@@ -295,6 +296,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	info = *jl_trace_stream_info(st);
 	if (jl_trace_wakeup_fill(eng, an, err, errlen) < 0)
 		goto out;
+	written = true;
 	if ((info.nused > 0 ? write_named(dat, src, &info, err, errlen) : jl_tracedat_write(dat, src, err, errlen)) < 0)
 		goto out;
 	rc = finish_analysis(t, eng, an, &info, dat, session, pages, res, err, errlen);
@@ -303,6 +305,12 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 		jl_trace_live_describe(t, res->block, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
 				       info.records - before);
 out:
+	if (!written) { /* the analysis failed: the trace is still the run's */
+		char werr[256];
+
+		if (jl_tracedat_write(dat, src, werr, sizeof(werr)) < 0)
+			fprintf(stderr, "jitterlab: %s\n", werr);
+	}
 	for (int i = 0; an && i < an->nthreads; i++) { /* the samples were lent */
 		an->threads[i].samples = NULL;
 		an->threads[i].nsamples = 0;

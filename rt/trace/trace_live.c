@@ -32,8 +32,9 @@
 
 struct live_series {
 	struct jl_topk lat, miss;
-	uint64_t misses;
+	uint64_t misses, cycles;
 	int64_t last_release;
+	int64_t rel[JL_KEEP_TAIL];    /* the releases of its last cycles (a ring): its kept tail's start */
 	bool seen;
 };
 
@@ -51,7 +52,7 @@ struct jl_trace_live {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
-	int error;
+	atomic_int error;
 	/* from the watch, under mu */
 	pthread_mutex_t mu;
 	struct live_series *ser;
@@ -78,7 +79,7 @@ static void pend(struct jl_trace_live *L, const struct jl_tan_sample *x, bool wh
 		int64_t (*p)[2] = realloc(L->pend, cap * sizeof(*p));
 
 		if (!p) {
-			L->error = ENOMEM;
+			atomic_store(&L->error, ENOMEM);
 			return;
 		}
 		L->pend = p;
@@ -112,6 +113,7 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 			pend(L, &s, true);
 	}
 	k->last_release = x->release;
+	k->rel[k->cycles++ % JL_KEEP_TAIL] = x->release;
 	k->seen = true;
 	pthread_mutex_unlock(&L->mu);
 }
@@ -126,22 +128,28 @@ static int live_step(struct jl_trace_live *L)
 
 	pthread_mutex_lock(&L->mu);
 	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
-		L->error = ENOMEM;
+		atomic_store(&L->error, ENOMEM);
 	L->npend = 0;
 	for (int i = 0; i < L->nser; i++) {
+		const struct live_series *k = &L->ser[i];
+
 		if (!L->an.threads[i].measured)
 			continue;
+		if (k->cycles >= JL_KEEP_TAIL) /* pairs before its last JL_KEEP_TAIL cycles are nobody's */
+			jl_tan_prune_tail_from(&L->an, i, k->rel[k->cycles % JL_KEEP_TAIL] - JL_TAN_CLOCK_SLACK_NS);
 		if (!L->ser[i].seen) /* no cycle yet: one may come, released at the window's start */
 			watch = L->from < watch ? L->from : watch;
 		else if (L->ser[i].last_release < watch)
 			watch = L->ser[i].last_release;
 	}
 	pthread_mutex_unlock(&L->mu);
-	if (L->error)
+	if (atomic_load(&L->error))
 		return -1;
 	for (int c = 0; c < t->ncpus; c++) {
 		int64_t d = __atomic_load_n(&t->cpu[c].drained_ns, __ATOMIC_ACQUIRE);
 
+		if (!t->cpu[c].tcpu) /* an offline CPU: nothing to wait for */
+			continue;
 		drained = d < drained ? d : drained;
 		L->bytes[c] = __atomic_load_n(&t->cpu[c].bytes, __ATOMIC_ACQUIRE);
 	}
@@ -153,7 +161,7 @@ static int live_step(struct jl_trace_live *L)
 	t0 = now_s();
 	before = jl_trace_stream_info(L->st)->records;
 	if (jl_trace_stream_feed(L->st, limit) < 0) {
-		L->error = errno ? errno : EIO;
+		atomic_store(&L->error, errno ? errno : EIO);
 		return -1;
 	}
 	{
@@ -219,7 +227,9 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	pthread_attr_t attr;
 	int n = 0, rc;
 
-	if (!t || t->rec || !t->reader_started || !eng->rings)
+	/* with the flight recorder (its circle is overwritten), or without a CPU beside the measured ones (it
+	 * would compete with them): the analysis after the run */
+	if (!t || t->rec || !t->reader_started || !eng->rings || !CPU_COUNT(&t->reader_cpus))
 		return 0;
 	for (int u = 0; u < eng->nunits; u++) /* a program measured from the trace needs its first pass */
 		if (JL_MEASURE_FROM_TRACE(eng->units[u].spec->beh.measure))
@@ -279,8 +289,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 	pthread_attr_setschedparam(&attr, &(struct sched_param){ .sched_priority = 0 });
-	if (CPU_COUNT(&t->reader_cpus)) /* beside the reader: a CPU no measured thread uses */
-		pthread_attr_setaffinity_np(&attr, sizeof(t->reader_cpus), &t->reader_cpus);
+	pthread_attr_setaffinity_np(&attr, sizeof(t->reader_cpus), &t->reader_cpus); /* beside the reader */
 	rc = pthread_create(&L->thread, &attr, live_main, L);
 	pthread_attr_destroy(&attr);
 	if (rc) {
@@ -311,14 +320,14 @@ void jl_trace_live_stop(struct jl_trace *t)
 	/* the windows the watch asked for since the thread's last step */
 	pthread_mutex_lock(&L->mu);
 	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
-		L->error = ENOMEM;
+		atomic_store(&L->error, ENOMEM);
 	L->npend = 0;
 	pthread_mutex_unlock(&L->mu);
 }
 
 struct jl_tan *jl_trace_live_tan(struct jl_trace *t)
 {
-	return t && t->live && !t->live->error ? &t->live->an : NULL;
+	return t && t->live && !atomic_load(&t->live->error) ? &t->live->an : NULL;
 }
 
 struct jl_trace_stream *jl_trace_live_stream(struct jl_trace *t)

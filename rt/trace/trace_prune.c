@@ -21,6 +21,14 @@
 #include "../base/stream.h"
 #include "trace_int.h"
 
+/* The pairs of an entry no window keeps yet (a live analysis): [head, n) in the order they were made,
+ * those switched in before FROM dropped (older than the entry's last kept cycles). */
+struct jl_tan_tail {
+	struct jl_pair *p;
+	size_t head, n, cap;
+	int64_t from;
+};
+
 struct jl_tan_prune {
 	int64_t from, to;
 	int64_t (*win)[2];          /* merged, sorted [a, b) */
@@ -36,8 +44,10 @@ struct jl_tan_prune {
 	/* a live analysis (jl_tan_prune_live): windows come as the run goes; until it settles, the pairs no
 	 * window keeps wait in a ring per entry (a loop's last cycles are kept, known only at the end) */
 	bool live;
-	struct jl_pair **tail;      /* per entry: JL_TAN_PRUNE_TAIL pairs, oldest first from tail_at */
-	size_t *ntail, *tail_at;
+	struct jl_tan_tail *tail;   /* per entry */
+	int64_t compacted;          /* what compaction may have dropped lies before this */
+	size_t *seg_checked;        /* per CPU: its first segments, kept at the last compaction */
+	int nseg_checked;
 };
 
 static int cmp_win(const void *a, const void *b)
@@ -143,9 +153,30 @@ static int win_add(struct jl_tan_prune *p, const int64_t (*w)[2], size_t n)
 	return 0;
 }
 
+/* Whether what [A, B) needs is still there: everything after the last compaction's horizon is, and before
+ * it only what a window held all along (the windows of a live analysis came before their events). */
+static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = p->nwin;
+
+	if (a >= p->compacted)
+		return true;
+	if (b > p->compacted)
+		b = p->compacted;
+	while (lo < hi) { /* the first window that ends after A */
+		size_t mid = (lo + hi) / 2;
+
+		if (p->win[mid][1] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nwin && p->win[lo][0] <= a && p->win[lo][1] >= b;
+}
+
 /* The windows of every measured entry's samples (a candidate's whole one, another's wakeup window), and
  * which samples are candidates. 0 or -1. */
-static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p)
+static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p, bool settle)
 {
 	size_t total = 0, maxs = 0, nwin = 0;
 	int64_t (*w)[2];
@@ -176,6 +207,11 @@ static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p)
 
 			if (x->release < p->from)
 				continue;
+			if (settle && p->whole[i][k]) { /* a candidate only now: explained if its window is whole */
+				jl_tan_prune_window(x, true, p->back, w[nwin]);
+				if (!intact(p, w[nwin][0], w[nwin][1]))
+					p->whole[i][k] = 0;
+			}
 			jl_tan_prune_window(x, p->whole[i][k], p->back, w[nwin++]);
 		}
 	}
@@ -227,11 +263,14 @@ static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
 	p->back = jl_tan_prune_back(&an->budget);
 	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
 	p->next = INT64_MIN;
+	p->compacted = INT64_MIN;
+	p->seg_checked = calloc((size_t)an->ncpus, sizeof(*p->seg_checked));
+	p->nseg_checked = an->ncpus;
 	p->oc = calloc((size_t)an->nthreads, sizeof(*p->oc));
 	p->oc_done = calloc((size_t)an->nthreads, sizeof(*p->oc_done));
 	p->wk = calloc((size_t)an->nthreads, sizeof(*p->wk));
 	p->whole = calloc((size_t)an->nthreads, sizeof(*p->whole));
-	if (!p->oc || !p->oc_done || !p->wk || !p->whole)
+	if (!p->oc || !p->oc_done || !p->wk || !p->whole || !p->seg_checked)
 		return -1;
 	for (int i = 0; i < an->nthreads; i++) {
 		jl_offcpu_init(&p->oc[i], from, p->to);
@@ -245,7 +284,7 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
 {
 	if (!prunable(an, true))
 		return 0;
-	if (prune_new(an, from, to) < 0 || sample_windows(an, an->prune) < 0) {
+	if (prune_new(an, from, to) < 0 || sample_windows(an, an->prune, false) < 0) {
 		jl_tan_prune_free(an);
 		errno = ENOMEM;
 		return -1;
@@ -264,13 +303,10 @@ int jl_tan_prune_live(struct jl_tan *an, int64_t from)
 	p = an->prune;
 	p->live = true;
 	p->tail = calloc((size_t)an->nthreads, sizeof(*p->tail));
-	p->ntail = calloc((size_t)an->nthreads, sizeof(*p->ntail));
-	p->tail_at = calloc((size_t)an->nthreads, sizeof(*p->tail_at));
-	if (!p->tail || !p->ntail || !p->tail_at)
+	if (!p->tail)
 		goto fail;
 	for (int i = 0; i < an->nthreads; i++)
-		if (an->threads[i].measured && !(p->tail[i] = malloc(JL_TAN_PRUNE_TAIL * sizeof(**p->tail))))
-			goto fail;
+		p->tail[i].from = INT64_MIN;
 	return 1;
 fail:
 	jl_tan_prune_free(an);
@@ -282,6 +318,15 @@ int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n)
 {
 	return an->prune ? win_add(an->prune, w, n) : 0;
 }
+
+void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t)
+{
+	struct jl_tan_prune *p = an->prune;
+
+	if (p && p->tail && ti >= 0 && ti < an->nthreads && t > p->tail[ti].from)
+		p->tail[ti].from = t;
+}
+
 
 static int cmp_pair_in(const void *a, const void *b)
 {
@@ -301,16 +346,17 @@ int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
 	p->to = to > 0 ? to : INT64_MAX;
 	for (int i = 0; i < an->nthreads; i++)
 		p->oc[i].to = p->to;
-	if (sample_windows(an, p) < 0)
+	if (sample_windows(an, p, true) < 0)
 		return -1;
 	/* the pairs that waited in the rings: those the final windows keep join the entry's (in the order the
 	 * analysis made them: by switch-in), the others are forgotten */
 	for (int i = 0; i < an->nthreads; i++) {
 		struct jl_tan_thread *t = &an->threads[i];
-		size_t n = p->ntail[i], add = 0;
+		struct jl_tan_tail *q = &p->tail[i];
+		size_t add = 0;
 
-		for (size_t k = 0; k < n; k++) {
-			const struct jl_pair *x = &p->tail[i][(p->tail_at[i] + k) % JL_TAN_PRUNE_TAIL];
+		for (size_t k = q->head; k < q->n; k++) {
+			const struct jl_pair *x = &q->p[k];
 
 			if (!jl_tan_prune_keeps(an, x->waking, x->switch_in + 1)) {
 				p->pairs++;
@@ -323,7 +369,8 @@ int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
 		}
 		if (add)
 			qsort(t->pairs, t->npairs, sizeof(*t->pairs), cmp_pair_in);
-		p->ntail[i] = 0;
+		free(q->p);
+		memset(q, 0, sizeof(*q));
 	}
 	p->live = false;
 	return 0;
@@ -342,10 +389,9 @@ void jl_tan_prune_free(struct jl_tan *an)
 			free(p->whole[i]);
 	}
 	for (int i = 0; p->tail && i < an->nthreads; i++)
-		free(p->tail[i]);
+		free(p->tail[i].p);
 	free(p->tail);
-	free(p->ntail);
-	free(p->tail_at);
+	free(p->seg_checked);
 	free(p->oc);
 	free(p->oc_done);
 	free(p->wk);
@@ -353,6 +399,15 @@ void jl_tan_prune_free(struct jl_tan *an)
 	free(p->win);
 	free(p);
 	an->prune = NULL;
+}
+
+/* Whether a window holds some of [A, B), for spans given in time order: *AT is where the last one's
+ * search ended (windows before it end before A); start it at 0. */
+static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int64_t b)
+{
+	while (*at < p->nwin && p->win[*at][1] <= a)
+		(*at)++;
+	return *at < p->nwin && p->win[*at][0] < b;
 }
 
 bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
@@ -391,14 +446,33 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
 	if (jl_tan_prune_keeps(an, pr->waking, pr->switch_in + 1))
 		return true;
-	if (p->live && p->tail && p->tail[ti]) { /* maybe one of the loop's last cycles: known at the end */
-		if (p->ntail[ti] == JL_TAN_PRUNE_TAIL) { /* the oldest leaves */
-			p->tail_at[ti] = (p->tail_at[ti] + 1) % JL_TAN_PRUNE_TAIL;
-			p->ntail[ti]--;
+	if (p->live && p->tail) { /* maybe one of the loop's last cycles: known at the end */
+		struct jl_tan_tail *q = &p->tail[ti];
+
+		while (q->head < q->n && q->p[q->head].switch_in < q->from) { /* older than its last cycles */
+			q->head++;
 			p->pairs++;
 			an->threads[ti].pairs_forgotten++;
 		}
-		p->tail[ti][(p->tail_at[ti] + p->ntail[ti]++) % JL_TAN_PRUNE_TAIL] = *pr;
+		if (q->n == q->cap) {
+			if (q->head > q->n / 2) { /* most of it left: move the rest down */
+				memmove(q->p, q->p + q->head, (q->n - q->head) * sizeof(*q->p));
+				q->n -= q->head;
+				q->head = 0;
+			} else {
+				size_t cap = q->cap ? q->cap * 2 : 1024;
+				struct jl_pair *g = realloc(q->p, cap * sizeof(*g));
+
+				if (!g) { /* no room: forgotten */
+					p->pairs++;
+					an->threads[ti].pairs_forgotten++;
+					return false;
+				}
+				q->p = g;
+				q->cap = cap;
+			}
+		}
+		q->p[q->n++] = *pr;
 		return false;
 	}
 	p->pairs++;
@@ -444,22 +518,24 @@ void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs,
 }
 
 /* Step entry TI's off-CPU totals over its states before CLOSED, then keep only the states not stepped
- * and those whose span [ts, next ts) overlaps a window. */
+ * and those whose span [ts, next ts) overlaps a window. The ones stepped and kept at the last compaction
+ * (the first oc_done) are not looked at again: windows only grow, they stay kept. */
 static void compact_states(struct jl_tan *an, int ti, int64_t closed)
 {
 	struct jl_tan_prune *p = an->prune;
 	struct jl_tan_thread *t = &an->threads[ti];
-	size_t k = p->oc_done[ti], j = 0, done = 0;
+	size_t k = p->oc_done[ti], done, j;
 
 	while (k < t->nstates && t->states[k].ts < closed && !p->oc[ti].done)
 		jl_offcpu_step(&p->oc[ti], an, t, &t->states[k++]);
 	if (p->oc[ti].done) /* past the window's end: nothing more to step, only windows to keep */
 		while (k < t->nstates && t->states[k].ts < closed)
 			k++;
-	for (size_t i = 0; i < t->nstates; i++) {
+	done = j = p->oc_done[ti]; /* stepped and kept at the last compaction: still kept */
+	for (size_t i = j, at = 0; i < t->nstates; i++) {
 		int64_t end = i + 1 < t->nstates ? t->states[i + 1].ts : INT64_MAX;
 
-		if (i >= k || jl_tan_prune_keeps(an, t->states[i].ts, end > t->states[i].ts ? end : t->states[i].ts + 1)) {
+		if (i >= k || keeps_next(p, &at, t->states[i].ts, end > t->states[i].ts ? end : t->states[i].ts + 1)) {
 			if (i < k)
 				done++;
 			t->states[j++] = t->states[i];
@@ -480,21 +556,35 @@ int jl_tan_compact(struct jl_tan *an, int64_t now)
 		return 0;
 	p->next = now + JL_TAN_PRUNE_LAG_NS;
 	closed = jl_tan_timeline_closed(an, now - JL_TAN_PRUNE_LAG_NS);
+	if (an->ncpus > p->nseg_checked) { /* CPUs the trace showed since */
+		size_t *g = realloc(p->seg_checked, (size_t)an->ncpus * sizeof(*g));
+
+		if (!g)
+			return 0; /* no compaction this time */
+		memset(g + p->nseg_checked, 0, (size_t)(an->ncpus - p->nseg_checked) * sizeof(*g));
+		p->seg_checked = g;
+		p->nseg_checked = an->ncpus;
+	}
+	if (closed > p->compacted)
+		p->compacted = closed;
 	for (int ti = 0; ti < an->nthreads; ti++)
 		if (an->threads[ti].measured && an->threads[ti].owner == ti)
 			compact_states(an, ti, closed);
 	for (int c = 0; c < an->ncpus; c++) {
-		size_t j = 0;
+		size_t j = p->seg_checked[c] < an->nsegs[c] ? p->seg_checked[c] : an->nsegs[c], kept;
 
-		for (size_t i = 0; i < an->nsegs[c]; i++) {
+		for (size_t i = j, at = 0; i < an->nsegs[c]; i++) {
 			const struct jl_segment *g = &an->segs[c][i];
 
-			if (g->end > closed || jl_tan_prune_keeps(an, g->start, g->end))
+			if (g->end > closed || keeps_next(p, &at, g->start, g->end))
 				an->segs[c][j++] = *g;
 			else
 				p->segs++;
 		}
 		an->nsegs[c] = j;
+		for (kept = p->seg_checked[c]; kept < j && an->segs[c][kept].end <= closed; kept++)
+			; /* the segments kept and closed: a prefix (a CPU's segments are in time order) */
+		p->seg_checked[c] = kept;
 	}
 	return 0;
 }

@@ -131,24 +131,29 @@ static void setup(struct reader *r)
 
 /* FLD's value in DATA as an unsigned number of its size: read in place when the record is in the host's
  * byte order (the common case, and the reader's busiest line), else by libtraceevent. */
-static inline unsigned long long field_u(const struct reader *r, const struct tep_format_field *fld,
-					 const void *data)
+static inline bool field_u(const struct reader *r, const struct tep_format_field *fld, const void *data,
+			   unsigned long long *v)
 {
 	const char *p = (const char *)data + fld->offset;
-	unsigned long long v = 0;
 
 	if (!r->swap) {
 		switch (fld->size) {
-		case 1: return *(const uint8_t *)p;
-		case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
-		case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
-		case 8: { uint64_t x; memcpy(&x, p, 8); return x; }
+		case 1: *v = *(const uint8_t *)p; return true;
+		case 2: { uint16_t x; memcpy(&x, p, 2); *v = x; return true; }
+		case 4: { uint32_t x; memcpy(&x, p, 4); *v = x; return true; }
+		case 8: { uint64_t x; memcpy(&x, p, 8); *v = x; return true; }
 		default: break;
 		}
 	}
-	if (tep_read_number_field((struct tep_format_field *)fld, data, &v) < 0)
-		return 0;
-	return v;
+	return tep_read_number_field((struct tep_format_field *)fld, data, v) == 0;
+}
+
+/* A common field's value (0 when it cannot be read). */
+static inline unsigned long long common_u(const struct reader *r, const struct tep_format_field *fld, const void *data)
+{
+	unsigned long long v = 0;
+
+	return fld && field_u(r, fld, data, &v) ? v : 0;
 }
 
 static inline long long num(const struct reader *r, const struct known *k, int f, const struct tep_record *rec,
@@ -156,9 +161,8 @@ static inline long long num(const struct reader *r, const struct known *k, int f
 {
 	unsigned long long v;
 
-	if (!k->f[f] || k->f[f]->offset + k->f[f]->size > rec->size)
+	if (!k->f[f] || k->f[f]->offset + k->f[f]->size > rec->size || !field_u(r, k->f[f], rec->data, &v))
 		return dflt;
-	v = field_u(r, k->f[f], rec->data);
 	/* sign-extend fields that are signed and narrower than 64 bits */
 	if ((k->f[f]->flags & TEP_FIELD_IS_SIGNED) && k->f[f]->size == 4)
 		return (long long)(int32_t)(uint32_t)v;
@@ -281,10 +285,9 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		ev->cur = tep_data_pid(r->tep, rec);
 		ev->flags = fl > 0 ? (uint8_t)(fl & (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ)) : 0;
 	} else {
-		k = lookup(r, (int)field_u(r, r->common_type, rec->data));
-		ev->cur = (int32_t)field_u(r, r->common_pid, rec->data);
-		ev->flags = r->common_flags ? (uint8_t)(field_u(r, r->common_flags, rec->data) &
-							 (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ)) : 0;
+		k = lookup(r, (int)common_u(r, r->common_type, rec->data));
+		ev->cur = (int32_t)common_u(r, r->common_pid, rec->data);
+		ev->flags = (uint8_t)(common_u(r, r->common_flags, rec->data) & (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ));
 	}
 	if (!k)
 		return 0;

@@ -286,6 +286,10 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 		free(whole);
 	}
 	qsort(due, ndue, sizeof(*due), cmp_due);
+	/* the pairs before each loop's last 300 cycles can be nobody's (the watch says, as the cycles come):
+	 * the tail keeps only the rest */
+	for (int t = 0; t < NLOOPS; t++)
+		jl_tan_prune_tail_from(an, t, g->s[t][g->ns[t] - 300].release - JL_TAN_CLOCK_SLACK_NS);
 	/* fed while the run goes: up to 100 ms before its end (the live analysis lags the watch), so that the
 	 * last cycles kept (256 ms) are partly fed before their windows are known */
 	for (; e < g->n && g->ev[e].ts < g->to - 100 * MS; e++) {
