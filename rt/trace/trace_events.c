@@ -21,6 +21,7 @@
 struct ctx {
 	int32_t kind, pid;
 	char name[JL_TEV_COMM + 8];
+	uint32_t name_id;     /* intern(name) */
 	uint64_t timer;       /* an hrtimer callback: its address, when it began and the interrupt's now */
 	int64_t entry, now;
 };
@@ -41,6 +42,7 @@ struct jl_tan_task {
 	size_t birth;         /* its birth in an->births, + 1 (0: born before the trace began) */
 	int64_t last_waking;
 	char comm[JL_TEV_COMM];
+	uint32_t name_id;     /* intern(comm), kept as the comm changes */
 };
 
 struct jl_tan_cpu {
@@ -50,6 +52,8 @@ struct jl_tan_cpu {
 	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
 	char comm[JL_TEV_COMM];
+	uint32_t comm_id;        /* intern(comm) when comm_ok: segments name the task by it */
+	bool comm_ok;
 	int depth;
 	struct ctx stack[CTX_DEPTH];
 };
@@ -370,19 +374,22 @@ size_t jl_tan_tasks_live(const struct jl_tan *an)
 	return an->task_live;
 }
 
-static void task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char *comm)
+static uint32_t intern(struct jl_tan *an, const char *name);
+
+static struct jl_tan_task *task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char *comm)
 {
 	struct jl_tan_task *t = task_slot(an, pid);
 
 	if (!t)
-		return;
+		return NULL;
 	t->kprio = kprio;
-	if (comm && comm[0])
+	if (comm && comm[0] && strncmp(t->comm, comm, sizeof(t->comm) - 1)) { /* a new name: its id with it */
 		jl_tev_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
+		t->name_id = intern(an, t->comm);
+	}
+	return t;
 }
 
-/* The index of NAME in the name table (added when new); 0 ("") when out of memory. Open addressing
- * over twice the names, FNV-1a on the name cut to JL_TAN_NAME_MAX - 1 bytes. */
 /* A hash of NAME as intern() keeps it (cut to MAX bytes), eight bytes at a time; *LEN its length. */
 static uint32_t name_hash(const char *name, size_t max, size_t *len)
 {
@@ -461,8 +468,22 @@ static uint32_t intern(struct jl_tan *an, const char *name)
 	return intern_n(an, name, JL_TAN_NAME_MAX - 1);
 }
 
+/* The id of LIT, a string constant (its address stands for it: interned once). */
+static uint32_t literal(struct jl_tan *an, const char *lit)
+{
+	int i;
+
+	for (i = 0; i < JL_TAN_LITERALS && an->lit[i]; i++)
+		if (an->lit[i] == lit)
+			return an->lit_id[i];
+	if (i == JL_TAN_LITERALS)
+		return intern(an, lit);
+	an->lit[i] = lit;
+	return an->lit_id[i] = intern(an, lit);
+}
+
 static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
-		    const char *name)
+		    uint32_t name)
 {
 	struct jl_segment *s;
 
@@ -483,8 +504,7 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 	s->kind = kind;
 	s->pid = pid;
 	s->kprio = kprio;
-	/* a segment's name is a comm or an IRQ's: as long as it ever was */
-	s->name = intern_n(an, name, JL_TEV_COMM + 7);
+	s->name = name;
 	return 0;
 }
 
@@ -503,24 +523,29 @@ static int close_seg(struct jl_tan *an, int cpu, int64_t ts)
 		/* nesting deeper than we keep (entries without exits): the deepest one kept */
 		const struct ctx *x = &c->stack[(c->depth < CTX_DEPTH ? c->depth : CTX_DEPTH) - 1];
 
-		rc = push_seg(an, cpu, c->seg_start, ts, x->kind, x->pid, 0, x->name);
+		rc = push_seg(an, cpu, c->seg_start, ts, x->kind, x->pid, 0, x->name_id);
 	} else if (c->known) {
+		if (!c->comm_ok) { /* the task's name, interned once per name it has on this CPU */
+			c->comm_id = intern(an, c->comm);
+			c->comm_ok = true;
+		}
 		rc = push_seg(an, cpu, c->seg_start, ts, c->pid == 0 ? JL_PART_OTHER : JL_PART_TASK, c->pid,
-			      c->kprio, c->pid == 0 ? "idle" : c->comm);
+			      c->kprio, c->pid == 0 ? literal(an, "idle") : c->comm_id);
 	} else {
-		rc = push_seg(an, cpu, c->seg_start, ts, JL_PART_OTHER, -1, 0, "unknown (not traced)");
+		rc = push_seg(an, cpu, c->seg_start, ts, JL_PART_OTHER, -1, 0, literal(an, "unknown (not traced)"));
 	}
 	c->seg_start = ts;
 	return rc;
 }
 
-static void push_ctx(struct jl_tan_cpu *c, int kind, int pid, const char *name)
+static void push_ctx(struct jl_tan *an, struct jl_tan_cpu *c, int kind, int pid, const char *name)
 {
 	if (c->depth < CTX_DEPTH) {
 		memset(&c->stack[c->depth], 0, sizeof(c->stack[c->depth]));
 		c->stack[c->depth].kind = kind;
 		c->stack[c->depth].pid = pid;
 		jl_tev_copy(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), name, SIZE_MAX);
+		c->stack[c->depth].name_id = intern(an, c->stack[c->depth].name);
 	}
 	c->depth++;
 }
@@ -555,17 +580,28 @@ static int append(void *arr, size_t *n, size_t *cap, const void *item, size_t si
 	return 0;
 }
 
-/* Record a state change of analysed thread TI (measured threads only: others lend only a name). */
-static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
-		      const char *by)
+/* Record a state change of analysed thread TI (measured threads only: others lend only a name), BY the
+ * name's id. */
+static int note_state_id(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
+			 uint32_t by)
 {
 	struct jl_tan_thread *t = &an->threads[ti];
-	struct jl_tstate st = { .ts = ts, .cpu = cpu, .rec_cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid };
+	struct jl_tstate st = { .ts = ts, .cpu = cpu, .rec_cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid,
+				.by = by };
 
 	if (!t->measured)
 		return 0;
-	st.by = intern(an, by);
 	return append(&t->states, &t->nstates, &t->capstates, &st, sizeof(st));
+}
+
+
+/* note_state_id with BY a string constant, or NULL for none. */
+static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
+		      const char *by)
+{
+	if (!an->threads[ti].measured)
+		return 0;
+	return note_state_id(an, ti, ts, cpu, what, by_kind, by_pid, by ? literal(an, by) : 0);
 }
 
 int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p)
@@ -630,6 +666,8 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	c->pid = cur;
 	c->kprio = k ? k->kprio : 120;
 	jl_tev_copy(c->comm, sizeof(c->comm), k ? k->comm : "?", SIZE_MAX);
+	c->comm_id = k ? k->name_id : 0;
+	c->comm_ok = k && k->comm[0];
 	ti = jl_tan_thread_of(an, cur);
 	if (ti >= 0 && note_state(an, ti, ts, cpu, JL_TS_IN, 0, -1, NULL) < 0)
 		return -1;
@@ -666,7 +704,7 @@ static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
 	if (c->depth > 0 && c->depth <= CTX_DEPTH) {
 		const struct ctx *x = &c->stack[c->depth - 1];
 
-		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, x->kind, x->pid, x->name);
+		return note_state_id(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, x->kind, x->pid, x->name_id);
 	}
 	if (ev->flags & JL_TEV_F_HARDIRQ)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_IRQ, -1, "an IRQ (irq events not recorded)");
@@ -678,7 +716,9 @@ static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
 	if (ev->cur == 0)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_OTHER, 0, "the idle task");
 	k = task_find(an, ev->cur);
-	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur, k && k->comm[0] ? k->comm : "?");
+	if (k && k->comm[0])
+		return note_state_id(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur, k->name_id);
+	return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_TASK, ev->cur, "?");
 }
 
 /* What a wakeup of analysed thread TI starts from: the runqueue it goes to, and the hrtimer whose
@@ -751,8 +791,10 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		 * whose switch-in was inferred may have had them guessed) */
 		if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
 			c->kprio = ev->prev_prio;
-			if (ev->prev_comm[0])
+			if (ev->prev_comm[0] && strncmp(c->comm, ev->prev_comm, sizeof(c->comm) - 1)) {
 				jl_tev_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
+				c->comm_ok = false;
+			}
 		}
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
@@ -769,12 +811,18 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		 * does not bring it back into the table */
 		if (!(ev->prev_state & 0x30) || task_find(an, ev->prev_pid))
 			task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
-		task_note(an, ev->pid, ev->prio, ev->comm);
-		c->known = true;
-		c->depth = 0;
-		c->pid = ev->pid;
-		c->kprio = ev->prio;
-		jl_tev_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
+		{
+			const struct jl_tan_task *k = task_note(an, ev->pid, ev->prio, ev->comm);
+
+			c->known = true;
+			c->depth = 0;
+			c->pid = ev->pid;
+			c->kprio = ev->prio;
+			jl_tev_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
+			/* the task's id when the record names it as the table does */
+			c->comm_ok = k && !strcmp(k->comm, c->comm);
+			c->comm_id = c->comm_ok ? k->name_id : 0;
+		}
 		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti >= 0 && note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
 			return -1;
@@ -823,19 +871,19 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
 		else
 			snprintf(name, sizeof(name), "%s", ev->comm); /* an IPI handler: "IPI reschedule" */
-		push_ctx(c, JL_PART_IRQ, ev->pid, name);
+		push_ctx(an, c, JL_PART_IRQ, ev->pid, name);
 		break;
 	case JL_TEV_SOFTIRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
-		push_ctx(c, JL_PART_SOFTIRQ, ev->pid,
+		push_ctx(an, c, JL_PART_SOFTIRQ, ev->pid,
 			 ev->pid >= 0 && ev->pid < 10 ? softirq_names[ev->pid] : "?");
 		break;
 	case JL_TEV_TIMER_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0 || note_bandwidth_timer(an, ev) < 0)
 			return -1;
 		snprintf(name, sizeof(name), "hrtimer %s", ev->comm);
-		push_ctx(c, JL_PART_IRQ, -1, name);
+		push_ctx(an, c, JL_PART_IRQ, -1, name);
 		if (c->depth <= CTX_DEPTH) {
 			c->stack[c->depth - 1].timer = ev->arg;
 			c->stack[c->depth - 1].entry = ev->ts;
@@ -857,7 +905,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 
 		if (c->seen && from < ev->ts) {
 			if (close_seg(an, ev->cpu, from) < 0 ||
-			    push_seg(an, ev->cpu, from, ev->ts, JL_PART_LOST, -1, 0, "lost events") < 0)
+			    push_seg(an, ev->cpu, from, ev->ts, JL_PART_LOST, -1, 0, literal(an, "lost events")) < 0)
 				return -1;
 			c->seg_start = ev->ts;
 		} else if (close_seg(an, ev->cpu, ev->ts) < 0) {

@@ -309,6 +309,9 @@ struct jl_tan {
 	uint32_t nnames, capnames;
 	uint32_t *name_hash;         /* capnames * 2 slots: index + 1, 0 empty */
 	uint32_t *name_h;            /* capnames: each name's hash */
+#define JL_TAN_LITERALS 12
+	const char *lit[JL_TAN_LITERALS]; /* string constants interned (trace_events.c literal()) */
+	uint32_t lit_id[JL_TAN_LITERALS];
 	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
 	size_t task_cap, task_live;
 	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */
