@@ -379,6 +379,9 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
  * only at the end). jl_tan_prune_settle, once the samples are in: their windows and candidates, the
  * window's end TO, the ring's pairs the windows keep. Same returns as jl_tan_prune. */
 int jl_tan_prune_live(struct jl_tan *an, int64_t from);
+/* The candidates' whole windows now (replacing the last set): kept while they are candidates, and what
+ * only they held goes at the next compaction once they are not. 0 or -1. */
+int jl_tan_prune_candidates(struct jl_tan *an, const int64_t (*w)[2], size_t n);
 /* Entry TI's tail may drop the pairs switched in before T (the release of the oldest of its last kept
  * cycles, less the clock slack): they can be nobody's. Only grows. */
 void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t);

@@ -32,6 +32,7 @@
 
 struct live_series {
 	struct jl_topk lat, miss;
+	int64_t wlat[JL_TAN_PRUNE_WORST][2], wmiss[JL_TAN_PRUNE_MISSES][2]; /* each slot's whole window */
 	uint64_t misses, cycles;
 	int64_t last_release;
 	int64_t rel[JL_KEEP_TAIL];    /* the releases of its last cycles (a ring): its kept tail's start */
@@ -59,6 +60,8 @@ struct jl_trace_live {
 	int nser;
 	int64_t (*pend)[2];
 	size_t npend, cappend;
+	bool cand_changed;
+	int64_t (*cand)[2];           /* scratch: every series' candidates' windows */
 	/* figures */
 	uint64_t fed_events, steps;
 	double busy_s, max_lag_s;
@@ -94,7 +97,7 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 	struct jl_trace_live *L = t ? t->live : NULL;
 	struct jl_tan_sample s;
 	struct live_series *k;
-	bool whole = false;
+	int slot;
 
 	if (!L || series < 0 || series >= L->nser)
 		return;
@@ -102,20 +105,46 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 	pthread_mutex_lock(&L->mu);
 	k = &L->ser[series];
 	if (x->release >= L->from) {
-		whole |= jl_topk_add(&k->lat, latency, x->cycle) >= 0;
-		if (miss) {
-			whole |= jl_topk_add(&k->miss, response, x->cycle) >= 0;
-			if (!whole && k->misses < JL_KEEP_MISSES) /* the ring keeps the first misses */
-				pend(L, &s, false);
-			k->misses++;
+		/* a candidate while it is among the worst so far: its whole window in its slot (the one it
+		 * displaced leaves with its window) */
+		if ((slot = jl_topk_add(&k->lat, latency, x->cycle)) >= 0) {
+			jl_tan_prune_window(&s, true, L->back, k->wlat[slot]);
+			L->cand_changed = true;
 		}
-		if (whole)
-			pend(L, &s, true);
+		if (miss) {
+			if ((slot = jl_topk_add(&k->miss, response, x->cycle)) >= 0) {
+				jl_tan_prune_window(&s, true, L->back, k->wmiss[slot]);
+				L->cand_changed = true;
+			}
+			if (k->misses++ < JL_KEEP_MISSES) /* the ring keeps the first misses: their pairs */
+				pend(L, &s, false);
+		}
 	}
 	k->last_release = x->release;
 	k->rel[k->cycles++ % JL_KEEP_TAIL] = x->release;
 	k->seen = true;
 	pthread_mutex_unlock(&L->mu);
+}
+
+/* Every series' candidates now to the analysis (under mu). */
+static int live_candidates(struct jl_trace_live *L)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < L->nser; i++) {
+		const struct live_series *k = &L->ser[i];
+
+		for (int j = 0; j < k->lat.n; j++) {
+			L->cand[n][0] = k->wlat[k->lat.e[j].slot][0];
+			L->cand[n++][1] = k->wlat[k->lat.e[j].slot][1];
+		}
+		for (int j = 0; j < k->miss.n; j++) {
+			L->cand[n][0] = k->wmiss[k->miss.e[j].slot][0];
+			L->cand[n++][1] = k->wmiss[k->miss.e[j].slot][1];
+		}
+	}
+	L->cand_changed = false;
+	return jl_tan_prune_candidates(&L->an, (const int64_t (*)[2])L->cand, n);
 }
 
 /* Feed the analysis what is safe now: see the file's comment. */
@@ -130,6 +159,8 @@ static int live_step(struct jl_trace_live *L)
 	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
 		atomic_store(&L->error, ENOMEM);
 	L->npend = 0;
+	if (L->cand_changed && live_candidates(L) < 0)
+		atomic_store(&L->error, ENOMEM);
 	for (int i = 0; i < L->nser; i++) {
 		const struct live_series *k = &L->ser[i];
 
@@ -212,6 +243,7 @@ void jl_trace_live_free(struct jl_trace *t)
 	jl_tan_free(&L->an);
 	pthread_mutex_destroy(&L->mu);
 	free(L->ser);
+	free(L->cand);
 	free(L->pend);
 	free(L->fds);
 	free(L->bytes);
@@ -265,9 +297,10 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	}
 	L->nser = eng->nseries < n ? eng->nseries : n;
 	L->ser = calloc((size_t)(L->nser > 0 ? L->nser : 1), sizeof(*L->ser));
+	L->cand = calloc((size_t)(L->nser > 0 ? L->nser : 1) * (JL_TAN_PRUNE_WORST + JL_TAN_PRUNE_MISSES), sizeof(*L->cand));
 	L->fds = calloc((size_t)t->ncpus, sizeof(*L->fds));
 	L->bytes = calloc((size_t)t->ncpus, sizeof(*L->bytes));
-	if (!L->ser || !L->fds || !L->bytes)
+	if (!L->ser || !L->cand || !L->fds || !L->bytes)
 		goto nomem;
 	for (int i = 0; i < L->nser; i++) {
 		jl_topk_init(&L->ser[i].lat, JL_TAN_PRUNE_WORST);
@@ -322,6 +355,8 @@ void jl_trace_live_stop(struct jl_trace *t)
 	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
 		atomic_store(&L->error, ENOMEM);
 	L->npend = 0;
+	if (L->cand_changed && live_candidates(L) < 0)
+		atomic_store(&L->error, ENOMEM);
 	pthread_mutex_unlock(&L->mu);
 }
 

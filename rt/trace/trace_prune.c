@@ -48,6 +48,11 @@ struct jl_tan_prune {
 	int64_t compacted;          /* what compaction may have dropped lies before this */
 	size_t *seg_checked;        /* per CPU: its first segments, kept at the last compaction */
 	int nseg_checked;
+	/* a live analysis' candidates now (each loop's worst and longest misses so far): their whole windows,
+	 * sorted by start, with the largest end so far beside each; a candidate another displaced leaves */
+	int64_t (*cand)[3];
+	size_t ncand, capcand;
+	bool recheck;               /* the candidates changed: what they kept is looked at again */
 };
 
 static int cmp_win(const void *a, const void *b)
@@ -163,6 +168,9 @@ static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
 		return true;
 	if (b > p->compacted)
 		b = p->compacted;
+	for (size_t k = 0; k < p->ncand; k++) /* a candidate all along: its window never went */
+		if (p->cand[k][0] <= a && p->cand[k][1] >= b)
+			return true;
 	while (lo < hi) { /* the first window that ends after A */
 		size_t mid = (lo + hi) / 2;
 
@@ -319,6 +327,42 @@ int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n)
 	return an->prune ? win_add(an->prune, w, n) : 0;
 }
 
+static int cmp_cand(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+int jl_tan_prune_candidates(struct jl_tan *an, const int64_t (*w)[2], size_t n)
+{
+	struct jl_tan_prune *p = an->prune;
+	int64_t end = INT64_MIN;
+
+	if (!p)
+		return 0;
+	if (n > p->capcand) {
+		int64_t (*g)[3] = realloc(p->cand, n * sizeof(*g));
+
+		if (!g)
+			return -1;
+		p->cand = g;
+		p->capcand = n;
+	}
+	for (size_t k = 0; k < n; k++) {
+		p->cand[k][0] = w[k][0];
+		p->cand[k][1] = w[k][1];
+	}
+	qsort(p->cand, n, sizeof(*p->cand), cmp_cand);
+	for (size_t k = 0; k < n; k++) {
+		end = p->cand[k][1] > end ? p->cand[k][1] : end;
+		p->cand[k][2] = end;
+	}
+	p->ncand = n;
+	p->recheck = true;
+	return 0;
+}
+
 void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t)
 {
 	struct jl_tan_prune *p = an->prune;
@@ -392,6 +436,7 @@ void jl_tan_prune_free(struct jl_tan *an)
 		free(p->tail[i].p);
 	free(p->tail);
 	free(p->seg_checked);
+	free(p->cand);
 	free(p->oc);
 	free(p->oc_done);
 	free(p->wk);
@@ -401,13 +446,29 @@ void jl_tan_prune_free(struct jl_tan *an)
 	an->prune = NULL;
 }
 
+/* Whether a candidate's window holds some of [A, B): among those starting before B, the largest end. */
+static bool cand_keeps(const struct jl_tan_prune *p, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = p->ncand;
+
+	while (lo < hi) { /* the first candidate starting at or after B */
+		size_t mid = (lo + hi) / 2;
+
+		if (p->cand[mid][0] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && p->cand[lo - 1][2] > a;
+}
+
 /* Whether a window holds some of [A, B), for spans given in time order: *AT is where the last one's
  * search ended (windows before it end before A); start it at 0. */
 static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int64_t b)
 {
 	while (*at < p->nwin && p->win[*at][1] <= a)
 		(*at)++;
-	return *at < p->nwin && p->win[*at][0] < b;
+	return (*at < p->nwin && p->win[*at][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
 bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
@@ -426,7 +487,7 @@ bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
 		else
 			hi = mid;
 	}
-	return lo < p->nwin && p->win[lo][0] < b;
+	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
 bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si)
@@ -531,7 +592,8 @@ static void compact_states(struct jl_tan *an, int ti, int64_t closed)
 	if (p->oc[ti].done) /* past the window's end: nothing more to step, only windows to keep */
 		while (k < t->nstates && t->states[k].ts < closed)
 			k++;
-	done = j = p->oc_done[ti]; /* stepped and kept at the last compaction: still kept */
+	/* stepped and kept at the last compaction: still kept, unless a candidate that kept them left */
+	done = j = p->recheck ? 0 : p->oc_done[ti];
 	for (size_t i = j, at = 0; i < t->nstates; i++) {
 		int64_t end = i + 1 < t->nstates ? t->states[i + 1].ts : INT64_MAX;
 
@@ -570,8 +632,25 @@ int jl_tan_compact(struct jl_tan *an, int64_t now)
 	for (int ti = 0; ti < an->nthreads; ti++)
 		if (an->threads[ti].measured && an->threads[ti].owner == ti)
 			compact_states(an, ti, closed);
+	if (p->recheck) /* the pairs a candidate that left kept (its own cycle's pair: the ring's, if kept) */
+		for (int ti = 0; ti < an->nthreads; ti++) {
+			struct jl_tan_thread *t = &an->threads[ti];
+			size_t j = 0;
+
+			for (size_t i = 0; i < t->npairs; i++) {
+				const struct jl_pair *x = &t->pairs[i];
+
+				if (x->switch_in >= closed || jl_tan_prune_keeps(an, x->waking, x->switch_in + 1)) {
+					t->pairs[j++] = *x;
+				} else {
+					p->pairs++;
+					t->pairs_forgotten++;
+				}
+			}
+			t->npairs = j;
+		}
 	for (int c = 0; c < an->ncpus; c++) {
-		size_t j = p->seg_checked[c] < an->nsegs[c] ? p->seg_checked[c] : an->nsegs[c], kept;
+		size_t j = p->recheck ? 0 : p->seg_checked[c] < an->nsegs[c] ? p->seg_checked[c] : an->nsegs[c], kept;
 
 		for (size_t i = j, at = 0; i < an->nsegs[c]; i++) {
 			const struct jl_segment *g = &an->segs[c][i];
@@ -582,9 +661,10 @@ int jl_tan_compact(struct jl_tan *an, int64_t now)
 				p->segs++;
 		}
 		an->nsegs[c] = j;
-		for (kept = p->seg_checked[c]; kept < j && an->segs[c][kept].end <= closed; kept++)
+		for (kept = p->recheck ? 0 : p->seg_checked[c]; kept < j && an->segs[c][kept].end <= closed; kept++)
 			; /* the segments kept and closed: a prefix (a CPU's segments are in time order) */
 		p->seg_checked[c] = kept;
 	}
+	p->recheck = false;
 	return 0;
 }

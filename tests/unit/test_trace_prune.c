@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "rt/base/stats.h"
+#include "rt/base/stream.h"
 #include "rt/trace/trace_int.h"
 
 #define NLOOPS 4
@@ -238,64 +239,104 @@ static size_t keep(const struct jl_tan_sample *all, size_t n, struct jl_tan_samp
 
 enum mode { WHOLE, PRUNED, LIVE };
 
-struct due {
-	int64_t at;   /* add the window before the first event at or after this */
-	int64_t w[2];
+/* LIVE, as trace_live.c drives it: each cycle (of all the generator made) comes before the analysis is
+ * fed the first event of its whole window; while it is among its loop's 16 worst by latency or 16
+ * longest misses so far it is a candidate (jl_tan_prune_candidates: the set as it is now), each kept
+ * cycle but the 10 worst (a ring keeps those as candidates) gives its wakeup window (jl_tan_prune_add:
+ * the rings' first misses), except the last ones: their windows never come (their pairs wait in the
+ * tail). The samples and the window's end come at the end
+ * (jl_tan_prune_settle), when the last 100 ms are left to feed. */
+struct arrival {
+	int64_t at;
+	int loop;
+	const struct jl_tan_sample *x;
+	bool kept;                       /* a wakeup window (a kept miss, or every 50th kept) */
 };
 
-static int cmp_due(const void *a, const void *b)
+static int cmp_arrival(const void *a, const void *b)
 {
-	const struct due *x = a, *y = b;
+	const struct arrival *x = a, *y = b;
 
 	return (x->at > y->at) - (x->at < y->at);
 }
 
-/* LIVE: the windows the kept cycles need, each given just before the analysis is fed the first event
- * it covers (as the live analysis gets them from the watch), the last cycles' pairs left to the tail
- * ring; the samples and the window's end at the end (jl_tan_prune_settle). */
 static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept)
 {
-	size_t ndue = 0, cap = 0, k = 0, e = 0;
-	struct due *due = NULL;
-	int64_t back = jl_tan_prune_back(&an->budget);
+	int64_t back = jl_tan_prune_back(&an->budget), cw[NLOOPS][32][2];
+	struct jl_topk lat[NLOOPS], miss[NLOOPS];
+	size_t na = 0, k = 0, e = 0, total = 0;
+	struct arrival *arr;
 
 	assert_int_equal(jl_tan_prune_live(an, g->from), 1);
 	for (int i = 0; i < NLOOPS; i++) {
-		struct jl_tan_sample **by = malloc(nkept[i] * sizeof(*by));
-		bool *whole = calloc(nkept[i] ? nkept[i] : 1, 1);
+		total += g->ns[i];
+		jl_topk_init(&lat[i], 16);
+		jl_topk_init(&miss[i], 16);
+	}
+	arr = calloc(total, sizeof(*arr));
+	for (int i = 0; i < NLOOPS; i++) {
+		const struct jl_tan_sample **by = malloc(g->ns[i] * sizeof(*by));
+		bool *worst = calloc(g->ns[i], 1);
+		size_t kk = 0;
 
-		for (size_t j = 0; j < nkept[i]; j++)
-			by[j] = &kept[i][j];
-		qsort(by, nkept[i], sizeof(*by), cmp_lat); /* the 16 worst: candidates, their whole window */
-		for (size_t j = 0; j < 16 && j < nkept[i]; j++)
-			whole[by[j] - kept[i]] = true;
-		for (size_t j = 0; j < nkept[i]; j++) {
-			const struct jl_tan_sample *x = &kept[i][j];
+		for (size_t j = 0; j < g->ns[i]; j++)
+			by[j] = &g->s[i][j];
+		qsort(by, g->ns[i], sizeof(*by), cmp_lat); /* the 10 worst: kept as candidates only */
+		for (size_t j = 0; j < 10 && j < g->ns[i]; j++)
+			worst[by[j] - g->s[i]] = true;
+		for (size_t j = 0; j < g->ns[i]; j++) {
+			const struct jl_tan_sample *x = &g->s[i][j];
+			bool is_kept = false;
 
-			if (x->release < g->from || (!whole[j] && !x->miss && j + 256 >= nkept[i]))
-				continue; /* the last cycles: their pairs wait in the tail ring */
-			if (ndue == cap) {
-				cap = cap ? cap * 2 : 256;
-				due = realloc(due, cap * sizeof(*due));
-			}
-			jl_tan_prune_window(x, whole[j] || x->miss, back, due[ndue].w);
-			due[ndue].at = due[ndue].w[0];
-			ndue++;
+			while (kk < nkept[i] && kept[i][kk].release < x->release)
+				kk++;
+			if (kk < nkept[i] && kept[i][kk].release == x->release) /* the last 256: the tail's */
+				is_kept = j + 256 < g->ns[i] && (x->miss || !worst[j]);
+			if (x->release < g->from)
+				continue;
+			arr[na++] = (struct arrival){ .at = x->release - back - MS, .loop = i, .x = x, .kept = is_kept };
 		}
 		free(by);
-		free(whole);
+		free(worst);
 	}
-	qsort(due, ndue, sizeof(*due), cmp_due);
+	qsort(arr, na, sizeof(*arr), cmp_arrival);
 	/* the pairs before each loop's last 300 cycles can be nobody's (the watch says, as the cycles come):
 	 * the tail keeps only the rest */
 	for (int t = 0; t < NLOOPS; t++)
 		jl_tan_prune_tail_from(an, t, g->s[t][g->ns[t] - 300].release - JL_TAN_CLOCK_SLACK_NS);
-	/* fed while the run goes: up to 100 ms before its end (the live analysis lags the watch), so that the
-	 * last cycles kept (256 ms) are partly fed before their windows are known */
 	for (; e < g->n && g->ev[e].ts < g->to - 100 * MS; e++) {
-		while (k < ndue && due[k].at <= g->ev[e].ts + 1000) { /* just in time */
-			assert_int_equal(jl_tan_prune_add(an, (const int64_t (*)[2])due[k].w, 1), 0);
-			k++;
+		bool changed = false;
+
+		for (; k < na && arr[k].at <= g->ev[e].ts; k++) { /* just in time */
+			const struct jl_tan_sample *x = arr[k].x;
+			int i = arr[k].loop, slot;
+
+			if ((slot = jl_topk_add(&lat[i], x->wake - x->release, x->cycle)) >= 0) {
+				jl_tan_prune_window(x, true, back, cw[i][slot]);
+				changed = true;
+			}
+			if (x->miss && (slot = jl_topk_add(&miss[i], x->end - x->release, x->cycle)) >= 0) {
+				jl_tan_prune_window(x, true, back, cw[i][16 + slot]);
+				changed = true;
+			}
+			if (arr[k].kept) {
+				int64_t w[1][2];
+
+				jl_tan_prune_window(x, false, back, w[0]);
+				assert_int_equal(jl_tan_prune_add(an, (const int64_t (*)[2])w, 1), 0);
+			}
+		}
+		if (changed) {
+			int64_t w[NLOOPS * 32][2];
+			size_t n = 0;
+
+			for (int i = 0; i < NLOOPS; i++) {
+				for (int j = 0; j < lat[i].n; j++, n++)
+					memcpy(w[n], cw[i][lat[i].e[j].slot], sizeof(w[n]));
+				for (int j = 0; j < miss[i].n; j++, n++)
+					memcpy(w[n], cw[i][16 + miss[i].e[j].slot], sizeof(w[n]));
+			}
+			assert_int_equal(jl_tan_prune_candidates(an, (const int64_t (*)[2])w, n), 0);
 		}
 		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
 	}
@@ -308,7 +349,7 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 	for (; e < g->n; e++)
 		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
 	jl_tan_end(an);
-	free(due);
+	free(arr);
 }
 
 static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept,
