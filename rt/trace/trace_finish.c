@@ -273,7 +273,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	struct jl_trace_readinfo info;
 	int n = 0, rc = -1;
 	bool written = false;
-	struct timespec a, b;
+	struct timespec a, b, fed;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	threads = jl_trace_engine_series(eng, &samples, &n, false);
@@ -293,6 +293,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 		goto out;
 	}
 	jl_tan_end(an);
+	clock_gettime(CLOCK_MONOTONIC, &fed);
 	info = *jl_trace_stream_info(st);
 	if (jl_trace_wakeup_fill(eng, an, err, errlen) < 0)
 		goto out;
@@ -302,7 +303,9 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	rc = finish_analysis(t, eng, an, &info, dat, session, pages, res, err, errlen);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (rc == 0 && res->block)
-		jl_trace_live_describe(t, res->block, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
+		jl_trace_live_describe(t, res->block,
+				       (double)(fed.tv_sec - a.tv_sec) + (double)(fed.tv_nsec - a.tv_nsec) / 1e9,
+				       (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9,
 				       info.records - before);
 out:
 	if (!written) { /* the analysis failed: the trace is still the run's */

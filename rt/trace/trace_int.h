@@ -80,7 +80,10 @@ struct jl_trace_stream *jl_trace_live_stream(struct jl_trace *t);
 /* The pages it reads (its tep; the sizes it reads up to: set them to the final ones before the last feed). */
 struct jl_trace_pages *jl_trace_live_pages(struct jl_trace *t);
 void jl_trace_live_free(struct jl_trace *t);
-void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double post_s, uint64_t post_events);
+/* summary.json trace.live: what it fed while the run went; after it, FEED_S to feed the rest (the
+ * analysis' part) and POST_S in all (with trace.dat written and the KernelShark session's rows counted). */
+void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double feed_s, double post_s,
+			    uint64_t post_events);
 
 /* trace_keep.c: the flight recorder. The last JL_KEEP_LAST_BYTES of each CPU, and the pages around the
  * windows the watch asks for (jl_trace_keep_cycle); the first JL_KEEP_FIRST_MISSES misses of each loop. */

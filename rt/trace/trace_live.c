@@ -375,7 +375,8 @@ struct jl_trace_pages *jl_trace_live_pages(struct jl_trace *t)
 	return t && t->live ? &t->live->src : NULL;
 }
 
-void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double post_s, uint64_t post_events)
+void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double feed_s, double post_s,
+			    uint64_t post_events)
 {
 	const struct jl_trace_live *L = t ? t->live : NULL;
 	json_object *o;
@@ -390,6 +391,7 @@ void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double
 	json_object_object_add(o, "steps", json_object_new_int64((int64_t)L->steps));
 	json_object_object_add(o, "max_lag_s", json_object_new_double(L->max_lag_s));
 	json_object_object_add(o, "after_run_events", json_object_new_int64((int64_t)post_events));
+	json_object_object_add(o, "after_run_analysis_s", json_object_new_double(feed_s));
 	json_object_object_add(o, "after_run_s", json_object_new_double(post_s));
 	json_object_object_add(block, "live", o);
 }
