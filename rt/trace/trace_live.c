@@ -147,6 +147,16 @@ static int live_candidates(struct jl_trace_live *L)
 	return jl_tan_prune_candidates(&L->an, (const int64_t (*)[2])L->cand, n);
 }
 
+/* The windows and candidates the watch gave since the last look, to the analysis (under mu). */
+static void take_windows(struct jl_trace_live *L)
+{
+	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
+		atomic_store(&L->error, ENOMEM);
+	L->npend = 0;
+	if (L->cand_changed && live_candidates(L) < 0)
+		atomic_store(&L->error, ENOMEM);
+}
+
 /* Feed the analysis what is safe now: see the file's comment. */
 static int live_step(struct jl_trace_live *L)
 {
@@ -156,11 +166,7 @@ static int live_step(struct jl_trace_live *L)
 	uint64_t before;
 
 	pthread_mutex_lock(&L->mu);
-	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
-		atomic_store(&L->error, ENOMEM);
-	L->npend = 0;
-	if (L->cand_changed && live_candidates(L) < 0)
-		atomic_store(&L->error, ENOMEM);
+	take_windows(L);
 	for (int i = 0; i < L->nser; i++) {
 		const struct live_series *k = &L->ser[i];
 
@@ -352,11 +358,7 @@ void jl_trace_live_stop(struct jl_trace *t)
 	L->started = false;
 	/* the windows the watch asked for since the thread's last step */
 	pthread_mutex_lock(&L->mu);
-	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
-		atomic_store(&L->error, ENOMEM);
-	L->npend = 0;
-	if (L->cand_changed && live_candidates(L) < 0)
-		atomic_store(&L->error, ENOMEM);
+	take_windows(L);
 	pthread_mutex_unlock(&L->mu);
 }
 

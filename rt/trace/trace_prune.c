@@ -158,11 +158,27 @@ static int win_add(struct jl_tan_prune *p, const int64_t (*w)[2], size_t n)
 	return 0;
 }
 
+/* The first of P's windows that ends after A (nwin: none). */
+static size_t win_after(const struct jl_tan_prune *p, int64_t a)
+{
+	size_t lo = 0, hi = p->nwin;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->win[mid][1] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Whether what [A, B) needs is still there: everything after the last compaction's horizon is, and before
  * it only what a window held all along (the windows of a live analysis came before their events). */
 static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
 {
-	size_t lo = 0, hi = p->nwin;
+	size_t lo;
 
 	if (a >= p->compacted)
 		return true;
@@ -171,14 +187,7 @@ static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
 	for (size_t k = 0; k < p->ncand; k++) /* a candidate all along: its window never went */
 		if (p->cand[k][0] <= a && p->cand[k][1] >= b)
 			return true;
-	while (lo < hi) { /* the first window that ends after A */
-		size_t mid = (lo + hi) / 2;
-
-		if (p->win[mid][1] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = win_after(p, a);
 	return lo < p->nwin && p->win[lo][0] <= a && p->win[lo][1] >= b;
 }
 
@@ -474,19 +483,11 @@ static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int6
 bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
 {
 	const struct jl_tan_prune *p = an->prune;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!p)
 		return true;
-	hi = p->nwin;
-	while (lo < hi) { /* the first window that ends after A */
-		size_t mid = (lo + hi) / 2;
-
-		if (p->win[mid][1] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = win_after(p, a);
 	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
