@@ -13,7 +13,6 @@
 
 static atomic_bool on;
 static atomic_bool warned;
-static atomic_size_t locked;
 
 void jl_memlock_begin(void)
 {
@@ -34,12 +33,8 @@ void jl_memlock_range(const void *p, size_t len)
 		return;
 	a = (uintptr_t)p & ~(ps - 1);
 	b = ((uintptr_t)p + len + ps - 1) & ~(ps - 1);
-	if (mlock((const void *)a, b - a)) {
-		if (!atomic_exchange(&warned, true))
-			fprintf(stderr, "jitterlab: warning: mlock: %s (page faults may add latency)\n", strerror(errno));
-		return;
-	}
-	atomic_fetch_add(&locked, b - a);
+	if (mlock((const void *)a, b - a) && !atomic_exchange(&warned, true))
+		fprintf(stderr, "jitterlab: warning: mlock: %s (page faults may add latency)\n", strerror(errno));
 }
 
 /* The objects a cycle runs: the program itself (its name is ""), and the C library, the maths library and
@@ -84,9 +79,4 @@ void jl_memlock_stack(void)
 	if (!pthread_attr_getstack(&attr, &addr, &len))
 		jl_memlock_range(addr, len);
 	pthread_attr_destroy(&attr);
-}
-
-size_t jl_memlock_bytes(void)
-{
-	return atomic_load(&locked);
 }

@@ -9,8 +9,9 @@
  * - the engine's tables and the executors' state and messages (engine.c, executor.c), the trace's marker
  *   handle (trace_capture.c).
  * Nothing is locked until jl_memlock_begin() (a run calls it; the tests, sweep's parent and analyze do
- * not); munlockall() ends it after the measured phase. A failure (RLIMIT_MEMLOCK without root) is a
- * warning, once, as mlockall's was: the run goes on with page faults possible. */
+ * not); jl_memlock_end() (munlockall) ends it after the measured phase, and on every way out before it.
+ * A failure (RLIMIT_MEMLOCK without root) is a warning, once, as mlockall's was: the run goes on with
+ * page faults possible. */
 #ifndef JL_MEMLOCK_H
 #define JL_MEMLOCK_H
 
@@ -28,7 +29,5 @@ void jl_memlock_range(const void *p, size_t len);
 void jl_memlock_code(void);
 /* Lock the calling thread's stack block (with its TLS and descriptor at its top, in glibc). */
 void jl_memlock_stack(void);
-/* Bytes locked so far (page-rounded; pieces that share a page may count it twice). */
-size_t jl_memlock_bytes(void);
 
 #endif

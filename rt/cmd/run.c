@@ -470,9 +470,6 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		free(r);
 		return JL_EXIT_RUNTIME;
 	}
-	/* lock only what the measured threads touch (memlock.h): each piece as it is made, from here on */
-	jl_memlock_begin();
-	jl_memlock_code();
 	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
 	    write_run_scenario(r)) {
 		int e = errno;
@@ -484,8 +481,13 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	hooks.ctx = r;
 	hooks.thread_ready = hook_thread_ready;
 	hooks.all_ready = hook_all_ready;
+	/* lock only what the measured threads touch (memlock.h): each piece as it is made, from here on, until
+	 * jl_memlock_end on every way out */
+	jl_memlock_begin();
+	jl_memlock_code();
 	if (jl_engine_init(&r->eng, sc, &hooks, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab: %s\n", err);
+		jl_memlock_end();
 		free(r);
 		return JL_EXIT_RUNTIME;
 	}
@@ -496,6 +498,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	/* from here on the machine may change: every path goes through jl_machine_restore() */
 	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab: %s\n", err);
+		jl_memlock_end();
 		jl_engine_free(&r->eng);
 		free(r);
 		return JL_EXIT_RUNTIME;
@@ -636,6 +639,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	return status;
 
 restore_only:
+	jl_memlock_end();
 	jl_remains_collect(&r->remains, &r->eng);
 	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
 	jl_remains_free(&r->remains);

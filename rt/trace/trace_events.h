@@ -377,7 +377,7 @@ int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
  * windows as the run goes (jl_tan_prune_add: each before the first event in it is fed). A pair no window
  * keeps waits in its entry's tail (a loop's last cycles are kept, and known
  * only at the end). jl_tan_prune_settle, once the samples are in: their windows and candidates, the
- * window's end TO, the ring's pairs the windows keep. Same returns as jl_tan_prune. */
+ * window's end TO, the tail's pairs the windows keep. Same returns as jl_tan_prune. */
 int jl_tan_prune_live(struct jl_tan *an, int64_t from);
 /* The candidates' whole windows now (replacing the last set): kept while they are candidates, and what
  * only they held goes at the next compaction once they are not. 0 or -1. */

@@ -63,17 +63,9 @@ struct jl_trace_live {
 	bool cand_changed;
 	int64_t (*cand)[2];           /* scratch: every series' candidates' windows */
 	/* figures */
-	uint64_t fed_events, steps;
+	uint64_t steps;
 	double busy_s, max_lag_s;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void pend(struct jl_trace_live *L, const struct jl_tan_sample *x, bool whole)
 {
@@ -161,9 +153,7 @@ static void take_windows(struct jl_trace_live *L)
 static int live_step(struct jl_trace_live *L)
 {
 	struct jl_trace *t = L->t;
-	int64_t watch = INT64_MAX, drained = INT64_MAX, limit;
-	double t0;
-	uint64_t before;
+	int64_t watch = INT64_MAX, drained = INT64_MAX, limit, t0;
 
 	pthread_mutex_lock(&L->mu);
 	take_windows(L);
@@ -174,10 +164,10 @@ static int live_step(struct jl_trace_live *L)
 			continue;
 		if (k->cycles >= JL_KEEP_TAIL) /* pairs before its last JL_KEEP_TAIL cycles are nobody's */
 			jl_tan_prune_tail_from(&L->an, i, k->rel[k->cycles % JL_KEEP_TAIL] - JL_TAN_CLOCK_SLACK_NS);
-		if (!L->ser[i].seen) /* no cycle yet: one may come, released at the window's start */
+		if (!k->seen) /* no cycle yet: one may come, released at the window's start */
 			watch = L->from < watch ? L->from : watch;
-		else if (L->ser[i].last_release < watch)
-			watch = L->ser[i].last_release;
+		else if (k->last_release < watch)
+			watch = k->last_release;
 	}
 	pthread_mutex_unlock(&L->mu);
 	if (atomic_load(&L->error))
@@ -195,21 +185,18 @@ static int live_step(struct jl_trace_live *L)
 		limit = drained - LIVE_DRAIN_MARGIN_NS;
 	if (limit <= L->fed_to)
 		return 0;
-	t0 = now_s();
-	before = jl_trace_stream_info(L->st)->records;
+	t0 = jl_now_ns();
 	if (jl_trace_stream_feed(L->st, limit) < 0) {
 		atomic_store(&L->error, errno ? errno : EIO);
 		return -1;
 	}
 	{
-		double busy = now_s() - t0, lag = (double)(jl_now_ns() - limit) / 1e9;
-		uint64_t n = jl_trace_stream_info(L->st)->records - before;
+		int64_t done = jl_now_ns();
 
-		L->busy_s += busy;
-		L->fed_events += n;
+		L->busy_s += (double)(done - t0) / 1e9;
 		L->steps++;
-		if (lag > L->max_lag_s)
-			L->max_lag_s = lag;
+		if ((double)(done - limit) / 1e9 > L->max_lag_s)
+			L->max_lag_s = (double)(done - limit) / 1e9;
 	}
 	L->fed_to = limit;
 	return 0;
@@ -381,15 +368,17 @@ void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double
 			    uint64_t post_events)
 {
 	const struct jl_trace_live *L = t ? t->live : NULL;
+	uint64_t live;
 	json_object *o;
 
 	if (!L)
 		return;
+	live = jl_trace_stream_info(L->st)->records - post_events; /* fed while the run went */
 	o = json_object_new_object();
-	json_object_object_add(o, "events", json_object_new_int64((int64_t)L->fed_events));
+	json_object_object_add(o, "events", json_object_new_int64((int64_t)live));
 	json_object_object_add(o, "busy_s", json_object_new_double(L->busy_s));
 	/* how fast it went through them (the events per second it can sustain), and the fastest step */
-	json_object_object_add(o, "events_per_busy_s", json_object_new_double(L->busy_s > 0 ? (double)L->fed_events / L->busy_s : 0));
+	json_object_object_add(o, "events_per_busy_s", json_object_new_double(L->busy_s > 0 ? (double)live / L->busy_s : 0));
 	json_object_object_add(o, "steps", json_object_new_int64((int64_t)L->steps));
 	json_object_object_add(o, "max_lag_s", json_object_new_double(L->max_lag_s));
 	json_object_object_add(o, "after_run_events", json_object_new_int64((int64_t)post_events));

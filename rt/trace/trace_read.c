@@ -1,6 +1,9 @@
 /* trace_read: read a trace.dat (ours, or one trace-cmd wrote, v6 or v7) through libtracecmd's public read
  * API, merged across CPUs by timestamp (tracecmd_iterate_events), and turn each record into the pure
- * event model of trace_events.h (sched, irq, timer, task, ipi events and our markers; others are OTHER). It never writes files and never parses the file format by hand. */
+ * event model of trace_events.h (sched, irq, timer, task, ipi events and our markers; others are OTHER).
+ * A plain v6 file's pages (its header says so, and libtracecmd's first record of each CPU is where the
+ * page says) are read directly with kbuffer, like a run's recorded pages (dat_pages): the only part of
+ * the layout read here, the documented header fields and CPU order. It never writes files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
