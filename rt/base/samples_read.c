@@ -45,12 +45,29 @@ int jl_samples_read(const char *run_dir, const char *thread, int (*row)(void *ct
 	}
 	while (!rc && fgets(line, sizeof(line), f)) {
 		struct jl_sample_row r = { .cycle = 0 };
-		char *save = NULL, *tok = strtok_r(line, ",\r\n", &save);
 		bool have_thread = false;
+		char *q = line;
 
-		for (int i = 0; tok; i++, tok = strtok_r(NULL, ",\r\n", &save)) {
+		/* the fields as strtok_r(",\r\n") gives them (empty ones skipped), without its cost per field:
+		 * a long run's file has a row per kept cycle, read before its trace can be analysed */
+		for (int i = 0;; i++) {
+			char *tok;
+			size_t len;
+
+			while (*q == ',' || *q == '\r' || *q == '\n')
+				q++;
+			if (!*q)
+				break;
+			tok = q;
+			q += strcspn(q, ",\r\n");
+			len = (size_t)(q - tok);
+			if (*q)
+				*q++ = '\0';
 			if (i == col[C_THREAD]) {
-				snprintf(r.thread, sizeof(r.thread), "%s", tok);
+				if (len > sizeof(r.thread) - 1)
+					len = sizeof(r.thread) - 1;
+				memcpy(r.thread, tok, len);
+				r.thread[len] = '\0';
 				have_thread = true;
 			} else if (i == col[C_CYCLE]) {
 				r.cycle = strtoull(tok, NULL, 10);

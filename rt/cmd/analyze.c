@@ -296,6 +296,7 @@ int cmd_analyze(int argc, char **argv)
 	struct input in = { 0 };
 	struct jl_tan an = { 0 };
 	struct jl_trace_readinfo info;
+	struct jl_trace_reading *reading = NULL;
 	struct jl_trace_summary_in sin = { 0 };
 	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
 	json_object *block = NULL;
@@ -341,6 +342,7 @@ int cmd_analyze(int argc, char **argv)
 			fprintf(stderr, "jitterlab analyze: %s has no trace.dat (was the run traced?)\n", arg);
 			return JL_EXIT_USAGE;
 		}
+		reading = jl_trace_read_start(in.dat, NULL); /* converting ahead while the run's files are read */
 		if (load_summary(arg, &in, err, sizeof(err)) < 0 || load_samples(arg, &in, err, sizeof(err)) < 0)
 			goto fail;
 	} else {
@@ -358,8 +360,15 @@ int cmd_analyze(int argc, char **argv)
 		snprintf(err, sizeof(err), "analyze: out of memory");
 		goto fail;
 	}
-	if (jl_trace_read(in.dat, &an, NULL, &info, err, sizeof(err)) < 0)
+	if (!dir)
+		reading = jl_trace_read_start(in.dat, NULL);
+	rc = jl_trace_read_finish(reading, &an, &info, err, sizeof(err));
+	reading = NULL;
+	if (rc < 0) {
+		rc = JL_EXIT_RUNTIME;
 		goto fail;
+	}
+	rc = JL_EXIT_RUNTIME;
 	sin.file = in.dat;
 	sin.events = info.records;
 	sin.lost_events = info.lost_events;
@@ -384,6 +393,7 @@ int cmd_analyze(int argc, char **argv)
 fail:
 	fprintf(stderr, "jitterlab %s\n", err);
 out:
+	jl_trace_read_cancel(reading);
 	if (block)
 		json_object_put(block);
 	free(text);

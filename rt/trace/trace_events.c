@@ -383,7 +383,7 @@ static struct jl_tan_task *task_note(struct jl_tan *an, int32_t pid, int32_t kpr
 	if (!t)
 		return NULL;
 	t->kprio = kprio;
-	if (comm && comm[0] && strncmp(t->comm, comm, sizeof(t->comm) - 1)) { /* a new name: its id with it */
+	if (comm && comm[0] && !jl_tev_same(t->comm, comm)) { /* a new name: its id with it */
 		jl_tev_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
 		t->name_id = intern(an, t->comm);
 	}
@@ -561,20 +561,28 @@ static void pop_ctx(struct jl_tan_cpu *c)
 		c->depth--;
 }
 
-/* Append ITEM (SIZE bytes) to the growable array *ARR of *N items (*CAP allocated). */
-static int append(void *arr, size_t *n, size_t *cap, const void *item, size_t size)
+static int append_grow(void *arr, size_t *cap, size_t size)
+{
+	char **a = arr;
+	size_t c = *cap ? *cap * 2 : 64;
+	char *p = realloc(*a, c * size);
+
+	if (!p)
+		return -1;
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
+/* Append ITEM (SIZE bytes) to the growable array *ARR of *N items (*CAP allocated). Inlined: SIZE is a
+ * constant at each call, so the copy is a few moves (a state is appended for nearly every event). */
+static inline __attribute__((always_inline)) int append(void *arr, size_t *n, size_t *cap, const void *item,
+							 size_t size)
 {
 	char **a = arr;
 
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		char *p = realloc(*a, c * size);
-
-		if (!p)
-			return -1;
-		*a = p;
-		*cap = c;
-	}
+	if (*n == *cap && append_grow(arr, cap, size) < 0)
+		return -1;
 	memcpy(*a + *n * size, item, size);
 	(*n)++;
 	return 0;
@@ -791,7 +799,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		 * whose switch-in was inferred may have had them guessed) */
 		if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
 			c->kprio = ev->prev_prio;
-			if (ev->prev_comm[0] && strncmp(c->comm, ev->prev_comm, sizeof(c->comm) - 1)) {
+			if (ev->prev_comm[0] && !jl_tev_same(c->comm, ev->prev_comm)) {
 				jl_tev_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
 				c->comm_ok = false;
 			}
@@ -820,7 +828,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			c->kprio = ev->prio;
 			jl_tev_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
 			/* the task's id when the record names it as the table does */
-			c->comm_ok = k && !strcmp(k->comm, c->comm);
+			c->comm_ok = k && jl_tev_same(k->comm, c->comm);
 			c->comm_id = c->comm_ok ? k->name_id : 0;
 		}
 		ti = jl_tan_thread_of(an, ev->pid);

@@ -14,9 +14,6 @@
 
 #define JL_TEV_COMM 24
 
-/* Copy the string SRC (at most MAX bytes of it, up to its NUL) into DST of LEN bytes, cut to fit and
- * always terminated: the names copied per event (comms, segment and state names), without printf's
- * cost (a third of the analysis time when it was snprintf("%s")). */
 /* strnlen(S, MAX) where S holds at least MAX readable bytes and MAX is small (a record's or a table's
  * fixed-size name): eight bytes at a time; else strnlen. */
 static inline size_t jl_tev_len(const char *s, size_t max)
@@ -42,8 +39,10 @@ static inline size_t jl_tev_len(const char *s, size_t max)
 #endif
 }
 
-/* Copy at most MAX bytes of the string SRC into DST of LEN bytes, always terminated. MAX <= 64: SRC holds
- * that many readable bytes (a fixed-size field); SIZE_MAX: SRC is any C string. */
+/* Copy at most MAX bytes of the string SRC into DST of LEN bytes, always terminated: the names copied per
+ * event (comms, segment and state names), without printf's cost (a third of the analysis time when it was
+ * snprintf("%s")). MAX <= 64: SRC holds that many readable bytes (a fixed-size field); SIZE_MAX: SRC is
+ * any C string. */
 static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t max)
 {
 	size_t n;
@@ -55,6 +54,31 @@ static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t ma
 		n = len - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+/* Whether the names A and B, each in a buffer of JL_TEV_COMM bytes and terminated within it (an event's,
+ * a task's, a CPU's name), are the same string: strcmp's answer, eight bytes at a time (the analysis
+ * compares a name on nearly every switch). */
+_Static_assert(JL_TEV_COMM % 8 == 0, "names are compared a word at a time");
+static inline bool jl_tev_same(const char *a, const char *b)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (size_t n = 0; n < JL_TEV_COMM; n += 8) {
+		uint64_t x, y, z, d;
+
+		memcpy(&x, a + n, 8);
+		memcpy(&y, b + n, 8);
+		z = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull; /* its lowest bit: A's first NUL */
+		d = x ^ y;
+		if (d) /* the same only if A ended (so B did) before the first byte that differs */
+			return z && __builtin_ctzll(z) < __builtin_ctzll(d);
+		if (z)
+			return true;
+	}
+	return true;
+#else
+	return !strncmp(a, b, JL_TEV_COMM);
+#endif
 }
 
 enum jl_tev_kind {

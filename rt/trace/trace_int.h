@@ -195,6 +195,15 @@ struct jl_trace_readinfo {
 /* LIVE: the running kernel's symbols when the trace is of this boot (NULL otherwise). */
 int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
 		  char *err, size_t errlen);
+/* jl_trace_read in two steps, for a caller with work of its own before the analysis can begin (analyze
+ * reads the run's summary and samples): _start begins reading PATH (in a second thread where a second CPU
+ * is allowed, converting ahead), _finish feeds AN every event as jl_trace_read does, then frees the
+ * reading (NULL from _start: out of memory, said by _finish); _cancel frees it without an analysis. */
+struct jl_trace_reading;
+struct jl_trace_reading *jl_trace_read_start(const char *path, const struct jl_ksyms *live);
+int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,
+			 size_t errlen);
+void jl_trace_read_cancel(struct jl_trace_reading *p);
 
 /* A run's recorded pages, as trace.dat holds them, read without trace.dat: per CPU, the raw ring-buffer
  * pages in CPU_FD from offset 0 (CPU_BYTES of them), parsed by libtraceevent's kbuffer with TEP (this

@@ -33,6 +33,7 @@ struct jl_tan_prune {
 	int64_t from, to;
 	int64_t (*win)[2];          /* merged, sorted [a, b) */
 	size_t nwin;
+	size_t pair_at;             /* win_after_hint's hint for the pairs */
 	int64_t next;               /* trace time of the next compaction */
 	struct jl_offcpu *oc;       /* per entry (owners): stepped states' totals */
 	size_t *oc_done;            /* per entry: states stepped (the first ones of its array) */
@@ -480,6 +481,25 @@ static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int6
 	return (*at < p->nwin && p->win[*at][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
+/* win_after(P, A) from the hint *AT (its last answer): the spans asked about mostly come in time order,
+ * so the answer is a step or two on; the hint is taken only while the window before it ends at or before
+ * A (the windows' ends are in order), else, or after 8 steps, a binary search. */
+static size_t win_after_hint(const struct jl_tan_prune *p, size_t *at, int64_t a)
+{
+	size_t i = *at;
+
+	if (i > p->nwin || (i > 0 && p->win[i - 1][1] > a)) {
+		i = win_after(p, a);
+	} else {
+		for (int k = 0; i < p->nwin && p->win[i][1] <= a; i++)
+			if (++k == 8) {
+				i = win_after(p, a);
+				break;
+			}
+	}
+	return *at = i;
+}
+
 bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
 {
 	const struct jl_tan_prune *p = an->prune;
@@ -506,8 +526,13 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 		return true;
 	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
-	if (jl_tan_prune_keeps(an, pr->waking, pr->switch_in + 1))
-		return true;
+	{
+		size_t lo = win_after_hint(p, &p->pair_at, pr->waking);
+
+		if ((lo < p->nwin && p->win[lo][0] < pr->switch_in + 1) ||
+		    (p->ncand && cand_keeps(p, pr->waking, pr->switch_in + 1))) /* jl_tan_prune_keeps */
+			return true;
+	}
 	if (p->live && p->tail) { /* maybe one of the loop's last cycles: known at the end */
 		struct jl_tan_tail *q = &p->tail[ti];
 

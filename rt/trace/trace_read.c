@@ -6,9 +6,12 @@
  * the layout read here, the documented header fields and CPU order. It never writes files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -82,6 +85,10 @@ struct known {
 	int def;
 	int kind;
 	struct tep_format_field *f[F_N];
+	/* each field's place, for the records at least NEED bytes long in the host's byte order (nearly all):
+	 * read without a check per field; SIZE 0: the event has no such field */
+	struct { uint16_t off; uint8_t size; bool sign; } at[F_N];
+	int need;
 };
 
 struct reader {
@@ -118,8 +125,21 @@ static void setup(struct reader *r)
 		k->id = ev->id;
 		k->def = i;
 		k->kind = evdefs[i].kind == JL_TEV_WAKEUP && no_waking ? JL_TEV_WAKING : evdefs[i].kind;
-		for (int f = 0; f < F_N; f++)
-			k->f[f] = evdefs[i].fields[f] ? tep_find_field(ev, evdefs[i].fields[f]) : NULL;
+		k->need = 0;
+		for (int f = 0; f < F_N; f++) {
+			struct tep_format_field *fld = evdefs[i].fields[f] ? tep_find_field(ev, evdefs[i].fields[f]) : NULL;
+
+			k->f[f] = fld;
+			k->at[f].size = 0;
+			if (fld && !(fld->flags & TEP_FIELD_IS_DYNAMIC) && fld->offset >= 0 && fld->offset < 65536 &&
+			    (fld->size == 1 || fld->size == 2 || fld->size == 4 || fld->size == 8)) {
+				k->at[f].off = (uint16_t)fld->offset;
+				k->at[f].size = (uint8_t)fld->size;
+				k->at[f].sign = (fld->flags & TEP_FIELD_IS_SIGNED) && fld->size == 4;
+				if (fld->offset + fld->size > k->need)
+					k->need = fld->offset + fld->size;
+			}
+		}
 		if (ev->id >= 0 && ev->id < (int)sizeof(r->by_id))
 			r->by_id[ev->id] = (uint8_t)r->nknown;
 		if (!r->common_type) { /* the common fields: one layout for every event of the file */
@@ -164,6 +184,16 @@ static inline long long num(const struct reader *r, const struct known *k, int f
 {
 	unsigned long long v;
 
+	if (k->at[f].size && !r->swap && rec->size >= k->need) { /* the common case: in place, no checks */
+		const char *p = (const char *)rec->data + k->at[f].off;
+
+		switch (k->at[f].size) {
+		case 1: return *(const uint8_t *)p;
+		case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+		case 4: { uint32_t x; memcpy(&x, p, 4); return k->at[f].sign ? (long long)(int32_t)x : (long long)x; }
+		default: { uint64_t x; memcpy(&x, p, 8); return (long long)x; }
+		}
+	}
 	if (!k->f[f] || k->f[f]->offset + k->f[f]->size > rec->size || !field_u(r, k->f[f], rec->data, &v))
 		return dflt;
 	/* sign-extend fields that are signed and narrower than 64 bits */
@@ -199,9 +229,16 @@ static void str(const struct known *k, int f, const struct tep_record *rec, char
 	int off, size;
 
 	out[0] = 0;
-	if (!fld || !field_bytes(fld, rec, &off, &size))
+	if (!fld)
 		return;
-	jl_tev_copy(out, len, (const char *)rec->data + off, (size_t)size);
+	if (!(fld->flags & TEP_FIELD_IS_DYNAMIC) && (size_t)fld->size < len && fld->offset + fld->size <= rec->size) {
+		/* a fixed array (the comms): copied whole, cut at its first NUL by whoever reads it */
+		memcpy(out, (const char *)rec->data + fld->offset, (size_t)fld->size);
+		out[fld->size] = 0;
+		return;
+	}
+	if (field_bytes(fld, rec, &off, &size))
+		jl_tev_copy(out, len, (const char *)rec->data + off, (size_t)size);
 }
 
 static const struct known *lookup(const struct reader *r, int id)
@@ -420,35 +457,43 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 	return 0;
 }
 
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
-{
-	struct reader *r = data;
-	struct jl_tev ev;
+typedef int (*rec_fn)(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data);
 
-	(void)h;
+/* REC as the events it stands for, into EV (room for 2): a gap of lost events first when REC is the first
+ * record after one, then REC itself. Counts it in R->info. The number of events. */
+static int record_events(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
+{
+	int n = 0;
+
 	r->info->records++;
 	if (cpu + 1 > r->info->ncpus)
 		r->info->ncpus = cpu + 1;
 	if (rec->missed_events) {
-		struct jl_tev lost = { .ts = (int64_t)rec->ts, .cpu = cpu, .kind = JL_TEV_LOST,
-				       .prev_state = rec->missed_events > 0 ? rec->missed_events : 0 };
-
+		ev[n++] = (struct jl_tev){ .ts = (int64_t)rec->ts, .cpu = cpu, .kind = JL_TEV_LOST,
+					   .prev_state = rec->missed_events > 0 ? rec->missed_events : 0 };
 		r->info->lost_gaps++;
 		if (rec->missed_events > 0)
 			r->info->lost_events += (uint64_t)rec->missed_events;
-		if (jl_tan_feed(r->an, &lost) < 0)
-			goto fail;
 	}
-	convert(r, rec, cpu, &ev);
-	if (jl_tan_feed(r->an, &ev) < 0)
-		goto fail;
-	return 0;
-fail:
-	r->failed = errno ? errno : ENOMEM;
-	return -1;
+	convert(r, rec, cpu, &ev[n++]);
+	return n;
 }
 
-typedef int (*rec_fn)(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data);
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct reader *r = data;
+	struct jl_tev ev[2];
+	int n = record_events(r, rec, cpu, ev);
+
+	(void)h;
+	for (int i = 0; i < n; i++)
+		if (jl_tan_feed(r->an, &ev[i]) < 0) {
+			r->failed = errno ? errno : ENOMEM;
+			return -1;
+		}
+	return 0;
+}
+
 static int dat_iterate(struct tracecmd_input *h, const char *path, rec_fn fn, void *data);
 
 static struct tracecmd_input *open_dat(const char *path, char *err, size_t errlen)
@@ -463,31 +508,6 @@ static struct tracecmd_input *open_dat(const char *path, char *err, size_t errle
 	return h;
 }
 
-int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
-		  char *err, size_t errlen)
-{
-	struct reader r = { 0 };
-	struct tracecmd_input *h = open_dat(path, err, errlen);
-	int rc;
-
-	memset(info, 0, sizeof(*info));
-	if (!h)
-		return -1;
-	r.tep = tracecmd_get_tep(h);
-	r.an = an;
-	r.live = live;
-	r.info = info;
-	setup(&r);
-	rc = dat_iterate(h, path, on_record, &r);
-	jl_tan_end(an);
-	tracecmd_close(h);
-	if (rc < 0 || r.failed) {
-		snprintf(err, errlen, "trace: reading %s failed: %s", path, strerror(r.failed ? r.failed : EIO));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- a run's recorded pages, read like trace.dat (jl_trace_pages) ---- */
 
 #define PAGES_PER_READ 16 /* pages read at once from a CPU's file */
@@ -498,6 +518,8 @@ struct pcpu {
 	struct kbuffer *kb;
 	uint64_t off;           /* the next page's offset in the CPU's pages */
 	bool loaded;            /* a page is in kb */
+	bool fresh;             /* its first record not read yet (the only one with missed events) */
+	bool taken;             /* rec was handed on: the next peek moves past it */
 	struct tep_record rec;  /* the CPU's next record (rec.data NULL: none left) */
 };
 
@@ -510,16 +532,16 @@ static int pcpu_peek(const struct jl_trace_pages *src, int c, struct pcpu *p)
 
 	p->rec.data = NULL;
 	for (;;) {
-		void *data = p->loaded ? kbuffer_read_event(p->kb, &ts) : NULL;
+		void *data = !p->loaded ? NULL : p->taken ? kbuffer_next_event(p->kb, &ts) : kbuffer_read_event(p->kb, &ts);
 
+		p->taken = false;
 		if (data) {
-			memset(&p->rec, 0, sizeof(p->rec));
 			p->rec.ts = ts;
 			p->rec.cpu = c;
 			p->rec.data = data;
 			p->rec.size = kbuffer_event_size(p->kb);
-			p->rec.record_size = kbuffer_curr_size(p->kb);
-			p->rec.missed_events = kbuffer_missed_events(p->kb); /* the page's first record only */
+			p->rec.missed_events = p->fresh ? kbuffer_missed_events(p->kb) : 0; /* the page's first only */
+			p->fresh = false;
 			return 1;
 		}
 		if (p->off + psz > src->cpu_bytes[c])
@@ -536,6 +558,7 @@ static int pcpu_peek(const struct jl_trace_pages *src, int c, struct pcpu *p)
 			p->buf_len = (uint64_t)got - (uint64_t)got % psz;
 		}
 		p->loaded = kbuffer_load_subbuffer(p->kb, p->buf + (p->off - p->buf_off)) == 0;
+		p->fresh = true;
 		p->off += psz;
 		if (p->loaded && kbuffer_subbuffer_size(p->kb) > src->page_size) {
 			errno = EINVAL;
@@ -603,7 +626,7 @@ static int pages_it_run(struct pages_it *it, int64_t limit, rec_fn fn, void *dat
 			return 0;
 		if (fn(NULL, &p[next].rec, next, data) < 0)
 			goto fail;
-		kbuffer_next_event(p[next].kb, NULL);
+		p[next].taken = true;
 		if (pcpu_peek(src, next, &p[next]) < 0)
 			goto fail;
 	}
@@ -728,6 +751,283 @@ static int dat_iterate(struct tracecmd_input *h, const char *path, rec_fn fn, vo
 	return rc;
 }
 
+/* ---- a whole trace read in two threads (jl_trace_read_start) ----
+ * Opening the file, reading its pages and turning records into events is about 40% of the work, the
+ * analysis the rest, and each goes through the events in order: with a second CPU, a thread reads and
+ * converts while the caller's thread feeds the analysis, the events handed over in batches through a ring
+ * of PIPE_SLOTS (the reader waits when it is full). The reader starts before the analysis exists: it opens
+ * the file (libtracecmd reads its headers and kallsyms: about 10 ms) while the caller reads the run's
+ * summary and samples. The analysis sees the same events in the same order as on_record gives them. */
+#define PIPE_BATCH 512
+#define PIPE_SLOTS 8 /* 600 KB of events; a longer lead measured no faster (its memory is cold) */
+
+struct pipe_batch {
+	int n;
+	struct jl_tev ev[PIPE_BATCH];
+};
+
+struct jl_trace_reading {
+	struct reader r;
+	struct jl_trace_readinfo info;
+	char *path;                           /* a trace.dat, or */
+	const struct jl_trace_pages *src;     /* a run's recorded pages */
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct pipe_batch *b[PIPE_SLOTS];     /* allocated as the reader first needs them */
+	unsigned head, tail;                  /* batches handed over, batches fed */
+	bool done, stop;                      /* the reader finished (rc says how); the analysis stopped */
+	int rc, rerr;                         /* the reading's result, its errno when it failed */
+	char err[512];                        /* the reader's failure to open the file */
+};
+
+/* The batch the reader fills: b[head % PIPE_SLOTS], made on first use. NULL without memory. */
+static struct pipe_batch *pipe_fill(struct jl_trace_reading *p)
+{
+	struct pipe_batch **b = &p->b[p->head % PIPE_SLOTS];
+
+	if (!*b && (*b = malloc(sizeof(**b))))
+		(*b)->n = 0;
+	return *b;
+}
+
+/* Hand the batch being filled over, then wait for room. False when the analysis stopped. */
+static bool pipe_push(struct jl_trace_reading *p)
+{
+	bool go;
+
+	pthread_mutex_lock(&p->mu);
+	__atomic_store_n(&p->head, p->head + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&p->cv);
+	while (p->head - p->tail == PIPE_SLOTS && !p->stop)
+		pthread_cond_wait(&p->cv, &p->mu);
+	go = !p->stop;
+	pthread_mutex_unlock(&p->mu);
+	return go;
+}
+
+static int on_pipe(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct jl_trace_reading *p = data;
+	struct pipe_batch *b = pipe_fill(p);
+
+	(void)h;
+	if (b && b->n + 2 > PIPE_BATCH) {
+		if (!pipe_push(p))
+			return -1;
+		b = pipe_fill(p);
+	}
+	if (!b) {
+		errno = ENOMEM;
+		return -1;
+	}
+	b->n += record_events(&p->r, rec, cpu, &b->ev[b->n]);
+	return 0;
+}
+
+/* The records of P's trace.dat or pages, in time order, to FN: opening the file (with its tep) first. */
+static int iterate(struct jl_trace_reading *p, rec_fn fn, void *data)
+{
+	struct tracecmd_input *h;
+	int rc;
+
+	if (p->src) {
+		p->r.tep = p->src->tep;
+		p->r.pages = true;
+		setup(&p->r);
+		return pages_iterate(p->src, fn, data);
+	}
+	if (!(h = open_dat(p->path, p->err, sizeof(p->err))))
+		return -1;
+	p->r.tep = tracecmd_get_tep(h);
+	setup(&p->r);
+	rc = dat_iterate(h, p->path, fn, data);
+	tracecmd_close(h);
+	p->r.tep = NULL;
+	return rc;
+}
+
+static void *pipe_reader(void *arg)
+{
+	struct jl_trace_reading *p = arg;
+	int rc = iterate(p, on_pipe, p), e = errno;
+
+	pthread_mutex_lock(&p->mu);
+	p->rerr = rc < 0 ? (e ? e : EIO) : 0;
+	if (p->b[p->head % PIPE_SLOTS] && p->b[p->head % PIPE_SLOTS]->n && !p->stop)
+		__atomic_store_n(&p->head, p->head + 1, __ATOMIC_RELEASE);
+	p->rc = rc;
+	__atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The CPUs this thread may run on. */
+static int cpus_allowed(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+static struct jl_trace_reading *reading_new(const char *path, const struct jl_trace_pages *src,
+					    const struct jl_ksyms *live)
+{
+	struct jl_trace_reading *p = calloc(1, sizeof(*p));
+
+	if (!p || (path && !(p->path = strdup(path)))) {
+		free(p);
+		return NULL;
+	}
+	p->src = src;
+	p->r.live = live;
+	p->r.info = &p->info;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->threaded = cpus_allowed() >= 2 && pthread_create(&p->thread, NULL, pipe_reader, p) == 0;
+	return p;
+}
+
+struct jl_trace_reading *jl_trace_read_start(const char *path, const struct jl_ksyms *live)
+{
+	return reading_new(path, NULL, live);
+}
+
+/* Stop P's reader (the analysis failed or will not come) and free P. */
+static void reading_free(struct jl_trace_reading *p)
+{
+	if (!p)
+		return;
+	if (p->threaded) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thread, NULL);
+	}
+	for (int i = 0; i < PIPE_SLOTS; i++)
+		free(p->b[i]);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p->path);
+	free(p);
+}
+
+void jl_trace_read_cancel(struct jl_trace_reading *p)
+{
+	reading_free(p);
+}
+
+/* A spinning thread's hint to the CPU (a hyperthread sibling gets the core meanwhile). */
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+/* The analysis caught up with the reader: wait for the next batch spinning, up to PIPE_SPIN_NS, before
+ * sleeping (a sleep and its wakeup cost tens of microseconds on a VM, a batch takes about a hundred to
+ * read; sleeping on every catch-up was a fifth of the run time). */
+#define PIPE_SPIN_NS 2000000
+static void pipe_spin(const struct jl_trace_reading *p)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned k = 1; __atomic_load_n(&p->head, __ATOMIC_ACQUIRE) == p->tail &&
+			     !__atomic_load_n(&p->done, __ATOMIC_ACQUIRE); k++) {
+		cpu_pause();
+		if (!(k % 256)) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > PIPE_SPIN_NS)
+				return;
+		}
+	}
+}
+
+/* Feed P's events to AN, in this thread: from the reader's batches, or reading them here. */
+static int reading_feed(struct jl_trace_reading *p, struct jl_tan *an)
+{
+	p->r.an = an;
+	if (!p->threaded) {
+		errno = 0;
+		p->rc = iterate(p, on_record, &p->r);
+		p->rerr = p->rc < 0 ? (errno ? errno : EIO) : 0;
+		return p->rc;
+	}
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct pipe_batch *b;
+
+		if (p->tail == p->head && !p->done) {
+			pthread_mutex_unlock(&p->mu);
+			pipe_spin(p);
+			pthread_mutex_lock(&p->mu);
+		}
+		while (p->tail == p->head && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->tail == p->head)
+			break;
+		pthread_mutex_unlock(&p->mu);
+		b = p->b[p->tail % PIPE_SLOTS];
+		for (int i = 0; i < b->n && !p->r.failed; i++)
+			if (jl_tan_feed(an, &b->ev[i]) < 0)
+				p->r.failed = errno ? errno : ENOMEM;
+		b->n = 0;
+		pthread_mutex_lock(&p->mu);
+		p->tail++;
+		if (p->r.failed)
+			p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		if (p->r.failed)
+			break;
+	}
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->thread, NULL);
+	p->threaded = false;
+	return p->rc;
+}
+
+int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,
+			 size_t errlen)
+{
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (!p) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	rc = reading_feed(p, an);
+	jl_tan_end(an);
+	*info = p->info;
+	if (p->err[0]) {
+		snprintf(err, errlen, "%s", p->err);
+		rc = -1;
+	} else if (rc < 0 || p->r.failed) {
+		int e = p->r.failed ? p->r.failed : p->rerr ? p->rerr : EIO;
+
+		if (p->src)
+			snprintf(err, errlen, "trace: reading the recorded pages failed: %s", strerror(e));
+		else
+			snprintf(err, errlen, "trace: reading %s failed: %s", p->path, strerror(e));
+		rc = -1;
+	}
+	reading_free(p);
+	return rc;
+}
+
+int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+		  char *err, size_t errlen)
+{
+	return jl_trace_read_finish(jl_trace_read_start(path, live), an, info, err, errlen);
+}
+
 struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 {
 	const char *sys[20];
@@ -745,24 +1045,7 @@ struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, const struct jl_ksyms *live,
 			struct jl_trace_readinfo *info, char *err, size_t errlen)
 {
-	struct reader r = { 0 };
-	int rc;
-
-	memset(info, 0, sizeof(*info));
-	r.tep = src->tep;
-	r.an = an;
-	r.live = live;
-	r.pages = true;
-	r.info = info;
-	setup(&r);
-	rc = pages_iterate(src, on_record, &r);
-	jl_tan_end(an);
-	if (rc < 0 || r.failed) {
-		snprintf(err, errlen, "trace: reading the recorded pages failed: %s",
-			 strerror(r.failed ? r.failed : errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
+	return jl_trace_read_finish(reading_new(NULL, src, live), an, info, err, errlen);
 }
 
 /* ---- the recorded pages read as they grow (the live analysis) ---- */

@@ -23,6 +23,38 @@
 #define sw(us, cpu, prev, pp, next, np, comm) tev_switch(us, cpu, prev, pp, 0, next, np, comm)
 #define wake(...) tev_wake(__VA_ARGS__)
 
+/* The word-at-a-time name helpers give libc's answers: random names of every length, names that differ
+ * only after their NUL (garbage left by a longer name), bytes 0x80 and 0x01 (the NUL test's false
+ * positives lie above a real NUL only), names that fill the buffer. */
+static void test_name_helpers_are_libc(void **state)
+{
+	static const unsigned char alphabet[] = { 'a', 'b', 0x01, 0x80, 0xff, 0x7f, ' ' };
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int iter = 0; iter < 200000; iter++) {
+		char a[JL_TEV_COMM], b[JL_TEV_COMM];
+		size_t la, lb;
+
+		for (size_t i = 0; i < JL_TEV_COMM; i++) { /* garbage everywhere first */
+			seed = seed * 1103515245u + 12345u;
+			a[i] = (char)alphabet[(seed >> 16) % sizeof(alphabet)];
+			b[i] = (iter & 1) ? a[i] : (char)alphabet[(seed >> 20) % sizeof(alphabet)];
+		}
+		seed = seed * 1103515245u + 12345u;
+		la = (seed >> 16) % JL_TEV_COMM;
+		lb = (iter & 3) == 0 ? la : (seed >> 24) % JL_TEV_COMM;
+		if ((iter & 7) == 2) /* the same name, different garbage after it */
+			memcpy(b, a, la);
+		a[la] = 0;
+		b[lb] = 0;
+		assert_int_equal(jl_tev_same(a, b), strcmp(a, b) == 0);
+		assert_int_equal(jl_tev_same(b, a), strcmp(a, b) == 0);
+		assert_int_equal(jl_tev_len(a, JL_TEV_COMM), strlen(a));
+		assert_int_equal(jl_tev_len(a, la), la); /* cut at MAX */
+	}
+}
+
 static void setup_an(struct jl_tan *an, const struct jl_tan_sample *s, size_t ns)
 {
 	struct jl_tan_thread th[2] = { 0 };
@@ -645,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_untraced_switch_from_idle_two_woken),
 		cmocka_unit_test(test_matching_window),
 		cmocka_unit_test(test_two_series_one_thread),
+		cmocka_unit_test(test_name_helpers_are_libc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
