@@ -177,9 +177,9 @@ void jl_ksyms_free(struct jl_ksyms *k);
 
 #define JL_TRACE_MAX_USED_SYMS 256
 
-/* trace_read.c: read a trace.dat (ours, or trace-cmd's v6/v7) through libtracecmd into AN (already
- * initialised with the threads to analyse), merging CPUs by time. Also counts records with ts < each
- * of KS_TS[0..nks) (KernelShark rows; missed-event entries included) into KS_ROWS (may be NULL). */
+/* trace_read.c: read a trace.dat (ours, or trace-cmd's v6/v7) into AN (already initialised with the
+ * threads to analyse), merging CPUs by time: a plain v6 file's pages directly, anything else through
+ * libtracecmd; in two threads where two CPUs are allowed (one reads, the caller's analyses). */
 struct jl_trace_readinfo {
 	int ncpus;
 	size_t records;
@@ -197,8 +197,10 @@ int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *li
 		  char *err, size_t errlen);
 /* jl_trace_read in two steps, for a caller with work of its own before the analysis can begin (analyze
  * reads the run's summary and samples): _start begins reading PATH (in a second thread where a second CPU
- * is allowed, converting ahead), _finish feeds AN every event as jl_trace_read does, then frees the
- * reading (NULL from _start: out of memory, said by _finish); _cancel frees it without an analysis. */
+ * is allowed, converting ahead; LIVE must stay valid until _finish or _cancel), _finish feeds AN every
+ * event as jl_trace_read does, then frees the reading (NULL from _start: out of memory, said by
+ * _finish); _cancel frees it without an analysis. The reader thread inherits the caller's signal mask
+ * and scheduling policy: a caller that runs real-time or takes signals drops both first. */
 struct jl_trace_reading;
 struct jl_trace_reading *jl_trace_read_start(const char *path, const struct jl_ksyms *live);
 int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,

@@ -472,15 +472,6 @@ static bool cand_keeps(const struct jl_tan_prune *p, int64_t a, int64_t b)
 	return lo > 0 && p->cand[lo - 1][2] > a;
 }
 
-/* Whether a window holds some of [A, B), for spans given in time order: *AT is where the last one's
- * search ended (windows before it end before A); start it at 0. */
-static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int64_t b)
-{
-	while (*at < p->nwin && p->win[*at][1] <= a)
-		(*at)++;
-	return (*at < p->nwin && p->win[*at][0] < b) || (p->ncand && cand_keeps(p, a, b));
-}
-
 /* win_after(P, A) from the hint *AT (its last answer): the spans asked about mostly come in time order,
  * so the answer is a step or two on; the hint is taken only while the window before it ends at or before
  * A (the windows' ends are in order), else, or after 8 steps, a binary search. */
@@ -500,15 +491,23 @@ static size_t win_after_hint(const struct jl_tan_prune *p, size_t *at, int64_t a
 	return *at = i;
 }
 
+/* Whether a window, or a candidate's, holds some of [A, B); LO is win_after(P, A). */
+static inline bool keeps_from(const struct jl_tan_prune *p, size_t lo, int64_t a, int64_t b)
+{
+	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
+}
+
+/* jl_tan_prune_keeps for spans asked mostly in time order: *AT is the search's hint (start it at 0). */
+static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int64_t b)
+{
+	return keeps_from(p, win_after_hint(p, at, a), a, b);
+}
+
 bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
 {
 	const struct jl_tan_prune *p = an->prune;
-	size_t lo;
 
-	if (!p)
-		return true;
-	lo = win_after(p, a);
-	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
+	return !p || keeps_from(p, win_after(p, a), a, b);
 }
 
 bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si)
@@ -526,13 +525,8 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 		return true;
 	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
-	{
-		size_t lo = win_after_hint(p, &p->pair_at, pr->waking);
-
-		if ((lo < p->nwin && p->win[lo][0] < pr->switch_in + 1) ||
-		    (p->ncand && cand_keeps(p, pr->waking, pr->switch_in + 1))) /* jl_tan_prune_keeps */
-			return true;
-	}
+	if (keeps_next(p, &p->pair_at, pr->waking, pr->switch_in + 1))
+		return true;
 	if (p->live && p->tail) { /* maybe one of the loop's last cycles: known at the end */
 		struct jl_tan_tail *q = &p->tail[ti];
 

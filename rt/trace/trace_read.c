@@ -109,6 +109,12 @@ struct reader {
 	int failed;
 };
 
+/* Fields that are signed and 32 bits wide are sign-extended (the pids, prios and CPUs). */
+static inline bool sign_extends(const struct tep_format_field *fld)
+{
+	return (fld->flags & TEP_FIELD_IS_SIGNED) && fld->size == 4;
+}
+
 static void setup(struct reader *r)
 {
 	/* an old trace without sched_waking: its sched_wakeup is the start of the wakeup */
@@ -135,7 +141,7 @@ static void setup(struct reader *r)
 			    (fld->size == 1 || fld->size == 2 || fld->size == 4 || fld->size == 8)) {
 				k->at[f].off = (uint16_t)fld->offset;
 				k->at[f].size = (uint8_t)fld->size;
-				k->at[f].sign = (fld->flags & TEP_FIELD_IS_SIGNED) && fld->size == 4;
+				k->at[f].sign = sign_extends(fld);
 				if (fld->offset + fld->size > k->need)
 					k->need = fld->offset + fld->size;
 			}
@@ -154,20 +160,23 @@ static void setup(struct reader *r)
 
 /* FLD's value in DATA as an unsigned number of its size: read in place when the record is in the host's
  * byte order (the common case, and the reader's busiest line), else by libtraceevent. */
+/* The unsigned number of SIZE bytes at P, in the host's byte order; false for a size other than 1, 2, 4, 8. */
+static inline bool in_place(const char *p, int size, unsigned long long *v)
+{
+	switch (size) {
+	case 1: *v = *(const uint8_t *)p; return true;
+	case 2: { uint16_t x; memcpy(&x, p, 2); *v = x; return true; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); *v = x; return true; }
+	case 8: { uint64_t x; memcpy(&x, p, 8); *v = x; return true; }
+	default: return false;
+	}
+}
+
 static inline bool field_u(const struct reader *r, const struct tep_format_field *fld, const void *data,
 			   unsigned long long *v)
 {
-	const char *p = (const char *)data + fld->offset;
-
-	if (!r->swap) {
-		switch (fld->size) {
-		case 1: *v = *(const uint8_t *)p; return true;
-		case 2: { uint16_t x; memcpy(&x, p, 2); *v = x; return true; }
-		case 4: { uint32_t x; memcpy(&x, p, 4); *v = x; return true; }
-		case 8: { uint64_t x; memcpy(&x, p, 8); *v = x; return true; }
-		default: break;
-		}
-	}
+	if (!r->swap && in_place((const char *)data + fld->offset, fld->size, v))
+		return true;
 	return tep_read_number_field((struct tep_format_field *)fld, data, v) == 0;
 }
 
@@ -182,24 +191,18 @@ static inline unsigned long long common_u(const struct reader *r, const struct t
 static inline long long num(const struct reader *r, const struct known *k, int f, const struct tep_record *rec,
 		     long long dflt)
 {
-	unsigned long long v;
+	unsigned long long v = 0;
+	bool sign;
 
-	if (k->at[f].size && !r->swap && rec->size >= k->need) { /* the common case: in place, no checks */
-		const char *p = (const char *)rec->data + k->at[f].off;
-
-		switch (k->at[f].size) {
-		case 1: return *(const uint8_t *)p;
-		case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
-		case 4: { uint32_t x; memcpy(&x, p, 4); return k->at[f].sign ? (long long)(int32_t)x : (long long)x; }
-		default: { uint64_t x; memcpy(&x, p, 8); return (long long)x; }
-		}
-	}
-	if (!k->f[f] || k->f[f]->offset + k->f[f]->size > rec->size || !field_u(r, k->f[f], rec->data, &v))
+	if (k->at[f].size && !r->swap && rec->size >= k->need) { /* the common case: no check per field */
+		in_place((const char *)rec->data + k->at[f].off, k->at[f].size, &v);
+		sign = k->at[f].sign;
+	} else if (!k->f[f] || k->f[f]->offset + k->f[f]->size > rec->size || !field_u(r, k->f[f], rec->data, &v)) {
 		return dflt;
-	/* sign-extend fields that are signed and narrower than 64 bits */
-	if ((k->f[f]->flags & TEP_FIELD_IS_SIGNED) && k->f[f]->size == 4)
-		return (long long)(int32_t)(uint32_t)v;
-	return (long long)v;
+	} else {
+		sign = sign_extends(k->f[f]);
+	}
+	return sign ? (long long)(int32_t)(uint32_t)v : (long long)v;
 }
 
 /* Where FLD's bytes lie in REC: a fixed field at its offset, a __data_loc (dynamic, maybe relative) one
@@ -552,8 +555,11 @@ static int pcpu_peek(const struct jl_trace_pages *src, int c, struct pcpu *p)
 
 			want = want > PAGES_PER_READ * psz ? PAGES_PER_READ * psz : want - want % psz;
 			got = pread(src->cpu_fd[c], p->buf, (size_t)want, (off_t)(base + p->off));
-			if (got < (ssize_t)psz)
+			if (got < (ssize_t)psz) {
+				if (got >= 0)
+					errno = EIO; /* a file shorter than it said */
 				return -1;
+			}
 			p->buf_off = p->off;
 			p->buf_len = (uint64_t)got - (uint64_t)got % psz;
 		}
@@ -767,8 +773,9 @@ struct pipe_batch {
 };
 
 /* The reader thread writes r's counters (info) on every record and reads r for every field: r and info
- * are its own, on cache lines of their own, which the analysis thread does not touch until the end (a
- * flag it read on every event, on info's line, once cost the reader a fifth of its time). */
+ * are on cache lines of their own, which the analysis thread touches only to set r.an before it begins
+ * and to read the counters after the join (a flag it read on every event, on info's line, once cost the
+ * reader a fifth of its time). */
 struct jl_trace_reading {
 	struct reader r __attribute__((aligned(64)));
 	struct jl_trace_readinfo info;
@@ -784,7 +791,7 @@ struct jl_trace_reading {
 	bool done, stop;                      /* the reader finished (rc says how); the analysis stopped */
 	int rc, rerr;                         /* the reading's result, its errno when it failed */
 	int failed;                           /* the analysis' errno when it failed (read after the join) */
-	char err[512];                        /* the reader's failure to open the file */
+	char err[1024];                       /* the reader's failure to open the file */
 };
 
 /* The batch the reader fills: b[head % PIPE_SLOTS], made on first use. NULL without memory. */
@@ -1017,13 +1024,16 @@ int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct j
 		return -1;
 	}
 	rc = reading_feed(p, an);
-	jl_tan_end(an);
+	if (!p->err[0]) /* the file was opened: the analysis ends (nothing of it otherwise) */
+		jl_tan_end(an);
 	*info = p->info;
 	if (p->err[0]) {
 		snprintf(err, errlen, "%s", p->err);
 		rc = -1;
 	} else if (rc < 0 || p->r.failed) {
-		int e = p->r.failed ? p->r.failed : p->rerr ? p->rerr : EIO;
+		/* the analysis' errno; a read's (a short page read says EIO), else EIO: libtracecmd's
+		 * iteration sets none of its own */
+		int e = p->r.failed ? p->r.failed : p->src && p->rerr ? p->rerr : EIO;
 
 		if (p->src)
 			snprintf(err, errlen, "trace: reading the recorded pages failed: %s", strerror(e));

@@ -351,8 +351,24 @@ def test_analyze_usage_errors(tmp_path):
     assert subprocess.run([BIN, "analyze"], capture_output=True, timeout=30).returncode == 2
     assert subprocess.run([BIN, "analyze", str(tmp_path / "missing")], capture_output=True, timeout=30).returncode == 2
     (tmp_path / "junk.dat").write_bytes(b"not a trace")
-    assert subprocess.run([BIN, "analyze", str(tmp_path / "junk.dat")], capture_output=True, timeout=30).returncode == 1
+    one = ["taskset", "-c", str(min(os.sched_getaffinity(0)))]
+    for pre in ([], one):  # opened by the reader thread, and in the caller's thread where one CPU is allowed
+        p = subprocess.run(pre + [BIN, "analyze", str(tmp_path / "junk.dat")], capture_output=True, text=True,
+                           timeout=30)
+        assert p.returncode == 1 and "cannot read" in p.stderr and "junk.dat" in p.stderr, (pre, p.stderr)
     assert subprocess.run([BIN, "analyze", str(tmp_path)], capture_output=True, timeout=30).returncode == 2
+
+
+def test_analyze_stops_its_reader_on_a_bad_run_dir(spin_run, tmp_path):
+    """analyze starts reading trace.dat (a thread converting ahead, up to 8 batches of 512 events) before it
+    reads the run's samples.csv: when that fails, the reader, blocked on its full ring, is stopped and
+    joined, and the error is the samples'."""
+    d = tmp_path / "run"
+    shutil.copytree(spin_run.dir, d)
+    assert json.loads((d / "summary.json").read_text())["trace"]["events"] > 8 * 512  # more than the ring
+    (d / "samples.csv").write_text("thread,cycle\nloop,1\n")
+    p = subprocess.run([BIN, "analyze", str(d)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "samples.csv" in p.stderr, p.stderr
 
 
 # --- scripts/open-in-kernelshark.sh ----------------------------------------------------------------
