@@ -103,7 +103,8 @@ if os.path.exists(f"{d}/trace.dat"):
     n = json.load(open(f"{d}/summary.json"))["trace"]["events"]
     tr = best(["trace-cmd", "report", "-i", f"{d}/trace.dat"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # before this end (the same machine, the 60 s trace): 1.22 M events/s, 4.0x trace-cmd report;
-    # one thread, page reader (stop 20): 2.25-4.18 M events/s, 8.8-13.9x; two threads: 5.72 M/s, 21.7x
+    # one thread, page reader (stop 20): 2.25-4.18 M events/s, 8.8-13.9x; two threads: 5.72-5.83 M/s,
+    # 15.9-21.7x (one thread now: 4.47 M/s, 12.2x)
     print(f"-- analyze (best of 3): {n} events in {ta:.3f} s ({n / ta / 1e6:.2f} M events/s); trace-cmd report "
           f"{tr:.2f} s ({n / tr / 1e6:.2f} M events/s); ratio {tr / ta:.1f}x")
     if len(os.sched_getaffinity(0)) > 1:  # the same in one thread: what a run confined to one CPU gets
