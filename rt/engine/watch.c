@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../affinity/cpulist.h"
+#include "../base/hk_thread.h"
 #include "../base/stop.h"
 #include "../base/units.h"
 
@@ -391,25 +392,15 @@ nomem:
 
 int jl_watch_start(struct jl_watch *w, char *err, size_t errlen)
 {
-	pthread_attr_t attr;
 	int e;
 
-	pthread_attr_init(&attr);
-	if (w->o.cpus) {
-		pthread_attr_setaffinity_np(&attr, sizeof(*w->o.cpus), w->o.cpus);
+	if (w->o.cpus)
 		jl_cpulist_format(w->o.cpus, w->cpus, sizeof(w->cpus));
-	}
-	/* SCHED_OTHER, whatever its creator runs at (the watchdog: FIFO 99) */
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-	pthread_attr_setschedparam(&attr, &(struct sched_param){ .sched_priority = 0 });
-	e = pthread_create(&w->thread, &attr, watch_main, w);
-	pthread_attr_destroy(&attr);
+	e = jl_hk_thread_start(&w->thread, w->o.cpus, "jl-watch", watch_main, w);
 	if (e) {
 		snprintf(err, errlen, "cannot start the run's watch: %s", strerror(e));
 		return -1;
 	}
-	pthread_setname_np(w->thread, "jl-watch");
 	w->started = true;
 	return 0;
 }

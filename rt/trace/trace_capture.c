@@ -19,6 +19,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/leftovers.h"
+#include "../base/hk_thread.h"
 #include "../base/memlock.h"
 #include "trace.h"
 #include "trace_int.h"
@@ -168,25 +169,18 @@ static void *reader_main(void *arg)
 
 static int start_reader(struct jl_trace *t, const struct jl_run_spec *run)
 {
-	pthread_attr_t attr;
+	cpu_set_t hk;
 	int rc;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	CPU_ZERO(&hk);
 	if (run->isolate_set) {
-		cpu_set_t hk;
 		long n = sysconf(_SC_NPROCESSORS_CONF);
 
-		CPU_ZERO(&hk);
 		for (long c = 0; c < n && c < CPU_SETSIZE; c++)
 			if (!CPU_ISSET(c, &run->isolate))
 				CPU_SET(c, &hk);
-		if (CPU_COUNT(&hk))
-			pthread_attr_setaffinity_np(&attr, sizeof(hk), &hk);
 	}
-	rc = pthread_create(&t->reader, &attr, reader_main, t);
-	pthread_attr_destroy(&attr);
+	rc = jl_hk_thread_start(&t->reader, &hk, "jl-trace", reader_main, t); /* empty: the run's CPUs */
 	if (rc) {
 		errno = rc;
 		return -1;

@@ -199,8 +199,8 @@ int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *li
  * reads the run's summary and samples): _start begins reading PATH (in a second thread where a second CPU
  * is allowed, converting ahead; LIVE must stay valid until _finish or _cancel), _finish feeds AN every
  * event as jl_trace_read does, then frees the reading (NULL from _start: out of memory, said by
- * _finish); _cancel frees it without an analysis. The reader thread inherits the caller's signal mask
- * and scheduling policy: a caller that runs real-time or takes signals drops both first. */
+ * _finish); _cancel frees it without an analysis. The reader thread (jl_hk_thread_start: SCHED_OTHER,
+ * the caller's CPUs) inherits the caller's signal mask: a caller that takes signals blocks them first. */
 struct jl_trace_reading;
 struct jl_trace_reading *jl_trace_read_start(const char *path, const struct jl_ksyms *live);
 int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,

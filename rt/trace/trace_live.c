@@ -21,6 +21,7 @@
 
 #include <event-parse.h>
 
+#include "../base/hk_thread.h"
 #include "../base/stream.h"
 #include "../engine/results.h"
 #include "trace.h"
@@ -249,7 +250,6 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 {
 	struct jl_tan_thread *threads = NULL;
 	struct jl_trace_live *L;
-	pthread_attr_t attr;
 	int n = 0, rc;
 
 	/* with the flight recorder (its circle is overwritten), or without a CPU beside the measured ones (it
@@ -311,19 +311,12 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	L->st = jl_trace_stream_open(&L->src, &L->an, L->have_syms ? &L->ksyms : NULL);
 	if (!L->st)
 		goto nomem;
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-	pthread_attr_setschedparam(&attr, &(struct sched_param){ .sched_priority = 0 });
-	pthread_attr_setaffinity_np(&attr, sizeof(t->reader_cpus), &t->reader_cpus); /* beside the reader */
-	rc = pthread_create(&L->thread, &attr, live_main, L);
-	pthread_attr_destroy(&attr);
+	rc = jl_hk_thread_start(&L->thread, &t->reader_cpus, "jl-analysis", live_main, L); /* beside the reader */
 	if (rc) {
 		snprintf(err, errlen, "trace: cannot start the live analysis: %s", strerror(rc));
 		jl_trace_live_free(t);
 		return -1;
 	}
-	pthread_setname_np(L->thread, "jl-analysis");
 	L->started = true;
 	return 1;
 nomem:

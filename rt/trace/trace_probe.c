@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../../include/jitterlab/probe.h"
+#include "../base/hk_thread.h"
 #include "../base/output.h"
 #include "../base/stats.h"
 #include "../base/units.h"
@@ -83,7 +84,6 @@ static void *probe_server_main(void *arg)
 {
 	struct jl_trace *t = arg;
 
-	pthread_setname_np(pthread_self(), "jl-probe");
 	for (;;) {
 		struct pollfd p[2] = { { t->probe_listen, POLLIN, 0 }, { t->probe_wake[0], POLLIN, 0 } };
 		struct ucred cred;
@@ -116,7 +116,6 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char *marker;
-	pthread_attr_t attr;
 	int rc;
 
 	if (t->marker_fd < 0) {
@@ -157,11 +156,7 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 	if (marker)
 		setenv("JITTERLAB_PROBE_MARKER", marker, 1);
 	tracefs_put_tracing_file(marker);
-	pthread_attr_init(&attr);
-	if (cpus && CPU_COUNT(cpus))
-		pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
-	rc = pthread_create(&t->probe_thread, &attr, probe_server_main, t);
-	pthread_attr_destroy(&attr);
+	rc = jl_hk_thread_start(&t->probe_thread, cpus, "jl-probe", probe_server_main, t);
 	if (rc) {
 		snprintf(err, errlen, "probe: cannot start the server thread: %s", strerror(rc));
 		jl_trace_probe_unserve(t);

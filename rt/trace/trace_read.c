@@ -20,6 +20,7 @@
 #include <trace-cmd.h>
 #include <tracefs.h>
 
+#include "../base/hk_thread.h"
 #include "trace_int.h"
 #include "../../include/jitterlab/probe.h"
 
@@ -901,7 +902,7 @@ static struct jl_trace_reading *reading_new(const char *path, const struct jl_tr
 	p->r.info = &p->info;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	p->threaded = cpus_allowed() >= 2 && pthread_create(&p->thread, NULL, pipe_reader, p) == 0;
+	p->threaded = cpus_allowed() >= 2 && jl_hk_thread_start(&p->thread, NULL, "jl-read", pipe_reader, p) == 0;
 	return p;
 }
 
