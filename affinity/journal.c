@@ -3,6 +3,7 @@
  * before the caller touches the knob), or end a process that is not the recorded child (pid AND start
  * time must match). */
 #include "journal.h"
+#include "cpulist.h"
 #include "journal_int.h"
 
 #include <dirent.h>
@@ -121,6 +122,35 @@ bool jl_proc_is(pid_t pid, unsigned long long start)
 	unsigned long long now;
 
 	return pid > 0 && jl_proc_start_time(pid, &now) == 0 && now == start;
+}
+
+int jl_proc_flags(pid_t tid, unsigned long long *flags)
+{
+	return jl_stat_field(tid, 9, flags);
+}
+
+bool jl_proc_is_kthread(pid_t tid)
+{
+	unsigned long long flags;
+
+	return jl_proc_flags(tid, &flags) == 0 && (flags & 0x00200000ULL); /* PF_KTHREAD */
+}
+
+int jl_irq_thread_irq(pid_t tid, char *comm)
+{
+	char path[64], name[64];
+	char *end;
+	long irq;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	if (jl_knob_read(path, name, sizeof(name)) || strncmp(name, "irq/", 4))
+		return -1;
+	irq = strtol(name + 4, &end, 10);
+	if (end == name + 4 || *end != '-' || irq < 0 || irq > 1 << 20 || !jl_proc_is_kthread(tid))
+		return -1;
+	if (comm)
+		snprintf(comm, 16, "%s", name);
+	return (int)irq;
 }
 
 static int fsync_dir(const char *dir)
@@ -307,6 +337,32 @@ int jl_journal_record_move(struct jl_journal *j, pid_t pid, const char *procs)
 	return append(j, o);
 }
 
+int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, int n)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+	for (int i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+		char list[1024];
+
+		json_object_object_add(e, "tid", json_object_new_int(t[i].tid));
+		json_object_object_add(e, "start", json_object_new_uint64(t[i].start));
+		json_object_object_add(e, "cpus", json_object_new_string(jl_cpulist_format(&t[i].cpus, list, sizeof(list))));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "op", json_object_new_string("masks"));
+	json_object_object_add(o, "tasks", arr);
+	return append(j, o);
+}
+
+int jl_journal_record_irq_threads(struct jl_journal *j)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "op", json_object_new_string("irqthreads"));
+	return append(j, o);
+}
+
 int jl_journal_record_child(struct jl_journal *j, pid_t pid)
 {
 	unsigned long long start;
@@ -321,7 +377,7 @@ int jl_journal_record_child(struct jl_journal *j, pid_t pid)
 	return append(j, o);
 }
 
-int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen)
+int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen, json_object *notes)
 {
 	int rc;
 
@@ -330,7 +386,7 @@ int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen)
 	if (!j)
 		return 0;
 	close(j->fd);
-	rc = jl_journal_replay(j->path, report, reportlen);
+	rc = jl_journal_replay(j->path, report, reportlen, notes);
 	free(j);
 	return rc < 0 ? -1 : 0;
 }

@@ -7,8 +7,11 @@
 #ifndef JL_JOURNAL_H
 #define JL_JOURNAL_H
 
+#include <json-c/json.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define JL_JOURNAL_DIR "/run/jitterlab"
@@ -59,12 +62,39 @@ int jl_journal_record_subtree(struct jl_journal *j, const char *path, const char
  * PROCS. Undo moves it back there while it is still that process. */
 int jl_journal_record_move(struct jl_journal *j, pid_t pid, const char *procs);
 
+/* One task's CPU mask, as jl_journal_record_masks keeps it. */
+struct jl_task_mask {
+	pid_t tid;
+	unsigned long long start; /* jl_proc_start_time of TID: a reused tid is never taken for it */
+	cpu_set_t cpus;
+};
+
+/* Record, before a cgroup change that resets them, the CPU masks of the N tasks in T (one entry). Before
+ * Linux 6.2 creating or removing a v2 partition resets the mask of every task of the root cgroup to the
+ * root's effective CPUs, masks set with sched_setaffinity included. Undo (after the cgroups recorded later
+ * are gone: newest first) sets each mask back while the task is still that task and its mask differs.
+ * 0 or -1 with errno. */
+int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, int n);
+
+/* Record, before a cpuset change, that IRQ threads must follow their IRQs again after it. A cpuset change
+ * resets an IRQ thread's mask (the kernel set it, from the IRQ's effective affinity), and the kernel
+ * re-derives it only in irq_thread_check_affinity(), at the IRQ's next interrupt after an affinity write
+ * flagged the thread. Undo writes every threaded IRQ's smp_affinity_list with its own value (the flag);
+ * an IRQ thread never gets sched_setaffinity. A quiet IRQ's thread keeps the wrong mask until its next
+ * interrupt: a note. 0 or -1 with errno. */
+int jl_journal_record_irq_threads(struct jl_journal *j);
+
 /* Record a child process (pid and its start time) so a replay can end it if it is still that process. */
 int jl_journal_record_child(struct jl_journal *j, pid_t pid);
 
 /* Undo every entry, newest first; then remove the journal file. 0, or -1 when some entry could not be
- * undone (the file is then kept, REPORT says what failed). Frees J in both cases. NULL is fine. */
-int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen);
+ * undone (the file is then kept, REPORT says what failed). Frees J in both cases. NULL is fine. NOTES
+ * (a json array, or NULL) receives what the kernel did not put back yet (see jl_journal_replay). */
+int jl_journal_finish(struct jl_journal *j, char *report, size_t reportlen, json_object *notes);
+
+/* Print one note of a replay (see jl_journal_replay) as a line: PREFIX, then e.g. "IRQ 31 virtio0-stats
+ * stays on CPU 0 (was 1): no interrupt came ...". */
+void jl_journal_note_print(FILE *f, const char *prefix, json_object *note);
 
 /* Free J without undoing anything (the file stays: a later replay finds it). */
 void jl_journal_abandon(struct jl_journal *j);
@@ -77,8 +107,11 @@ void jl_journal_abandon(struct jl_journal *j);
  * v1 cpuset/cpu cgroup mounts), fails the replay as "journal corrupted at line N" (the entries that
  * parsed are still undone; the file is kept). A write whose target vanished (/proc/irq/N gone, a cgroup
  * directory removed) counts as undone. Does not check the owner: the caller decides whether the
- * journal is stale. */
-int jl_journal_replay(const char *path, char *report, size_t reportlen);
+ * journal is stale. After the undo, NOTES (a json array, or NULL) receives one object per thing the
+ * kernel has not put back yet: {"kind":"irq", "irq", "name", "effective_before", "effective_after",
+ * "why"} for an IRQ still delivered elsewhere, {"kind":"irq_thread", "irq", "name", "thread", "pid",
+ * "mask", "effective", "why"} for an IRQ thread whose mask is not its IRQ's effective CPUs yet. */
+int jl_journal_replay(const char *path, char *report, size_t reportlen, json_object *notes);
 
 /* One journal found in a directory. */
 struct jl_journal_info {
@@ -112,6 +145,16 @@ int jl_proc_start_time(pid_t pid, unsigned long long *start);
 
 /* True when PID is running and started at START. */
 bool jl_proc_is(pid_t pid, unsigned long long start);
+
+/* The task flags (PF_*, field 9 of /proc/TID/stat). 0 or -1 with errno. */
+int jl_proc_flags(pid_t tid, unsigned long long *flags);
+
+/* A kernel thread (PF_KTHREAD)? */
+bool jl_proc_is_kthread(pid_t tid);
+
+/* The IRQ number of an IRQ thread (a kernel thread named irq/N-name; its comm into COMM when not NULL,
+ * 16 bytes), or -1 when TID is none. */
+int jl_irq_thread_irq(pid_t tid, char *comm);
 
 /* Take DIR/machine.lock (flock, exclusive), waiting up to TIMEOUT_MS. Returns the fd to keep open while
  * the run holds machine knobs, or -1 with errno (EWOULDBLOCK: another run holds it). */

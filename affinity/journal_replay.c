@@ -7,12 +7,14 @@
 #include "journal_int.h"
 #include "fair_server.h"
 #include "leftovers.h"
+#include "cpulist.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <mntent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -285,12 +287,12 @@ static void irq_effective_first(json_object *arr)
 	}
 }
 
-/* Phase 2: the old mask (an ordinary write), then a note when the effective CPU did not come back. */
+/* Phase 2: the old mask (an ordinary write). An effective CPU that did not come back is a note
+ * (after_replay). */
 static int undo_irq(json_object *o, char *report, size_t len)
 {
 	const char *path = str_field(o, "path"), *eff = str_field(o, "effective");
-	char epath[4200], now[1024];
-	int rc;
+	char epath[4200];
 
 	if (!path || !eff || !irq_effective_path(path, epath, sizeof(epath))) {
 		say(report, len, "journal corrupted at line %d: malformed irq entry", line_of(o));
@@ -298,11 +300,227 @@ static int undo_irq(json_object *o, char *report, size_t len)
 	}
 	if (!under(path, "/proc/irq") && !(allow_prefix[0] && under(path, allow_prefix)))
 		return refuse_path(o, path, report, len);
-	rc = undo_write(o, report, len);
-	if (rc == 0 && eff[0] && jl_knob_read(epath, now, sizeof(now)) == 0 && strcmp(now, eff))
-		say(report, len, "%s: delivered to CPU %s, was %s (no interrupt came to apply the move; the mask is back)",
-		    epath, now, eff);
-	return rc;
+	return undo_write(o, report, len);
+}
+
+/* A task's CPU mask set back (see jl_journal_record_masks): while it is still that task, and only where
+ * the mask differs. A task that is gone, or that refuses (it became a per-CPU kernel thread's twin, or
+ * its CPUs went offline), counts as undone with a note: the mask is the task's, not a machine knob. */
+static int undo_masks(json_object *o, char *report, size_t len)
+{
+	json_object *arr, *v;
+	int refused = 0, first = -1;
+	char why[64] = "";
+
+	if (!json_object_object_get_ex(o, "tasks", &arr) || !json_object_is_type(arr, json_type_array)) {
+		say(report, len, "journal corrupted at line %d: malformed masks entry", line_of(o));
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *list = str_field(e, "cpus");
+		cpu_set_t want, now;
+		pid_t tid;
+
+		if (!list || !json_object_object_get_ex(e, "tid", &v) || (tid = json_object_get_int(v)) <= 0 ||
+		    !json_object_object_get_ex(e, "start", &v) || jl_cpulist_parse(list, &want, NULL, 0)) {
+			say(report, len, "journal corrupted at line %d: malformed task in a masks entry", line_of(o));
+			return -1;
+		}
+		if (!jl_proc_is(tid, json_object_get_uint64(v)) || sched_getaffinity(tid, sizeof(now), &now) ||
+		    CPU_EQUAL(&now, &want))
+			continue;
+		if (sched_setaffinity(tid, sizeof(want), &want) && errno != ESRCH) {
+			if (!refused++) {
+				first = tid;
+				snprintf(why, sizeof(why), "%s", strerror(errno));
+			}
+		}
+	}
+	if (refused)
+		say(report, len, "%d task%s refused %s CPU mask back (first: %d, %s)", refused, refused == 1 ? "" : "s",
+		    refused == 1 ? "its" : "their", first, why);
+	return 0;
+}
+
+/* Every threaded IRQ's smp_affinity_list written with its own value: the kernel flags the IRQ's threads
+ * and re-derives their masks from the IRQ's effective affinity at its next interrupt (see
+ * jl_journal_record_irq_threads). An IRQ thread never gets sched_setaffinity. */
+static int undo_irq_threads(json_object *o, char *report, size_t len)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	unsigned char *done = calloc(1 << 17, 1); /* IRQ numbers already written (at most 1 << 20) */
+
+	(void)o;
+	while (proc && done && (d = readdir(proc))) {
+		char path[96], mask[1024];
+		pid_t tid = (pid_t)atoi(d->d_name);
+		int irq = tid > 0 ? jl_irq_thread_irq(tid, NULL) : -1;
+
+		if (irq < 0 || (done[irq >> 3] & (1u << (irq & 7))))
+			continue;
+		done[irq >> 3] |= (unsigned char)(1u << (irq & 7));
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
+		if (jl_knob_read(path, mask, sizeof(mask)) == 0 && jl_knob_write(path, mask) && errno != ENOENT &&
+		    errno != EIO)
+			say(report, len, "%s: cannot write %s again: %s", path, mask, strerror(errno));
+	}
+	if (proc)
+		closedir(proc);
+	free(done);
+	return 0;
+}
+
+/* The name of the IRQ whose directory holds FILE (/proc/irq/N/...: its action's directory,
+ * "virtio0-requests"), "" when none. */
+static void irq_name(const char *file, char *buf, size_t len)
+{
+	char dir[4200];
+	const char *slash = strrchr(file, '/');
+	DIR *dp;
+	struct dirent *d;
+
+	buf[0] = '\0';
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 0, file);
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp)))
+		if (d->d_type == DT_DIR && d->d_name[0] != '.') {
+			snprintf(buf, len, "%s", d->d_name);
+			break;
+		}
+	if (dp)
+		closedir(dp);
+}
+
+/* IRQ N's number from its entry's path (/proc/irq/N/smp_affinity_list: the directory's name), or -1. */
+static int irq_of_path(const char *path)
+{
+	const char *leaf = path ? strrchr(path, '/') : NULL, *p = leaf;
+	int irq = 0;
+
+	while (p && p > path && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!p || p == leaf || p == path || p[-1] != '/' || leaf - p > 7)
+		return -1;
+	for (; p < leaf; p++)
+		irq = irq * 10 + (*p - '0');
+	return irq;
+}
+
+#define IRQ_THREAD_SETTLE_MS 200
+
+/* IRQ threads whose mask is not their IRQ's effective CPUs: a note each (at most 64), after waiting
+ * IRQ_THREAD_SETTLE_MS for interrupts to come. Returns how many. */
+static int irq_thread_notes(char *report, size_t len, json_object *notes)
+{
+	int n = 0;
+
+	for (int ms = 0; ms <= IRQ_THREAD_SETTLE_MS; ms += 20) {
+		DIR *proc = opendir("/proc");
+		struct dirent *d;
+		bool last = ms + 20 > IRQ_THREAD_SETTLE_MS;
+
+		n = 0;
+		while (proc && (d = readdir(proc))) {
+			char comm[16], epath[64], eff[1024], mask[1024], name[64];
+			pid_t tid = (pid_t)atoi(d->d_name);
+			int irq = tid > 0 ? jl_irq_thread_irq(tid, comm) : -1;
+			cpu_set_t m, e;
+			json_object *o;
+
+			snprintf(epath, sizeof(epath), "/proc/irq/%d/effective_affinity_list", irq);
+			if (irq < 0 || jl_knob_read(epath, eff, sizeof(eff)) || !eff[0] ||
+			    jl_cpulist_parse(eff, &e, NULL, 0) || sched_getaffinity(tid, sizeof(m), &m) || CPU_EQUAL(&m, &e))
+				continue;
+			n++;
+			if (!last || !notes || n > 64)
+				continue;
+			irq_name(epath, name, sizeof(name));
+			o = json_object_new_object();
+			json_object_object_add(o, "kind", json_object_new_string("irq_thread"));
+			json_object_object_add(o, "irq", json_object_new_int(irq));
+			json_object_object_add(o, "name", json_object_new_string(name));
+			json_object_object_add(o, "thread", json_object_new_string(comm));
+			json_object_object_add(o, "pid", json_object_new_int(tid));
+			json_object_object_add(o, "mask", json_object_new_string(jl_cpulist_format(&m, mask, sizeof(mask))));
+			json_object_object_add(o, "effective", json_object_new_string(eff));
+			json_object_object_add(o, "why", json_object_new_string("corrects itself at the IRQ's next interrupt"));
+			json_object_array_add(notes, o);
+		}
+		if (proc)
+			closedir(proc);
+		if (!n || last)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
+	if (n)
+		say(report, len, "%d IRQ thread%s not on %s IRQ's CPU yet (%s at the IRQ's next interrupt)", n,
+		    n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "corrects itself" : "each corrects itself");
+	return n;
+}
+
+void jl_journal_note_print(FILE *f, const char *prefix, json_object *note)
+{
+	const char *kind = str_field(note, "kind"), *name = str_field(note, "name"), *why = str_field(note, "why");
+	json_object *v;
+	int irq = json_object_object_get_ex(note, "irq", &v) ? json_object_get_int(v) : -1;
+
+	if (!kind || !why)
+		return;
+	if (!strcmp(kind, "irq"))
+		fprintf(f, "%sIRQ %d%s%s stays on CPU %s (was %s): %s\n", prefix, irq, name && name[0] ? " " : "",
+			name ? name : "", str_field(note, "effective_after"), str_field(note, "effective_before"), why);
+	else if (!strcmp(kind, "irq_thread"))
+		fprintf(f, "%s%s (pid %d, the handler thread of IRQ %d%s%s) runs on CPUs %s, its IRQ on %s: %s\n", prefix,
+			str_field(note, "thread"),
+			json_object_object_get_ex(note, "pid", &v) ? json_object_get_int(v) : 0, irq,
+			name && name[0] ? " " : "", name ? name : "", str_field(note, "mask"), str_field(note, "effective"),
+			why);
+}
+
+/* After the undo: what the kernel has not put back yet, as notes (REPORT's text and NOTES' objects): IRQs
+ * still delivered elsewhere than before the run (x86 moves an IRQ at its next interrupt), and, when the
+ * journal touched IRQs or cpusets, IRQ threads whose mask is not their IRQ's effective CPUs. */
+static void after_replay(json_object *arr, char *report, size_t len, json_object *notes)
+{
+	bool threads = false;
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *n;
+		const char *op = str_field(o, "op"), *path = str_field(o, "path"), *eff = str_field(o, "effective");
+		char epath[4200], now[1024], name[64];
+		int irq;
+
+		if (op && (!strcmp(op, "irqthreads") || !strcmp(op, "cgroup")))
+			threads = true;
+		if (!op || strcmp(op, "irq") || !path || !eff || !eff[0] || (irq = irq_of_path(path)) < 0 ||
+		    !irq_effective_path(path, epath, sizeof(epath)) || jl_knob_read(epath, now, sizeof(now)) ||
+		    !strcmp(now, eff))
+			continue;
+		threads = true;
+		irq_name(path, name, sizeof(name));
+		say(report, len, "IRQ %d%s%s: delivered to CPU %s, was %s (no interrupt came to apply the move; the mask is back)",
+		    irq, name[0] ? " " : "", name, now, eff);
+		if (!notes)
+			continue;
+		n = json_object_new_object();
+		json_object_object_add(n, "kind", json_object_new_string("irq"));
+		json_object_object_add(n, "irq", json_object_new_int(irq));
+		json_object_object_add(n, "name", json_object_new_string(name));
+		json_object_object_add(n, "effective_before", json_object_new_string(eff));
+		json_object_object_add(n, "effective_after", json_object_new_string(now));
+		json_object_object_add(n, "why", json_object_new_string("no interrupt came to apply the move (x86 moves an "
+									 "IRQ at its next interrupt); the mask is back"));
+		json_object_array_add(notes, n);
+	}
+	for (size_t i = 0; i < json_object_array_length(arr) && !threads; i++) {
+		const char *op = str_field(json_object_array_get_idx(arr, i), "op");
+
+		threads = op && !strcmp(op, "irq");
+	}
+	if (threads)
+		irq_thread_notes(report, len, notes);
 }
 
 /* Move every task listed in TASKS to PARENT (one write per task, as cgroup files want). */
@@ -378,6 +596,16 @@ static int remove_tree(const char *dir, const char *tasks_name, const char *pare
 			}
 		}
 		closedir(d);
+	}
+	/* a v2 partition dissolved now, synchronously: rmdir would leave it to the cgroup's asynchronous
+	 * offline, which gives the CPUs back (and, before 6.2, resets the root's tasks' masks) after the
+	 * undo of older entries already ran (the masks journalled before the partition was made) */
+	snprintf(tpath, sizeof(tpath), "%s/cpuset.cpus.partition", dir);
+	{
+		char state[128];
+
+		if (jl_knob_read(tpath, state, sizeof(state)) == 0 && strcmp(state, "member"))
+			jl_knob_write(tpath, "member");
 	}
 	snprintf(tpath, sizeof(tpath), "%s/%s", dir, tasks_name);
 	for (int attempt = 0; attempt < 50; attempt++) {
@@ -587,6 +815,8 @@ static const struct {
 	{ "child", undo_child },
 	{ "subtree", undo_subtree },
 	{ "move", undo_move },
+	{ "masks", undo_masks },
+	{ "irqthreads", undo_irq_threads },
 };
 
 /* Read PATH (never through a symlink) into an array of parsed entries, each tagged with its line number
@@ -633,7 +863,7 @@ static json_object *load(const char *path, int *bad_line, char *report, size_t l
 	return arr;
 }
 
-int jl_journal_replay(const char *path, char *report, size_t reportlen)
+int jl_journal_replay(const char *path, char *report, size_t reportlen, json_object *notes)
 {
 	json_object *arr;
 	int failed = 0, undone = 0, bad_line;
@@ -664,6 +894,7 @@ int jl_journal_replay(const char *path, char *report, size_t reportlen)
 		else
 			undone++;
 	}
+	after_replay(arr, report, reportlen, notes);
 	json_object_put(arr);
 	if (bad_line) {
 		say(report, reportlen, "journal corrupted at line %d (not the last line); the file is kept", bad_line);

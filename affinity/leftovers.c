@@ -157,13 +157,13 @@ bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
 	return lo->ninstances || lo->ncpusets;
 }
 
-int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out)
+int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out, json_object *notes)
 {
 	int failed = 0;
 
 	for (int i = 0; i < lo->njournals; i++) {
 		char report[1024];
-		int rc = jl_journal_replay(lo->journals[i].path, report, sizeof(report));
+		int rc = jl_journal_replay(lo->journals[i].path, report, sizeof(report), notes);
 
 		if (rc < 0) {
 			failed++;

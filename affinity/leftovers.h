@@ -48,8 +48,9 @@ void jl_leftovers_free(struct jl_leftovers *lo);
 bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict);
 
 /* Undo every stale journal (newest first), destroy stale instances, remove stale cpusets. Prints one line per action
- * to OUT (may be NULL). Returns how many could not be cleaned (0 = all clean). */
-int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out);
+ * to OUT (may be NULL); NOTES (a json array, or NULL) receives what the kernel has not put back yet
+ * (jl_journal_replay). Returns how many could not be cleaned (0 = all clean). */
+int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out, json_object *notes);
 
 /* {"journals":[{"path","pid","entries"}], "instances":[...], "cpusets":[...], "live_runs":[pids]} */
 json_object *jl_leftovers_to_json(const struct jl_leftovers *lo);

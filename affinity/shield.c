@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "kversion.h"
 #include "leftovers.h"
 
 static bool has_word(const char *list, const char *word, const char *seps)
@@ -151,27 +152,14 @@ static bool is_own_thread(pid_t tid)
 	return access(path, F_OK) == 0;
 }
 
-/* A kernel thread (PF_KTHREAD in field 9 of /proc/TID/stat)? */
 static bool is_kthread(pid_t tid)
 {
-	char path[64], buf[1024];
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if (jl_knob_read(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
-		return false;
-	for (int field = 2; field < 9 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p && (strtoul(p + 1, NULL, 10) & 0x00200000UL);
+	return jl_proc_is_kthread(tid);
 }
 
-/* An IRQ thread (a kernel thread named irq/N-...)? */
 static bool is_irq_thread(pid_t tid)
 {
-	char path[64], comm[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	return jl_knob_read(path, comm, sizeof(comm)) == 0 && !strncmp(comm, "irq/", 4) && is_kthread(tid);
+	return jl_irq_thread_irq(tid, NULL) >= 0;
 }
 
 enum move_verdict { MOVE, KEEP_HOUSEKEEPING, KEEP_PINNED, KEEP_UNMOVABLE, KEEP_IRQ_THREAD };
@@ -321,10 +309,73 @@ static void v2_count_pinned(struct jl_shield *s)
 		closedir(proc);
 }
 
+/* v2 before Linux 6.2: creating and removing the partition resets the mask of every task of the root
+ * cgroup, its owner's sched_setaffinity request included. Journal every narrowed mask first (one entry,
+ * undone after the partition is gone); tasks on every online CPU get that back by themselves. Per-CPU
+ * kernel threads (PF_NO_SETAFFINITY: the kernel skips them) and IRQ threads (they follow their IRQ: the
+ * irqthreads entry) are left out. */
+static int v2_record_masks(struct jl_shield *s, struct jl_journal *j)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	struct jl_task_mask *t = NULL;
+	int n = 0, cap = 0, rc;
+	cpu_set_t online;
+
+	CPU_OR(&online, &s->shield, &s->hk);
+	while (proc && (p = readdir(proc))) {
+		char dir[300];
+		DIR *tasks;
+		struct dirent *e;
+
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/task", p->d_name);
+		tasks = opendir(dir);
+		while (tasks && (e = readdir(tasks))) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			unsigned long long flags;
+			cpu_set_t aff;
+
+			if (tid <= 0 || is_own_thread(tid) || sched_getaffinity(tid, sizeof(aff), &aff) ||
+			    CPU_EQUAL(&aff, &online) || jl_proc_flags(tid, &flags) || (flags & 0x04000000ULL) ||
+			    jl_irq_thread_irq(tid, NULL) >= 0)
+				continue;
+			if (n == cap) {
+				struct jl_task_mask *m = realloc(t, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*t));
+
+				if (!m)
+					continue;
+				t = m;
+			}
+			t[n].tid = tid;
+			t[n].cpus = aff;
+			if (jl_proc_start_time(tid, &t[n].start) == 0)
+				n++;
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (proc)
+		closedir(proc);
+	rc = n ? jl_journal_record_masks(j, t, n) : 0;
+	s->masks_journalled = n;
+	free(t);
+	return rc;
+}
+
 static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t errlen)
 {
 	char path[600], self[512], list[1024], num[32];
 
+	/* 0. what the cgroup changes below reset and the kernel does not put back, journalled before any of
+	 * them so that it is undone after all of them: IRQ threads' masks; before 6.2 every task's narrowed
+	 * mask (enabling cpuset, making and removing the partition each reset them) */
+	if (jl_journal_record_irq_threads(j) ||
+	    (!jl_kernel_has(JL_K_USER_MASK_KEPT, NULL) && v2_record_masks(s, j))) {
+		snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		return -1;
+	}
 	/* 1. the cpuset controller for the root's children */
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", s->root);
 	if (!word_in(path, "cpuset")) {
@@ -521,6 +572,8 @@ void jl_shield_describe(const struct jl_shield *s, json_object *obj)
 	json_object_object_add(obj, "irq_threads", json_object_new_int(s->irq_threads));
 	json_object_object_add(obj, "threads_shielded", json_object_new_int(s->threads_shielded));
 	json_object_object_add(obj, "neighbours_shielded", json_object_new_int(s->neighbours_shielded));
+	if (s->method == JL_SHIELD_CGROUP_V2)
+		json_object_object_add(obj, "masks_journalled", json_object_new_int(s->masks_journalled));
 	if (s->method == JL_SHIELD_CGROUP_V2) {
 		char path[600], iso[256] = "";
 

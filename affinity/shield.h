@@ -1,8 +1,10 @@
 /* shield: a runtime CPU shield built from cpusets (`isolate`). cgroup v1 (what this project's machines
  * have): a housekeeping cpuset (online - shield) and an exclusive shield cpuset, every task that may run
- * on both sides moved to housekeeping (nothing else: see shield.c), sched_load_balance = 0 at the root. Every change is journalled first (journal.h);
- * the undo is the journal's replay. cgroup v2 isolated partitions are detected (doctor, messages) but
- * not applied by this version (see shield.c). Paths are injectable through struct jl_shield_config. */
+ * on both sides moved to housekeeping (nothing else: see shield.c), sched_load_balance = 0 at the root.
+ * cgroup v2: a threaded cgroup on the shield CPUs made an isolated partition, which takes the CPUs from
+ * every other cgroup by itself. Every change is journalled first (journal.h), with what the partition
+ * resets and the kernel does not put back (IRQ threads' masks; before 6.2 every task's narrowed mask);
+ * the undo is the journal's replay. Paths are injectable through struct jl_shield_config. */
 #ifndef JL_SHIELD_H
 #define JL_SHIELD_H
 
@@ -42,6 +44,7 @@ struct jl_shield {
 	int irq_threads;         /* IRQ threads left where they were (they follow their IRQ's steering) */
 	int threads_shielded;    /* measured threads placed in the shield */
 	int neighbours_shielded; /* v2: neighbours pinned inside the shield, placed in it too */
+	int masks_journalled;    /* v2 before Linux 6.2: narrowed task masks journalled (the partition resets them) */
 };
 
 /* Which cpuset hierarchy this machine offers: the v1 cpuset mount (ROOT receives it), else a cgroup v2

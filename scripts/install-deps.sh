@@ -3,14 +3,18 @@
 # Idempotent: packages already present are not fetched again. Must run as root (or via sudo).
 set -euo pipefail
 
-build_pkgs=(build-essential pkg-config clang
+# libclang-rt-dev: clang's fuzzer runtime (make check runs the scenario parser's fuzz target)
+build_pkgs=(build-essential pkg-config clang libclang-rt-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libnuma-dev libinih-dev
             libjson-c-dev libgsl-dev libcmocka-dev zlib1g-dev)
 # man-db and groff-base: `man jitterlab`, and tests/integration/test_man.py renders the generated pages
 run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux
           man-db groff-base)
+# make check's RT lane: a PREEMPT_RT guest under qemu (tests/rt/guest.sh; the kernel package itself is
+# fetched with apt-get download and unpacked into build/rt, never installed), and rtla of the same kernel
+lane_pkgs=(qemu-system-x86 busybox-static rtla)
 
-want=("${build_pkgs[@]}" "${run_pkgs[@]}")
+want=("${build_pkgs[@]}" "${run_pkgs[@]}" "${lane_pkgs[@]}")
 missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,5 +37,6 @@ apt-get update -qq
 # kernelshark and xvfb pull in Qt/X; they are optional at build time, so a failure there is not fatal.
 apt-get install -y -qq --no-install-recommends "${build_pkgs[@]}" python3 python3-pytest rt-tests stress-ng trace-cmd procps util-linux \
     man-db groff-base
+apt-get install -y -qq --no-install-recommends "${lane_pkgs[@]}"
 apt-get install -y -qq --no-install-recommends gnuplot-nox kernelshark xvfb xauth ||
     echo "install-deps: warning: optional viewer/plot packages could not be installed" >&2

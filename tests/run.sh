@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run every test: cmocka unit tests, then the integration tests (pytest, real binary, as root).
-# Prints one closing line: "check: N passed, N failed, N skipped". Exit 0 only when nothing failed.
-#   tests/run.sh [--unit|--integration] [PYTEST_ARGS...]
+# Run one lane's tests: cmocka unit tests, then the integration tests (pytest, real binary, as root).
+# Prints one closing line: "LABEL: N passed, N failed, N skipped" (LABEL: check). Exit 0 only when
+# nothing failed. The integration tests pick their lane from JITTERLAB_LANE (tests/rt/inside.sh sets
+# "rt" in the PREEMPT_RT guest; conftest.py selects by the pytest markers `rt` and `needs`).
+#   tests/run.sh [--unit|--integration] [--label LABEL] [PYTEST_ARGS...]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${JITTERLAB:=$here/../build/jitterlab}"
@@ -9,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export JITTERLAB
 mode=all
 case "${1:-}" in --unit) mode=unit; shift ;; --integration) mode=integration; shift ;; esac
+label=check
+if [ "${1:-}" = --label ]; then label=$2; shift 2; fi
 
 passed=0 failed=0 skipped=0
 if [ "$mode" != integration ]; then
@@ -40,5 +44,5 @@ if [ "$mode" != unit ]; then
         rm -f "$log"
     fi
 fi
-echo "check: $passed passed, $failed failed, $skipped skipped"
+echo "$label: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

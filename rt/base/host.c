@@ -18,10 +18,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "../../affinity/boot_isolation.h"
 #include "../../affinity/cmdline.h"
 #include "../../affinity/cpulist.h"
+#include "../../affinity/kversion.h"
 
 static bool read_line(const char *path, char *buf, size_t len)
 {
@@ -411,6 +415,40 @@ json_object *jl_host_preempt_json(const struct jl_preempt *p)
 	return o;
 }
 
+bool jl_host_hypervisor(char *sig, size_t len)
+{
+	unsigned int a, b, c, d;
+	char v[13];
+
+	if (len)
+		sig[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 31))) /* CPUID.1:ECX.hypervisor */
+		return false;
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(v, &b, 4);
+	memcpy(v + 4, &c, 4);
+	memcpy(v + 8, &d, 4);
+	v[12] = '\0';
+	for (int i = 0; i < 12; i++) /* printable only: the signature is the hypervisor's text */
+		if (v[i] && (v[i] < 0x20 || v[i] > 0x7e))
+			v[i] = '?';
+	snprintf(sig, len, "%s", v);
+	return true;
+#else
+	(void)a, (void)b, (void)c, (void)d, (void)v;
+	return false;
+#endif
+}
+
+bool jl_host_emulated(void)
+{
+	char sig[16];
+
+	return jl_host_hypervisor(sig, sizeof(sig)) && !strcmp(sig, "TCGTCGTCGTCG");
+}
+
 bool jl_host_virtualized(char *what, size_t len)
 {
 	char line[4096];
@@ -467,6 +505,10 @@ json_object *jl_host_describe(void)
 	json_object_object_add(h, "virtualized", json_object_new_boolean(jl_host_virtualized(what, sizeof(what))));
 	if (what[0])
 		json_object_object_add(h, "virtualization", json_object_new_string(what));
+	if (jl_host_hypervisor(buf, sizeof(buf)) && buf[0])
+		json_object_object_add(h, "hypervisor", json_object_new_string(buf));
+	/* qemu's TCG: the CPU itself is emulated, every timing is the emulator's */
+	json_object_object_add(h, "emulated", json_object_new_boolean(jl_host_emulated()));
 	if (read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof(buf)))
 		json_object_object_add(h, "clocksource", json_object_new_string(buf));
 	else
@@ -555,17 +597,6 @@ static json_object *rt_bandwidth(void)
 
 #define DEBUGFS JL_DEBUGFS
 
-static bool kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	uname(&u);
-	if (sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-		return false;
-	return ma > major || (ma == major && mi >= minor);
-}
-
 static bool read_i64(const char *path, int64_t *v, int *err)
 {
 	char buf[64];
@@ -650,7 +681,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 		return o;
 	}
 	json_object_put(cpus);
-	if (!kernel_at_least(6, 12))
+	if (!jl_kernel_has(JL_K_FAIR_SERVER, NULL))
 		snprintf(note, sizeof(note), "no fair server before Linux 6.12 (RT throttling alone)");
 	else if (err == ENOENT && !may_mount)
 		snprintf(note, sizeof(note), "defaults 50 ms / 1 s, debugfs not mounted");

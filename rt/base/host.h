@@ -68,6 +68,13 @@ const char *jl_host_preempt_read(struct jl_preempt *p, bool may_mount);
 json_object *jl_host_preempt_json(const struct jl_preempt *p);
 /* True on a virtual machine; WHAT names it (hypervisor type, DMI product) or says how it was seen. */
 bool jl_host_virtualized(char *what, size_t len);
+
+/* The hypervisor's CPUID signature (leaf 0x40000000: "KVMKVMKVM", "TCGTCGTCGTCG", "Microsoft Hv", ...)
+ * into SIG; false (SIG "") when the CPU reports no hypervisor or is not x86. */
+bool jl_host_hypervisor(char *sig, size_t len);
+
+/* qemu's TCG: an emulated CPU, whose timings are the emulator's, never the kernel's. */
+bool jl_host_emulated(void);
 /* A new JSON object with the contract's host keys, and preempt_detail, boot_isolation, rt_bandwidth and
  * fair_server (mounting debugfs for the preempt mode and the fair server's files if it is not mounted,
  * unmounting it after). */

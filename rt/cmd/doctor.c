@@ -326,7 +326,11 @@ static void check_virtual(struct jl_doctor_result *r)
 {
 	char what[128];
 
-	if (jl_host_virtualized(what, sizeof(what)))
+	if (jl_host_emulated())
+		set(r, JL_DOC_WARN, "an emulated machine (qemu TCG): every timing is the emulator's, none is the kernel's; "
+				    "use it to check behaviour, never latency",
+		    "hypervisor TCGTCGTCGTCG");
+	else if (jl_host_virtualized(what, sizeof(what)))
 		set(r, JL_DOC_WARN, "a virtual machine: latencies include the hypervisor's (vCPU preemption, idle exits); "
 				    "measure on the target hardware for final figures",
 		    "%s", what);

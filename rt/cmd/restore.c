@@ -94,6 +94,7 @@ int cmd_restore(int argc, char **argv)
 static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 {
 	struct jl_leftovers lo = *lop;
+	json_object *notes;
 	int failed;
 
 	if (!dry && jl_leftovers_any(&lo, true) && geteuid() != 0) {
@@ -137,7 +138,8 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		}
 		return JL_EXIT_OK;
 	}
-	failed = jl_leftovers_clean(&lo, json ? NULL : stdout);
+	notes = json_object_new_array();
+	failed = jl_leftovers_clean(&lo, json ? NULL : stdout, notes);
 	if (json) {
 		json_object *o = json_object_new_object();
 		struct jl_leftovers after;
@@ -149,13 +151,20 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		json_object_object_add(o, "left", jl_leftovers_to_json(&after));
 		jl_leftovers_free(&after);
 		json_object_object_add(o, "clean", json_object_new_boolean(failed == 0));
+		json_object_object_add(o, "pending", json_object_get(notes));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 		json_object_put(o);
 	} else if (failed) {
 		fprintf(stderr, "jitterlab restore: %d leftover%s could not be restored (see above); the journals are kept, "
 				"run restore again after fixing the cause\n", failed, failed == 1 ? "" : "s");
+	} else if (json_object_array_length(notes)) {
+		printf("restore: every setting is back; the kernel applies %zu of them at an IRQ's next interrupt:\n",
+		       json_object_array_length(notes));
+		for (size_t i = 0; i < json_object_array_length(notes); i++)
+			jl_journal_note_print(stdout, "restore:   ", json_object_array_get_idx(notes, i));
 	} else {
 		printf("restore: the machine is back as it was\n");
 	}
+	json_object_put(notes);
 	return failed ? JL_EXIT_RUNTIME : JL_EXIT_OK;
 }

@@ -294,7 +294,7 @@ static int finish(struct run_ctx *r, int status)
 	jl_machine_describe(r->machine, host);
 	if (r->phase_taken)
 		jl_host_add_phase(host, &r->phase[0], &r->phase[1]);
-	if (jl_machine_restore(r->machine)) {
+	if (jl_machine_restore(r->machine, host)) {
 		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
 		status = JL_EXIT_RUNTIME;
 	}
@@ -645,7 +645,7 @@ restore_only:
 	jl_remains_free(&r->remains);
 	if (r->trace)
 		jl_trace_destroy(r->trace);
-	if (jl_machine_restore(r->machine)) {
+	if (jl_machine_restore(r->machine, NULL)) {
 		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
 		status = JL_EXIT_RUNTIME;
 	}

@@ -449,7 +449,7 @@ error:
 		char save[JL_ERR_MAX];
 
 		snprintf(save, sizeof(save), "%s", err);
-		if (jl_machine_restore(m))
+		if (jl_machine_restore(m, NULL))
 			snprintf(err, errlen, "%s (and the machine could not be fully restored: run `sudo jitterlab restore`)",
 				 save);
 	}
@@ -517,9 +517,10 @@ void jl_machine_describe(struct jl_machine *m, json_object *host)
 		json_object_object_add(host, "smt_warning", json_object_new_string(m->smt_warning));
 }
 
-int jl_machine_restore(struct jl_machine *m)
+int jl_machine_restore(struct jl_machine *m, json_object *host)
 {
 	char report[2048];
+	json_object *notes = json_object_new_array();
 	int rc = 0;
 
 	if (!m)
@@ -530,13 +531,23 @@ int jl_machine_restore(struct jl_machine *m)
 		char path[512];
 
 		snprintf(path, sizeof(path), "%s", jl_journal_path(m->journal));
-		if (jl_journal_finish(m->journal, report, sizeof(report))) {
+		if (jl_journal_finish(m->journal, report, sizeof(report), notes)) {
 			fprintf(stderr, "jitterlab: machine: could not put everything back: %s\n"
 					"jitterlab: the journal %s is kept: run `sudo jitterlab restore`\n",
 				report, path);
 			rc = -1;
 		}
+		for (size_t i = 0; i < json_object_array_length(notes); i++)
+			jl_journal_note_print(stderr, "jitterlab: restore: ", json_object_array_get_idx(notes, i));
+		if (host) {
+			json_object *r = json_object_new_object();
+
+			json_object_object_add(r, "complete", json_object_new_boolean(rc == 0));
+			json_object_object_add(r, "pending", json_object_get(notes));
+			json_object_object_add(host, "restore", r);
+		}
 	}
+	json_object_put(notes);
 	if (m->lock_fd >= 0)
 		close(m->lock_fd);
 	free(m);

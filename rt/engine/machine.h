@@ -47,7 +47,10 @@ int jl_machine_register_child(struct jl_machine *m, pid_t pid);
 void jl_machine_describe(struct jl_machine *m, json_object *host);
 
 /* Undo everything in reverse order, remove the journal, free M. Safe on NULL. Returns 0, or -1 when
- * something could not be restored (the journal is then kept and the failure printed). */
-int jl_machine_restore(struct jl_machine *m);
+ * something could not be restored (the journal is then kept and the failure printed). What the kernel
+ * has not put back yet (an IRQ moved at its next interrupt, an IRQ thread's mask) is printed as notes
+ * and, when HOST is not NULL, added to it as "restore": {"complete", "pending": [notes]} (see
+ * jl_journal_replay): said after the undo, so it says what the undo achieved. */
+int jl_machine_restore(struct jl_machine *m, json_object *host);
 
 #endif

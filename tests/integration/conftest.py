@@ -17,11 +17,85 @@ BIN = os.environ.get("JITTERLAB") or str(pathlib.Path(__file__).resolve().parent
 NCPU = os.cpu_count() or 1
 
 
+# The lane these tests run in: "host" (this machine, `make check-host`) or "rt" (the PREEMPT_RT guest that
+# tests/rt/guest.sh boots, `make check-rt`; its /init sets JITTERLAB_LANE).
+LANE = os.environ.get("JITTERLAB_LANE", "host")
+
+
+def cgroup2_cpuset():
+    """The cgroup2 mount whose root offers the cpuset controller (found in /proc/self/mounts), or None."""
+    try:
+        mounts = pathlib.Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return None
+    for line in mounts:
+        f = line.split()
+        if len(f) > 2 and f[2] == "cgroup2":
+            root = pathlib.Path(f[1])
+            try:
+                if "cpuset" in (root / "cgroup.controllers").read_text().split():
+                    return root
+            except OSError:
+                continue
+    return None
+
+
+def _realtime():
+    try:
+        return pathlib.Path("/sys/kernel/realtime").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
+# What a test can ask of the kernel with @pytest.mark.needs(...). In the host lane a test whose needs the
+# host lacks is deselected (the RT lane runs it); in the RT lane a need the guest lacks is a failure.
+HAS = {
+    "cgroup_v2_cpuset": cgroup2_cpuset() is not None,
+    "preempt_rt": _realtime(),
+    "timerlat": "timerlat" in (pathlib.Path("/sys/kernel/tracing/available_tracers").read_text().split()
+                               if pathlib.Path("/sys/kernel/tracing/available_tracers").exists() else []),
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "rt: also runs in the PREEMPT_RT lane's guest (make check-rt)")
+    config.addinivalue_line("markers", "needs(*what): runs only on a kernel that has each of: " + ", ".join(HAS))
+    config.addinivalue_line("markers", "first: runs first in its lane (the fresh machine's restore test)")
+
+
+def _needs(item):
+    return [w for m in item.iter_markers("needs") for w in m.args]
+
+
 def pytest_collection_modifyitems(config, items):
     if os.geteuid() != 0:
         skip = pytest.mark.skip(reason="integration tests need root")
         for item in items:
             item.add_marker(skip)
+    keep, drop = [], []
+    for item in items:
+        unknown = [w for w in _needs(item) if w not in HAS]
+        assert not unknown, f"{item.nodeid}: unknown needs {unknown}"
+        if LANE == "rt":
+            (keep if item.get_closest_marker("rt") else drop).append(item)
+        else:
+            (keep if all(HAS[w] for w in _needs(item)) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        if LANE != "rt":
+            print(f"\nhost lane: {len(drop)} tests need what this kernel lacks "
+                  f"({', '.join(sorted({w for i in drop for w in _needs(i) if not HAS[w]}))}): the RT lane runs them")
+    keep.sort(key=lambda i: 0 if i.get_closest_marker("first") else 1)
+    items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def lane_needs(request):
+    """In the RT lane a test's needs are what the guest is for: one missing is a failure, never a skip."""
+    missing = [w for w in _needs(request.node) if not HAS[w]]
+    if missing:
+        pytest.fail(f"the {LANE} lane's kernel lacks {missing}")
+    yield
 
 
 def wait_for_thread(name, pid=None, token=None, timeout=30):
@@ -47,10 +121,11 @@ def foreign_shield():
     """True while another run's shield (a jitterlab-* cpuset) exists or holds this process: then nothing
     we start can be pinned to CPU 1. Only the development VMs, shared by several agents, ever see one
     between tests; in CI this returns False at once."""
-    if any(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*")):
+    v2 = cgroup2_cpuset()
+    if any(pathlib.Path("/sys/fs/cgroup/cpuset").glob("jitterlab-*")) or (v2 and any(v2.glob("jitterlab-*"))):
         return True
     try:
-        return pathlib.Path("/proc/self/cpuset").read_text().strip() != "/"
+        return "jitterlab-" in pathlib.Path("/proc/self/cpuset").read_text()
     except OSError:
         return False
 
@@ -133,3 +208,72 @@ def jl(tmp_path):
         return r
 
     return run
+
+
+# --- what a run put back, judged by the kernel's rules -------------------------------------------------
+# An IRQ's new affinity takes effect at its next interrupt (x86 MSI), and an IRQ thread's mask is
+# re-derived from its IRQ's effective CPUs at the IRQ's next interrupt after an affinity write. So a
+# restore can put every mask back while a quiet IRQ stays where it was moved: the run must then say so
+# (summary.json host.restore.pending, `restore --json` pending), and the tests assert that report, not
+# the kernel's choice.
+
+def read_text(path):
+    try:
+        return pathlib.Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def irq_counts():
+    """{irq number: interrupts since boot, summed over CPUs} from /proc/interrupts."""
+    counts = {}
+    for line in (read_text("/proc/interrupts") or "").splitlines()[1:]:
+        f = line.split()
+        if f and f[0].rstrip(":").isdigit():
+            counts[int(f[0].rstrip(":"))] = sum(int(x) for x in f[1:1 + NCPU] if x.isdigit())
+    return counts
+
+
+def irq_threads():
+    """{tid: (irq number, comm)} of every IRQ thread (a kernel thread named irq/N-name)."""
+    out = {}
+    for d in pathlib.Path("/proc").glob("[0-9]*"):
+        comm = read_text(d / "comm") or ""
+        if comm.startswith("irq/") and comm[4:].split("-")[0].isdigit():
+            out[int(d.name)] = (int(comm[4:].split("-")[0]), comm)
+    return out
+
+
+def cpus_of(tid):
+    for line in (read_text(f"/proc/{tid}/status") or "").splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def assert_irqs_back(before, after, pending):
+    """BEFORE/AFTER: {irq: (smp_affinity_list, effective_affinity_list)}. Every mask is back; an IRQ still
+    delivered elsewhere is one the run's report names, with both CPUs."""
+    said = {n["irq"]: n for n in pending if n.get("kind") == "irq"}
+    for irq, (mask, eff) in before.items():
+        if irq not in after or not str(irq).isdigit():
+            assert after.get(irq) == (mask, eff) or irq not in after, f"{irq}: {after.get(irq)} != {(mask, eff)}"
+            continue
+        assert after[irq][0] == mask, f"IRQ {irq}'s mask is {after[irq][0]}, was {mask}"
+        if after[irq][1] != eff:
+            n = said.get(int(irq))
+            assert n, f"IRQ {irq} is delivered to {after[irq][1]}, was {eff}, and the report does not say so: {pending}"
+            assert (n["effective_before"], n["effective_after"]) == (eff, after[irq][1]), n
+
+
+def assert_irq_threads_follow(pending, fired_since):
+    """Each IRQ thread runs where its IRQ is delivered (the kernel's rule), or the run's report names it
+    as correcting itself at the IRQ's next interrupt, which must not have come since (FIRED_SINCE: the IRQ
+    numbers whose count grew since the run ended)."""
+    said = {n["pid"] for n in pending if n.get("kind") == "irq_thread"}
+    for tid, (irq, comm) in irq_threads().items():
+        eff, mask = read_text(f"/proc/irq/{irq}/effective_affinity_list"), cpus_of(tid)
+        if not eff or mask is None or mask == eff:
+            continue
+        assert tid in said, f"{comm} runs on {mask}, its IRQ on {eff}, and the report does not say so: {pending}"
+        assert irq not in fired_since, f"{comm}: IRQ {irq} fired since the run, yet its thread runs on {mask}, not {eff}"

@@ -17,6 +17,7 @@ COUNTER = ROOT / "tests" / "helpers" / "probe_count.py"
 C_LOOP = pathlib.Path(BIN).parent / "examples" / "probe_loop"
 
 
+@pytest.mark.rt
 def test_probed_python_loop_is_measured(jl, scenario):
     p = scenario("probed", f"""
         [run]
@@ -54,6 +55,7 @@ def test_probed_python_loop_is_measured(jl, scenario):
     assert s["trace"]["probe"] == {"connections": 1, "refused": 0}
 
 
+@pytest.mark.rt
 @pytest.mark.skipif(not C_LOOP.exists(), reason="build/examples/probe_loop is not built")
 def test_probed_c_loop_beside_a_hog(jl, scenario):
     p = scenario("probedc", f"""

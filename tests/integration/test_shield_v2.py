@@ -14,10 +14,13 @@ import time
 
 import pytest
 
-from conftest import BIN, NCPU
+from conftest import (BIN, NCPU, assert_irq_threads_follow, assert_irqs_back, cgroup2_cpuset, irq_counts,
+                      irq_threads)
 
-V1 = pathlib.Path("/sys/fs/cgroup/cpuset")
-U = pathlib.Path("/sys/fs/cgroup/unified")
+# the cgroup2 mount with the cpuset controller: /sys/fs/cgroup in the RT lane's guest and on Ubuntu 24.04
+U = cgroup2_cpuset() or pathlib.Path("/nonexistent")
+pytestmark = [pytest.mark.rt, pytest.mark.needs("cgroup_v2_cpuset"),
+              pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs")]
 
 SHIELD = """
     [run]
@@ -53,57 +56,10 @@ def _read(path):
         return None
 
 
-def _mounted(path):
-    return any(l.split()[1] == str(path) for l in pathlib.Path("/proc/self/mounts").read_text().splitlines())
-
-
-def _v1_movable():
-    return (_mounted(V1) and (V1 / "tasks").exists() and U.is_dir() and _mounted(U)
-            and not any(p.is_dir() for p in V1.iterdir()))
-
-
-def _remount_v1():
-    for d in U.glob("jitterlab-*"):
-        for t in (_read(d / "cgroup.threads") or "").split():
-            try:
-                (U / "cgroup.threads").write_text(t)
-            except OSError:
-                pass
-        try:
-            d.rmdir()
-        except OSError:
-            pass
-    if "cpuset" in (_read(U / "cgroup.subtree_control") or "").split():
-        try:
-            (U / "cgroup.subtree_control").write_text("-cpuset")
-        except OSError:
-            pass
-    for _ in range(120):
-        if _mounted(V1):
-            return True
-        if subprocess.run(["mount", "-t", "cgroup", "-o", "cpuset", "cgroup", str(V1)],
-                          capture_output=True).returncode == 0:
-            return True
-        time.sleep(0.5)
-    return _mounted(V1)
-
-
 @pytest.fixture(scope="module")
 def cgroup_v2():
-    """The cpuset controller on the unified hierarchy for this module; the v1 mount back afterwards,
-    whatever happened."""
-    if os.geteuid() != 0 or NCPU < 2 or not _v1_movable():
-        pytest.skip("needs root, 2+ CPUs and a v1 cpuset mount without child cpusets to move")
-    if subprocess.run(["umount", str(V1)], capture_output=True).returncode:
-        pytest.skip("the v1 cpuset hierarchy cannot be unmounted here")
-    try:
-        end = time.time() + 30
-        while "cpuset" not in (_read(U / "cgroup.controllers") or "").split() and time.time() < end:
-            time.sleep(0.25)
-        assert "cpuset" in (_read(U / "cgroup.controllers") or "").split(), "cpuset never reached cgroup v2"
-        yield U
-    finally:
-        assert _remount_v1(), "could not mount the v1 cpuset hierarchy back"
+    """The cgroup2 mount that offers the cpuset controller (found, never assumed)."""
+    return cgroup2_cpuset()
 
 
 def _task_cpus(tid):
@@ -123,19 +79,33 @@ def snapshot():
         if d.is_dir():
             s["irqs"][d.name] = (_read(d / "smp_affinity_list"), _read(d / "effective_affinity_list"))
     s["subtree"] = _read(U / "cgroup.subtree_control")
-    s["isolated"] = _read(U / "cpuset.cpus.isolated")
+    s["isolated"] = _read(U / "cpuset.cpus.isolated")  # None before Linux 6.7
+    s["effective"] = _read(U / "cpuset.cpus.effective")
+    s["partitions"] = {str(p.relative_to(U)): _read(p) for p in U.glob("**/cpuset.cpus.partition")}
     s["cgroups"] = sorted(p.name for p in U.iterdir() if p.is_dir())
     s["rt_runtime"] = _read("/proc/sys/kernel/sched_rt_runtime_us")
     return s
 
 
-def assert_same(before, after):
-    for key in ("irqs", "subtree", "isolated", "cgroups", "rt_runtime"):
+def assert_same(before, after, pending, fired_since):
+    """The machine as found: every knob, the partition state, every task's mask (an IRQ thread's by the
+    kernel's rule: assert_irq_threads_follow), every IRQ's mask and its effective CPU (or the report
+    says why it stayed)."""
+    for key in ("subtree", "isolated", "effective", "partitions", "cgroups", "rt_runtime"):
         assert after[key] == before[key], f"{key} differs:\nbefore {before[key]}\nafter  {after[key]}"
+    assert_irqs_back(before["irqs"], after["irqs"], pending)
+    threads = irq_threads()
     both = set(before["masks"]) & set(after["masks"])
-    changed = {t: (before["masks"][t], after["masks"][t]) for t in both
-               if before["masks"][t] != after["masks"][t] and _read(f"/proc/{t}/comm")}
-    assert not changed, f"task masks changed: {changed}"
+    changed = {t: (_read(f"/proc/{t}/comm"), before["masks"][t], after["masks"][t]) for t in both
+               if before["masks"][t] != after["masks"][t] and _read(f"/proc/{t}/comm") and int(t) not in threads}
+    assert not changed, f"task masks changed (tid: comm, before, after): {changed}"
+    assert_irq_threads_follow(pending, fired_since)
+
+
+def ended(counts):
+    """The IRQs that fired since COUNTS were read (when the run ended)."""
+    now = irq_counts()
+    return {i for i, c in now.items() if c > counts.get(i, c)}
 
 
 @pytest.fixture
@@ -173,7 +143,8 @@ def check_during(proc, helpers):
     try:
         d = wait_partition(proc.pid)
         assert _read(d / "cpuset.cpus") == "1"
-        assert _read(U / "cpuset.cpus.isolated") == "1"
+        if (U / "cpuset.cpus.isolated").exists():  # Linux 6.7+
+            assert _read(U / "cpuset.cpus.isolated") == "1"
         eff = _read(U / "cpuset.cpus.effective")
         assert eff == "0", f"the root still has CPU 1: {eff}"
         comms = {t: _read(f"/proc/{t}/comm") for t in _read(d / "cgroup.threads").split()}
@@ -193,19 +164,29 @@ def check_during(proc, helpers):
         raise
 
 
+@pytest.mark.first
 def test_v2_shielded_run_holds_the_cpu_and_leaves_nothing(cgroup_v2, jl, scenario, tmp_path, helpers):
-    jl("restore", timeout=60)
+    """The first test after boot in the RT lane: nothing of jitterlab ran on this kernel before."""
     before = snapshot()
     proc, out = start(scenario, tmp_path)
     check_during(proc, helpers)
     _, err = proc.communicate(timeout=60)
+    counts = irq_counts()
     assert proc.returncode == 0, err
-    assert_same(before, snapshot())
-    assert _task_cpus(helpers["both"]) == "0-1" and _task_cpus(helpers["on1"]) == "1"
     s = json.loads(next(out.glob("v2shield/*/summary.json")).read_text())
+    assert s["host"]["restore"]["complete"] is True, s["host"]["restore"]
+    assert_same(before, snapshot(), s["host"]["restore"]["pending"], ended(counts))
+    assert _task_cpus(helpers["both"]) == "0-1" and _task_cpus(helpers["on1"]) == "1"
+    assert _task_cpus(helpers["on0"]) == "0"
     sh = s["host"]["shield"]
     assert sh["method"] == "cgroup-v2" and sh["partition"] == "isolated" and sh["cpus"] == "1", sh
-    assert sh["root_isolated"] == "1" and sh["threads_shielded"] == 1 and sh["neighbours_shielded"] == 1, sh
+    # the root's cpuset.cpus.isolated exists from Linux 6.7 on; before, the partition's own state says it
+    assert sh["root_isolated"] == ("1" if (U / "cpuset.cpus.isolated").exists() else ""), sh
+    assert sh["threads_shielded"] == 1 and sh["neighbours_shielded"] == 1, sh
+    # before 6.2 the partition resets every root task's mask: at least the two pinned helpers' were journalled
+    with open("/proc/sys/kernel/osrelease") as f:
+        old = tuple(int(x) for x in f.read().split(".")[:2]) < (6, 2)
+    assert (sh["masks_journalled"] >= 2) if old else (sh["masks_journalled"] == 0), sh
     assert sh["tasks_moved"] == 0, sh  # the partition takes the CPU from every other cgroup by itself
     assert sh["tasks_pinned"] >= 1, sh  # at least the helper pinned to CPU 1 (it had to leave it)
     t = {x["name"]: x for x in s["threads"]}
@@ -215,12 +196,14 @@ def test_v2_shielded_run_holds_the_cpu_and_leaves_nothing(cgroup_v2, jl, scenari
 def test_v2_sigint_restores_everything(cgroup_v2, jl, scenario, tmp_path, helpers):
     jl("restore", timeout=60)
     before = snapshot()
-    proc, _ = start(scenario, tmp_path, duration="30s")
+    proc, out = start(scenario, tmp_path, duration="30s")
     check_during(proc, helpers)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
+    counts = irq_counts()
     assert proc.returncode == 130, err
-    assert_same(before, snapshot())
+    s = json.loads(next(out.glob("v2shield/*/summary.json")).read_text())
+    assert_same(before, snapshot(), s["host"]["restore"]["pending"], ended(counts))
 
 
 def test_v2_sigkill_then_restore(cgroup_v2, jl, scenario, tmp_path, helpers):
@@ -233,10 +216,15 @@ def test_v2_sigkill_then_restore(cgroup_v2, jl, scenario, tmp_path, helpers):
     assert d.exists(), "nothing left for restore to do"
     doc = json.loads(jl("doctor", "--json", timeout=60).stdout)
     assert [c for c in doc["checks"] if c["name"] == "leftovers"][0]["status"] == "fail"
-    r = jl("restore", timeout=60)
+    r = jl("restore", "--json", timeout=60)
+    counts = irq_counts()
     assert r.rc == 0, r.stdout + r.stderr
     assert not d.exists()
-    assert_same(before, snapshot())
+    doc = json.loads(r.stdout)
+    assert doc["clean"] is True, doc
+    assert_same(before, snapshot(), doc["pending"], ended(counts))
+    for name in ("on0", "on1", "both"):  # the kernel before 6.2 reset them: the journal put them back
+        assert _task_cpus(helpers[name]) == {"on0": "0", "on1": "1", "both": "0-1"}[name], name
 
 
 def test_v2_refused_partition_is_an_error_before_the_run(cgroup_v2, jl, scenario, tmp_path):
@@ -257,7 +245,7 @@ def test_v2_refused_partition_is_an_error_before_the_run(cgroup_v2, jl, scenario
         r = jl("run", scenario("refused", SHIELD.format(duration="2s")), timeout=60)
         assert r.rc == 1, r.stderr
         assert "refused the isolated partition" in r.stderr and "isolated invalid" in r.stderr, r.stderr
-        assert_same(before, snapshot())
+        assert_same(before, snapshot(), [], set())
     finally:
         claim.rmdir()
         if enabled:

@@ -132,6 +132,7 @@ def report(path, *args):
 
 # --- capture and attribution -----------------------------------------------------------------------
 
+@pytest.mark.rt
 def test_trace_block_shape(spin_run):
     s = spin_run.summary()
     t = s["trace"]
@@ -165,6 +166,7 @@ def test_trace_block_shape(spin_run):
     assert e["ok"] is True and e["value"] == w["max"], e
 
 
+@pytest.mark.rt
 def test_worst_cycle_blames_the_fifo90_spinner(spin_run):
     s = spin_run.summary()
     worst = s["trace"]["worst"][0]
@@ -209,6 +211,7 @@ def test_cfs_hog_named_only_for_what_it_did(cfs_run):
 
 # --- trace.dat read by trace-cmd -------------------------------------------------------------------
 
+@pytest.mark.rt
 def test_trace_cmd_reads_the_whole_file(spin_run):
     s = spin_run.summary()
     dat = spin_run.dir / "trace.dat"
@@ -304,6 +307,7 @@ def test_kernelshark_opens_the_session_headless(spin_run, tmp_path):
 
 # --- offline analysis ------------------------------------------------------------------------------
 
+@pytest.mark.rt
 def test_analyze_run_dir_matches_the_run(spin_run):
     proc = subprocess.run([BIN, "analyze", str(spin_run.dir), "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -421,6 +425,7 @@ LOWER_SPINNER = """
 """
 
 
+@pytest.mark.rt
 def test_lower_fifo_spinner_is_rt_throttling(tmp_path):
     """A FIFO loop beside a lower-priority FIFO spinner on its CPU: the spinner spends the CPU's RT budget
     (RT throttling is on: 950 ms per 1 s), and every RT task there waits ~50 ms once a second. The worst

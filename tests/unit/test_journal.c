@@ -116,7 +116,7 @@ static void test_write_and_undo_reverse_order(void **state)
 	change(j, f->root, "b", "new_b");
 	change(j, f->root, "a", "newer_a"); /* only the reverse replay ends with old_a */
 	assert_string_equal(get(f->root, "a"), "newer_a");
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	assert_string_equal(get(f->root, "a"), "old_a");
 	assert_string_equal(get(f->root, "b"), "old_b");
 	assert_int_equal(stat(jpath, &st), -1); /* removed after a full restore */
@@ -158,7 +158,7 @@ static void test_crash_then_replay(void **state)
 	assert_false(info[0].alive);
 	assert_int_equal(info[0].entries, 3);
 
-	assert_int_equal(jl_journal_replay(info[0].path, report, sizeof(report)), 3);
+	assert_int_equal(jl_journal_replay(info[0].path, report, sizeof(report), NULL), 3);
 	assert_string_equal(get(f->root, "rt"), "950000");
 	assert_string_equal(get(f->root, "lb"), "1");
 	assert_int_equal(jl_journal_list(f->state, info, 4), 0);
@@ -176,7 +176,7 @@ static void test_live_owner_is_not_stale(void **state)
 	assert_true(info[0].alive);
 	assert_int_equal(info[0].pid, getpid());
 	assert_int_equal(info[0].entries, 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	assert_int_equal(jl_journal_list(f->state, info, 4), 0);
 }
 
@@ -197,7 +197,7 @@ static void test_torn_last_line(void **state)
 	path_of(path, sizeof(path), f->root, "k");
 	fprintf(fp, "{\"op\":\"write\",\"path\":\"%s\",\"ol", path); /* crash mid-write */
 	fclose(fp);
-	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), 1);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report), NULL), 1);
 	assert_string_equal(get(f->root, "k"), "orig");
 }
 
@@ -212,7 +212,7 @@ static void test_failed_undo_keeps_journal(void **state)
 	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
 	snprintf(path, sizeof(path), "%s/no-such-dir/knob", f->root);
 	assert_int_equal(jl_journal_record_write(j, path, "1"), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), -1);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), -1);
 	assert_non_null(strstr(report, "no-such-dir"));
 	assert_int_equal(stat(jpath, &st), 0); /* kept for a later `restore` */
 	unlink(jpath);
@@ -234,7 +234,7 @@ static void test_cgroup_entry(void **state)
 	/* a cgroup journalled but never created (crash between the two) is fine too */
 	snprintf(report, sizeof(report), "%s/never-made", f->root);
 	assert_int_equal(jl_journal_record_cgroup(j, report, "tasks", parent), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	assert_int_equal(stat(dir, &st), -1);
 }
 
@@ -274,7 +274,7 @@ static void test_child_is_ended_but_reused_pid_is_not(void **state)
 	fprintf(fp, "{\"op\":\"child\",\"pid\":%d,\"start\":%llu}\n", (int)other, start + 12345);
 	fclose(fp);
 
-	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), 2);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report), NULL), 2);
 	assert_int_equal(waitpid(kid, &status, 0), kid);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(waitpid(other, &status, WNOHANG), 0); /* still running */
@@ -329,7 +329,7 @@ static void test_orphaned_grandchild_is_ended(void **state)
 	assert_int_equal(kill(grandchild, 0), 0); /* still running */
 	assert_int_equal(jl_journal_list(f->state, info, 4), 1);
 	assert_false(info[0].alive);
-	assert_true(jl_journal_replay(info[0].path, report, sizeof(report)) >= 0);
+	assert_true(jl_journal_replay(info[0].path, report, sizeof(report), NULL) >= 0);
 	for (int i = 0; i < 100; i++) {
 		char path[64], buf[256];
 
@@ -517,7 +517,7 @@ static void test_irq_steer_fake_proc(void **state)
 		assert_int_equal(st.nrefused, 1);
 		assert_int_equal(st.refused[0], 27);
 	}
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	snprintf(d, sizeof(d), "%s/24", proc);
 	assert_string_equal(get(d, "smp_affinity_list"), "0-1");
 	snprintf(d, sizeof(d), "%s/25", proc);
@@ -557,7 +557,7 @@ static void test_fair_server_apply_and_undo(void **state)
 		snprintf(d, sizeof(d), "%s/cpu%d", dir, c);
 		assert_string_equal(get(d, "runtime"), "40000000");
 	}
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	for (int c = 0; c < 3; c++) {
 		snprintf(d, sizeof(d), "%s/cpu%d", dir, c);
 		assert_string_equal(get(d, "runtime"), c == 2 ? "40000000" : "50000000");
@@ -597,7 +597,7 @@ static void test_shield_isolated_at_boot_is_a_no_op(void **state)
 	assert_true(json_object_object_get_ex(o, "method", &v));
 	assert_string_equal(json_object_get_string(v), "isolated at boot");
 	json_object_put(o);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 }
 
 /* Only the fair server's cpuN/runtime files are debugfs paths a journal may name. */
@@ -661,7 +661,7 @@ static void test_irq_undo_effective_cpu_first(void **state)
 	put(k.dir, "effective_affinity_list", "0"); /* an interrupt came during the run */
 
 	assert_int_equal(pthread_create(&kernel, NULL, fake_irq_kernel, &k), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	atomic_store(&k.stop, true);
 	pthread_join(kernel, NULL);
 	assert_true(atomic_load(&k.saw_effective_write));
@@ -677,6 +677,7 @@ static void test_irq_undo_effective_cpu_not_back(void **state)
 	struct fixture *f = *state;
 	struct jl_irq_steer st;
 	struct jl_journal *j;
+	json_object *notes, *n, *v;
 	char proc[400], d[600], err[256], report[512];
 	cpu_set_t hk;
 
@@ -691,9 +692,19 @@ static void test_irq_undo_effective_cpu_not_back(void **state)
 	assert_int_equal(jl_journal_open(&j, f->state), 0);
 	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
 	put(d, "effective_affinity_list", "0");
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	notes = json_object_new_array();
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), notes), 0);
 	assert_string_equal(get(d, "smp_affinity_list"), "0-1");
-	assert_non_null(strstr(report, "25/effective_affinity_list: delivered to CPU 0, was 1"));
+	assert_non_null(strstr(report, "IRQ 25: delivered to CPU 0, was 1"));
+	/* the same, as the note summary.json and `restore --json` carry */
+	assert_int_equal(json_object_array_length(notes), 1);
+	n = json_object_array_get_idx(notes, 0);
+	assert_true(json_object_object_get_ex(n, "irq", &v) && json_object_get_int(v) == 25);
+	assert_true(json_object_object_get_ex(n, "kind", &v) && !strcmp(json_object_get_string(v), "irq"));
+	assert_true(json_object_object_get_ex(n, "effective_before", &v) && !strcmp(json_object_get_string(v), "1"));
+	assert_true(json_object_object_get_ex(n, "effective_after", &v) && !strcmp(json_object_get_string(v), "0"));
+	assert_true(json_object_object_get_ex(n, "why", &v) && strstr(json_object_get_string(v), "next interrupt"));
+	json_object_put(notes);
 }
 
 static void test_smt_siblings_fake_sysfs(void **state)
@@ -772,7 +783,7 @@ static void test_corrupt_middle_line(void **state)
 		 (int)dead, path_a, path_b);
 	put_journal(f, "run-1.journal", lines);
 	snprintf(jpath, sizeof(jpath), "%s/run-1.journal", f->state);
-	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), -1);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report), NULL), -1);
 	assert_non_null(strstr(report, "journal corrupted at line 3"));
 	assert_int_equal(stat(jpath, &st), 0);
 	assert_string_equal(get(f->root, "a"), "orig_a");
@@ -810,7 +821,7 @@ static void test_vanished_target_is_undone(void **state)
 	assert_int_equal(jl_journal_record_write(j, "/proc/irq/9999/smp_affinity_list", "0-1"), 0);
 	if (stat("/sys/fs/cgroup/cpuset/tasks", &st) == 0)
 		assert_int_equal(jl_journal_record_write(j, "/sys/fs/cgroup/cpuset/jitterlab-1-gone/cpuset.cpus", "1"), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 	assert_non_null(strstr(report, "/proc/irq/9999"));
 	assert_int_equal(stat(jpath, &st), -1);
 }
@@ -829,7 +840,7 @@ static void test_path_outside_knobs_refused(void **state)
 	snprintf(jpath, sizeof(jpath), "%s", jl_journal_path(j));
 	assert_int_equal(jl_journal_record_write(j, outside, "overwritten"), 0);
 	assert_int_equal(jl_journal_record_write(j, "/etc/../etc/jl-no-such-knob", "x"), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), -1);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), -1);
 	assert_non_null(strstr(report, "journal corrupted at line 2"));
 	assert_non_null(strstr(report, "journal corrupted at line 3"));
 	assert_string_equal(get("/tmp", strrchr(outside, '/') + 1), "keep");
@@ -855,7 +866,7 @@ static void test_symlink_and_unsafe_dir_refused(void **state)
 	snprintf(jpath, sizeof(jpath), "%s/run-%d.journal", f->state, (int)getpid());
 	assert_int_equal(symlink(target, jpath), 0);
 	assert_int_equal(jl_journal_open(&j, f->state), -1);
-	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report)), -1);
+	assert_int_equal(jl_journal_replay(jpath, report, sizeof(report), NULL), -1);
 	unlink(jpath);
 	assert_int_equal(chmod(f->state, 0777), 0);
 	assert_int_equal(jl_journal_open(&j, f->state), -1);
@@ -863,7 +874,7 @@ static void test_symlink_and_unsafe_dir_refused(void **state)
 	assert_int_equal(jl_journal_lock(f->state, 0), -1);
 	assert_int_equal(chmod(f->state, 0755), 0);
 	assert_int_equal(jl_journal_open(&j, f->state), 0);
-	assert_int_equal(jl_journal_finish(j, report, sizeof(report)), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
 }
 
 /* Several stale journals are listed (and so replayed) newest first by the owner's start time: the
@@ -892,7 +903,7 @@ static void test_stale_journals_newest_first(void **state)
 	assert_int_equal(n, 5);
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(all[i].start, 104 - i);
-		assert_int_equal(jl_journal_replay(all[i].path, report, sizeof(report)), 1);
+		assert_int_equal(jl_journal_replay(all[i].path, report, sizeof(report), NULL), 1);
 	}
 	free(all);
 	assert_string_equal(get(f->root, "k"), "v0");

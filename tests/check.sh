@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `make check`: every test, in the lanes named (host, rt), each lane's counts, then one closing line that
+# counts them all: "check: N passed, N failed, N skipped". Exit 0 only when nothing failed.
+#   host: this kernel: unit tests, the scenario parser's fuzz target (FUZZ_SECONDS, default 60), the
+#         integration tests as root (tests/run.sh)
+#   rt:   a freshly booted PREEMPT_RT guest with cgroup v2 alone (tests/rt/guest.sh), the integration
+#         tests marked `rt`, the restore test first. A guest that cannot start is a failure with its
+#         reason, never a skip. RT_LANE_TIMEOUT (default 900 s) bounds it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+: "${BUILD:=$repo/build}"
+export JITTERLAB=$BUILD/jitterlab UNIT_DIR=$BUILD/tests
+lines=()
+
+count() { # "LABEL: N passed, N failed, N skipped" -> "N N N"
+    sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p' <<<"$1" | tail -n 1
+}
+
+fuzz_smoke() {
+    local bin=$repo/build/fuzz/fuzz_scenario secs=${FUZZ_SECONDS:-60} log=$repo/build/fuzz/check.log
+    if [ ! -x "$bin" ]; then
+        echo "fuzz: $bin was not built (clang's fuzzer runtime: scripts/install-deps.sh)"; return 1
+    fi
+    "$JITTERLAB" list --dict > "$repo/build/fuzz/scenario.dict"
+    mkdir -p "$repo/build/fuzz/corpus"
+    cp "$repo"/scenarios/*.ini "$repo"/tests/fuzz/seeds/* "$repo/build/fuzz/corpus/" 2>/dev/null
+    if "$bin" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$repo/build/fuzz/" \
+        -print_final_stats=1 -dict="$repo/build/fuzz/scenario.dict" "$repo/build/fuzz/corpus" >"$log" 2>&1; then
+        echo "fuzz: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") inputs in ${secs}s, no crash"
+    else
+        tail -n 30 "$log"; echo "fuzz: FAILED (the input is in build/fuzz/, the log in $log)"; return 1
+    fi
+}
+
+host_lane() {
+    local t0=$SECONDS out c f=0 p=0
+    echo "== lane host: $(uname -r), $(nproc) CPUs"
+    if fuzz_smoke; then p=1; else f=1; fi
+    out=$(JITTERLAB_LANE=host "$here/run.sh" --label "lane host" 2>&1 | tee /dev/stderr | tail -n 1)
+    c=($(count "$out"))
+    [ ${#c[@]} -eq 3 ] || c=(0 1 0)
+    lines+=("lane host: $((c[0] + p)) passed, $((c[1] + f)) failed, ${c[2]} skipped ($((SECONDS - t0)) s)")
+}
+
+rt_lane() {
+    local t0=$SECONDS out c log=$BUILD/rt/lane/console.log rc
+    echo "== lane rt: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)"
+    "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
+        "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt'"
+    rc=$?
+    out=$(tr -d '\r' < "$log" 2>/dev/null | grep -E '^lane rt: [0-9]+ passed' | tail -n 1)
+    c=($(count "$out"))
+    if [ ${#c[@]} -ne 3 ]; then
+        c=(0 1 0)
+        out="the guest ended without the lane's count (exit $rc; see $log)"
+        echo "lane rt: $out"
+    fi
+    local kernel
+    kernel=$(cat "$BUILD/rt/kernel/PACKAGE" 2>/dev/null || echo "no kernel")
+    lines+=("lane rt: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped ($((SECONDS - t0)) s, $kernel)")
+}
+
+for lane in "$@"; do
+    case $lane in
+        host) host_lane ;;
+        rt) rt_lane ;;
+        *) echo "tests/check.sh: unknown lane $lane" >&2; exit 2 ;;
+    esac
+done
+tp=0 tf=0 ts=0
+echo
+for l in "${lines[@]}"; do
+    echo "$l"
+    c=($(count "$l"))
+    tp=$((tp + c[0])); tf=$((tf + c[1])); ts=$((ts + c[2]))
+done
+echo "check: $tp passed, $tf failed, $ts skipped"
+[ "$tf" -eq 0 ] && [ "$tp" -gt 0 ]

@@ -1,0 +1,85 @@
+"""On a PREEMPT_RT kernel (the RT lane's guest, or a user's RT host): what doctor and summary.json say
+of it, and what a traced run sees of the kernel's IRQ threads (irq/N-name, FIFO 50 by default).
+
+Structure only: in the guest every timing is the emulator's. A loop at FIFO 40 runs below the IRQ threads
+and one at FIFO 80 above them, on the CPU that handles the guest's writable 9p share's virtio IRQ; a
+neighbour on the other CPU writes to that share, so the IRQ's handler thread wakes on the loops' CPU while
+they run."""
+import json
+import os
+import pathlib
+
+import pytest
+
+from conftest import read_text
+
+pytestmark = [pytest.mark.rt, pytest.mark.needs("preempt_rt")]
+
+LOOPS = """
+    [run]
+    duration = 4s
+    warmup = 0s
+    trace = sched,irq
+
+    [thread below]
+    policy = fifo
+    priority = 40
+    cpus = {cpu}
+    rate = 200Hz
+    work = spin 50us
+
+    [thread above]
+    policy = fifo
+    priority = 80
+    cpus = {cpu}
+    rate = 200Hz
+    work = spin 50us
+
+    [thread io]
+    policy = other
+    cpus = {hk}
+    exec = sh -c 'while :; do echo x > {out}/rt-io.$$; done'
+    """
+
+
+def test_doctor_and_summary_say_rt_and_emulated(jl):
+    doc = json.loads(jl("doctor", "--json", timeout=120).stdout)
+    checks = {c["name"]: c for c in doc["checks"]}
+    assert "rt" in json.dumps(checks["preempt"]).lower(), checks["preempt"]
+    emulated = os.environ.get("JITTERLAB_GUEST_ACCEL") == "tcg"
+    assert ("emulated" in checks["virtualization"]["advice"] + json.dumps(checks["virtualization"])) == emulated, \
+        checks["virtualization"]
+    # the tracers this kernel has, as doctor lists them
+    tracers = (read_text("/sys/kernel/tracing/available_tracers") or "").split()
+    assert "timerlat" in tracers and "osnoise" in tracers
+    assert "timerlat" in json.dumps(checks["tracers"])
+
+
+def _share_irq_cpu():
+    """The CPU that handles the writable share's IRQ (the guest's second virtio device, virtio1-requests:
+    its handler thread follows it there), and the other CPU."""
+    for d in pathlib.Path("/proc/irq").glob("[0-9]*/virtio1-requests"):
+        eff = read_text(d.parent / "effective_affinity_list")
+        if eff and eff.isdigit():
+            return int(eff), 1 - int(eff)
+    return 1, 0
+
+
+def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
+    cpu, hk = _share_irq_cpu()
+    out = os.environ.get("JITTERLAB_GUEST_OUT") or "/tmp"
+    r = jl("run", scenario("rtloops", LOOPS.format(cpu=cpu, hk=hk, out=out)), timeout=300)
+    assert r.rc in (0, 3), r.stderr[-3000:]
+    s = r.summary()
+    assert s["host"]["preempt"] == "rt", s["host"]["preempt"]
+    assert s["host"]["emulated"] is (os.environ.get("JITTERLAB_GUEST_ACCEL") == "tcg")
+    worst = s["trace"]["worst"]
+    assert worst, "no worst cycle explained"
+    parts = {t: [p for w in worst if w["thread"] == t for p in w["parts"]] for t in ("below", "above")}
+    # a loop above the IRQ threads' priority is never said to wait behind one (the top half still runs)
+    behind_irq_thread = [p for p in parts["above"] if p["kind"] == "task" and p.get("name", "").startswith("irq/")]
+    assert not behind_irq_thread, behind_irq_thread
+    # every part a loop waited behind, named as a task, carries the task's real priority (RT 50: prio 50)
+    for p in parts["below"]:
+        if p["kind"] == "task" and p.get("name", "").startswith("irq/"):
+            assert p["prio"] == 50, p

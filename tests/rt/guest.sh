@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The PREEMPT_RT lane's guest: Debian's real-time kernel (linux-image-rt-amd64) booted fresh under qemu, with
+# cgroup v2 alone mounted, the host's root shared read-only over 9p under a tmpfs overlay, one command run
+# inside as root, its output and exit status brought back. Nothing is installed into the host's /boot: the
+# kernel package is unpacked into the build tree and the initramfs is made from busybox-static and the
+# kernel's own modules.
+#
+#   tests/rt/guest.sh prepare                    fetch + unpack the kernel, build the initramfs (idempotent)
+#   tests/rt/guest.sh run [--out DIR] [--timeout S] -- CMD...
+#                                                boot a fresh guest, run CMD (a shell line) in this repository,
+#                                                power off; exit with CMD's status (125: the guest failed)
+#   tests/rt/guest.sh info                       the kernel version and the accelerator a run would use
+#
+# Environment: RT_BUILD (default build/rt), RT_MEM (2048 MB), RT_SMP (2), RT_ACCEL (kvm|tcg, default: kvm
+# where /dev/kvm works, else tcg). What the guest sees: the host's whole / (read-only, writes go to tmpfs),
+# a fresh /sys/fs/cgroup (cgroup2 only), tracefs, debugfs; DIR (default RT_BUILD/out) is shared writable.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=${RT_BUILD:-$repo/build/rt}
+case $build in /*) ;; *) build=$repo/$build ;; esac
+meta=linux-image-rt-amd64
+# the modules the initramfs loads to reach the host's root: their dependencies are read from each module
+want_modules=(virtio_pci 9pnet_virtio 9p overlay)
+
+die() { echo "rt-guest: $*" >&2; exit 125; }
+
+# The kernel package the meta-package depends on now (Debian removes superseded versions: follow it).
+kernel_package() {
+    apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}'
+}
+
+# Load order of the wanted modules and their dependencies (each module's .modinfo "depends=" field; there is
+# no modules.dep in the package and no modinfo/kmod on a new machine).
+module_order() {
+    local moddir=$1; shift
+    local -A path=() done=()
+    local f
+    while IFS= read -r f; do path[$(basename "$f" .ko)]=$f; done < <(find "$moddir/kernel" -name '*.ko')
+    visit() {
+        local m=$1 d
+        [ -n "${done[$m]:-}" ] && return 0
+        [ -n "${path[$m]:-}" ] || die "module $m not in the kernel package"
+        done[$m]=1
+        for d in $(strings -a "${path[$m]}" | sed -n 's/^depends=//p' | tr ',' ' '); do visit "$d"; done
+        echo "${path[$m]}"
+    }
+    for f in "$@"; do visit "$f"; done
+}
+
+prepare() {
+    command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/install-deps.sh installs qemu-system-x86)"
+    [ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || die "busybox is missing (install busybox-static)"
+    local pkg
+    pkg=$(kernel_package)
+    [ -n "$pkg" ] || { apt-get update -qq >/dev/null 2>&1 || true; pkg=$(kernel_package); }
+    [ -n "$pkg" ] || die "apt knows no $meta (is the Debian archive in the sources?)"
+    local kdir=$build/kernel
+    if [ "$(cat "$kdir/PACKAGE" 2>/dev/null)" != "$pkg" ] || [ ! -f "$build/initramfs.gz" ]; then
+        rm -rf "$build/dl" "$kdir" "$build/initramfs" "$build/initramfs.gz"
+        mkdir -p "$build/dl" "$kdir"
+        echo "rt-guest: fetching $pkg (unpacked into $kdir, never installed)"
+        (cd "$build/dl" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+        dpkg-deb -x "$build"/dl/"$pkg"_*.deb "$kdir"
+        rm -rf "$build/dl"
+        echo "$pkg" > "$kdir/PACKAGE"
+        build_initramfs "$kdir"
+    fi
+}
+
+build_initramfs() {
+    local kdir=$1 moddir ir=$build/initramfs bb
+    moddir=$(echo "$kdir"/lib/modules/*)
+    [ -d "$moddir" ] || die "no modules in $kdir"
+    bb=$(command -v busybox)
+    ldd "$bb" >/dev/null 2>&1 && die "$bb is not static (install busybox-static)"
+    mkdir -p "$ir"/{bin,dev,proc,sys,mnt/lower,mnt/rw,newroot,modules}
+    cp "$bb" "$ir/bin/busybox"
+    for a in sh mount umount insmod switch_root mkdir cat echo sleep poweroff; do ln -sf busybox "$ir/bin/$a"; done
+    local order=() m
+    mapfile -t order < <(module_order "$moddir" "${want_modules[@]}")
+    : > "$ir/modules/order"
+    for m in "${order[@]}"; do cp "$m" "$ir/modules/"; basename "$m" >> "$ir/modules/order"; done
+    cp "$repo/tests/rt/initramfs-init" "$ir/init"
+    chmod 0755 "$ir/init"
+    (cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$build/initramfs.gz.tmp")
+    mv "$build/initramfs.gz.tmp" "$build/initramfs.gz"
+    rm -rf "$ir"
+}
+
+# kvm where /dev/kvm really runs this guest, tcg elsewhere. A /dev/kvm node can exist where KVM runs no
+# guest (seen here: qemu aborts on an MSR with -cpu host, hangs in the BIOS with other models), so the
+# first run boots the guest under kvm with `true` for up to 40 s; the verdict is kept in the build tree.
+accel() {
+    if [ -n "${RT_ACCEL:-}" ]; then echo "$RT_ACCEL"; return; fi
+    if [ -f "$build/accel" ]; then cat "$build/accel"; return; fi
+    local verdict=tcg
+    if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+        if (RT_ACCEL=kvm run_guest --out "$build/kvm-probe" --timeout 40 -- true) >/dev/null 2>&1; then
+            verdict=kvm
+        else
+            echo "rt-guest: /dev/kvm runs no guest here ($(grep -m1 -iE 'error|assert' "$build/kvm-probe/console.log" 2>/dev/null || echo 'no boot within 40 s')): TCG" >&2
+        fi
+        rm -rf "$build/kvm-probe"
+    fi
+    echo "$verdict" > "$build/accel"
+    echo "$verdict"
+}
+
+info() {
+    prepare >&2
+    echo "kernel: $(cat "$build/kernel/PACKAGE") ($(ls "$build"/kernel/boot/vmlinuz-* | sed 's/.*vmlinuz-//'))"
+    echo "accel: $(accel)"
+}
+
+run_guest() {
+    local out=$build/out timeout_s=900
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --out) out=$2; shift 2 ;;
+            --timeout) timeout_s=$2; shift 2 ;;
+            --) shift; break ;;
+            *) die "unknown option $1" ;;
+        esac
+    done
+    [ $# -gt 0 ] || die "run: no command"
+    prepare
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    rm -f "$out/rc" "$out/console.log"
+    # the command reaches the guest as a file in the writable share, never through the kernel's command line
+    printf '%s\n' "$*" > "$out/cmd"
+    local ac kernel cpu
+    ac=$(accel)
+    kernel=$(ls "$build"/kernel/boot/vmlinuz-*)
+    case $ac in
+        kvm) cpu=host ;;
+        *) ac="tcg,thread=multi"; cpu=max ;;
+    esac
+    echo "rt-guest: booting $(cat "$build/kernel/PACKAGE") under ${ac%%,*}, ${RT_SMP:-2} vCPUs, ${RT_MEM:-2048} MB"
+    local rc=0
+    timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel "$ac" -cpu "$cpu" \
+        -smp "${RT_SMP:-2}" -m "${RT_MEM:-2048}" -nographic -no-reboot -nodefaults -serial stdio \
+        -kernel "$kernel" -initrd "$build/initramfs.gz" \
+        -append "console=ttyS0 panic=-1 oops=panic rw loglevel=4 jl.repo=$repo jl.out=$out jl.accel=${ac%%,*}" \
+        -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+        -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+        -device virtio-rng-pci \
+        2>&1 | tee "$out/console.log" || rc=$?
+    if [ ! -f "$out/rc" ]; then
+        [ "$rc" -eq 124 ] && die "the guest did not finish within ${timeout_s}s (console: $out/console.log)"
+        die "the guest stopped before the command ended (qemu exit $rc; console: $out/console.log)"
+    fi
+    return "$(cat "$out/rc")"
+}
+
+case ${1:-} in
+    prepare) prepare ;;
+    info) info ;;
+    run) shift; run_guest "$@" ;;
+    *) sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac

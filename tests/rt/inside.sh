@@ -1,0 +1,31 @@
+#!/bin/sh
+# PID 1 of the RT lane's guest after switch_root: a machine as it is after boot (cgroup v2 alone, as on
+# Ubuntu 24.04; tracefs, debugfs), then the command the host left in OUT/cmd, run in REPO as root. Its
+# output goes to the console; its exit status to OUT/rc. Then power off.
+repo=$1 out=$2
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+[ -e /dev/null ] || mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup
+umount /sys/fs/cgroup
+mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+hostname rt-guest
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
+echo "rt-guest: $(uname -r) $(cat /sys/kernel/realtime 2>/dev/null | sed 's/1/PREEMPT_RT/'), $(nproc) CPUs, cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+cd "$repo" || { echo 125 > "$out/rc"; echo o > /proc/sysrq-trigger; }
+# JITTERLAB_GUEST_OUT: the writable share (9p without a cache: each write is an interrupt of its virtio IRQ)
+export JITTERLAB_LANE=rt JITTERLAB_GUEST_OUT=$out \
+    JITTERLAB_GUEST_ACCEL=$(sed -n 's/.*jl\.accel=\([a-z]*\).*/\1/p' /proc/cmdline)
+sh -c "$(cat "$out/cmd")" < /dev/null
+echo $? > "$out/rc.tmp" && mv "$out/rc.tmp" "$out/rc"
+sync
+echo o > /proc/sysrq-trigger
+while :; do :; done  # until the power-off lands
