@@ -83,3 +83,15 @@ def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
     for p in parts["below"]:
         if p["kind"] == "task" and p.get("name", "").startswith("irq/"):
             assert p["prio"] == 50, p
+
+
+def test_pi_lock_boosts_the_holder(jl):
+    """[lock] kind = pi on an RT kernel: a PI futex boosts its holder through rt_mutex (sched_pi_setprio),
+    as on the host. Structure only: the boosts are counted and the holder is raised to the waiter's
+    priority; the waits' lengths are the emulator's."""
+    scenario = pathlib.Path(__file__).resolve().parents[2] / "scenarios" / "priority-inversion.ini"
+    r = jl("run", scenario, "--duration", "2s", "--set", "shared.kind=pi", timeout=300)
+    assert r.rc in (0, 3), r.stderr[-3000:]
+    lock = r.summary()["locks"][0]
+    assert lock["kind"] == "pi" and lock["acquisitions"] > 0, lock
+    assert lock["boosts"] > 0, lock
