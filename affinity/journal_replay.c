@@ -408,6 +408,19 @@ static int irq_of_path(const char *path)
 	return irq;
 }
 
+/* A note of after_replay: KIND ("irq", "irq_thread") about IRQ (named NAME), WHY it is pending; the
+ * caller adds the kind's own fields. */
+static json_object *note_new(const char *kind, int irq, const char *name, const char *why)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(o, "irq", json_object_new_int(irq));
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "why", json_object_new_string(why));
+	return o;
+}
+
 #define IRQ_THREAD_SETTLE_MS 200
 
 /* IRQ threads whose mask is not their IRQ's effective CPUs: a note each (at most 64), after waiting
@@ -437,15 +450,11 @@ static int irq_thread_notes(char *report, size_t len, json_object *notes)
 			if (!last || !notes || n > 64)
 				continue;
 			irq_name(epath, name, sizeof(name));
-			o = json_object_new_object();
-			json_object_object_add(o, "kind", json_object_new_string("irq_thread"));
-			json_object_object_add(o, "irq", json_object_new_int(irq));
-			json_object_object_add(o, "name", json_object_new_string(name));
+			o = note_new("irq_thread", irq, name, "corrects itself at the IRQ's next interrupt");
 			json_object_object_add(o, "thread", json_object_new_string(comm));
 			json_object_object_add(o, "pid", json_object_new_int(tid));
 			json_object_object_add(o, "mask", json_object_new_string(jl_cpulist_format(&m, mask, sizeof(mask))));
 			json_object_object_add(o, "effective", json_object_new_string(eff));
-			json_object_object_add(o, "why", json_object_new_string("corrects itself at the IRQ's next interrupt"));
 			json_object_array_add(notes, o);
 		}
 		if (proc)
@@ -504,14 +513,10 @@ static void after_replay(json_object *arr, char *report, size_t len, json_object
 		    irq, name[0] ? " " : "", name, now, eff);
 		if (!notes)
 			continue;
-		n = json_object_new_object();
-		json_object_object_add(n, "kind", json_object_new_string("irq"));
-		json_object_object_add(n, "irq", json_object_new_int(irq));
-		json_object_object_add(n, "name", json_object_new_string(name));
+		n = note_new("irq", irq, name, "no interrupt came to apply the move (x86 moves an IRQ at its next "
+					       "interrupt); the mask is back");
 		json_object_object_add(n, "effective_before", json_object_new_string(eff));
 		json_object_object_add(n, "effective_after", json_object_new_string(now));
-		json_object_object_add(n, "why", json_object_new_string("no interrupt came to apply the move (x86 moves an "
-									 "IRQ at its next interrupt); the mask is back"));
 		json_object_array_add(notes, n);
 	}
 	for (size_t i = 0; i < json_object_array_length(arr) && !threads; i++) {

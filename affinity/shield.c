@@ -274,7 +274,22 @@ int jl_shield_v2_self_cgroup(char *out, size_t len)
 /* v2: the tasks whose owners pinned them inside the shield lose those CPUs while the partition lasts (the
  * kernel runs them on the housekeeping CPUs and gives their masks back afterwards, since Linux 6.2): count
  * them (tasks_pinned; per-CPU kernel threads, which cpusets do not move, as tasks_unmovable). */
-static void v2_count_pinned(struct jl_shield *s)
+static void count_pinned(pid_t tid, const cpu_set_t *aff, void *ctx)
+{
+	struct jl_shield *s = ctx;
+	cpu_set_t out;
+
+	CPU_AND(&out, aff, &s->hk);
+	if (CPU_COUNT(&out) || !CPU_COUNT(aff))
+		return;
+	if (is_kthread(tid))
+		s->tasks_unmovable++;
+	else
+		s->tasks_pinned++;
+}
+
+/* Call FN for every task on the machine but this process's own threads, with its CPU mask. */
+static void each_task(void (*fn)(pid_t tid, const cpu_set_t *aff, void *ctx), void *ctx)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *p;
@@ -290,17 +305,10 @@ static void v2_count_pinned(struct jl_shield *s)
 		tasks = opendir(dir);
 		while (tasks && (t = readdir(tasks))) {
 			pid_t tid = (pid_t)atoi(t->d_name);
-			cpu_set_t aff, out;
+			cpu_set_t aff;
 
-			if (tid <= 0 || is_own_thread(tid) || sched_getaffinity(tid, sizeof(aff), &aff))
-				continue;
-			CPU_AND(&out, &aff, &s->hk);
-			if (CPU_COUNT(&out) || !CPU_COUNT(&aff))
-				continue;
-			if (is_kthread(tid))
-				s->tasks_unmovable++;
-			else
-				s->tasks_pinned++;
+			if (tid > 0 && !is_own_thread(tid) && sched_getaffinity(tid, sizeof(aff), &aff) == 0)
+				fn(tid, &aff, ctx);
 		}
 		if (tasks)
 			closedir(tasks);
@@ -309,58 +317,54 @@ static void v2_count_pinned(struct jl_shield *s)
 		closedir(proc);
 }
 
+static void v2_count_pinned(struct jl_shield *s)
+{
+	each_task(count_pinned, s);
+}
+
 /* v2 before Linux 6.2: creating and removing the partition resets the mask of every task of the root
  * cgroup, its owner's sched_setaffinity request included. Journal every narrowed mask first (one entry,
  * undone after the partition is gone); tasks on every online CPU get that back by themselves. Per-CPU
  * kernel threads (PF_NO_SETAFFINITY: the kernel skips them) and IRQ threads (they follow their IRQ: the
  * irqthreads entry) are left out. */
+struct narrowed {
+	cpu_set_t online;
+	struct jl_task_mask *t;
+	int n, cap;
+};
+
+static void add_narrowed(pid_t tid, const cpu_set_t *aff, void *ctx)
+{
+	struct narrowed *w = ctx;
+	unsigned long long flags;
+
+	if (CPU_EQUAL(aff, &w->online) || jl_proc_flags(tid, &flags) || (flags & 0x04000000ULL) || /* PF_NO_SETAFFINITY */
+	    jl_irq_thread_irq(tid, NULL) >= 0)
+		return;
+	if (w->n == w->cap) {
+		struct jl_task_mask *m = realloc(w->t, (size_t)(w->cap ? 2 * w->cap : 64) * sizeof(*m));
+
+		if (!m)
+			return;
+		w->t = m;
+		w->cap = w->cap ? 2 * w->cap : 64;
+	}
+	w->t[w->n].tid = tid;
+	w->t[w->n].cpus = *aff;
+	if (jl_proc_start_time(tid, &w->t[w->n].start) == 0)
+		w->n++;
+}
+
 static int v2_record_masks(struct jl_shield *s, struct jl_journal *j)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *p;
-	struct jl_task_mask *t = NULL;
-	int n = 0, cap = 0, rc;
-	cpu_set_t online;
+	struct narrowed w = { .t = NULL };
+	int rc;
 
-	CPU_OR(&online, &s->shield, &s->hk);
-	while (proc && (p = readdir(proc))) {
-		char dir[300];
-		DIR *tasks;
-		struct dirent *e;
-
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(dir, sizeof(dir), "/proc/%s/task", p->d_name);
-		tasks = opendir(dir);
-		while (tasks && (e = readdir(tasks))) {
-			pid_t tid = (pid_t)atoi(e->d_name);
-			unsigned long long flags;
-			cpu_set_t aff;
-
-			if (tid <= 0 || is_own_thread(tid) || sched_getaffinity(tid, sizeof(aff), &aff) ||
-			    CPU_EQUAL(&aff, &online) || jl_proc_flags(tid, &flags) || (flags & 0x04000000ULL) ||
-			    jl_irq_thread_irq(tid, NULL) >= 0)
-				continue;
-			if (n == cap) {
-				struct jl_task_mask *m = realloc(t, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*t));
-
-				if (!m)
-					continue;
-				t = m;
-			}
-			t[n].tid = tid;
-			t[n].cpus = aff;
-			if (jl_proc_start_time(tid, &t[n].start) == 0)
-				n++;
-		}
-		if (tasks)
-			closedir(tasks);
-	}
-	if (proc)
-		closedir(proc);
-	rc = n ? jl_journal_record_masks(j, t, n) : 0;
-	s->masks_journalled = n;
-	free(t);
+	CPU_OR(&w.online, &s->shield, &s->hk);
+	each_task(add_narrowed, &w);
+	rc = w.n ? jl_journal_record_masks(j, w.t, w.n) : 0;
+	s->masks_journalled = w.n;
+	free(w.t);
 	return rc;
 }
 

@@ -12,7 +12,8 @@ run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernel
           man-db groff-base)
 # make check's RT lane: a PREEMPT_RT guest under qemu (tests/rt/guest.sh; the kernel package itself is
 # fetched with apt-get download and unpacked into build/rt, never installed), and rtla of the same kernel
-lane_pkgs=(qemu-system-x86 busybox-static rtla)
+# python3-pytest-timeout: a test stuck in the guest fails with its stack instead of eating the lane's time
+lane_pkgs=(qemu-system-x86 busybox-static rtla python3-pytest-timeout)
 
 want=("${build_pkgs[@]}" "${run_pkgs[@]}" "${lane_pkgs[@]}")
 missing=()

@@ -47,7 +47,7 @@ rt_lane() {
     local t0=$SECONDS out c log=$BUILD/rt/lane/console.log rc
     echo "== lane rt: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)"
     "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
-        "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt'"
+        "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300"
     rc=$?
     out=$(tr -d '\r' < "$log" 2>/dev/null | grep -E '^lane rt: [0-9]+ passed' | tail -n 1)
     c=($(count "$out"))

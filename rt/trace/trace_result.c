@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../affinity/kversion.h"
 #include "../base/stats.h"
 #include "trace_int.h"
 
@@ -24,7 +25,6 @@ static int user_prio(int kprio)
 void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
 {
 	json_object *o, *v, *cpus;
-	int major = 0, minor = 0;
 
 	if (!host)
 		return;
@@ -34,8 +34,8 @@ void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
 		if (json_object_object_get_ex(o, "period_us", &v) && json_object_get_int64(v) > 0)
 			b->rt_period_ns = json_object_get_int64(v) * 1000;
 	}
-	if (json_object_object_get_ex(host, "kernel", &v) && sscanf(json_object_get_string(v), "%d.%d", &major, &minor) == 2)
-		b->fair_server = major > 6 || (major == 6 && minor >= 12);
+	if (json_object_object_get_ex(host, "kernel", &v))
+		b->fair_server = jl_kernel_has(JL_K_FAIR_SERVER, json_object_get_string(v));
 	if (json_object_object_get_ex(host, "fair_server", &o) && json_object_object_get_ex(o, "readable", &v) &&
 	    json_object_get_boolean(v) && json_object_object_get_ex(o, "cpus", &cpus)) {
 		json_object_object_foreach(cpus, cpu, one) {

@@ -277,3 +277,19 @@ def assert_irq_threads_follow(pending, fired_since):
             continue
         assert tid in said, f"{comm} runs on {mask}, its IRQ on {eff}, and the report does not say so: {pending}"
         assert irq not in fired_since, f"{comm}: IRQ {irq} fired since the run, yet its thread runs on {mask}, not {eff}"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The RT lane's guest forgets everything at power-off: when a test failed there, its run directories
+    (the session's temporary tree, files under 64 MB) come back in the lane's output folder, failed-tmp/."""
+    out = os.environ.get("JITTERLAB_GUEST_OUT")
+    if LANE != "rt" or not out or exitstatus == 0:
+        return
+    import shutil
+    base = session.config._tmp_path_factory.getbasetemp()
+
+    def big(d, names):
+        return [n for n in names if (pathlib.Path(d) / n).is_file() and (pathlib.Path(d) / n).stat().st_size > 64 << 20]
+
+    shutil.copytree(base, pathlib.Path(out) / "failed-tmp", ignore=big, symlinks=True, dirs_exist_ok=True)
+    print(f"\nrt lane: the failed session's run directories are in {out}/failed-tmp")

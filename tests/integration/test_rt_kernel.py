@@ -38,7 +38,7 @@ LOOPS = """
     [thread io]
     policy = other
     cpus = {hk}
-    exec = sh -c 'while :; do echo x > {out}/rt-io.$$; done'
+    exec = sh -c 'while :; do echo x > {out}/rt-lane-io; done'
     """
 
 
@@ -68,7 +68,10 @@ def _share_irq_cpu():
 def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
     cpu, hk = _share_irq_cpu()
     out = os.environ.get("JITTERLAB_GUEST_OUT") or "/tmp"
-    r = jl("run", scenario("rtloops", LOOPS.format(cpu=cpu, hk=hk, out=out)), timeout=300)
+    try:
+        r = jl("run", scenario("rtloops", LOOPS.format(cpu=cpu, hk=hk, out=out)), timeout=300)
+    finally:
+        pathlib.Path(out, "rt-lane-io").unlink(missing_ok=True)
     assert r.rc in (0, 3), r.stderr[-3000:]
     s = r.summary()
     assert s["host"]["preempt"] == "rt", s["host"]["preempt"]

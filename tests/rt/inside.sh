@@ -24,8 +24,15 @@ cd "$repo" || { echo 125 > "$out/rc"; echo o > /proc/sysrq-trigger; }
 # JITTERLAB_GUEST_OUT: the writable share (9p without a cache: each write is an interrupt of its virtio IRQ)
 export JITTERLAB_LANE=rt JITTERLAB_GUEST_OUT=$out \
     JITTERLAB_GUEST_ACCEL=$(sed -n 's/.*jl\.accel=\([a-z]*\).*/\1/p' /proc/cmdline)
+# every 2 minutes, the tasks that run or wait uninterruptibly: what a stuck lane was doing is in its log
+( while sleep 120; do
+      echo "rt-guest: $(cut -d' ' -f1 /proc/uptime) s up; running or in D:"
+      ps -eo stat,pid,cls,rtprio,psr,wchan:24,args 2>/dev/null | awk '$1 ~ /^[RD]/' | grep -v " ps -eo" | head -20
+  done ) &
+watch=$!
 sh -c "$(cat "$out/cmd")" < /dev/null
 echo $? > "$out/rc.tmp" && mv "$out/rc.tmp" "$out/rc"
+kill "$watch" 2>/dev/null
 sync
 echo o > /proc/sysrq-trigger
 while :; do :; done  # until the power-off lands

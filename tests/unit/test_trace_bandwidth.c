@@ -249,6 +249,40 @@ static void test_recorded_rt_throttling(void **state)
 	jl_tan_free(&an);
 }
 
+/* Recorded on PREEMPT_RT (the RT lane's guest): the timer that ends throttling is followed by a 4.5 ms
+ * tick handler on the loop's CPU before the switch-in. The handler is an IRQ part of its own and does not
+ * count against the unthrottle's lead: the wait is still "RT throttling", never "switch from idle". */
+static void test_recorded_rt_throttling_preempt_rt(void **state)
+{
+	static struct jl_tev e[512];
+	struct jl_tan_sample s[] = { { .release = 112601749007, .wake = 112652793917, .cycle = 276 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	struct jl_tan an;
+	size_t n = load_fixture("rt-throttling-preempt-rt.txt", e, 512);
+	int nw;
+	bool long_tick = false;
+
+	(void)state;
+	assert_true(n > 150);
+	setup_one(&an, 347, "loop", s, 1);
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "RT throttling");
+	assert_true(p->duration_ns > 40000000 && p->duration_ns < 49000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	for (int i = 0; i < c->nparts; i++) {
+		assert_true(c->parts[i].kind != JL_PART_OTHER || strcmp(c->parts[i].name, "switch from idle") ||
+			    c->parts[i].duration_ns < 1000000);
+		long_tick |= c->parts[i].kind == JL_PART_IRQ && strstr(c->parts[i].name, "tick_sched_timer") &&
+			     c->parts[i].duration_ns > 4000000;
+	}
+	assert_true(long_tick);
+	jl_tan_free(&an);
+}
+
 /* Recorded: the fair server. The ~52 ms are "fair server", naming the CFS hog that ran, and it is the
  * culprit; the hog is never a blocking "task". */
 static void test_recorded_fair_server(void **state)
@@ -687,6 +721,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded_rt_throttling),
+		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_fair_server),
 		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
 		cmocka_unit_test(test_budget_shape_without_timer_events),
