@@ -146,7 +146,7 @@ int jl_irq_thread_irq(pid_t tid, char *comm)
 	if (jl_knob_read(path, name, sizeof(name)) || strncmp(name, "irq/", 4))
 		return -1;
 	irq = strtol(name + 4, &end, 10);
-	if (end == name + 4 || *end != '-' || irq < 0 || irq > 1 << 20 || !jl_proc_is_kthread(tid))
+	if (end == name + 4 || *end != '-' || irq < 0 || irq >= 1 << 20 || !jl_proc_is_kthread(tid))
 		return -1;
 	if (comm)
 		snprintf(comm, 16, "%s", name);
@@ -343,7 +343,7 @@ int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, 
 
 	for (int i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();
-		char list[1024];
+		char list[4096];
 
 		json_object_object_add(e, "tid", json_object_new_int(t[i].tid));
 		json_object_object_add(e, "start", json_object_new_uint64(t[i].start));

@@ -331,6 +331,7 @@ struct narrowed {
 	cpu_set_t online;
 	struct jl_task_mask *t;
 	int n, cap;
+	bool nomem;
 };
 
 static void add_narrowed(pid_t tid, const cpu_set_t *aff, void *ctx)
@@ -344,8 +345,10 @@ static void add_narrowed(pid_t tid, const cpu_set_t *aff, void *ctx)
 	if (w->n == w->cap) {
 		struct jl_task_mask *m = realloc(w->t, (size_t)(w->cap ? 2 * w->cap : 64) * sizeof(*m));
 
-		if (!m)
+		if (!m) {
+			w->nomem = true;
 			return;
+		}
 		w->t = m;
 		w->cap = w->cap ? 2 * w->cap : 64;
 	}
@@ -362,6 +365,11 @@ static int v2_record_masks(struct jl_shield *s, struct jl_journal *j)
 
 	CPU_OR(&w.online, &s->shield, &s->hk);
 	each_task(add_narrowed, &w);
+	if (w.nomem) {
+		free(w.t);
+		errno = ENOMEM;
+		return -1;
+	}
 	rc = w.n ? jl_journal_record_masks(j, w.t, w.n) : 0;
 	s->masks_journalled = w.n;
 	free(w.t);

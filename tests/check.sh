@@ -46,6 +46,7 @@ host_lane() {
 rt_lane() {
     local t0=$SECONDS out c log=$BUILD/rt/lane/console.log rc
     echo "== lane rt: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)"
+    rm -f "$log"
     "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
         "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300"
     rc=$?
@@ -53,8 +54,13 @@ rt_lane() {
     c=($(count "$out"))
     if [ ${#c[@]} -ne 3 ]; then
         c=(0 1 0)
-        out="the guest ended without the lane's count (exit $rc; see $log)"
-        echo "lane rt: $out"
+        echo "lane rt: the guest ended without the lane's count (exit $rc; see $log)"
+    elif [ "$rc" -ne 0 ] && [ "${c[1]}" -eq 0 ]; then
+        c[1]=1
+        echo "lane rt: the lane exited $rc with no failed test counted (see $log)"
+    elif [ "${c[0]}" -eq 0 ]; then
+        c[1]=$((c[1] + 1))
+        echo "lane rt: no test passed in the guest (see $log)"
     fi
     local kernel
     kernel=$(cat "$BUILD/rt/kernel/PACKAGE" 2>/dev/null || echo "no kernel")
@@ -68,6 +74,7 @@ for lane in "$@"; do
         *) echo "tests/check.sh: unknown lane $lane" >&2; exit 2 ;;
     esac
 done
+[ $# -gt 0 ] || { echo "usage: tests/check.sh host|rt..." >&2; exit 2; }
 tp=0 tf=0 ts=0
 echo
 for l in "${lines[@]}"; do

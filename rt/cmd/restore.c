@@ -158,10 +158,8 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		fprintf(stderr, "jitterlab restore: %d leftover%s could not be restored (see above); the journals are kept, "
 				"run restore again after fixing the cause\n", failed, failed == 1 ? "" : "s");
 	} else if (json_object_array_length(notes)) {
-		printf("restore: every setting is back; the kernel applies %zu of them at an IRQ's next interrupt:\n",
-		       json_object_array_length(notes));
-		for (size_t i = 0; i < json_object_array_length(notes); i++)
-			jl_journal_note_print(stdout, "restore:   ", json_object_array_get_idx(notes, i));
+		printf("restore: every setting is back; the kernel applies what the notes above name at an IRQ's next "
+		       "interrupt\n");
 	} else {
 		printf("restore: the machine is back as it was\n");
 	}

@@ -520,11 +520,12 @@ void jl_machine_describe(struct jl_machine *m, json_object *host)
 int jl_machine_restore(struct jl_machine *m, json_object *host)
 {
 	char report[2048];
-	json_object *notes = json_object_new_array();
+	json_object *notes;
 	int rc = 0;
 
 	if (!m)
 		return 0;
+	notes = json_object_new_array();
 	if (m->dma_fd >= 0)
 		close(m->dma_fd);
 	if (m->journal) {

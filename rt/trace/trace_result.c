@@ -34,7 +34,7 @@ void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
 		if (json_object_object_get_ex(o, "period_us", &v) && json_object_get_int64(v) > 0)
 			b->rt_period_ns = json_object_get_int64(v) * 1000;
 	}
-	if (json_object_object_get_ex(host, "kernel", &v))
+	if (json_object_object_get_ex(host, "kernel", &v) && json_object_is_type(v, json_type_string))
 		b->fair_server = jl_kernel_has(JL_K_FAIR_SERVER, json_object_get_string(v));
 	if (json_object_object_get_ex(host, "fair_server", &o) && json_object_object_get_ex(o, "readable", &v) &&
 	    json_object_get_boolean(v) && json_object_object_get_ex(o, "cpus", &cpus)) {

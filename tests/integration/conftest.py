@@ -49,11 +49,17 @@ def _realtime():
 
 # What a test can ask of the kernel with @pytest.mark.needs(...). In the host lane a test whose needs the
 # host lacks is deselected (the RT lane runs it); in the RT lane a need the guest lacks is a failure.
+def _tracers():
+    try:
+        return pathlib.Path("/sys/kernel/tracing/available_tracers").read_text().split()
+    except OSError:
+        return []
+
+
 HAS = {
     "cgroup_v2_cpuset": cgroup2_cpuset() is not None,
     "preempt_rt": _realtime(),
-    "timerlat": "timerlat" in (pathlib.Path("/sys/kernel/tracing/available_tracers").read_text().split()
-                               if pathlib.Path("/sys/kernel/tracing/available_tracers").exists() else []),
+    "timerlat": "timerlat" in _tracers(),
 }
 
 
@@ -288,8 +294,16 @@ def pytest_sessionfinish(session, exitstatus):
     import shutil
     base = session.config._tmp_path_factory.getbasetemp()
 
-    def big(d, names):
-        return [n for n in names if (pathlib.Path(d) / n).is_file() and (pathlib.Path(d) / n).stat().st_size > 64 << 20]
+    def skip(d, names):  # big files, FIFOs and sockets stay behind
+        out = []
+        for n in names:
+            p = pathlib.Path(d) / n
+            if not p.is_symlink() and not p.is_dir() and (not p.is_file() or p.stat().st_size > 64 << 20):
+                out.append(n)
+        return out
 
-    shutil.copytree(base, pathlib.Path(out) / "failed-tmp", ignore=big, symlinks=True, dirs_exist_ok=True)
+    try:
+        shutil.copytree(base, pathlib.Path(out) / "failed-tmp", ignore=skip, symlinks=True, dirs_exist_ok=True)
+    except (OSError, shutil.Error) as e:
+        print(f"\nrt lane: copying the run directories stopped: {e}")
     print(f"\nrt lane: the failed session's run directories are in {out}/failed-tmp")

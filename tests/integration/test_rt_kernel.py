@@ -8,6 +8,7 @@ they run."""
 import json
 import os
 import pathlib
+import re
 
 import pytest
 
@@ -45,10 +46,10 @@ LOOPS = """
 def test_doctor_and_summary_say_rt_and_emulated(jl):
     doc = json.loads(jl("doctor", "--json", timeout=120).stdout)
     checks = {c["name"]: c for c in doc["checks"]}
-    assert "rt" in json.dumps(checks["preempt"]).lower(), checks["preempt"]
+    assert re.match(r"rt\b", checks["preempt"]["value"]) and checks["preempt"]["status"] == "ok", checks["preempt"]
     emulated = os.environ.get("JITTERLAB_GUEST_ACCEL") == "tcg"
-    assert ("emulated" in checks["virtualization"]["advice"] + json.dumps(checks["virtualization"])) == emulated, \
-        checks["virtualization"]
+    assert (checks["virtualization"]["value"] == "hypervisor TCGTCGTCGTCG") == emulated, checks["virtualization"]
+    assert ("emulated machine" in checks["virtualization"]["advice"]) == emulated, checks["virtualization"]
     # the tracers this kernel has, as doctor lists them
     tracers = (read_text("/sys/kernel/tracing/available_tracers") or "").split()
     assert "timerlat" in tracers and "osnoise" in tracers
@@ -58,11 +59,12 @@ def test_doctor_and_summary_say_rt_and_emulated(jl):
 def _share_irq_cpu():
     """The CPU that handles the writable share's IRQ (the guest's second virtio device, virtio1-requests:
     its handler thread follows it there), and the other CPU."""
+    online = sorted(os.sched_getaffinity(0))
     for d in pathlib.Path("/proc/irq").glob("[0-9]*/virtio1-requests"):
         eff = read_text(d.parent / "effective_affinity_list")
-        if eff and eff.isdigit():
-            return int(eff), 1 - int(eff)
-    return 1, 0
+        if eff and eff.isdigit() and int(eff) in online:
+            return int(eff), next(c for c in online if c != int(eff))
+    return online[1], online[0]
 
 
 def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
@@ -82,10 +84,13 @@ def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
     # a loop above the IRQ threads' priority is never said to wait behind one (the top half still runs)
     behind_irq_thread = [p for p in parts["above"] if p["kind"] == "task" and p.get("name", "").startswith("irq/")]
     assert not behind_irq_thread, behind_irq_thread
-    # every part a loop waited behind, named as a task, carries the task's real priority (RT 50: prio 50)
-    for p in parts["below"]:
-        if p["kind"] == "task" and p.get("name", "").startswith("irq/"):
-            assert p["prio"] == 50, p
+    # below them, the handler thread of the share's IRQ is among what the loop waited behind, with its
+    # kernel priority (RT 50); seen in the guest: "irq/27-virtio1- (pid 113, RT 50) 72 us"
+    threads = [p for p in parts["below"] if p["kind"] == "task" and p.get("name", "").startswith("irq/")]
+    if os.environ.get("JITTERLAB_GUEST_OUT"):  # the guest's share: its writes are that IRQ's interrupts
+        assert threads, [w["text"] for w in worst if w["thread"] == "below"]
+    for p in threads:
+        assert p["prio"] == 50, p
 
 
 def test_pi_lock_boosts_the_holder(jl):

@@ -77,7 +77,9 @@ build_initramfs() {
     cp "$bb" "$ir/bin/busybox"
     for a in sh mount umount insmod switch_root mkdir cat echo sleep poweroff; do ln -sf busybox "$ir/bin/$a"; done
     local order=() m
-    mapfile -t order < <(module_order "$moddir" "${want_modules[@]}")
+    module_order "$moddir" "${want_modules[@]}" > "$build/modules.order" || die "cannot resolve the modules"
+    mapfile -t order < "$build/modules.order"
+    rm -f "$build/modules.order"
     : > "$ir/modules/order"
     for m in "${order[@]}"; do cp "$m" "$ir/modules/"; basename "$m" >> "$ir/modules/order"; done
     cp "$repo/tests/rt/initramfs-init" "$ir/init"
@@ -123,10 +125,12 @@ run_guest() {
         esac
     done
     [ $# -gt 0 ] || die "run: no command"
-    prepare
+    # the paths travel on the kernel's command line and in qemu's -virtfs options
+    case "$repo$out" in *[[:space:],]*) die "the repository and output paths must hold no space or comma: $repo, $out" ;; esac
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
-    rm -f "$out/rc" "$out/console.log"
+    rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp"
+    prepare
     # the command reaches the guest as a file in the writable share, never through the kernel's command line
     printf '%s\n' "$*" > "$out/cmd"
     local ac kernel cpu
