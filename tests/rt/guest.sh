@@ -59,7 +59,12 @@ prepare() {
         rm -rf "$build/dl" "$kdir" "$build/initramfs" "$build/initramfs.gz"
         mkdir -p "$build/dl" "$kdir"
         echo "rt-guest: fetching $pkg (unpacked into $kdir, never installed)"
-        (cd "$build/dl" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+        # lists older than the archive name a superseded version: refresh them once and follow the meta-package
+        if ! (cd "$build/dl" && apt-get download "$pkg" >/dev/null 2>&1); then
+            apt-get update -qq >/dev/null 2>&1 || true
+            pkg=$(kernel_package)
+            (cd "$build/dl" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+        fi
         dpkg-deb -x "$build"/dl/"$pkg"_*.deb "$kdir"
         rm -rf "$build/dl"
         echo "$pkg" > "$kdir/PACKAGE"
@@ -127,6 +132,11 @@ run_guest() {
     [ $# -gt 0 ] || die "run: no command"
     # the paths travel on the kernel's command line and in qemu's -virtfs options
     case "$repo$out" in *[[:space:],]*) die "the repository and output paths must hold no space or comma: $repo, $out" ;; esac
+    # the guest mounts its own /run, /proc, /sys and /dev over the host's
+    case "$repo/ $out/" in
+        /run/*|/proc/*|/sys/*|/dev/*|*" /run/"*|*" /proc/"*|*" /sys/"*|*" /dev/"*)
+            die "the repository and output folder cannot be under /run, /proc, /sys or /dev: $repo, $out" ;;
+    esac
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
     rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp"

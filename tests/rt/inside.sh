@@ -10,7 +10,12 @@ mount -t sysfs sys /sys
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+# a fresh /tmp, unless the repository or the output folder lives there (CI may clone into /tmp): then the
+# overlay's /tmp (the host's, writes kept in the guest's memory); /run always fresh (journals, the lock)
+case "$repo/ $out/" in
+    /tmp/*|*" /tmp/"*) ;;
+    *) mount -t tmpfs -o mode=1777 tmpfs /tmp ;;
+esac
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup
 umount /sys/fs/cgroup
