@@ -217,24 +217,21 @@ static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size
 	return &w[0];
 }
 
-/* Recorded: RT throttling. The 48 ms the loop waited are one throttle part, "RT throttling", the culprit;
- * not "switch from idle". */
-static void test_recorded_rt_throttling(void **state)
+/* A recorded RT throttling (FIXTURE, the loop PID's cycle S): the wait is one throttle part, "RT
+ * throttling", 40-49 ms, the culprit; never "switch from idle". The analysis is left in AN, the worst
+ * cycle in W[0]. */
+static const struct jl_cycle *recorded_throttle(struct jl_tan *an, const char *fixture, int32_t pid,
+						 struct jl_tan_sample *s, struct jl_cycle *w)
 {
 	static struct jl_tev e[512];
-	struct jl_tan_sample s[] = { { .release = 788387762576, .wake = 788435923660, .cycle = 311 } };
-	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
-	char text[2048];
-	struct jl_tan an;
-	size_t n = load_fixture("rt-throttling.txt", e, 512);
+	size_t n = load_fixture(fixture, e, 512);
 	int nw;
 
-	(void)state;
 	assert_true(n > 90);
-	setup_one(&an, 15273, "loop", s, 1);
-	c = worst_of(&an, e, n, w, &nw);
+	setup_one(an, pid, "loop", s, 1);
+	c = worst_of(an, e, n, w, &nw);
 	p = find_kind(c, JL_PART_THROTTLE);
 	assert_non_null(p);
 	assert_string_equal(p->name, "RT throttling");
@@ -243,6 +240,20 @@ static void test_recorded_rt_throttling(void **state)
 	for (int i = 0; i < c->nparts; i++)
 		assert_true(c->parts[i].kind != JL_PART_OTHER || strcmp(c->parts[i].name, "switch from idle") ||
 			    c->parts[i].duration_ns < 1000000);
+	return c;
+}
+
+/* Recorded: RT throttling. The 48 ms the loop waited are one throttle part, "RT throttling", the culprit;
+ * not "switch from idle". */
+static void test_recorded_rt_throttling(void **state)
+{
+	struct jl_tan_sample s[] = { { .release = 788387762576, .wake = 788435923660, .cycle = 311 } };
+	struct jl_cycle w[10];
+	char text[2048];
+	struct jl_tan an;
+	const struct jl_cycle *c = recorded_throttle(&an, "rt-throttling.txt", 15273, s, w);
+
+	(void)state;
 	jl_cycle_format(c, "loop", text, sizeof(text));
 	assert_non_null(strstr(text, "RT throttled"));
 	assert_non_null(strstr(text, "sched_rt_period_timer"));
@@ -254,31 +265,16 @@ static void test_recorded_rt_throttling(void **state)
  * count against the unthrottle's lead: the wait is still "RT throttling", never "switch from idle". */
 static void test_recorded_rt_throttling_preempt_rt(void **state)
 {
-	static struct jl_tev e[512];
 	struct jl_tan_sample s[] = { { .release = 112601749007, .wake = 112652793917, .cycle = 276 } };
 	struct jl_cycle w[10];
-	const struct jl_cycle *c;
-	const struct jl_part *p;
 	struct jl_tan an;
-	size_t n = load_fixture("rt-throttling-preempt-rt.txt", e, 512);
-	int nw;
+	const struct jl_cycle *c = recorded_throttle(&an, "rt-throttling-preempt-rt.txt", 347, s, w);
 	bool long_tick = false;
 
 	(void)state;
-	assert_true(n > 150);
-	setup_one(&an, 347, "loop", s, 1);
-	c = worst_of(&an, e, n, w, &nw);
-	p = find_kind(c, JL_PART_THROTTLE);
-	assert_non_null(p);
-	assert_string_equal(p->name, "RT throttling");
-	assert_true(p->duration_ns > 40000000 && p->duration_ns < 49000000);
-	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
-	for (int i = 0; i < c->nparts; i++) {
-		assert_true(c->parts[i].kind != JL_PART_OTHER || strcmp(c->parts[i].name, "switch from idle") ||
-			    c->parts[i].duration_ns < 1000000);
+	for (int i = 0; i < c->nparts; i++)
 		long_tick |= c->parts[i].kind == JL_PART_IRQ && strstr(c->parts[i].name, "tick_sched_timer") &&
 			     c->parts[i].duration_ns > 4000000;
-	}
 	assert_true(long_tick);
 	jl_tan_free(&an);
 }
