@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../affinity/cli.h"
 #include "commands.h"
+#include "../../affinity/kversion.h"
 #include "../base/host.h"
 #include "../trace/trace.h"
 #include "../../affinity/boot_isolation.h"
@@ -633,6 +635,29 @@ static void check_leftovers(struct jl_doctor_result *r)
 	jl_leftovers_free(&lo);
 }
 
+/* The kernel behaviours that differ by version (affinity/kversion.c), and which side this kernel is on. */
+static void check_kernel_versions(struct jl_doctor_result *r)
+{
+	char has[256] = "", lacks[256] = "", advice[sizeof(r->advice)] = "";
+	struct utsname u;
+
+	uname(&u);
+	for (int f = 0; f < JL_K_NFEATURES; f++) {
+		const struct jl_kfeature_info *k = jl_kfeature((enum jl_kfeature)f);
+		char *list = jl_kernel_has((enum jl_kfeature)f, u.release) ? has : lacks;
+		size_t n = strlen(list);
+
+		snprintf(list + n, 256 - n, "%s%s (%d.%d)", n ? ", " : "", k->name, k->major, k->minor);
+		if (list == lacks && !advice[0])
+			snprintf(advice, sizeof(advice), "%s: %s", k->name, k->what);
+	}
+	if (lacks[0])
+		set(r, JL_DOC_OK, advice, "%s: lacks %s", u.release, lacks);
+	else
+		set(r, JL_DOC_OK, "every version-dependent behaviour jitterlab knows is the current one", "%s: has %s",
+		    u.release, has);
+}
+
 /* The checks, in the order they are shown. */
 static const struct {
 	const char *name;
@@ -640,6 +665,7 @@ static const struct {
 	void (*fn)(struct jl_doctor_result *r);
 } checks[] = {
 	{ "preempt", "kernel preemption model", check_preempt },
+	{ "kernel_versions", "behaviours that depend on the kernel version", check_kernel_versions },
 	{ "isolcpus", "isolated CPUs (cmdline, sysfs)", check_isolcpus },
 	{ "nohz_full", "tickless CPUs (cmdline, sysfs)", check_nohz },
 	{ "rcu_nocbs", "RCU callback offload (cmdline, nohz_full)", check_rcu },

@@ -359,7 +359,7 @@ def test_doctor_json_lists_every_check(jl):
     assert r.rc == 0, r.stderr
     doc = json.loads(r.stdout)
     names = [c["name"] for c in doc["checks"]]
-    for want in ("preempt", "isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity", "rt_throttling", "governor",
+    for want in ("preempt", "kernel_versions", "isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity", "rt_throttling", "governor",
                  "idle_states", "smt", "irqbalance", "virtualization", "steal_time", "clocksource", "thp",
                  "timer_migration", "rlimits", "tracefs", "tracers", "cyclictest", "trace-cmd", "kernelshark",
                  "cpusets", "leftovers"):

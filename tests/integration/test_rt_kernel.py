@@ -50,6 +50,11 @@ def test_doctor_and_summary_say_rt_and_emulated(jl):
     emulated = os.environ.get("JITTERLAB_GUEST_ACCEL") == "tcg"
     assert (checks["virtualization"]["value"] == "hypervisor TCGTCGTCGTCG") == emulated, checks["virtualization"]
     assert ("emulated machine" in checks["virtualization"]["advice"]) == emulated, checks["virtualization"]
+    # the version-dependent behaviours: before 6.2 the kernel keeps no user mask across cpuset changes
+    release = read_text("/proc/sys/kernel/osrelease")
+    old = tuple(int(x) for x in re.findall(r"\d+", release)[:2]) < (6, 2)
+    lacks = checks["kernel_versions"]["value"].partition("lacks ")[2]
+    assert ("user_mask_kept (6.2)" in lacks) == old, checks["kernel_versions"]
     # the tracers this kernel has, as doctor lists them
     tracers = (read_text("/sys/kernel/tracing/available_tracers") or "").split()
     assert "timerlat" in tracers and "osnoise" in tracers
