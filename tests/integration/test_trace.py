@@ -430,8 +430,17 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path):
     """A FIFO loop beside a lower-priority FIFO spinner on its CPU: the spinner spends the CPU's RT budget
     (RT throttling is on: 950 ms per 1 s), and every RT task there waits ~50 ms once a second. The worst
     cycle's largest part is `throttle`, the culprit, never "switch from idle"."""
-    r = run_scenario(tmp_path, "lower_spinner", LOWER_SPINNER)
-    assert r.rc in (0, 3), detail(r)
+    # The claim is about a throttle the kernel shows: its unthrottle timer (sched_rt_period_timer) expires
+    # in the trace. Once in about five runs on our 6.18 hosts (RT group scheduling on) it never expired
+    # over the whole run while the loop still waited ~40 ms on an idle CPU: such a run says nothing of
+    # this rule (the explanations issue takes up stretches no event explains), so it is run again.
+    for attempt in range(3):
+        r = run_scenario(tmp_path / f"attempt{attempt}", "lower_spinner", LOWER_SPINNER)
+        assert r.rc in (0, 3), detail(r)
+        if any("hrtimer_expire_entry" in l and "function=sched_rt_period_timer" in l
+               for l in report(r.dir / "trace.dat").stdout.splitlines()):
+            break
+        print(f"attempt {attempt}: no sched_rt_period_timer expiry in the trace: running again")
     worst = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
     assert worst, r.summary()["trace"]
     c = max(worst, key=lambda c: c["latency_ns"])
