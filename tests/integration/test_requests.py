@@ -64,7 +64,12 @@ def test_propagated_deadline_frees_the_workers(jl):
     for c in calls:
         parent = rows[int(c["parent"])]
         assert int(c["deadline_ns"]) == int(parent["deadline_ns"]) - 50_000_000
-    sent = [c for c in calls if int(c["start_ns"])]
+    # a call a server picks up only after its deadline passed ends there at once, as deadline_exceeded
+    # (seen once: started 68 us late, ended 211 ns later); the others were given up by their callers
+    late = [c for c in calls if int(c["start_ns"]) >= int(c["deadline_ns"])]
+    assert all(c["status"] == "deadline_exceeded" and int(c["end_ns"]) - int(c["start_ns"]) < 1_000_000
+               for c in late), late
+    sent = [c for c in calls if int(c["start_ns"]) and c not in late]
     assert sent and all(int(c["gave_up_ns"]) for c in sent)
     # C checks every 100 ms (cancel = cooperative): it stops within a slice of its caller giving up
     assert all(int(c["end_ns"]) - int(c["gave_up_ns"]) < 300_000_000 for c in sent), sent
