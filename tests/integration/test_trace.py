@@ -96,6 +96,16 @@ def foreign_culprit(r):
     return culprit["pid"] if culprit and culprit["pid"] not in ours else None
 
 
+def host_stall(r):
+    """The worst cycle's text when its largest part is an idle exit longer than the spinner's hold (the
+    VM's host kept the idle vCPU away: seen once, 32 ms), else None: the spinner claims say nothing then."""
+    worst = r.summary()["trace"]["worst"]
+    if not worst:
+        return None
+    big = max(worst[0]["parts"], key=lambda p: p["duration_ns"])
+    return worst[0]["text"][:120] if big["kind"] == "idle-exit" else None
+
+
 @pytest.fixture(scope="module")
 def spin_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("trace")
@@ -104,9 +114,11 @@ def spin_run(tmp_path_factory):
         assert r.rc in (0, 3), detail(r)
         assert r.dir is not None, detail(r)
         other = foreign_culprit(r)
-        if other is None:
+        host = host_stall(r)
+        if other is None and not host:
             break
-        print(f"attempt {attempt}: the worst cycle was another job's task (pid {other}): running again")
+        print(f"attempt {attempt}: the worst cycle was " +
+              (f"another job's task (pid {other})" if other else f"the VM's host ({host})") + ": running again")
     return r
 
 
