@@ -46,10 +46,20 @@ host_lane() {
 rt_lane() {
     local t0=$SECONDS out c log=$BUILD/rt/lane/console.log rc
     echo "== lane rt: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)"
-    rm -f "$log"
-    "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
-        "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300"
-    rc=$?
+    local tries=0 note=""
+    while :; do
+        rm -f "$log"
+        "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
+            "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300"
+        rc=$?
+        tries=$((tries + 1))
+        # a whole guest gone silent is the emulator's (tests/rt/guest.sh), not a test's: one fresh guest
+        # more, said on the lane's line; a second stall counts as the lane's failure
+        [ "$rc" -eq 124 ] && [ -f "$BUILD/rt/lane/stall" ] && [ "$tries" -lt 2 ] || break
+        cp "$log" "$BUILD/rt/lane/console-stalled.log" 2>/dev/null
+        note=", after a stalled guest (console-stalled.log)"
+        echo "lane rt: the guest stalled; booting a fresh one and running the lane again"
+    done
     out=$(tr -d '\r' < "$log" 2>/dev/null | grep -E '^lane rt: [0-9]+ passed' | tail -n 1)
     c=($(count "$out"))
     if [ ${#c[@]} -ne 3 ]; then
@@ -64,7 +74,7 @@ rt_lane() {
     fi
     local kernel
     kernel=$(cat "$BUILD/rt/kernel/PACKAGE" 2>/dev/null || echo "no kernel")
-    lines+=("lane rt: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped ($((SECONDS - t0)) s, $kernel)")
+    lines+=("lane rt: ${c[0]} passed, ${c[1]} failed, ${c[2]} skipped ($((SECONDS - t0)) s, $kernel$note)")
 }
 
 for lane in "$@"; do

@@ -139,7 +139,7 @@ run_guest() {
     esac
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
-    rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp"
+    rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp" "$out/stall"
     prepare
     # the command reaches the guest as a file in the writable share, never through the kernel's command line
     printf '%s\n' "$*" > "$out/cmd"
@@ -151,16 +151,33 @@ run_guest() {
         *) ac="tcg,thread=multi"; cpu=max ;;
     esac
     echo "rt-guest: booting $(cat "$build/kernel/PACKAGE") under ${ac%%,*}, ${RT_SMP:-2} vCPUs, ${RT_MEM:-2048} MB"
-    local rc=0
-    timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 -accel "$ac" -cpu "$cpu" \
+    local rc=0 qpid size last=-1 quiet=0
+    # qemu in the background, its serial console into console.log (and onto this terminal)
+    timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$ac" -cpu "$cpu" \
         -smp "${RT_SMP:-2}" -m "${RT_MEM:-2048}" -nographic -no-reboot -nodefaults -serial stdio \
         -kernel "$kernel" -initrd "$build/initramfs.gz" \
         -append "console=ttyS0 panic=-1 oops=panic rw loglevel=4 jl.repo=$repo jl.out=$out jl.accel=${ac%%,*}" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
-        -device virtio-rng-pci \
-        2>&1 | tee "$out/console.log" || rc=$?
+        -device virtio-rng-pci < /dev/null > "$out/console.log" 2>&1 &
+    qpid=$!
+    tail -n +1 -f --pid="$qpid" "$out/console.log" 2>/dev/null &
+    # a guest that says nothing for RT_STALL_S (the guest prints its busy tasks every 120 s) has stalled:
+    # seen under multi-threaded TCG at random points, the whole guest silent. End it and say so (exit 124).
+    while kill -0 "$qpid" 2>/dev/null; do
+        sleep 5
+        size=$(stat -c %s "$out/console.log" 2>/dev/null || echo 0)
+        if [ "$size" = "$last" ]; then quiet=$((quiet + 5)); else quiet=0; last=$size; fi
+        if [ "$quiet" -ge "${RT_STALL_S:-300}" ] && [ ! -f "$out/rc" ]; then
+            echo "rt-guest: the guest stalled: no output for ${quiet}s; ending it" | tee -a "$out/stall"
+            kill "$qpid" 2>/dev/null
+            break
+        fi
+    done
+    wait "$qpid" || rc=$?
+    sleep 0.5
     if [ ! -f "$out/rc" ]; then
+        [ -f "$out/stall" ] && { echo "rt-guest: the guest stalled (console: $out/console.log)" >&2; exit 124; }
         [ "$rc" -eq 124 ] && die "the guest did not finish within ${timeout_s}s (console: $out/console.log)"
         die "the guest stopped before the command ended (qemu exit $rc; console: $out/console.log)"
     fi
