@@ -145,14 +145,9 @@ $(FUZZ_BIN): tests/fuzz/fuzz_scenario.c tests/fuzz/scenario_same.h $(FUZZ_OBJ)
 	$(Q)clang -std=gnu11 $(FUZZ_CFLAGS) -fsanitize=fuzzer -D_GNU_SOURCE -DJL_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS) \
 		-o $@ tests/fuzz/fuzz_scenario.c $(FUZZ_OBJ) $(PKG_LIBS) -lpthread -lm
 
-# `make fuzz` runs it for FUZZ_SECONDS (60). The dictionary is generated from the section registry
-# (`jitterlab list --dict`), so a new key is in it.
+# `make fuzz` runs it for FUZZ_SECONDS (60): tests/fuzz/run.sh, as `make check` does.
 fuzz: $(BUILD)/jitterlab $(FUZZ_BIN)
-	@$(BUILD)/jitterlab list --dict > build/fuzz/scenario.dict
-	@mkdir -p build/fuzz/corpus
-	@cp scenarios/*.ini tests/fuzz/seeds/* build/fuzz/corpus/ 2>/dev/null || true
-	$(FUZZ_BIN) -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 -rss_limit_mb=2048 -artifact_prefix=build/fuzz/ \
-		-print_final_stats=1 -dict=build/fuzz/scenario.dict build/fuzz/corpus
+	@JITTERLAB=$(abspath $(BUILD)/jitterlab) tests/fuzz/run.sh
 
 # Benchmarks print figures and ratios; they never pass or fail on timings.
 bench: all

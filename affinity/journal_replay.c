@@ -520,13 +520,12 @@ static void after_replay(json_object *arr, char *report, size_t len, json_object
 		char epath[4200], now[1024], name[64];
 		int irq;
 
-		if (op && (!strcmp(op, "irqthreads") || !strcmp(op, "cgroup")))
+		if (op && (!strcmp(op, "irqthreads") || !strcmp(op, "cgroup") || !strcmp(op, "irq")))
 			threads = true;
 		if (!op || strcmp(op, "irq") || !path || !eff || !eff[0] || (irq = irq_of_path(path)) < 0 ||
 		    !irq_effective_path(path, epath, sizeof(epath)) || jl_knob_read(epath, now, sizeof(now)) ||
 		    !strcmp(now, eff))
 			continue;
-		threads = true;
 		irq_name(path, name, sizeof(name));
 		say(report, len, "IRQ %d%s%s: delivered to CPU %s, was %s (no interrupt came to apply the move; the mask is back)",
 		    irq, name[0] ? " " : "", name, now, eff);
@@ -537,11 +536,6 @@ static void after_replay(json_object *arr, char *report, size_t len, json_object
 		json_object_object_add(n, "effective_before", json_object_new_string(eff));
 		json_object_object_add(n, "effective_after", json_object_new_string(now));
 		json_object_array_add(notes, n);
-	}
-	for (size_t i = 0; i < json_object_array_length(arr) && !threads; i++) {
-		const char *op = str_field(json_object_array_get_idx(arr, i), "op");
-
-		threads = op && !strcmp(op, "irq");
 	}
 	if (threads && !allow_prefix[0]) /* unit tests' fake knobs: the machine's IRQ threads are not theirs */
 		irq_thread_notes(report, len, notes);
