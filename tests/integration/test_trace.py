@@ -453,6 +453,9 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path):
                for l in report(r.dir / "trace.dat").stdout.splitlines()):
             break
         print(f"attempt {attempt}: no sched_rt_period_timer expiry in the trace: running again")
+    else:
+        pytest.skip("3 runs, and the kernel's trace never showed sched_rt_period_timer expire: RT throttling "
+                    "without its timer (seen on our 6.18 hosts) has no evidence this rule can use (issue 25)")
     worst = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
     assert worst, r.summary()["trace"]
     c = max(worst, key=lambda c: c["latency_ns"])
