@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import BIN
+from conftest import BIN, LANE
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COUNTER = ROOT / "tests" / "helpers" / "probe_count.py"
@@ -77,7 +77,8 @@ def test_probed_c_loop_beside_a_hog(jl, scenario):
     t = r.thread("ctl.loop")
     assert t["period_ns"] == 2_000_000  # from the records: no period in the scenario
     assert 500 <= t["cycles"] <= 1000  # 2 s at 500 Hz, wide margins
-    assert t["latency_ns"]["p50"] < 1_000_000
+    if LANE == "host":  # timings in the emulated RT guest mean nothing (a TCG guest's p50 reached 23 ms)
+        assert t["latency_ns"]["p50"] < 1_000_000
     assert "ctl.loop cycle" in r.stdout
     assert "probe_loop:" in (r.dir / "ctl.log").read_text()
 
