@@ -76,10 +76,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjitterlab.a
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libjitterlab.a $(LDLIBS) \
 		$(shell pkg-config --libs cmocka)
 
-$(BUILD)/tests/helpers/%: tests/helpers/%.c
+$(BUILD)/tests/helpers/%: tests/helpers/%.c include/jitterlab/probe.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HELPER  $@")
-	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -o $@ $< -lpthread
+	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Iinclude -o $@ $< -lpthread
 
 $(BUILD)/examples/%: examples/%.c include/jitterlab/probe.h
 	@mkdir -p $(dir $@)

@@ -535,6 +535,11 @@ void jl_trace_destroy(struct jl_trace *t)
 		tracefs_instance_free(t->inst);
 	}
 	jl_trace_rec_free(t->rec);
+	jl_probe_rings_free(t->rings);
+	for (int c = 0; t->merged_fd && c < t->ncpus; c++)
+		if (t->merged_fd[c] >= 0)
+			close(t->merged_fd[c]);
+	free(t->merged_fd);
 	free(t->cpu);
 	free(t->page);
 	free(t);

@@ -239,6 +239,22 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 
 		json_object_object_add(pb, "connections", json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
 		json_object_object_add(pb, "refused", json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
+		if (t->rings) { /* the rings: threads that had one, their records, and those not kept */
+			struct jl_probe_rings_stats st;
+			json_object *rb = json_object_new_object();
+
+			jl_probe_rings_count(t->rings, &st);
+			json_object_object_add(rb, "threads", json_object_new_int64(st.rings));
+			json_object_object_add(rb, "records", json_object_new_int64((int64_t)st.records));
+			json_object_object_add(rb, "lost", json_object_new_int64((int64_t)st.lost));
+			json_object_object_add(rb, "bad", json_object_new_int64((int64_t)st.bad));
+			json_object_object_add(rb, "refused", json_object_new_int64((int64_t)st.refused));
+			json_object_object_add(pb, "rings", rb);
+			if (st.lost || st.bad)
+				fprintf(stderr, "jitterlab: warning: probe: %llu records lost to a full ring, %llu not kept "
+					"(bad or out of order): those cycles are not measured\n",
+					(unsigned long long)st.lost, (unsigned long long)st.bad);
+		}
 		json_object_object_add(res->block, "probe", pb);
 	}
 	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
@@ -323,6 +339,27 @@ out:
 	return rc;
 }
 
+/* The probe's rings' records into the CPUs' pages (trace_probe_ring.c): FDS and BYTES then name the files
+ * written anew, which the capture closes with its own. */
+static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct tep_handle *tep;
+	int rc;
+
+	if (t->ncpus < 1 || (!t->merged_fd && !(t->merged_fd = calloc((size_t)t->ncpus, sizeof(*t->merged_fd))))) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	for (int c = 0; c < t->ncpus; c++)
+		t->merged_fd[c] = -1;
+	tep = jl_trace_pages_tep(t->groups, err, errlen);
+	if (!tep)
+		return -1;
+	rc = jl_probe_rings_merge(t->rings, tep, t->ncpus, t->page_size, fds, bytes, t->merged_fd, err, errlen);
+	tep_free(tep);
+	return rc;
+}
+
 int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
@@ -362,6 +399,8 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		fds[c] = t->cpu[c].fd;
 		bytes[c] = t->cpu[c].bytes;
 	}
+	if (t->rings && merge_rings(t, fds, bytes, err, errlen) < 0) /* the probe's records, where they happened */
+		goto out;
 	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
 					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
 					.extra_cmdlines = cmdlines };

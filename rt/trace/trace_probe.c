@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -80,17 +81,72 @@ static bool of_this_run(pid_t pid)
 	return false;
 }
 
+/* After the marker, a thread of a newer probe asks for a ring (struct jl_probe_ring_req): it gets one, with
+ * the area's descriptor, or -1 (none left, not a thread of the asker). An older probe closes instead. */
+static void serve_ring(struct jl_trace *t, int conn, pid_t pid)
+{
+	struct pollfd p = { conn, POLLIN, 0 };
+	struct jl_probe_ring_req req;
+	struct jl_probe_ring_ans ans = { .magic = JL_PROBE_RING_MAGIC, .ring = -1 };
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &ans, sizeof(ans) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int afd;
+
+	if (!t->rings || poll(&p, 1, 500) != 1 || recv(conn, &req, sizeof(req), MSG_DONTWAIT) != (ssize_t)sizeof(req) ||
+	    req.magic != JL_PROBE_RING_MAGIC)
+		return;
+	ans.ring = jl_probe_rings_assign(t->rings, pid, req.tid);
+	afd = jl_probe_rings_fd(t->rings, &ans.size);
+	if (ans.ring >= 0) {
+		struct cmsghdr *c;
+
+		memset(ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl;
+		msg.msg_controllen = sizeof(ctl);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &afd, sizeof(afd));
+	}
+	if (sendmsg(conn, &msg, MSG_NOSIGNAL) < 0) {
+		/* the thread writes to the marker */
+	}
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *probe_server_main(void *arg)
 {
 	struct jl_trace *t = arg;
+	int64_t next_drain = 0;
 
 	for (;;) {
 		struct pollfd p[2] = { { t->probe_listen, POLLIN, 0 }, { t->probe_wake[0], POLLIN, 0 } };
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
-		int conn;
+		int conn, wait = -1;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (t->rings) { /* rings given out: drained every JL_PROBE_DRAIN_NS */
+			struct jl_probe_rings_stats st;
+			int64_t now = mono_ns();
+
+			jl_probe_rings_count(t->rings, &st);
+			if (st.rings && now >= next_drain) {
+				jl_probe_rings_drain(t->rings);
+				next_drain = now + JL_PROBE_DRAIN_NS;
+			}
+			if (st.rings)
+				wait = (int)((next_drain - now) / 1000000) + 1;
+		}
+		if (poll(p, 2, wait) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
 			break;
@@ -104,6 +160,7 @@ static void *probe_server_main(void *arg)
 		    (cred.uid == 0 || (t->probe_have_sudo && cred.uid == t->probe_sudo_uid)) && of_this_run(cred.pid)) {
 			send_fd(conn, t->marker_fd);
 			atomic_fetch_add(&t->probe_clients, 1);
+			serve_ring(t, conn, cred.pid);
 		} else {
 			atomic_fetch_add(&t->probe_refused, 1);
 		}
@@ -140,6 +197,13 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 
 		t->probe_have_sudo = jl_output_sudo_user(&t->probe_sudo_uid, &gid); /* before the thread reads it */
 	}
+	if (!t->rings) { /* without them (no memfd here) every probe writes to the marker */
+		char rerr[256];
+
+		t->rings = jl_probe_rings_new(t->ncpus, JL_PROBE_RINGS, JL_PROBE_RING_CAP, rerr, sizeof(rerr));
+		if (!t->rings)
+			fprintf(stderr, "jitterlab: warning: %s: probed programs write to the trace marker\n", rerr);
+	}
 	snprintf(t->probe_path, sizeof(t->probe_path), PROBE_DIR "/probe-%d.sock", (int)getpid());
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->probe_path);
 	unlink(t->probe_path); /* a dead run's socket of our pid: ours to replace (a root-owned directory) */
@@ -175,6 +239,7 @@ void jl_trace_probe_unserve(struct jl_trace *t)
 		}
 		pthread_join(t->probe_thread, NULL);
 		t->probe_started = false;
+		jl_probe_rings_drain(t->rings); /* what the programs wrote last (they have ended) */
 	}
 	for (int i = 0; i < 2; i++)
 		if (t->probe_wake[i] >= 0) {

@@ -15,6 +15,7 @@ from conftest import BIN, LANE
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COUNTER = ROOT / "tests" / "helpers" / "probe_count.py"
 C_LOOP = pathlib.Path(BIN).parent / "examples" / "probe_loop"
+PATHS = pathlib.Path(BIN).parent / "tests" / "helpers" / "probe_paths"
 
 
 @pytest.mark.rt
@@ -52,7 +53,12 @@ def test_probed_python_loop_is_measured(jl, scenario):
     assert s["trace"]["matched_cycles"] >= len(mine) // 2, s["trace"]
     # the socket is gone with the run; the program was the one connection
     assert not list(pathlib.Path("/run/jitterlab").glob("probe-*.sock"))
-    assert s["trace"]["probe"] == {"connections": 1, "refused": 0}
+    pb = s["trace"]["probe"]
+    assert (pb["connections"], pb["refused"]) == (1, 0)
+    # the thread wrote through its ring: every call of the program's is a record (the warm-up's too), none lost
+    rings = pb["rings"]
+    assert (rings["threads"], rings["lost"], rings["bad"], rings["refused"]) == (1, 0, 0, 0), rings
+    assert rings["records"] >= 2 * len(mine) + 1
 
 
 @pytest.mark.rt
@@ -118,7 +124,9 @@ def test_probe_refuses_other_users(tmp_path, scenario):
     run = (out / "refuse" / "latest").resolve()
     assert (run / "ctl.log").read_text().startswith("connected")  # the run's own program got it
     s = json.load(open(run / "summary.json"))
-    assert s["trace"]["probe"] == {"connections": 1, "refused": 2}
+    pb = s["trace"]["probe"]
+    assert (pb["connections"], pb["refused"]) == (1, 2)
+    assert pb["rings"]["threads"] == 1  # the run's own program, once
 
 
 @pytest.mark.parametrize("text, words", [
@@ -261,3 +269,141 @@ def test_python_probe_does_not_change_the_loop(jl, scenario):
     assert 0.6 <= probed[0] / traced[0] <= 1.6, (probed, traced)
     assert traced[1] > 10, (probed, traced)
     assert 0.6 <= probed[1] / traced[1] <= 1.6, (probed, traced)
+
+
+def _report(dat):
+    """trace.dat as trace-cmd reads it (an independent reader): (ts ns, cpu, pid, event, text) per event."""
+    out = subprocess.run(["trace-cmd", "report", "-t", str(dat)], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    rows = []
+    for m in re.finditer(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):\s+(\w+):\s*(.*)$", out, re.M):
+        rows.append((int(m[4]) * 10**9 + int(m[5]), int(m[3]), int(m[2]), m[6], m[7]))
+    return rows
+
+
+def _probe_kind(text):
+    """The kind of a probe record in trace-cmd's raw_data text ("# 4a4c5042 01 00 00 00 ..."), else None."""
+    words = text.lstrip("# ").split()
+    return int(words[1], 16) if len(words) > 1 and words[0] == "4a4c5042" else None
+
+
+@pytest.mark.rt
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_ring_and_marker_paths_measure_alike(jl, scenario):
+    """One program, two threads running the same loop half a period apart: one writes through its ring, the
+    other through the trace marker (the old path). Each series holds exactly the cycles the program ran,
+    with the releases it named; both are paired with their wakeups and explained alike. In trace.dat
+    (read by trace-cmd) the ring's records lie on the CPU they were made on, in time order, and a wake
+    record never precedes its thread's switch-in."""
+    p = scenario("paths", f"""
+        [run]
+        duration = 2s
+        warmup = 200ms
+        trace = sched
+        [thread ctl]
+        exec = {PATHS} loops 4000
+        measure = probe
+        policy = fifo
+        priority = 70
+        cpus = 1
+        [thread hog]
+        cpus = 1
+        work = spin 1ms
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    s = r.summary()
+    log = (r.dir / "ctl.log").read_text()
+    rings = s["trace"]["probe"]["rings"]
+    assert (rings["threads"], rings["lost"], rings["bad"]) == (1, 0, 0), rings  # the marker thread had none
+    for name in ("ring", "marker"):
+        mine = [int(x) for x in re.findall(rf"^{name} release (\d+)$", log, re.M)]
+        mine = [x for x in mine if s["t_measure_ns"] <= x < s["t_end_ns"]]
+        t = r.thread(f"ctl.{name}")
+        assert len(mine) > 100 and t["cycles"] == len(mine), (name, t["cycles"], len(mine))
+        rows = [row["release_ns"] for row in r.samples() if row["thread"] == f"ctl.{name}"]
+        assert rows == mine
+        assert t["period_ns"] == 4_000_000 and t["skipped"] == 0
+    # both paired with the kernel's wakeups, and both in the explanations the same way (by name)
+    worst = s["trace"]["worst"]
+    assert {w["thread"] for w in worst} <= {"ctl.ring", "ctl.marker"}
+    # trace.dat through trace-cmd: the records where they happened
+    rows = _report(r.dir / "trace.dat")
+    tid_of = {}
+    for ts, cpu, pid, ev, text in rows:
+        if ev == "raw_data" and _probe_kind(text) == 3:
+            name = bytes.fromhex("".join(text.lstrip("# ").split()[13:29])).split(b"\0")[0].decode()
+            tid_of[name] = pid
+    assert set(tid_of) == {"ring", "marker"} and tid_of["ring"] != tid_of["marker"]
+    last = {}         # per CPU: its last event's time (order)
+    current = {}      # per CPU: (the task the last sched_switch put on it, when)
+    woken = {}        # per pid: its last waking
+    checked = 0
+    for ts, cpu, pid, ev, text in rows:
+        assert ts >= last.get(cpu, 0), (cpu, ts)  # each CPU's events in time order (the merge)
+        last[cpu] = ts
+        if ev == "sched_switch":
+            current[cpu] = (int(re.search(r"==> .*?:(\d+) \[", text)[1]), ts)
+        elif ev in ("sched_waking", "sched_wakeup"):
+            woken[int(re.search(r"pid=(\d+)", text)[1])] = ts
+        elif ev == "raw_data" and _probe_kind(text) == 1 and pid == tid_of["ring"]:
+            assert cpu == 1, (ts, cpu)  # made on the loop's CPU, placed on it
+            on, since = current.get(cpu, (None, 0))
+            # running when it wrote: switched in, or (a switch from idle this kernel may not record) woken
+            # while the CPU was idle
+            assert on == pid or (on == 0 and woken.get(pid, -1) >= since), (ts, on, since, woken.get(pid))
+            checked += on == pid
+    assert checked > 20  # beside the hog, most wakes come after a recorded switch-in
+
+
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_full_ring_is_counted(jl, scenario):
+    """Pairs back to back, far faster than the run drains: the ring fills, and every call is either a record
+    kept or one counted lost (the program's own count of its calls), never a block."""
+    p = scenario("burst", f"""
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = sched
+        [thread ctl]
+        exec = {PATHS} burst 200000 wait
+        measure = probe
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    calls = int(re.search(r"^calls (\d+)$", (r.dir / "ctl.log").read_text(), re.M)[1])
+    rings = r.summary()["trace"]["probe"]["rings"]
+    assert calls == 400001
+    assert rings["lost"] > 0 and rings["bad"] == 0
+    assert rings["records"] + rings["lost"] == calls, rings
+    assert "lost to a full ring" in r.stderr
+
+
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_program_killed_while_it_writes(jl, scenario):
+    """A program killed in the middle of its writes: the run ends normally, keeps what was drained, and
+    finds nothing bad (a record is published only once it is whole)."""
+    p = scenario("killed", f"""
+        [run]
+        duration = 2s
+        warmup = 0s
+        trace = sched
+        [thread ctl]
+        exec = timeout -s KILL 0.5 {PATHS} forever
+        measure = probe
+        """)
+    r = jl("run", p, timeout=60)
+    assert r.rc in (0, 1), r.stderr  # 1: the program's exit is reported, the run itself completes
+    rings = r.summary()["trace"]["probe"]["rings"]
+    assert rings["threads"] == 1 and rings["records"] > 1000 and rings["bad"] == 0, rings
+
+
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_probe_after_the_run_ended(tmp_path):
+    """A program whose run has ended (its socket gone): the probe says so once and every call is a no-op."""
+    env = dict(os.environ, JITTERLAB_PROBE="/run/jitterlab/probe-999999999.sock")
+    env.pop("JITTERLAB_PROBE_MARKER", None)
+    t0 = time.monotonic()
+    proc = subprocess.run([str(PATHS), "burst", "1000"], env=env, capture_output=True, text=True, timeout=30,
+                          input="")
+    assert time.monotonic() - t0 < 10
+    assert "cannot reach the run" in proc.stderr and proc.stderr.count("jitterlab probe") == 1
+    assert "calls 2001" in proc.stdout
