@@ -7,7 +7,7 @@
 #  2. The projection a 24 h run of the same scenario states before it starts (it is accepted).
 #  3. The live analysis (trace_keep = all): what it fed while the run went, how fast, how far behind, and
 #     what was left after the run; then the event rate it keeps up with as the loops go faster.
-#  4. jitterlab analyze against trace-cmd report on the traced long run's trace.dat (events per second).
+#  (analyze against trace-cmd report: tests/bench/floor.sh.)
 #     BENCH_SHORT=20s BENCH_LONG=60s tests/bench/long_runs.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,26 +90,5 @@ for l in p.stderr:
 p.send_signal(2)
 p.communicate(timeout=60)
 print(f"-- a 24 h run of it: {line or 'no projection printed'}")
-d = dirs[("sched", "all", long_)]
-if os.path.exists(f"{d}/trace.dat"):
-    def best(args, **kw):  # the best of 3: the VM is noisy
-        times = []
-        for _ in range(3):
-            t0 = time.monotonic()
-            subprocess.run(args, timeout=600, **kw)
-            times.append(time.monotonic() - t0)
-        return min(times)
-    ta = best([bin, "analyze", d, "--json"], capture_output=True, text=True)
-    n = json.load(open(f"{d}/summary.json"))["trace"]["events"]
-    tr = best(["trace-cmd", "report", "-i", f"{d}/trace.dat"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # before this issue's end (the same machine, the 60 s trace): 1.22 M events/s, 4.0x trace-cmd report;
-    # one thread, page reader (stop 20): 2.25-4.18 M events/s, 8.8-13.9x; two threads: 5.72-5.83 M/s,
-    # 15.9-21.7x (one thread now: 4.47 M/s, 12.2x)
-    print(f"-- analyze (best of 3): {n} events in {ta:.3f} s ({n / ta / 1e6:.2f} M events/s); trace-cmd report "
-          f"{tr:.2f} s ({n / tr / 1e6:.2f} M events/s); ratio {tr / ta:.1f}x")
-    if len(os.sched_getaffinity(0)) > 1:  # the same in one thread: what a run confined to one CPU gets
-        t1 = best(["taskset", "-c", str(min(os.sched_getaffinity(0))), bin, "analyze", d, "--json"],
-                  capture_output=True, text=True)
-        print(f"   in one thread (taskset, one CPU allowed): {t1:.3f} s ({n / t1 / 1e6:.2f} M events/s); "
-              f"ratio {tr / t1:.1f}x")
+print("-- analyze against trace-cmd report: tests/bench/floor.sh (one protocol)")
 PY

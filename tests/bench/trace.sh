@@ -5,8 +5,7 @@
 #     prints the loop's latency p50/p99/max per side (median over the runs), the on/off ratios, the events
 #     recorded per second and per loop cycle, and the cost per recorded event (the latency a cycle gained,
 #     p50 and p99, divided by the events recorded per cycle).
-#  2. Analysis throughput: `jitterlab analyze RUN_DIR` against `trace-cmd report` on the same trace.dat,
-#     in events per second (wall clock, best of 3).
+#  (Analysis throughput against trace-cmd report: tests/bench/floor.sh.)
 #     BENCH_RUNS=3 BENCH_DURATION=5s BENCH_SIDES="off sched full" tests/bench/trace.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -97,32 +96,4 @@ for side in sides:
           f"  max {ratio('max'):.2f};  per recorded event  p50 {cost('p50'):+.0f} ns  p99 {cost('p99'):+.0f} ns")
 PY
 
-echo "-- analysis throughput"
-run_dir=$(ls -1d "$tmp"/full1/overhead/2* "$tmp"/sched1/overhead/2* 2>/dev/null | head -1 || true)
-if [ -z "$run_dir" ] || [ ! -f "$run_dir/trace.dat" ]; then
-    echo "bench trace analysis: no traced run to analyse"
-    exit 0
-fi
-events=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"]["events"])' "$run_dir/summary.json")
-best() { # best wall time of 3, in seconds
-    local b=""
-    for _ in 1 2 3; do
-        local t0 t1
-        t0=$(date +%s.%N)
-        "$@" >/dev/null 2>&1 || true
-        t1=$(date +%s.%N)
-        b=$(/usr/bin/python3 -c "import sys; a=float(sys.argv[1]); d=float(sys.argv[2]); print(d if not a or d < a else a)" "${b:-0}" "$(echo "$t1 - $t0" | bc -l 2>/dev/null || /usr/bin/python3 -c "print($t1-$t0)")")
-    done
-    echo "$b"
-}
-ta=$(best timeout 300 "$bin" analyze "$run_dir" --json)
-tr=$(best timeout 300 trace-cmd report "$run_dir/trace.dat")
-size=$(stat -c %s "$run_dir/trace.dat")
-/usr/bin/python3 - "$events" "$ta" "$tr" "$size" <<'PY'
-import sys
-ev, ta, tr, size = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-print(f"bench trace analysis: {ev} events, trace.dat {size/1e6:.1f} MB")
-print(f"bench trace analysis: jitterlab analyze {ta:.3f} s = {ev/ta:,.0f} events/s")
-print(f"bench trace analysis: trace-cmd report  {tr:.3f} s = {ev/tr:,.0f} events/s")
-print(f"bench trace analysis: speed ratio analyze/report {tr/ta:.1f}x")
-PY
+echo "-- analysis throughput: tests/bench/floor.sh (one protocol, beside trace-cmd report)"
