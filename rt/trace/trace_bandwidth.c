@@ -9,11 +9,13 @@
  * - the fair server (Linux 6.12+: CFS gets its runtime per period while RT tasks are runnable): on a
  *   kernel that has one, RT time ran right up to the stretch, the stretch is mostly CFS time no longer
  *   than 1.3x the server's runtime, and the server's dl_task_timer fired on the CPU at its start;
- * - without timer events (the timer group not recorded): a stretch with the shape of a budget (about the
- *   throttled time or the fair server's runtime long) is RT bandwidth, mechanism not told;
+ * - without the timers' evidence (the timer group not recorded, or neither timer near): a stretch with the
+ *   shape of a budget (RT time ran up to it, about the throttled time or the fair server's runtime long)
+ *   is RT bandwidth, mechanism not told;
  * - otherwise a lower task that kept running JL_UNPREEMPTED_NS or more: a non-preemptible section or the
  *   host taking the vCPU (the trace cannot tell); a shorter one is the preemption path ("preempting X");
- *   a long idle stretch is the idle exit ("switch from idle", expensive on VMs).
+ *   idle is the switch out of it ("switch from idle") up to JL_SWITCH_IDLE_MAX_NS, and beyond that a wait
+ *   no event explains ("runnable, CPU idle").
  * IRQs and softirqs inside the stretch keep their own parts. Pure: reads the analysis only. */
 #include <stdio.h>
 #include <string.h>
@@ -141,6 +143,23 @@ static bool rt_before(const struct jl_tan *an, int cpu, int64_t ts)
 	return false;
 }
 
+/* IDLE ns of idle while an RT task was runnable, in a stretch of WHOLE ns: up to JL_SWITCH_IDLE_MAX_NS the
+ * switch out of the idle task; longer, a part of its own that says no event explains it (none of RT
+ * bandwidth's shapes matched: the stretch's length is said beside the budgets it was held against). */
+static void idle_part(struct jl_cycle *c, int64_t idle, int64_t whole, int64_t throttled_ns, int64_t fair_ns)
+{
+	char detail[200];
+
+	if (idle <= JL_SWITCH_IDLE_MAX_NS) {
+		jl_cycle_add_part(c, JL_PART_OTHER, "switch from idle", -1, 0, idle, NULL);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "no event says why: a %.1f ms stretch, not RT bandwidth's shape (%.0f ms "
+		 "throttled per period, fair server %.0f ms); the vCPU may not have run", (double)whole / 1e6,
+		 (double)throttled_ns / 1e6, (double)fair_ns / 1e6);
+	jl_cycle_add_part(c, JL_PART_OTHER, "runnable, CPU idle", -1, 0, idle, detail);
+}
+
 int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t start,
 				 int32_t self_prio, struct jl_cycle *c)
 {
@@ -192,7 +211,9 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
 		return lower + t.irq_ns;
 	}
-	if (!an->timer_events && t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS && (throttled_ns > 0 || fair_ns > 0)) {
+	/* the shape alone: without timer events, or with them and none of the two timers near (seen on our
+	 * 6.18 hosts with RT group scheduling: a throttled CPU whose period timer never showed in the trace) */
+	if (t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS && (throttled_ns > 0 || fair_ns > 0)) {
 		int64_t blo = throttled_ns && (!fair_ns || throttled_ns < fair_ns) ? throttled_ns : fair_ns;
 		int64_t bhi = throttled_ns > fair_ns ? throttled_ns : fair_ns;
 		/* the shape counts from where RT time stopped: the stretch's start when an RT task ran right
@@ -200,9 +221,10 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		int64_t span = after_rt ? whole : to - from;
 
 		if (blo > 0 && span * 10 >= blo * 6 && span * 10 <= bhi * 13) {
-			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget "
-				 "(record the timer group to tell RT throttling from the fair server)", what,
-				 (double)span / 1e6);
+			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget %s", what,
+				 (double)span / 1e6, an->timer_events ? "(neither sched_rt_period_timer nor the fair "
+				 "server's timer in the trace to tell which)" : "(record the timer group to tell RT "
+				 "throttling from the fair server)");
 			jl_cycle_add_part(c, JL_PART_THROTTLE, "RT bandwidth", t.main_pid > 0 ? t.main_pid : -1,
 					  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
 			return lower + t.irq_ns;
@@ -216,12 +238,14 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 			 "vCPU taken by the host (the trace cannot tell)", what);
 		jl_cycle_add_part(c, JL_PART_UNPREEMPTED, name, t.main_pid, t.main_prio, t.task_ns, detail);
 		if (t.idle_ns)
-			jl_cycle_add_part(c, JL_PART_OTHER, "switch from idle", -1, 0, t.idle_ns, NULL);
+			idle_part(c, t.idle_ns, whole, throttled_ns, fair_ns);
 		if (t.unknown_ns)
 			jl_cycle_add_part(c, JL_PART_OTHER, "unknown (not traced)", -1, 0, t.unknown_ns, NULL);
 		return lower + t.irq_ns;
 	}
-	/* short: the preemption path, task by task; idle: the idle exit */
+	/* short: the preemption path, task by task; idle: the switch out of it (or, long, a wait of its own) */
+	if (t.idle_ns > JL_SWITCH_IDLE_MAX_NS)
+		idle_part(c, t.idle_ns, whole, throttled_ns, fair_ns);
 	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
@@ -234,7 +258,7 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		if (s->kind == JL_PART_TASK) {
 			snprintf(name, sizeof(name), "preempting %s", jl_tan_name(an, s->name));
 			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
-		} else {
+		} else if (s->pid != 0 || t.idle_ns <= JL_SWITCH_IDLE_MAX_NS) {
 			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,
 					  b - a, NULL);
 		}

@@ -235,6 +235,68 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 		add_part(c, JL_PART_TIMER, "timer", -1, 0, pre - sum);
 }
 
+/* Release -> waking without the timer's events: what ran on the CPU the waking was recorded on (where
+ * the timer fired) says what kept it. A task that ran JL_UNPREEMPTED_NS or more of it: the interrupt came
+ * late while it ran (interrupts off, or the vCPU not running: the trace cannot tell), a part naming it,
+ * beside the idle exit and the IRQs it holds; what remains is the timer. False (nothing added) when no task
+ * ran that long: the caller names the whole as before (idle exit, or timer). */
+static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+			       int64_t pre)
+{
+	int cpu = p->wake_cpu;
+	int64_t task = 0, idle = 0, sum = 0, main_ns = 0;
+	int32_t main_pid = -1, main_prio = 0;
+	const char *main_name = NULL;
+	char detail[200];
+
+	if (cpu < 0 || cpu >= an->ncpus || pre <= 0)
+		return false;
+	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
+
+		if (s->start >= p->waking)
+			break;
+		if (b <= a || s->kind != JL_PART_TASK)
+			continue;
+		task += b - a;
+		if (b - a > main_ns) {
+			main_ns = b - a;
+			main_pid = s->pid;
+			main_prio = s->kprio;
+			main_name = jl_tan_name(an, s->name);
+		}
+	}
+	if (task < JL_UNPREEMPTED_NS)
+		return false;
+	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
+
+		if (s->start >= p->waking)
+			break;
+		if (b <= a || s->kind == JL_PART_TASK)
+			continue;
+		if (s->kind == JL_PART_OTHER && s->pid == 0)
+			idle += b - a;
+		else if (s->kind == JL_PART_LOST)
+			jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
+		else
+			add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
+		sum += b - a;
+	}
+	snprintf(detail, sizeof(detail), "the waking came while %s ran: the timer's interrupt late (interrupts off, "
+		 "or the vCPU not running: the trace cannot tell; record the timer group to see the timer)",
+		 main_name ? main_name : "a task");
+	jl_cycle_add_part(c, JL_PART_TIMER, "timer interrupt late", main_pid, main_prio, task, detail);
+	sum += task;
+	if (idle)
+		add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, idle - (sum > pre ? sum - pre : 0));
+	if (pre > sum)
+		add_part(c, JL_PART_TIMER, "timer", -1, 0, pre - sum);
+	return true;
+}
+
 /* The wait from the waking to the switch-in, read on each runqueue the task was on: sched_waking's target
  * (the CPU it last ran on), moved at once by the wakeup itself when it picks another CPU (a migration
  * recorded on the waker's CPU before anything else: its placement, not a wait), then every CPU a later
@@ -290,13 +352,21 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 
 		if (p->timer_cpu >= 0 && p->timer_now > 0 && pre > 0)
 			add_timer_parts(an, p, release, c, pre);
-		else
+		else if (!add_late_interrupt(an, p, release, c, pre))
 			add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
 	}
 	add_wait_pieces(an, p, c);
 	if (wake > 0 && wake > p->switch_in) {
 		ret = wake - p->switch_in - jl_tan_add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
-		add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
+		if (ret > JL_SWITCH_IDLE_MAX_NS)
+			/* the return path takes microseconds: this long, with nothing else traced on the CPU, is
+			 * not a return, and nothing says what it is */
+			jl_cycle_add_part(c, JL_PART_OTHER, "switched in, no event says why", -1, 0, ret,
+					  "from the switch-in to the loop's own clock read with nothing else traced on its "
+					  "CPU: the kernel's return path takes microseconds; a section the trace does not "
+					  "show, or the vCPU not running");
+		else
+			add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
 	} else if (wake > 0) {
 		add_part(c, JL_PART_OTHER, "return", -1, 0, 0);
 	}

@@ -48,6 +48,9 @@ struct jl_tan_task {
 struct jl_tan_cpu {
 	bool seen, known;
 	bool idle_exit_traced;   /* a sched_switch out of the idle task was recorded on this CPU */
+	/* an RT task was switched out still runnable for a lower task at this time (RT throttling or the
+	 * fair server set the RT queue aside), and no RT task has run here since; 0 otherwise */
+	int64_t rt_set_aside;
 	int64_t seg_start;
 	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
@@ -660,10 +663,17 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 		/* an RT task cannot have run while RT throttling held the CPU: not before the unthrottle */
 		if (k && k->kprio < 100 && an->n_rt_unthrottle && an->rt_unthrottle[an->n_rt_unthrottle - 1].ts > at)
 			at = an->rt_unthrottle[an->n_rt_unthrottle - 1].ts;
+		/* nor while its CPU's RT queue is set aside (an RT task was switched out runnable for a lower
+		 * one, and none ran since): it ran no earlier than its first record. The default trace has no
+		 * timer events, and this is the evidence it has (before, the wait read as the task's return) */
+		if (k && k->kprio < 100 && c->rt_set_aside > 0)
+			at = ts;
 		if (at > ts || at < c->seg_start)
 			at = ts;
 	}
 	ts = at;
+	if (k && k->kprio < 100)
+		c->rt_set_aside = 0;
 	if (close_seg(an, cpu, ts) < 0)
 		return -1;
 	an->implicit_switches++;
@@ -806,6 +816,10 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		}
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
+		if (ev->prev_pid > 0 && ev->prev_prio < 100 && (ev->prev_state & ~0x100LL) == 0 && ev->prio >= 100)
+			c->rt_set_aside = ev->ts; /* a runnable RT task set aside for a lower one */
+		else if (ev->pid > 0 && ev->prio < 100)
+			c->rt_set_aside = 0;
 		ti = jl_tan_thread_of(an, ev->prev_pid);
 		if (ti >= 0) {
 			an->threads[ti].switch_out++;

@@ -153,6 +153,10 @@ enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, J
 		    JL_PART_EXECUTOR, JL_PART_N };
 
 #define JL_UNPREEMPTED_NS 100000 /* a lower task still running this long after an RT wakeup is not "preempting" */
+/* The longest a switch out of the idle task, or a "return" (switch-in to the loop's own clock read), may
+ * take and still be called so: the CPU is awake by then (it handled the wakeup). Longer idle while an RT
+ * task is runnable is a wait of its own ("runnable, CPU idle"), named by its shape where it has one. */
+#define JL_SWITCH_IDLE_MAX_NS 1000000
 const char *jl_part_kind_name(enum jl_part_kind k);
 
 struct jl_part {

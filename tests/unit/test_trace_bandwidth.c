@@ -198,6 +198,25 @@ static void assert_parts_add_up(const struct jl_cycle *c)
 	}
 }
 
+/* Every part within its kind's meaning: "return" (the switch-in to the loop's own clock read) and
+ * "switch from idle" take at most JL_SWITCH_IDLE_MAX_NS (the CPU is awake by then); a longer wait with no
+ * event behind it is a part that says so, never one of these. */
+static void assert_parts_bounded(const struct jl_cycle *c)
+{
+	for (int i = 0; i < c->nparts; i++) {
+		const struct jl_part *p = &c->parts[i];
+
+		if (p->kind == JL_PART_OTHER && (!strcmp(p->name, "return") || !strcmp(p->name, "switch from idle")) &&
+		    p->duration_ns > JL_SWITCH_IDLE_MAX_NS) {
+			char text[2048];
+
+			jl_cycle_format(c, "cycle", text, sizeof(text));
+			print_error("\"%s\" %lld ns is beyond its bound: %s\n", p->name, (long long)p->duration_ns, text);
+			fail();
+		}
+	}
+}
+
 /* The response window (a missed deadline) among W[0..NW), or NULL. */
 static const struct jl_cycle *response_of(const struct jl_cycle *w, int nw)
 {
@@ -212,8 +231,10 @@ static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size
 	assert_int_equal(jl_tan_run(an, e, n), 0);
 	assert_int_equal(jl_tan_worst(an, 0, w, 5, 5, nw, NULL), 0);
 	assert_true(*nw >= 1);
-	for (int i = 0; i < *nw; i++)
+	for (int i = 0; i < *nw; i++) {
 		assert_parts_add_up(&w[i]);
+		assert_parts_bounded(&w[i]);
+	}
 	return &w[0];
 }
 
@@ -276,6 +297,39 @@ static void test_recorded_rt_throttling_preempt_rt(void **state)
 		long_tick |= c->parts[i].kind == JL_PART_IRQ && strstr(c->parts[i].name, "tick_sched_timer") &&
 			     c->parts[i].duration_ns > 4000000;
 	assert_true(long_tick);
+	jl_tan_free(&an);
+}
+
+/* Recorded with the default `trace = sched` (no timer events; this kernel records no switch out of the
+ * idle task): the loop's RT queue was set aside (its spinner switched out runnable for a CFS kworker), the
+ * CPU idled 47.5 ms, and the loop's first record came after. The wait is one throttle part, "RT
+ * bandwidth" by the budget's shape, the culprit; the idle exit before it stays tens of us, and nothing
+ * called "return" or "switch from idle" holds the wait (before: "idle exit 32 us + return 47482 us"). */
+static void test_recorded_rt_throttling_sched_only(void **state)
+{
+	static struct jl_tev e[128];
+	struct jl_tan_sample s[] = { { .release = 14290476876374, .wake = 14290524390352, .cycle = 713 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	char text[2048];
+	struct jl_tan an;
+	size_t n = load_fixture("rt-throttling-sched-only.txt", e, 128);
+	int nw;
+
+	(void)state;
+	assert_true(n > 15);
+	setup_one(&an, 11124, "loop", s, 1);
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "RT bandwidth");
+	assert_true(p->duration_ns > 45000000 && p->duration_ns < 48000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	p = find_kind(c, JL_PART_IDLE_EXIT);
+	assert_true(p && p->duration_ns > 10000 && p->duration_ns < 100000); /* release -> waking: 31.6 us */
+	jl_cycle_format(c, "loop", text, sizeof(text));
+	assert_non_null(strstr(text, "with the shape of a budget"));
 	jl_tan_free(&an);
 }
 
@@ -718,6 +772,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded_rt_throttling),
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
+		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
 		cmocka_unit_test(test_recorded_fair_server),
 		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
 		cmocka_unit_test(test_budget_shape_without_timer_events),
