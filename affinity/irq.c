@@ -127,6 +127,40 @@ int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_
 	return 0;
 }
 
+int jl_irq_names(const char *proc_irq, void (*fn)(void *ctx, int irq, const char *name), void *ctx)
+{
+	struct dirent *e;
+	int named = 0;
+	DIR *d = opendir(proc_irq ? proc_irq : JL_PROC_IRQ);
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[512], names[256] = "";
+		struct dirent *a;
+		char *end;
+		long irq = strtol(e->d_name, &end, 10);
+		DIR *ad;
+		size_t o = 0;
+
+		if (end == e->d_name || *end || irq < 0 || irq > 1 << 20)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", proc_irq ? proc_irq : JL_PROC_IRQ, e->d_name);
+		if (!(ad = opendir(path)))
+			continue;
+		while ((a = readdir(ad)))
+			if (a->d_type == DT_DIR && a->d_name[0] != '.' && o < sizeof(names))
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", o ? ", " : "", a->d_name);
+		closedir(ad);
+		if (names[0]) {
+			fn(ctx, (int)irq, names);
+			named++;
+		}
+	}
+	closedir(d);
+	return named;
+}
+
 pid_t jl_irq_balancer_running(void)
 {
 	DIR *d = opendir("/proc");

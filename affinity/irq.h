@@ -49,6 +49,9 @@ int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_
 void jl_irq_steer_describe(const struct jl_irq_steer *st, json_object *obj);
 
 /* Format SET as the kernel's hex cpu mask ("3", "ff,00000000"). */
+/* Each IRQ of PROC_IRQ (NULL: /proc/irq) with its handlers' names (the action directories, joined by ", ")
+ * to FN. The IRQs named, or -1 when PROC_IRQ cannot be read. */
+int jl_irq_names(const char *proc_irq, void (*fn)(void *ctx, int irq, const char *name), void *ctx);
 char *jl_irq_format_mask(const cpu_set_t *set, char *buf, size_t len);
 
 #endif

@@ -375,15 +375,45 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	jl_tan_finish_parts(an, c);
 }
 
+/* A PREEMPT_RT kernel thread's task name NAME as an RT engineer says it, into OUT: a threaded IRQ
+ * handler ("irq/25-virtio0-", cut at 15 characters) as "the handler thread of IRQ 25 virtio0-requests
+ * (irq/25)", the IRQ's full name from the trace or /proc/irq; the timer softirq's, softirq and RCU
+ * callback threads with what they run. False for any other task. */
+static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out, size_t len)
+{
+	static const struct { const char *prefix, *what; } kthreads[] = {
+		{ "ktimers/", "the timer softirq's thread" },
+		{ "ksoftirqd/", "the softirq thread" },
+		{ "rcuc/", "the RCU callback thread" },
+	};
+	int n, end = 0;
+
+	if (sscanf(name, "irq/%d-%n", &n, &end) == 1 && end > 0 && n >= 0) {
+		const char *full = n < JL_TAN_IRQS && an->irq_name[n] ? jl_tan_name(an, an->irq_name[n]) : name + end;
+
+		snprintf(out, len, "the handler thread of IRQ %d %s (irq/%d)", n, full, n);
+		return true;
+	}
+	for (size_t k = 0; k < sizeof(kthreads) / sizeof(kthreads[0]); k++)
+		if (!strncmp(name, kthreads[k].prefix, strlen(kthreads[k].prefix))) {
+			snprintf(out, len, "%s %s", name, kthreads[k].what);
+			return true;
+		}
+	return false;
+}
+
 /* Name the tasks of C's parts as the run knows them (thread names, policies) and order the parts. */
 void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c)
 {
 	for (int i = 0; i < c->nparts; i++) {
 		struct jl_part *pt = &c->parts[i];
+		char kname[sizeof(pt->name)];
 		int ti;
 
 		if (pt->pid <= 0 || (pt->kind != JL_PART_TASK && pt->kind != JL_PART_OTHER && pt->kind != JL_PART_UNPREEMPTED))
 			continue;
+		if (pt->kind == JL_PART_TASK && rt_kthread_name(an, pt->name, kname, sizeof(kname)))
+			memcpy(pt->name, kname, sizeof(pt->name));
 		ti = jl_tan_thread_of(an, pt->pid);
 		if (ti >= 0 && an->threads[ti].name[0] && pt->kind != JL_PART_UNPREEMPTED)
 			snprintf(pt->name, sizeof(pt->name), "%s%s", pt->kind == JL_PART_OTHER ? "preempting " : "",

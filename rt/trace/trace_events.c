@@ -889,6 +889,8 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	case JL_TEV_IRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
+		if (ev->pid >= 0 && ev->pid < JL_TAN_IRQS && ev->comm[0] && !an->irq_name[ev->pid])
+			an->irq_name[ev->pid] = intern(an, ev->comm);
 		if (ev->pid >= 0)
 			snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
 		else
@@ -1050,3 +1052,8 @@ int jl_tan_run(struct jl_tan *an, struct jl_tev *ev, size_t n)
 	return 0;
 }
 
+void jl_tan_set_irq_name(struct jl_tan *an, int n, const char *name)
+{
+	if (n >= 0 && n < JL_TAN_IRQS && name && name[0])
+		an->irq_name[n] = intern(an, name);
+}

@@ -314,6 +314,7 @@ struct jl_tan_birth {
 	char comm[JL_TEV_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
 };
 
+#define JL_TAN_IRQS 1024
 struct jl_tan {
 	int nthreads;
 	struct jl_tan_thread *threads;
@@ -358,7 +359,13 @@ struct jl_tan {
 	struct jl_tan_birth *births;
 	size_t nbirths, capbirths;
 	struct jl_tan_prune *prune;  /* a pruned analysis (jl_tan_prune), NULL: everything is kept */
+	/* IRQ number -> its handlers' name (jl_tan_name), from irq_handler_entry or /proc/irq: a threaded
+	 * handler's task name is cut at 15 characters ("irq/25-virtio0-") */
+	uint32_t irq_name[JL_TAN_IRQS];
 };
+
+/* IRQ N's handlers are called NAME (the live run reads /proc/irq; the trace's irq_handler_entry too). */
+void jl_tan_set_irq_name(struct jl_tan *an, int n, const char *name);
 
 /* The task that created PID (its latest birth in the trace), or 0. */
 int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid);

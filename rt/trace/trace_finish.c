@@ -11,6 +11,7 @@
 
 #include <event-parse.h>
 
+#include "../../affinity/irq.h"
 #include "trace.h"
 #include "trace_int.h"
 
@@ -339,6 +340,16 @@ out:
 	return rc;
 }
 
+static void set_irq_name(void *ctx, int irq, const char *name)
+{
+	jl_tan_set_irq_name(ctx, irq, name);
+}
+
+void jl_trace_irq_names(struct jl_tan *an)
+{
+	jl_irq_names(NULL, set_irq_name, an);
+}
+
 /* The probe's rings' records into the CPUs' pages (trace_probe_ring.c): FDS and BYTES then name the files
  * written anew, which the capture closes with its own. */
 static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err, size_t errlen)
@@ -434,6 +445,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	}
 	jl_trace_budget_from_host(host, &an.budget);
+	jl_trace_irq_names(&an);
 	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
 	if (jl_tan_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
 		snprintf(err, errlen, "trace: out of memory");

@@ -72,6 +72,9 @@ struct jl_trace {
  * jl_trace_finish: it stops the thread (jl_trace_live_stop), takes the analysis, gives it the entries'
  * final samples, and feeds the rest. */
 struct jl_trace_live;
+/* This machine's IRQ names (/proc/irq) into AN: a threaded handler's task name is cut at 15 characters,
+ * the explanation names its IRQ in full (trace_finish.c). */
+void jl_trace_irq_names(struct jl_tan *an);
 /* The engine's series as the analysis' entries (trace_finish.c), their samples into *SAMPLES (freed by
  * the caller); PARTIAL: every entry a ring's kept cycles. */
 struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,

@@ -278,6 +278,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	threads = NULL;
 	if (host)
 		jl_trace_budget_from_host(host, &L->an.budget);
+	jl_trace_irq_names(&L->an);
 	L->from = eng->t_measure;
 	L->back = jl_tan_prune_back(&L->an.budget);
 	L->fed_to = INT64_MIN;

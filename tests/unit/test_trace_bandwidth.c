@@ -333,6 +333,49 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 	jl_tan_free(&an);
 }
 
+/* PREEMPT_RT's threads by what they run: a FIFO 40 loop woken while the handler thread of IRQ 25 runs at
+ * FIFO 50 waits behind it, named with the IRQ's number and full name (its task name is cut at 15
+ * characters; the name comes from irq_handler_entry), and its policy. The same wait behind ktimers/1 says
+ * it is the timer softirq's thread. */
+static void test_rt_kernel_threads_named(void **state)
+{
+	static const struct { int pid; const char *comm, *want; } cases[] = {
+		{ 112, "irq/25-virtio0-", "the handler thread of IRQ 25 virtio0-requests (irq/25)" },
+		{ 15, "ktimers/1", "ktimers/1 the timer softirq's thread" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct jl_tev e[] = {
+			sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
+			ev(900, 1, CFS, JL_TEV_IRQ_ENTRY, 25, "virtio0-requests"),
+			wake(901, 1, CFS, cases[k].pid, 49),
+			ev(902, 1, CFS, JL_TEV_IRQ_EXIT, 25, NULL),
+			sw(903, 1, CFS, 120, 0x100, cases[k].pid, 49, cases[k].comm),
+			wake(1005, 1, cases[k].pid, LOOP, 59),
+			sw(1400, 1, cases[k].pid, 49, 1, LOOP, 59, "control"),
+		};
+		struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1402000, .cycle = 3 } };
+		struct jl_cycle w[10];
+		const struct jl_cycle *c;
+		const struct jl_part *p;
+		char text[2048];
+		struct jl_tan an;
+		int nw;
+
+		setup_one(&an, LOOP, "control", s, 1);
+		c = worst_of(&an, e, sizeof(e) / sizeof(e[0]), w, &nw);
+		p = find_kind(c, JL_PART_TASK);
+		assert_non_null(p);
+		assert_int_equal(p->pid, cases[k].pid);
+		assert_string_equal(p->name, cases[k].want);
+		jl_cycle_format(c, "control", text, sizeof(text));
+		assert_non_null(strstr(text, cases[k].want));
+		assert_non_null(strstr(text, "RT 50")); /* kernel prio 49: FIFO 50 */
+		jl_tan_free(&an);
+	}
+}
+
 /* Recorded: the fair server. The ~52 ms are "fair server", naming the CFS hog that ran, and it is the
  * culprit; the hog is never a blocking "task". */
 static void test_recorded_fair_server(void **state)
@@ -773,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_rt_throttling),
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
+		cmocka_unit_test(test_rt_kernel_threads_named),
 		cmocka_unit_test(test_recorded_fair_server),
 		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
 		cmocka_unit_test(test_budget_shape_without_timer_events),
