@@ -376,8 +376,8 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 }
 
 /* A PREEMPT_RT kernel thread's task name NAME as an RT engineer says it, into OUT: a threaded IRQ
- * handler ("irq/25-virtio0-", cut at 15 characters) as "the handler thread of IRQ 25 virtio0-requests
- * (irq/25)", the IRQ's full name from the trace or /proc/irq; the timer softirq's, softirq and RCU
+ * handler ("irq/25-virtio0-", cut at 15 characters) as "the handler thread irq/25 of IRQ 25
+ * virtio0-requests", the IRQ's full name from the trace or /proc/irq; the timer softirq's, softirq and RCU
  * callback threads with what they run. False for any other task. */
 static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out, size_t len)
 {
@@ -391,12 +391,12 @@ static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out
 	if (sscanf(name, "irq/%d-%n", &n, &end) == 1 && end > 0 && n >= 0) {
 		const char *full = n < JL_TAN_IRQS && an->irq_name[n] ? jl_tan_name(an, an->irq_name[n]) : name + end;
 
-		snprintf(out, len, "the handler thread of IRQ %d %s (irq/%d)", n, full, n);
+		snprintf(out, len, "the handler thread irq/%d of IRQ %d %s", n, n, full);
 		return true;
 	}
 	for (size_t k = 0; k < sizeof(kthreads) / sizeof(kthreads[0]); k++)
 		if (!strncmp(name, kthreads[k].prefix, strlen(kthreads[k].prefix))) {
-			snprintf(out, len, "%s %s", name, kthreads[k].what);
+			snprintf(out, len, "%s, %s", name, kthreads[k].what);
 			return true;
 		}
 	return false;

@@ -89,20 +89,20 @@ def test_irq_threads_seen_and_named_only_below_their_priority(jl, scenario):
     # the handler threads as this machine names their IRQs (read here from /proc/irq, not from jitterlab)
     irq_names = {int(d.name): ", ".join(sorted(a.name for a in d.iterdir() if a.is_dir()))
                  for d in pathlib.Path("/proc/irq").iterdir() if d.name.isdigit()}
-    handler = re.compile(r"the handler thread of IRQ (\d+) (.+) \(irq/(\d+)\)$")
+    handler = re.compile(r"the handler thread irq/(\d+) of IRQ (\d+) (.+)$")
     # a loop above the IRQ threads' priority is never said to wait behind one (the top half still runs)
-    behind_irq_thread = [p for p in parts["above"] if p["kind"] == "task" and "(irq/" in p.get("name", "")]
+    behind_irq_thread = [p for p in parts["above"] if p["kind"] == "task" and "handler thread irq/" in p.get("name", "")]
     assert not behind_irq_thread, behind_irq_thread
     # below them, the handler thread of the share's IRQ is among what the loop waited behind, named by its
     # IRQ's number and full name (its task name is cut at 15 characters: "irq/27-virtio1-"), at its kernel
     # priority (RT 50)
-    threads = [p for p in parts["below"] if p["kind"] == "task" and "(irq/" in p.get("name", "")]
+    threads = [p for p in parts["below"] if p["kind"] == "task" and "handler thread irq/" in p.get("name", "")]
     if os.environ.get("JITTERLAB_GUEST_OUT"):  # the guest's share: its writes are that IRQ's interrupts
         assert threads, [w["text"] for w in worst if w["thread"] == "below"]
     for p in threads:
         m = handler.match(p["name"])
-        assert m and m[1] == m[3], p
-        assert sorted(m[2].split(", ")) == sorted(irq_names[int(m[1])].split(", ")), (p, irq_names.get(int(m[1])))
+        assert m and m[1] == m[2], p
+        assert sorted(m[3].split(", ")) == sorted(irq_names[int(m[1])].split(", ")), (p, irq_names.get(int(m[1])))
         assert p["prio"] == 50, p
     assert not any(p["kind"] == "task" and p.get("name", "").startswith("irq/") for w in parts.values() for p in w)
 

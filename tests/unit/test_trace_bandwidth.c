@@ -340,8 +340,8 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 static void test_rt_kernel_threads_named(void **state)
 {
 	static const struct { int pid; const char *comm, *want; } cases[] = {
-		{ 112, "irq/25-virtio0-", "the handler thread of IRQ 25 virtio0-requests (irq/25)" },
-		{ 15, "ktimers/1", "ktimers/1 the timer softirq's thread" },
+		{ 112, "irq/25-virtio0-", "the handler thread irq/25 of IRQ 25 virtio0-requests" },
+		{ 15, "ktimers/1", "ktimers/1, the timer softirq's thread" },
 	};
 
 	(void)state;
