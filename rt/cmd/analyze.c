@@ -33,6 +33,7 @@ struct input {
 	int64_t from;
 	struct jl_tan_budget budget; /* from summary.json's host block, when there is one */
 	bool have_budget;
+	struct jl_trace_advice_in advice; /* the host facts the advice reads (unknown without a summary) */
 };
 
 static void input_free(struct input *in)
@@ -109,6 +110,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 			jl_tan_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
 			in->have_budget = true;
+			jl_trace_advice_from_host(host, &in->advice);
 		}
 	}
 	json_object_put(root);
@@ -305,6 +307,7 @@ int cmd_analyze(int argc, char **argv)
 	struct timespec t0, t1;
 	int nworst = 0, rc = JL_EXIT_RUNTIME;
 
+	jl_trace_advice_from_host(NULL, &in.advice); /* nothing known until a summary says */
 	{
 		struct jl_cli_walk w = JL_CLI_START;
 		const char *v;
@@ -370,6 +373,7 @@ int cmd_analyze(int argc, char **argv)
 	}
 	rc = JL_EXIT_RUNTIME;
 	sin.file = in.dat;
+	sin.advice = in.advice; /* the run's host; [run] irq_affinity is not in summary.json: unknown */
 	sin.events = info.records;
 	sin.lost_events = info.lost_events;
 	sin.lost_gaps = info.lost_gaps;

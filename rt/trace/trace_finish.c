@@ -231,6 +231,10 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 	in.to = jl_engine_window_end(eng);
 	in.kshark = NULL;
 	in.pages_dropped = t->rec != NULL;
+	if (t->advice)
+		in.advice = *t->advice;
+	else
+		jl_trace_advice_from_host(NULL, &in.advice);
 	if (jl_trace_summarize(an, &in, &res->block, &res->text, worst, &nworst) < 0) {
 		snprintf(err, errlen, "trace: out of memory while summarising");
 		return -1;
@@ -375,6 +379,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
 	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
+	struct jl_trace_advice_in advice;
 	struct jl_tan_sample *samples = NULL;
 	struct jl_tan_thread *threads = NULL;
 	int nthreads = 0;
@@ -392,6 +397,9 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		snprintf(err, errlen, "trace: no capture to finish");
 		return -1;
 	}
+	jl_trace_advice_from_host(host, &advice);
+	advice.irq_steered = eng->sc && eng->sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING;
+	t->advice = &advice;
 	jl_trace_probe_unserve(t);
 	jl_trace_live_stop(t); /* the live analysis' thread: what it did not feed yet is fed below */
 	if (jl_trace_stop(t, err, errlen) < 0)
@@ -465,6 +473,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	rc = 0;
 out:
+	t->advice = NULL;
 	if (have_syms)
 		jl_ksyms_free(&ksyms);
 	if (pages.tep)

@@ -62,6 +62,7 @@ struct jl_trace {
 	bool probe_have_sudo, probe_served;
 	struct jl_probe_rings *rings; /* the probe's rings (trace_probe_ring.c), NULL: markers only */
 	int *merged_fd;               /* per CPU: the pages written anew with the rings' records (-1: none) */
+	struct jl_trace_advice_in *advice; /* what the advice reads of the run and the host (jl_trace_finish) */
 	uid_t probe_sudo_uid;
 	struct jl_trace_rec *rec;   /* the flight recorder (trace_keep = worst; trace_keep.c), NULL: every page */
 	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
@@ -296,6 +297,21 @@ int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const
 			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen);
 
 /* trace_result.c: turn an analysis into summary.json's "trace" block and the worst-cycle text. */
+/* What the advice (trace_advice.c) reads of the run and the host. */
+struct jl_trace_advice_in {
+	bool vm;                     /* host.virtualized */
+	bool rt_kernel;              /* host.preempt_detail.rt */
+	char preempt_mode[16];       /* host.preempt_detail.mode on PREEMPT_DYNAMIC ("none", "full", ...), else "" */
+	int dma_latency_us;          /* host.cpu_dma_latency_us (-1: not held) */
+	int irq_steered;             /* [run] irq_affinity = housekeeping: 1 yes, 0 no, -1 unknown */
+};
+/* The host's facts from summary.json's host block (HOST may be NULL: nothing known). */
+void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a);
+/* One line of advice for C (into OUT), from the part that kept it longest and IN; the rule's name, or NULL when no rule
+ * applies or the run already follows its remedy (OUT is then ""). */
+const char *jl_trace_advice(const struct jl_tan *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,
+			    char *out, size_t len);
+
 struct jl_trace_summary_in {
 	const char *file;            /* "trace.dat" */
 	size_t events;
@@ -305,6 +321,7 @@ struct jl_trace_summary_in {
 	int64_t to;                  /* measured phase end (0 = the trace's end) */
 	const char *kshark;          /* "kernelshark.json" or NULL */
 	bool pages_dropped;          /* the flight recorder kept some pages only: no off-CPU totals */
+	struct jl_trace_advice_in advice;
 };
 /* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;
  * what HOST does not say keeps jl_tan_init's defaults. HOST may be NULL. */

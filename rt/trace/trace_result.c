@@ -50,6 +50,28 @@ void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
 	}
 }
 
+void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a)
+{
+	json_object *v, *d;
+
+	memset(a, 0, sizeof(*a));
+	a->dma_latency_us = -1;
+	a->irq_steered = -1;
+	if (!host)
+		return;
+	if (json_object_object_get_ex(host, "virtualized", &v))
+		a->vm = json_object_get_boolean(v);
+	if (json_object_object_get_ex(host, "cpu_dma_latency_us", &v) && json_object_is_type(v, json_type_int))
+		a->dma_latency_us = json_object_get_int(v);
+	if (json_object_object_get_ex(host, "preempt_detail", &d)) {
+		if (json_object_object_get_ex(d, "rt", &v))
+			a->rt_kernel = json_object_get_boolean(v);
+		if (json_object_object_get_ex(d, "dynamic", &v) && json_object_get_boolean(v) &&
+		    json_object_object_get_ex(d, "mode", &v) && json_object_is_type(v, json_type_string))
+			snprintf(a->preempt_mode, sizeof(a->preempt_mode), "%s", json_object_get_string(v));
+	}
+}
+
 static json_object *part_json(const struct jl_part *p)
 {
 	bool task = p->pid > 0 && (p->kind == JL_PART_TASK || p->kind == JL_PART_OTHER || p->kind == JL_PART_THROTTLE ||
@@ -72,7 +94,8 @@ static json_object *part_json(const struct jl_part *p)
 	return o;
 }
 
-static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c, const char *text)
+static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c, const char *text,
+			       const char *rule, const char *advice)
 {
 	json_object *o = json_object_new_object(), *parts = json_object_new_array();
 	int culprit = jl_cycle_culprit(c);
@@ -101,6 +124,8 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 	json_object_object_add(o, "parts", parts);
 	json_object_object_add(o, "culprit", culprit >= 0 ? part_json(&c->parts[culprit]) : NULL);
 	json_object_object_add(o, "text", json_object_new_string(text));
+	json_object_object_add(o, "advice", rule ? json_object_new_string(advice) : NULL);
+	json_object_object_add(o, "advice_rule", rule ? json_object_new_string(rule) : NULL);
 	return o;
 }
 
@@ -241,20 +266,25 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
 	warr = json_object_new_array();
 	for (int i = 0; i < *nworst; i++) {
-		char line[2048];
+		char line[2048], advice[512];
+		const char *rule;
 
 		listed_misses += worst[i].window == JL_WINDOW_RESPONSE;
 		jl_cycle_format(&worst[i], an->threads[worst[i].thread].name, line, sizeof(line));
-		json_object_array_add(warr, cycle_json(an, &worst[i], line));
-		if (tlen + strlen(line) + 4 >= tcap) {
-			char *nt = realloc(t, tcap * 2 + strlen(line));
+		rule = jl_trace_advice(an, &worst[i], &in->advice, advice, sizeof(advice));
+		json_object_array_add(warr, cycle_json(an, &worst[i], line, rule, advice));
+		if (tlen + strlen(line) + strlen(advice) + 16 >= tcap) {
+			size_t want = tcap * 2 + strlen(line) + strlen(advice) + 16;
+			char *nt = realloc(t, want);
 
 			if (!nt)
 				break;
 			t = nt;
-			tcap = tcap * 2 + strlen(line);
+			tcap = want;
 		}
 		tlen += snprintf(t + tlen, tcap - tlen, "%s\n", line);
+		if (rule)
+			tlen += snprintf(t + tlen, tcap - tlen, "  advice: %s\n", advice);
 	}
 	json_object_object_add(b, "worst", warr);
 	{

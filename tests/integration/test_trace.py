@@ -456,6 +456,13 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
     assert big["name"] in ("RT throttling", "fair server", "RT bandwidth"), c["text"]
     assert c["culprit"]["kind"] == "throttle", c
     assert "RT throttled" in c["text"], c["text"]
+    # the advice: who spent the budget (the spinner, by the pid the run gave it), with rt_runtime's warning
+    spinner = next(t for t in r.summary()["threads"] if t["name"] == "spinner")
+    assert c["advice_rule"] in ("rt-budget", "fair-server"), c
+    if c["advice_rule"] == "rt-budget":
+        assert f"spinner (pid {spinner['tid']}, RT 10) spent CPU 1's RT budget" in c["advice"], c["advice"]
+        assert "starve ksoftirqd" in c["advice"]
+    assert "  advice: " + c["advice"] in r.stdout
     for w in r.summary()["trace"]["worst"]:
         assert not any(p["name"] in ("return", "switch from idle") and p["duration_ns"] > 1_000_000
                        for p in w["parts"]), w["text"]

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "rt/trace/trace_events.h"
+#include "rt/trace/trace_int.h"
 #include "tests/unit/tev_builders.h"
 
 #define LOOP 100
@@ -330,6 +331,14 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 	assert_true(p && p->duration_ns > 10000 && p->duration_ns < 100000); /* release -> waking: 31.6 us */
 	jl_cycle_format(c, "loop", text, sizeof(text));
 	assert_non_null(strstr(text, "with the shape of a budget"));
+	{ /* the advice names who spent the budget: the spinner, the RT task that ran before the wait */
+		struct jl_trace_advice_in in;
+		char out[512];
+
+		jl_trace_advice_from_host(NULL, &in);
+		assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "rt-budget");
+		assert_non_null(strstr(out, "spinner (pid 11125, RT 40) spent CPU 1's RT budget"));
+	}
 	jl_tan_free(&an);
 }
 
