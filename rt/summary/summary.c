@@ -193,7 +193,20 @@ static json_object *short_dist_json(const struct jl_dist *d)
 
 /* A poll's analytic expectation (its topic's one publisher an unjittered timer, of period Tp; the poll's
  * Tq): it adds about min(Tp, Tq) / 2 to the data's age (measured: its age at the read minus the
- * publisher's at its end) and consumes min(1, Tp / Tq) of the messages */
+ * publisher's at its end) and consumes min(1, Tp / Tq) of the messages. That model averages over a
+ * random phase. When one period is a multiple of the other the phase never moves: every poll finds the
+ * latest message the same time old, (phase - the publisher's end) mod min(Tp, Tq), where phase is the
+ * poll's first release less the publisher's (aligned starts: a whole period, e.g. 15 ms for a 60 ms poll
+ * of a 15 ms publisher, where the random-phase model says 7.5). Both are given. */
+/* The index of ENG's series called NAME (0 when none: the caller found it before). */
+static int k_of(const struct jl_engine *eng, const char *name)
+{
+	for (int k = 0; k < eng->nseries; k++)
+		if (!strcmp(eng->series[k].name, name))
+			return k;
+	return 0;
+}
+
 static void poll_model_json(const struct jl_engine *eng, const struct jl_series_result *res, int i, json_object *t)
 {
 	const struct jl_scenario *sc = eng->sc;
@@ -226,6 +239,19 @@ static void poll_model_json(const struct jl_engine *eng, const struct jl_series_
 	x = json_object_new_object();
 	add_i64(x, "expected", (tp < tq ? tp : tq) / 2);
 	add_i64(x, "measured", (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
+	{
+		int64_t m = tp < tq ? tp : tq, big = tp < tq ? tq : tp;
+		bool harmonic = m > 0 && big % m == 0;
+
+		json_object_object_add(o, "harmonic", json_object_new_boolean(harmonic));
+		if (harmonic) { /* the phase is locked: the age the actual phase gives, beside the model's */
+			int64_t phase = eng->series[i].first_release - eng->series[k_of(eng, pub->name)].first_release;
+			int64_t end = (int64_t)(pr->e2e.mean + 0.5), locked = ((phase - end) % m + m) % m;
+
+			add_i64(o, "phase_ns", ((phase % m) + m) % m);
+			add_i64(x, "expected_phase_locked", locked ? locked : m);
+		}
+	}
 	json_object_object_add(o, "added_age_ns", x);
 	x = json_object_new_object();
 	json_object_object_add(x, "expected", json_object_new_double(tp >= tq ? 1.0 : (double)tp / (double)tq));

@@ -200,12 +200,23 @@ static void c_poll_periods(json_object *t, char *b, size_t l)
 	us_pair(p, sizeof(p), num(t, "poll_model.publisher_period_ns"), num(t, "poll_model.poll_period_ns"));
 	snprintf(b, l, at(t, "poll_model") ? "%.40s, %s" : "-", str(t, "poll_model.publisher"), p);
 }
+/* Measured / expected in one unit (the larger one's: ms from 1 ms), and with harmonic periods the age the
+ * locked phase gives: "15.0 / 7.5 ms, phase-locked 15.0". */
 static void c_poll_age(json_object *t, char *b, size_t l)
 {
-	if (at(t, "poll_model"))
-		us_pair(b, l, num(t, "poll_model.added_age_ns.measured"), num(t, "poll_model.added_age_ns.expected"));
-	else
+	double m = num(t, "poll_model.added_age_ns.measured"), e = num(t, "poll_model.added_age_ns.expected");
+	double big = m > e ? m : e, div = big >= 1e6 ? 1e6 : 1e3;
+	const char *unit = big >= 1e6 ? "ms" : "us";
+	int o;
+
+	if (!at(t, "poll_model")) {
 		snprintf(b, l, "-");
+		return;
+	}
+	o = snprintf(b, l, "%.1f / %.1f %s", m / div, e / div, unit);
+	if (at(t, "poll_model.added_age_ns.expected_phase_locked") && o > 0 && (size_t)o < l)
+		snprintf(b + o, l - (size_t)o, ", phase-locked %.1f",
+			 num(t, "poll_model.added_age_ns.expected_phase_locked") / div);
 }
 static void c_poll_fraction(json_object *t, char *b, size_t l)
 {

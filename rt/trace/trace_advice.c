@@ -197,7 +197,7 @@ static int say_irq_on_cpu(const struct ctx *x, char *out, size_t len)
 static bool unexplained(const struct ctx *x)
 {
 	return x->p->kind == JL_PART_OTHER && (!strcmp(x->p->name, "runnable, CPU idle") ||
-					       !strcmp(x->p->name, "switched in, no event says why"));
+					       strstr(x->p->name, "no event says why"));
 }
 
 static int say_unexplained(const struct ctx *x, char *out, size_t len)

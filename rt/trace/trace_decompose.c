@@ -352,7 +352,15 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 
 		if (p->timer_cpu >= 0 && p->timer_now > 0 && pre > 0)
 			add_timer_parts(an, p, release, c, pre);
-		else if (!add_late_interrupt(an, p, release, c, pre))
+		else if (add_late_interrupt(an, p, release, c, pre))
+			;
+		else if (idle && pre > JL_IDLE_EXIT_MAX_NS)
+			/* no idle state takes this long to leave: the wakeup came late, and nothing says why */
+			jl_cycle_add_part(c, JL_PART_OTHER, "woken late, CPU idle, no event says why", -1, 0, pre,
+					  "the CPU idled from the release to the waking, longer than any idle exit: the "
+					  "timer fired late or elsewhere, or the vCPU did not run (record the timer group "
+					  "to see the timer)");
+		else
 			add_part(c, idle ? JL_PART_IDLE_EXIT : JL_PART_TIMER, idle ? "idle exit" : "timer", -1, 0, pre);
 	}
 	add_wait_pieces(an, p, c);

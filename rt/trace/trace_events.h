@@ -157,6 +157,10 @@ enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, J
  * take and still be called so: the CPU is awake by then (it handled the wakeup). Longer idle while an RT
  * task is runnable is a wait of its own ("runnable, CPU idle"), named by its shape where it has one. */
 #define JL_SWITCH_IDLE_MAX_NS 1000000
+/* The longest "idle exit" without timer events (release -> waking on an idle CPU): the deepest idle states
+ * take hundreds of microseconds to leave, a VM's halted vCPU a few ms; longer is a late wakeup no event
+ * explains. */
+#define JL_IDLE_EXIT_MAX_NS 5000000
 const char *jl_part_kind_name(enum jl_part_kind k);
 
 struct jl_part {

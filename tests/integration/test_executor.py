@@ -3,6 +3,7 @@ series per callback. The shipped scenarios' [expect] are the acceptance bands; t
 run writes (series, samples.csv rows, per-thread callback counts, the explanation of a late callback) is
 checked here from the files."""
 import pathlib
+import re
 
 import pytest
 
@@ -106,6 +107,32 @@ def test_polling_adds_half_the_shorter_period(jl, tp, tq):
         assert m["rereads"] > 0
     rows = [row for row in r.samples() if row["thread"] == "poller"]
     assert len(rows) == poller["cycles"]
+
+
+def test_harmonic_polling_reads_one_period_old(jl):
+    """A 60 ms poll of a 15 ms publisher, both released from the same instant: the periods are harmonic and
+    the phase never moves, so every poll finds the latest message a whole publisher period old (it is
+    published just after the poll), not the random-phase model's min(Tp, Tq)/2 = 7.5 ms. poll_model says
+    the periods are harmonic and gives the locked phase's age beside the model's; the table shows both in
+    one unit. The measured figure is the poller's age less the event-driven listener's (the run's own
+    samples), held against Tp itself, not against the model's formula."""
+    r = jl("run", ROOT / "scenarios" / "polling.ini", "--duration", "4s", "--set", "sensor.period=15ms",
+           "--set", "poller.period=60ms", "--set", "poller.phase=0ms", timeout=60)
+    assert r.rc in (0, 3), r.stderr
+    listener, poller = r.thread("listener"), r.thread("poller")
+    added = poller["age_ns"]["mean"] - listener["age_ns"]["mean"]
+    assert 0.75 * 15e6 <= added <= 1.1 * 15e6, added  # one period old: far from 7.5 ms
+    pm = poller["poll_model"]
+    assert pm["harmonic"] is True and pm["added_age_ns"]["expected"] == 7_500_000
+    locked = pm["added_age_ns"]["expected_phase_locked"]
+    assert 0.75 * 15e6 <= locked <= 15e6, pm
+    assert abs(pm["added_age_ns"]["measured"] - locked) <= 0.25 * 15e6, pm
+    line = next(l for l in r.stdout.splitlines() if "added age measured / expected" in l)
+    assert re.search(r"\d+\.\d / 7\.5 ms, phase-locked \d+\.\d", line), line
+    # a drifting pair (103 ms of a 20 ms publisher) is not harmonic: the model alone
+    r2 = jl("run", ROOT / "scenarios" / "polling.ini", "--duration", "1s", timeout=60)
+    assert r2.thread("poller")["poll_model"]["harmonic"] is False
+    assert "expected_phase_locked" not in r2.thread("poller")["poll_model"]["added_age_ns"]
 
 
 def test_node_default_group(jl, scenario):

@@ -52,7 +52,9 @@ def test_mutex_inverts(jl):
     # the trace names the holder that woke high and the task that kept the holder off its CPU
     late = [w for w in r.summary()["trace"]["worst"] if w["thread"] == "high" and w["window"] == "response"]
     assert late, [w["text"] for w in r.summary()["trace"]["worst"]]
-    assert any("woken by low" in p["name"] and "medium" in p["name"] for p in late[0]["parts"]), late[0]["text"]
+    # (among the misses explained: on a noisy VM the longest response can be a host stall, not an inversion)
+    assert any("woken by low" in p["name"] and "medium" in p["name"] for w in late for p in w["parts"]), \
+        [w["text"] for w in late]
     assert "boosts" not in lock  # a plain mutex boosts no one: only a pi lock reports boosts
 
 

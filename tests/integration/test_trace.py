@@ -445,8 +445,18 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
     trace configuration the worst cycle's largest part is `throttle` (RT throttling or the fair server by
     their timers, RT bandwidth by the budget's shape where the timers are not in the trace), the culprit;
     no part called "return" or "switch from idle" holds the wait (each is at most 1 ms)."""
-    r = run_scenario(tmp_path, "lower_spinner", LOWER_SPINNER.replace("trace = sched, irq, timer", f"trace = {groups}"))
-    assert r.rc in (0, 3), detail(r)
+    # the premise: the kernel throttled the CPU in the run (a cycle waited 10 ms or more; the loop's own
+    # figure, not the explanation's). Seen once in a full lane on our 6.18 hosts: a 3 s run whose worst
+    # wait was 9.6 ms. Such a run says nothing of the rule: it is run again, at most 3 times.
+    for attempt in range(3):
+        r = run_scenario(tmp_path / f"a{attempt}", "lower_spinner",
+                         LOWER_SPINNER.replace("trace = sched, irq, timer", f"trace = {groups}"))
+        assert r.rc in (0, 3), detail(r)
+        if r.thread("loop")["latency_ns"]["max"] > 10_000_000:
+            break
+        print(f"attempt {attempt}: the loop never waited 10 ms (max {r.thread('loop')['latency_ns']['max']} ns)")
+    else:
+        pytest.skip("3 runs and the kernel never held the loop 10 ms: RT throttling did not happen here")
     worst = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
     assert worst, r.summary()["trace"]
     c = max(worst, key=lambda c: c["latency_ns"])
