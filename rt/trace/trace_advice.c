@@ -229,6 +229,31 @@ static int say_lost(const struct ctx *x, char *out, size_t len)
 	return snprintf(out, len, "events were lost: a larger [run] trace_buffer keeps them");
 }
 
+static bool inversion(const struct ctx *x)
+{
+	return x->p->kind == JL_PART_BLOCKED && strstr(x->p->name, "(it waited behind ");
+}
+
+static int say_inversion(const struct ctx *x, char *out, size_t len)
+{
+	(void)x;
+	return snprintf(out, len, "a priority inversion: the task that woke the loop was kept off its CPU meanwhile; "
+			"if it held a lock the loop waited for, a priority-inheritance lock ([lock] kind = pi, "
+			"PTHREAD_PRIO_INHERIT) raises it above the task that kept it off");
+}
+
+static bool pi_holder(const struct ctx *x)
+{
+	return x->p->kind == JL_PART_BLOCKED && !strncmp(x->p->name, "blocked on a PI lock held by ", 29);
+}
+
+static int say_pi_holder(const struct ctx *x, char *out, size_t len)
+{
+	return snprintf(out, len, "the loop waited %.1f ms for a lock's holder, already raised to its priority: "
+			"shorten what the holder does under the lock, or hand the data over without one",
+			(double)x->p->duration_ns / 1e6);
+}
+
 static const struct rule {
 	const char *name;
 	bool (*applies)(const struct ctx *x);
@@ -246,6 +271,8 @@ static const struct rule {
 	{ "unexplained", unexplained, say_unexplained },
 	{ "executor", executor_wait, say_executor },
 	{ "lost", lost, say_lost },
+	{ "inversion", inversion, say_inversion },
+	{ "pi-holder", pi_holder, say_pi_holder },
 };
 
 const char *jl_trace_advice(const struct jl_tan *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,

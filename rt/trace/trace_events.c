@@ -186,6 +186,7 @@ void jl_tan_free(struct jl_tan *an)
 			free(an->threads[i].pairs);
 			free(an->threads[i].states);
 			free(an->threads[i].sample_pair);
+			free(an->threads[i].lent);
 		}
 	if (an->segs)
 		for (int c = 0; c < an->ncpus; c++)
@@ -998,6 +999,16 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			an->threads[ti].boosts++;
 			if (!an->threads[ti].boost_prio || ev->prio < an->threads[ti].boost_prio)
 				an->threads[ti].boost_prio = ev->prio;
+		}
+		/* written by the waiter as it blocks on the holder's lock (rt_mutex): what it lent, to whom */
+		ti = ev->has_cur ? jl_tan_thread_of(an, ev->cur) : -1;
+		if (ti >= 0 && an->threads[ti].measured && ev->prio < ev->prev_prio && ev->pid != ev->cur &&
+		    an->threads[ti].nlent < JL_TAN_LENT_MAX) {
+			struct jl_tan_lent l = { .ts = ev->ts, .holder = ev->pid, .kprio = ev->prio };
+
+			if (append(&an->threads[ti].lent, &an->threads[ti].nlent, &an->threads[ti].caplent, &l,
+				   sizeof(l)) < 0)
+				return -1;
 		}
 		break;
 	case JL_TEV_IPI:

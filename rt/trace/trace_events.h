@@ -241,6 +241,10 @@ struct jl_tan_thread {
 	int group;                   /* a callback: its mutually exclusive group (-1: reentrant) */
 	uint64_t boosts;             /* sched_pi_setprio events that raised it (priority inheritance) */
 	int32_t boost_prio;          /* the highest (lowest kernel) priority a boost gave it (0: none) */
+	/* the priorities this (measured) thread lent through a PI lock it blocked on (sched_pi_setprio written by
+	 * it: the holder raised to its priority), in time order, at most JL_TAN_LENT_MAX */
+	struct jl_tan_lent *lent;
+	size_t nlent, caplent;
 	bool pool;                   /* a pool thread of a multi-threaded executor: its wakeups and states are
 				      * analysed for the callbacks it ran, never listed as cycles of its own */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with
@@ -319,6 +323,11 @@ struct jl_tan_birth {
 };
 
 #define JL_TAN_IRQS 1024
+#define JL_TAN_LENT_MAX 4096
+struct jl_tan_lent {
+	int64_t ts;
+	int32_t holder, kprio;   /* the lock's holder and the kernel prio it was raised to */
+};
 struct jl_tan {
 	int nthreads;
 	struct jl_tan_thread *threads;

@@ -79,6 +79,23 @@ static int64_t waker_kept_by(const struct jl_tan *an, int cpu, int64_t from, int
 	return best * 10 >= to - from ? best : 0;
 }
 
+/* The priority SELF lent HOLDER through a PI lock as it blocked in [FROM, TO) (a little before FROM: the
+ * boost is written just before the switch-out), or NULL. */
+static const struct jl_tan_lent *lent_to(const struct jl_tan *an, int32_t self, int32_t holder, int64_t from, int64_t to)
+{
+	int ti = jl_tan_thread_of(an, self);
+
+	for (size_t i = 0; ti >= 0 && i < an->threads[ti].nlent; i++) {
+		const struct jl_tan_lent *l = &an->threads[ti].lent[i];
+
+		if (l->ts > to)
+			break;
+		if (l->holder == holder && l->ts >= from - 1000000)
+			return l;
+	}
+	return NULL;
+}
+
 /* Asleep in [FROM, FROM + D), ended by WOKEN (NULL: not in the window); WHERE: "inside its work", ...
  * When a task woke it (a lock's holder giving it back), what kept that task off its CPU meanwhile is
  * named: the middle task of a priority inversion. */
@@ -97,6 +114,18 @@ static void add_blocked(const struct jl_tan *an, int32_t self, struct jl_cycle *
 	case JL_PART_TASK:
 		behind = waker_kept_by(an, woken->rec_cpu, from, from + d, woken->by_pid, self, kept, sizeof(kept));
 		snprintf(name, sizeof(name), "blocked, woken by %s", jl_tan_name(an, woken->by));
+		{
+			/* a PI lock (a PI futex, or a sleeping spinlock on PREEMPT_RT): this thread raised the one
+			 * that woke it to its own priority as it blocked, sched_pi_setprio says so */
+			const struct jl_tan_lent *l = lent_to(an, self, woken->by_pid, from, from + d);
+			char boosted[24];
+
+			if (l) {
+				jl_kprio_format(l->kprio, boosted, sizeof(boosted));
+				snprintf(name, sizeof(name), "blocked on a PI lock held by %s (boosted to %s)",
+					 jl_tan_name(an, woken->by), boosted);
+			}
+		}
 		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
 			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", jl_tan_name(an, woken->by), kept);
 		if (behind)

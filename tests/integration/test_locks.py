@@ -174,3 +174,21 @@ def test_biglock_hand_over(jl, scenario):
 
 def rows_of(r):
     return rows(r, "locks.csv")
+
+
+def test_pi_wait_names_the_holder(jl):
+    """With a PI lock and a deadline shorter than low's critical section, high's misses are explained as a
+    wait on the lock's holder, with the boost high lent it (sched_pi_setprio, written by high as it
+    blocked), and the advice speaks of the holder's work under the lock, not of PI (already in use)."""
+    r = run(jl, "shared.kind=pi", "high.deadline=2ms")
+    assert r.rc in (0, 3), r.stderr
+    late = [w for w in r.summary()["trace"]["worst"] if w["thread"] == "high" and w["window"] == "response"]
+    assert late, [w["text"] for w in r.summary()["trace"]["worst"]]
+    named = [(w, p) for w in late for p in w["parts"]
+             if p["name"] == "blocked on a PI lock held by low (boosted to RT 90)"]
+    assert named, [w["text"] for w in late]
+    for w, p in named:
+        assert p["pid"] == r.thread("low")["tid"] and p["kind"] == "blocked", p
+        if p is max(w["parts"], key=lambda q: q["duration_ns"]):
+            assert w["advice_rule"] == "pi-holder", w
+

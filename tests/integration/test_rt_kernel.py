@@ -112,8 +112,15 @@ def test_pi_lock_boosts_the_holder(jl):
     as on the host. Structure only: the boosts are counted and the holder is raised to the waiter's
     priority; the waits' lengths are the emulator's."""
     scenario = pathlib.Path(__file__).resolve().parents[2] / "scenarios" / "priority-inversion.ini"
-    r = jl("run", scenario, "--duration", "2s", "--set", "shared.kind=pi", timeout=300)
+    r = jl("run", scenario, "--duration", "2s", "--set", "shared.kind=pi", "--set", "high.deadline=2ms", timeout=300)
     assert r.rc in (0, 3), r.stderr[-3000:]
     lock = r.summary()["locks"][0]
     assert lock["kind"] == "pi" and lock["acquisitions"] > 0, lock
     assert lock["boosts"] > 0, lock
+    # high's misses (a 2 ms deadline under low's 5 ms critical section): the wait names the lock's holder
+    # and the boost high gave it (sched_pi_setprio, written by high as it blocked)
+    late = [w for w in r.summary()["trace"]["worst"] if w["thread"] == "high" and w["window"] == "response"]
+    assert late, [w["text"] for w in r.summary()["trace"]["worst"]]
+    named = [p for w in late for p in w["parts"] if p["name"] == "blocked on a PI lock held by low (boosted to RT 90)"]
+    assert named, [w["text"] for w in late]
+    assert all(p["pid"] == r.thread("low")["tid"] for p in named), named

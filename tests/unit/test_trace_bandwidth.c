@@ -578,6 +578,57 @@ static void test_response_window_blocked(void **state)
 	jl_tan_free(&an);
 }
 
+/* Hand-made: the loop blocks inside its work on a PI lock that a FIFO 10 thread holds; as it blocks it
+ * raises the holder to its own priority (sched_pi_setprio, written by the loop), and the holder wakes it
+ * when it lets go. The response window names the lock's holder and the boost. */
+static void test_pi_lock_holder_named(void **state)
+{
+	const int low = 400;
+	struct jl_tev boost = { .ts = 200000, .cpu = 1, .kind = JL_TEV_PI_SETPRIO, .has_cur = true, .cur = LOOP,
+				.pid = low, .prev_prio = 89, .prio = 19 };
+	struct jl_tev unboost = { .ts = 5201000, .cpu = 1, .kind = JL_TEV_PI_SETPRIO, .has_cur = true, .cur = low,
+				  .pid = low, .prev_prio = 19, .prio = 89 };
+	struct jl_tev e[] = {
+		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
+		boost,
+		sw(201, 1, LOOP, 19, 0x1, low, 19, "low"),          /* blocks; the holder runs, boosted */
+		wake(5200, 1, low, LOOP, 19),                        /* the holder lets go */
+		unboost,
+		sw(5203, 1, low, 89, 0x100, LOOP, 19, "control"),
+		sw(9000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *blocked = NULL;
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	snprintf(e[0].prev_comm, sizeof(e[0].prev_comm), "swapper/1");
+	setup_one(&an, LOOP, "control", s, 1);
+	assert_int_equal(jl_tan_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
+	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	c = response_of(w, nw);
+	assert_non_null(c);
+	assert_parts_add_up(c);
+	for (int i = 0; i < c->nparts; i++)
+		if (c->parts[i].kind == JL_PART_BLOCKED)
+			blocked = &c->parts[i];
+	assert_non_null(blocked);
+	assert_string_equal(blocked->name, "blocked on a PI lock held by low (boosted to RT 80)");
+	assert_int_equal(blocked->pid, low);
+	assert_int_equal(blocked->duration_ns, 4999000);
+	{
+		struct jl_trace_advice_in in;
+		char out[512];
+
+		jl_trace_advice_from_host(NULL, &in);
+		assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "pi-holder");
+	}
+	jl_tan_free(&an);
+}
+
 /* Hand-made: events were lost on CPU 1 while the loop worked, right after its switch-in (the CPU's last
  * record before the gap is a piece boundary): the timeline stops there, a "lost" part covers the gap,
  * and the missed cycle says so. */
@@ -826,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
 		cmocka_unit_test(test_rt_kernel_threads_named),
+		cmocka_unit_test(test_pi_lock_holder_named),
 		cmocka_unit_test(test_recorded_fair_server),
 		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
 		cmocka_unit_test(test_budget_shape_without_timer_events),
