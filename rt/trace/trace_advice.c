@@ -167,6 +167,18 @@ static int say_unpreempted(const struct ctx *x, char *out, size_t len)
 			"preemptible");
 }
 
+static bool timer_softirq(const struct ctx *x)
+{
+	return x->p->kind == JL_PART_TIMER && !strncmp(x->p->name, "timer softirq in ktimers/", 25) && !x->loop_rt;
+}
+
+static int say_timer_softirq(const struct ctx *x, char *out, size_t len)
+{
+	(void)x;
+	return snprintf(out, len, "on PREEMPT_RT a SCHED_OTHER task's timer is run by ktimers, the timer softirq's "
+			"thread: policy = fifo (any priority) makes the kernel expire it in hard interrupt context");
+}
+
 static bool late_interrupt(const struct ctx *x)
 {
 	return x->p->kind == JL_PART_TIMER && (!strcmp(x->p->name, "timer interrupt late") ||
@@ -266,6 +278,7 @@ static const struct rule {
 	{ "fair-server", fair_server, say_fair_server },
 	{ "idle-exit", idle_exit, say_idle_exit },
 	{ "unpreempted", unpreempted, say_unpreempted },
+	{ "timer-softirq", timer_softirq, say_timer_softirq },
 	{ "late-interrupt", late_interrupt, say_late_interrupt },
 	{ "irq-on-cpu", irq_on_cpu, say_irq_on_cpu },
 	{ "unexplained", unexplained, say_unexplained },

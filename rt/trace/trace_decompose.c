@@ -235,6 +235,46 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 		add_part(c, JL_PART_TIMER, "timer", -1, 0, pre - sum);
 }
 
+/* Release -> waking when ktimers/N woke the task (PREEMPT_RT: a SCHED_OTHER task's hrtimer expires in
+ * softirq, which that thread runs): the time ktimers ran before the waking is the timer's softirq, named;
+ * idle before it is the idle exit; the rest (the hard IRQ, ktimers' own wakeup) stays "timer". */
+static bool add_timer_softirq(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+			      int64_t pre)
+{
+	int cpu = p->wake_cpu;
+	int64_t ran = 0, idle = 0, other = 0;
+	char name[JL_TAN_NAME_MAX + 32], detail[200];
+	const char *comm = jl_tan_comm(an, p->waker_pid);
+
+	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
+
+		if (s->start >= p->waking)
+			break;
+		if (b <= a)
+			continue;
+		if (s->kind == JL_PART_TASK && s->pid == p->waker_pid)
+			ran += b - a;
+		else if (s->kind == JL_PART_OTHER && s->pid == 0)
+			idle += b - a;
+		else if (s->kind == JL_PART_TASK)
+			other += b - a; /* what delayed ktimers: named as it is, a task the timer thread waited behind */
+		if (s->kind == JL_PART_TASK && s->pid != p->waker_pid)
+			jl_cycle_add_part(c, JL_PART_TASK, jl_tan_name(an, s->name), s->pid, s->kprio, b - a, NULL);
+	}
+	snprintf(name, sizeof(name), "timer softirq in %s", comm);
+	snprintf(detail, sizeof(detail), "on PREEMPT_RT a SCHED_OTHER task's timer expires in softirq: %s ran it and "
+		 "woke the task", comm);
+	if (ran)
+		jl_cycle_add_part(c, JL_PART_TIMER, name, p->waker_pid, 0, ran, detail);
+	if (idle)
+		add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, idle);
+	if (pre > ran + idle + other)
+		add_part(c, JL_PART_TIMER, "timer", -1, 0, pre - ran - idle - other);
+	return true;
+}
+
 /* Release -> waking without the timer's events: what ran on the CPU the waking was recorded on (where
  * the timer fired) says what kept it. A task that ran JL_UNPREEMPTED_NS or more of it: the interrupt came
  * late while it ran (interrupts off, or the vCPU not running: the trace cannot tell), a part naming it,
@@ -251,6 +291,8 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
 
 	if (cpu < 0 || cpu >= an->ncpus || pre <= 0)
 		return false;
+	if (p->waker_pid > 0 && !strncmp(jl_tan_comm(an, p->waker_pid) ? jl_tan_comm(an, p->waker_pid) : "", "ktimers/", 8))
+		return add_timer_softirq(an, p, release, c, pre);
 	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;

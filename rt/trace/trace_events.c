@@ -750,6 +750,8 @@ static void note_wake_cause(struct jl_tan *an, int ti, const struct jl_tev *ev)
 	memset(p, 0, sizeof(*p));
 	p->queue_cpu = ev->target_cpu >= 0 ? ev->target_cpu : ev->cpu;
 	p->timer_cpu = -1;
+	/* a task woke it (not an IRQ on that task's back): on PREEMPT_RT a CFS task's timer is run by ktimers/N */
+	p->waker_pid = ev->has_cur && ev->cur > 0 && c->depth == 0 && !(ev->flags & JL_TEV_F_HARDIRQ) ? ev->cur : -1;
 	if (c->depth > 0 && c->depth <= CTX_DEPTH && c->stack[c->depth - 1].timer) {
 		const struct ctx *x = &c->stack[c->depth - 1];
 		const struct jl_tan_armed *a = armed_slot(an, x->timer);

@@ -184,6 +184,7 @@ struct jl_pair {
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
 	bool matched;               /* paired with a sample's release (jl_tan_match) */
 	int32_t queue_cpu;          /* the runqueue it was woken onto (sched_waking's target_cpu) */
+	int32_t waker_pid;          /* the task that woke it (the waking recorded in its context, no IRQ), -1 */
 	/* the hrtimer whose expiry woke it (timer group recorded), else timer_cpu = -1 */
 	int32_t timer_cpu;
 	int64_t timer_entry;        /* hrtimer_expire_entry of it */

@@ -124,3 +124,32 @@ def test_pi_lock_boosts_the_holder(jl):
     named = [p for w in late for p in w["parts"] if p["name"] == "blocked on a PI lock held by low (boosted to RT 90)"]
     assert named, [w["text"] for w in late]
     assert all(p["pid"] == r.thread("low")["tid"] for p in named), named
+
+
+def test_cfs_loop_is_woken_by_ktimers(jl, scenario):
+    """On PREEMPT_RT a SCHED_OTHER task's timer expires in softirq, run by ktimers/N: a CFS loop's wakeup is
+    explained as the timer softirq in that thread (its pid read here from /proc, not from jitterlab), and the
+    advice says policy = fifo."""
+    p = scenario("cfsloop", """
+        [run]
+        duration = 3s
+        warmup = 0s
+        trace = sched
+        [thread loop]
+        policy = other
+        cpus = 1
+        rate = 100Hz
+        work = spin 50us
+        """)
+    r = jl("run", p, timeout=300)
+    assert r.rc in (0, 3), r.stderr[-3000:]
+    ktimers = [int(d.name) for d in pathlib.Path("/proc").iterdir() if d.name.isdigit()
+               and (read_text(d / "comm") or "").strip() == "ktimers/1"]
+    assert len(ktimers) == 1, ktimers
+    worst = [w for w in r.summary()["trace"]["worst"] if w["thread"] == "loop" and w["window"] == "wakeup"]
+    parts = [p for w in worst for p in w["parts"] if p["name"] == "timer softirq in ktimers/1"]
+    assert parts, [w["text"] for w in worst]
+    assert all(p["kind"] == "timer" for p in parts), parts
+    advised = [w for w in worst if w["advice_rule"] == "timer-softirq"]
+    assert all("policy = fifo" in w["advice"] for w in advised)
+

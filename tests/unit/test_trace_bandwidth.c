@@ -342,6 +342,42 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 	jl_tan_free(&an);
 }
 
+/* Recorded on PREEMPT_RT (the RT lane's guest): a FIFO 40 loop waits 3.4 ms behind the handler thread of
+ * IRQ 27 (FIFO 50). The part names the thread by its IRQ's number and full name (from irq_handler_entry;
+ * the task name is cut at 15 characters), it is the culprit, and the advice offers both remedies (the
+ * loop above FIFO 50, or IRQ 27 steered off CPU 1) since this run did neither. */
+static void test_recorded_irq_thread_preempt_rt(void **state)
+{
+	static struct jl_tev e[256];
+	struct jl_tan_sample s[] = { { .release = 19068747134, .wake = 19072369554, .cycle = 219 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	struct jl_trace_advice_in in;
+	char out[512];
+	struct jl_tan an;
+	size_t n = load_fixture("irq-thread-preempt-rt.txt", e, 256);
+	int nw;
+
+	(void)state;
+	assert_true(n > 90);
+	setup_one(&an, 173, "below", s, 1);
+	snprintf(an.threads[0].policy, sizeof(an.threads[0].policy), "FIFO 40");
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_TASK);
+	assert_non_null(p);
+	assert_string_equal(p->name, "the handler thread irq/27 of IRQ 27 virtio1-requests");
+	assert_int_equal(p->pid, 113);
+	assert_int_equal(p->kprio, 49); /* FIFO 50 */
+	assert_true(p->duration_ns > 3000000 && p->duration_ns < 3600000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	in = (struct jl_trace_advice_in){ .dma_latency_us = 0, .irq_steered = 0 };
+	assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "irq-thread");
+	assert_non_null(strstr(out, "priority = 51 or more"));
+	assert_non_null(strstr(out, "steer IRQ 27 off CPU 1"));
+	jl_tan_free(&an);
+}
+
 /* PREEMPT_RT's threads by what they run: a FIFO 40 loop woken while the handler thread of IRQ 25 runs at
  * FIFO 50 waits behind it, named with the IRQ's number and full name (its task name is cut at 15
  * characters; the name comes from irq_handler_entry), and its policy. The same wait behind ktimers/1 says
@@ -629,6 +665,46 @@ static void test_pi_lock_holder_named(void **state)
 	jl_tan_free(&an);
 }
 
+/* Hand-made, as on PREEMPT_RT (sched only): a SCHED_OTHER loop's timer expires in softirq, so ktimers/1
+ * (FIFO 1) runs it and wakes the loop. Release -> waking is the idle exit, then the timer softirq in
+ * ktimers/1 (named, not "timer interrupt late": the interrupt came on time), and the advice says
+ * policy = fifo. */
+static void test_cfs_loop_woken_by_ktimers(void **state)
+{
+	const int kt = 15;
+	struct jl_tev e[] = {
+		sw(0, 1, LOOP, 120, 0x1, 0, 120, "swapper/1"),
+		wake(1008, 1, 0, kt, 98),                          /* the hard IRQ wakes the timer softirq's thread */
+		sw(1012, 1, 0, 120, 0, kt, 98, "ktimers/1"),
+		wake(1180, 1, kt, LOOP, 120),                       /* it runs the expiry and wakes the loop */
+		sw(1190, 1, kt, 98, 0x1, LOOP, 120, "control"),
+		sw(1400, 1, LOOP, 120, 0x1, 0, 120, "swapper/1"),
+	};
+	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1192000, .cycle = 4 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	struct jl_trace_advice_in in;
+	char out[512];
+	struct jl_tan an;
+	int nw;
+
+	(void)state;
+	setup_one(&an, LOOP, "control", s, 1);
+	snprintf(an.threads[0].policy, sizeof(an.threads[0].policy), "CFS nice 0");
+	c = worst_of(&an, e, sizeof(e) / sizeof(e[0]), w, &nw);
+	p = find_kind(c, JL_PART_TIMER);
+	assert_non_null(p);
+	assert_string_equal(p->name, "timer softirq in ktimers/1");
+	assert_int_equal(p->duration_ns, 168000); /* 1012 -> 1180 us */
+	p = find_kind(c, JL_PART_IDLE_EXIT);
+	assert_true(p && p->duration_ns == 12000); /* 1000 -> 1012 us */
+	jl_trace_advice_from_host(NULL, &in);
+	assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "timer-softirq");
+	assert_non_null(strstr(out, "policy = fifo"));
+	jl_tan_free(&an);
+}
+
 /* Hand-made: events were lost on CPU 1 while the loop worked, right after its switch-in (the CPU's last
  * record before the gap is a piece boundary): the timeline stops there, a "lost" part covers the gap,
  * and the missed cycle says so. */
@@ -877,7 +953,9 @@ int main(void)
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
 		cmocka_unit_test(test_rt_kernel_threads_named),
+		cmocka_unit_test(test_recorded_irq_thread_preempt_rt),
 		cmocka_unit_test(test_pi_lock_holder_named),
+		cmocka_unit_test(test_cfs_loop_woken_by_ktimers),
 		cmocka_unit_test(test_recorded_fair_server),
 		cmocka_unit_test(test_cfs_running_on_is_unpreempted_not_throttle),
 		cmocka_unit_test(test_budget_shape_without_timer_events),
