@@ -128,7 +128,7 @@ def test_pi_lock_boosts_the_holder(jl):
 
 def test_cfs_loop_is_woken_by_ktimers(jl, scenario):
     """On PREEMPT_RT a SCHED_OTHER task's timer expires in softirq, run by ktimers/N: a CFS loop's wakeup is
-    explained as the timer softirq in that thread (its pid read here from /proc, not from jitterlab), and the
+    explained as the timer softirq in that thread (the thread found here in /proc, not from jitterlab), and the
     advice says policy = fifo."""
     p = scenario("cfsloop", """
         [run]
