@@ -477,6 +477,46 @@ bool jl_host_virtualized(char *what, size_t len)
 
 static json_object *rt_bandwidth(void);
 
+json_object *jl_host_idle_states(long *deepest, char *deep_name, size_t len)
+{
+	json_object *o = json_object_new_object(), *states = json_object_new_array();
+	char buf[64], path[160];
+	long worst = 0;
+
+	if (deep_name && len)
+		deep_name[0] = '\0';
+	json_object_object_add(o, "driver", json_object_new_string(
+		read_line("/sys/devices/system/cpu/cpuidle/current_driver", buf, sizeof(buf)) ? buf : "none"));
+	for (int st = 0; st < 16; st++) {
+		char name[64], lat[32];
+		json_object *one;
+		bool disabled;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", st);
+		if (!read_line(path, name, sizeof(name)))
+			break;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", st);
+		if (!read_line(path, lat, sizeof(lat)))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/disable", st);
+		disabled = read_line(path, buf, sizeof(buf)) && buf[0] == '1';
+		one = json_object_new_object();
+		json_object_object_add(one, "name", json_object_new_string(name));
+		json_object_object_add(one, "latency_us", json_object_new_int64(atol(lat)));
+		json_object_object_add(one, "disabled", json_object_new_boolean(disabled));
+		json_object_array_add(states, one);
+		if (!disabled && atol(lat) > worst) {
+			worst = atol(lat);
+			if (deep_name && len)
+				snprintf(deep_name, len, "%s", name);
+		}
+	}
+	json_object_object_add(o, "states", states);
+	if (deepest)
+		*deepest = worst;
+	return o;
+}
+
 json_object *jl_host_describe(void)
 {
 	json_object *h = json_object_new_object();
@@ -517,6 +557,7 @@ json_object *jl_host_describe(void)
 		json_object_object_add(h, "sched_rt_runtime_us", json_object_new_string(buf));
 	json_object_object_add(h, "rt_bandwidth", rt_bandwidth());
 	json_object_object_add(h, "fair_server", jl_host_fair_server(true, NULL, 0));
+	json_object_object_add(h, "idle_states", jl_host_idle_states(NULL, NULL, 0));
 	return h;
 }
 

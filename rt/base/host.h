@@ -79,6 +79,9 @@ bool jl_host_emulated(void);
  * fair_server (mounting debugfs for the preempt mode and the fair server's files if it is not mounted,
  * unmounting it after). */
 json_object *jl_host_describe(void);
+/* CPU 0's idle states as cpuidle shows them: {"driver", "states": [{"name", "latency_us", "disabled"}]};
+ * *DEEPEST (may be NULL) the longest exit latency of an enabled state, its name in DEEP_NAME. */
+json_object *jl_host_idle_states(long *deepest, char *deep_name, size_t len);
 
 #define JL_HOST_MAX_CPUS 1024
 

@@ -238,25 +238,13 @@ static void check_boost(struct jl_doctor_result *r)
 
 static void check_idle(struct jl_doctor_result *r)
 {
-	char driver[64] = "none", name[64], lat[32], dis[8], path[160], deep[64] = "";
+	char deep[64], driver[64] = "none";
 	long worst = 0;
+	json_object *o = jl_host_idle_states(&worst, deep, sizeof(deep)), *v; /* the same reading as summary.json */
 
-	rd("/sys/devices/system/cpu/cpuidle/current_driver", driver, sizeof(driver));
-	for (int s = 0; s < 16; s++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", s);
-		if (!rd(path, name, sizeof(name)))
-			break;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", s);
-		if (!rd(path, lat, sizeof(lat)))
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/disable", s);
-		if (rd(path, dis, sizeof(dis)) && dis[0] == '1')
-			continue;
-		if (atol(lat) > worst) {
-			worst = atol(lat);
-			snprintf(deep, sizeof(deep), "%s", name);
-		}
-	}
+	if (json_object_object_get_ex(o, "driver", &v))
+		snprintf(driver, sizeof(driver), "%s", json_object_get_string(v));
+	json_object_put(o);
 	if (worst > 10)
 		set(r, JL_DOC_WARN, "deep idle states add wake-up latency: keep cpu_dma_latency = 0us (the default) or "
 				    "boot with processor.max_cstate=1",

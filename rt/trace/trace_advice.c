@@ -142,9 +142,9 @@ static int say_idle_exit(const struct ctx *x, char *out, size_t len)
 	if (x->in->dma_latency_us != 0)
 		return snprintf(out, len, "hold the CPUs out of deep idle states: [run] cpu_dma_latency = 0us (this run "
 				"held %s)", x->in->dma_latency_us < 0 ? "none" : "more");
-	return snprintf(out, len, "the CPU left an idle state although cpu_dma_latency was held at 0: see `jitterlab "
-			"doctor` for its idle states (intel_idle.max_cstate=1 or processor.max_cstate=1 on the kernel "
-			"command line keeps them shallow)");
+	return snprintf(out, len, "the CPU left an idle state although cpu_dma_latency was held at 0 (its states: %s): "
+			"intel_idle.max_cstate=1 or processor.max_cstate=1 on the kernel command line keeps them shallow",
+			x->in->idle_states[0] ? x->in->idle_states : "see `jitterlab doctor`");
 }
 
 static bool unpreempted(const struct ctx *x)

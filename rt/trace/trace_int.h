@@ -304,6 +304,7 @@ struct jl_trace_advice_in {
 	char preempt_mode[16];       /* host.preempt_detail.mode on PREEMPT_DYNAMIC ("none", "full", ...), else "" */
 	int dma_latency_us;          /* host.cpu_dma_latency_us (-1: not held) */
 	int irq_steered;             /* [run] irq_affinity = housekeeping: 1 yes, 0 no, -1 unknown */
+	char idle_states[160];       /* host.idle_states, enabled ones: "POLL 0 us, C1 2 us, C6 170 us" ("": unknown) */
 };
 /* The host's facts from summary.json's host block (HOST may be NULL: nothing known). */
 void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a);

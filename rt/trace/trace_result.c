@@ -63,6 +63,21 @@ void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a)
 		a->vm = json_object_get_boolean(v);
 	if (json_object_object_get_ex(host, "cpu_dma_latency_us", &v) && json_object_is_type(v, json_type_int))
 		a->dma_latency_us = json_object_get_int(v);
+	if (json_object_object_get_ex(host, "idle_states", &d) && json_object_object_get_ex(d, "states", &v) &&
+	    json_object_is_type(v, json_type_array)) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < json_object_array_length(v) && o < sizeof(a->idle_states); i++) {
+			json_object *st = json_object_array_get_idx(v, i), *n, *l, *x;
+
+			if (json_object_object_get_ex(st, "disabled", &x) && json_object_get_boolean(x))
+				continue;
+			if (json_object_object_get_ex(st, "name", &n) && json_object_object_get_ex(st, "latency_us", &l))
+				o += (size_t)snprintf(a->idle_states + o, sizeof(a->idle_states) - o, "%s%s %lld us",
+						      o ? ", " : "", json_object_get_string(n),
+						      (long long)json_object_get_int64(l));
+		}
+	}
 	if (json_object_object_get_ex(host, "preempt_detail", &d)) {
 		if (json_object_object_get_ex(d, "rt", &v))
 			a->rt_kernel = json_object_get_boolean(v);

@@ -118,6 +118,9 @@ static void test_idle_exit_and_unpreempted_by_host(void **state)
 	in.vm = false; /* bare metal, cpu_dma_latency already 0: no advice to hold it */
 	assert_non_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
 	assert_null(strstr(out, "cpu_dma_latency = 0us"));
+	snprintf(in.idle_states, sizeof(in.idle_states), "POLL 0 us, C1 2 us, C6 170 us"); /* the states it saw */
+	assert_non_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
+	assert_non_null(strstr(out, "C6 170 us"));
 	in.dma_latency_us = -1;
 	assert_non_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
 	assert_non_null(strstr(out, "cpu_dma_latency = 0us"));

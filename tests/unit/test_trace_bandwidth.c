@@ -207,8 +207,9 @@ static void assert_parts_bounded(const struct jl_cycle *c)
 	for (int i = 0; i < c->nparts; i++) {
 		const struct jl_part *p = &c->parts[i];
 
-		if (p->kind == JL_PART_OTHER && (!strcmp(p->name, "return") || !strcmp(p->name, "switch from idle")) &&
-		    p->duration_ns > JL_SWITCH_IDLE_MAX_NS) {
+		if ((p->kind == JL_PART_OTHER && (!strcmp(p->name, "return") || !strcmp(p->name, "switch from idle")) &&
+		     p->duration_ns > JL_SWITCH_IDLE_MAX_NS) ||
+		    (p->kind == JL_PART_OTHER && !strncmp(p->name, "preempting ", 11) && p->duration_ns >= JL_UNPREEMPTED_NS)) {
 			char text[2048];
 
 			jl_cycle_format(c, "cycle", text, sizeof(text));
@@ -340,6 +341,91 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 		assert_non_null(strstr(out, "spinner (pid 11125, RT 40) spent CPU 1's RT budget"));
 	}
 	jl_tan_free(&an);
+}
+
+/* Every bounded part kind at its bound and just past it (hand-made, no timer events): the switch out of
+ * idle (1 ms), the return (1 ms), the idle exit from the release to the waking (5 ms) and a lower task's
+ * preemption path (100 us). At the bound the part keeps its name; past it the time is a part that says
+ * what it is (or that no event says why), and the parts still add up to the latency. */
+static void test_part_bounds(void **state)
+{
+	static const struct {
+		const char *what;
+		int kind;        /* 0: idle -> switch, 1: return, 2: idle exit, 3: a CFS task kept running */
+		int64_t us;      /* the stretch */
+		int want_kind;
+		const char *want;
+	} cases[] = {
+		{ "switch from idle at its bound", 0, 1000, JL_PART_OTHER, "switch from idle" },
+		{ "switch from idle past it", 0, 1001, JL_PART_OTHER, "runnable, CPU idle" },
+		{ "return at its bound", 1, 1000, JL_PART_OTHER, "return" },
+		{ "return past it", 1, 1001, JL_PART_OTHER, "switched in, no event says why" },
+		{ "idle exit at its bound", 2, 5000, JL_PART_IDLE_EXIT, "idle exit" },
+		{ "idle exit past it", 2, 5001, JL_PART_OTHER, "woken late, CPU idle, no event says why" },
+		{ "preempting under its bound", 3, 99, JL_PART_OTHER, "preempting scan" },
+		{ "preempting at it", 3, 100, JL_PART_UNPREEMPTED, "scan kept running" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const int64_t d = cases[k].us, rel = 1000;
+		struct jl_tev e[8];
+		struct jl_tan_sample s[1];
+		struct jl_cycle w[10];
+		const struct jl_cycle *c;
+		struct jl_tan an;
+		int n = 0, nw;
+		bool found = false;
+
+		switch (cases[k].kind) {
+		case 0: /* woken from idle at 1010, switched in D later */
+			e[n++] = sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			e[n++] = wake(rel + 10, 1, 0, LOOP, 19);
+			e[n++] = sw(rel + 10 + d, 1, 0, 120, 0, LOOP, 19, "control");
+			e[n++] = sw(rel + 10 + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
+			break;
+		case 1: /* switched in at 1012, its clock read D later */
+			e[n++] = sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			e[n++] = wake(rel + 10, 1, 0, LOOP, 19);
+			e[n++] = sw(rel + 12, 1, 0, 120, 0, LOOP, 19, "control");
+			e[n++] = sw(rel + 12 + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 12 + d) * 1000, .cycle = 1 };
+			break;
+		case 2: /* the CPU idles D from the release to the waking */
+			e[n++] = sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			e[n++] = wake(rel + d, 1, 0, LOOP, 19);
+			e[n++] = sw(rel + d + 3, 1, 0, 120, 0, LOOP, 19, "control");
+			e[n++] = sw(rel + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
+			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + d + 3) * 1000 + 2000, .cycle = 1 };
+			break;
+		default: /* a CFS task still runs D after the waking */
+			e[n++] = sw(0, 1, LOOP, 19, 0x1, CFS, 120, "scan");
+			e[n++] = wake(rel + 10, 1, CFS, LOOP, 19);
+			e[n++] = sw(rel + 10 + d, 1, CFS, 120, 0x100, LOOP, 19, "control");
+			e[n++] = sw(rel + 10 + d + 50, 1, LOOP, 19, 0x1, CFS, 120, "scan");
+			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
+			break;
+		}
+		setup_one(&an, LOOP, "control", s, 1);
+		assert_int_equal(jl_tan_run(&an, e, (size_t)n), 0);
+		assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+		assert_true(nw >= 1);
+		c = &w[0];
+		assert_parts_add_up(c);
+		assert_parts_bounded(c);
+		for (int i = 0; i < c->nparts; i++)
+			found |= (int)c->parts[i].kind == cases[k].want_kind && !strcmp(c->parts[i].name, cases[k].want) &&
+				 c->parts[i].duration_ns >= (d - 10) * 1000;
+		if (!found) {
+			char text[2048];
+
+			jl_cycle_format(c, "control", text, sizeof(text));
+			print_error("%s: no \"%s\" part of %lld us: %s\n", cases[k].what, cases[k].want, (long long)d, text);
+			fail();
+		}
+		jl_tan_free(&an);
+	}
 }
 
 /* Recorded on PREEMPT_RT (the RT lane's guest): a FIFO 40 loop waits 3.4 ms behind the handler thread of
@@ -952,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_rt_throttling),
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
+		cmocka_unit_test(test_part_bounds),
 		cmocka_unit_test(test_rt_kernel_threads_named),
 		cmocka_unit_test(test_recorded_irq_thread_preempt_rt),
 		cmocka_unit_test(test_pi_lock_holder_named),
