@@ -62,6 +62,18 @@ _me = _Me()
 _RING_OK = platform.machine() in ("x86_64", "AMD64") and os.environ.get("JITTERLAB_PROBE_RING") != "0"
 
 
+def _forked():
+    """In a forked child: its thread is not the parent's, nor is its ring (it asks again at its first call)."""
+    global _fd
+    _me.ring = 0
+    if _fd >= 0:
+        _fd = -2
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def _take_ring(afd, size, ring):
     """Map the area (once) and make ring RING the calling thread's. False when it is not one."""
     global _area

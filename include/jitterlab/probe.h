@@ -42,6 +42,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +171,17 @@ static inline ssize_t jl_probe__recv(int s, void *buf, size_t len, int *fd)
 	return n;
 }
 
+/* In a forked child: its thread is not the parent's, nor is its ring. It connects again at its first call
+ * (its own ring and tid); the marker's descriptor it inherited is left alone. */
+static inline void jl_probe__forked(void)
+{
+	jl_probe__me.state = 0;
+	if (__atomic_load_n(&jl_probe__fd, __ATOMIC_RELAXED) >= 0)
+		__atomic_store_n(&jl_probe__fd, -2, __ATOMIC_RELAXED);
+}
+
+__attribute__((weak)) int jl_probe__atfork_done;
+
 /* The area of descriptor AFD (SIZE bytes) mapped once for the program; ring RING of it becomes the calling
  * thread's. 0, or -1 when the area is not one (the thread then writes to the marker). */
 static inline int jl_probe__take_ring(int afd, uint64_t size, int32_t ring)
@@ -184,6 +196,8 @@ static inline int jl_probe__take_ring(int afd, uint64_t size, int32_t ring)
 		if (mlock(a, (size_t)size)) {
 			/* not allowed (RLIMIT_MEMLOCK): MAP_POPULATE prefaulted it; the run keeps it resident */
 		}
+		if (!__atomic_exchange_n(&jl_probe__atfork_done, 1, __ATOMIC_ACQ_REL))
+			pthread_atfork(NULL, NULL, jl_probe__forked);
 		if (!__atomic_compare_exchange_n(&jl_probe__area, &expected, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 			munmap(a, (size_t)size); /* another thread mapped it first */
 			a = expected;

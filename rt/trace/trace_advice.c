@@ -88,15 +88,17 @@ static bool rt_budget(const struct ctx *x)
 	return x->p->kind == JL_PART_THROTTLE && strcmp(x->p->name, "fair server");
 }
 
-/* The last RT task other than the loop that ran on CPU before TS (who spent the budget), or NULL. */
-static const struct jl_segment *last_rt_before(const struct jl_tan *an, int cpu, int64_t ts, int32_t self)
+/* The last RT task below the loop (kernel prio above SELF_KPRIO) that ran on CPU before TS: who spent the
+ * budget, or NULL. */
+static const struct jl_segment *last_rt_before(const struct jl_tan *an, int cpu, int64_t ts, int32_t self,
+					       int self_kprio)
 {
 	if (cpu < 0 || cpu >= an->ncpus)
 		return NULL;
 	for (size_t i = jl_tan_seg_find(an, cpu, ts); i-- > 0;) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
-		if (s->kind == JL_PART_TASK && s->kprio < 100 && s->pid != self && s->pid > 0)
+		if (s->kind == JL_PART_TASK && s->kprio < 100 && s->kprio > self_kprio && s->pid != self && s->pid > 0)
 			return s;
 	}
 	return NULL;
@@ -104,7 +106,8 @@ static const struct jl_segment *last_rt_before(const struct jl_tan *an, int cpu,
 
 static int say_rt_budget(const struct ctx *x, char *out, size_t len)
 {
-	const struct jl_segment *s = last_rt_before(x->an, x->c->cpu, x->c->waking, x->an->threads[x->c->thread].pid);
+	const struct jl_segment *s = last_rt_before(x->an, x->c->cpu, x->c->waking, x->an->threads[x->c->thread].pid,
+						    99 - x->loop_prio);
 	char who[96];
 
 	if (s)
@@ -243,7 +246,8 @@ static int say_lost(const struct ctx *x, char *out, size_t len)
 
 static bool inversion(const struct ctx *x)
 {
-	return x->p->kind == JL_PART_BLOCKED && strstr(x->p->name, "(it waited behind ");
+	return x->p->kind == JL_PART_BLOCKED && strstr(x->p->name, "(it waited behind ") &&
+	       strncmp(x->p->name, "blocked on a PI lock", 20);
 }
 
 static int say_inversion(const struct ctx *x, char *out, size_t len)
@@ -258,6 +262,7 @@ static bool pi_holder(const struct ctx *x)
 {
 	return x->p->kind == JL_PART_BLOCKED && !strncmp(x->p->name, "blocked on a PI lock held by ", 29);
 }
+
 
 static int say_pi_holder(const struct ctx *x, char *out, size_t len)
 {
@@ -284,8 +289,8 @@ static const struct rule {
 	{ "unexplained", unexplained, say_unexplained },
 	{ "executor", executor_wait, say_executor },
 	{ "lost", lost, say_lost },
-	{ "inversion", inversion, say_inversion },
 	{ "pi-holder", pi_holder, say_pi_holder },
+	{ "inversion", inversion, say_inversion },
 };
 
 const char *jl_trace_advice(const struct jl_tan *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,

@@ -293,6 +293,8 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
 		return false;
 	if (p->waker_pid > 0 && !strncmp(jl_tan_comm(an, p->waker_pid) ? jl_tan_comm(an, p->waker_pid) : "", "ktimers/", 8))
 		return add_timer_softirq(an, p, release, c, pre);
+	if (p->waker_pid > 0)
+		return false; /* a task woke it (a trigger, a condition variable): no timer to be late */
 	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;

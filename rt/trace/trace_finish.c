@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -397,13 +398,13 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		snprintf(err, errlen, "trace: no capture to finish");
 		return -1;
 	}
-	jl_trace_advice_from_host(host, &advice);
-	advice.irq_steered = eng->sc && eng->sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING;
-	t->advice = &advice;
 	jl_trace_probe_unserve(t);
 	jl_trace_live_stop(t); /* the live analysis' thread: what it did not feed yet is fed below */
 	if (jl_trace_stop(t, err, errlen) < 0)
 		return -1;
+	jl_trace_advice_from_host(host, &advice);
+	advice.irq_steered = eng->sc && eng->sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING;
+	t->advice = &advice; /* for finish_analysis; cleared at out */
 	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
 	snprintf(session, sizeof(session), "%s/kernelshark.json", run_dir);
 	fds = calloc(t->ncpus, sizeof(*fds));
@@ -418,8 +419,19 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		fds[c] = t->cpu[c].fd;
 		bytes[c] = t->cpu[c].bytes;
 	}
-	if (t->rings && merge_rings(t, fds, bytes, err, errlen) < 0) /* the probe's records, where they happened */
-		goto out;
+	if (t->rings && merge_rings(t, fds, bytes, err, errlen) < 0) {
+		/* the probe's records only: the kernel's pages stay, and trace.dat is written from them */
+		fprintf(stderr, "jitterlab: warning: %s: the probe's ring records are not in trace.dat\n", err);
+		err[0] = '\0';
+		for (int c = 0; c < t->ncpus; c++) {
+			if (t->merged_fd && t->merged_fd[c] >= 0) {
+				close(t->merged_fd[c]);
+				t->merged_fd[c] = -1;
+			}
+			fds[c] = t->cpu[c].fd;
+			bytes[c] = t->cpu[c].bytes;
+		}
+	}
 	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
 					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
 					.extra_cmdlines = cmdlines };

@@ -93,7 +93,9 @@ static void serve_ring(struct jl_trace *t, int conn, pid_t pid)
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int afd;
 
-	if (!t->rings || poll(&p, 1, 500) != 1 || recv(conn, &req, sizeof(req), MSG_DONTWAIT) != (ssize_t)sizeof(req) ||
+	/* a new probe asks at once, an old one closes at once: 100 ms is a client that does neither, and
+	 * the rings are not drained meanwhile */
+	if (!t->rings || poll(&p, 1, 100) != 1 || recv(conn, &req, sizeof(req), MSG_DONTWAIT) != (ssize_t)sizeof(req) ||
 	    req.magic != JL_PROBE_RING_MAGIC)
 		return;
 	ans.ring = jl_probe_rings_assign(t->rings, pid, req.tid);

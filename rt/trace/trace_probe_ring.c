@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -162,17 +163,39 @@ int jl_probe_rings_assign(struct jl_probe_rings *R, int32_t pid, int32_t tid)
 	return R->nassigned++;
 }
 
-/* Whether REC may be kept: a kind, a CPU of the trace, a time not before the ring's last. */
-static bool rec_ok(const struct jl_probe_rings *R, const struct ring_own *o, const struct jl_probe_ring_rec *r)
+/* Whether REC may be kept: a kind, a CPU of the trace, a time not before the ring's last and not after
+ * NOW (a second of slack: a record from the future would make every later one look out of order). */
+static bool rec_ok(const struct jl_probe_rings *R, const struct ring_own *o, const struct jl_probe_ring_rec *r,
+		   int64_t now)
 {
 	return r->kind >= JL_PROBE_WAKE && r->kind <= JL_PROBE_NAME && r->cpu >= 0 && r->cpu < R->ncpus && r->ts > 0 &&
-	       r->ts >= o->last_ts;
+	       r->ts >= o->last_ts && r->ts <= now + 1000000000LL;
+}
+
+/* N records of ring O into its file: counted kept when written, bad when not. */
+static void flush_recs(struct jl_probe_rings *R, struct ring_own *o, const struct jl_probe_ring_rec *buf, size_t n)
+{
+	if (!n)
+		return;
+	if (o->fd < 0)
+		o->fd = jl_trace_tmpfile();
+	if (o->fd < 0 || write(o->fd, buf, n * sizeof(buf[0])) != (ssize_t)(n * sizeof(buf[0]))) {
+		R->bad += n; /* no room in /tmp: lost, and counted */
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		R->per_cpu[buf[i].cpu]++;
+	R->records += n;
 }
 
 void jl_probe_rings_drain(struct jl_probe_rings *R)
 {
 	struct jl_probe_ring_rec buf[256];
+	struct timespec ts;
+	int64_t now;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	for (int i = 0; R && i < R->nassigned; i++) {
 		struct ring_own *o = &R->own[i];
 		struct jl_probe_ring_ctl *c = ctl_of(R, i);
@@ -193,27 +216,20 @@ void jl_probe_rings_drain(struct jl_probe_rings *R)
 
 			memcpy(&r, &recs[o->tail & (R->cap - 1)], sizeof(r)); /* a copy: the program may write on */
 			o->tail++;
-			if (!rec_ok(R, o, &r)) {
+			if (!rec_ok(R, o, &r, now)) {
 				R->bad++;
 				continue;
 			}
 			if (r.kind == JL_PROBE_NAME)
 				r.u.name[sizeof(r.u.name) - 1] = '\0';
 			o->last_ts = r.ts;
-			R->per_cpu[r.cpu]++;
-			R->records++;
 			buf[n++] = r;
-			if (n == sizeof(buf) / sizeof(buf[0]) || o->tail == head) {
-				if (o->fd < 0)
-					o->fd = jl_trace_tmpfile();
-				if (o->fd < 0 || write(o->fd, buf, n * sizeof(buf[0])) != (ssize_t)(n * sizeof(buf[0])))
-					R->bad += n; /* no room in /tmp: the records are lost, and counted */
+			if (n == sizeof(buf) / sizeof(buf[0])) {
+				flush_recs(R, o, buf, n);
 				n = 0;
 			}
 		}
-		if (n && (o->fd >= 0 || (o->fd = jl_trace_tmpfile()) >= 0) &&
-		    write(o->fd, buf, n * sizeof(buf[0])) != (ssize_t)(n * sizeof(buf[0])))
-			R->bad += n;
+		flush_recs(R, o, buf, n);
 		__atomic_store_n(&c->tail, o->tail, __ATOMIC_RELEASE);
 	}
 }
@@ -290,6 +306,11 @@ static void enc_event(struct enc *e, int64_t ts, const void *data, int len)
 	int need = ev_bytes(len), reserve = e->missed > 0 ? e->commit_size : 0;
 	int64_t delta = e->used ? ts - e->last_ts : 0;
 	unsigned char *p;
+
+	if (len <= 0 || len > 65536)
+		return; /* the kernel writes none such */
+	if (delta >= (1ll << 59))
+		delta = (1ll << 59) - 1; /* a time extend holds 59 bits: never reached in a run (years) */
 
 	if (delta < 0)
 		delta = 0; /* never: the merge is in time order */

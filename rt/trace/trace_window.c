@@ -114,6 +114,8 @@ static void add_blocked(const struct jl_tan *an, int32_t self, struct jl_cycle *
 	case JL_PART_TASK:
 		behind = waker_kept_by(an, woken->rec_cpu, from, from + d, woken->by_pid, self, kept, sizeof(kept));
 		snprintf(name, sizeof(name), "blocked, woken by %s", jl_tan_name(an, woken->by));
+		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
+			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", jl_tan_name(an, woken->by), kept);
 		{
 			/* a PI lock (a PI futex, or a sleeping spinlock on PREEMPT_RT): this thread raised the one
 			 * that woke it to its own priority as it blocked, sched_pi_setprio says so */
@@ -122,12 +124,11 @@ static void add_blocked(const struct jl_tan *an, int32_t self, struct jl_cycle *
 
 			if (l) {
 				jl_kprio_format(l->kprio, boosted, sizeof(boosted));
-				snprintf(name, sizeof(name), "blocked on a PI lock held by %s (boosted to %s)",
-					 jl_tan_name(an, woken->by), boosted);
+				snprintf(name, sizeof(name), "blocked on a PI lock held by %.24s (boosted to %s%s%.24s)",
+					 jl_tan_name(an, woken->by), boosted, behind ? "; it waited behind " : "",
+					 behind ? kept : "");
 			}
 		}
-		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
-			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", jl_tan_name(an, woken->by), kept);
 		if (behind)
 			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it; meanwhile %s ran %.1f ms on "
 				 "its CPU %d", where, jl_tan_name(an, woken->by), woken->by_pid, kept, (double)behind / 1e6, woken->rec_cpu);

@@ -7,8 +7,11 @@
  *                                    fills), then prints "calls N" (the calls made, the name's included);
  *                                    with wait, waits for the run to end it
  *   probe_paths forever              pairs back to back until it is killed
+ *   probe_paths fork PAIRS           named "parent", forks; each process then writes PAIRS pairs (the
+ *                                    child under its own name and ring), prints "done"
  */
 #include <pthread.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +121,27 @@ int main(int argc, char **argv)
 			jl_probe_end();
 		}
 	}
-	fprintf(stderr, "usage: probe_paths loops PERIOD_US | burst PAIRS | forever\n");
+	if (!strcmp(mode, "fork") && argc > 2) {
+		long pairs = atol(argv[2]);
+		pid_t child;
+
+		jl_probe_init();
+		jl_probe_name("parent");
+		child = fork();
+		if (child == 0)
+			jl_probe_name("child"); /* its own connection and ring: not the parent's */
+		for (long i = 0; i < pairs; i++) {
+			jl_probe_wake(0);
+			jl_probe_end();
+		}
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		printf("done\n");
+		fflush(stdout);
+		while (child > 0 && !stop) /* the run ends it */
+			pause();
+		return 0;
+	}
+	fprintf(stderr, "usage: probe_paths loops PERIOD_US | burst PAIRS [wait] | forever | fork PAIRS\n");
 	return 2;
 }

@@ -187,8 +187,11 @@ def test_pi_wait_names_the_holder(jl):
     named = [(w, p) for w in late for p in w["parts"]
              if p["name"] == "blocked on a PI lock held by low (boosted to RT 90)"]
     assert named, [w["text"] for w in late]
+    led = 0
     for w, p in named:
         assert p["pid"] == r.thread("low")["tid"] and p["kind"] == "blocked", p
         if p is max(w["parts"], key=lambda q: q["duration_ns"]):
             assert w["advice_rule"] == "pi-holder", w
+            led += 1
+    assert led, [w["text"] for w, _ in named]  # low's 5 ms critical section is the longest part somewhere
 

@@ -325,7 +325,7 @@ def test_ring_and_marker_paths_measure_alike(jl, scenario):
         assert t["period_ns"] == 4_000_000 and t["skipped"] == 0
     # both paired with the kernel's wakeups, and both in the explanations the same way (by name)
     worst = s["trace"]["worst"]
-    assert {w["thread"] for w in worst} <= {"ctl.ring", "ctl.marker"}
+    assert worst and {w["thread"] for w in worst} <= {"ctl.ring", "ctl.marker"}, worst
     # trace.dat through trace-cmd: the records where they happened
     rows = _report(r.dir / "trace.dat")
     tid_of = {}
@@ -407,3 +407,25 @@ def test_probe_after_the_run_ended(tmp_path):
     assert time.monotonic() - t0 < 10
     assert "cannot reach the run" in proc.stderr and proc.stderr.count("jitterlab probe") == 1
     assert "calls 2001" in proc.stdout
+
+
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_forked_child_gets_its_own_ring(jl, scenario):
+    """A probed program that forks: the child's calls go to a ring of its own (its own connection and tid),
+    never into the parent's, whose ring would otherwise see two writers and be dropped as written over.
+    Every call is a record kept: 2 x (1 name + 2 x 500) with nothing bad or lost."""
+    p = scenario("forked", f"""
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = sched
+        [thread ctl]
+        exec = {PATHS} fork 500
+        measure = probe
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    assert "done" in (r.dir / "ctl.log").read_text()
+    rings = r.summary()["trace"]["probe"]["rings"]
+    assert (rings["threads"], rings["bad"], rings["lost"]) == (2, 0, 0), rings
+    assert rings["records"] == 2 * (1 + 2 * 500), rings
+

@@ -150,6 +150,8 @@ def test_cfs_loop_is_woken_by_ktimers(jl, scenario):
     parts = [p for w in worst for p in w["parts"] if p["name"] == "timer softirq in ktimers/1"]
     assert parts, [w["text"] for w in worst]
     assert all(p["kind"] == "timer" for p in parts), parts
-    advised = [w for w in worst if w["advice_rule"] == "timer-softirq"]
-    assert all("policy = fifo" in w["advice"] for w in advised)
+    # where the timer softirq kept the cycle longest, the advice is policy = fifo
+    led = [w for w in worst if max(w["parts"], key=lambda q: q["duration_ns"])["name"] == "timer softirq in ktimers/1"]
+    for w in led:
+        assert w["advice_rule"] == "timer-softirq" and "policy = fifo" in w["advice"], w
 
