@@ -51,6 +51,7 @@ struct jl_tan_cpu {
 	/* an RT task was switched out still runnable for a lower task at this time (RT throttling or the
 	 * fair server set the RT queue aside), and no RT task has run here since; 0 otherwise */
 	int64_t rt_set_aside;
+	int32_t rt_preempted;    /* an RT task switched out here still runnable, not switched in since (0: none) */
 	int64_t seg_start;
 	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
@@ -673,8 +674,11 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 			at = ts;
 	}
 	ts = at;
-	if (k && k->kprio < 100)
+	if (k && k->kprio < 100) {
 		c->rt_set_aside = 0;
+		if (c->rt_preempted == cur)
+			c->rt_preempted = 0;
+	}
 	if (close_seg(an, cpu, ts) < 0)
 		return -1;
 	an->implicit_switches++;
@@ -819,8 +823,14 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		}
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
-		if (ev->prev_pid > 0 && ev->prev_prio < 100 && (ev->prev_state & ~0x100LL) == 0 && ev->prio >= 100)
-			c->rt_set_aside = ev->ts; /* a runnable RT task set aside for a lower one */
+		/* the RT queue set aside: a lower task (or idle) is switched in while an RT task that was switched
+		 * out here still runnable has not run since (it, or the task leaving now) */
+		if (ev->prev_pid > 0 && ev->prev_prio < 100 && (ev->prev_state & ~0x100LL) == 0)
+			c->rt_preempted = ev->prev_pid;
+		if (ev->pid == c->rt_preempted)
+			c->rt_preempted = 0;
+		if (ev->prio >= 100 && c->rt_preempted > 0)
+			c->rt_set_aside = ev->ts;
 		else if (ev->pid > 0 && ev->prio < 100)
 			c->rt_set_aside = 0;
 		ti = jl_tan_thread_of(an, ev->prev_pid);
@@ -988,6 +998,9 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		}
 		break;
 	case JL_TEV_MIGRATE:
+		for (int k = 0; k < an->ncpus; k++) /* moved away: it no longer waits on that CPU */
+			if (an->cpu[k].rt_preempted == ev->pid && k != ev->target_cpu)
+				an->cpu[k].rt_preempted = 0;
 		ti = jl_tan_thread_of(an, ev->pid);
 		if (ti >= 0 && note_state(an, ti, ev->ts, ev->target_cpu, JL_TS_MIGRATED, 0, ev->cur, NULL) < 0)
 			return -1;

@@ -507,6 +507,33 @@ static void test_rt_kernel_threads_named(void **state)
 	}
 }
 
+/* Recorded with `trace = sched`: the throttle began while the loop slept (the spinner was preempted by
+ * the loop, then the CPU idled with the spinner still runnable). The loop's wait is the budget's shape,
+ * never "switched in, no event says why" (what this run read before the rule followed a preempted RT
+ * task). */
+static void test_recorded_rt_throttling_sched_only_asleep(void **state)
+{
+	static struct jl_tev e[128];
+	struct jl_tan_sample s[] = { { .release = 18572984889113, .wake = 18573024600665, .cycle = 186 } };
+	struct jl_cycle w[10];
+	const struct jl_cycle *c;
+	const struct jl_part *p;
+	struct jl_tan an;
+	size_t n = load_fixture("rt-throttling-sched-only-asleep.txt", e, 128);
+	int nw;
+
+	(void)state;
+	assert_true(n > 5);
+	setup_one(&an, 4585, "loop", s, 1);
+	c = worst_of(&an, e, n, w, &nw);
+	p = find_kind(c, JL_PART_THROTTLE);
+	assert_non_null(p);
+	assert_string_equal(p->name, "RT bandwidth");
+	assert_true(p->duration_ns > 39000000 && p->duration_ns < 40000000);
+	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
+	jl_tan_free(&an);
+}
+
 /* Recorded: the fair server. The ~52 ms are "fair server", naming the CFS hog that ran, and it is the
  * culprit; the hog is never a blocking "task". */
 static void test_recorded_fair_server(void **state)
@@ -1038,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_recorded_rt_throttling),
 		cmocka_unit_test(test_recorded_rt_throttling_preempt_rt),
 		cmocka_unit_test(test_recorded_rt_throttling_sched_only),
+		cmocka_unit_test(test_recorded_rt_throttling_sched_only_asleep),
 		cmocka_unit_test(test_part_bounds),
 		cmocka_unit_test(test_rt_kernel_threads_named),
 		cmocka_unit_test(test_recorded_irq_thread_preempt_rt),
