@@ -30,11 +30,6 @@ static void loop_policy(struct ctx *x)
 		x->loop_prio = 99; /* DEADLINE: above every RT priority */
 }
 
-static int user_prio(int kprio)
-{
-	return kprio >= 0 && kprio < 100 ? 99 - kprio : 0;
-}
-
 static bool part_rt(const struct jl_part *p)
 {
 	return p->kprio < 100;
@@ -49,7 +44,7 @@ static bool irq_thread(const struct ctx *x)
 
 static int say_irq_thread(const struct ctx *x, char *out, size_t len)
 {
-	int irq = -1, prio = user_prio(x->p->kprio), o = 0;
+	int irq = -1, prio = jl_kprio_user(x->p->kprio), o = 0;
 
 	sscanf(x->p->name, "the handler thread irq/%d", &irq);
 	if (x->loop_prio <= prio)
@@ -63,13 +58,13 @@ static int say_irq_thread(const struct ctx *x, char *out, size_t len)
 
 static bool higher_rt_task(const struct ctx *x)
 {
-	return x->p->kind == JL_PART_TASK && part_rt(x->p) && x->loop_rt && user_prio(x->p->kprio) >= x->loop_prio;
+	return x->p->kind == JL_PART_TASK && part_rt(x->p) && x->loop_rt && jl_kprio_user(x->p->kprio) >= x->loop_prio;
 }
 
 static int say_higher_rt_task(const struct ctx *x, char *out, size_t len)
 {
 	return snprintf(out, len, "%s (%s) outranks the loop on CPU %d: move it to another CPU, or give the loop "
-			"a higher priority than %d", x->p->name, x->p->policy, x->c->cpu, user_prio(x->p->kprio));
+			"a higher priority than %d", x->p->name, x->p->policy, x->c->cpu, jl_kprio_user(x->p->kprio));
 }
 
 static bool cfs_loop_behind_cfs(const struct ctx *x)
@@ -112,7 +107,7 @@ static int say_rt_budget(const struct ctx *x, char *out, size_t len)
 
 	if (s)
 		snprintf(who, sizeof(who), "%s (pid %d, RT %d)", jl_tan_name(x->an, s->name), s->pid,
-			 user_prio(s->kprio));
+			 jl_kprio_user(s->kprio));
 	else
 		snprintf(who, sizeof(who), "a lower-priority RT task");
 	return snprintf(out, len, "%s spent CPU %d's RT budget: move it off the loop's CPU, or make it block or yield "

@@ -756,6 +756,18 @@ int jl_cycle_culprit(const struct jl_cycle *c)
 	return best;
 }
 
+/* The priority as a user sets it: rt_priority for RT tasks, nice for CFS, -1 for DEADLINE. */
+int jl_kprio_user(int kprio)
+{
+	if (kprio < 0)
+		return -1;
+	if (kprio < 99)
+		return 99 - kprio;
+	if (kprio >= 100 && kprio < 140)
+		return kprio - 120;
+	return kprio;
+}
+
 void jl_kprio_format(int kprio, char *buf, size_t len)
 {
 	if (kprio < 0)

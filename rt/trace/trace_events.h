@@ -553,5 +553,7 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 /* Policy text of a kernel prio: "FIFO 90"-style for RT (we cannot tell FIFO from RR: "RT 90"),
  * "CFS nice 0", "DL". */
 void jl_kprio_format(int kprio, char *buf, size_t len);
+/* The priority as a user sets it: rt_priority for RT tasks, nice for CFS, -1 for DEADLINE. */
+int jl_kprio_user(int kprio);
 
 #endif

@@ -22,7 +22,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -117,14 +116,6 @@ static void serve_ring(struct jl_trace *t, int conn, pid_t pid)
 	}
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void *probe_server_main(void *arg)
 {
 	struct jl_trace *t = arg;
@@ -138,7 +129,7 @@ static void *probe_server_main(void *arg)
 
 		if (t->rings) { /* rings given out: drained every JL_PROBE_DRAIN_NS */
 			struct jl_probe_rings_stats st;
-			int64_t now = mono_ns();
+			int64_t now = jl_now_ns();
 
 			jl_probe_rings_count(t->rings, &st);
 			if (st.rings && now >= next_drain) {

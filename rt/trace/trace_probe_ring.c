@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -191,11 +190,7 @@ static void flush_recs(struct jl_probe_rings *R, struct ring_own *o, const struc
 void jl_probe_rings_drain(struct jl_probe_rings *R)
 {
 	struct jl_probe_ring_rec buf[256];
-	struct timespec ts;
-	int64_t now;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	int64_t now = jl_now_ns();
 	for (int i = 0; R && i < R->nassigned; i++) {
 		struct ring_own *o = &R->own[i];
 		struct jl_probe_ring_ctl *c = ctl_of(R, i);

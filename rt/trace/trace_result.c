@@ -10,18 +10,6 @@
 #include "../base/stats.h"
 #include "trace_int.h"
 
-/* The priority as a user sets it: rt_priority for RT tasks, nice for CFS, -1 for DEADLINE. */
-static int user_prio(int kprio)
-{
-	if (kprio < 0)
-		return -1;
-	if (kprio < 99)
-		return 99 - kprio;
-	if (kprio >= 100 && kprio < 140)
-		return kprio - 120;
-	return kprio;
-}
-
 void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
 {
 	json_object *o, *v, *cpus;
@@ -98,7 +86,7 @@ static json_object *part_json(const struct jl_part *p)
 
 	json_object_object_add(o, "pid", json_object_new_int(task || p->kind == JL_PART_IRQ ||
 								     p->kind == JL_PART_SOFTIRQ ? p->pid : -1));
-	json_object_object_add(o, "prio", json_object_new_int(task ? user_prio(p->kprio) : 0));
+	json_object_object_add(o, "prio", json_object_new_int(task ? jl_kprio_user(p->kprio) : 0));
 	if (task) {
 		json_object_object_add(o, "policy", json_object_new_string(p->policy));
 		json_object_object_add(o, "kernel_prio", json_object_new_int(p->kprio));
