@@ -162,12 +162,7 @@ if "2" in want:
 # -- 3. one probe call, inside a run
 if "3" in want:
     try:
-        py = write("cost.py", "import sys, time\nsys.path.insert(0, sys.argv[1])\nimport jitterlab_probe as p\nok = p.init()\n"
-                              "n, burst, spent = int(sys.argv[2]), 200, 0\nfor _ in range(n // burst):\n"
-                              "    t = time.monotonic_ns()\n    for i in range(burst):\n        p.wake(0)\n        p.end()\n"
-                              "    spent += time.monotonic_ns() - t\n    if ok:\n        time.sleep(0.02)\n"
-                              "print('probe_cost (python): %d pairs, %.1f ns per call (%s)' % (n, spent / (2 * n), "
-                              "'connected' if ok else 'no run'))\n")
+        py = f"{here}/tests/bench/probe_cost.py"  # the one Python cost script (probe.sh runs it too)
         for lang, cmd, goal in (("C", f"{tmp}/probe_cost 20000", 100), ("Python", f"/usr/bin/python3 {py} {here}/python 20000", 1000)):
             cost = {}
             for path, env in (("ring", ""), ("marker", "env JITTERLAB_PROBE_RING=0 ")):

@@ -21,31 +21,13 @@ cc -std=gnu11 -O2 -I"$here/include" -o "$tmp/probe_cost" "$here/tests/bench/prob
 loop_bin=$(dirname "$bin")/examples/probe_loop
 [ -x "$loop_bin" ] || { echo "probe bench: $loop_bin not built (make)"; exit 0; }
 
-# quoted heredoc: no path is pasted into the script; the module's folder comes as argv[1]. Paced like
-# probe_cost.c: bursts of 200 pairs, 20 ms apart (the run drains the ring every 5 ms), only bursts timed
-cat >"$tmp/cost_py.py" <<'PY'
-import sys, time
-sys.path.insert(0, sys.argv[1])
-import jitterlab_probe as p
-ok = p.init()
-n, burst, spent = int(sys.argv[2]) if len(sys.argv) > 2 else 20000, 200, 0
-for _ in range(n // burst):
-    t = time.monotonic_ns()
-    for i in range(burst):
-        p.wake(0)
-        p.end()
-    spent += time.monotonic_ns() - t
-    if ok:
-        time.sleep(0.02)
-print("probe_cost (python): %d pairs, %.1f ns per call (%s)" % (n, spent / (2 * n), "connected" if ok else "no run"))
-PY
 echo "-- 1. the cost of a probe call: outside a run, then inside one through the ring and through the marker"
 "$tmp/probe_cost" 1000000
-/usr/bin/python3 "$tmp/cost_py.py" "$here/python" 200000
+/usr/bin/python3 "$here/tests/bench/probe_cost.py" "$here/python" 200000
 for path in ring marker; do
     env=""
     [ "$path" = marker ] && env="env JITTERLAB_PROBE_RING=0 "
-    for what in "$tmp/probe_cost 20000" "/usr/bin/python3 $tmp/cost_py.py $here/python 20000"; do
+    for what in "$tmp/probe_cost 20000" "/usr/bin/python3 $here/tests/bench/probe_cost.py $here/python 20000"; do
         printf '[run]\nduration = 4s\nwarmup = 0s\ntrace = sched\ntrace_buffer = 64MB\n[thread c]\nexec = %s%s\nmeasure = probe\n' \
             "$env" "$what" >"$tmp/cost.ini"
         timeout 120 "$bin" run "$tmp/cost.ini" --out "$tmp/out" -q >/dev/null 2>&1 || true
