@@ -196,14 +196,14 @@ int jl_cyclictest_parse_file(const char *path, struct jl_ct_result *r, char *err
 	return rc;
 }
 
-int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const char *json_path,
-			  char *buf, size_t len, char *err, size_t errlen)
+int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *main_cpus,
+			  const char *json_path, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *pol;
 	int prio = 0;
 	long long interval_us = (t->beh.period_ns + 500) / 1000;
 	long long secs = (sc->run.duration_ns + JL_NSEC_PER_SEC - 1) / JL_NSEC_PER_SEC + 2;
-	char cpus[256] = "";
+	char cpus[256] = "", mains[256] = "";
 	size_t n;
 
 	switch (t->place.policy) {
@@ -226,11 +226,16 @@ int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_s
 	}
 	if (t->place.cpus_set)
 		jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
+	/* with -a, cyclictest keeps its main thread on the measured CPUs, where it wakes every 10 ms and
+	 * keeps the CPU out of idle now and then (lower minima on an idle CPU: the floor bench measured it);
+	 * jitterlab's own threads stay on the housekeeping CPUs, and so does cyclictest's main thread here */
+	if (cpus[0] && main_cpus && CPU_COUNT(main_cpus))
+		jl_cpulist_format(main_cpus, mains, sizeof(mains));
 	/* -D is a bound only: the harness ends the neighbour with SIGINT when the measured phase ends,
 	 * and cyclictest writes its JSON on SIGINT */
-	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s",
+	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s%s%s",
 			     pol, prio, interval_us, secs, JL_CT_HIST_US, json_path, cpus[0] ? " -a " : "", cpus,
-			     sc->run.cpu_dma_latency_ns < 0 ? " --laptop" : "");
+			     mains[0] ? " --mainaffinity=" : "", mains, sc->run.cpu_dma_latency_ns < 0 ? " --laptop" : "");
 	if (n >= len) {
 		snprintf(err, errlen, "cyclictest command line too long");
 		return -1;
@@ -395,21 +400,22 @@ void jl_cyclictest_print(FILE *out, json_object *doc)
 
 /* ---- the command ---- */
 
-/* Where cyclictest writes its JSON: in the comparison directory, unless that path holds characters the
- * exec line cannot carry (exec splits like a shell, without quotes): then in /tmp first. */
+/* Where cyclictest writes its JSON: in the comparison directory (DIRECT), unless that path holds
+ * characters the exec line cannot carry (exec splits like a shell, without quotes) or makes the line
+ * longer than a scenario line can be (ct_direct): then in /tmp first. */
 static bool path_is_plain(const char *p)
 {
 	return !strpbrk(p, " \t\"'\\");
 }
 
-static void ct_json_path(const char *dir, const char *thread, int rep, char *buf, size_t len)
+static void ct_json_path(const char *dir, bool direct, const char *thread, int rep, char *buf, size_t len)
 {
 	char abs[PATH_MAX];
 
 	/* absolute: the exec line in the run's scenario.ini must not depend on the working directory */
 	if (realpath(dir, abs))
 		dir = abs;
-	if (path_is_plain(dir)) {
+	if (direct) {
 		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
 	} else {
 		/* cyclictest (root) opens the name itself: a private directory (0700, ours, no symlink), never a
@@ -425,13 +431,33 @@ static void ct_json_path(const char *dir, const char *thread, int rep, char *buf
 	}
 }
 
+/* Whether cyclictest's JSON can go straight into DIR: a plain path, and every exec line (the last run's
+ * number, the longest) within a scenario line. */
+static bool ct_direct(const char *dir, const struct jl_scenario *sc, const int *measured, int nm, int runs,
+		      const cpu_set_t *main_cpus)
+{
+	char abs[PATH_MAX], path[PATH_MAX + 64], line[1024], err[JL_ERR_MAX];
+
+	if (!realpath(dir, abs) || !path_is_plain(abs))
+		return false;
+	for (int k = 0; k < nm; k++) {
+		const struct jl_thread_spec *t = &sc->threads[measured[k]];
+
+		ct_json_path(abs, true, t->name, runs, path, sizeof(path));
+		if (jl_cyclictest_cmdline(sc, t, main_cpus, path, line, sizeof(line), err, sizeof(err)) ||
+		    strlen("exec=") + strlen(line) > JL_INI_LINE_MAX)
+			return false;
+	}
+	return true;
+}
+
 /* Create PATH in the comparison directory through the output writer (O_EXCL, no symlink, the sudo
  * user's) before cyclictest, which runs as root, opens it by name. */
-static void ct_json_create(const char *dir, const char *path)
+static void ct_json_create(bool direct, const char *path)
 {
 	int fd;
 
-	if (!path_is_plain(dir))
+	if (!direct)
 		return;
 	fd = jl_output_create_path(path);
 	if (fd >= 0)
@@ -440,12 +466,12 @@ static void ct_json_create(const char *dir, const char *path)
 
 /* Move a /tmp JSON into the comparison directory (a copy through json-c, then unlink). PATH becomes the
  * kept file's path. */
-static void ct_json_keep(const char *dir, const char *thread, int rep, char *path, size_t len)
+static void ct_json_keep(const char *dir, bool direct, const char *thread, int rep, char *path, size_t len)
 {
 	json_object *doc;
 	char dst[PATH_MAX + 64];
 
-	if (path_is_plain(dir))
+	if (direct)
 		return;
 	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
 	doc = json_object_from_file(path);
@@ -510,6 +536,8 @@ int cmd_cyclictest(int argc, char **argv)
 	char cmdline[1024];
 	struct jl_scenario *base = malloc(sizeof(*base)), *ct = malloc(sizeof(*ct));
 	int measured[MAX_MEASURED], nm = 0, status = JL_EXIT_OK;
+	cpu_set_t main_cpus;
+	bool direct;
 	json_object *doc = NULL, *threads;
 	sigset_t oldmask;
 	bool intr = false;
@@ -547,10 +575,40 @@ int cmd_cyclictest(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
 		goto bad;
 	}
+	/* cyclictest's main thread: on the CPUs no loop it replaces is pinned to and none shielded, or on
+	 * [run] housekeeping (none: where it likes) */
+	if (jl_cpulist_online(&main_cpus))
+		CPU_ZERO(&main_cpus);
+	for (int k = 0; k < nm; k++) {
+		cpu_set_t tmp;
+
+		if (!base->threads[measured[k]].place.cpus_set) {
+			CPU_ZERO(&main_cpus);
+			break;
+		}
+		CPU_XOR(&tmp, &main_cpus, &base->threads[measured[k]].place.cpus);
+		CPU_AND(&main_cpus, &main_cpus, &tmp);
+	}
+	if (base->run.isolate_set) { /* never a shielded CPU */
+		cpu_set_t tmp;
+
+		CPU_XOR(&tmp, &main_cpus, &base->run.isolate);
+		CPU_AND(&main_cpus, &main_cpus, &tmp);
+	}
+	if (base->run.housekeeping_set) /* the scenario's own choice (validated) */
+		main_cpus = base->run.housekeeping;
 	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
 		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
 		goto out;
+	}
+	direct = ct_direct(dir, base, measured, nm, o.runs, &main_cpus);
+	/* both sides keep jitterlab's own threads where the loop's run keeps them: on the cyclictest side no
+	 * thread is measured, and "auto" would let them wake on the loop's CPUs */
+	if (CPU_COUNT(&main_cpus) && !base->run.housekeeping_set) {
+		base->run.housekeeping_set = true;
+		base->run.housekeeping = main_cpus;
+		base->run.housekeeping_text[0] = '\0';
 	}
 	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
 	if (jl_scenario_write_file(jlini, base)) {
@@ -600,9 +658,9 @@ int cmd_cyclictest(int argc, char **argv)
 		for (int k = 0; k < nm; k++) {
 			struct jl_thread_spec *t = &ct->threads[measured[k]];
 
-			ct_json_path(dir, t->name, rep, path, sizeof(path));
-			ct_json_create(dir, path);
-			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], path, cmdline, sizeof(cmdline), err, sizeof(err))) {
+			ct_json_path(dir, direct, t->name, rep, path, sizeof(path));
+			ct_json_create(direct, path);
+			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], &main_cpus, path, cmdline, sizeof(cmdline), err, sizeof(err))) {
 				sigprocmask(SIG_SETMASK, &oldmask, NULL);
 				goto bad;
 			}
@@ -665,11 +723,11 @@ int cmd_cyclictest(int argc, char **argv)
 				if (!side) {
 					struct jl_ct_result r;
 
-					ct_json_path(dir, tn, rep, path, sizeof(path));
+					ct_json_path(dir, direct, tn, rep, path, sizeof(path));
 					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
 						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
 					} else {
-						ct_json_keep(dir, tn, rep, path, sizeof(path));
+						ct_json_keep(dir, direct, tn, rep, path, sizeof(path));
 						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, "json", path, rep);
 					}
 				} else {

@@ -36,9 +36,10 @@ int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t ove
 int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen);
 
 /* cyclictest's argv for thread T (period, policy, priority, cpu, duration, mlock, dma latency) writing
- * its JSON to JSON_PATH, as one exec line (no shell quoting needed: paths without spaces). */
-int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const char *json_path,
-			  char *buf, size_t len, char *err, size_t errlen);
+ * its JSON to JSON_PATH, as one exec line (no shell quoting needed: paths without spaces). MAIN_CPUS
+ * (NULL or empty: not set) is where its main thread goes (--mainaffinity) when T is pinned. */
+int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *main_cpus,
+			  const char *json_path, char *buf, size_t len, char *err, size_t errlen);
 
 /* Parse a cyclictest --json document (thread "0"). Returns 0, or -1 with ERR. */
 int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, size_t errlen);

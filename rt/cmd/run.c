@@ -160,12 +160,17 @@ static bool has_probe(const struct jl_scenario *sc)
 	return false;
 }
 
-/* Online CPUs that no measured thread may run on (an unpinned measured thread may run anywhere): the
- * housekeeping CPUs of this run, where the trace reader and the watchdog go. */
+/* The housekeeping CPUs of this run, where the trace reader, the probe server and the watchdog go:
+ * [run] housekeeping, or the online CPUs that no measured thread may run on (an unpinned measured
+ * thread may run anywhere: then none). */
 static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
 {
 	if (jl_cpulist_online(out))
 		return false;
+	if (eng->sc->run.housekeeping_set) { /* the scenario's (validated against the measured threads) */
+		CPU_AND(out, out, &eng->sc->run.housekeeping);
+		return CPU_COUNT(out) > 0;
+	}
 	for (int i = 0; i < eng->nthreads; i++) {
 		const struct jl_thread *th = &eng->threads[i];
 		cpu_set_t tmp;

@@ -57,7 +57,7 @@ enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 /* [run] keys, in the order they are written back (the slots of the [run] key table) */
 enum jl_rkey {
 	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
-	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_CPU_DMA_LATENCY,
+	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_HOUSEKEEPING, JL_RKEY_CPU_DMA_LATENCY,
 	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_SAMPLES,
 	JL_RKEY_SAMPLES_MEMORY, JL_RKEY_INTERVAL, JL_RKEY_STOP_AT, JL_RKEY_CHECKPOINT, JL_RKEY_TRACE_KEEP, JL_RKEY_N
 };
@@ -94,6 +94,9 @@ struct jl_run_spec {
 	cpu_set_t isolate;
 	char isolate_text[JL_CPUS_TEXT_MAX]; /* as written if it names CPUs (pcores, ...); "" = numbers only */
 	enum jl_irq_affinity irq_affinity;
+	bool housekeeping_set;      /* false: auto (the online CPUs no measured thread is pinned to) */
+	cpu_set_t housekeeping;     /* where jitterlab's own threads run: watchdog, trace reader, probe server */
+	char housekeeping_text[JL_CPUS_TEXT_MAX];
 	int64_t cpu_dma_latency_ns; /* -1 = off */
 	int64_t rt_runtime_us;      /* -2 = keep, -1 = unlimited */
 	int64_t fair_server_ns;     /* the fair server's runtime per period on every CPU; -1 = keep */
@@ -372,6 +375,10 @@ int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t e
 const char *jl_policy_name(enum jl_policy p);
 bool jl_policy_is_rt(enum jl_policy p);
 /* Periodic threads with measure on. */
+/* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. A written scenario's
+ * "key=value" must fit in it to be read back. */
+#define JL_INI_LINE_MAX 199
+
 bool jl_thread_measured(const struct jl_thread_spec *t);
 /* The deadline a cycle of T is judged by: `deadline`, or the period when unset. */
 int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t);

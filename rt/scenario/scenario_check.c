@@ -96,6 +96,46 @@ static const char *name_taken(const struct jl_scenario *sc, const char *name, co
 
 /* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
  * that exists, a timer period, names unique among threads, executors and callbacks. */
+/* [run] housekeeping: online CPUs, none isolated, none a measured thread or an executor is pinned to
+ * (jitterlab's own threads would wake there). */
+static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
+{
+	const int line = sc->run.key_line[JL_RKEY_HOUSEKEEPING];
+	const cpu_set_t *hk = &sc->run.housekeeping;
+	cpu_set_t both;
+	char buf[256];
+
+	CPU_XOR(&both, hk, online);
+	CPU_AND(&both, &both, hk);
+	if (CPU_COUNT(&both))
+		VFAIL(line, "[run] housekeeping: CPU %s is not online", jl_cpulist_format(&both, buf, sizeof(buf)));
+	if (sc->run.isolate_set) {
+		CPU_AND(&both, hk, &sc->run.isolate);
+		if (CPU_COUNT(&both))
+			VFAIL(line, "[run] housekeeping: CPU %s is isolated (expected CPUs outside isolate)",
+			      jl_cpulist_format(&both, buf, sizeof(buf)));
+	}
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (!t->place.cpus_set || !(jl_thread_measured(t) || JL_MEASURE_FROM_TRACE(t->beh.measure)))
+			continue;
+		CPU_AND(&both, hk, &t->place.cpus);
+		if (CPU_COUNT(&both))
+			VFAIL(line, "[run] housekeeping: CPU %s is thread '%s''s (expected CPUs no measured thread is "
+			      "pinned to)", jl_cpulist_format(&both, buf, sizeof(buf)), t->name);
+	}
+	for (int i = 0; i < sc->nexecutors; i++) {
+		const struct jl_thread_spec *t = &sc->executors[i].t;
+
+		CPU_AND(&both, hk, &t->place.cpus);
+		if (t->place.cpus_set && CPU_COUNT(&both))
+			VFAIL(line, "[run] housekeeping: CPU %s is executor '%s''s (expected CPUs no executor is pinned "
+			      "to)", jl_cpulist_format(&both, buf, sizeof(buf)), t->name);
+	}
+	return 0;
+}
+
 static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
 	for (int i = 0; i < sc->nnodes; i++) {
@@ -524,6 +564,8 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			VFAIL(line, "[run] isolate: shielding every online CPU (%s) leaves no housekeeping CPU",
 			      jl_cpulist_format(&online, buf, sizeof(buf)));
 	}
+	if (sc->run.housekeeping_set && validate_housekeeping(sc, &online, err, errlen))
+		return -1;
 	if (sc->run.interval_ns > 0 && sc->run.duration_ns / sc->run.interval_ns >= JL_MAX_INTERVALS)
 		VFAIL(sc->run.key_line[JL_RKEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
 		      "expected a longer interval)", (long long)(sc->run.duration_ns / sc->run.interval_ns), JL_MAX_INTERVALS);

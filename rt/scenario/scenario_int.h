@@ -14,9 +14,6 @@ bool jl_scenario_name_ok(const char *s);
 /* A NAME value of a key into OUT (SIZE): 0, or -1 with WHY ("'x' is not WHAT (expected ...)"). */
 int jl_scenario_name_value(const char *value, char *out, size_t size, const char *what, char *why, size_t wl);
 
-/* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. */
-#define JL_INI_LINE_MAX 199
-
 extern const char *const jl_policy_names[JL_POLICY_N];
 
 /* VALUE ("THREAD.METRIC OP VALUE") of expectation LABEL into E. 0, or -1 with a reason in WHY. */

@@ -303,6 +303,30 @@ KEY_FORMAT(fmt_isolate)
 	return v->run->isolate_set ? jl_scenario_cpus_format(&v->run->isolate, v->run->isolate_text, buf, len) : "none";
 }
 
+RKEY_PARSE(run_housekeeping)
+{
+	struct jl_run_spec *r = v->run;
+
+	(void)d, (void)key;
+	if (!strcmp(value, "auto") || !*value) {
+		r->housekeeping_set = false;
+		CPU_ZERO(&r->housekeeping);
+		r->housekeeping_text[0] = '\0';
+		return 0;
+	}
+	if (jl_scenario_cpus_parse(value, &r->housekeeping, r->housekeeping_text, why, wl))
+		return -1;
+	r->housekeeping_set = true;
+	return 0;
+}
+
+KEY_FORMAT(fmt_housekeeping)
+{
+	return v->run->housekeeping_set
+		       ? jl_scenario_cpus_format(&v->run->housekeeping, v->run->housekeeping_text, buf, len)
+		       : "auto";
+}
+
 KEY_FORMAT(note_isolate)
 {
 	return v->run->isolate_set ? jl_scenario_cpus_note("isolate", &v->run->isolate, v->run->isolate_text, buf, len)
@@ -656,6 +680,10 @@ static const struct jl_key_desc run_keys[] = {
 	  .range = "keep or housekeeping",
 	  .help = "housekeeping: move every movable IRQ off the isolated CPUs for the run (needs isolate)",
 	  .parse = run_irq_affinity, .format = fmt_irq_affinity },
+	{ .name = "housekeeping", .slot = JL_RKEY_HOUSEKEEPING, .syntax = "auto|CPULIST", .def = "auto",
+	  .range = "auto, or online CPUs no measured thread is pinned to and none isolated",
+	  .help = "CPUs for jitterlab's own threads (watchdog, trace reader, probe server); auto: the online "
+		  "CPUs no measured thread is pinned to", .parse = run_housekeeping, .format = fmt_housekeeping },
 	{ .name = "cpu_dma_latency", .slot = JL_RKEY_CPU_DMA_LATENCY, .syntax = "off|DURATION", .def = "0us",
 	  .range = "off, or whole microseconds up to 2000s",
 	  .help = "value held in /dev/cpu_dma_latency during the run", .parse = run_cpu_dma_latency,

@@ -2,8 +2,11 @@
 jitterlab's loop; both columns in the table and in cyclictest.json (parsed with json), cyclictest's own
 JSON parsed too. Structural assertions only (3 s runs on a shared 2-CPU VM)."""
 import json
+import os
 import pathlib
 import shutil
+import threading
+import time
 
 import pytest
 
@@ -31,10 +34,62 @@ SCEN = """
 STATS = ["min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns"]
 
 
+def cpulist(text):
+    cpus = set()
+    for part in text.strip().split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def watch_cyclictest(token, seen, stop):
+    """Each thread's allowed CPUs of the cyclictest process whose command line holds TOKEN, as the
+    kernel has them ({"main": set, "others": [set]}), read from /proc while it runs."""
+    while not stop.is_set():
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if pathlib.Path(f"/proc/{pid}/comm").read_text().strip() != "cyclictest" or \
+                        token not in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                    continue
+                tids = os.listdir(f"/proc/{pid}/task")
+                if len(tids) < 2:  # its timer thread not started yet
+                    continue
+                allowed = {}
+                for tid in tids:
+                    for line in pathlib.Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
+                        if line.startswith("Cpus_allowed_list:"):
+                            allowed[tid] = cpulist(line.split(":", 1)[1])
+                seen["main"] = allowed.pop(pid)
+                seen["others"] = list(allowed.values())
+                # its parent: the cyclictest side's `jitterlab run`, whose main thread is the watchdog
+                ppid = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+                for line in pathlib.Path(f"/proc/{ppid}/status").read_text().splitlines():
+                    if line.startswith("Cpus_allowed_list:"):
+                        seen["harness"] = cpulist(line.split(":", 1)[1])
+            except (OSError, KeyError, ValueError):
+                continue
+        time.sleep(0.2)
+
+
 @pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
 def test_cyclictest_side_by_side(jl, scenario, tmp_path):
     path = scenario("ctside", SCEN)
-    r = jl("cyclictest", path, timeout=90, check_rc=0)
+    seen, stop = {}, threading.Event()
+    watcher = threading.Thread(target=watch_cyclictest, args=("cyclictest-control-r1.json", seen, stop), daemon=True)
+    watcher.start()
+    try:
+        r = jl("cyclictest", path, timeout=90, check_rc=0)
+    finally:
+        stop.set()
+        watcher.join(5)
+    # cyclictest's timer thread on the loop's CPU, its main thread where jitterlab's own threads go: the
+    # online CPUs the loop is not pinned to (cyclictest's default with -a is the measured CPU)
+    online = cpulist(pathlib.Path("/sys/devices/system/cpu/online").read_text())
+    assert seen, "cyclictest's threads were never seen in /proc"
+    assert seen["others"] and all(a == {1} for a in seen["others"]), seen
+    assert seen["main"] == online - {1}, seen
+    # and the harness of that side keeps its own threads off the loop's CPU, as the loop's side does
+    assert seen["harness"] == online - {1}, seen
     d = (tmp_path / "out" / "ctside" / "latest").resolve()
     doc = json.load(open(d / "cyclictest.json"))
     assert doc["kind"] == "cyclictest" and doc["runs"] == 1 and doc["interrupted"] is False

@@ -280,6 +280,13 @@ static const struct err_case cross[] = {
 	{ "[run]\nduration = 1s\n[thread a]\nstart = 1s\n", "x.ini:4: thread 'a': start is not before the end of the run", NULL },
 	{ "[run]\nisolate = 1023\n[thread a]\n", "x.ini:2: [run] isolate: CPU 1023 is not online", NULL },
 	{ "[run]\nirq_affinity = housekeeping\n[thread a]\n", "x.ini:2: [run] irq_affinity = housekeeping needs isolate", NULL },
+	{ "[run]\nhousekeeping = 1023\n[thread a]\n", "x.ini:2: [run] housekeeping: CPU 1023 is not online", NULL },
+	{ "[run]\nhousekeeping = 0\n[thread a]\ncpus = 0\nrate = 100Hz\n",
+	  "x.ini:2: [run] housekeeping: CPU 0 is thread 'a''s", "no measured thread is pinned to" },
+	{ "[run]\nhousekeeping = 0\nisolate = 0\n[thread a]\n", "x.ini:2: [run] housekeeping: CPU 0 is isolated", NULL },
+	{ "[run]\nhousekeeping = 0\n[executor e]\ncpus = 0\n[callback c]\nexecutor = e\nperiod = 10ms\n",
+	  "x.ini:2: [run] housekeeping: CPU 0 is executor 'e''s", NULL },
+	{ "[run]\nhousekeeping = none\n[thread a]\n", "x.ini:2: [run] housekeeping:", NULL },
 };
 
 static const struct err_case expects[] = {
