@@ -451,6 +451,29 @@ static bool ct_direct(const char *dir, const struct jl_scenario *sc, const int *
 	return true;
 }
 
+/* Whether every exec line fits a scenario line with the JSON in the private /tmp directory (the shortest
+ * place it can go): else ERR names the thread. */
+static bool ct_lines_fit(const struct jl_scenario *sc, const int *measured, int nm, int runs, const cpu_set_t *main_cpus,
+			 char *err, size_t errlen)
+{
+	char path[128], line[1024];
+
+	for (int k = 0; k < nm; k++) {
+		const struct jl_thread_spec *t = &sc->threads[measured[k]];
+
+		snprintf(path, sizeof(path), "/tmp/jitterlab-ct-%d/cyclictest-%s-r%d.json", (int)getpid(), t->name, runs);
+		if (jl_cyclictest_cmdline(sc, t, main_cpus, path, line, sizeof(line), err, errlen))
+			return false;
+		if (strlen("exec=") + strlen(line) > JL_INI_LINE_MAX) {
+			snprintf(err, errlen, "%s: thread '%s': cyclictest's command line would be %zu characters, longer "
+				 "than a scenario line holds (%d): shorten the thread's name", sc->path, t->name,
+				 strlen(line), JL_INI_LINE_MAX - (int)strlen("exec="));
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Create PATH in the comparison directory through the output writer (O_EXCL, no symlink, the sudo
  * user's) before cyclictest, which runs as root, opens it by name. */
 static void ct_json_create(bool direct, const char *path)
@@ -575,28 +598,14 @@ int cmd_cyclictest(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
 		goto bad;
 	}
-	/* cyclictest's main thread: on the CPUs no loop it replaces is pinned to and none shielded, or on
-	 * [run] housekeeping (none: where it likes) */
-	if (jl_cpulist_online(&main_cpus))
-		CPU_ZERO(&main_cpus);
-	for (int k = 0; k < nm; k++) {
-		cpu_set_t tmp;
-
-		if (!base->threads[measured[k]].place.cpus_set) {
-			CPU_ZERO(&main_cpus);
-			break;
-		}
-		CPU_XOR(&tmp, &main_cpus, &base->threads[measured[k]].place.cpus);
-		CPU_AND(&main_cpus, &main_cpus, &tmp);
-	}
-	if (base->run.isolate_set) { /* never a shielded CPU */
-		cpu_set_t tmp;
-
-		CPU_XOR(&tmp, &main_cpus, &base->run.isolate);
-		CPU_AND(&main_cpus, &main_cpus, &tmp);
-	}
-	if (base->run.housekeeping_set) /* the scenario's own choice (validated) */
+	/* cyclictest's main thread goes where jitterlab's own threads go: [run] housekeeping, or what auto
+	 * means for this scenario (none: where it likes) */
+	if (base->run.housekeeping_set)
 		main_cpus = base->run.housekeeping;
+	else
+		jl_scenario_auto_housekeeping(base, &main_cpus);
+	if (!ct_lines_fit(base, measured, nm, o.runs, &main_cpus, err, sizeof(err)))
+		goto bad;
 	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
 		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);

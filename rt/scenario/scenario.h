@@ -374,12 +374,18 @@ int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t e
 
 const char *jl_policy_name(enum jl_policy p);
 bool jl_policy_is_rt(enum jl_policy p);
-/* Periodic threads with measure on. */
 /* The longest line libinih hands us: INI_MAX_LINE (200) less the terminating NUL. A written scenario's
  * "key=value" must fit in it to be read back. */
 #define JL_INI_LINE_MAX 199
 
+/* Periodic threads with measure on. */
 bool jl_thread_measured(const struct jl_thread_spec *t);
+/* A thread jitterlab's own threads keep off: measured, or measured from the trace (probe, wakeups). */
+bool jl_thread_keeps_housekeeping_off(const struct jl_thread_spec *t);
+/* [run] housekeeping = auto as a scenario says it: the online CPUs that no thread of
+ * jl_thread_keeps_housekeeping_off and no executor is pinned to, none isolated. False (OUT empty) when
+ * one of those is not pinned (it may run anywhere) or no CPU is left. */
+bool jl_scenario_auto_housekeeping(const struct jl_scenario *sc, cpu_set_t *out);
 /* The deadline a cycle of T is judged by: `deadline`, or the period when unset. */
 int64_t jl_thread_deadline_ns(const struct jl_thread_spec *t);
 int64_t jl_behaviour_deadline_ns(const struct jl_behaviour *b);

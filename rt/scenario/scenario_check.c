@@ -94,10 +94,8 @@ static const char *name_taken(const struct jl_scenario *sc, const char *name, co
 	return NULL;
 }
 
-/* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
- * that exists, a timer period, names unique among threads, executors and callbacks. */
-/* [run] housekeeping: online CPUs, none isolated, none a measured thread or an executor is pinned to
- * (jitterlab's own threads would wake there). */
+/* [run] housekeeping: online CPUs, none isolated, none a measured thread, a probed program or an
+ * executor is pinned to (jitterlab's own threads would wake there). */
 static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
 	const int line = sc->run.key_line[JL_RKEY_HOUSEKEEPING];
@@ -118,7 +116,7 @@ static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
-		if (!t->place.cpus_set || !(jl_thread_measured(t) || JL_MEASURE_FROM_TRACE(t->beh.measure)))
+		if (!t->place.cpus_set || !jl_thread_keeps_housekeeping_off(t))
 			continue;
 		CPU_AND(&both, hk, &t->place.cpus);
 		if (CPU_COUNT(&both))
@@ -136,6 +134,8 @@ static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online
 	return 0;
 }
 
+/* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
+ * that exists, a timer period, names unique among threads, executors and callbacks. */
 static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
 	for (int i = 0; i < sc->nnodes; i++) {

@@ -108,6 +108,38 @@ bool jl_thread_measured(const struct jl_thread_spec *t)
 	return jl_behaviour_measured(&t->beh);
 }
 
+bool jl_thread_keeps_housekeeping_off(const struct jl_thread_spec *t)
+{
+	return jl_thread_measured(t) || JL_MEASURE_FROM_TRACE(t->beh.measure);
+}
+
+bool jl_scenario_auto_housekeeping(const struct jl_scenario *sc, cpu_set_t *out)
+{
+	cpu_set_t tmp;
+
+	if (jl_cpulist_online(out))
+		goto none;
+	for (int i = 0; i < sc->nthreads + sc->nexecutors; i++) {
+		const struct jl_thread_spec *t = i < sc->nthreads ? &sc->threads[i] : &sc->executors[i - sc->nthreads].t;
+
+		if (i < sc->nthreads && !jl_thread_keeps_housekeeping_off(t))
+			continue;
+		if (!t->place.cpus_set)
+			goto none;
+		CPU_XOR(&tmp, out, &t->place.cpus); /* out minus the thread's CPUs */
+		CPU_AND(out, out, &tmp);
+	}
+	if (sc->run.isolate_set) {
+		CPU_XOR(&tmp, out, &sc->run.isolate);
+		CPU_AND(out, out, &tmp);
+	}
+	if (CPU_COUNT(out))
+		return true;
+none:
+	CPU_ZERO(out);
+	return false;
+}
+
 /* A cpu list key (cpus, isolate): the CPUs into SET, and into TEXT (JL_CPUS_TEXT_MAX) the list as
  * written when it uses a name, so that the effective scenario keeps `pcores` rather than this host's
  * numbers. */
@@ -681,7 +713,8 @@ static const struct jl_key_desc run_keys[] = {
 	  .help = "housekeeping: move every movable IRQ off the isolated CPUs for the run (needs isolate)",
 	  .parse = run_irq_affinity, .format = fmt_irq_affinity },
 	{ .name = "housekeeping", .slot = JL_RKEY_HOUSEKEEPING, .syntax = "auto|CPULIST", .def = "auto",
-	  .range = "auto, or online CPUs no measured thread is pinned to and none isolated",
+	  .range = "auto, or online CPUs that no measured thread, probed program or executor is pinned to, none "
+		   "isolated",
 	  .help = "CPUs for jitterlab's own threads (watchdog, trace reader, probe server); auto: the online "
 		  "CPUs no measured thread is pinned to", .parse = run_housekeeping, .format = fmt_housekeeping },
 	{ .name = "cpu_dma_latency", .slot = JL_RKEY_CPU_DMA_LATENCY, .syntax = "off|DURATION", .def = "0us",
