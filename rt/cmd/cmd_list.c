@@ -7,6 +7,7 @@
 
 #include "../../affinity/topology.h"
 #include "commands.h"
+#include "run_outputs.h"
 #include "../base/metrics.h"
 #include "../scenario/scenario.h"
 #include "../scenario/scenario_registry.h"
@@ -23,7 +24,8 @@ static const struct jl_cli_opt list_opts[] = {
 };
 
 const struct jl_cli jl_cli_list = { "list", "",
-				    "work kinds, policies, trace groups, metrics, cpu-list names, scenario sections and keys",
+				    "work kinds, policies, trace groups, run files, explanation parts, metrics, cpu-list names, "
+				    "scenario sections and keys",
 				    list_opts };
 
 /* jitterlab(8): every command from its option table, what the outputs.md contract says of exit
@@ -42,15 +44,8 @@ static void man8(FILE *out)
 	static const struct {
 		const char *path, *text;
 	} files[] = {
-		{ "traces/NAME/YYYYmmdd-HHMMSS/", "a run directory (--out DIR replaces traces); traces/NAME/latest points at the last one" },
-		{ "scenario.ini", "the scenario as run, every --set applied and every default written out (jitterlab-scenario(5))" },
-		{ "summary.json", "everything the run measured, machine-readable" },
-		{ "samples.csv", "one row per measured cycle ([run] samples = all), or the worst, the first misses and the "
-				 "last cycles of each loop (worst), times in ns on CLOCK_MONOTONIC" },
-		{ "histogram.txt", "the loops' latency histograms in cyclictest's --histfile format (1 us buckets)" },
-		{ "report.md", "the human summary, with the worst cycles explained" },
-		{ "trace.dat", "the ftrace recording (trace-cmd format), for trace-cmd report and KernelShark" },
-		{ "kernelshark.json", "a KernelShark session that opens trace.dat on the worst wakeup" },
+		{ "traces/NAME/YYYYmmdd-HHMMSS/", "a run directory, RUN below (--out DIR replaces traces); traces/NAME/latest "
+						  "points at the last one" },
 		{ "/run/jitterlab/", "the journal of every machine setting a run changed, read by jitterlab restore" },
 		{ "PREFIX/share/jitterlab/scenarios/", "the scenarios shipped with jitterlab" },
 	};
@@ -92,6 +87,29 @@ static void man8(FILE *out)
 		jl_roff_text(out, files[i].path, "I");
 		fputc('\n', out);
 		jl_roff_text(out, files[i].text, NULL);
+		fputc('\n', out);
+		for (int k = 0; i == 0 && k < jl_nrun_outputs; k++) { /* a run directory's files, after it */
+			char when[256];
+
+			fputs(".TP\n", out);
+			jl_roff_text(out, "RUN/", "I");
+			jl_roff_text(out, jl_run_outputs[k].name, "I");
+			fputc('\n', out);
+			jl_roff_text(out, jl_run_outputs[k].help, NULL);
+			snprintf(when, sizeof(when), " (%s)", jl_run_outputs[k].when);
+			jl_roff_text(out, when, NULL);
+			fputc('\n', out);
+		}
+	}
+	fputs(".SH EXPLANATION PARTS\nThe parts of a late cycle in summary.json (worst[].parts[].kind), report.md and the "
+	      "terminal:\n", out);
+	for (int i = 0; i < jl_npart_kinds; i++) {
+		fputs(".TP\n", out);
+		jl_roff_text(out, jl_part_kinds[i].name, "B");
+		fputc('\n', out);
+		jl_roff_text(out, jl_part_kinds[i].help, NULL);
+		if (jl_part_kinds[i].culprit)
+			jl_roff_text(out, " (may be the cycle's culprit)", NULL);
 		fputc('\n', out);
 	}
 	fputs(".SH SEE ALSO\n\\fBjitterlab\\-scenario\\fR(5), \\fBcyclictest\\fR(8), \\fBrtla\\fR(1), "
@@ -186,6 +204,14 @@ int cmd_list(int argc, char **argv)
 		printf("\n");
 	}
 	printf("  (* required; the others are skipped where the kernel lacks them)\n");
+	printf("\nrun files (a run directory's; THREAD: a thread's name):\n");
+	for (int i = 0; i < jl_nrun_outputs; i++)
+		printf("  %-22s %s (%s; %s)\n", jl_run_outputs[i].name, jl_run_outputs[i].help, jl_run_outputs[i].format,
+		       jl_run_outputs[i].when);
+	printf("\nexplanation parts (summary.json worst[].parts[].kind; culprit: may be a cycle's culprit):\n");
+	for (int i = 0; i < jl_npart_kinds; i++)
+		printf("  %-18s %s%s\n", jl_part_kinds[i].name, jl_part_kinds[i].culprit ? "(culprit) " : "",
+		       jl_part_kinds[i].help);
 	printf("\nmetrics ([expect] THREAD.METRIC OP VALUE):\n");
 	for (int i = 0; i < jl_nmetrics; i++)
 		printf("  %-18s %s\n", jl_metrics[i].name, jl_metrics[i].help);

@@ -3,6 +3,7 @@
  * it runs at SCHED_FIFO 99 while the threads run, so no scenario thread can starve it, pinned to the
  * housekeeping CPUs (those no measured thread may use) when there are any. */
 #include "run.h"
+#include "run_outputs.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -231,26 +232,6 @@ static json_object *trace_block_disabled(const char *why)
 	return t;
 }
 
-static int write_report(struct run_ctx *r, json_object *summary, const struct jl_trace_result *tr)
-{
-	struct jl_outfile of;
-
-	if (jl_output_open(&of, r->dir, "report.md"))
-		return -1;
-	jl_table_print(of.fp, summary, JL_TABLE_MARKDOWN);
-	if (tr && tr->text)
-		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
-	if (tr && tr->open_hint)
-		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
-	if (!r->o->quiet)
-		fprintf(of.fp, "\n## Plots\n\n![latency histogram](latency-hist.svg)\n![latency over cycles](latency-cycle.svg)\n"
-			       "![tick timeline around the worst cycle](ticks.svg)\n");
-	fprintf(of.fp, "\nFiles: `summary.json`, `samples.csv` (one row per measured cycle, ns), `scenario.ini` "
-		       "(the scenario as run)%s.\n",
-		tr && tr->block ? ", `trace.dat`, `kernelshark.json`" : "");
-	return jl_output_commit(&of);
-}
-
 /* An exec neighbour that could not run, or that died with an error before the end, means the run
  * did not measure what the scenario describes: a runtime failure. One that ended cleanly early is
  * only worth a warning (its load was gone for the rest of the run). */
@@ -344,13 +325,10 @@ static int finish(struct run_ctx *r, int status)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
 	json_object_object_add(summary, "exit_status", json_object_new_int(status));
 
-	/* samples.csv: written here, unless the watch wrote it while the run went (every cycle of the rings) */
-	if ((smode != JL_SAMPLES_NONE && !(eng->rings && smode == JL_SAMPLES_ALL) &&
-	     jl_results_write_samples(r->dir, res, eng->nseries)) ||
-	    jl_results_write_histfile(r->dir, res, eng->nseries) || jl_results_write_callbacks(r->dir, eng, res, eng->nseries) ||
-	    jl_results_write_locks(r->dir, eng) || jl_results_write_requests(r->dir, eng) ||
-	    jl_output_write_json(r->dir, "summary.json", summary) ||
-	    write_report(r, summary, &tr)) {
+	/* the run directory's files written at the end (run_outputs.c: the registry of them all) */
+	if (jl_run_outputs_write(&(struct jl_run_out){ .dir = r->dir, .eng = eng, .res = res, .nseries = eng->nseries,
+						       .summary = summary, .trace = &tr, .samples = smode,
+						       .plots = !r->o->quiet })) {
 		fprintf(stderr, "jitterlab: cannot write the results to %s: %s\n", r->dir, strerror(errno));
 		status = JL_EXIT_RUNTIME;
 	}

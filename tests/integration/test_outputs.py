@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -130,6 +131,34 @@ def check_trace_dat(path):
     assert b"sched_switch" in p.stdout, f"trace-cmd report {path}: no sched_switch event in a sched trace"
 
 
+def run_files():
+    """The run directory's files as `jitterlab list` prints its registry ("run files"): {name pattern: when}.
+    THREAD in a name stands for a thread's name."""
+    out = subprocess.run([BIN, "list"], capture_output=True, text=True, timeout=30, check=True).stdout
+    section = out.split("\nrun files", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    rows = {}
+    for line in section:
+        name = line.split()[0]
+        rows[re.escape(name).replace("THREAD", "[A-Za-z0-9_.-]+")] = line.rsplit("; ", 1)[1].rstrip(")")
+    assert len(rows) >= 10 and any(w == "every run" for w in rows.values()), rows
+    return rows
+
+
+RUN_FILES = None
+
+
+def check_run_dir(d):
+    """Every file of run directory D is one the registry names, and those it says every run has are there."""
+    global RUN_FILES
+    RUN_FILES = RUN_FILES or run_files()
+    names = [p.name for p in d.iterdir() if p.is_file() and not p.is_symlink()]
+    for n in names:
+        assert any(re.fullmatch(pat, n) for pat in RUN_FILES), f"{d / n}: a file the registry of run files does not name"
+    for pat, when in RUN_FILES.items():
+        if when == "every run":
+            assert any(re.fullmatch(pat, n) for n in names), f"{d}: no {pat}, which every run writes"
+
+
 def walk(root):
     """Parse every file under ROOT by its type. Returns {kind: [paths]} and the run-level scenario.ini files."""
     root = pathlib.Path(root).resolve()
@@ -150,6 +179,8 @@ def walk(root):
                 seen.setdefault("latest", []).append(p)
                 continue
             if p.is_dir():
+                if is_run_dir(p):
+                    check_run_dir(p)
                 continue
             assert p.is_file(), f"{p} is not a plain file"
             if name.endswith(".json"):

@@ -1,0 +1,111 @@
+/* run_outputs: the registry of a run directory's files and the writers of those the run's end writes
+ * (run_outputs.h). Each file goes through the one atomic, root-safe writer (rt/base/output.c). */
+#include "run_outputs.h"
+
+#include <stdio.h>
+
+#include "../base/output.h"
+#include "../summary/table.h"
+
+static int write_samples(const struct jl_run_out *o)
+{
+	/* none: not kept; all with rings: the watch wrote every cycle while the run went */
+	if (o->samples == JL_SAMPLES_NONE || (o->eng->rings && o->samples == JL_SAMPLES_ALL))
+		return 0;
+	return jl_results_write_samples(o->dir, o->res, o->nseries);
+}
+
+static int write_histogram(const struct jl_run_out *o)
+{
+	return jl_results_write_histfile(o->dir, o->res, o->nseries);
+}
+
+static int write_callbacks(const struct jl_run_out *o)
+{
+	return jl_results_write_callbacks(o->dir, o->eng, o->res, o->nseries);
+}
+
+static int write_locks(const struct jl_run_out *o)
+{
+	return jl_results_write_locks(o->dir, o->eng);
+}
+
+static int write_requests(const struct jl_run_out *o)
+{
+	return jl_results_write_requests(o->dir, o->eng);
+}
+
+static int write_summary(const struct jl_run_out *o)
+{
+	return jl_output_write_json(o->dir, "summary.json", o->summary);
+}
+
+static int write_report(const struct jl_run_out *o)
+{
+	const struct jl_trace_result *tr = o->trace;
+	struct jl_outfile of;
+
+	if (jl_output_open(&of, o->dir, "report.md"))
+		return -1;
+	jl_table_print(of.fp, o->summary, JL_TABLE_MARKDOWN);
+	if (tr && tr->text)
+		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
+	if (tr && tr->open_hint)
+		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
+	if (o->plots)
+		fprintf(of.fp, "\n## Plots\n\n![latency histogram](latency-hist.svg)\n![latency over cycles](latency-cycle.svg)\n"
+			       "![tick timeline around the worst cycle](ticks.svg)\n");
+	fprintf(of.fp, "\nFiles: `summary.json`, `samples.csv` (one row per measured cycle, ns), `scenario.ini` "
+		       "(the scenario as run)%s.\n",
+		tr && tr->block ? ", `trace.dat`, `kernelshark.json`" : "");
+	return jl_output_commit(&of);
+}
+
+const struct jl_run_output jl_run_outputs[] = {
+	{ "scenario.ini", "ini", "every run",
+	  "the scenario as run, every --set applied and every default written out (jitterlab-scenario(5))",
+	  "the run, before its threads start", NULL },
+	{ "THREAD.log", "log", "a thread with exec",
+	  "the program's standard output and error", "the engine, when it starts the program (rt/engine/child.c)", NULL },
+	{ "samples.csv", "csv", "[run] samples = all or worst",
+	  "one row per measured cycle (all), or the worst, the first misses and the last cycles of each loop "
+	  "(worst), times in ns on CLOCK_MONOTONIC",
+	  "the run's end; a run in rings writes it as it goes (rt/engine/watch.c)", write_samples },
+	{ "histogram.txt", "text", "a measured periodic loop with cycles",
+	  "the loops' latency histograms in cyclictest's --histfile format (1 us buckets)", "the run's end",
+	  write_histogram },
+	{ "callbacks.csv", "csv", "a measured [callback]",
+	  "one row per callback run: its executor, thread, release, start and end", "the run's end", write_callbacks },
+	{ "locks.csv", "csv", "a [lock]", "one row per acquisition: who asked, got and released it when",
+	  "the run's end", write_locks },
+	{ "requests.csv", "csv", "a request pool ([queue], [source])",
+	  "one row per request: its queue, source, parent, server, status, creation, deadline, start, end, when "
+	  "its caller gave up and the work wasted after that", "the run's end",
+	  write_requests },
+	{ "summary.json", "json", "every run", "everything the run measured, machine-readable (outputs.md)",
+	  "the run's end", write_summary },
+	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",
+	  "the run's end", write_report },
+	{ "trace.dat", "trace.dat", "[run] trace other than off",
+	  "the ftrace recording (trace-cmd's format), for trace-cmd report and KernelShark",
+	  "the trace's finish, before the analysis (rt/trace/trace_finish.c)", NULL },
+	{ "kernelshark.json", "json", "a traced run with a wakeup to show",
+	  "a KernelShark session that opens trace.dat on the worst wakeup", "the trace's finish", NULL },
+	{ "latency-hist.svg", "svg", "gnuplot installed, not --quiet", "the loops' latency histogram",
+	  "the plots, after the run's files (rt/summary/plot.c)", NULL },
+	{ "latency-cycle.svg", "svg", "gnuplot installed, not --quiet", "each loop's latency over its cycles",
+	  "the plots", NULL },
+	{ "latency-intervals.svg", "svg", "gnuplot installed, not --quiet, [run] interval",
+	  "each loop's worst latency per interval of the run, log scale", "the plots", NULL },
+	{ "ticks.svg", "svg", "gnuplot installed, not --quiet",
+	  "each loop's completed cycles around the worst one, one mark each (0.6 s window)", "the plots", NULL },
+};
+const int jl_nrun_outputs = (int)(sizeof(jl_run_outputs) / sizeof(jl_run_outputs[0]));
+
+int jl_run_outputs_write(const struct jl_run_out *o)
+{
+	for (int i = 0; i < jl_nrun_outputs; i++)
+		if (jl_run_outputs[i].write && jl_run_outputs[i].write(o))
+			return -1;
+	return 0;
+}
