@@ -94,14 +94,14 @@ deps:
 #   the RT lane (a freshly booted PREEMPT_RT guest with cgroup v2 alone: tests/rt/guest.sh, the tests
 #   marked `rt`). `make check-host` and `make check-rt` run one lane each.
 check: deps
-	@scripts/check-layers.sh
 	@$(MAKE) --no-print-directory all
+	@scripts/check-layers.sh . $(BUILD)/obj
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host rt
 
 check-host: deps
-	@scripts/check-layers.sh
 	@$(MAKE) --no-print-directory all
+	@scripts/check-layers.sh . $(BUILD)/obj
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host
 

@@ -2,6 +2,7 @@
  * Must never: write a CPU's runtime before its old value is journalled, leave debugfs mounted when it was
  * not, or touch the period (only the runtime is the scenario's). */
 #include "fair_server.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cpulist.h"
+#include "procfs.h"
 
 char *jl_irq_format_mask(const cpu_set_t *set, char *buf, size_t len)
 {

@@ -139,35 +139,8 @@ void jl_journal_allow_prefix(const char *prefix);
 /* May a journal entry name PATH (see jl_journal_replay)? */
 bool jl_journal_path_allowed(const char *path);
 
-/* Start time (field 22 of /proc/PID/stat, clock ticks since boot) of PID. 0, or -1 with errno
- * (ESRCH when there is no such process). */
-int jl_proc_start_time(pid_t pid, unsigned long long *start);
-
-/* True when PID is running and started at START. */
-bool jl_proc_is(pid_t pid, unsigned long long start);
-
-/* The task flags (PF_*, field 9 of /proc/TID/stat). 0 or -1 with errno. */
-int jl_proc_flags(pid_t tid, unsigned long long *flags);
-
-/* A kernel thread (PF_KTHREAD)? */
-bool jl_proc_is_kthread(pid_t tid);
-
-/* The IRQ number of an IRQ thread (a kernel thread named irq/N-name; its comm into COMM when not NULL,
- * 16 bytes), or -1 when TID is none. */
-int jl_irq_thread_irq(pid_t tid, char *comm);
-
 /* Take DIR/machine.lock (flock, exclusive), waiting up to TIMEOUT_MS. Returns the fd to keep open while
  * the run holds machine knobs, or -1 with errno (EWOULDBLOCK: another run holds it). */
 int jl_journal_lock(const char *dir, int timeout_ms);
-
-/* Small knob helpers (sysfs/procfs files): read the first line (newline stripped), write a value in one
- * write(2). 0 or -1 with errno. */
-int jl_knob_read(const char *path, char *buf, size_t len);
-int jl_knob_write(const char *path, const char *value);
-
-/* Remove DIR and every child cgroup in it, depth-first, moving each one's tasks (DIR/.../TASKS_NAME) to
- * PARENT_TASKS first (retrying while tasks arrive). A missing DIR is success. 0, or -1 with errno and
- * WHY naming the directory that stayed and how many tasks are left in it. */
-int jl_cgroup_remove(const char *dir, const char *tasks_name, const char *parent_tasks, char *why, size_t whylen);
 
 #endif

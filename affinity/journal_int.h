@@ -2,10 +2,11 @@
 #ifndef JL_JOURNAL_INT_H
 #define JL_JOURNAL_INT_H
 
-#include <sys/types.h>
-
-/* Numeric FIELD (1-based, as in proc(5), >= 3) of /proc/PID/stat. 0, or -1 with errno (ESRCH: no such
- * process). */
-int jl_stat_field(pid_t pid, int field, unsigned long long *out);
+/* An open journal: written by journal.c, replayed and freed by jl_journal_finish (journal_replay.c). */
+struct jl_journal {
+	int fd;
+	char dir[256];
+	char path[512];
+};
 
 #endif

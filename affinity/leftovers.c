@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "shield.h"
+#include "runnames.h"
 
 static void find_tracefs(char *dir, size_t len)
 {
@@ -34,34 +35,6 @@ static void find_tracefs(char *dir, size_t len)
 bool jl_leftover_pid_alive(pid_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
-
-/* "jitterlab-<digits>" followed by exactly SUFFIX: the pid, else 0. */
-static pid_t name_pid(const char *name, const char *suffix)
-{
-	const char *p = name + strlen(JL_CPUSET_PREFIX);
-	char *end;
-	long pid;
-
-	if (strncmp(name, JL_CPUSET_PREFIX, strlen(JL_CPUSET_PREFIX)) || *p < '1' || *p > '9')
-		return 0;
-	errno = 0;
-	pid = strtol(p, &end, 10);
-	if (errno || pid <= 0 || pid > 0x3fffffff || strcmp(end, suffix))
-		return 0;
-	return (pid_t)pid;
-}
-
-pid_t jl_leftover_instance_pid(const char *name)
-{
-	return name_pid(name, "");
-}
-
-pid_t jl_leftover_cpuset_pid(const char *name)
-{
-	pid_t pid = name_pid(name, "-housekeeping");
-
-	return pid ? pid : name_pid(name, "-shield");
 }
 
 static void add_cpuset(const char *dir, void *ctx)

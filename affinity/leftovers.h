@@ -26,12 +26,6 @@ struct jl_leftovers {
 	char cpuset_root[256];
 };
 
-/* Ours are only `jitterlab-<digits>` tracing instances and `jitterlab-<digits>-housekeeping` /
- * `jitterlab-<digits>-shield` cpusets (whole names): these return the pid, anything else 0 (a user's
- * `jitterlab-foo` is never touched). */
-pid_t jl_leftover_instance_pid(const char *name);
-pid_t jl_leftover_cpuset_pid(const char *name);
-
 /* Could PID still own an instance or cpuset: any live process with that pid (a run may be named "exe"
  * when started through /proc/self/exe); a reused pid only delays a cleanup. */
 bool jl_leftover_pid_alive(pid_t pid);

@@ -29,6 +29,9 @@
 #include "cpulist.h"
 #include "kversion.h"
 #include "leftovers.h"
+#include "procfs.h"
+#include "cgroupfs.h"
+#include "runnames.h"
 
 static bool has_word(const char *list, const char *word, const char *seps)
 {

@@ -17,7 +17,6 @@
 
 enum jl_shield_method { JL_SHIELD_NONE, JL_SHIELD_CGROUP_V1, JL_SHIELD_CGROUP_V2, JL_SHIELD_BOOT };
 
-#define JL_CPUSET_PREFIX "jitterlab-"
 
 struct jl_shield_config {
 	char cpuset_root[256];   /* v1 cpuset mount; "" = find it in /proc/self/mounts */

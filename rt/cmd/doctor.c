@@ -27,6 +27,7 @@
 #include "../../affinity/leftovers.h"
 #include "../../affinity/shield.h"
 #include "../../affinity/topology.h"
+#include "../../affinity/procfs.h"
 
 enum jl_doctor_status { JL_DOC_OK, JL_DOC_WARN, JL_DOC_FAIL };
 
@@ -439,7 +440,7 @@ static bool tracefs_dir(char *dir, size_t len)
 	return false;
 }
 
-/* The trace groups of the registry (rt/trace/trace_capture.c): a group is missing when one of its required events
+/* The trace groups of the registry (rt/trace/trace_groups.c): a group is missing when one of its required events
  * or all of its events are; optional events the kernel lacks (ipi before 6.5) are named. */
 static void check_tracefs(struct jl_doctor_result *r)
 {

@@ -239,25 +239,15 @@ static int thread_series_init(struct jl_unit *u, char *err, size_t errlen)
 	return 0;
 }
 
-static const struct jl_driver driver_periodic = {
+const struct jl_driver jl_driver_periodic = {
 	.name = "periodic", .end = JL_END_AT_RELEASE, .init = thread_series_init, .run = drive_periodic,
 };
-static const struct jl_driver driver_continuous = {
+const struct jl_driver jl_driver_continuous = {
 	.name = "continuous", .end = JL_END_NOW, .init = thread_series_init, .run = drive_continuous,
 };
 /* a child process (rt/engine/child.c): it runs itself, the engine starts and ends it */
-static const struct jl_driver driver_exec = {
+const struct jl_driver jl_driver_exec = {
 	.name = "exec", .end = JL_END_NOW, .init = thread_series_init,
-};
-
-/* The drivers, by behaviour kind: what a unit's threads do after the start gate. A unit's threads are
- * set up the same way whatever their driver. */
-const struct jl_driver *const jl_drivers[JL_BEH_N] = {
-	[JL_BEH_PERIODIC] = &driver_periodic,
-	[JL_BEH_CONTINUOUS] = &driver_continuous,
-	[JL_BEH_EXEC] = &driver_exec,
-	[JL_BEH_EXECUTOR] = &jl_driver_executor,
-	[JL_BEH_SOURCE] = &jl_driver_source,
 };
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
@@ -578,12 +568,6 @@ static int link_series(struct jl_engine *eng, char *err, size_t errlen)
 		}
 	}
 	return 0;
-}
-
-int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
-		   char *err, size_t errlen)
-{
-	return jl_engine_init_drivers(eng, sc, hooks, jl_drivers, err, errlen);
 }
 
 /* Room for every acquisition of LOCK: its users' releases (a loop's or a timer's), or a fixed number

@@ -70,8 +70,11 @@ struct jl_driver {
 	void (*fini)(struct jl_unit *u);
 };
 
-/* The drivers, by behaviour kind. */
+/* The drivers, by behaviour kind (drivers.c). */
 extern const struct jl_driver *const jl_drivers[JL_BEH_N];
+extern const struct jl_driver jl_driver_periodic;   /* engine.c: a loop releasing at absolute times */
+extern const struct jl_driver jl_driver_continuous; /* engine.c: a thread that works until the end */
+extern const struct jl_driver jl_driver_exec;       /* engine.c: a child process (child.c) */
 extern const struct jl_driver jl_driver_executor; /* executor.c */
 extern const struct jl_driver jl_driver_source;   /* executor.c: a [source]'s thread */
 

@@ -31,6 +31,8 @@
 #include "../../affinity/leftovers.h"
 #include "../../affinity/shield.h"
 #include "../../affinity/topology.h"
+#include "../../affinity/procfs.h"
+#include "../../affinity/runnames.h"
 
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
 #define RT_PERIOD_PATH "/proc/sys/kernel/sched_rt_period_us"

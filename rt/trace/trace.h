@@ -3,10 +3,16 @@
  * marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
  * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path
  * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only.
- * The module's files: trace_capture.c (instance, reader thread, markers, lost events), trace_dat.c (the v6
- * writer), trace_read.c (libtracecmd reader), trace_events.c (pairing, CPU timelines), trace_decompose.c
- * (cycles explained), trace_result.c (summary block, text), trace_kshark.c (session), trace_syms.c
- * (callback names), trace_finish.c (the end of a run), analyze.c (`jitterlab analyze`). */
+ * The module's files, I/O: trace_groups.c (the group registry), trace_capture.c (instance, reader thread,
+ * markers, lost events), trace_tmpfile.c, trace_keep.c (the flight recorder), trace_probe.c and
+ * trace_probe_ring.c (the probe's server and rings), trace_read.c (page and libtracecmd readers),
+ * trace_live.c (the analysis while the run goes), trace_dat.c (the v6 writer), trace_kshark.c (session),
+ * trace_finish.c (the end of a run). The analysis: trace_events.c (the event model, pairing, CPU
+ * timelines, the feed), trace_prune.c (what a long run forgets), trace_parts.c (parts, the part-kind
+ * registry), trace_bandwidth.c (RT bandwidth), trace_waited.c, trace_decompose.c (the wakeup window),
+ * trace_window.c (the response window), trace_worst.c (matching, the worst cycles), trace_offcpu.c,
+ * trace_wakeups.c, trace_advice.c, trace_series.c (what the analysis is given of the run),
+ * trace_result.c (summary block, text), trace_syms.c (callback names); analyze.c is `jitterlab analyze`. */
 #ifndef JL_TRACE_H
 #define JL_TRACE_H
 
@@ -40,6 +46,18 @@ struct jl_trace_group {
 };
 extern const struct jl_trace_group jl_trace_groups[];
 extern const int jl_trace_ngroups;
+
+/* The kinds of part an explanation is made of, one row each, indexed by enum jl_part_kind
+ * (trace_events.h), in trace_parts.c: the decomposition orders and picks culprits by it, summary.json
+ * writes its name, `jitterlab list` and jitterlab(8) print it, the tests read it back through `list`. */
+struct jl_part_kind_info {
+	const char *name; /* summary.json's worst[].parts[].kind */
+	int rank;         /* a cycle's parts in rank order (lower first), the longest first within one rank */
+	bool culprit;     /* may be the cycle's culprit (a task only when it names one: pid > 0) */
+	const char *help; /* what it means */
+};
+extern const struct jl_part_kind_info jl_part_kinds[];
+extern const int jl_npart_kinds;
 
 struct jl_trace_result {
 	json_object *block; /* summary.json "trace" object (owned by the caller after finish) */

@@ -1,5 +1,5 @@
 /* trace_capture: record the run with libtracefs in a private instance (jitterlab-<pid>): mono clock set
- * first, buffer size per CPU, the event groups of [run] trace (the registry below; anchored regexes; IRQ
+ * first, buffer size per CPU, the event groups of [run] trace (trace_groups.c; anchored regexes; IRQ
  * and timer events limited to the measured CPUs by event filters), raw pages drained by a
  * housekeeping reader thread (SCHED_OTHER, off the isolated CPUs) into anonymous temp files, lost events
  * counted from per_cpu/cpuN/stats. jl_trace_mark() is the only function a measured thread calls: one
@@ -23,61 +23,10 @@
 #include "../base/memlock.h"
 #include "trace.h"
 #include "trace_int.h"
+#include "../../affinity/runnames.h"
 
 #define READER_PERIOD_NS 20000000 /* 20 ms: far below the time a 16 MB buffer takes to fill */
 
-/* What each group records. Only what the analysis reads (trace_read.c), plus the rare task-lifetime events
- * the next analyses need. sched_wakeup is not recorded: the analysis starts a wakeup at sched_waking
- * (sched_wakeup only marks the task runnable a moment later, on the same path), and one event fewer per
- * wakeup is the cheapest cut; the reader still takes it from other traces. The task events live in the
- * `task` system but belong to `sched`: they are as rare as forks and renames, cost nothing per wakeup,
- * and without them a measured program's threads are nameless, so no separate group to forget. */
-static const struct jl_trace_event sched_events[] = {
-	{ "sched", "sched_waking", JL_TRACE_EV_REQUIRED },
-	{ "sched", "sched_wakeup_new", 0 },
-	{ "sched", "sched_switch", JL_TRACE_EV_REQUIRED },
-	{ "sched", "sched_migrate_task", 0 },
-	{ "sched", "sched_pi_setprio", 0 },
-	{ "sched", "sched_process_fork", 0 },
-	{ "sched", "sched_process_exit", 0 },
-	{ "task", "task_newtask", 0 },
-	{ "task", "task_rename", 0 },
-	{ NULL, NULL, 0 },
-};
-/* IRQ and timer events are recorded only on the CPUs the measured threads may use (jl_trace_limit_local):
- * that is where their wakeups are decomposed. IPIs are recorded on the sender's CPU, so no CPU filter;
- * they exist since Linux 6.5 and are skipped where they do not. */
-static const struct jl_trace_event irq_events[] = {
-	{ "irq", "irq_handler_entry", JL_TRACE_EV_LOCAL },
-	{ "irq", "irq_handler_exit", JL_TRACE_EV_LOCAL },
-	{ "irq", "softirq_entry", JL_TRACE_EV_LOCAL },
-	{ "irq", "softirq_exit", JL_TRACE_EV_LOCAL },
-	{ "ipi", "ipi_send_cpu", 0 },
-	{ "ipi", "ipi_send_cpumask", 0 },
-	/* the IPI handlers on the receiving CPU (x86: irq_vectors), so a wait names them; absent elsewhere */
-	{ "irq_vectors", "reschedule_entry", JL_TRACE_EV_LOCAL },
-	{ "irq_vectors", "reschedule_exit", JL_TRACE_EV_LOCAL },
-	{ "irq_vectors", "call_function_entry", JL_TRACE_EV_LOCAL },
-	{ "irq_vectors", "call_function_exit", JL_TRACE_EV_LOCAL },
-	{ "irq_vectors", "call_function_single_entry", JL_TRACE_EV_LOCAL },
-	{ "irq_vectors", "call_function_single_exit", JL_TRACE_EV_LOCAL },
-	{ NULL, NULL, 0 },
-};
-static const struct jl_trace_event timer_events[] = {
-	{ "timer", "hrtimer_start", JL_TRACE_EV_LOCAL },
-	{ "timer", "hrtimer_expire_entry", JL_TRACE_EV_LOCAL },
-	{ "timer", "hrtimer_expire_exit", JL_TRACE_EV_LOCAL },
-	{ NULL, NULL, 0 },
-};
-
-const struct jl_trace_group jl_trace_groups[] = {
-	{ JL_TRACE_SCHED, "sched", sched_events,
-	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone" },
-	{ JL_TRACE_IRQ, "irq", irq_events,
-	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)" },
-	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat" },
-};
-const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
 
 /* An instance jitterlab-<pid> whose process is gone (a killed run): remove it. */
 static int remove_if_stale(const char *name, void *ctx)
@@ -103,20 +52,6 @@ static void remove_stale_instances(void)
 
 /* The pages CPU's buffer holds now (at most 4096: the other CPUs get their turn) into its file, or into
  * the flight recorder's circle (trace_keep.c). Returns the pages read, or -1. */
-int jl_trace_tmpfile(void)
-{
-	int fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd < 0) { /* a /tmp without O_TMPFILE: a named file (0600, O_EXCL), unlinked at once */
-		char tmpl[] = "/tmp/jitterlab-trace-XXXXXX";
-
-		fd = mkostemp(tmpl, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(tmpl);
-	}
-	return fd;
-}
-
 static int read_drain(struct jl_trace *t, int cpu)
 {
 	struct jl_trace_cpu *c = &t->cpu[cpu];
@@ -211,29 +146,6 @@ static int enable_groups(struct jl_trace *t, char *err, size_t errlen)
 		}
 	}
 	return 0;
-}
-
-int jl_trace_systems(unsigned groups, const char **out, int max)
-{
-	int n = 0;
-
-	for (int g = 0; g < jl_trace_ngroups; g++) {
-		if (!(groups & jl_trace_groups[g].bit))
-			continue;
-		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
-			char dir[96];
-			int i;
-
-			for (i = 0; i < n && strcmp(out[i], e->system); i++)
-				;
-			if (i < n || n == max)
-				continue;
-			snprintf(dir, sizeof(dir), "events/%s", e->system);
-			if (tracefs_dir_exists(NULL, dir))
-				out[n++] = e->system;
-		}
-	}
-	return n;
 }
 
 int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)

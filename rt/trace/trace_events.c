@@ -62,20 +62,10 @@ struct jl_tan_cpu {
 	struct ctx stack[CTX_DEPTH];
 };
 
-static const char *const part_names[] = {
-	[JL_PART_IRQ] = "irq", [JL_PART_SOFTIRQ] = "softirq", [JL_PART_TASK] = "task",
-	[JL_PART_TIMER] = "timer", [JL_PART_IDLE_EXIT] = "idle-exit", [JL_PART_OTHER] = "other",
-	[JL_PART_THROTTLE] = "throttle", [JL_PART_UNPREEMPTED] = "unpreempted", [JL_PART_LOST] = "lost",
-	[JL_PART_RUNNING] = "running", [JL_PART_BLOCKED] = "blocked", [JL_PART_EXECUTOR] = "executor",
-};
 
 static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					     "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
 
-const char *jl_part_kind_name(enum jl_part_kind k)
-{
-	return (unsigned)k < sizeof(part_names) / sizeof(part_names[0]) ? part_names[k] : "other";
-}
 
 /* ---- sorting ---- */
 
@@ -213,7 +203,8 @@ void jl_tan_free(struct jl_tan *an)
 	free(an->names);
 	free(an->name_hash);
 	free(an->name_h);
-	jl_tan_prune_free(an);
+	if (an->prune_ops)
+		an->prune_ops->free(an);
 	memset(an, 0, sizeof(*an));
 }
 
@@ -634,7 +625,7 @@ int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p)
 
 static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
 {
-	if (!jl_tan_prune_pair(an, ti, p)) /* a pruned analysis: counted, not kept */
+	if (an->prune_ops && !an->prune_ops->pair(an, ti, p)) /* a pruned analysis: counted, not kept */
 		return 0;
 	return jl_tan_keep_pair(&an->threads[ti], p);
 }
@@ -1040,7 +1031,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		break;
 	}
 	c->last_ts = ev->ts;
-	return an->prune ? jl_tan_compact(an, ev->ts) : 0;
+	return an->prune_ops ? an->prune_ops->compact(an, ev->ts) : 0;
 }
 
 int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now)

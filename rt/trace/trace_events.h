@@ -316,6 +316,16 @@ struct jl_tan_probe {
 	char name[16];               /* name: the series' name */
 };
 
+/* The pruner's calls from the analysis it prunes (trace_prune.c sets them with an->prune): the feed
+ * and the task table know a pruned analysis only through these, never trace_prune.c by name. */
+struct jl_tan;
+struct jl_pair;
+struct jl_tan_prune_ops {
+	bool (*pair)(struct jl_tan *an, int ti, const struct jl_pair *p); /* keep this pair (counted either way)? */
+	int (*compact)(struct jl_tan *an, int64_t now);                     /* after each event fed */
+	void (*free)(struct jl_tan *an);                                    /* with the analysis */
+};
+
 /* A task was born: PID, created by PARENT (fork, or a thread of its process). */
 struct jl_tan_birth {
 	int32_t pid, parent;
@@ -373,6 +383,7 @@ struct jl_tan {
 	struct jl_tan_birth *births;
 	size_t nbirths, capbirths;
 	struct jl_tan_prune *prune;  /* a pruned analysis (jl_tan_prune), NULL: everything is kept */
+	const struct jl_tan_prune_ops *prune_ops; /* set with prune: how the feed calls the pruner */
 	/* IRQ number -> its handlers' name (jl_tan_name), from irq_handler_entry or /proc/irq: a threaded
 	 * handler's task name is cut at 15 characters ("irq/25-virtio0-") */
 	uint32_t irq_name[JL_TAN_IRQS];
@@ -466,9 +477,10 @@ void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs,
 /* trace_events.c, for trace_prune.c: the time up to which every CPU's timeline is closed (the earliest
  * start of a CPU's open piece that is not idle), at most NOW. */
 int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now);
-/* trace_prune.c, from jl_tan_feed: forget what no kept window needs, once a second of trace time. */
+/* trace_prune.c (also the prune_ops' compact, pair and free): forget what no kept window needs, once a
+ * second of trace time; a pair a pruned analysis keeps (its latency counted either way); the pruner's
+ * state freed. */
 int jl_tan_compact(struct jl_tan *an, int64_t now);
-/* trace_prune.c, from add_pair: a pair a pruned analysis keeps (its latency counted either way). */
 bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *p);
 void jl_tan_prune_free(struct jl_tan *an);
 
@@ -531,15 +543,18 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 
 /* The first segment of CPU whose end is after TS (binary search over the timeline). */
 size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts);
+/* The segment of CPU covering TS, or NULL (a CPU out of range, or no segment there). */
+const struct jl_segment *jl_tan_seg_at(const struct jl_tan *an, int cpu, int64_t ts);
 
-/* trace_decompose.c, for trace_bandwidth.c and trace_window.c: add what ran on CPU in [FROM, TO) while
+/* trace_waited.c, for trace_decompose.c and trace_window.c: add what ran on CPU in [FROM, TO) while
  * SELF (kernel prio SELF_PRIO) waited (idle as "switch from idle" when IDLE_AS_SWITCH, else "idle");
  * returns the time accounted. Name the parts' tasks and order the parts (jl_tan_finish_parts). */
 int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
 			  struct jl_cycle *c, bool idle_as_switch);
 void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c);
 
-/* trace_decompose.c, for trace_bandwidth.c and trace_window.c: add a part (merged with an equal one). */
+/* trace_parts.c: add a part (merged with an equal one); finish a cycle's parts (jl_tan_finish_parts,
+ * above). */
 void jl_cycle_add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d,
 		       const char *detail);
 

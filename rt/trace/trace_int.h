@@ -73,10 +73,10 @@ struct jl_trace {
  * jl_trace_finish: it stops the thread (jl_trace_live_stop), takes the analysis, gives it the entries'
  * final samples, and feeds the rest. */
 struct jl_trace_live;
-/* This machine's IRQ names (/proc/irq) into AN: a threaded handler's task name is cut at 15 characters,
- * the explanation names its IRQ in full (trace_finish.c). */
+/* trace_series.c: this machine's IRQ names (/proc/irq) into AN: a threaded handler's task name is cut at
+ * 15 characters, the explanation names its IRQ in full. */
 void jl_trace_irq_names(struct jl_tan *an);
-/* The engine's series as the analysis' entries (trace_finish.c), their samples into *SAMPLES (freed by
+/* trace_series.c: the engine's series as the analysis' entries, their samples into *SAMPLES (freed by
  * the caller); PARTIAL: every entry a ring's kept cycles. */
 struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
 					     bool partial);
@@ -116,8 +116,8 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 
 /* trace_wakeups.c: the series of the threads `measure = wakeups` units select (from AN's births and
  * comms, a first pass), then, after the analysis' pass, their samples (the wakeups of entry i = series i);
- * and where a measured entry's time went in [FROM, TO): running, preempted (behind whom), blocked (who
- * ended it), the wait after a wakeup, migrations. */
+ * and where a measured entry's time went in [FROM, TO) (jl_tan_offcpu, with trace_offcpu.c's totals):
+ * running, preempted (behind whom), blocked (who ended it), the wait after a wakeup, migrations. */
 int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
 int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
 json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
@@ -145,13 +145,13 @@ void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct j
 		    const struct jl_tstate *x);
 json_object *jl_offcpu_json(struct jl_offcpu *o);
 
-/* trace_capture.c: an anonymous 0600 file in /tmp for raw pages (O_TMPFILE, else a named one unlinked at
+/* trace_tmpfile.c: an anonymous 0600 file in /tmp for raw pages (O_TMPFILE, else a named one unlinked at
  * once); -1 with errno. */
 int jl_trace_tmpfile(void);
 /* trace_capture.c: stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
-/* The distinct tracefs systems the events of GROUPS come from that exist on this kernel, at most MAX, in
- * registry order, into OUT (static strings). Returns how many. */
+/* trace_groups.c: the distinct tracefs systems the events of GROUPS come from that exist on this kernel,
+ * at most MAX, in registry order, into OUT (static strings). Returns how many. */
 int jl_trace_systems(unsigned groups, const char **out, int max);
 /* summary.json trace.recorded: the events enabled, the optional ones missing, the CPUs of LOCAL events. */
 void jl_trace_describe_recording(const struct jl_trace *t, json_object *block);

@@ -270,6 +270,10 @@ static bool prunable(const struct jl_tan *an, bool samples)
 	return any;
 }
 
+static const struct jl_tan_prune_ops prune_ops = {
+	.pair = jl_tan_prune_pair, .compact = jl_tan_compact, .free = jl_tan_prune_free,
+};
+
 static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
 {
 	struct jl_tan_prune *p = calloc(1, sizeof(*p));
@@ -277,6 +281,7 @@ static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
 	if (!p)
 		return -1;
 	an->prune = p;
+	an->prune_ops = &prune_ops;
 	p->from = from;
 	p->back = jl_tan_prune_back(&an->budget);
 	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
@@ -454,6 +459,7 @@ void jl_tan_prune_free(struct jl_tan *an)
 	free(p->win);
 	free(p);
 	an->prune = NULL;
+	an->prune_ops = NULL;
 }
 
 /* Whether a candidate's window holds some of [A, B): among those starting before B, the largest end. */

@@ -66,6 +66,15 @@ CFS_HOG = """
 """
 
 
+
+def part_kinds():
+    """The part kinds as `jitterlab list` prints its registry (the section "explanation parts")."""
+    out = subprocess.run([BIN, "list"], capture_output=True, text=True, timeout=30, check=True).stdout
+    section = out.split("explanation parts", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    kinds = {line.split()[0] for line in section if line.startswith("  ")}
+    assert len(kinds) >= 12, kinds
+    return kinds
+
 def run_scenario(out, name, text, extra=(), timeout=90):
     """Write NAME.ini, run it (waiting out another job's shield, retried if one came up meanwhile)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -160,11 +169,11 @@ def test_trace_block_shape(spin_run):
     responses = [c for c in t["worst"] if c["window"] == "response"]
     assert 1 <= len(wakeups) <= 5 and len(wakeups) + len(responses) == len(t["worst"]), t["worst"]
     assert len(responses) <= t["misses_cap"] and len(responses) == t["misses_explained"] <= t["misses"]
+    kinds = part_kinds()
     for c in t["worst"]:
         assert c["parts"], c
         for p in c["parts"]:
-            assert p["kind"] in ("irq", "softirq", "task", "timer", "idle-exit", "other", "throttle",
-                                 "unpreempted", "lost", "running", "blocked"), p
+            assert p["kind"] in kinds, p
             assert set(p) >= {"kind", "name", "pid", "prio", "duration_ns"}, p
             assert p["duration_ns"] >= 0
         # the parts account for the window: the wakeup latency, or the whole response of a miss (the

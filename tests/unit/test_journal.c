@@ -29,6 +29,8 @@
 #include "rt/engine/machine.h"
 #include "affinity/shield.h"
 #include "affinity/topology.h"
+#include "affinity/procfs.h"
+#include "affinity/runnames.h"
 
 struct fixture {
 	char root[256];

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "rt/trace/trace.h"
 #include "rt/trace/trace_events.h"
 #include "tests/unit/tev_builders.h"
 
@@ -22,6 +23,66 @@
 /* event builders (tev_builders.h): no prev_state here, a waking of any kind */
 #define sw(us, cpu, prev, pp, next, np, comm) tev_switch(us, cpu, prev, pp, 0, next, np, comm)
 #define wake(...) tev_wake(__VA_ARGS__)
+
+/* The part-kind registry: a row for every kind, names unique and JSON-safe; a cycle's parts come out in
+ * the registry's rank order (lower first, the longest first within one rank), and the culprit is the
+ * longest part whose kind may be one (a task only with a pid). The cycle is built here by hand. */
+static void test_part_kind_registry(void **state)
+{
+	struct jl_tan an;
+	struct jl_cycle c;
+	int best_rank = -1, lo = -1, hi = -1;
+
+	/* the order and culprits explanations have always used (before the registry): kind, rank, culprit */
+	static const struct { int kind, rank; bool culprit; const char *name; } was[] = {
+		{ JL_PART_TIMER, 0, false, "timer" },     { JL_PART_IDLE_EXIT, 0, false, "idle-exit" },
+		{ JL_PART_RUNNING, 0, false, "running" }, { JL_PART_EXECUTOR, 0, false, "executor" },
+		{ JL_PART_THROTTLE, 1, true, "throttle" }, { JL_PART_TASK, 1, true, "task" },
+		{ JL_PART_BLOCKED, 1, false, "blocked" }, { JL_PART_UNPREEMPTED, 1, true, "unpreempted" },
+		{ JL_PART_IRQ, 2, false, "irq" },         { JL_PART_SOFTIRQ, 3, false, "softirq" },
+		{ JL_PART_LOST, 4, false, "lost" },       { JL_PART_OTHER, 4, false, "other" },
+	};
+
+	(void)state;
+	assert_int_equal(sizeof(was) / sizeof(was[0]), JL_PART_N);
+	for (size_t i = 0; i < sizeof(was) / sizeof(was[0]); i++) {
+		assert_int_equal(jl_part_kinds[was[i].kind].rank, was[i].rank);
+		assert_int_equal(jl_part_kinds[was[i].kind].culprit, was[i].culprit);
+		assert_string_equal(jl_part_kinds[was[i].kind].name, was[i].name);
+	}
+	assert_int_equal(jl_npart_kinds, JL_PART_N);
+	for (int k = 0; k < JL_PART_N; k++) {
+		assert_non_null(jl_part_kinds[k].name);
+		assert_non_null(jl_part_kinds[k].help);
+		assert_string_equal(jl_part_kind_name((enum jl_part_kind)k), jl_part_kinds[k].name);
+		assert_int_equal(strspn(jl_part_kinds[k].name, "abcdefghijklmnopqrstuvwxyz-"), strlen(jl_part_kinds[k].name));
+		for (int j = 0; j < k; j++)
+			assert_string_not_equal(jl_part_kinds[j].name, jl_part_kinds[k].name);
+		if (best_rank < jl_part_kinds[k].rank)
+			best_rank = jl_part_kinds[k].rank;
+	}
+	/* two kinds of different rank: the higher-ranked one added first, and longer, comes out last */
+	for (int k = 0; k < JL_PART_N; k++) {
+		if (jl_part_kinds[k].rank == 0 && lo < 0 && k != JL_PART_OTHER)
+			lo = k;
+		if (jl_part_kinds[k].rank == best_rank && hi < 0 && k != JL_PART_OTHER)
+			hi = k;
+	}
+	assert_true(lo >= 0 && hi >= 0 && lo != hi);
+	memset(&an, 0, sizeof(an));
+	memset(&c, 0, sizeof(c));
+	jl_cycle_add_part(&c, hi, "high", -1, 0, 5000, NULL);
+	jl_cycle_add_part(&c, lo, "low", -1, 0, 100, NULL);
+	jl_cycle_add_part(&c, JL_PART_TASK, "spinner", 42, 10, 300, NULL);
+	jl_cycle_add_part(&c, JL_PART_TASK, "nameless", 0, 10, 900, NULL);
+	jl_tan_finish_parts(&an, &c);
+	assert_int_equal(c.parts[0].kind, lo);
+	assert_int_equal(c.parts[c.nparts - 1].kind, hi);
+	/* the 900 us task has no pid: never the culprit; the spinner is, unless a longer culprit kind exists */
+	assert_true(jl_part_kinds[JL_PART_TASK].culprit);
+	assert_string_equal(c.parts[jl_cycle_culprit(&c)].name,
+			    jl_part_kinds[hi].culprit && 5000 > 300 ? "high" : "spinner");
+}
 
 /* The word-at-a-time name helpers give libc's answers: random names of every length, names that differ
  * only after their NUL (garbage left by a longer name), bytes 0x80 and 0x01 (the NUL test's false
@@ -678,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_matching_window),
 		cmocka_unit_test(test_two_series_one_thread),
 		cmocka_unit_test(test_name_helpers_are_libc),
+		cmocka_unit_test(test_part_kind_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
