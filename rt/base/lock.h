@@ -1,4 +1,4 @@
-/* lock: a [lock NAME] (issue 14): a mutex held while a thread's or a callback's work runs, of one of the
+/* lock: a [lock NAME]: a mutex held while a thread's or a callback's work runs, of one of the
  * kinds real-time code chooses between, with every acquisition timed:
  * - mutex: a plain pthread mutex (PTHREAD_PRIO_NONE): a waiter of high priority can wait for as long as a
  *   middle-priority task keeps the holder off its CPU (unbounded priority inversion);

@@ -1,4 +1,4 @@
-/* memlock: lock in RAM only what the measured threads touch (issue 15, goal 9), where mlockall() would
+/* memlock: lock in RAM only what the measured threads touch, where mlockall() would
  * lock everything the process ever maps (the trace's event formats, the reader's buffers, the watch's
  * statistics, the post-run analysis: tens of MB on a traced run, for nothing measured).
  * What is locked, each piece where it is made (prefaulted by the lock itself):

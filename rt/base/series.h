@@ -37,7 +37,7 @@ struct jl_sample {
 	uint32_t skipped;  /* releases dropped just before this cycle */
 	int32_t cpu;       /* CPU the cycle ran on (at its end) */
 	int32_t tid;       /* the OS thread that ran it */
-	/* a callback's provenance (issue 13: chains): which run published the message it consumed */
+	/* a callback's provenance (chains): which run published the message it consumed */
 	uint32_t run;      /* its own run number: its index among the series' appends, from 0 */
 	uint32_t src_run;  /* the run (of series src - 1) that published the message it consumed */
 	uint16_t src;      /* that publisher's series id + 1; 0: none (a timer, a loop: its origin is its own) */
@@ -66,10 +66,10 @@ static inline bool jl_missed(int64_t release, int64_t end, int64_t deadline)
  * calcdiff(now, next) computes it: the seconds' difference in us plus the nanoseconds' difference
  * divided by 1000 in C, truncated toward zero (the floor of wake - expiry in us, rounded up instead when
  * the wake falls in the next second: a share of about latency / 1 s of the cycles); 1 us buckets, values
- * at or beyond JL_CT_HIST_US us are overflows. */
-#define JL_CT_HIST_US 20000
+ * at or beyond JL_CYCLICTEST_HIST_US us are overflows. */
+#define JL_CYCLICTEST_HIST_US 20000
 
-static inline int64_t jl_ct_latency_us(int64_t release_ns, int64_t wake_ns)
+static inline int64_t jl_cyclictest_latency_us(int64_t release_ns, int64_t wake_ns)
 {
 	int64_t ds = wake_ns / 1000000000LL - release_ns / 1000000000LL;
 	int64_t dn = wake_ns % 1000000000LL - release_ns % 1000000000LL;

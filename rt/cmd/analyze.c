@@ -26,12 +26,12 @@
 
 struct input {
 	char dat[PATH_MAX];
-	struct jl_tan_thread *threads;
+	struct jl_analysis_thread *threads;
 	int nthreads;
-	struct jl_tan_sample *samples;
+	struct jl_analysis_sample *samples;
 	size_t nsamples;
 	int64_t from;
-	struct jl_tan_budget budget; /* from summary.json's host block, when there is one */
+	struct jl_analysis_budget budget; /* from summary.json's host block, when there is one */
 	bool have_budget;
 	struct jl_trace_advice_in advice; /* the host facts the advice reads (unknown without a summary) */
 };
@@ -77,7 +77,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 	}
 	for (int i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *v;
-		struct jl_tan_thread *th = &in->threads[in->nthreads];
+		struct jl_analysis_thread *th = &in->threads[in->nthreads];
 		const char *pol = "";
 		int prio = 0, nice = 0;
 
@@ -107,7 +107,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 			for (int i = 0; i < in->nthreads; i++)
 				in->threads[i].partial = true;
 		if (json_object_object_get_ex(root, "host", &host)) {
-			jl_tan_budget_defaults(&in->budget); /* then what the run's host block says */
+			jl_analysis_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
 			in->have_budget = true;
 			jl_trace_advice_from_host(host, &in->advice);
@@ -121,7 +121,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
  * dropped). */
 struct row {
 	int thread;
-	struct jl_tan_sample s;
+	struct jl_analysis_sample s;
 };
 
 struct rows_ctx {
@@ -194,7 +194,7 @@ static int load_samples(const char *dir, struct input *in, char *err, size_t err
 static int load_bare(const char *dat, struct input *in, char *err, size_t errlen)
 {
 	int32_t pids[MAX_BARE_THREADS];
-	char names[MAX_BARE_THREADS][JL_TEV_COMM];
+	char names[MAX_BARE_THREADS][JL_EVENT_COMM];
 	int n = 0;
 
 	if (jl_trace_discover(dat, pids, names, MAX_BARE_THREADS, &n, err, errlen) < 0)
@@ -213,7 +213,7 @@ static int load_bare(const char *dat, struct input *in, char *err, size_t errlen
 	return 0;
 }
 
-static void print_text(const struct jl_tan *an, json_object *block, const char *text, const char *dat,
+static void print_text(const struct jl_analysis *an, json_object *block, const char *text, const char *dat,
 		       double secs)
 {
 	json_object *wk, *v;
@@ -261,7 +261,7 @@ static void usage(void)
 }
 
 /* --kernelshark: the session on the worst wakeup, next to the trace. */
-static int write_session(const char *arg, bool dir, const struct input *in, const struct jl_tan *an,
+static int write_session(const char *arg, bool dir, const struct input *in, const struct jl_analysis *an,
 			 const struct jl_cycle *worst, int nworst, json_object *block)
 {
 	char session[PATH_MAX + 32], err[512], *hint = NULL;
@@ -296,7 +296,7 @@ int cmd_analyze(int argc, char **argv)
 	bool json = false, kshark = false, dir;
 	char err[1024];
 	struct input in = { 0 };
-	struct jl_tan an = { 0 };
+	struct jl_analysis an = { 0 };
 	struct jl_trace_readinfo info;
 	struct jl_trace_reading *reading = NULL;
 	struct jl_trace_summary_in sin = { 0 };
@@ -353,13 +353,13 @@ int cmd_analyze(int argc, char **argv)
 		if (load_bare(in.dat, &in, err, sizeof(err)) < 0)
 			goto fail;
 	}
-	if (jl_tan_init(&an, in.threads, in.nthreads, 1) < 0) {
+	if (jl_analysis_init(&an, in.threads, in.nthreads, 1) < 0) {
 		snprintf(err, sizeof(err), "analyze: out of memory");
 		goto fail;
 	}
 	if (in.have_budget)
 		an.budget = in.budget;
-	if (jl_tan_prune(&an, in.from, 0) < 0) { /* a long run's: keep only what its kept cycles need */
+	if (jl_analysis_prune(&an, in.from, 0) < 0) { /* a long run's: keep only what its kept cycles need */
 		snprintf(err, sizeof(err), "analyze: out of memory");
 		goto fail;
 	}
@@ -401,7 +401,7 @@ out:
 	if (block)
 		json_object_put(block);
 	free(text);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 	input_free(&in);
 	return rc;
 }

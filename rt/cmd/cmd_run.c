@@ -119,7 +119,7 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 		if (!t->beh.exec[0])
 			continue;
 		if (jl_child_check_cmdline(t->beh.exec, why, sizeof(why))) {
-			return jl_scenario_fail(sc, t->key_line[JL_TKEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
+			return jl_scenario_fail(sc, t->key_line[JL_THREAD_KEY_EXEC], err, errlen, "thread '%s': exec: %s", t->name, why);
 		}
 	}
 	return 0;
@@ -152,7 +152,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 	if (!rings)
 		need = jl_engine_loop_bytes(sc);
 	if (pages > 0 && psize > 0 && need > have / 2)
-		return jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_DURATION], err, errlen,
+		return jl_scenario_fail(sc, sc->run.key_line[JL_RUN_KEY_DURATION], err, errlen,
 					"the per-cycle samples of this scenario need %.1f GB of locked memory, more than "
 					"half of this machine's %.1f GB: shorten the duration, lower the rates or lower "
 					"[run] samples_memory (rings then keep the memory flat)",
@@ -294,7 +294,7 @@ int cmd_run(int argc, char **argv)
 	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, &o, err, sizeof(err)))
 		goto usage_error;
 	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
-		jl_scenario_fail(sc, sc->run.key_line[JL_RKEY_RT_RUNTIME], err, sizeof(err),
+		jl_scenario_fail(sc, sc->run.key_line[JL_RUN_KEY_RT_RUNTIME], err, sizeof(err),
 				 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
 		goto usage_error;
 	}

@@ -54,7 +54,7 @@ static json_object *ct_get(json_object *o, const char *key)
 
 /* ---- cyclictest's rule: whole microseconds, 1 us buckets, nearest rank ---- */
 
-int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
+int64_t jl_cyclictest_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
 {
 	uint64_t n = overflows, cum = 0, rank;
 
@@ -71,20 +71,20 @@ int64_t jl_ct_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t ove
 	return -1; /* the rank lies among the overflows */
 }
 
-/* p50/p99/p99.9 of R from the JL_CT_HIST_US buckets CNT and R->overflows, in ns (bucket floor x 1000). */
-static void hist_percentiles(struct jl_ct_result *r, const uint64_t *cnt)
+/* p50/p99/p99.9 of R from the JL_CYCLICTEST_HIST_US buckets CNT and R->overflows, in ns (bucket floor x 1000). */
+static void hist_percentiles(struct jl_cyclictest_result *r, const uint64_t *cnt)
 {
 	static const double qs[3] = { 50, 99, 99.9 };
 	int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
 
 	for (int q = 0; q < 3; q++) {
-		int64_t b = jl_ct_hist_percentile_us(cnt, JL_CT_HIST_US, r->overflows, qs[q]);
+		int64_t b = jl_cyclictest_hist_percentile_us(cnt, JL_CYCLICTEST_HIST_US, r->overflows, qs[q]);
 
 		*out[q] = b < 0 ? -1 : b * 1000;
 	}
 }
 
-int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, size_t errlen)
+int jl_cyclictest_parse(json_object *doc, struct jl_cyclictest_result *r, char *err, size_t errlen)
 {
 	json_object *th = ct_get(ct_get(doc, "thread"), "0"), *hist, *v;
 	uint64_t *cnt = NULL, inhist = 0;
@@ -109,7 +109,7 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 		snprintf(err, errlen, "cyclictest JSON has no histogram (was -h given?)");
 		return -1;
 	}
-	cnt = calloc(JL_CT_HIST_US, sizeof(*cnt));
+	cnt = calloc(JL_CYCLICTEST_HIST_US, sizeof(*cnt));
 	if (!cnt) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -119,9 +119,9 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 		char *end;
 		long b = strtol(key, &end, 10);
 
-		if (end == key || (*end && *end != ':') || b < 0 || b >= JL_CT_HIST_US || json_object_get_int64(val) < 0) {
+		if (end == key || (*end && *end != ':') || b < 0 || b >= JL_CYCLICTEST_HIST_US || json_object_get_int64(val) < 0) {
 			snprintf(err, errlen, "cyclictest JSON: histogram bucket \"%s\" is not one of 0..%d us (was -h %d given?)",
-				 key, JL_CT_HIST_US - 1, JL_CT_HIST_US);
+				 key, JL_CYCLICTEST_HIST_US - 1, JL_CYCLICTEST_HIST_US);
 			free(cnt);
 			return -1;
 		}
@@ -135,7 +135,7 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 		return -1;
 	}
 	/* cyclictest's JSON lists the buckets, not its overflow count: the cycles the buckets miss are the
-	 * ones at or beyond JL_CT_HIST_US us */
+	 * ones at or beyond JL_CYCLICTEST_HIST_US us */
 	r->overflows = r->cycles - inhist;
 	if (r->cycles)
 		hist_percentiles(r, cnt);
@@ -146,11 +146,11 @@ int jl_cyclictest_parse(json_object *doc, struct jl_ct_result *r, char *err, siz
 /* One of jitterlab's cycles through cyclictest's rule (contract columns release_ns, wake_ns). */
 static int bucket_row(void *ctx, const struct jl_sample_row *row)
 {
-	jl_us_hist_add(ctx, jl_ct_latency_us(row->release, row->wake), (uint64_t)row->cycle);
+	jl_us_hist_add(ctx, jl_cyclictest_latency_us(row->release, row->wake), (uint64_t)row->cycle);
 	return 0;
 }
 
-int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_result *r, char *err, size_t errlen)
+int jl_cyclictest_bucket_samples(const char *run_dir, const char *thread, struct jl_cyclictest_result *r, char *err, size_t errlen)
 {
 	struct jl_us_hist *h;
 
@@ -182,7 +182,7 @@ int jl_ct_bucket_samples(const char *run_dir, const char *thread, struct jl_ct_r
 	return 0;
 }
 
-int jl_cyclictest_parse_file(const char *path, struct jl_ct_result *r, char *err, size_t errlen)
+int jl_cyclictest_parse_file(const char *path, struct jl_cyclictest_result *r, char *err, size_t errlen)
 {
 	json_object *doc = json_object_from_file(path);
 	int rc;
@@ -234,7 +234,7 @@ int jl_cyclictest_cmdline(const struct jl_scenario *sc, const struct jl_thread_s
 	/* -D is a bound only: the harness ends the neighbour with SIGINT when the measured phase ends,
 	 * and cyclictest writes its JSON on SIGINT */
 	n = (size_t)snprintf(buf, len, "cyclictest -q -m -t 1 --policy=%s -p %d -i %lld -D %lld -h %d --json=%s%s%s%s%s%s",
-			     pol, prio, interval_us, secs, JL_CT_HIST_US, json_path, cpus[0] ? " -a " : "", cpus,
+			     pol, prio, interval_us, secs, JL_CYCLICTEST_HIST_US, json_path, cpus[0] ? " -a " : "", cpus,
 			     mains[0] ? " --mainaffinity=" : "", mains, sc->run.cpu_dma_latency_ns < 0 ? " --laptop" : "");
 	if (n >= len) {
 		snprintf(err, errlen, "cyclictest command line too long");
@@ -364,7 +364,7 @@ static const char *count_cell(json_object *side, const char *key, char *buf, siz
 void jl_cyclictest_print(FILE *out, json_object *doc)
 {
 	json_object *threads = jget(doc, "threads"), *method = jget(doc, "method");
-	int hist_us = jget(doc, "histogram_us") ? json_object_get_int(jget(doc, "histogram_us")) : JL_CT_HIST_US;
+	int hist_us = jget(doc, "histogram_us") ? json_object_get_int(jget(doc, "histogram_us")) : JL_CYCLICTEST_HIST_US;
 
 	fprintf(out, "cyclictest vs jitterlab: %s, %d run(s) each, interleaved%s (medians over runs)\n",
 		json_object_get_string(jget(doc, "scenario")), json_object_get_int(jget(doc, "runs")),
@@ -518,7 +518,7 @@ const struct jl_cli jl_cli_cyclictest = { "cyclictest", "SCENARIO",
 
 /* One run of a side measured by cyclictest's rule; FROM_KEY ("json": cyclictest's file, "dir": the
  * jitterlab run) says where it came from. */
-static void add_ct_run(json_object *runs, const struct jl_ct_result *r, const char *from_key, const char *from, int rep)
+static void add_ct_run(json_object *runs, const struct jl_cyclictest_result *r, const char *from_key, const char *from, int rep)
 {
 	json_object *o = json_object_new_object();
 
@@ -634,7 +634,7 @@ int cmd_cyclictest(int argc, char **argv)
 	json_object_object_add(doc, "dir", json_object_new_string(dir));
 	json_object_object_add(doc, "runs", json_object_new_int(o.runs));
 	json_object_object_add(doc, "method", json_object_new_string(CT_METHOD));
-	json_object_object_add(doc, "histogram_us", json_object_new_int(JL_CT_HIST_US));
+	json_object_object_add(doc, "histogram_us", json_object_new_int(JL_CYCLICTEST_HIST_US));
 	threads = json_object_new_array();
 	json_object_object_add(doc, "threads", threads);
 	for (int k = 0; k < nm; k++) {
@@ -685,7 +685,7 @@ int cmd_cyclictest(int argc, char **argv)
 			t->place.nice = 0;
 			t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
 			memset(t->key_line, 0, sizeof(t->key_line));
-			t->key_line[JL_TKEY_EXEC] = t->line;
+			t->key_line[JL_THREAD_KEY_EXEC] = t->line;
 		}
 		if (jl_scenario_validate(ct, err, sizeof(err))) {
 			sigprocmask(SIG_SETMASK, &oldmask, NULL);
@@ -730,7 +730,7 @@ int cmd_cyclictest(int argc, char **argv)
 				const char *tn = base->threads[measured[k]].name;
 
 				if (!side) {
-					struct jl_ct_result r;
+					struct jl_cyclictest_result r;
 
 					ct_json_path(dir, direct, tn, rep, path, sizeof(path));
 					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
@@ -758,10 +758,10 @@ int cmd_cyclictest(int argc, char **argv)
 						}
 					}
 					if (th) {
-						struct jl_ct_result r;
+						struct jl_cyclictest_result r;
 
 						add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
-						if (jl_ct_bucket_samples(rdir, sn, &r, err, sizeof(err)))
+						if (jl_cyclictest_bucket_samples(rdir, sn, &r, err, sizeof(err)))
 							fprintf(stderr, "jitterlab cyclictest: %s\n", err);
 						else
 							add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);

@@ -260,6 +260,79 @@ static int check_children(const struct jl_engine *eng, int status)
 }
 
 /* After the threads have ended: analysis, outputs, expectations. Returns the exit status. */
+/* The machine first: nothing after the measurement needs the shield, IRQ steering or RT settings, and a
+ * failure in the analysis must not leave them applied; then the trace's end (trace.dat, the analysis)
+ * into TR. Returns the status. */
+static int finish_machine_and_trace(struct run_ctx *r, json_object *host, struct jl_trace_result *tr, int status)
+{
+	char err[1024] = "";
+
+	jl_machine_describe(r->machine, host);
+	if (r->phase_taken)
+		jl_host_add_phase(host, &r->phase[0], &r->phase[1]);
+	if (jl_machine_restore(r->machine, host)) {
+		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
+		status = JL_EXIT_RUNTIME;
+	}
+	r->machine = NULL;
+	if (r->trace) {
+		jl_engine_set_mark(&r->eng, NULL, NULL, 0); /* no thread may call into the trace from here on */
+		if (jl_trace_finish(r->trace, &r->eng, r->dir, host, tr, err, sizeof(err))) {
+			fprintf(stderr, "jitterlab: tracing: %s\n", err);
+			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+		}
+		jl_trace_destroy(r->trace);
+		r->trace = NULL;
+	}
+	return status;
+}
+
+/* [expect], [budget], [run] stop_at and an interruption judged into SUMMARY: the run's exit status. */
+static int judge(const struct run_ctx *r, json_object *summary, int status)
+{
+	int failed = 0;
+
+	json_object_object_add(summary, "expect", jl_expect_evaluate(r->sc, summary, &failed));
+	if (status == JL_EXIT_OK && failed)
+		status = JL_EXIT_EXPECT;
+	if (r->sc->nbudgets) {
+		json_object_object_add(summary, "budget", jl_budget_evaluate(r->sc, summary, &failed));
+		if (status == JL_EXIT_OK && failed)
+			status = JL_EXIT_EXPECT; /* a budget exceeded: exit 3, like an expectation */
+	}
+	if (r->stopped_at && status == JL_EXIT_OK)
+		status = JL_EXIT_EXPECT; /* a cycle crossed [run] stop_at: exit 3, like a failed expectation */
+	else if (r->interrupted && !r->stopped_at && status != JL_EXIT_RUNTIME)
+		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
+	json_object_object_add(summary, "exit_status", json_object_new_int(status));
+	return status;
+}
+
+/* The plots, then what the terminal shows: the JSON, or the table with the worst cycles, the warnings,
+ * and where the run directory is. */
+static void finish_print(struct run_ctx *r, json_object *summary, const struct jl_trace_result *tr)
+{
+	char err[1024] = "";
+
+	if (!r->o->quiet && jl_plot_run(r->dir, err, sizeof(err)) <= 0 && err[0] && !r->o->json)
+		fprintf(stderr, "jitterlab: plots: %s\n", err);
+	if (r->o->json) {
+		jl_json_print(stdout, summary);
+	} else if (!r->o->quiet) {
+		jl_table_print(stdout, summary, JL_TABLE_TEXT);
+		if (tr->text)
+			printf("\nworst cycles:\n%s", tr->text);
+		if (tr->open_hint)
+			printf("\nopen the worst wakeup: %s\n", tr->open_hint);
+	}
+	if (r->eng.watchdog_fired)
+		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
+			r->eng.stuck[0] ? "; still stuck: " : "", r->eng.stuck);
+	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
+	if (!r->o->json)
+		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
+}
+
 static int finish(struct run_ctx *r, int status)
 {
 	struct jl_engine *eng = &r->eng;
@@ -270,31 +343,10 @@ static int finish(struct run_ctx *r, int status)
 					.interrupted = r->interrupted && !r->stopped_at, .watchdog_fired = eng->watchdog_fired,
 					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus,
 					.watch = r->watching ? &r->watch : NULL, .samples_mode = samples_mode_name(smode) };
-	json_object *summary, *expect, *host = jl_host_describe();
-	char err[1024];
-	int failed = 0;
+	json_object *summary, *host = jl_host_describe();
 
 	snprintf(info.started, sizeof(info.started), "%s", r->started);
-	/* the machine first: nothing after the measurement needs the shield, IRQ steering or RT settings,
-	 * and a failure in the analysis below must not leave them applied */
-	jl_machine_describe(r->machine, host);
-	if (r->phase_taken)
-		jl_host_add_phase(host, &r->phase[0], &r->phase[1]);
-	if (jl_machine_restore(r->machine, host)) {
-		fprintf(stderr, "jitterlab: some machine settings could not be restored: run `jitterlab restore`\n");
-		status = JL_EXIT_RUNTIME;
-	}
-	r->machine = NULL;
-	if (r->trace) {
-		err[0] = '\0';
-		jl_engine_set_mark(eng, NULL, NULL, 0); /* no thread may call into the trace from here on */
-		if (jl_trace_finish(r->trace, eng, r->dir, host, &tr, err, sizeof(err))) {
-			fprintf(stderr, "jitterlab: tracing: %s\n", err);
-			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
-		}
-		jl_trace_destroy(r->trace);
-		r->trace = NULL;
-	}
+	status = finish_machine_and_trace(r, host, &tr, status);
 	status = check_children(eng, status);
 	/* sized after the trace: it adds the series of probed programs */
 	res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
@@ -310,20 +362,7 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
 	jl_summary_lock_boosts(summary);
 	json_object_object_add(summary, "leftovers", jl_remains_json(&r->remains));
-	expect = jl_expect_evaluate(r->sc, summary, &failed);
-	json_object_object_add(summary, "expect", expect);
-	if (status == JL_EXIT_OK && failed)
-		status = JL_EXIT_EXPECT;
-	if (r->sc->nbudgets) {
-		json_object_object_add(summary, "budget", jl_budget_evaluate(r->sc, summary, &failed));
-		if (status == JL_EXIT_OK && failed)
-			status = JL_EXIT_EXPECT; /* a budget exceeded: exit 3, like an expectation */
-	}
-	if (r->stopped_at && status == JL_EXIT_OK)
-		status = JL_EXIT_EXPECT; /* a cycle crossed [run] stop_at: exit 3, like a failed expectation */
-	else if (r->interrupted && !r->stopped_at && status != JL_EXIT_RUNTIME)
-		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
-	json_object_object_add(summary, "exit_status", json_object_new_int(status));
+	status = judge(r, summary, status);
 
 	/* the run directory's files written at the end (run_outputs.c: the registry of them all) */
 	if (jl_run_outputs_write(&(struct jl_run_out){ .dir = r->dir, .eng = eng, .res = res, .nseries = eng->nseries,
@@ -333,26 +372,7 @@ static int finish(struct run_ctx *r, int status)
 		status = JL_EXIT_RUNTIME;
 	}
 	jl_output_link_latest(r->dir);
-	if (!r->o->quiet) {
-		err[0] = '\0';
-		if (jl_plot_run(r->dir, err, sizeof(err)) <= 0 && err[0] && !r->o->json)
-			fprintf(stderr, "jitterlab: plots: %s\n", err);
-	}
-	if (r->o->json) {
-		jl_json_print(stdout, summary);
-	} else if (!r->o->quiet) {
-		jl_table_print(stdout, summary, JL_TABLE_TEXT);
-		if (tr.text)
-			printf("\nworst cycles:\n%s", tr.text);
-		if (tr.open_hint)
-			printf("\nopen the worst wakeup: %s\n", tr.open_hint);
-	}
-	if (eng->watchdog_fired)
-		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
-			eng->stuck[0] ? "; still stuck: " : "", eng->stuck);
-	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
-	if (!r->o->json)
-		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
+	finish_print(r, summary, &tr);
 	json_object_put(summary);
 	jl_trace_result_free(&tr);
 	jl_results_free(res, eng->nseries);
@@ -428,137 +448,109 @@ static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 	return 0;
 }
 
-int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
+/* Before the machine changes: the run directory and its scenario.ini, the engine (locking what its
+ * measured threads touch from here on), then the machine's settings. JL_EXIT_OK, or the exit status with
+ * everything this step did undone. */
+static int run_prepare(struct run_ctx *r, char *err, size_t errlen)
 {
-	struct run_ctx *r = calloc(1, sizeof(*r));
-	struct jl_engine_hooks hooks = { 0 };
-	char err[1024] = "";
-	sigset_t sigs;
-	time_t now = time(NULL);
-	struct tm tm;
-	int status = JL_EXIT_OK;
-	bool stopped;
+	struct jl_engine_hooks hooks = { .ctx = r, .thread_ready = hook_thread_ready, .all_ready = hook_all_ready };
 
-	if (!r)
-		return JL_EXIT_RUNTIME;
-	r->sc = sc;
-	r->o = o;
-	gmtime_r(&now, &tm);
-	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	block_signals(&sigs);
-	jl_stop_reset();
-
-	if (jl_machine_check_stale(err, sizeof(err))) {
+	if (jl_machine_check_stale(err, errlen)) {
 		fprintf(stderr, "jitterlab: %s\n", err);
-		free(r);
 		return JL_EXIT_RUNTIME;
 	}
-	if (jl_output_make_run_dir(o->out_root, sc->run.name, r->dir, sizeof(r->dir), err, sizeof(err)) ||
+	if (jl_output_make_run_dir(r->o->out_root, r->sc->run.name, r->dir, sizeof(r->dir), err, errlen) ||
 	    write_run_scenario(r)) {
 		int e = errno;
 
 		fprintf(stderr, "jitterlab: %s\n", err[0] ? err : strerror(e));
-		free(r);
 		return e == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* an --out jitterlab refuses: nothing touched */
 	}
-	hooks.ctx = r;
-	hooks.thread_ready = hook_thread_ready;
-	hooks.all_ready = hook_all_ready;
 	/* lock only what the measured threads touch (memlock.h): each piece as it is made, from here on, until
 	 * jl_memlock_end on every way out */
 	jl_memlock_begin();
 	jl_memlock_code();
-	if (jl_engine_init(&r->eng, sc, &hooks, err, sizeof(err))) {
-		fprintf(stderr, "jitterlab: %s\n", err);
-		jl_memlock_end();
-		free(r);
-		return JL_EXIT_RUNTIME;
-	}
-
+	if (jl_engine_init(&r->eng, r->sc, &hooks, err, errlen))
+		goto fail;
 	snprintf(r->eng.log_dir, sizeof(r->eng.log_dir), "%s", r->dir);
 	r->eng.defer_sort = true; /* the watch reads the arrays while the run goes: sorted after it */
-
 	/* from here on the machine may change: every path goes through jl_machine_restore() */
-	if (jl_machine_apply(&r->machine, sc, o->unsafe, err, sizeof(err))) {
-		fprintf(stderr, "jitterlab: %s\n", err);
-		jl_memlock_end();
-		jl_engine_free(&r->eng);
-		free(r);
-		return JL_EXIT_RUNTIME;
-	}
-	/* a probe's rendezvous is this run's or none: never one inherited from our own environment */
-	unsetenv("JITTERLAB_PROBE");
-	unsetenv("JITTERLAB_PROBE_MARKER");
-	if (sc->run.trace_groups) {
-		if (jl_trace_start(&r->trace, &sc->run, err, sizeof(err))) {
-			fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
-			snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
-			r->trace = NULL;
-		} else {
-			cpu_set_t free_cpus;
+	if (jl_machine_apply(&r->machine, r->sc, r->o->unsafe, err, errlen))
+		goto fail_engine;
+	return JL_EXIT_OK;
 
-			/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
-			if (housekeeping_cpus(&r->eng, &free_cpus)) {
-				cpu_set_t measured;
+fail_engine:
+	jl_engine_free(&r->eng);
+fail:
+	fprintf(stderr, "jitterlab: %s\n", err);
+	jl_memlock_end();
+	return JL_EXIT_RUNTIME;
+}
 
-				jl_trace_set_reader_cpus(r->trace, &free_cpus);
-				/* IRQ and timer events only where measured threads run (all CPUs otherwise) */
-				if (jl_cpulist_online(&measured) == 0) {
-					CPU_XOR(&measured, &measured, &free_cpus);
-					if (CPU_COUNT(&measured) && jl_trace_limit_local(r->trace, &measured))
-						log_msg(r, "jitterlab: note: IRQ/timer events recorded on every CPU: %s\n",
-							strerror(errno));
-				}
-			}
-			/* the flight recorder: asked for, or a long run's (its loops keep rings) */
-			if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_keep_worst(r->trace, err, sizeof(err)))
-				fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
-			if (jl_trace_record(r->trace, err, sizeof(err))) {
-				fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
-				snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
-				jl_trace_destroy(r->trace);
-				r->trace = NULL;
-			}
-		}
-		if (r->trace) {
-			cpu_set_t free_cpus;
+/* The trace, when [run] trace asks for one: a run goes on without it when it cannot start (the reason
+ * goes to summary.json); the reader and the probe's server on the housekeeping CPUs. */
+static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = r->sc;
+	cpu_set_t free_cpus;
 
-			jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
-			if (has_probe(sc) && jl_trace_probe_serve(r->trace, housekeeping_cpus(&r->eng, &free_cpus)
-									 ? &free_cpus : NULL, err, sizeof(err)))
-				fprintf(stderr, "jitterlab: warning: %s: probed programs are not measured\n", err);
-		}
-	} else {
+	if (!sc->run.trace_groups) {
 		snprintf(r->trace_error, sizeof(r->trace_error), "tracing is off");
+		return;
 	}
-	if (signal_pending(&sigs)) {
-		r->interrupted = true;
-		status = JL_EXIT_INTERRUPTED;
-		goto restore_only;
+	if (jl_trace_start(&r->trace, &sc->run, err, errlen)) {
+		fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
+		snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+		r->trace = NULL;
+		return;
 	}
-	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
-		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
-	if (jl_remains_begin(&r->remains, sc->run.cleanup, NULL))
-		log_msg(r, "jitterlab: note: cannot become a child subreaper (%s): orphans of the neighbours may go "
-			   "unnoticed\n", strerror(errno));
-	if (jl_engine_start(&r->eng, err, sizeof(err))) {
-		fprintf(stderr, "jitterlab: %s\n", err);
-		status = JL_EXIT_RUNTIME;
-		goto restore_only;
-	}
-	{
-		cpu_set_t hk;
+	/* the reader thread drains the buffers from a CPU no measured thread uses, if any */
+	if (housekeeping_cpus(&r->eng, &free_cpus)) {
+		cpu_set_t measured;
 
-		watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
+		jl_trace_set_reader_cpus(r->trace, &free_cpus);
+		/* IRQ and timer events only where measured threads run (all CPUs otherwise) */
+		if (jl_cpulist_online(&measured) == 0) {
+			CPU_XOR(&measured, &measured, &free_cpus);
+			if (CPU_COUNT(&measured) && jl_trace_limit_local(r->trace, &measured))
+				log_msg(r, "jitterlab: note: IRQ/timer events recorded on every CPU: %s\n", strerror(errno));
+		}
 	}
+	/* the flight recorder: asked for, or a long run's (its loops keep rings) */
+	if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_keep_worst(r->trace, err, errlen))
+		fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
+	if (jl_trace_record(r->trace, err, errlen)) {
+		fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
+		snprintf(r->trace_error, sizeof(r->trace_error), "%s", err);
+		jl_trace_destroy(r->trace);
+		r->trace = NULL;
+		return;
+	}
+	jl_engine_set_mark(&r->eng, jl_trace_mark, r->trace, sc->run.trace_threshold_ns);
+	if (has_probe(sc) &&
+	    jl_trace_probe_serve(r->trace, housekeeping_cpus(&r->eng, &free_cpus) ? &free_cpus : NULL, err, errlen))
+		fprintf(stderr, "jitterlab: warning: %s: probed programs are not measured\n", err);
+}
+
+/* The threads have started: the watchdog, the live analysis and the watch, then the warm-up and the
+ * measured phase until their end, a signal or [run] stop_at; then the threads are stopped and joined and
+ * what they locked is unlocked. Returns the status so far. */
+static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = r->sc;
+	int status = JL_EXIT_OK;
+	cpu_set_t hk;
+	bool stopped;
+
+	watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
 	if (r->trace) { /* a long run's analysis goes along with it (before the watch: it hands it the cycles) */
 		json_object *host = jl_host_describe();
 
-		if (jl_trace_live_start(r->trace, &r->eng, host, err, sizeof(err)) < 0)
+		if (jl_trace_live_start(r->trace, &r->eng, host, err, errlen) < 0)
 			log_msg(r, "jitterlab: note: the trace is analysed after the run: %s\n", err);
 		json_object_put(host);
 	}
-	if (watch_start(r, err, sizeof(err))) {
+	if (watch_start(r, err, errlen)) {
 		/* the rings need their reader: without it the run would measure nothing */
 		fprintf(stderr, "jitterlab: %s\n", err);
 		jl_stop_request(JL_STOP_ERROR);
@@ -566,11 +558,11 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		status = JL_EXIT_RUNTIME;
 	}
 	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
-	stopped = status != JL_EXIT_OK || wait_until(r, &sigs, r->eng.t_measure);
+	stopped = status != JL_EXIT_OK || wait_until(r, sigs, r->eng.t_measure);
 	if (!stopped) {
 		jl_host_sample_take(&r->phase[0]);
 		r->phase_taken = true;
-		stopped = wait_until(r, &sigs, r->eng.t_end);
+		stopped = wait_until(r, sigs, r->eng.t_end);
 	}
 	if (r->phase_taken)
 		jl_host_sample_take(&r->phase[1]);
@@ -605,6 +597,54 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 		r->stopped_at = r->interrupted = true; /* a crossing the watch found in its last looks */
 		status = status == JL_EXIT_OK ? JL_EXIT_EXPECT : status;
 	}
+	return status;
+}
+
+/* The run's lifecycle: prepare (nothing to undo on failure), the trace, the threads, the measured phase,
+ * then the end (finish: restore, analysis, files); a failure before the threads start restores the
+ * machine and frees what was made, in reverse order. */
+int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
+{
+	struct run_ctx *r = calloc(1, sizeof(*r));
+	char err[1024] = "";
+	sigset_t sigs;
+	time_t now = time(NULL);
+	struct tm tm;
+	int status;
+
+	if (!r)
+		return JL_EXIT_RUNTIME;
+	r->sc = sc;
+	r->o = o;
+	gmtime_r(&now, &tm);
+	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	block_signals(&sigs);
+	jl_stop_reset();
+	status = run_prepare(r, err, sizeof(err));
+	if (status != JL_EXIT_OK) {
+		free(r);
+		return status;
+	}
+	/* a probe's rendezvous is this run's or none: never one inherited from our own environment */
+	unsetenv("JITTERLAB_PROBE");
+	unsetenv("JITTERLAB_PROBE_MARKER");
+	run_trace_begin(r, err, sizeof(err));
+	if (signal_pending(&sigs)) {
+		r->interrupted = true;
+		status = JL_EXIT_INTERRUPTED;
+		goto restore;
+	}
+	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
+		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
+	if (jl_remains_begin(&r->remains, sc->run.cleanup, NULL))
+		log_msg(r, "jitterlab: note: cannot become a child subreaper (%s): orphans of the neighbours may go "
+			   "unnoticed\n", strerror(errno));
+	if (jl_engine_start(&r->eng, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		status = JL_EXIT_RUNTIME;
+		goto restore;
+	}
+	status = run_measure(r, &sigs, err, sizeof(err));
 	if (!r->eng.stuck[0])
 		jl_engine_sort_series(&r->eng);
 	jl_remains_collect(&r->remains, &r->eng);
@@ -621,7 +661,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	free(r);
 	return status;
 
-restore_only:
+restore:
 	jl_memlock_end();
 	jl_remains_collect(&r->remains, &r->eng);
 	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);

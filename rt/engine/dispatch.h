@@ -1,4 +1,4 @@
-/* dispatch: an executor's ready queue and its dispatch rule, the model the executor driver (issue 13) runs
+/* dispatch: an executor's ready queue and its dispatch rule, the model the executor driver runs
  * on its pool threads and the unit tests run on a fake clock. Pure: no clock, no threads, no allocation
  * after jl_dispatch_init; the caller holds the executor's one (priority-inheriting) lock around every call.
  *

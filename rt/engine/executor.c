@@ -1,4 +1,4 @@
-/* executor: the driver of an [executor NAME] unit (issue 13): a pool of threads that run the unit's
+/* executor: the driver of an [executor NAME] unit: a pool of threads that run the unit's
  * callbacks by the dispatch model (dispatch.h), one series per callback.
  *
  * The dispatch, as engine.h's rules say: the model sits behind one priority-inheriting mutex
@@ -846,7 +846,7 @@ const struct jl_driver jl_driver_executor = {
 	.stop = executor_stop, .fini = executor_fini,
 };
 
-/* ---- [source NAME]: a load client's thread (issue 14) ---- */
+/* ---- [source NAME]: a load client's thread ---- */
 
 static const struct jl_source_spec *source_of(const struct jl_unit *u)
 {

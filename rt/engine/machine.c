@@ -85,7 +85,7 @@ int jl_machine_check_stale(char *err, size_t errlen)
 
 #define MFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
 
-static int tline(const struct jl_thread_spec *t, enum jl_tkey k)
+static int tline(const struct jl_thread_spec *t, enum jl_thread_key k)
 {
 	return t->key_line[k] ? t->key_line[k] : t->line;
 }
@@ -101,7 +101,7 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 		return -1;
 	}
 	if (r->isolate_set) {
-		int line = r->key_line[JL_RKEY_ISOLATE];
+		int line = r->key_line[JL_RUN_KEY_ISOLATE];
 		cpu_set_t hk, extra;
 		char root[256];
 		enum jl_shield_method how;
@@ -136,7 +136,7 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			CPU_XOR(&outside, &t->place.cpus, &r->isolate);
 			CPU_AND(&outside, &outside, &t->place.cpus);
 			if (CPU_COUNT(&outside))
-				MFAIL(tline(t, JL_TKEY_CPUS),
+				MFAIL(tline(t, JL_THREAD_KEY_CPUS),
 				      "thread '%s': cpus = %s is outside isolate = %s (a measured thread runs in the shield)",
 				      t->name, jl_cpulist_format(&t->place.cpus, list, sizeof(list)),
 				      jl_cpulist_format(&r->isolate, list2, sizeof(list2)));
@@ -144,12 +144,12 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 	}
 	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
 		if (!r->isolate_set)
-			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY],
+			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
 			      "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 		if (geteuid() != 0)
-			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
+			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
 		if (jl_irq_balancer_running())
-			MFAIL(r->key_line[JL_RKEY_IRQ_AFFINITY],
+			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
 			      "[run] irq_affinity = housekeeping: irqbalance (pid %d) is running and would move IRQs back "
 			      "onto the shield during the run; stop it for the run (systemctl stop irqbalance, then start), "
 			      "or ban the shield CPUs in it (IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance) and "
@@ -157,7 +157,7 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			      r->isolate_set ? jl_cpulist_format(&r->isolate, list, sizeof(list)) : "...");
 	}
 	if (r->rt_runtime_us != -2) {
-		int line = r->key_line[JL_RKEY_RT_RUNTIME];
+		int line = r->key_line[JL_RUN_KEY_RT_RUNTIME];
 		char period[64];
 
 		if (r->rt_runtime_us == -1 && !unsafe)
@@ -171,7 +171,7 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 			MFAIL(line, "[run] rt_runtime changes %s and needs root (sudo)", RT_RUNTIME_PATH);
 	}
 	if (r->fair_server_ns >= 0) {
-		int line = r->key_line[JL_RKEY_FAIR_SERVER];
+		int line = r->key_line[JL_RUN_KEY_FAIR_SERVER];
 		char why[512];
 
 		if (r->fair_server_ns == 0 && !unsafe)
@@ -186,7 +186,7 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 		const struct jl_thread_spec *t = &sc->threads[i];
 
 		if (t->place.mem_node >= 0 && t->place.mem_node > jl_topo_numa_max_node())
-			MFAIL(tline(t, JL_TKEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
+			MFAIL(tline(t, JL_THREAD_KEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
 			      t->place.mem_node, jl_topo_numa_max_node());
 	}
 	return 0;

@@ -1,4 +1,4 @@
-/* request: a request to a [queue] (issue 14), from a [source] (a client) or from a callback's `work =
+/* request: a request to a [queue], from a [source] (a client) or from a callback's `work =
  * call QUEUE` (a server calling another), with what happened to it. Written by the executor driver
  * (executor.c) into preallocated slots, read after the run (results.c: requests.csv; summary.c). */
 #ifndef JL_REQUEST_H

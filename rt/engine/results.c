@@ -96,10 +96,10 @@ void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
 		h->max = us;
 	h->cycles++;
 	h->sum += us;
-	if (us < JL_CT_HIST_US) {
+	if (us < JL_CYCLICTEST_HIST_US) {
 		h->count[us < 0 ? 0 : us]++; /* a negative one (never seen) in the first bucket */
 	} else { /* cyclictest counts a value beyond its histogram as an overflow, and keeps its cycle */
-		if (h->overflows < JL_CT_OVERFLOW_CYCLES)
+		if (h->overflows < JL_CYCLICTEST_OVERFLOW_CYCLES)
 			h->over_cycle[h->overflows] = cycle;
 		h->overflows++;
 	}
@@ -141,7 +141,7 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struc
 	}
 	a->prev_wake = x->wake;
 	slot = jl_stream_add(&a->latency, lat, x->cycle);
-	jl_us_hist_add(a->us, jl_ct_latency_us(x->release, x->wake), x->cycle);
+	jl_us_hist_add(a->us, jl_cyclictest_latency_us(x->release, x->wake), x->cycle);
 	if (a->vals[JL_ACC_LATENCY])
 		a->vals[JL_ACC_LATENCY][k] = lat;
 	put(a, JL_ACC_RESPONSE, &a->response, resp, x->cycle, k);
@@ -444,8 +444,8 @@ int jl_results_write_histfile(const char *dir, const struct jl_series_result *re
 		}
 	if (!cols)
 		return 0;
-	if (rows > JL_CT_HIST_US)
-		rows = JL_CT_HIST_US;
+	if (rows > JL_CYCLICTEST_HIST_US)
+		rows = JL_CYCLICTEST_HIST_US;
 	if (jl_output_open(&of, dir, "histogram.txt"))
 		return -1;
 	fputs("# Histogram\n", of.fp);
@@ -487,7 +487,7 @@ int jl_results_write_histfile(const char *dir, const struct jl_series_result *re
 		if (!(res[t].measured && res[t].periodic && h && h->cycles))
 			continue;
 		fprintf(of.fp, "# Thread %d:", k++);
-		shown = h->overflows < JL_CT_OVERFLOW_CYCLES ? h->overflows : JL_CT_OVERFLOW_CYCLES;
+		shown = h->overflows < JL_CYCLICTEST_OVERFLOW_CYCLES ? h->overflows : JL_CYCLICTEST_OVERFLOW_CYCLES;
 		for (uint64_t i = 0; i < shown; i++)
 			fprintf(of.fp, " %05" PRIu64, h->over_cycle[i]);
 		if (shown < h->overflows)

@@ -21,15 +21,15 @@
 #define JL_KEEP_TAIL 1024
 
 /* A series' latency by cyclictest's rule (series.h: whole us, 1 us buckets): histogram.txt */
-#define JL_CT_OVERFLOW_CYCLES 1024
+#define JL_CYCLICTEST_OVERFLOW_CYCLES 1024
 struct jl_us_hist {
-	uint64_t count[JL_CT_HIST_US];
+	uint64_t count[JL_CYCLICTEST_HIST_US];
 	uint64_t cycles, overflows;
 	int64_t min, max, sum;                  /* of the us values */
-	uint64_t over_cycle[JL_CT_OVERFLOW_CYCLES]; /* the cycles of the first overflows */
+	uint64_t over_cycle[JL_CYCLICTEST_OVERFLOW_CYCLES]; /* the cycles of the first overflows */
 };
 
-/* One cycle's latency US (jl_ct_latency_us) into H: the one place cyclictest's histogram rule is applied
+/* One cycle's latency US (jl_cyclictest_latency_us) into H: the one place cyclictest's histogram rule is applied
  * to jitterlab's cycles (histogram.txt, and `jitterlab cyclictest`'s jitterlab column). */
 void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle);
 
@@ -142,7 +142,7 @@ int jl_results_write_samples(const char *dir, const struct jl_series_result *res
 /* Write RUN_DIR/histogram.txt: the measured loops' latency histograms in cyclictest's --histfile format
  * (1 us rows, one tab-separated column per loop, then # Total, # Min/Avg/Max Latencies, # Histogram
  * Overflows and the overflows' cycle numbers), so the tools people run on cyclictest's read it. Rows up
- * to the largest latency seen (at least 100, at most JL_CT_HIST_US). 0, or -1 with errno. */
+ * to the largest latency seen (at least 100, at most JL_CYCLICTEST_HIST_US). 0, or -1 with errno. */
 int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n);
 /* Write RUN_DIR/callbacks.csv (when the run has executors): one row per measured callback run, integers in
  * ns, with the executor thread that ran it (its index in the pool) and the origin of the data it consumed

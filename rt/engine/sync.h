@@ -1,5 +1,5 @@
 /* sync: pairing of two topics by their messages' time stamps (the data's origin), pure, the model behind
- * [sync NAME] (issue 13), tested on hand-made stamps.
+ * [sync NAME], tested on hand-made stamps.
  *
  * JL_SYNC_APPROXIMATE, after message_filters' ApproximateTime (C++) for two inputs: sets of one message of
  * each input, each message in at most one set, the sets as tight as they can be; a set is emitted only when

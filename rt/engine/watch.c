@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../../affinity/cpulist.h"
-#include "../base/hk_thread.h"
+#include "../base/housekeeping_thread.h"
 #include "../base/stop.h"
 #include "../base/units.h"
 
@@ -396,7 +396,7 @@ int jl_watch_start(struct jl_watch *w, char *err, size_t errlen)
 
 	if (w->o.cpus)
 		jl_cpulist_format(w->o.cpus, w->cpus, sizeof(w->cpus));
-	e = jl_hk_thread_start(&w->thread, w->o.cpus, "jl-watch", watch_main, w);
+	e = jl_housekeeping_thread_start(&w->thread, w->o.cpus, "jl-watch", watch_main, w);
 	if (e) {
 		snprintf(err, errlen, "cannot start the run's watch: %s", strerror(e));
 		return -1;

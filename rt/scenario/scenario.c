@@ -148,11 +148,6 @@ static void begin_section(struct parser *ps, const char *header)
 		fail(ps, ps->line, "unknown section [%s] (expected %s)", header, kinds);
 		return;
 	}
-	if (k->planned) {
-		fail(ps, ps->line, "section [%s] is an application-structure model this version does not implement yet",
-		     kind);
-		return;
-	}
 	if (!k->named) {
 		bool *seen = &ps->seen[k - jl_section_kinds];
 
@@ -484,7 +479,7 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 		value[--n] = '\0';
 
 	ps.kind = jl_section_kind_find(sect);
-	if (ps.kind && !ps.kind->named && !ps.kind->planned) {
+	if (ps.kind && !ps.kind->named) {
 		enter(&ps, ps.kind, 0);
 	} else {
 		/* a named section: the instance of that name, of whichever kind has one */
@@ -495,21 +490,21 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 		ps.kind = NULL;
 		for (int i = 0; i < jl_nsection_kinds && !ps.kind; i++) {
 			const struct jl_section_kind *k = &jl_section_kinds[i];
-			int inst = k->planned ? -1 : jl_section_find(k, sc, sect);
+			int inst = jl_section_find(k, sc, sect);
 
 			if (inst >= 0)
 				enter(&ps, k, inst);
 		}
 		if (!ps.kind) {
 			for (int i = 0; i < jl_nsection_kinds; i++)
-				if (!jl_section_kinds[i].planned && jl_section_kinds[i].named)
+				if (jl_section_kinds[i].named)
 					last = i;
 			names[0] = '\0';
 			for (int pass = 0; pass < 2; pass++) /* the unnamed kinds first, then "[KIND NAME]" */
 				for (int i = 0; i < jl_nsection_kinds && used < sizeof(names); i++) {
 					const struct jl_section_kind *k = &jl_section_kinds[i];
 
-					if (k->planned || k->named != (pass == 1))
+					if (k->named != (pass == 1))
 						continue;
 					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s[%s%s%s]",
 								 !used ? "" : pass == 1 && i == last ? " or " : ", ", k->name,

@@ -44,10 +44,10 @@ enum jl_cleanup { JL_CLEANUP_REPORT, JL_CLEANUP_REMOVE };
 
 /* thread keys, in the order they are written back: the slots of the placement and behaviour key tables
  * (scenario_registry.h), which share this one numbering so that a thread has one key_line array */
-enum jl_tkey {
-	JL_TKEY_POLICY, JL_TKEY_PRIORITY, JL_TKEY_NICE, JL_TKEY_CPUS, JL_TKEY_COUNT, JL_TKEY_PERIOD,
-	JL_TKEY_RATE, JL_TKEY_WORK, JL_TKEY_DEADLINE, JL_TKEY_OVERRUN, JL_TKEY_RUNTIME, JL_TKEY_MEM_NODE,
-	JL_TKEY_START, JL_TKEY_MEASURE, JL_TKEY_THREADS, JL_TKEY_EXEC, JL_TKEY_USER, JL_TKEY_LOCK, JL_TKEY_N
+enum jl_thread_key {
+	JL_THREAD_KEY_POLICY, JL_THREAD_KEY_PRIORITY, JL_THREAD_KEY_NICE, JL_THREAD_KEY_CPUS, JL_THREAD_KEY_COUNT, JL_THREAD_KEY_PERIOD,
+	JL_THREAD_KEY_RATE, JL_THREAD_KEY_WORK, JL_THREAD_KEY_DEADLINE, JL_THREAD_KEY_OVERRUN, JL_THREAD_KEY_RUNTIME, JL_THREAD_KEY_MEM_NODE,
+	JL_THREAD_KEY_START, JL_THREAD_KEY_MEASURE, JL_THREAD_KEY_THREADS, JL_THREAD_KEY_EXEC, JL_THREAD_KEY_USER, JL_THREAD_KEY_LOCK, JL_THREAD_KEY_N
 };
 
 /* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
@@ -55,11 +55,11 @@ enum jl_tkey {
 enum jl_user { JL_USER_ROOT, JL_USER_INVOKING };
 
 /* [run] keys, in the order they are written back (the slots of the [run] key table) */
-enum jl_rkey {
-	JL_RKEY_NAME, JL_RKEY_DURATION, JL_RKEY_WARMUP, JL_RKEY_TRACE, JL_RKEY_TRACE_BUFFER,
-	JL_RKEY_TRACE_THRESHOLD, JL_RKEY_ISOLATE, JL_RKEY_IRQ_AFFINITY, JL_RKEY_HOUSEKEEPING, JL_RKEY_CPU_DMA_LATENCY,
-	JL_RKEY_RT_RUNTIME, JL_RKEY_FAIR_SERVER, JL_RKEY_SEED, JL_RKEY_GRACE, JL_RKEY_CLEANUP, JL_RKEY_SAMPLES,
-	JL_RKEY_SAMPLES_MEMORY, JL_RKEY_INTERVAL, JL_RKEY_STOP_AT, JL_RKEY_CHECKPOINT, JL_RKEY_TRACE_KEEP, JL_RKEY_N
+enum jl_run_key {
+	JL_RUN_KEY_NAME, JL_RUN_KEY_DURATION, JL_RUN_KEY_WARMUP, JL_RUN_KEY_TRACE, JL_RUN_KEY_TRACE_BUFFER,
+	JL_RUN_KEY_TRACE_THRESHOLD, JL_RUN_KEY_ISOLATE, JL_RUN_KEY_IRQ_AFFINITY, JL_RUN_KEY_HOUSEKEEPING, JL_RUN_KEY_CPU_DMA_LATENCY,
+	JL_RUN_KEY_RT_RUNTIME, JL_RUN_KEY_FAIR_SERVER, JL_RUN_KEY_SEED, JL_RUN_KEY_GRACE, JL_RUN_KEY_CLEANUP, JL_RUN_KEY_SAMPLES,
+	JL_RUN_KEY_SAMPLES_MEMORY, JL_RUN_KEY_INTERVAL, JL_RUN_KEY_STOP_AT, JL_RUN_KEY_CHECKPOINT, JL_RUN_KEY_TRACE_KEEP, JL_RUN_KEY_N
 };
 
 /* [run] samples: what samples.csv holds (and so what a run keeps: see the engine's storage). auto: every
@@ -109,7 +109,7 @@ struct jl_run_spec {
 	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
 	struct jl_stop_at stop_at;
 	enum jl_trace_keep trace_keep;
-	int key_line[JL_RKEY_N];
+	int key_line[JL_RUN_KEY_N];
 };
 
 /* Where and how a thread runs, whatever it does: the one placement object, parsed by one set of keys
@@ -152,12 +152,12 @@ struct jl_behaviour {
 	char lock[JL_NAME_MAX];     /* a [lock] held while each work call runs ("" = none) */
 };
 
-/* [executor NAME] keys after the placement's (their slots follow JL_TKEY_N in the spec's key_line) */
-enum jl_ekey { JL_EKEY_THREADS = JL_TKEY_N, JL_EKEY_DISPATCH, JL_EKEY_END };
+/* [executor NAME] keys after the placement's (their slots follow JL_THREAD_KEY_N in the spec's key_line) */
+enum jl_executor_key { JL_EXECUTOR_KEY_THREADS = JL_THREAD_KEY_N, JL_EXECUTOR_KEY_DISPATCH, JL_EXECUTOR_KEY_END };
 /* [source NAME] keys after the placement's, the same way */
-enum jl_srckey { JL_SRCKEY_TARGET = JL_TKEY_N, JL_SRCKEY_BURST, JL_SRCKEY_RATE, JL_SRCKEY_COUNT, JL_SRCKEY_START,
-		 JL_SRCKEY_DEADLINE, JL_SRCKEY_END };
-#define JL_SPEC_KEYS ((int)JL_EKEY_END > (int)JL_SRCKEY_END ? (int)JL_EKEY_END : (int)JL_SRCKEY_END)
+enum jl_source_key { JL_SOURCE_KEY_TARGET = JL_THREAD_KEY_N, JL_SOURCE_KEY_BURST, JL_SOURCE_KEY_RATE, JL_SOURCE_KEY_COUNT, JL_SOURCE_KEY_START,
+		 JL_SOURCE_KEY_DEADLINE, JL_SOURCE_KEY_END };
+#define JL_SPEC_KEYS ((int)JL_EXECUTOR_KEY_END > (int)JL_SOURCE_KEY_END ? (int)JL_EXECUTOR_KEY_END : (int)JL_SOURCE_KEY_END)
 
 struct jl_thread_spec {
 	char name[JL_NAME_MAX];     /* base name; copies are NAME.0 ... */
@@ -178,9 +178,9 @@ struct jl_executor_spec {
 	enum jl_dispatch_rule dispatch;
 };
 
-enum jl_ckey { JL_CKEY_EXECUTOR, JL_CKEY_NODE, JL_CKEY_GROUP, JL_CKEY_PERIOD, JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PHASE,
-	       JL_CKEY_JITTER, JL_CKEY_WORK, JL_CKEY_PUBLISH, JL_CKEY_DEADLINE, JL_CKEY_LOCK, JL_CKEY_PROPAGATION,
-	       JL_CKEY_MARGIN, JL_CKEY_CANCEL, JL_CKEY_N };
+enum jl_callback_key { JL_CALLBACK_KEY_EXECUTOR, JL_CALLBACK_KEY_NODE, JL_CALLBACK_KEY_GROUP, JL_CALLBACK_KEY_PERIOD, JL_CALLBACK_KEY_TRIGGER, JL_CALLBACK_KEY_POLL, JL_CALLBACK_KEY_PHASE,
+	       JL_CALLBACK_KEY_JITTER, JL_CALLBACK_KEY_WORK, JL_CALLBACK_KEY_PUBLISH, JL_CALLBACK_KEY_DEADLINE, JL_CALLBACK_KEY_LOCK, JL_CALLBACK_KEY_PROPAGATION,
+	       JL_CALLBACK_KEY_MARGIN, JL_CALLBACK_KEY_CANCEL, JL_CALLBACK_KEY_N };
 
 /* [callback NAME]: a callback of an executor: a timer (period), or triggered by a topic's messages
  * (trigger = TOPIC: once per message), or a timer that polls a topic (poll = TOPIC with a period: reads the
@@ -203,7 +203,7 @@ struct jl_callback_spec {
 	int64_t margin_ns;
 	int64_t cancel_ns;          /* cancel = cooperative D: it checks every D whether its caller gave up
 				     * (0: none, a synchronous handler runs to its end) */
-	int key_line[JL_CKEY_N];
+	int key_line[JL_CALLBACK_KEY_N];
 };
 
 /* [budget]: e2e.CALLBACK = D (p99 of the data's origin -> the end of the callback), stage.CALLBACK = D (p99
@@ -216,8 +216,8 @@ struct jl_budget {
 	int line;
 };
 
-enum jl_skey { JL_SKEY_ALGORITHM, JL_SKEY_INPUTS, JL_SKEY_SLOP, JL_SKEY_MAX_INTERVAL, JL_SKEY_QUEUE, JL_SKEY_PUBLISH,
-	       JL_SKEY_N };
+enum jl_sync_key { JL_SYNC_KEY_ALGORITHM, JL_SYNC_KEY_INPUTS, JL_SYNC_KEY_SLOP, JL_SYNC_KEY_MAX_INTERVAL, JL_SYNC_KEY_QUEUE, JL_SYNC_KEY_PUBLISH,
+	       JL_SYNC_KEY_N };
 
 /* [sync NAME]: pairs the messages of two topics by their stamps (the data's origin), publishing one message
  * per set (rt/engine/sync.h: the algorithms) */
@@ -230,21 +230,21 @@ struct jl_sync_spec {
 	int64_t slop_ns, max_interval_ns;
 	unsigned queue;
 	char publish[JL_NAME_MAX];  /* "" = none */
-	int key_line[JL_SKEY_N];
+	int key_line[JL_SYNC_KEY_N];
 };
 
 /* [node NAME]: callbacks of a node run on its executor, and its default group is one mutually exclusive
  * group (ROS 2's default); callbacks without a node belong to their executor's implicit node */
-enum jl_nkey { JL_NKEY_EXECUTOR, JL_NKEY_N };
+enum jl_node_key { JL_NODE_KEY_EXECUTOR, JL_NODE_KEY_N };
 struct jl_node_spec {
 	char name[JL_NAME_MAX];
 	char file[256];
 	int line;
 	char executor[JL_NAME_MAX];
-	int key_line[JL_NKEY_N];
+	int key_line[JL_NODE_KEY_N];
 };
 
-/* [source NAME] (issue 14): an open-loop request generator (a load client) in its own thread, placed
+/* [source NAME]: an open-loop request generator (a load client) in its own thread, placed
  * like a [thread]: a burst of requests at `start`, or `count` requests at `rate` from `start` */
 struct jl_source_spec {
 	struct jl_thread_spec t;    /* its thread (beh.kind JL_BEH_SOURCE, beh.start_ns: `start`) */
@@ -255,9 +255,9 @@ struct jl_source_spec {
 	int64_t deadline_ns;        /* per request, from its creation (0: none) */
 };
 
-/* [lock NAME] (issue 14): a mutex held while the work of the threads and callbacks naming it runs
+/* [lock NAME]: a mutex held while the work of the threads and callbacks naming it runs
  * (rt/base/lock.h: the kinds) */
-enum jl_lkey { JL_LKEY_KIND, JL_LKEY_CEILING, JL_LKEY_SWITCH, JL_LKEY_HANDOFFS, JL_LKEY_N };
+enum jl_lock_key { JL_LOCK_KEY_KIND, JL_LOCK_KEY_CEILING, JL_LOCK_KEY_SWITCH, JL_LOCK_KEY_HANDOFFS, JL_LOCK_KEY_N };
 struct jl_lock_spec {
 	char name[JL_NAME_MAX];
 	char file[256];
@@ -266,11 +266,11 @@ struct jl_lock_spec {
 	int ceiling;                /* kind = ceiling: the priority its holders run at (0: not set) */
 	int64_t switch_interval_ns; /* kind = biglock: a waiter asks for it after this long */
 	unsigned handoffs;          /* kind = biglock: extra release/retake round trips per work call */
-	int key_line[JL_LKEY_N];
+	int key_line[JL_LOCK_KEY_N];
 };
 
 enum jl_keep { JL_KEEP_LAST, JL_KEEP_ALL };
-enum jl_opkey { JL_OPKEY_DEPTH, JL_OPKEY_KEEP, JL_OPKEY_LIMIT, JL_OPKEY_N };
+enum jl_topic_key { JL_TOPIC_KEY_DEPTH, JL_TOPIC_KEY_KEEP, JL_TOPIC_KEY_LIMIT, JL_TOPIC_KEY_N };
 
 /* [topic NAME]: one publisher side, each subscriber with its own history (a ROS topic's QoS). */
 struct jl_topic_spec {
@@ -279,11 +279,11 @@ struct jl_topic_spec {
 	int line;
 	unsigned depth;             /* KEEP_LAST(depth): a full history drops its oldest, counted */
 	enum jl_keep keep;          /* or KEEP_ALL: nothing dropped; JL_TOPIC_KEEP_ALL_LIMIT full: an error, counted */
-	bool queue;                 /* a [queue] (issue 14): each request taken once by its one serving callback
+	bool queue;                 /* a [queue]: each request taken once by its one serving callback
 				     * (its pool's threads compete), replied to when that run ends */
 	unsigned limit;             /* a queue: at most this many requests in service or queued, the rest refused
 				     * at once (0: none; a full depth refuses too) */
-	int key_line[JL_OPKEY_N];
+	int key_line[JL_TOPIC_KEY_N];
 };
 
 enum jl_cmp { JL_CMP_LT, JL_CMP_LE, JL_CMP_GT, JL_CMP_GE, JL_CMP_EQ };

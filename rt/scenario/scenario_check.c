@@ -33,7 +33,7 @@ int jl_scenario_fail(const struct jl_scenario *sc, int line, char *err, size_t e
 
 #define VFAIL(line, ...) return jl_scenario_fail(sc, (line), err, errlen, __VA_ARGS__)
 
-static int line_of(const struct jl_thread_spec *t, enum jl_tkey k)
+static int line_of(const struct jl_thread_spec *t, enum jl_thread_key k)
 {
 	return t->key_line[k] ? t->key_line[k] : t->line;
 }
@@ -98,7 +98,7 @@ static const char *name_taken(const struct jl_scenario *sc, const char *name, co
  * executor is pinned to (jitterlab's own threads would wake there). */
 static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
-	const int line = sc->run.key_line[JL_RKEY_HOUSEKEEPING];
+	const int line = sc->run.key_line[JL_RUN_KEY_HOUSEKEEPING];
 	const cpu_set_t *hk = &sc->run.housekeeping;
 	cpu_set_t both;
 	char buf[256];
@@ -147,7 +147,7 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		for (int k = 0; k < sc->nexecutors; k++)
 			found |= !strcmp(sc->executors[k].t.name, n->executor);
 		if (!found)
-			VFAIL(n->key_line[JL_NKEY_EXECUTOR], "node '%s': no executor '%s' (expected the name of an [executor] "
+			VFAIL(n->key_line[JL_NODE_KEY_EXECUTOR], "node '%s': no executor '%s' (expected the name of an [executor] "
 			      "section)", n->name, n->executor);
 	}
 	for (int i = 0; i < sc->ncallbacks; i++) {
@@ -160,17 +160,17 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			if (!strcmp(sc->nodes[k].name, c->node))
 				n = &sc->nodes[k];
 		if (!n)
-			VFAIL(c->key_line[JL_CKEY_NODE], "callback '%s': no node '%s' (expected the name of a [node] section)",
+			VFAIL(c->key_line[JL_CALLBACK_KEY_NODE], "callback '%s': no node '%s' (expected the name of a [node] section)",
 			      c->name, c->node);
 		if (c->executor[0] && strcmp(c->executor, n->executor))
-			VFAIL(c->key_line[JL_CKEY_EXECUTOR], "callback '%s': executor '%s' is not its node's ('%s' runs on '%s')",
+			VFAIL(c->key_line[JL_CALLBACK_KEY_EXECUTOR], "callback '%s': executor '%s' is not its node's ('%s' runs on '%s')",
 			      c->name, c->executor, n->name, n->executor);
 		snprintf(c->executor, sizeof(c->executor), "%s", n->executor); /* a node's callbacks run on its executor */
 	}
 	for (int i = 0; i < sc->ncallbacks; i++) {
 		const struct jl_callback_spec *c = &sc->callbacks[i];
 		const char *other = name_taken(sc, c->name, c);
-		int line_e = c->key_line[JL_CKEY_EXECUTOR] ? c->key_line[JL_CKEY_EXECUTOR] : c->line;
+		int line_e = c->key_line[JL_CALLBACK_KEY_EXECUTOR] ? c->key_line[JL_CALLBACK_KEY_EXECUTOR] : c->line;
 		bool found = false;
 
 		if (other)
@@ -187,18 +187,18 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			VFAIL(c->line, "callback '%s': neither a period nor a trigger (expected period = DURATION, or "
 			      "trigger = TOPIC)", c->name);
 		if (c->period_ns && c->trigger[0])
-			VFAIL(c->key_line[JL_CKEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
+			VFAIL(c->key_line[JL_CALLBACK_KEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
 			      "one of period and trigger)", c->name);
 		if (c->jitter_ns && (!c->period_ns || c->jitter_ns >= c->period_ns))
-			VFAIL(c->key_line[JL_CKEY_JITTER], "callback '%s': jitter is for a timer, and less than its period",
+			VFAIL(c->key_line[JL_CALLBACK_KEY_JITTER], "callback '%s': jitter is for a timer, and less than its period",
 			      c->name);
 		if (c->poll[0] && !c->period_ns)
-			VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
+			VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
 		if (c->poll[0] && c->trigger[0])
-			VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': poll and trigger on one callback", c->name);
+			VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll and trigger on one callback", c->name);
 		{
 			const char *topics[3] = { c->trigger, c->poll, c->publish };
-			const int keys[3] = { JL_CKEY_TRIGGER, JL_CKEY_POLL, JL_CKEY_PUBLISH };
+			const int keys[3] = { JL_CALLBACK_KEY_TRIGGER, JL_CALLBACK_KEY_POLL, JL_CALLBACK_KEY_PUBLISH };
 
 			for (int k = 0; k < 3; k++) {
 				bool known = !topics[k][0];
@@ -211,10 +211,10 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			}
 		}
 		if (c->publish[0] && c->trigger[0] && !strcmp(c->publish, c->trigger))
-			VFAIL(c->key_line[JL_CKEY_PUBLISH], "callback '%s': publishes to the topic that triggers it (a chain "
+			VFAIL(c->key_line[JL_CALLBACK_KEY_PUBLISH], "callback '%s': publishes to the topic that triggers it (a chain "
 			      "that feeds itself)", c->name);
 		if (c->period_ns && c->deadline_ns > c->period_ns * 1000)
-			VFAIL(c->key_line[JL_CKEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
+			VFAIL(c->key_line[JL_CALLBACK_KEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
 	}
 	for (int i = 0; i < sc->nexecutors; i++) {
 		const struct jl_thread_spec *t = &sc->executors[i].t;
@@ -224,23 +224,23 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		if (other)
 			VFAIL(t->line, "executor '%s': the name is also %s's (threads, executors and callbacks share names)",
 			      t->name, other);
-		if (t->key_line[JL_TKEY_COUNT])
-			VFAIL(line_of(t, JL_TKEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
+		if (t->key_line[JL_THREAD_KEY_COUNT])
+			VFAIL(line_of(t, JL_THREAD_KEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
 			      t->name);
-		if (t->key_line[JL_TKEY_USER])
-			VFAIL(line_of(t, JL_TKEY_USER), "executor '%s': user is only for exec threads", t->name);
+		if (t->key_line[JL_THREAD_KEY_USER])
+			VFAIL(line_of(t, JL_THREAD_KEY_USER), "executor '%s': user is only for exec threads", t->name);
 		if (t->place.policy == JL_POLICY_DEADLINE)
-			VFAIL(line_of(t, JL_TKEY_POLICY), "executor '%s': policy deadline is not supported for executors "
+			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "executor '%s': policy deadline is not supported for executors "
 			      "(expected fifo, rr, other, batch or idle)", t->name);
 		if (jl_policy_is_rt(t->place.policy) && (t->place.priority < 1 || t->place.priority > 98))
-			VFAIL(line_of(t, t->key_line[JL_TKEY_PRIORITY] ? JL_TKEY_PRIORITY : JL_TKEY_POLICY),
+			VFAIL(line_of(t, t->key_line[JL_THREAD_KEY_PRIORITY] ? JL_THREAD_KEY_PRIORITY : JL_THREAD_KEY_POLICY),
 			      "executor '%s': policy %s needs a priority in 1-98 (99 is the watchdog's)", t->name,
 			      jl_policy_name(t->place.policy));
 		{
 			char buf[256];
 
 			if (offline_cpus(&t->place, online, buf, sizeof(buf)))
-				VFAIL(line_of(t, JL_TKEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
+				VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
 				      buf);
 		}
 		for (int k = 0; k < sc->ncallbacks; k++)
@@ -272,12 +272,12 @@ static int ceiling_holds(const struct jl_scenario *sc, const struct jl_lock_spec
 			 const struct jl_placement *p, char *err, size_t errlen)
 {
 	if (l->kind == JL_LOCK_CEILING && !jl_policy_is_rt(p->policy))
-		VFAIL(l->key_line[JL_LKEY_KIND] ? l->key_line[JL_LKEY_KIND] : l->line,
+		VFAIL(l->key_line[JL_LOCK_KEY_KIND] ? l->key_line[JL_LOCK_KEY_KIND] : l->line,
 		      "lock '%s': kind = ceiling, and its user '%s' is %s (expected fifo or rr users: glibc raises a "
 		      "holder to the ceiling within its own policy, which a SCHED_OTHER thread cannot be: its first lock "
 		      "fails with EINVAL, later ones take it unraised; use kind = pi)", l->name, user, jl_policy_name(p->policy));
 	if (l->kind == JL_LOCK_CEILING && jl_policy_is_rt(p->policy) && p->priority > l->ceiling)
-		VFAIL(l->key_line[JL_LKEY_CEILING] ? l->key_line[JL_LKEY_CEILING] : l->line,
+		VFAIL(l->key_line[JL_LOCK_KEY_CEILING] ? l->key_line[JL_LOCK_KEY_CEILING] : l->line,
 		      "lock '%s': ceiling %d is below the priority %d of its user '%s' (expected a ceiling of at least "
 		      "every fifo or rr user's priority)", l->name, l->ceiling, p->priority, user);
 	return 0;
@@ -290,12 +290,12 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 
 		if (l->kind == JL_LOCK_CEILING && !l->ceiling)
 			VFAIL(l->line, "lock '%s': kind = ceiling needs a ceiling (expected ceiling = PRIO, 1-99)", l->name);
-		if (l->kind != JL_LOCK_BIGLOCK && (l->key_line[JL_LKEY_SWITCH] || l->key_line[JL_LKEY_HANDOFFS]))
-			VFAIL(l->key_line[JL_LKEY_SWITCH] ? l->key_line[JL_LKEY_SWITCH] : l->key_line[JL_LKEY_HANDOFFS],
+		if (l->kind != JL_LOCK_BIGLOCK && (l->key_line[JL_LOCK_KEY_SWITCH] || l->key_line[JL_LOCK_KEY_HANDOFFS]))
+			VFAIL(l->key_line[JL_LOCK_KEY_SWITCH] ? l->key_line[JL_LOCK_KEY_SWITCH] : l->key_line[JL_LOCK_KEY_HANDOFFS],
 			      "lock '%s': %s is for kind = biglock (this one is %s)", l->name,
-			      l->key_line[JL_LKEY_SWITCH] ? "switch_interval" : "handoffs", jl_lock_kind_name((enum jl_lock_kind)l->kind));
+			      l->key_line[JL_LOCK_KEY_SWITCH] ? "switch_interval" : "handoffs", jl_lock_kind_name((enum jl_lock_kind)l->kind));
 		if (l->kind != JL_LOCK_CEILING && l->ceiling)
-			VFAIL(l->key_line[JL_LKEY_CEILING], "lock '%s': ceiling is for kind = ceiling (this one is %s)", l->name,
+			VFAIL(l->key_line[JL_LOCK_KEY_CEILING], "lock '%s': ceiling is for kind = ceiling (this one is %s)", l->name,
 			      jl_lock_kind_name((enum jl_lock_kind)l->kind));
 	}
 	for (int i = 0; i < sc->nthreads; i++) {
@@ -305,11 +305,11 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 		if (!t->beh.lock[0])
 			continue;
 		if (t->beh.exec[0])
-			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': lock is held around built-in work (expected no lock with "
+			VFAIL(line_of(t, JL_THREAD_KEY_LOCK), "thread '%s': lock is held around built-in work (expected no lock with "
 			      "exec: a program takes its own locks)", t->name);
 		l = jl_scenario_lock(sc, t->beh.lock);
 		if (!l)
-			VFAIL(line_of(t, JL_TKEY_LOCK), "thread '%s': no lock '%s' (expected the name of a [lock] section)",
+			VFAIL(line_of(t, JL_THREAD_KEY_LOCK), "thread '%s': no lock '%s' (expected the name of a [lock] section)",
 			      t->name, t->beh.lock);
 		if (ceiling_holds(sc, l, t->name, &t->place, err, errlen))
 			return -1;
@@ -322,7 +322,7 @@ static int validate_locks(const struct jl_scenario *sc, char *err, size_t errlen
 			continue;
 		l = jl_scenario_lock(sc, c->lock);
 		if (!l)
-			VFAIL(c->key_line[JL_CKEY_LOCK], "callback '%s': no lock '%s' (expected the name of a [lock] section)",
+			VFAIL(c->key_line[JL_CALLBACK_KEY_LOCK], "callback '%s': no lock '%s' (expected the name of a [lock] section)",
 			      c->name, c->lock);
 		for (int k = 0; k < sc->nexecutors; k++)
 			if (!strcmp(sc->executors[k].t.name, c->executor) &&
@@ -339,7 +339,7 @@ static const struct jl_topic_spec *topic_named(const struct jl_scenario *sc, con
 	return k < 0 ? NULL : &sc->topics[k];
 }
 
-/* [queue]s, [source]s and calls (issue 14): a queue has exactly one serving callback (its pool's threads
+/* [queue]s, [source]s and calls: a queue has exactly one serving callback (its pool's threads
  * compete for the requests; a poll or a second trigger would not take each request once), requests come
  * from sources and calls only, and the keys of a call or a cancellation are where they mean something */
 static int validate_queues(const struct jl_scenario *sc, char *err, size_t errlen)
@@ -355,10 +355,10 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 
 			servers += !strcmp(c->trigger, q->name);
 			if (!strcmp(c->poll, q->name))
-				VFAIL(c->key_line[JL_CKEY_POLL], "callback '%s': polls queue '%s' (expected trigger = %s: each "
+				VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': polls queue '%s' (expected trigger = %s: each "
 				      "request is taken once)", c->name, q->name, q->name);
 			if (!strcmp(c->publish, q->name))
-				VFAIL(c->key_line[JL_CKEY_PUBLISH], "callback '%s': publishes to queue '%s' (expected work = call "
+				VFAIL(c->key_line[JL_CALLBACK_KEY_PUBLISH], "callback '%s': publishes to queue '%s' (expected work = call "
 				      "%s, or a [source] with target = %s)", c->name, q->name, q->name, q->name);
 		}
 		if (servers != 1)
@@ -371,7 +371,7 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 				VFAIL(sc->syncs[k].line, "sync '%s': queue '%s' is no topic (expected [topic] inputs and output)",
 				      sc->syncs[k].name, q->name);
 		if (q->limit > q->depth)
-			VFAIL(q->key_line[JL_OPKEY_LIMIT], "queue '%s': limit %u is more than its depth %u", q->name, q->limit,
+			VFAIL(q->key_line[JL_TOPIC_KEY_LIMIT], "queue '%s': limit %u is more than its depth %u", q->name, q->limit,
 			      q->depth);
 	}
 	for (int k = 0; k < sc->ncallbacks; k++) {
@@ -380,22 +380,22 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 		const struct jl_topic_spec *served = c->trigger[0] ? topic_named(sc, c->trigger) : NULL;
 
 		if (c->call[0] && !q)
-			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': work = call %s: no queue '%s' (expected the name of a "
+			VFAIL(c->key_line[JL_CALLBACK_KEY_WORK], "callback '%s': work = call %s: no queue '%s' (expected the name of a "
 			      "[queue] section)", c->name, c->call, c->call);
 		if (q && !q->queue)
-			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': work = call %s: '%s' is a topic, not a [queue]", c->name,
+			VFAIL(c->key_line[JL_CALLBACK_KEY_WORK], "callback '%s': work = call %s: '%s' is a topic, not a [queue]", c->name,
 			      c->call, c->call);
 		if (c->call[0] && !strcmp(c->call, c->trigger))
-			VFAIL(c->key_line[JL_CKEY_WORK], "callback '%s': calls the queue it serves (a chain that feeds itself)",
+			VFAIL(c->key_line[JL_CALLBACK_KEY_WORK], "callback '%s': calls the queue it serves (a chain that feeds itself)",
 			      c->name);
-		if (!c->call[0] && (c->key_line[JL_CKEY_PROPAGATION] || c->key_line[JL_CKEY_MARGIN]))
-			VFAIL(c->key_line[JL_CKEY_PROPAGATION] ? c->key_line[JL_CKEY_PROPAGATION] : c->key_line[JL_CKEY_MARGIN],
+		if (!c->call[0] && (c->key_line[JL_CALLBACK_KEY_PROPAGATION] || c->key_line[JL_CALLBACK_KEY_MARGIN]))
+			VFAIL(c->key_line[JL_CALLBACK_KEY_PROPAGATION] ? c->key_line[JL_CALLBACK_KEY_PROPAGATION] : c->key_line[JL_CALLBACK_KEY_MARGIN],
 			      "callback '%s': deadline_propagation and margin are for work = call QUEUE", c->name);
 		if (c->cancel_ns && !(served && served->queue))
-			VFAIL(c->key_line[JL_CKEY_CANCEL], "callback '%s': cancel is for a callback serving a [queue] (expected "
+			VFAIL(c->key_line[JL_CALLBACK_KEY_CANCEL], "callback '%s': cancel is for a callback serving a [queue] (expected "
 			      "trigger = QUEUE)", c->name);
 		if (c->cancel_ns && c->work.kind != JL_WORK_SLEEP && c->work.kind != JL_WORK_SPIN)
-			VFAIL(c->key_line[JL_CKEY_CANCEL], "callback '%s': cancel = cooperative needs work = sleep or spin (a "
+			VFAIL(c->key_line[JL_CALLBACK_KEY_CANCEL], "callback '%s': cancel = cooperative needs work = sleep or spin (a "
 			      "slice of it is the same work shorter)", c->name);
 	}
 	for (int i = 0; i < sc->nsources; i++) {
@@ -405,13 +405,13 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 		if (!s->target[0])
 			VFAIL(s->t.line, "source '%s': no target (expected target = QUEUE)", s->t.name);
 		if (!q || !q->queue)
-			VFAIL(s->t.key_line[JL_SRCKEY_TARGET], "source '%s': no queue '%s' (expected the name of a [queue] section)",
+			VFAIL(s->t.key_line[JL_SOURCE_KEY_TARGET], "source '%s': no queue '%s' (expected the name of a [queue] section)",
 			      s->t.name, s->target);
 		if (!s->burst == !(s->rate_hz > 0))
 			VFAIL(s->t.line, "source '%s': %s (expected burst = N, or rate = RATE with count = N)", s->t.name,
 			      s->burst ? "both a burst and a rate" : "neither a burst nor a rate");
-		if (s->burst && s->t.key_line[JL_SRCKEY_COUNT])
-			VFAIL(s->t.key_line[JL_SRCKEY_COUNT], "source '%s': count is for rate (a burst is its own count)", s->t.name);
+		if (s->burst && s->t.key_line[JL_SOURCE_KEY_COUNT])
+			VFAIL(s->t.key_line[JL_SOURCE_KEY_COUNT], "source '%s': count is for rate (a burst is its own count)", s->t.name);
 	}
 	return 0;
 }
@@ -421,95 +421,95 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 {
 	const char *pol = jl_policy_name(t->place.policy);
 
-	if (t->key_line[JL_TKEY_PERIOD] && t->key_line[JL_TKEY_RATE])
-		VFAIL(line_of(t, JL_TKEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
+	if (t->key_line[JL_THREAD_KEY_PERIOD] && t->key_line[JL_THREAD_KEY_RATE])
+		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
 	if (jl_policy_is_rt(t->place.policy)) {
-		if (!t->key_line[JL_TKEY_PRIORITY] && !t->place.priority)
-			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy %s needs a priority (1-98)", t->name, pol);
+		if (!t->key_line[JL_THREAD_KEY_PRIORITY] && !t->place.priority)
+			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy %s needs a priority (1-98)", t->name, pol);
 		if (t->place.priority < 1 || t->place.priority > 98)
-			VFAIL(line_of(t, JL_TKEY_PRIORITY),
+			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY),
 			      "thread '%s': priority %d is out of range for policy %s (1-98; 99 is the watchdog's)", t->name,
 			      t->place.priority, pol);
-	} else if (t->key_line[JL_TKEY_PRIORITY]) {
-		VFAIL(line_of(t, JL_TKEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
+	} else if (t->key_line[JL_THREAD_KEY_PRIORITY]) {
+		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
 		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");
 	}
-	if (t->key_line[JL_TKEY_NICE] && t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH)
-		VFAIL(line_of(t, JL_TKEY_NICE), "thread '%s': nice is only for other and batch (policy is %s)", t->name, pol);
+	if (t->key_line[JL_THREAD_KEY_NICE] && t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH)
+		VFAIL(line_of(t, JL_THREAD_KEY_NICE), "thread '%s': nice is only for other and batch (policy is %s)", t->name, pol);
 	if (t->place.policy == JL_POLICY_DEADLINE) {
 		if (!t->place.runtime_ns || !t->beh.period_ns)
-			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
+			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
 		if (t->place.runtime_ns > jl_thread_deadline_ns(t))
-			VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
+			VFAIL(line_of(t, JL_THREAD_KEY_RUNTIME), "thread '%s': runtime must not exceed the deadline", t->name);
 		{
 			/* the kernel's bounds on a SCHED_DEADLINE period (sysctls; these defaults elsewhere) */
 			long long lo = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_min_us", 100);
 			long long hi = read_sysctl_ll("/proc/sys/kernel/sched_deadline_period_max_us", 4194304);
 
 			if (t->beh.period_ns < lo * 1000 || t->beh.period_ns > hi * 1000)
-				VFAIL(line_of(t, t->key_line[JL_TKEY_RATE] ? JL_TKEY_RATE : JL_TKEY_PERIOD),
+				VFAIL(line_of(t, t->key_line[JL_THREAD_KEY_RATE] ? JL_THREAD_KEY_RATE : JL_THREAD_KEY_PERIOD),
 				      "thread '%s': policy deadline needs a period of %lldus-%lldus "
 				      "(kernel.sched_deadline_period_min_us/max_us)", t->name, lo, hi);
 		}
 		if (t->beh.deadline_ns > t->beh.period_ns)
-			VFAIL(line_of(t, JL_TKEY_DEADLINE),
+			VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE),
 			      "thread '%s': policy deadline needs deadline <= period (runtime <= deadline <= period)", t->name);
 		if (t->place.cpus_set && !CPU_EQUAL(&t->place.cpus, online))
-			VFAIL(line_of(t, JL_TKEY_CPUS),
+			VFAIL(line_of(t, JL_THREAD_KEY_CPUS),
 			      "thread '%s': SCHED_DEADLINE threads cannot be pinned to a subset of CPUs (the kernel refuses "
 			      "affinity narrower than the root domain); drop cpus",
 			      t->name);
-	} else if (t->key_line[JL_TKEY_RUNTIME]) {
-		VFAIL(line_of(t, JL_TKEY_RUNTIME), "thread '%s': runtime is only for policy deadline", t->name);
+	} else if (t->key_line[JL_THREAD_KEY_RUNTIME]) {
+		VFAIL(line_of(t, JL_THREAD_KEY_RUNTIME), "thread '%s': runtime is only for policy deadline", t->name);
 	}
 	if (t->beh.deadline_ns && !t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
-		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
+		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
 	if (t->beh.deadline_ns && t->beh.period_ns && t->beh.deadline_ns > t->beh.period_ns * 1000)
-		VFAIL(line_of(t, JL_TKEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
-	if (t->key_line[JL_TKEY_OVERRUN] && !t->beh.period_ns)
-		VFAIL(line_of(t, JL_TKEY_OVERRUN), "thread '%s': overrun needs a period or rate", t->name);
+		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
+	if (t->key_line[JL_THREAD_KEY_OVERRUN] && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_THREAD_KEY_OVERRUN), "thread '%s': overrun needs a period or rate", t->name);
 	if (t->beh.measure == JL_MEASURE_PROBE && !t->beh.exec[0])
-		VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = probe needs exec (the probe marks the cycles "
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = probe needs exec (the probe marks the cycles "
 		      "of a program jitterlab runs; a built-in thread is measured with measure = yes)", t->name);
 	if (t->beh.measure == JL_MEASURE_WAKEUPS && !t->beh.exec[0])
-		VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = wakeups needs exec (it measures the threads "
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = wakeups needs exec (it measures the threads "
 		      "of a program jitterlab runs)", t->name);
-	if (t->key_line[JL_TKEY_THREADS] && t->beh.measure != JL_MEASURE_WAKEUPS)
-		VFAIL(line_of(t, JL_TKEY_THREADS), "thread '%s': threads is for measure = wakeups", t->name);
+	if (t->key_line[JL_THREAD_KEY_THREADS] && t->beh.measure != JL_MEASURE_WAKEUPS)
+		VFAIL(line_of(t, JL_THREAD_KEY_THREADS), "thread '%s': threads is for measure = wakeups", t->name);
 	if (t->beh.measure == 1 && !t->beh.period_ns)
-		VFAIL(line_of(t, JL_TKEY_MEASURE),
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE),
 		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
 	{
 		char buf[256], on[128];
 
 		if (offline_cpus(&t->place, online, buf, sizeof(buf)))
-			VFAIL(line_of(t, JL_TKEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
+			VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
 			      t->name, buf, jl_cpulist_format(online, on, sizeof(on)));
 	}
 	if (t->beh.exec[0]) {
-		if (t->key_line[JL_TKEY_WORK])
-			VFAIL(line_of(t, JL_TKEY_WORK), "thread '%s': exec and work are exclusive (exec runs a command instead of built-in work)", t->name);
+		if (t->key_line[JL_THREAD_KEY_WORK])
+			VFAIL(line_of(t, JL_THREAD_KEY_WORK), "thread '%s': exec and work are exclusive (exec runs a command instead of built-in work)", t->name);
 		if (t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
-			VFAIL(line_of(t, JL_TKEY_EXEC), "thread '%s': an exec neighbour cannot be periodic (drop period/rate, "
+			VFAIL(line_of(t, JL_THREAD_KEY_EXEC), "thread '%s': an exec neighbour cannot be periodic (drop period/rate, "
 			      "or measure = probe: then period and deadline are the probed loop's)", t->name);
 		if (JL_MEASURE_FROM_TRACE(t->beh.measure) && !(sc->run.trace_groups & JL_TRACE_SCHED))
-			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': measure = %s needs trace = sched (%s)", t->name,
+			VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = %s needs trace = sched (%s)", t->name,
 			      t->beh.measure == JL_MEASURE_PROBE ? "probe" : "wakeups",
 			      t->beh.measure == JL_MEASURE_PROBE ? "the probe's records are read from the trace"
 								  : "the threads are measured from the trace");
 		if (t->beh.measure == 1)
-			VFAIL(line_of(t, JL_TKEY_MEASURE), "thread '%s': an exec neighbour cannot be measured", t->name);
+			VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': an exec neighbour cannot be measured", t->name);
 		if (t->place.policy == JL_POLICY_DEADLINE)
-			VFAIL(line_of(t, JL_TKEY_POLICY), "thread '%s': exec with policy deadline is not supported", t->name);
+			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': exec with policy deadline is not supported", t->name);
 	}
 	if (t->place.user == JL_USER_INVOKING) {
 		const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 
 		if (!t->beh.exec[0])
-			VFAIL(line_of(t, JL_TKEY_USER), "thread '%s': user = invoking is only for an exec neighbour (built-in threads run in jitterlab)",
+			VFAIL(line_of(t, JL_THREAD_KEY_USER), "thread '%s': user = invoking is only for an exec neighbour (built-in threads run in jitterlab)",
 			      t->name);
 		if (!u || !g || !*u || !*g || u[strspn(u, "0123456789")] || g[strspn(g, "0123456789")])
-			VFAIL(line_of(t, JL_TKEY_USER),
+			VFAIL(line_of(t, JL_THREAD_KEY_USER),
 			      "thread '%s': user = invoking needs sudo (SUDO_UID and SUDO_GID name the invoking user; they are not set)",
 			      t->name);
 	}
@@ -517,11 +517,11 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 		int max = numa_available() >= 0 ? numa_max_node() : 0;
 
 		if (t->place.mem_node > max)
-			VFAIL(line_of(t, JL_TKEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
+			VFAIL(line_of(t, JL_THREAD_KEY_MEM_NODE), "thread '%s': mem_node %d does not exist (nodes 0-%d)", t->name,
 			      t->place.mem_node, max);
 	}
 	if (t->beh.start_ns >= sc->run.duration_ns)
-		VFAIL(line_of(t, JL_TKEY_START), "thread '%s': start is not before the end of the run (duration %.3fs)",
+		VFAIL(line_of(t, JL_THREAD_KEY_START), "thread '%s': start is not before the end of the run (duration %.3fs)",
 		      t->name, (double)sc->run.duration_ns / 1e9);
 	return 0;
 }
@@ -553,7 +553,7 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	if (sc->run.isolate_set) {
 		cpu_set_t extra, hk;
 		char buf[256];
-		int line = sc->run.key_line[JL_RKEY_ISOLATE];
+		int line = sc->run.key_line[JL_RUN_KEY_ISOLATE];
 
 		CPU_XOR(&extra, &sc->run.isolate, &online);
 		CPU_AND(&extra, &extra, &sc->run.isolate);
@@ -567,25 +567,25 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 	if (sc->run.housekeeping_set && validate_housekeeping(sc, &online, err, errlen))
 		return -1;
 	if (sc->run.interval_ns > 0 && sc->run.duration_ns / sc->run.interval_ns >= JL_MAX_INTERVALS)
-		VFAIL(sc->run.key_line[JL_RKEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
+		VFAIL(sc->run.key_line[JL_RUN_KEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
 		      "expected a longer interval)", (long long)(sc->run.duration_ns / sc->run.interval_ns), JL_MAX_INTERVALS);
 	if (sc->run.stop_at.set && !thread_name_exists(sc, sc->run.stop_at.series))
-		VFAIL(sc->run.key_line[JL_RKEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
+		VFAIL(sc->run.key_line[JL_RUN_KEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
 		      "measured [thread], NAME.i of one with count, or a [callback])", sc->run.stop_at.series);
 	if (sc->run.trace_keep == JL_TRACE_KEEP_WORST) {
 		/* the flight recorder keeps the windows of loops' cycles: a callback's chain, a program measured
 		 * from the trace need every page */
 		if (sc->nexecutors > 0)
-			VFAIL(sc->run.key_line[JL_RKEY_TRACE_KEEP], "[run] trace_keep = worst: executor '%s' needs the "
+			VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: executor '%s' needs the "
 			      "whole trace (expected trace_keep = all, or loops only)", sc->executors[0].t.name);
 		for (int i = 0; i < sc->nthreads; i++)
 			if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
-				VFAIL(sc->run.key_line[JL_RKEY_TRACE_KEEP], "[run] trace_keep = worst: thread '%s' is "
+				VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: thread '%s' is "
 				      "measured from the trace, which needs every page (expected trace_keep = all)",
 				      sc->threads[i].name);
 	}
 	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
-		VFAIL(sc->run.key_line[JL_RKEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+		VFAIL(sc->run.key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
 	if (validate_executors(sc, &online, err, errlen))
 		return -1;
 	for (int i = 0; i < sc->nsyncs; i++) {
@@ -595,12 +595,12 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		if (!y->inputs[0][0])
 			VFAIL(y->line, "sync '%s': no inputs (expected inputs = TOPIC, TOPIC)", y->name);
 		if (!strcmp(y->inputs[0], y->inputs[1]))
-			VFAIL(y->key_line[JL_SKEY_INPUTS], "sync '%s': its two inputs are one topic", y->name);
-		if (y->algorithm == 0 && y->key_line[JL_SKEY_SLOP])
-			VFAIL(y->key_line[JL_SKEY_SLOP], "sync '%s': slop is for algorithm = slop (approximate takes "
+			VFAIL(y->key_line[JL_SYNC_KEY_INPUTS], "sync '%s': its two inputs are one topic", y->name);
+		if (y->algorithm == 0 && y->key_line[JL_SYNC_KEY_SLOP])
+			VFAIL(y->key_line[JL_SYNC_KEY_SLOP], "sync '%s': slop is for algorithm = slop (approximate takes "
 			      "max_interval)", y->name);
-		if (y->algorithm == 1 && y->key_line[JL_SKEY_MAX_INTERVAL])
-			VFAIL(y->key_line[JL_SKEY_MAX_INTERVAL], "sync '%s': max_interval is for algorithm = approximate (slop "
+		if (y->algorithm == 1 && y->key_line[JL_SYNC_KEY_MAX_INTERVAL])
+			VFAIL(y->key_line[JL_SYNC_KEY_MAX_INTERVAL], "sync '%s': max_interval is for algorithm = approximate (slop "
 			      "takes slop)", y->name);
 		for (int k = 0; k < 3; k++) {
 			bool known = !topics[k][0];
@@ -608,11 +608,11 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			for (int j = 0; j < sc->ntopics && !known; j++)
 				known = !strcmp(sc->topics[j].name, topics[k]);
 			if (!known)
-				VFAIL(y->key_line[k < 2 ? JL_SKEY_INPUTS : JL_SKEY_PUBLISH], "sync '%s': no topic '%s' (expected "
+				VFAIL(y->key_line[k < 2 ? JL_SYNC_KEY_INPUTS : JL_SYNC_KEY_PUBLISH], "sync '%s': no topic '%s' (expected "
 				      "the name of a [topic] section)", y->name, topics[k]);
 		}
 		if (y->publish[0] && (!strcmp(y->publish, y->inputs[0]) || !strcmp(y->publish, y->inputs[1])))
-			VFAIL(y->key_line[JL_SKEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
+			VFAIL(y->key_line[JL_SYNC_KEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
 			      "itself)", y->name);
 	}
 	if (validate_locks(sc, err, errlen) || validate_queues(sc, err, errlen))

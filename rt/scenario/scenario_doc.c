@@ -41,8 +41,6 @@ void jl_scenario_doc_list(FILE *out)
 		int n = jl_section_keys(k, keys, MAX_KEYS);
 		char title[64];
 
-		if (k->planned)
-			continue;
 		fprintf(out, "  %-18s %s\n", section_title(k, title, sizeof(title)), k->help);
 		for (int i = 0; i < n; i++)
 			fprintf(out, "    %-20s %s [%s; default: %s]\n", key_title(keys[i]), keys[i]->help, keys[i]->syntax,
@@ -204,11 +202,10 @@ int jl_scenario_doc_man(FILE *out, const char *example)
 		     ".nh\n.ad l\n", JL_VERSION); /* no hyphenation: keys and values stay whole words */
 	fputs(".SH NAME\njitterlab\\-scenario \\- the scenario file format of jitterlab\n", out);
 	fputs(".SH SYNOPSIS\n.nf\n", out);
-	for (int s = 0; s < jl_nsection_kinds; s++)
-		if (!jl_section_kinds[s].planned) {
-			roff(out, section_title(&jl_section_kinds[s], title, sizeof(title)));
-			fputs("\nKEY = VALUE\n", out);
-		}
+	for (int s = 0; s < jl_nsection_kinds; s++) {
+		roff(out, section_title(&jl_section_kinds[s], title, sizeof(title)));
+		fputs("\nKEY = VALUE\n", out);
+	}
 	fputs(".fi\n.SH DESCRIPTION\n", out);
 	roff(out, "A scenario is an INI file that jitterlab run, sweep and cyclictest read. Lines starting with ';' "
 		  "or '#' are comments, and so is ' ;' and what follows it on a line. A key is set at most once per "
@@ -254,8 +251,6 @@ int jl_scenario_doc_man(FILE *out, const char *example)
 		const struct jl_key_desc *keys[MAX_KEYS];
 		int n = jl_section_keys(k, keys, MAX_KEYS);
 
-		if (k->planned)
-			continue;
 		fputs(".SS\n", out);
 		roff(out, section_title(k, title, sizeof(title)));
 		fputc('\n', out);

@@ -1,4 +1,4 @@
-/* scenario_exec_keys: the application-structure sections (issue 13), as key tables of the registry:
+/* scenario_exec_keys: the application-structure sections, as key tables of the registry:
  * [executor NAME] (the placement table, shared with [thread], plus threads and dispatch) and
  * [callback NAME] (a timer callback of an executor: its group, period, phase, work, deadline). Topics,
  * triggers, polls, syncs and budgets come next, each one more table. Pure. */
@@ -58,10 +58,10 @@ KEY_FORMAT(fmt_exec_dispatch)
 }
 
 static const struct jl_key_desc executor_keys[] = {
-	{ .name = "threads", .slot = JL_EKEY_THREADS, .syntax = "N", .def = "1", .range = "1-64",
+	{ .name = "threads", .slot = JL_EXECUTOR_KEY_THREADS, .syntax = "N", .def = "1", .range = "1-64",
 	  .help = "the executor's threads (1: a single-threaded executor); they take the wait in turn",
 	  .parse = exec_threads, .format = fmt_exec_threads },
-	{ .name = "dispatch", .slot = JL_EKEY_DISPATCH, .syntax = "rclcpp|fifo", .def = "rclcpp", .range = "rclcpp or fifo",
+	{ .name = "dispatch", .slot = JL_EXECUTOR_KEY_DISPATCH, .syntax = "rclcpp|fifo", .def = "rclcpp", .range = "rclcpp or fifo",
 	  .help = "rclcpp: a snapshot of the ready callbacks per wait, timers first, each in declaration order; "
 		  "fifo: in the order they became ready",
 	  .parse = exec_dispatch, .format = fmt_exec_dispatch },
@@ -294,57 +294,57 @@ KEY_FORMAT(fmt_cb_deadline)
 }
 
 static const struct jl_key_desc callback_keys[] = {
-	{ .name = "executor", .slot = JL_CKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: its node's",
+	{ .name = "executor", .slot = JL_CALLBACK_KEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: its node's",
 	  .range = "the name of an [executor] section", .help = "the executor whose threads run it",
 	  .parse = cb_executor, .format = fmt_cb_executor },
-	{ .name = "node", .slot = JL_CKEY_NODE, .syntax = "NAME", .def_doc = "none: its executor's implicit node",
+	{ .name = "node", .slot = JL_CALLBACK_KEY_NODE, .syntax = "NAME", .def_doc = "none: its executor's implicit node",
 	  .range = "the name of a [node] section",
 	  .help = "the node it belongs to: it runs on the node's executor, and group = default is the node's own "
 		  "mutually exclusive group (named like the node)",
 	  .parse = cb_node, .format = fmt_cb_node },
-	{ .name = "group", .slot = JL_CKEY_GROUP, .syntax = "NAME|reentrant", .def = "default",
+	{ .name = "group", .slot = JL_CALLBACK_KEY_GROUP, .syntax = "NAME|reentrant", .def = "default",
 	  .range = "a group name ([a-z][a-z0-9_-]*), or reentrant",
 	  .help = "callbacks of one group never run at once (mutually exclusive; default: the executor's one group); "
 		  "reentrant: may run on several threads at once, even with itself",
 	  .parse = cb_group, .format = fmt_cb_group },
-	{ .name = "period", .slot = JL_CKEY_PERIOD, .syntax = "DURATION", .def_doc = "none: triggered",
+	{ .name = "period", .slot = JL_CALLBACK_KEY_PERIOD, .syntax = "DURATION", .def_doc = "none: triggered",
 	  .range = "10us-1h", .help = "a timer: released every period (missed periods are skipped, the phase kept); "
 				     "required unless trigger is given",
 	  .parse = cb_period, .format = fmt_cb_period },
-	{ .name = "trigger", .slot = JL_CKEY_TRIGGER, .syntax = "TOPIC", .def_doc = "none: a timer",
+	{ .name = "trigger", .slot = JL_CALLBACK_KEY_TRIGGER, .syntax = "TOPIC", .def_doc = "none: a timer",
 	  .range = "the name of a [topic] section", .help = "runs once per message of the topic (a subscription)",
 	  .parse = cb_trigger, .format = fmt_cb_trigger },
-	{ .name = "poll", .slot = JL_CKEY_POLL, .syntax = "TOPIC", .def_doc = "none",
+	{ .name = "poll", .slot = JL_CALLBACK_KEY_POLL, .syntax = "TOPIC", .def_doc = "none",
 	  .range = "the name of a [topic] section", .help = "with a period: each run reads the topic's newest message "
 							     "(consumes nothing; re-reads are counted)",
 	  .parse = cb_poll, .format = fmt_cb_poll },
-	{ .name = "phase", .slot = JL_CKEY_PHASE, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	{ .name = "phase", .slot = JL_CALLBACK_KEY_PHASE, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "the first release's offset from the executor's start", .parse = cb_phase, .format = fmt_cb_phase },
-	{ .name = "jitter", .slot = JL_CKEY_JITTER, .syntax = "DURATION", .def = "0s", .range = "0s up to the period",
+	{ .name = "jitter", .slot = JL_CALLBACK_KEY_JITTER, .syntax = "DURATION", .def = "0s", .range = "0s up to the period",
 	  .help = "a timer's releases come later by a declared pseudo-random 0..jitter each ([run] seed: the same in "
 		  "every run): publishers' timing is declared, never implied",
 	  .parse = cb_jitter, .format = fmt_cb_jitter },
-	{ .name = "work", .slot = JL_CKEY_WORK, .syntax = "WORK", .def = "none",
+	{ .name = "work", .slot = JL_CALLBACK_KEY_WORK, .syntax = "WORK", .def = "none",
 	  .range = "a work kind and its argument (jitterlab list: work kinds)", .help = "what one run of it does",
 	  .parse = cb_work, .format = fmt_cb_work },
-	{ .name = "publish", .slot = JL_CKEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
+	{ .name = "publish", .slot = JL_CALLBACK_KEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
 	  .range = "the name of a [topic] section",
 	  .help = "after its work, publishes a message carrying the origin time of what it consumed (a timer: its release)",
 	  .parse = cb_publish, .format = fmt_cb_publish },
-	{ .name = "deadline", .slot = JL_CKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
+	{ .name = "deadline", .slot = JL_CALLBACK_KEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0", .help = "a run that ends later than release + deadline is a miss",
 	  .parse = cb_deadline, .format = fmt_cb_deadline },
-	{ .name = "lock", .slot = JL_CKEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
+	{ .name = "lock", .slot = JL_CALLBACK_KEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
 	  .help = "held while its work runs (taken before, given back after; its wait is part of the run)",
 	  .parse = cb_lock, .format = fmt_cb_lock },
-	{ .name = "deadline_propagation", .slot = JL_CKEY_PROPAGATION, .syntax = "BOOL", .def = "no", .range = "yes or no",
+	{ .name = "deadline_propagation", .slot = JL_CALLBACK_KEY_PROPAGATION, .syntax = "BOOL", .def = "no", .range = "yes or no",
 	  .help = "work = call: the call waits at most its request's remaining time minus `margin` and the request it "
 		  "sends carries that deadline (on expiry: DEADLINE_EXCEEDED); no: it waits for the reply, however long",
 	  .parse = cb_propagate, .format = fmt_cb_propagate, .applies = cb_calls },
-	{ .name = "margin", .slot = JL_CKEY_MARGIN, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	{ .name = "margin", .slot = JL_CALLBACK_KEY_MARGIN, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "deadline_propagation: what the call keeps for itself of its request's remaining time",
 	  .parse = cb_margin, .format = fmt_cb_margin, .applies = cb_calls },
-	{ .name = "cancel", .slot = JL_CKEY_CANCEL, .syntax = "none|cooperative DURATION", .def = "none",
+	{ .name = "cancel", .slot = JL_CALLBACK_KEY_CANCEL, .syntax = "none|cooperative DURATION", .def = "none",
 	  .range = "none, or cooperative and a duration greater than 0 (work = sleep or spin)",
 	  .help = "a callback serving a [queue], when its caller gave up: none (it runs to its end, as a synchronous "
 		  "handler does) or cooperative D (its work checks every D and stops)",
@@ -396,10 +396,10 @@ KEY_FORMAT(fmt_topic_keep)
 }
 
 static const struct jl_key_desc topic_keys[] = {
-	{ .name = "depth", .slot = JL_OPKEY_DEPTH, .syntax = "N", .def = "10", .range = "1-1024",
+	{ .name = "depth", .slot = JL_TOPIC_KEY_DEPTH, .syntax = "N", .def = "10", .range = "1-1024",
 	  .help = "keep = last: each subscriber keeps this many messages, a full history drops its oldest (counted)",
 	  .parse = topic_depth, .format = fmt_topic_depth },
-	{ .name = "keep", .slot = JL_OPKEY_KEEP, .syntax = "last|all", .def = "last", .range = "last or all",
+	{ .name = "keep", .slot = JL_TOPIC_KEY_KEEP, .syntax = "last|all", .def = "last", .range = "last or all",
 	  .help = "last: KEEP_LAST(depth); all: KEEP_ALL, nothing dropped (a full resource limit is an error, counted)",
 	  .parse = topic_keep, .format = fmt_topic_keep },
 };
@@ -426,7 +426,7 @@ KEY_PARSE(sync_algorithm)
 static void sync_algorithm_after_set(struct jl_key_view *v)
 {
 	if (v->key_line)
-		v->key_line[v->sync->algorithm ? JL_SKEY_MAX_INTERVAL : JL_SKEY_SLOP] = 0;
+		v->key_line[v->sync->algorithm ? JL_SYNC_KEY_MAX_INTERVAL : JL_SYNC_KEY_SLOP] = 0;
 }
 
 KEY_FORMAT(fmt_sync_algorithm)
@@ -529,24 +529,24 @@ KEY_FORMAT(fmt_sync_publish)
 }
 
 static const struct jl_key_desc sync_keys[] = {
-	{ .name = "algorithm", .slot = JL_SKEY_ALGORITHM, .syntax = "approximate|slop", .def = "approximate",
+	{ .name = "algorithm", .slot = JL_SYNC_KEY_ALGORITHM, .syntax = "approximate|slop", .def = "approximate",
 	  .range = "approximate or slop",
 	  .help = "approximate: message_filters' ApproximateTime (emits a set when no better one can come); slop: "
 		  "the Python ApproximateTimeSynchronizer (pairs on arrival within slop)",
 	  .parse = sync_algorithm, .format = fmt_sync_algorithm, .after_set = sync_algorithm_after_set },
-	{ .name = "inputs", .slot = JL_SKEY_INPUTS, .syntax = "TOPIC, TOPIC", .def_doc = "none: required",
+	{ .name = "inputs", .slot = JL_SYNC_KEY_INPUTS, .syntax = "TOPIC, TOPIC", .def_doc = "none: required",
 	  .range = "two [topic] names, comma separated", .help = "the two topics it pairs",
 	  .parse = sync_inputs, .format = fmt_sync_inputs },
-	{ .name = "slop", .slot = JL_SKEY_SLOP, .syntax = "DURATION", .def = "0s", .range = "a duration (algorithm = slop)",
+	{ .name = "slop", .slot = JL_SYNC_KEY_SLOP, .syntax = "DURATION", .def = "0s", .range = "a duration (algorithm = slop)",
 	  .help = "slop: the largest stamp difference of a set", .parse = sync_slop, .format = fmt_sync_slop,
 	  .applies = sync_is_slop },
-	{ .name = "max_interval", .slot = JL_SKEY_MAX_INTERVAL, .syntax = "DURATION", .def = "0s",
+	{ .name = "max_interval", .slot = JL_SYNC_KEY_MAX_INTERVAL, .syntax = "DURATION", .def = "0s",
 	  .range = "a duration, 0s = any (algorithm = approximate)",
 	  .help = "approximate: the largest stamp difference of a set", .parse = sync_max_interval,
 	  .format = fmt_sync_max_interval, .applies = sync_is_approximate },
-	{ .name = "queue", .slot = JL_SKEY_QUEUE, .syntax = "N", .def = "10", .range = "1-64",
+	{ .name = "queue", .slot = JL_SYNC_KEY_QUEUE, .syntax = "N", .def = "10", .range = "1-64",
 	  .help = "messages kept per input (the oldest goes)", .parse = sync_queue, .format = fmt_sync_queue },
-	{ .name = "publish", .slot = JL_SKEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
+	{ .name = "publish", .slot = JL_SYNC_KEY_PUBLISH, .syntax = "TOPIC", .def_doc = "none",
 	  .range = "the name of a [topic] section", .help = "one message per set, carrying the older stamp as its origin",
 	  .parse = sync_publish, .format = fmt_sync_publish },
 };
@@ -568,14 +568,14 @@ KEY_FORMAT(fmt_node_executor)
 }
 
 static const struct jl_key_desc node_keys[] = {
-	{ .name = "executor", .slot = JL_NKEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: required",
+	{ .name = "executor", .slot = JL_NODE_KEY_EXECUTOR, .syntax = "NAME", .def_doc = "none: required",
 	  .range = "the name of an [executor] section", .help = "the executor its callbacks run on",
 	  .parse = node_executor, .format = fmt_node_executor },
 };
 
 const struct jl_key_table jl_keys_node = { "node", node_keys, (int)(sizeof(node_keys) / sizeof(node_keys[0])) };
 
-/* ---- [lock NAME] (issue 14) ---- */
+/* ---- [lock NAME] ---- */
 
 KEY_PARSE(lock_kind)
 {
@@ -658,23 +658,23 @@ KEY_FORMAT(fmt_lock_handoffs)
 }
 
 static const struct jl_key_desc lock_keys[] = {
-	{ .name = "kind", .slot = JL_LKEY_KIND, .syntax = "mutex|pi|ceiling|biglock", .def = "mutex",
+	{ .name = "kind", .slot = JL_LOCK_KEY_KIND, .syntax = "mutex|pi|ceiling|biglock", .def = "mutex",
 	  .range = "mutex, pi, ceiling or biglock",
 	  .help = "mutex: no priority protocol (a waiter can wait as long as a middle task keeps the holder off its "
 		  "CPU); pi: priority inheritance (PTHREAD_PRIO_INHERIT); ceiling: priority protection "
 		  "(PTHREAD_PRIO_PROTECT): its holders run at `ceiling`; biglock: CPython's interpreter lock "
 		  "(switch_interval, handoffs)",
 	  .parse = lock_kind, .format = fmt_lock_kind },
-	{ .name = "ceiling", .slot = JL_LKEY_CEILING, .syntax = "PRIO", .def_doc = "none (kind = ceiling: required)",
+	{ .name = "ceiling", .slot = JL_LOCK_KEY_CEILING, .syntax = "PRIO", .def_doc = "none (kind = ceiling: required)",
 	  .range = "1-99, at least the priority of every fifo or rr user",
 	  .help = "kind = ceiling: the SCHED_FIFO priority a holder runs at while it holds the lock",
 	  .parse = lock_ceiling, .format = fmt_lock_ceiling },
-	{ .name = "switch_interval", .slot = JL_LKEY_SWITCH, .syntax = "DURATION", .def = "5ms", .range = "1us-1s",
+	{ .name = "switch_interval", .slot = JL_LOCK_KEY_SWITCH, .syntax = "DURATION", .def = "5ms", .range = "1us-1s",
 	  .help = "biglock: a waiter asks the holder to drop it after this long (CPython's sys.setswitchinterval); the "
 		  "holder drops it at its next check point (`sin` has them, `spin` none, `sleep` drops it at once) "
 		  "and waits until the waiter has taken it",
 	  .parse = lock_switch, .format = fmt_lock_switch, .applies = is_biglock },
-	{ .name = "handoffs", .slot = JL_LKEY_HANDOFFS, .syntax = "N", .def = "0", .range = "0-1000",
+	{ .name = "handoffs", .slot = JL_LOCK_KEY_HANDOFFS, .syntax = "N", .def = "0", .range = "0-1000",
 	  .help = "biglock: extra release/retake round trips per work call (an interpreter's executor does several per "
 		  "dispatch; each may wait a switch interval for a computing holder)",
 	  .parse = lock_handoffs, .format = fmt_lock_handoffs, .applies = is_biglock },
@@ -682,7 +682,7 @@ static const struct jl_key_desc lock_keys[] = {
 
 const struct jl_key_table jl_keys_lock = { "lock", lock_keys, (int)(sizeof(lock_keys) / sizeof(lock_keys[0])) };
 
-/* ---- [queue NAME] (issue 14): a topic entry with queue = true ---- */
+/* ---- [queue NAME]: a topic entry with queue = true ---- */
 
 KEY_PARSE(queue_depth)
 {
@@ -717,10 +717,10 @@ KEY_FORMAT(fmt_queue_limit)
 }
 
 static const struct jl_key_desc queue_keys[] = {
-	{ .name = "depth", .slot = JL_OPKEY_DEPTH, .syntax = "N", .def = "100", .range = "1-4096",
+	{ .name = "depth", .slot = JL_TOPIC_KEY_DEPTH, .syntax = "N", .def = "100", .range = "1-4096",
 	  .help = "requests it holds waiting for a thread of its serving callback; a full queue refuses the next (counted)",
 	  .parse = queue_depth, .format = fmt_topic_depth },
-	{ .name = "limit", .slot = JL_OPKEY_LIMIT, .syntax = "N", .def = "0", .range = "0 (none) or at most the depth",
+	{ .name = "limit", .slot = JL_TOPIC_KEY_LIMIT, .syntax = "N", .def = "0", .range = "0 (none) or at most the depth",
 	  .help = "at most this many requests in service or queued: the rest are refused at once (RESOURCE_EXHAUSTED, "
 		  "as a gRPC server's maximum_concurrent_rpcs does)",
 	  .parse = queue_limit, .format = fmt_queue_limit },
@@ -728,7 +728,7 @@ static const struct jl_key_desc queue_keys[] = {
 
 const struct jl_key_table jl_keys_queue = { "queue", queue_keys, (int)(sizeof(queue_keys) / sizeof(queue_keys[0])) };
 
-/* ---- [source NAME] (issue 14): placement keys, then these ---- */
+/* ---- [source NAME]: placement keys, then these ---- */
 
 KEY_APPLIES(src_bursts)
 {
@@ -834,19 +834,19 @@ KEY_FORMAT(fmt_src_deadline)
 }
 
 static const struct jl_key_desc source_keys[] = {
-	{ .name = "target", .slot = JL_SRCKEY_TARGET, .syntax = "QUEUE", .def_doc = "none: required",
+	{ .name = "target", .slot = JL_SOURCE_KEY_TARGET, .syntax = "QUEUE", .def_doc = "none: required",
 	  .range = "the name of a [queue] section", .help = "the queue its requests go to", .parse = src_target,
 	  .format = fmt_src_target },
-	{ .name = "burst", .slot = JL_SRCKEY_BURST, .syntax = "N", .def = "0", .range = "0-100000 (0: use rate)",
+	{ .name = "burst", .slot = JL_SOURCE_KEY_BURST, .syntax = "N", .def = "0", .range = "0-100000 (0: use rate)",
 	  .help = "N requests at once, at start", .parse = src_burst, .format = fmt_src_burst, .applies = src_bursts },
-	{ .name = "rate", .slot = JL_SRCKEY_RATE, .syntax = "RATE", .def_doc = "none", .range = "a rate (5Hz)",
+	{ .name = "rate", .slot = JL_SOURCE_KEY_RATE, .syntax = "RATE", .def_doc = "none", .range = "a rate (5Hz)",
 	  .help = "one request every 1/RATE from start (open loop: it never waits for a reply)", .parse = src_rate,
 	  .format = fmt_src_rate },
-	{ .name = "count", .slot = JL_SRCKEY_COUNT, .syntax = "N", .def = "0", .range = "0 (until the end) or more",
+	{ .name = "count", .slot = JL_SOURCE_KEY_COUNT, .syntax = "N", .def = "0", .range = "0 (until the end) or more",
 	  .help = "rate: how many requests", .parse = src_count, .format = fmt_src_count, .applies = src_rates },
-	{ .name = "start", .slot = JL_SRCKEY_START, .syntax = "DURATION", .def = "0s", .range = "a duration",
+	{ .name = "start", .slot = JL_SOURCE_KEY_START, .syntax = "DURATION", .def = "0s", .range = "a duration",
 	  .help = "when it begins, after the measured phase begins", .parse = src_start, .format = fmt_src_start },
-	{ .name = "deadline", .slot = JL_SRCKEY_DEADLINE, .syntax = "DURATION", .def_doc = "none",
+	{ .name = "deadline", .slot = JL_SOURCE_KEY_DEADLINE, .syntax = "DURATION", .def_doc = "none",
 	  .range = "a duration (0s: none)",
 	  .help = "per request, from its creation: the client gives up then (DEADLINE_EXCEEDED; what the servers still "
 		  "do for it is wasted)", .parse = src_deadline, .format = fmt_src_deadline },

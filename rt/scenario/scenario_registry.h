@@ -76,7 +76,6 @@ struct jl_section_kind {
 	const char *name;    /* "run", "thread" */
 	const char *help;    /* one line */
 	bool named;          /* [thread NAME]: many, each named; else at most one, no name */
-	bool planned;        /* a reserved section name this version does not implement yet */
 	const struct jl_key_table *const *tables; /* NULL-terminated */
 	/* how many instances SC has (unnamed: 1 if it is to be written, else 0) */
 	int (*count)(const struct jl_scenario *sc);
@@ -94,7 +93,7 @@ extern const int jl_nsection_kinds;
 extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_copies, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep,
 	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget, jl_keys_sync, jl_keys_node, jl_keys_lock, jl_keys_queue, jl_keys_source;
 
-/* The section kind called NAME (planned ones included), or NULL. */
+/* The section kind called NAME, or NULL. */
 const struct jl_section_kind *jl_section_kind_find(const char *name);
 /* The descriptor KEY is parsed by in K: a plain key by name, else the pattern whose prefix KEY has. */
 const struct jl_key_desc *jl_section_key_find(const struct jl_section_kind *k, const char *key);

@@ -915,21 +915,15 @@ void jl_section_defaults(const struct jl_section_kind *k, struct jl_key_view *v)
 
 char *jl_section_kinds_text(char *buf, size_t len)
 {
-	int last = -1;
+	const int last = jl_nsection_kinds - 1;
 	size_t used = 0;
 
-	for (int i = 0; i < jl_nsection_kinds; i++)
-		if (!jl_section_kinds[i].planned)
-			last = i;
 	buf[0] = '\0';
-	for (int i = 0, k = 0; i < jl_nsection_kinds && used < len; i++) {
+	for (int i = 0; i < jl_nsection_kinds && used < len; i++) {
 		const struct jl_section_kind *s = &jl_section_kinds[i];
 
-		if (s->planned)
-			continue;
-		used += (size_t)snprintf(buf + used, len - used, "%s[%s%s]", k == 0 ? "" : i == last ? " or " : ", ",
+		used += (size_t)snprintf(buf + used, len - used, "%s[%s%s]", i == 0 ? "" : i == last ? " or " : ", ",
 					 s->name, s->named ? " NAME" : "");
-		k++;
 	}
 	return buf;
 }

@@ -17,7 +17,7 @@
 #define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
 #define KEY_APPLIES(fn) static bool fn(const struct jl_key_view *v)
 
-static void mark_unset(struct jl_key_view *v, enum jl_tkey k)
+static void mark_unset(struct jl_key_view *v, enum jl_thread_key k)
 {
 	if (v->key_line)
 		v->key_line[k] = 0;
@@ -58,14 +58,14 @@ static void policy_after_set(struct jl_key_view *v)
 	struct jl_placement *p = v->place;
 
 	if (!jl_policy_is_rt(p->policy))
-		mark_unset(v, JL_TKEY_PRIORITY); /* kept as a value: overriding back to fifo reuses it */
+		mark_unset(v, JL_THREAD_KEY_PRIORITY); /* kept as a value: overriding back to fifo reuses it */
 	if (p->policy != JL_POLICY_OTHER && p->policy != JL_POLICY_BATCH) {
 		p->nice = 0;
-		mark_unset(v, JL_TKEY_NICE);
+		mark_unset(v, JL_THREAD_KEY_NICE);
 	}
 	if (p->policy != JL_POLICY_DEADLINE) {
 		p->runtime_ns = 0;
-		mark_unset(v, JL_TKEY_RUNTIME);
+		mark_unset(v, JL_THREAD_KEY_RUNTIME);
 	}
 }
 
@@ -224,27 +224,27 @@ KEY_APPLIES(is_exec)
 }
 
 static const struct jl_key_desc placement_keys[] = {
-	{ .name = "policy", .slot = JL_TKEY_POLICY, .syntax = "fifo|rr|other|batch|idle|deadline", .def = "other",
+	{ .name = "policy", .slot = JL_THREAD_KEY_POLICY, .syntax = "fifo|rr|other|batch|idle|deadline", .def = "other",
 	  .range = "fifo, rr, other, batch, idle or deadline",
 	  .help = "the scheduling policy (jitterlab list: policies)", .parse = place_policy, .format = fmt_policy,
 	  .after_set = policy_after_set },
-	{ .name = "priority", .slot = JL_TKEY_PRIORITY, .syntax = "N", .def_doc = "none: required for fifo and rr",
+	{ .name = "priority", .slot = JL_THREAD_KEY_PRIORITY, .syntax = "N", .def_doc = "none: required for fifo and rr",
 	  .range = "1-98 for fifo and rr", .help = "real-time priority (99 is reserved for the harness's watchdog); only for fifo and rr",
 	  .parse = place_priority, .format = fmt_priority, .applies = is_rt },
-	{ .name = "nice", .slot = JL_TKEY_NICE, .syntax = "N", .def = "0", .range = "-20-19",
+	{ .name = "nice", .slot = JL_THREAD_KEY_NICE, .syntax = "N", .def = "0", .range = "-20-19",
 	  .help = "nice value; only for other and batch", .parse = place_nice, .format = fmt_nice, .applies = is_fair },
-	{ .name = "cpus", .slot = JL_TKEY_CPUS, .syntax = "CPULIST", .def_doc = "all allowed",
+	{ .name = "cpus", .slot = JL_THREAD_KEY_CPUS, .syntax = "CPULIST", .def_doc = "all allowed",
 	  .range = "a list of online CPUs (numbers and names: pcores, ecores, smt:N)",
 	  .help = "CPUs the thread is pinned to", .parse = place_cpus, .format = fmt_cpus, .unset = "(all allowed)",
 	  .note = note_cpus },
-	{ .name = "runtime", .slot = JL_TKEY_RUNTIME, .syntax = "DURATION", .def_doc = "none: required for deadline",
+	{ .name = "runtime", .slot = JL_THREAD_KEY_RUNTIME, .syntax = "DURATION", .def_doc = "none: required for deadline",
 	  .range = "at least 1024ns, at most the deadline",
 	  .help = "SCHED_DEADLINE runtime per period; only for policy deadline (which needs period too)",
 	  .parse = place_runtime, .format = fmt_runtime, .applies = is_deadline },
-	{ .name = "mem_node", .slot = JL_TKEY_MEM_NODE, .syntax = "none|N", .def = "none",
+	{ .name = "mem_node", .slot = JL_THREAD_KEY_MEM_NODE, .syntax = "none|N", .def = "none",
 	  .range = "none, or an existing NUMA node 0-1023", .help = "NUMA node for the thread's memory (libnuma)",
 	  .parse = place_mem_node, .format = fmt_mem_node },
-	{ .name = "user", .slot = JL_TKEY_USER, .syntax = "root|invoking", .def = "root",
+	{ .name = "user", .slot = JL_THREAD_KEY_USER, .syntax = "root|invoking", .def = "root",
 	  .range = "root or invoking: the sudo user, SUDO_UID",
 	  .help = "who an exec neighbour runs as (invoking: the sudo user, dropped to after placement)",
 	  .parse = place_user, .format = fmt_user, .applies = is_exec },
@@ -256,7 +256,7 @@ const struct jl_key_table jl_keys_placement = { "placement", placement_keys,
 /* A [thread]'s copies (its own table: a [source]'s `count` is its requests; an [executor] keeps it only to
  * say that its count is `threads`) */
 static const struct jl_key_desc copies_keys[] = {
-	{ .name = "count", .slot = JL_TKEY_COUNT, .syntax = "N", .def = "1", .range = "1-64",
+	{ .name = "count", .slot = JL_THREAD_KEY_COUNT, .syntax = "N", .def = "1", .range = "1-64",
 	  .help = "identical copies, named NAME.0, NAME.1, ...", .parse = place_count, .format = fmt_count,
 	  .applies = not_executor },
 };
@@ -283,7 +283,7 @@ KEY_PARSE(beh_period)
 		return -1;
 	v->beh->period_from_rate = false;
 	if (v->line <= 0) /* --set period replaces a rate from the file */
-		mark_unset(v, JL_TKEY_RATE);
+		mark_unset(v, JL_THREAD_KEY_RATE);
 	return check_period(v, value, why, wl);
 }
 
@@ -304,7 +304,7 @@ KEY_PARSE(beh_rate)
 		return -1;
 	v->beh->period_from_rate = true;
 	if (v->line <= 0) /* --set rate replaces a period from the file */
-		mark_unset(v, JL_TKEY_PERIOD);
+		mark_unset(v, JL_THREAD_KEY_PERIOD);
 	return check_period(v, value, why, wl);
 }
 
@@ -492,44 +492,44 @@ KEY_FORMAT(fmt_exec)
 }
 
 static const struct jl_key_desc behaviour_keys[] = {
-	{ .name = "period", .slot = JL_TKEY_PERIOD, .syntax = "DURATION", .def_doc = "none: back to back",
+	{ .name = "period", .slot = JL_THREAD_KEY_PERIOD, .syntax = "DURATION", .def_doc = "none: back to back",
 	  .range = period_range,
 	  .help = "periodic: released every period at absolute times (CLOCK_MONOTONIC); without period or rate the "
 		  "thread repeats its work back to back",
 	  .parse = beh_period, .format = fmt_period, .applies = is_periodic },
-	{ .name = "rate", .slot = JL_TKEY_RATE, .syntax = "RATE", .def_doc = "none: back to back", .range = period_range,
+	{ .name = "rate", .slot = JL_THREAD_KEY_RATE, .syntax = "RATE", .def_doc = "none: back to back", .range = period_range,
 	  .help = "another way to write a period (period = 1/rate, rounded to ns; written back as period)",
 	  .parse = beh_rate },
-	{ .name = "work", .slot = JL_TKEY_WORK, .syntax = "WORK", .def = "none",
+	{ .name = "work", .slot = JL_THREAD_KEY_WORK, .syntax = "WORK", .def = "none",
 	  .range = "a work kind and its argument (jitterlab list: work kinds)", .help = "what one cycle does",
 	  .parse = beh_work, .format = fmt_work, .applies = is_builtin },
-	{ .name = "deadline", .slot = JL_TKEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
+	{ .name = "deadline", .slot = JL_THREAD_KEY_DEADLINE, .syntax = "DURATION", .def_doc = "the period",
 	  .range = "greater than 0, at most 1000 periods",
 	  .help = "a cycle whose work ends later than release + deadline is a miss", .parse = beh_deadline,
 	  .format = fmt_deadline, .applies = deadline_applies },
-	{ .name = "overrun", .slot = JL_TKEY_OVERRUN, .syntax = "skip|catchup", .def = "skip", .range = "skip or catchup",
+	{ .name = "overrun", .slot = JL_THREAD_KEY_OVERRUN, .syntax = "skip|catchup", .def = "skip", .range = "skip or catchup",
 	  .help = "when a cycle ends after the next release: skip the missed releases (counted as skipped) or catch up",
 	  .parse = beh_overrun, .format = fmt_overrun, .applies = is_periodic },
-	{ .name = "start", .slot = JL_TKEY_START, .syntax = "DURATION", .def = "0s",
+	{ .name = "start", .slot = JL_THREAD_KEY_START, .syntax = "DURATION", .def = "0s",
 	  .range = "a duration before the end of the run",
 	  .help = "delay after the measured phase begins before this thread starts", .parse = beh_start,
 	  .format = fmt_start },
-	{ .name = "measure", .slot = JL_TKEY_MEASURE, .syntax = "BOOL|probe|wakeups", .def_doc = "yes if periodic",
+	{ .name = "measure", .slot = JL_THREAD_KEY_MEASURE, .syntax = "BOOL|probe|wakeups", .def_doc = "yes if periodic",
 	  .range = "yes or no (yes needs a period; not for exec); for exec, needing trace = sched: probe (the "
 		   "program marks its cycles with the probe) or wakeups (its threads from the trace alone)",
 	  .help = "record per-cycle samples for this thread (probe, wakeups: for the threads of an exec'd program)",
 	  .parse = beh_measure, .format = fmt_measure, .applies = measure_applies },
-	{ .name = "threads", .slot = JL_TKEY_THREADS, .syntax = "all|PATTERN", .def = "all",
+	{ .name = "threads", .slot = JL_THREAD_KEY_THREADS, .syntax = "all|PATTERN", .def = "all",
 	  .range = "all, a glob on thread names, tid:N or new:N (the Nth task the program created)",
 	  .help = "measure = wakeups: the threads of the exec'd process tree to measure (followed through fork, "
 		  "exec and rename)",
 	  .parse = beh_threads, .format = fmt_threads, .applies = threads_applies },
-	{ .name = "exec", .slot = JL_TKEY_EXEC, .syntax = "COMMAND", .def_doc = "none: a built-in thread",
+	{ .name = "exec", .slot = JL_THREAD_KEY_EXEC, .syntax = "COMMAND", .def_doc = "none: a built-in thread",
 	  .range = "a command line of at most 1023 characters",
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "
 		  "built-in thread",
 	  .parse = beh_exec, .format = fmt_exec, .applies = is_exec },
-	{ .name = "lock", .slot = JL_TKEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
+	{ .name = "lock", .slot = JL_THREAD_KEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
 	  .help = "held while each work call runs (taken before, given back after; its wait is part of the cycle)",
 	  .parse = beh_lock, .format = fmt_lock, .applies = is_builtin },
 };

@@ -71,7 +71,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 	for (int k = 0; k < jl_nsection_kinds; k++) {
 		const struct jl_section_kind *kind = &jl_section_kinds[k];
 
-		for (int i = 0; !kind->planned && i < kind->count(sc); i++)
+		for (int i = 0; i < kind->count(sc); i++)
 			put_section(out, kind, w, i);
 	}
 	return ferror(out) ? -1 : 0;

@@ -403,7 +403,7 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 	return o;
 }
 
-/* The requests of every [source] (issue 14), as its client saw them: how many, by status, the latency
+/* The requests of every [source], as its client saw them: how many, by status, the latency
  * (to the reply, or to the deadline when the client gave up first), and the work its servers did after
  * the client had given up (wasted), over the request and every call it caused */
 static json_object *sources_json(const struct jl_engine *eng)

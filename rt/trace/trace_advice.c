@@ -11,7 +11,7 @@
 #include "trace_int.h"
 
 struct ctx {
-	const struct jl_tan *an;
+	const struct jl_analysis *an;
 	const struct jl_cycle *c;
 	const struct jl_part *p;           /* the culprit */
 	const struct jl_trace_advice_in *in;
@@ -85,12 +85,12 @@ static bool rt_budget(const struct ctx *x)
 
 /* The last RT task below the loop (kernel prio above SELF_KPRIO) that ran on CPU before TS: who spent the
  * budget, or NULL. */
-static const struct jl_segment *last_rt_before(const struct jl_tan *an, int cpu, int64_t ts, int32_t self,
+static const struct jl_segment *last_rt_before(const struct jl_analysis *an, int cpu, int64_t ts, int32_t self,
 					       int self_kprio)
 {
 	if (cpu < 0 || cpu >= an->ncpus)
 		return NULL;
-	for (size_t i = jl_tan_seg_find(an, cpu, ts); i-- > 0;) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, ts); i-- > 0;) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
 		if (s->kind == JL_PART_TASK && s->kprio < 100 && s->kprio > self_kprio && s->pid != self && s->pid > 0)
@@ -106,7 +106,7 @@ static int say_rt_budget(const struct ctx *x, char *out, size_t len)
 	char who[96];
 
 	if (s)
-		snprintf(who, sizeof(who), "%s (pid %d, RT %d)", jl_tan_name(x->an, s->name), s->pid,
+		snprintf(who, sizeof(who), "%s (pid %d, RT %d)", jl_analysis_name(x->an, s->name), s->pid,
 			 jl_kprio_user(s->kprio));
 	else
 		snprintf(who, sizeof(who), "a lower-priority RT task");
@@ -288,7 +288,7 @@ static const struct rule {
 	{ "inversion", inversion, say_inversion },
 };
 
-const char *jl_trace_advice(const struct jl_tan *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,
+const char *jl_trace_advice(const struct jl_analysis *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,
 			    char *out, size_t len)
 {
 	struct ctx x = { .an = an, .c = c, .in = in };

@@ -26,7 +26,7 @@
 #define FAIR_START_NS 1000000LL      /* the fair server's timer fires this close to the stretch's start */
 #define MIN_BUDGET_NS 500000LL       /* a shorter stretch is never named bandwidth control */
 
-static bool mark_in(const struct jl_tan_mark *m, size_t n, int cpu, int64_t from, int64_t to)
+static bool mark_in(const struct jl_analysis_mark *m, size_t n, int cpu, int64_t from, int64_t to)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((cpu < 0 || m[i].cpu == cpu) && m[i].ts >= from && m[i].ts <= to)
@@ -35,11 +35,11 @@ static bool mark_in(const struct jl_tan_mark *m, size_t n, int cpu, int64_t from
 }
 
 /* IRQ and softirq time on CPU in [A, B). */
-static int64_t irq_time(const struct jl_tan *an, int cpu, int64_t a, int64_t b)
+static int64_t irq_time(const struct jl_analysis *an, int cpu, int64_t a, int64_t b)
 {
 	int64_t sum = 0;
 
-	for (size_t i = jl_tan_seg_find(an, cpu, a); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, a); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t lo = s->start > a ? s->start : a, hi = s->end < b ? s->end : b;
 
@@ -53,7 +53,7 @@ static int64_t irq_time(const struct jl_tan *an, int cpu, int64_t a, int64_t b)
 
 /* Did sched_rt_period_timer fire (on any CPU) at most UNTHROTTLE_LEAD_NS before TO, IRQ time on CPU in
  * between aside? */
-static bool unthrottled_before(const struct jl_tan *an, int cpu, int64_t to, int64_t whole)
+static bool unthrottled_before(const struct jl_analysis *an, int cpu, int64_t to, int64_t whole)
 {
 	for (size_t i = 0; i < an->n_rt_unthrottle; i++) {
 		int64_t ts = an->rt_unthrottle[i].ts;
@@ -69,18 +69,18 @@ struct lower_time {
 	int64_t irq_ns;                                /* IRQs and softirqs in the window (their own parts) */
 	int64_t main_ns;                               /* the lower task that ran longest */
 	int32_t main_pid, main_prio;
-	char main_name[JL_TEV_COMM + 8];
+	char main_name[JL_EVENT_COMM + 8];
 	int64_t cfs_ns_whole;                          /* CFS time in the whole stretch */
 };
 
-static void tally(const struct jl_tan *an, const struct jl_segment *s, int64_t a, int64_t b, struct lower_time *t,
+static void tally(const struct jl_analysis *an, const struct jl_segment *s, int64_t a, int64_t b, struct lower_time *t,
 		  struct jl_cycle *c, bool in_window)
 {
 	if (b <= a)
 		return;
 	if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) {
 		if (in_window) {
-			jl_cycle_add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, 0, b - a, NULL);
+			jl_cycle_add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, 0, b - a, NULL);
 			t->irq_ns += b - a;
 		}
 		return;
@@ -97,12 +97,12 @@ static void tally(const struct jl_tan *an, const struct jl_segment *s, int64_t a
 		if (s->pid == t->main_pid || t->main_pid <= 0) {
 			t->main_pid = s->pid;
 			t->main_prio = s->kprio;
-			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_tan_name(an, s->name));
+			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_analysis_name(an, s->name));
 			t->main_ns += b - a;
 		} else if (b - a > t->main_ns) {
 			t->main_pid = s->pid;
 			t->main_prio = s->kprio;
-			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_tan_name(an, s->name));
+			snprintf(t->main_name, sizeof(t->main_name), "%s", jl_analysis_name(an, s->name));
 			t->main_ns = b - a;
 		}
 	} else if (s->pid == 0) {
@@ -112,15 +112,15 @@ static void tally(const struct jl_tan *an, const struct jl_segment *s, int64_t a
 	}
 }
 
-static const char *name_of(const struct jl_tan *an, int32_t pid, const char *fallback)
+static const char *name_of(const struct jl_analysis *an, int32_t pid, const char *fallback)
 {
-	int ti = jl_tan_thread_of(an, pid);
+	int ti = jl_analysis_thread_of(an, pid);
 
 	return ti >= 0 && an->threads[ti].name[0] ? an->threads[ti].name : fallback;
 }
 
 /* "hog.0 (pid 123) ran 48.9 ms" or "the CPU idled 40.2 ms", what ran meanwhile. */
-static void meanwhile(const struct jl_tan *an, const struct lower_time *t, char *buf, size_t len)
+static void meanwhile(const struct jl_analysis *an, const struct lower_time *t, char *buf, size_t len)
 {
 	if (t->main_pid > 0 && t->main_ns >= t->idle_ns)
 		snprintf(buf, len, "%s (pid %d) ran %.1f ms", name_of(an, t->main_pid, t->main_name), t->main_pid,
@@ -131,9 +131,9 @@ static void meanwhile(const struct jl_tan *an, const struct lower_time *t, char 
 
 /* Did an RT task run on CPU right up to TS (the segment ending there, IRQs aside)? RT bandwidth control
  * stops RT tasks that were running: a stretch that follows idle or CFS time is no budget spent. */
-static bool rt_before(const struct jl_tan *an, int cpu, int64_t ts)
+static bool rt_before(const struct jl_analysis *an, int cpu, int64_t ts)
 {
-	for (size_t i = jl_tan_seg_find(an, cpu, ts); i-- > 0;) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, ts); i-- > 0;) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
 		if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
@@ -160,10 +160,10 @@ static void idle_part(struct jl_cycle *c, int64_t idle, int64_t whole, int64_t t
 	jl_cycle_add_part(c, JL_PART_OTHER, "runnable, CPU idle", -1, 0, idle, detail);
 }
 
-int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t start,
+int64_t jl_analysis_add_lower_stretch(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int64_t start,
 				 int32_t self_prio, struct jl_cycle *c)
 {
-	const struct jl_tan_budget *bw = &an->budget;
+	const struct jl_analysis_budget *bw = &an->budget;
 	struct lower_time t = { .main_pid = -1 };
 	int64_t lower, whole = to - start, lo = start < from ? start : from;
 	int64_t throttled_ns = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
@@ -173,7 +173,7 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 
 	/* the window [from, to) is accounted whole (a lower RT task at its front included); the non-RT time
 	 * before it, from START, only tells the stretch's shape */
-	for (size_t i = jl_tan_seg_find(an, cpu, lo); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, lo); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
 		if (s->start >= to)
@@ -231,7 +231,7 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 		}
 	}
 	if (t.task_ns >= JL_UNPREEMPTED_NS) {
-		char name[JL_TEV_COMM + 24];
+		char name[JL_EVENT_COMM + 24];
 
 		snprintf(name, sizeof(name), "%s kept running", name_of(an, t.main_pid, t.main_name));
 		snprintf(detail, sizeof(detail), "%s while an RT task was runnable: a non-preemptible section or the "
@@ -246,17 +246,17 @@ int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from,
 	/* short: the preemption path, task by task; idle: the switch out of it (or, long, a wait of its own) */
 	if (t.idle_ns > JL_SWITCH_IDLE_MAX_NS)
 		idle_part(c, t.idle_ns, whole, throttled_ns, fair_ns);
-	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
-		char name[JL_TEV_COMM + 24];
+		char name[JL_EVENT_COMM + 24];
 
 		if (s->start >= to)
 			break;
 		if (b <= a || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
 			continue;
 		if (s->kind == JL_PART_TASK) {
-			snprintf(name, sizeof(name), "preempting %s", jl_tan_name(an, s->name));
+			snprintf(name, sizeof(name), "preempting %s", jl_analysis_name(an, s->name));
 			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
 		} else if (s->pid != 0 || t.idle_ns <= JL_SWITCH_IDLE_MAX_NS) {
 			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,

@@ -19,7 +19,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "../../affinity/leftovers.h"
-#include "../base/hk_thread.h"
+#include "../base/housekeeping_thread.h"
 #include "../base/memlock.h"
 #include "trace.h"
 #include "trace_int.h"
@@ -115,7 +115,7 @@ static int start_reader(struct jl_trace *t, const struct jl_run_spec *run)
 			if (!CPU_ISSET(c, &run->isolate))
 				CPU_SET(c, &hk);
 	}
-	rc = jl_hk_thread_start(&t->reader, &hk, "jl-trace", reader_main, t); /* empty: the run's CPUs */
+	rc = jl_housekeeping_thread_start(&t->reader, &hk, "jl-trace", reader_main, t); /* empty: the run's CPUs */
 	if (rc) {
 		errno = rc;
 		return -1;

@@ -24,7 +24,7 @@ static int64_t clip(int64_t v, int64_t lo, int64_t hi)
  * hard expiry with what ran on that CPU meanwhile (idle: the idle exit; IRQs, softirqs and other hrtimers
  * by name; a task: the interrupt came late while it ran, with interrupts off or the vCPU not running),
  * and the handler up to the waking. What the trace does not explain stays "timer". */
-static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+static void add_timer_parts(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
 			    int64_t pre)
 {
 	const int64_t end = p->waking, entry = clip(p->timer_entry, release, end);
@@ -40,7 +40,7 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 		t += d;
 	}
 	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && entry > t) {
-		for (size_t i = jl_tan_seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
+		for (size_t i = jl_analysis_seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
 			const struct jl_segment *s = &an->segs[p->timer_cpu][i];
 			int64_t a = s->start > t ? s->start : t, b = s->end < entry ? s->end : entry;
 
@@ -57,7 +57,7 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 			else if (s->kind == JL_PART_LOST)
 				jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
 			else
-				add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
+				add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, b - a);
 			sum += b - a;
 		}
 	}
@@ -73,15 +73,15 @@ static void add_timer_parts(const struct jl_tan *an, const struct jl_pair *p, in
 /* Release -> waking when ktimers/N woke the task (PREEMPT_RT: a SCHED_OTHER task's hrtimer expires in
  * softirq, which that thread runs): the time ktimers ran before the waking is the timer's softirq, named;
  * idle before it is the idle exit; the rest (the hard IRQ, ktimers' own wakeup) stays "timer". */
-static bool add_timer_softirq(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+static bool add_timer_softirq(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
 			      int64_t pre)
 {
 	int cpu = p->wake_cpu;
 	int64_t ran = 0, idle = 0, other = 0;
-	char name[JL_TAN_NAME_MAX + 32], detail[200];
-	const char *comm = jl_tan_comm(an, p->waker_pid);
+	char name[JL_ANALYSIS_NAME_MAX + 32], detail[200];
+	const char *comm = jl_analysis_comm(an, p->waker_pid);
 
-	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
 
@@ -96,7 +96,7 @@ static bool add_timer_softirq(const struct jl_tan *an, const struct jl_pair *p, 
 		else if (s->kind == JL_PART_TASK)
 			other += b - a; /* what delayed ktimers: named as it is, a task the timer thread waited behind */
 		if (s->kind == JL_PART_TASK && s->pid != p->waker_pid)
-			jl_cycle_add_part(c, JL_PART_TASK, jl_tan_name(an, s->name), s->pid, s->kprio, b - a, NULL);
+			jl_cycle_add_part(c, JL_PART_TASK, jl_analysis_name(an, s->name), s->pid, s->kprio, b - a, NULL);
 	}
 	snprintf(name, sizeof(name), "timer softirq in %s", comm);
 	snprintf(detail, sizeof(detail), "on PREEMPT_RT a SCHED_OTHER task's timer expires in softirq: %s ran it and "
@@ -115,7 +115,7 @@ static bool add_timer_softirq(const struct jl_tan *an, const struct jl_pair *p, 
  * late while it ran (interrupts off, or the vCPU not running: the trace cannot tell), a part naming it,
  * beside the idle exit and the IRQs it holds; what remains is the timer. False (nothing added) when no task
  * ran that long: the caller names the whole as before (idle exit, or timer). */
-static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
+static bool add_late_interrupt(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
 			       int64_t pre)
 {
 	int cpu = p->wake_cpu;
@@ -126,11 +126,11 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
 
 	if (cpu < 0 || cpu >= an->ncpus || pre <= 0)
 		return false;
-	if (p->waker_pid > 0 && !strncmp(jl_tan_comm(an, p->waker_pid) ? jl_tan_comm(an, p->waker_pid) : "", "ktimers/", 8))
+	if (p->waker_pid > 0 && !strncmp(jl_analysis_comm(an, p->waker_pid) ? jl_analysis_comm(an, p->waker_pid) : "", "ktimers/", 8))
 		return add_timer_softirq(an, p, release, c, pre);
 	if (p->waker_pid > 0)
 		return false; /* a task woke it (a trigger, a condition variable): no timer to be late */
-	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
 
@@ -143,12 +143,12 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
 			main_ns = b - a;
 			main_pid = s->pid;
 			main_prio = s->kprio;
-			main_name = jl_tan_name(an, s->name);
+			main_name = jl_analysis_name(an, s->name);
 		}
 	}
 	if (task < JL_UNPREEMPTED_NS)
 		return false;
-	for (size_t i = jl_tan_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, release); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > release ? s->start : release, b = s->end < p->waking ? s->end : p->waking;
 
@@ -161,7 +161,7 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
 		else if (s->kind == JL_PART_LOST)
 			jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
 		else
-			add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
+			add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, b - a);
 		sum += b - a;
 	}
 	snprintf(detail, sizeof(detail), "the waking came while %s ran: the timer's interrupt late (interrupts off, "
@@ -180,10 +180,10 @@ static bool add_late_interrupt(const struct jl_tan *an, const struct jl_pair *p,
  * (the CPU it last ran on), moved at once by the wakeup itself when it picks another CPU (a migration
  * recorded on the waker's CPU before anything else: its placement, not a wait), then every CPU a later
  * sched_migrate_task moved it to, the last one up to the switch-in on the switch-in's CPU. */
-static void add_wait_pieces(const struct jl_tan *an, const struct jl_pair *p, struct jl_cycle *c)
+static void add_wait_pieces(const struct jl_analysis *an, const struct jl_pair *p, struct jl_cycle *c)
 {
-	int ti = jl_tan_thread_of(an, p->pid);
-	const struct jl_tan_thread *t = ti >= 0 ? &an->threads[ti] : NULL;
+	int ti = jl_analysis_thread_of(an, p->pid);
+	const struct jl_analysis_thread *t = ti >= 0 ? &an->threads[ti] : NULL;
 	int cpu = p->queue_cpu >= 0 && p->queue_cpu < an->ncpus ? p->queue_cpu : p->cpu;
 	int64_t from = p->waking;
 
@@ -198,7 +198,7 @@ static void add_wait_pieces(const struct jl_tan *an, const struct jl_pair *p, st
 			cpu = st->cpu; /* the wakeup's own placement */
 			continue;
 		}
-		jl_tan_add_window(an, cpu, from, st->ts, p->pid, p->kprio, c, true);
+		jl_analysis_add_window(an, cpu, from, st->ts, p->pid, p->kprio, c, true);
 		from = st->ts;
 		cpu = st->cpu;
 		c->migrations++;
@@ -207,10 +207,10 @@ static void add_wait_pieces(const struct jl_tan *an, const struct jl_pair *p, st
 		cpu = p->cpu; /* no migration seen: the switch-in's CPU is where it waited */
 	else if (cpu != p->cpu)
 		c->migrations++, cpu = p->cpu; /* moved without a record we saw: the last piece is where it ran */
-	jl_tan_add_window(an, cpu, from, p->switch_in, p->pid, p->kprio, c, true);
+	jl_analysis_add_window(an, cpu, from, p->switch_in, p->pid, p->kprio, c, true);
 }
 
-void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t release, int64_t wake,
+void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, int64_t wake,
 		      struct jl_cycle *c)
 {
 	int64_t ret;
@@ -226,7 +226,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	c->latency_ns = release > 0 && wake > 0 ? wake - release : p->switch_in - p->waking;
 	if (release > 0) {
 		int64_t pre = p->waking > release ? p->waking - release : 0;
-		const struct jl_segment *s = jl_tan_seg_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
+		const struct jl_segment *s = jl_analysis_seg_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
 		bool idle = s && s->kind == JL_PART_OTHER && s->pid == 0;
 
 		if (p->timer_cpu >= 0 && p->timer_now > 0 && pre > 0)
@@ -244,7 +244,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	}
 	add_wait_pieces(an, p, c);
 	if (wake > 0 && wake > p->switch_in) {
-		ret = wake - p->switch_in - jl_tan_add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
+		ret = wake - p->switch_in - jl_analysis_add_window(an, p->cpu, p->switch_in, wake, p->pid, p->kprio, c, false);
 		if (ret > JL_SWITCH_IDLE_MAX_NS)
 			/* the return path takes microseconds: this long, with nothing else traced on the CPU, is
 			 * not a return, and nothing says what it is */
@@ -257,7 +257,7 @@ void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t 
 	} else if (wake > 0) {
 		add_part(c, JL_PART_OTHER, "return", -1, 0, 0);
 	}
-	c->lost_in_window = jl_tan_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking,
+	c->lost_in_window = jl_analysis_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking,
 					   wake > p->switch_in ? wake : p->switch_in);
-	jl_tan_finish_parts(an, c);
+	jl_analysis_finish_parts(an, c);
 }

@@ -20,7 +20,7 @@
 
 struct ctx {
 	int32_t kind, pid;
-	char name[JL_TEV_COMM + 8];
+	char name[JL_EVENT_COMM + 8];
 	uint32_t name_id;     /* intern(name) */
 	uint64_t timer;       /* an hrtimer callback: its address, when it began and the interrupt's now */
 	int64_t entry, now;
@@ -29,23 +29,23 @@ struct ctx {
 #define ARMED_HASH 4096
 
 /* An hrtimer as hrtimer_start last armed it. */
-struct jl_tan_armed {
+struct jl_analysis_armed {
 	uint64_t timer;
 	int64_t expires, soft;
 };
 
 #define TASK_HASH_MIN 1024 /* the task table's first size (it doubles at 70% full) */
 
-struct jl_tan_task {
+struct jl_analysis_task {
 	int32_t pid;          /* 0 = empty slot (the idle task is never stored) */
 	int32_t kprio;
 	size_t birth;         /* its birth in an->births, + 1 (0: born before the trace began) */
 	int64_t last_waking;
-	char comm[JL_TEV_COMM];
+	char comm[JL_EVENT_COMM];
 	uint32_t name_id;     /* intern(comm), kept as the comm changes */
 };
 
-struct jl_tan_cpu {
+struct jl_analysis_cpu {
 	bool seen, known;
 	bool idle_exit_traced;   /* a sched_switch out of the idle task was recorded on this CPU */
 	/* an RT task was switched out still runnable for a lower task at this time (RT throttling or the
@@ -55,7 +55,7 @@ struct jl_tan_cpu {
 	int64_t seg_start;
 	int64_t last_ts;      /* the CPU's previous record */
 	int32_t pid, kprio;
-	char comm[JL_TEV_COMM];
+	char comm[JL_EVENT_COMM];
 	uint32_t comm_id;        /* intern(comm) when comm_ok: segments name the task by it */
 	bool comm_ok;
 	int depth;
@@ -69,7 +69,7 @@ static const char *const softirq_names[] = { "HI", "TIMER", "NET_TX", "NET_RX", 
 
 /* ---- sorting ---- */
 
-static void merge_pass(struct jl_tev *a, struct jl_tev *tmp, size_t lo, size_t mid, size_t hi)
+static void merge_pass(struct jl_event *a, struct jl_event *tmp, size_t lo, size_t mid, size_t hi)
 {
 	size_t i = lo, j = mid, k = lo;
 
@@ -82,9 +82,9 @@ static void merge_pass(struct jl_tev *a, struct jl_tev *tmp, size_t lo, size_t m
 	memcpy(a + lo, tmp + lo, (hi - lo) * sizeof(*a));
 }
 
-int jl_tev_sort(struct jl_tev *ev, size_t n)
+int jl_event_sort(struct jl_event *ev, size_t n)
 {
-	struct jl_tev *tmp;
+	struct jl_event *tmp;
 	size_t width, lo;
 	bool sorted = true;
 
@@ -104,13 +104,13 @@ int jl_tev_sort(struct jl_tev *ev, size_t n)
 
 /* ---- state ---- */
 
-void jl_tan_budget_defaults(struct jl_tan_budget *b)
+void jl_analysis_budget_defaults(struct jl_analysis_budget *b)
 {
-	*b = (struct jl_tan_budget){ .rt_runtime_ns = 950000000LL, .rt_period_ns = 1000000000LL,
+	*b = (struct jl_analysis_budget){ .rt_runtime_ns = 950000000LL, .rt_period_ns = 1000000000LL,
 				     .fair_runtime_ns = 50000000LL, .fair_period_ns = 1000000000LL, .fair_server = true };
 }
 
-int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthreads, int ncpus)
+int jl_analysis_init(struct jl_analysis *an, const struct jl_analysis_thread *threads, int nthreads, int ncpus)
 {
 	memset(an, 0, sizeof(*an));
 	if (ncpus < 1)
@@ -133,7 +133,7 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 	an->vm_heuristic = calloc(ncpus, sizeof(*an->vm_heuristic));
 	if (!an->vm_heuristic || !an->pending_pair || !an->armed || !an->threads || !an->pending || !an->pending_cpu || !an->pending_prio || !an->pending_new || !an->cpu || !an->tasks || !an->segs ||
 	    !an->nsegs || !an->capsegs) {
-		jl_tan_free(an);
+		jl_analysis_free(an);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -166,11 +166,11 @@ int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthr
 			an->threads[i].owner = measured >= 0 ? measured : first;
 	}
 	an->first_ts = -1;
-	jl_tan_budget_defaults(&an->budget);
+	jl_analysis_budget_defaults(&an->budget);
 	return 0;
 }
 
-void jl_tan_free(struct jl_tan *an)
+void jl_analysis_free(struct jl_analysis *an)
 {
 	if (an->threads)
 		for (int i = 0; i < an->nthreads; i++) {
@@ -208,7 +208,7 @@ void jl_tan_free(struct jl_tan *an)
 	memset(an, 0, sizeof(*an));
 }
 
-static int grow_cpus(struct jl_tan *an, int cpu)
+static int grow_cpus(struct jl_analysis *an, int cpu)
 {
 	int n = cpu + 1;
 	void *p;
@@ -233,7 +233,7 @@ static int grow_cpus(struct jl_tan *an, int cpu)
 	return 0;
 }
 
-int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
+int jl_analysis_thread_of(const struct jl_analysis *an, int32_t pid)
 {
 	if (pid <= 0)
 		return -1;
@@ -243,7 +243,7 @@ int jl_tan_thread_of(const struct jl_tan *an, int32_t pid)
 	return -1;
 }
 
-int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid)
+int32_t jl_analysis_parent(const struct jl_analysis *an, int32_t pid)
 {
 	for (size_t i = an->nbirths; i-- > 0;) /* the latest birth of a reused pid */
 		if (an->births[i].pid == pid)
@@ -251,15 +251,15 @@ int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid)
 	return 0;
 }
 
-bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid)
+bool jl_analysis_in_tree(const struct jl_analysis *an, int32_t root, int32_t pid)
 {
-	for (int hops = 0; pid > 0 && hops < 64; hops++, pid = jl_tan_parent(an, pid))
+	for (int hops = 0; pid > 0 && hops < 64; hops++, pid = jl_analysis_parent(an, pid))
 		if (pid == root)
 			return true;
 	return false;
 }
 
-void jl_tan_clean_name(char *s)
+void jl_analysis_clean_name(char *s)
 {
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
@@ -270,12 +270,12 @@ void jl_tan_clean_name(char *s)
  * addressing with linear probing; it doubles at 70% full, and a task that exits (sched_process_exit) is
  * taken out (backward-shift deletion: no tombstones), so a trace that churns through thousands of pids (a
  * kernel build, hackbench) keeps only the live ones and never mixes two tasks in one slot. */
-static size_t task_home(const struct jl_tan *an, int32_t pid)
+static size_t task_home(const struct jl_analysis *an, int32_t pid)
 {
 	return (size_t)((uint32_t)pid * 2654435761u) & (an->task_cap - 1);
 }
 
-static struct jl_tan_task *task_find(const struct jl_tan *an, int32_t pid)
+static struct jl_analysis_task *task_find(const struct jl_analysis *an, int32_t pid)
 {
 	for (size_t i = task_home(an, pid), n = 0; pid > 0 && an->tasks && n < an->task_cap; i = (i + 1) & (an->task_cap - 1), n++) {
 		if (an->tasks[i].pid == pid)
@@ -286,9 +286,9 @@ static struct jl_tan_task *task_find(const struct jl_tan *an, int32_t pid)
 	return NULL;
 }
 
-const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
+const char *jl_analysis_comm(const struct jl_analysis *an, int32_t pid)
 {
-	const struct jl_tan_task *t = task_find(an, pid);
+	const struct jl_analysis_task *t = task_find(an, pid);
 
 	if (t)
 		return t->comm[0] ? t->comm : NULL;
@@ -298,9 +298,9 @@ const char *jl_tan_comm(const struct jl_tan *an, int32_t pid)
 	return NULL;
 }
 
-static int task_grow(struct jl_tan *an)
+static int task_grow(struct jl_analysis *an)
 {
-	struct jl_tan_task *old = an->tasks;
+	struct jl_analysis_task *old = an->tasks;
 	size_t cap = an->task_cap;
 
 	an->tasks = calloc(cap * 2, sizeof(*an->tasks));
@@ -322,9 +322,9 @@ static int task_grow(struct jl_tan *an)
 }
 
 /* The pid's entry, made when it has none; NULL when out of memory (or no pid). */
-static struct jl_tan_task *task_slot(struct jl_tan *an, int32_t pid)
+static struct jl_analysis_task *task_slot(struct jl_analysis *an, int32_t pid)
 {
-	struct jl_tan_task *t = task_find(an, pid);
+	struct jl_analysis_task *t = task_find(an, pid);
 	size_t i;
 
 	if (t || pid <= 0)
@@ -340,16 +340,16 @@ static struct jl_tan_task *task_slot(struct jl_tan *an, int32_t pid)
 }
 
 /* A task exited: its entry goes; the entries after it in its run move up where their probe allows. */
-static void task_forget(struct jl_tan *an, int32_t pid)
+static void task_forget(struct jl_analysis *an, int32_t pid)
 {
-	struct jl_tan_task *t = task_find(an, pid);
+	struct jl_analysis_task *t = task_find(an, pid);
 	const size_t mask = an->task_cap - 1;
 	size_t i, j;
 
 	if (!t)
 		return;
 	if (t->birth && t->birth <= an->nbirths) /* its name outlives it, with its birth */
-		jl_tev_copy(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), t->comm, sizeof(t->comm));
+		jl_event_copy(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), t->comm, sizeof(t->comm));
 	i = (size_t)(t - an->tasks);
 	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
 		size_t k = task_home(an, an->tasks[j].pid);
@@ -365,22 +365,22 @@ static void task_forget(struct jl_tan *an, int32_t pid)
 	an->tasks_forgotten++;
 }
 
-size_t jl_tan_tasks_live(const struct jl_tan *an)
+size_t jl_analysis_tasks_live(const struct jl_analysis *an)
 {
 	return an->task_live;
 }
 
-static uint32_t intern(struct jl_tan *an, const char *name);
+static uint32_t intern(struct jl_analysis *an, const char *name);
 
-static struct jl_tan_task *task_note(struct jl_tan *an, int32_t pid, int32_t kprio, const char *comm)
+static struct jl_analysis_task *task_note(struct jl_analysis *an, int32_t pid, int32_t kprio, const char *comm)
 {
-	struct jl_tan_task *t = task_slot(an, pid);
+	struct jl_analysis_task *t = task_slot(an, pid);
 
 	if (!t)
 		return NULL;
 	t->kprio = kprio;
-	if (comm && comm[0] && !jl_tev_same(t->comm, comm)) { /* a new name: its id with it */
-		jl_tev_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
+	if (comm && comm[0] && !jl_event_same(t->comm, comm)) { /* a new name: its id with it */
+		jl_event_copy(t->comm, sizeof(t->comm), comm, SIZE_MAX);
 		t->name_id = intern(an, t->comm);
 	}
 	return t;
@@ -411,17 +411,17 @@ static uint32_t name_hash(const char *name, size_t max, size_t *len)
 /* The index of NAME in AN's names, added if new (0: "", and on ENOMEM). An open-addressing table of
  * index + 1 over the names, each name's hash kept beside it so that a probe compares strings only on a
  * hash match: states and segments intern a name each, the busiest thing the feed does. */
-static uint32_t intern_n(struct jl_tan *an, const char *name, size_t max)
+static uint32_t intern_n(struct jl_analysis *an, const char *name, size_t max)
 {
 	uint32_t h, mask, i;
 	size_t len;
 
 	if (!name || !name[0])
-		return 0; /* index 0 is "" (jl_tan_name says so before the table exists) */
-	h = name_hash(name, max < JL_TAN_NAME_MAX - 1 ? max : JL_TAN_NAME_MAX - 1, &len);
+		return 0; /* index 0 is "" (jl_analysis_name says so before the table exists) */
+	h = name_hash(name, max < JL_ANALYSIS_NAME_MAX - 1 ? max : JL_ANALYSIS_NAME_MAX - 1, &len);
 	if (an->nnames + 1 > an->capnames) { /* grow: names, their hashes, the table over them */
 		uint32_t cap = an->capnames ? an->capnames * 2 : 256;
-		char (*names)[JL_TAN_NAME_MAX] = realloc(an->names, (size_t)cap * sizeof(*names));
+		char (*names)[JL_ANALYSIS_NAME_MAX] = realloc(an->names, (size_t)cap * sizeof(*names));
 		uint32_t *hs = names ? realloc(an->name_h, (size_t)cap * sizeof(*hs)) : NULL;
 		uint32_t *table = hs ? calloc((size_t)cap * 2, sizeof(*table)) : NULL;
 
@@ -459,26 +459,26 @@ static uint32_t intern_n(struct jl_tan *an, const char *name, size_t max)
 	return an->nnames++;
 }
 
-static uint32_t intern(struct jl_tan *an, const char *name)
+static uint32_t intern(struct jl_analysis *an, const char *name)
 {
-	return intern_n(an, name, JL_TAN_NAME_MAX - 1);
+	return intern_n(an, name, JL_ANALYSIS_NAME_MAX - 1);
 }
 
 /* The id of LIT, a string constant (its address stands for it: interned once). */
-static uint32_t literal(struct jl_tan *an, const char *lit)
+static uint32_t literal(struct jl_analysis *an, const char *lit)
 {
 	int i;
 
-	for (i = 0; i < JL_TAN_LITERALS && an->lit[i]; i++)
+	for (i = 0; i < JL_ANALYSIS_LITERALS && an->lit[i]; i++)
 		if (an->lit[i] == lit)
 			return an->lit_id[i];
-	if (i == JL_TAN_LITERALS)
+	if (i == JL_ANALYSIS_LITERALS)
 		return intern(an, lit);
 	an->lit[i] = lit;
 	return an->lit_id[i] = intern(an, lit);
 }
 
-static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
+static int push_seg(struct jl_analysis *an, int cpu, int64_t start, int64_t end, int kind, int pid, int kprio,
 		    uint32_t name)
 {
 	struct jl_segment *s;
@@ -505,9 +505,9 @@ static int push_seg(struct jl_tan *an, int cpu, int64_t start, int64_t end, int 
 }
 
 /* Close the piece of CPU's timeline that ends at TS (whatever is on top of its context stack). */
-static int close_seg(struct jl_tan *an, int cpu, int64_t ts)
+static int close_seg(struct jl_analysis *an, int cpu, int64_t ts)
 {
-	struct jl_tan_cpu *c = &an->cpu[cpu];
+	struct jl_analysis_cpu *c = &an->cpu[cpu];
 	int rc = 0;
 
 	if (!c->seen) {
@@ -534,24 +534,24 @@ static int close_seg(struct jl_tan *an, int cpu, int64_t ts)
 	return rc;
 }
 
-static void push_ctx(struct jl_tan *an, struct jl_tan_cpu *c, int kind, int pid, const char *name)
+static void push_ctx(struct jl_analysis *an, struct jl_analysis_cpu *c, int kind, int pid, const char *name)
 {
 	if (c->depth < CTX_DEPTH) {
 		memset(&c->stack[c->depth], 0, sizeof(c->stack[c->depth]));
 		c->stack[c->depth].kind = kind;
 		c->stack[c->depth].pid = pid;
-		jl_tev_copy(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), name, SIZE_MAX);
+		jl_event_copy(c->stack[c->depth].name, sizeof(c->stack[c->depth].name), name, SIZE_MAX);
 		c->stack[c->depth].name_id = intern(an, c->stack[c->depth].name);
 	}
 	c->depth++;
 }
 
-static struct jl_tan_armed *armed_slot(struct jl_tan *an, uint64_t timer)
+static struct jl_analysis_armed *armed_slot(struct jl_analysis *an, uint64_t timer)
 {
 	return &an->armed[(timer >> 3) * 11400714819323198485ull >> 52]; /* 4096 slots; a collision overwrites */
 }
 
-static void pop_ctx(struct jl_tan_cpu *c)
+static void pop_ctx(struct jl_analysis_cpu *c)
 {
 	if (c->depth > 0)
 		c->depth--;
@@ -586,10 +586,10 @@ static inline __attribute__((always_inline)) int append(void *arr, size_t *n, si
 
 /* Record a state change of analysed thread TI (measured threads only: others lend only a name), BY the
  * name's id. */
-static int note_state_id(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
+static int note_state_id(struct jl_analysis *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
 			 uint32_t by)
 {
-	struct jl_tan_thread *t = &an->threads[ti];
+	struct jl_analysis_thread *t = &an->threads[ti];
 	struct jl_tstate st = { .ts = ts, .cpu = cpu, .rec_cpu = cpu, .what = what, .by_kind = by_kind, .by_pid = by_pid,
 				.by = by };
 
@@ -600,7 +600,7 @@ static int note_state_id(struct jl_tan *an, int ti, int64_t ts, int cpu, int wha
 
 
 /* note_state_id with BY a string constant, or NULL for none. */
-static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
+static int note_state(struct jl_analysis *an, int ti, int64_t ts, int cpu, int what, int by_kind, int by_pid,
 		      const char *by)
 {
 	if (!an->threads[ti].measured)
@@ -608,7 +608,7 @@ static int note_state(struct jl_tan *an, int ti, int64_t ts, int cpu, int what, 
 	return note_state_id(an, ti, ts, cpu, what, by_kind, by_pid, by ? literal(an, by) : 0);
 }
 
-int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p)
+int jl_analysis_keep_pair(struct jl_analysis_thread *t, const struct jl_pair *p)
 {
 	if (t->npairs == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
@@ -623,14 +623,14 @@ int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p)
 	return 0;
 }
 
-static int add_pair(struct jl_tan *an, int ti, const struct jl_pair *p)
+static int add_pair(struct jl_analysis *an, int ti, const struct jl_pair *p)
 {
 	if (an->prune_ops && !an->prune_ops->pair(an, ti, p)) /* a pruned analysis: counted, not kept */
 		return 0;
-	return jl_tan_keep_pair(&an->threads[ti], p);
+	return jl_analysis_keep_pair(&an->threads[ti], p);
 }
 
-static bool running_somewhere(const struct jl_tan *an, int32_t pid)
+static bool running_somewhere(const struct jl_analysis *an, int32_t pid)
 {
 	for (int c = 0; c < an->ncpus; c++)
 		if (an->cpu[c].known && an->cpu[c].pid == pid)
@@ -642,10 +642,10 @@ static bool running_somewhere(const struct jl_tan *an, int32_t pid)
  * where the switch out of the idle task is not recorded). Out of idle, the switch follows the wakeup at
  * once: place it at the idle task's last record (not before CUR's waking, and for an RT task not before
  * the last sched_rt_period_timer expiry: a throttled CPU idles with RT tasks runnable); otherwise at TS. */
-static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
+static int implicit_switch(struct jl_analysis *an, int cpu, int64_t ts, int32_t cur)
 {
-	struct jl_tan_cpu *c = &an->cpu[cpu];
-	const struct jl_tan_task *k = task_find(an, cur);
+	struct jl_analysis_cpu *c = &an->cpu[cpu];
+	const struct jl_analysis_task *k = task_find(an, cur);
 	int64_t at = ts;
 	int ti;
 
@@ -679,10 +679,10 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 	c->depth = 0;
 	c->pid = cur;
 	c->kprio = k ? k->kprio : 120;
-	jl_tev_copy(c->comm, sizeof(c->comm), k ? k->comm : "?", SIZE_MAX);
+	jl_event_copy(c->comm, sizeof(c->comm), k ? k->comm : "?", SIZE_MAX);
 	c->comm_id = k ? k->name_id : 0;
 	c->comm_ok = k && k->comm[0];
-	ti = jl_tan_thread_of(an, cur);
+	ti = jl_analysis_thread_of(an, cur);
 	if (ti >= 0 && note_state(an, ti, ts, cpu, JL_TS_IN, 0, -1, NULL) < 0)
 		return -1;
 	if (ti >= 0) {
@@ -710,19 +710,19 @@ static int implicit_switch(struct jl_tan *an, int cpu, int64_t ts, int32_t cur)
 /* Who woke analysed thread TI: the IRQ, softirq or hrtimer the waking CPU was in (the nesting of the
  * irq/timer events, else common_flags), or the task that ran there. The common_pid of a waking raised
  * in IRQ context is only the task the IRQ interrupted. */
-static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
+static int note_waker(struct jl_analysis *an, int ti, const struct jl_event *ev)
 {
-	const struct jl_tan_cpu *c = &an->cpu[ev->cpu];
-	const struct jl_tan_task *k;
+	const struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
+	const struct jl_analysis_task *k;
 
 	if (c->depth > 0 && c->depth <= CTX_DEPTH) {
 		const struct ctx *x = &c->stack[c->depth - 1];
 
 		return note_state_id(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, x->kind, x->pid, x->name_id);
 	}
-	if (ev->flags & JL_TEV_F_HARDIRQ)
+	if (ev->flags & JL_EVENT_F_HARDIRQ)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_IRQ, -1, "an IRQ (irq events not recorded)");
-	if (ev->flags & JL_TEV_F_SOFTIRQ)
+	if (ev->flags & JL_EVENT_F_SOFTIRQ)
 		return note_state(an, ti, ev->ts, ev->cpu, JL_TS_WOKEN, JL_PART_SOFTIRQ, -1,
 				  "a softirq (irq events not recorded)");
 	if (!ev->has_cur)
@@ -737,19 +737,19 @@ static int note_waker(struct jl_tan *an, int ti, const struct jl_tev *ev)
 
 /* What a wakeup of analysed thread TI starts from: the runqueue it goes to, and the hrtimer whose
  * callback raised it (with that timer as hrtimer_start armed it, when that was seen). */
-static void note_wake_cause(struct jl_tan *an, int ti, const struct jl_tev *ev)
+static void note_wake_cause(struct jl_analysis *an, int ti, const struct jl_event *ev)
 {
-	const struct jl_tan_cpu *c = &an->cpu[ev->cpu];
+	const struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
 	struct jl_pair *p = &an->pending_pair[ti];
 
 	memset(p, 0, sizeof(*p));
 	p->queue_cpu = ev->target_cpu >= 0 ? ev->target_cpu : ev->cpu;
 	p->timer_cpu = -1;
 	/* a task woke it (not an IRQ on that task's back): on PREEMPT_RT a CFS task's timer is run by ktimers/N */
-	p->waker_pid = ev->has_cur && ev->cur > 0 && c->depth == 0 && !(ev->flags & JL_TEV_F_HARDIRQ) ? ev->cur : -1;
+	p->waker_pid = ev->has_cur && ev->cur > 0 && c->depth == 0 && !(ev->flags & JL_EVENT_F_HARDIRQ) ? ev->cur : -1;
 	if (c->depth > 0 && c->depth <= CTX_DEPTH && c->stack[c->depth - 1].timer) {
 		const struct ctx *x = &c->stack[c->depth - 1];
-		const struct jl_tan_armed *a = armed_slot(an, x->timer);
+		const struct jl_analysis_armed *a = armed_slot(an, x->timer);
 
 		p->timer_cpu = ev->cpu;
 		p->timer_entry = x->entry;
@@ -763,9 +763,9 @@ static void note_wake_cause(struct jl_tan *an, int ti, const struct jl_tev *ev)
 
 /* The expiries that end RT throttling (sched_rt_period_timer unthrottles every CPU's RT queues, from
  * whichever CPU it fires on) and start the fair server (its dl_task_timer, on the server's CPU). */
-static int note_bandwidth_timer(struct jl_tan *an, const struct jl_tev *ev)
+static int note_bandwidth_timer(struct jl_analysis *an, const struct jl_event *ev)
 {
-	struct jl_tan_mark m = { .ts = ev->ts, .cpu = ev->cpu };
+	struct jl_analysis_mark m = { .ts = ev->ts, .cpu = ev->cpu };
 
 	an->timer_events++;
 	if (!strcmp(ev->comm, "sched_rt_period_timer"))
@@ -775,10 +775,10 @@ static int note_bandwidth_timer(struct jl_tan *an, const struct jl_tev *ev)
 	return 0;
 }
 
-int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
+int jl_analysis_feed(struct jl_analysis *an, const struct jl_event *ev)
 {
-	struct jl_tan_cpu *c;
-	char name[JL_TEV_COMM + 8];
+	struct jl_analysis_cpu *c;
+	char name[JL_EVENT_COMM + 8];
 	int ti;
 
 	if (ev->cpu < 0 || grow_cpus(an, ev->cpu) < 0)
@@ -793,22 +793,22 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	 * record counts too when the CPU is idle for us (a task woken from idle that runs to its switch-out
 	 * without writing anything else, e.g. a FIFO loop that spins and sleeps: its time is its own, and
 	 * not the idle task's, for whoever was woken with it and waits behind it). */
-	if (ev->kind == JL_TEV_SWITCH && ev->prev_pid == 0 && ev->pid > 0)
+	if (ev->kind == JL_EVENT_SWITCH && ev->prev_pid == 0 && ev->pid > 0)
 		c->idle_exit_traced = true; /* from now on, never infer a switch out of idle on this CPU */
-	if (ev->has_cur && ev->kind != JL_TEV_LOST &&
-	    (ev->kind != JL_TEV_SWITCH ? !c->known || (c->pid != ev->cur && (c->pid != 0 || !c->idle_exit_traced))
+	if (ev->has_cur && ev->kind != JL_EVENT_LOST &&
+	    (ev->kind != JL_EVENT_SWITCH ? !c->known || (c->pid != ev->cur && (c->pid != 0 || !c->idle_exit_traced))
 				       : c->seen && c->known && c->pid == 0 && ev->cur > 0 && !c->idle_exit_traced) &&
 	    implicit_switch(an, ev->cpu, ev->ts, ev->cur) < 0)
 		return -1;
 
 	switch (ev->kind) {
-	case JL_TEV_SWITCH:
+	case JL_EVENT_SWITCH:
 		/* the record says who ran up to now: its prio and name hold for the piece it closes (a task
 		 * whose switch-in was inferred may have had them guessed) */
 		if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
 			c->kprio = ev->prev_prio;
-			if (ev->prev_comm[0] && !jl_tev_same(c->comm, ev->prev_comm)) {
-				jl_tev_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
+			if (ev->prev_comm[0] && !jl_event_same(c->comm, ev->prev_comm)) {
+				jl_event_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
 				c->comm_ok = false;
 			}
 		}
@@ -824,7 +824,7 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			c->rt_set_aside = ev->ts;
 		else if (ev->pid > 0 && ev->prio < 100)
 			c->rt_set_aside = 0;
-		ti = jl_tan_thread_of(an, ev->prev_pid);
+		ti = jl_analysis_thread_of(an, ev->prev_pid);
 		if (ti >= 0) {
 			an->threads[ti].switch_out++;
 			an->pending[ti] = 0; /* switched out before its switch-in: drop the wake */
@@ -838,18 +838,18 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		if (!(ev->prev_state & 0x30) || task_find(an, ev->prev_pid))
 			task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
 		{
-			const struct jl_tan_task *k = task_note(an, ev->pid, ev->prio, ev->comm);
+			const struct jl_analysis_task *k = task_note(an, ev->pid, ev->prio, ev->comm);
 
 			c->known = true;
 			c->depth = 0;
 			c->pid = ev->pid;
 			c->kprio = ev->prio;
-			jl_tev_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
+			jl_event_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
 			/* the task's id when the record names it as the table does */
-			c->comm_ok = k && jl_tev_same(k->comm, c->comm);
+			c->comm_ok = k && jl_event_same(k->comm, c->comm);
 			c->comm_id = c->comm_ok ? k->name_id : 0;
 		}
-		ti = jl_tan_thread_of(an, ev->pid);
+		ti = jl_analysis_thread_of(an, ev->pid);
 		if (ti >= 0 && note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
 			return -1;
 		if (ti >= 0) {
@@ -871,12 +871,12 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			an->pending[ti] = 0;
 		}
 		break;
-	case JL_TEV_WAKING:
-	case JL_TEV_WAKEUP_NEW:
+	case JL_EVENT_WAKING:
+	case JL_EVENT_WAKEUP_NEW:
 		task_note(an, ev->pid, ev->prio, ev->comm);
 		if (task_find(an, ev->pid))
 			task_find(an, ev->pid)->last_waking = ev->ts;
-		ti = jl_tan_thread_of(an, ev->pid);
+		ti = jl_analysis_thread_of(an, ev->pid);
 		if (ti < 0)
 			break;
 		an->threads[ti].wakings++;
@@ -886,14 +886,14 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			return -1;
 		an->pending[ti] = ev->ts;
 		an->pending_cpu[ti] = ev->cpu;
-		an->pending_new[ti] = ev->kind == JL_TEV_WAKEUP_NEW;
+		an->pending_new[ti] = ev->kind == JL_EVENT_WAKEUP_NEW;
 		an->pending_prio[ti] = ev->prio;
 		note_wake_cause(an, ti, ev);
 		break;
-	case JL_TEV_IRQ_ENTRY:
+	case JL_EVENT_IRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
-		if (ev->pid >= 0 && ev->pid < JL_TAN_IRQS && ev->comm[0] && !an->irq_name[ev->pid])
+		if (ev->pid >= 0 && ev->pid < JL_ANALYSIS_IRQS && ev->comm[0] && !an->irq_name[ev->pid])
 			an->irq_name[ev->pid] = intern(an, ev->comm);
 		if (ev->pid >= 0)
 			snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
@@ -901,13 +901,13 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			snprintf(name, sizeof(name), "%s", ev->comm); /* an IPI handler: "IPI reschedule" */
 		push_ctx(an, c, JL_PART_IRQ, ev->pid, name);
 		break;
-	case JL_TEV_SOFTIRQ_ENTRY:
+	case JL_EVENT_SOFTIRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
 		push_ctx(an, c, JL_PART_SOFTIRQ, ev->pid,
 			 ev->pid >= 0 && ev->pid < 10 ? softirq_names[ev->pid] : "?");
 		break;
-	case JL_TEV_TIMER_ENTRY:
+	case JL_EVENT_TIMER_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0 || note_bandwidth_timer(an, ev) < 0)
 			return -1;
 		snprintf(name, sizeof(name), "hrtimer %s", ev->comm);
@@ -918,17 +918,17 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			c->stack[c->depth - 1].now = ev->expires;
 		}
 		break;
-	case JL_TEV_IRQ_EXIT:
-	case JL_TEV_SOFTIRQ_EXIT:
-	case JL_TEV_TIMER_EXIT:
+	case JL_EVENT_IRQ_EXIT:
+	case JL_EVENT_SOFTIRQ_EXIT:
+	case JL_EVENT_TIMER_EXIT:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)
 			return -1;
 		pop_ctx(c);
 		break;
-	case JL_TEV_LOST: {
+	case JL_EVENT_LOST: {
 		/* nothing is known since the CPU's last record: close its timeline there, not at the gap's end */
 		int64_t from = c->seen && c->last_ts >= c->seg_start ? c->last_ts : ev->ts;
-		struct jl_tan_gap g = { .from = from, .to = ev->ts, .cpu = ev->cpu,
+		struct jl_analysis_gap g = { .from = from, .to = ev->ts, .cpu = ev->cpu,
 					.lost = ev->prev_state > 0 ? (uint64_t)ev->prev_state : 0 };
 
 		if (c->seen && from < ev->ts) {
@@ -950,11 +950,11 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 		c->depth = 0;
 		break;
 	}
-	case JL_TEV_MARK:
+	case JL_EVENT_MARK:
 		an->markers++;
 		break;
-	case JL_TEV_PROBE: {
-		struct jl_tan_probe p = { .ts = ev->ts, .release = ev->expires, .pid = ev->cur, .kind = ev->mark_thread,
+	case JL_EVENT_PROBE: {
+		struct jl_analysis_probe p = { .ts = ev->ts, .release = ev->expires, .pid = ev->cur, .kind = ev->mark_thread,
 					  .cpu = ev->cpu };
 
 		snprintf(p.name, sizeof(p.name), "%s", ev->comm);
@@ -962,15 +962,15 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			return -1;
 		break;
 	}
-	case JL_TEV_EXIT:
+	case JL_EVENT_EXIT:
 		/* a task that exits leaves the table (its pid may come back as another task); the current
 		 * task of no CPU is it any more once it has switched out (sched_switch follows) */
 		task_forget(an, ev->pid);
 		break;
-	case JL_TEV_FORK:
-	case JL_TEV_NEWTASK: {
-		struct jl_tan_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
-					  .thread = ev->kind == JL_TEV_NEWTASK && (ev->arg & 0x10000) };
+	case JL_EVENT_FORK:
+	case JL_EVENT_NEWTASK: {
+		struct jl_analysis_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
+					  .thread = ev->kind == JL_EVENT_NEWTASK && (ev->arg & 0x10000) };
 
 
 		if (ev->pid > 0 && append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
@@ -979,49 +979,49 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 			task_slot(an, ev->pid)->birth = an->nbirths;
 		break;
 	}
-	case JL_TEV_TIMER_START:
+	case JL_EVENT_TIMER_START:
 		if (ev->arg) {
-			struct jl_tan_armed *a = armed_slot(an, ev->arg);
+			struct jl_analysis_armed *a = armed_slot(an, ev->arg);
 
 			a->timer = ev->arg;
 			a->expires = ev->expires;
 			a->soft = ev->softexpires;
 		}
 		break;
-	case JL_TEV_MIGRATE:
+	case JL_EVENT_MIGRATE:
 		for (int k = 0; k < an->ncpus; k++) /* moved away: it no longer waits on that CPU */
 			if (an->cpu[k].rt_preempted == ev->pid && k != ev->target_cpu)
 				an->cpu[k].rt_preempted = 0;
-		ti = jl_tan_thread_of(an, ev->pid);
+		ti = jl_analysis_thread_of(an, ev->pid);
 		if (ti >= 0 && note_state(an, ti, ev->ts, ev->target_cpu, JL_TS_MIGRATED, 0, ev->cur, NULL) < 0)
 			return -1;
 		if (ti >= 0 && an->threads[ti].measured)
 			an->threads[ti].states[an->threads[ti].nstates - 1].rec_cpu = ev->cpu;
 		break;
-	case JL_TEV_PI_SETPRIO:
+	case JL_EVENT_PI_SETPRIO:
 		/* a priority-inheritance change: a boost raises the task (a lower kernel prio), the undo lowers it */
-		ti = jl_tan_thread_of(an, ev->pid);
+		ti = jl_analysis_thread_of(an, ev->pid);
 		if (ti >= 0 && ev->prio < ev->prev_prio) {
 			an->threads[ti].boosts++;
 			if (!an->threads[ti].boost_prio || ev->prio < an->threads[ti].boost_prio)
 				an->threads[ti].boost_prio = ev->prio;
 		}
 		/* written by the waiter as it blocks on the holder's lock (rt_mutex): what it lent, to whom */
-		ti = ev->has_cur ? jl_tan_thread_of(an, ev->cur) : -1;
+		ti = ev->has_cur ? jl_analysis_thread_of(an, ev->cur) : -1;
 		if (ti >= 0 && an->threads[ti].measured && ev->prio < ev->prev_prio && ev->pid != ev->cur &&
-		    an->threads[ti].nlent < JL_TAN_LENT_MAX) {
-			struct jl_tan_lent l = { .ts = ev->ts, .holder = ev->pid, .kprio = ev->prio };
+		    an->threads[ti].nlent < JL_ANALYSIS_LENT_MAX) {
+			struct jl_analysis_lent l = { .ts = ev->ts, .holder = ev->pid, .kprio = ev->prio };
 
 			if (append(&an->threads[ti].lent, &an->threads[ti].nlent, &an->threads[ti].caplent, &l,
 				   sizeof(l)) < 0)
 				return -1;
 		}
 		break;
-	case JL_TEV_IPI:
+	case JL_EVENT_IPI:
 		/* the unthrottle reaches a throttled CPU as an IPI sent from sched_rt_period_timer: evidence even
 		 * when hrtimer events are recorded on the measured CPUs only */
 		if (!strncmp(ev->prev_comm, "sched_rt_period_timer", 21)) {
-			struct jl_tan_mark m = { .ts = ev->ts, .cpu = ev->target_cpu };
+			struct jl_analysis_mark m = { .ts = ev->ts, .cpu = ev->target_cpu };
 
 			if (append(&an->rt_unthrottle, &an->n_rt_unthrottle, &an->cap_rt_unthrottle, &m, sizeof(m)) < 0)
 				return -1;
@@ -1034,12 +1034,12 @@ int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev)
 	return an->prune_ops ? an->prune_ops->compact(an, ev->ts) : 0;
 }
 
-int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now)
+int64_t jl_analysis_timeline_closed(const struct jl_analysis *an, int64_t now)
 {
 	int64_t t = now;
 
 	for (int c = 0; c < an->ncpus; c++) {
-		const struct jl_tan_cpu *x = &an->cpu[c];
+		const struct jl_analysis_cpu *x = &an->cpu[c];
 
 		/* an idle CPU's open piece holds nobody back (no task waits behind idle): a tickless CPU may
 		 * record nothing for minutes */
@@ -1051,26 +1051,26 @@ int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now)
 	return t;
 }
 
-void jl_tan_end(struct jl_tan *an)
+void jl_analysis_end(struct jl_analysis *an)
 {
 	for (int c = 0; c < an->ncpus; c++)
 		if (an->cpu[c].seen)
 			close_seg(an, c, an->last_ts);
 }
 
-int jl_tan_run(struct jl_tan *an, struct jl_tev *ev, size_t n)
+int jl_analysis_run(struct jl_analysis *an, struct jl_event *ev, size_t n)
 {
-	if (jl_tev_sort(ev, n) < 0)
+	if (jl_event_sort(ev, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (jl_tan_feed(an, &ev[i]) < 0)
+		if (jl_analysis_feed(an, &ev[i]) < 0)
 			return -1;
-	jl_tan_end(an);
+	jl_analysis_end(an);
 	return 0;
 }
 
-void jl_tan_set_irq_name(struct jl_tan *an, int n, const char *name)
+void jl_analysis_set_irq_name(struct jl_analysis *an, int n, const char *name)
 {
-	if (n >= 0 && n < JL_TAN_IRQS && name && name[0])
+	if (n >= 0 && n < JL_ANALYSIS_IRQS && name && name[0])
 		an->irq_name[n] = intern(an, name);
 }

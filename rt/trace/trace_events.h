@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define JL_TEV_COMM 24
+#define JL_EVENT_COMM 24
 
 /* strnlen(S, MAX) where S holds at least MAX readable bytes and MAX is small (a record's or a table's
  * fixed-size name): eight bytes at a time; else strnlen. */
-static inline size_t jl_tev_len(const char *s, size_t max)
+static inline size_t jl_event_len(const char *s, size_t max)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	size_t n = 0;
@@ -43,27 +43,27 @@ static inline size_t jl_tev_len(const char *s, size_t max)
  * event (comms, segment and state names), without printf's cost (a third of the analysis time when it was
  * snprintf("%s")). MAX <= 64: SRC holds that many readable bytes (a fixed-size field); SIZE_MAX: SRC is
  * any C string. */
-static inline void jl_tev_copy(char *dst, size_t len, const char *src, size_t max)
+static inline void jl_event_copy(char *dst, size_t len, const char *src, size_t max)
 {
 	size_t n;
 
 	if (!len)
 		return;
-	n = max <= 64 ? jl_tev_len(src, max) : strnlen(src, max < len - 1 ? max : len - 1);
+	n = max <= 64 ? jl_event_len(src, max) : strnlen(src, max < len - 1 ? max : len - 1);
 	if (n > len - 1)
 		n = len - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
 
-/* Whether the names A and B, each in a buffer of JL_TEV_COMM bytes and terminated within it (an event's,
+/* Whether the names A and B, each in a buffer of JL_EVENT_COMM bytes and terminated within it (an event's,
  * a task's, a CPU's name), are the same string: strcmp's answer, eight bytes at a time (the analysis
  * compares a name on nearly every switch). */
-_Static_assert(JL_TEV_COMM % 8 == 0, "names are compared a word at a time");
-static inline bool jl_tev_same(const char *a, const char *b)
+_Static_assert(JL_EVENT_COMM % 8 == 0, "names are compared a word at a time");
+static inline bool jl_event_same(const char *a, const char *b)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	for (size_t n = 0; n < JL_TEV_COMM; n += 8) {
+	for (size_t n = 0; n < JL_EVENT_COMM; n += 8) {
 		uint64_t x, y, z, d;
 
 		memcpy(&x, a + n, 8);
@@ -77,44 +77,44 @@ static inline bool jl_tev_same(const char *a, const char *b)
 	}
 	return true;
 #else
-	return !strncmp(a, b, JL_TEV_COMM);
+	return !strncmp(a, b, JL_EVENT_COMM);
 #endif
 }
 
-enum jl_tev_kind {
-	JL_TEV_SWITCH,        /* prev_* -> pid (next) on cpu */
-	JL_TEV_WAKING,        /* sched_waking of pid (recorded on the waker's cpu) */
-	JL_TEV_WAKEUP_NEW,    /* sched_wakeup_new of pid */
-	JL_TEV_WAKEUP,        /* sched_wakeup (informational) */
-	JL_TEV_MIGRATE,       /* pid moved to target_cpu */
-	JL_TEV_IRQ_ENTRY,     /* pid = irq number, comm = handler name */
-	JL_TEV_IRQ_EXIT,
-	JL_TEV_SOFTIRQ_ENTRY, /* pid = vector */
-	JL_TEV_SOFTIRQ_EXIT,
-	JL_TEV_TIMER_ENTRY,   /* hrtimer_expire_entry, comm = function */
-	JL_TEV_TIMER_EXIT,
-	JL_TEV_MARK,          /* jitterlab marker: mark_thread, mark_cycle */
-	JL_TEV_LOST,          /* events were lost on cpu before ts */
-	JL_TEV_OTHER,
+enum jl_event_kind {
+	JL_EVENT_SWITCH,        /* prev_* -> pid (next) on cpu */
+	JL_EVENT_WAKING,        /* sched_waking of pid (recorded on the waker's cpu) */
+	JL_EVENT_WAKEUP_NEW,    /* sched_wakeup_new of pid */
+	JL_EVENT_WAKEUP,        /* sched_wakeup (informational) */
+	JL_EVENT_MIGRATE,       /* pid moved to target_cpu */
+	JL_EVENT_IRQ_ENTRY,     /* pid = irq number, comm = handler name */
+	JL_EVENT_IRQ_EXIT,
+	JL_EVENT_SOFTIRQ_ENTRY, /* pid = vector */
+	JL_EVENT_SOFTIRQ_EXIT,
+	JL_EVENT_TIMER_ENTRY,   /* hrtimer_expire_entry, comm = function */
+	JL_EVENT_TIMER_EXIT,
+	JL_EVENT_MARK,          /* jitterlab marker: mark_thread, mark_cycle */
+	JL_EVENT_LOST,          /* events were lost on cpu before ts */
+	JL_EVENT_OTHER,
 	/* recorded for the analyses to come (trace_read.c); nothing above reads them yet */
-	JL_TEV_PI_SETPRIO,    /* priority inheritance: pid, comm; prev_prio = oldprio, prio = newprio */
-	JL_TEV_NEWTASK,       /* task_newtask: pid = new task, comm; prev_pid = creator (common_pid);
+	JL_EVENT_PI_SETPRIO,    /* priority inheritance: pid, comm; prev_prio = oldprio, prio = newprio */
+	JL_EVENT_NEWTASK,       /* task_newtask: pid = new task, comm; prev_pid = creator (common_pid);
 			       * arg = clone_flags (CLONE_THREAD 0x10000: a thread, not a process) */
-	JL_TEV_FORK,          /* sched_process_fork: prev_pid/prev_comm = parent, pid/comm = child */
-	JL_TEV_RENAME,        /* task_rename: pid, prev_comm = old comm, comm = new comm */
-	JL_TEV_EXIT,          /* sched_process_exit: pid, comm, prio; arg = 1 when its whole process is gone */
-	JL_TEV_IPI,           /* ipi_send_cpu/cpumask, on the sender's cpu: target_cpu (-1 = several),
+	JL_EVENT_FORK,          /* sched_process_fork: prev_pid/prev_comm = parent, pid/comm = child */
+	JL_EVENT_RENAME,        /* task_rename: pid, prev_comm = old comm, comm = new comm */
+	JL_EVENT_EXIT,          /* sched_process_exit: pid, comm, prio; arg = 1 when its whole process is gone */
+	JL_EVENT_IPI,           /* ipi_send_cpu/cpumask, on the sender's cpu: target_cpu (-1 = several),
 			       * arg = target CPUs 0-63 as bits, comm = callback ("" for reschedule),
 			       * prev_comm = call site */
-	JL_TEV_TIMER_START,   /* hrtimer_start: arg = hrtimer, expires, softexpires, comm = function */
-	JL_TEV_PROBE,         /* a probe record (include/jitterlab/probe.h) written by pid: mark_thread = its
+	JL_EVENT_TIMER_START,   /* hrtimer_start: arg = hrtimer, expires, softexpires, comm = function */
+	JL_EVENT_PROBE,         /* a probe record (include/jitterlab/probe.h) written by pid: mark_thread = its
 			       * kind (wake, end, name), expires = the release it names, comm = the name */
 };
 
-struct jl_tev {
+struct jl_event {
 	int64_t ts;
 	int32_t cpu;
-	int32_t kind;         /* enum jl_tev_kind */
+	int32_t kind;         /* enum jl_event_kind */
 	bool has_cur;         /* cur is known (every real record has it: common_pid) */
 	int32_t cur;          /* the task running on cpu when the record was written (0 = idle) */
 	int32_t pid;          /* subject: woken/next/migrated pid, irq number, softirq vector */
@@ -124,17 +124,17 @@ struct jl_tev {
 	int32_t target_cpu;   /* waking: target_cpu; migrate: dest_cpu */
 	int32_t mark_thread;
 	uint64_t mark_cycle;
-	char comm[JL_TEV_COMM];      /* subject comm / irq name / timer function */
-	char prev_comm[JL_TEV_COMM];
-	uint8_t flags;               /* common_flags: JL_TEV_F_HARDIRQ, JL_TEV_F_SOFTIRQ (0 when unknown) */
+	char comm[JL_EVENT_COMM];      /* subject comm / irq name / timer function */
+	char prev_comm[JL_EVENT_COMM];
+	uint8_t flags;               /* common_flags: JL_EVENT_F_HARDIRQ, JL_EVENT_F_SOFTIRQ (0 when unknown) */
 	uint64_t arg;                /* NEWTASK: clone_flags; EXIT: group dead; IPI: target CPU bits;
 				      * TIMER_ENTRY, TIMER_START: the hrtimer's address */
 	int64_t expires;             /* TIMER_START: hard expiry; TIMER_ENTRY: the `now` it expired at */
 	int64_t softexpires;         /* TIMER_START: soft expiry (expires - softexpires = the slack) */
 };
 
-#define JL_TEV_F_HARDIRQ 0x08        /* TRACE_FLAG_HARDIRQ: written in hard IRQ context */
-#define JL_TEV_F_SOFTIRQ 0x10        /* TRACE_FLAG_SOFTIRQ: written in softirq context */
+#define JL_EVENT_F_HARDIRQ 0x08        /* TRACE_FLAG_HARDIRQ: written in hard IRQ context */
+#define JL_EVENT_F_SOFTIRQ 0x10        /* TRACE_FLAG_SOFTIRQ: written in softirq context */
 
 /* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind, plus the kinds
  * after OTHER). A task is kind "task" (it blocked the wakeup) unless the woken task is real-time (RT or
@@ -182,7 +182,7 @@ struct jl_pair {
 	bool new_task;
 	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
-	bool matched;               /* paired with a sample's release (jl_tan_match) */
+	bool matched;               /* paired with a sample's release (jl_analysis_match) */
 	int32_t queue_cpu;          /* the runqueue it was woken onto (sched_waking's target_cpu) */
 	int32_t waker_pid;          /* the task that woke it (the waking recorded in its context, no IRQ), -1 */
 	/* the hrtimer whose expiry woke it (timer group recorded), else timer_cpu = -1 */
@@ -203,12 +203,12 @@ struct jl_tstate {
 	int32_t what;               /* enum jl_tstate_what */
 	int32_t by_kind;            /* WOKEN: who woke it: JL_PART_TASK, IRQ, SOFTIRQ (hrtimers are IRQ) */
 	int32_t by_pid;             /* the waking task's pid, the IRQ number or the softirq vector, -1 */
-	uint32_t by;                /* its name (jl_tan_name: "an IRQ (irq events not recorded)" when the irq
+	uint32_t by;                /* its name (jl_analysis_name: "an IRQ (irq events not recorded)" when the irq
 				     * group is off) */
 };
 
 /* One analysed thread: a pid, its name, and (optionally) its samples. */
-struct jl_tan_sample {
+struct jl_analysis_sample {
 	int64_t release, wake;
 	int64_t end;                 /* end of the cycle's work (0 = unknown: no response window) */
 	bool miss;                   /* its work ended after release + deadline */
@@ -216,12 +216,12 @@ struct jl_tan_sample {
 	int32_t tid;                 /* the thread that ran it (a pool's callback: any of the pool's) */
 };
 
-struct jl_tan_thread {
+struct jl_analysis_thread {
 	char name[64];
 	int32_t pid;
 	bool measured;               /* analysed (pairs, cycles); others only lend their name and policy */
 	char policy[24];             /* "FIFO 90", "CFS nice 0": how to present it ("" = derive from prio) */
-	const struct jl_tan_sample *samples; /* may be NULL: then only the wakeup pairs are analysed */
+	const struct jl_analysis_sample *samples; /* may be NULL: then only the wakeup pairs are analysed */
 	size_t nsamples;
 	bool partial;                /* the samples are the cycles a long run kept (a ring's), not all of them */
 	/* results */
@@ -234,7 +234,7 @@ struct jl_tan_thread {
 	size_t matched;              /* of those, matched to a wakeup pair */
 	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */
 	size_t nstates, capstates;
-	long *sample_pair;           /* per sample: its pair (jl_tan_match), -1 when unmatched */
+	long *sample_pair;           /* per sample: its pair (jl_analysis_match), -1 when unmatched */
 	int executor;                /* > 0: a callback (or a pool thread, `pool`) of the executor of this id (0:
 				      * none): a late start is first the executor's other callbacks that ran (their
 				      * samples), then the wakeup of the thread that ran it */
@@ -243,13 +243,13 @@ struct jl_tan_thread {
 	uint64_t boosts;             /* sched_pi_setprio events that raised it (priority inheritance) */
 	int32_t boost_prio;          /* the highest (lowest kernel) priority a boost gave it (0: none) */
 	/* the priorities this (measured) thread lent through a PI lock it blocked on (sched_pi_setprio written by
-	 * it: the holder raised to its priority), in time order, at most JL_TAN_LENT_MAX */
-	struct jl_tan_lent *lent;
+	 * it: the holder raised to its priority), in time order, at most JL_ANALYSIS_LENT_MAX */
+	struct jl_analysis_lent *lent;
 	size_t nlent, caplent;
 	bool pool;                   /* a pool thread of a multi-threaded executor: its wakeups and states are
 				      * analysed for the callbacks it ran, never listed as cycles of its own */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with
-				      * the pid, else the first): jl_tan_match gives every other entry of the
+				      * the pid, else the first): jl_analysis_match gives every other entry of the
 				      * same thread (two series written by one thread) a copy of its pairs and
 				      * states */
 };
@@ -273,21 +273,21 @@ struct jl_cycle {
 	struct jl_part parts[JL_MAX_PARTS];
 };
 
-#define JL_TAN_NAME_MAX (JL_TEV_COMM + 32)
+#define JL_ANALYSIS_NAME_MAX (JL_EVENT_COMM + 32)
 
 struct jl_segment {
 	int64_t start, end;
 	int32_t kind;                /* enum jl_part_kind: TASK, IRQ, SOFTIRQ, OTHER (hrtimer callbacks: IRQ) */
 	int32_t pid, kprio;
-	uint32_t name;               /* jl_tan_name */
+	uint32_t name;               /* jl_analysis_name */
 };
 
-struct jl_tan_cpu;
-struct jl_tan_task;
+struct jl_analysis_cpu;
+struct jl_analysis_task;
 
 /* RT bandwidth as the kernel is set (defaults: sched_rt_runtime_us 950000 of 1000000; the fair server
- * 50 ms of 1 s per CPU). The caller sets them (jl_tan_init fills the defaults). */
-struct jl_tan_budget {
+ * 50 ms of 1 s per CPU). The caller sets them (jl_analysis_init fills the defaults). */
+struct jl_analysis_budget {
 	int64_t rt_runtime_ns, rt_period_ns;  /* rt_runtime_ns < 0: unlimited */
 	int64_t fair_runtime_ns, fair_period_ns;
 	bool fair_server;            /* the kernel has one (Linux 6.12 and later) */
@@ -296,18 +296,18 @@ struct jl_tan_budget {
 
 /* Evidence of RT bandwidth control in the trace: expiries of the timers that end RT throttling
  * (sched_rt_period_timer, any CPU) and start the fair server (dl_task_timer, on its CPU). */
-struct jl_tan_mark {
+struct jl_analysis_mark {
 	int64_t ts;
 	int32_t cpu;
 };
 
-struct jl_tan_gap {
+struct jl_analysis_gap {
 	int64_t from, to;            /* nothing is known on cpu in [from, to) */
 	int32_t cpu;
 	uint64_t lost;               /* events lost there, where the kernel counted them */
 };
 /* A probe record, as written by a probed program (include/jitterlab/probe.h) */
-struct jl_tan_probe {
+struct jl_analysis_probe {
 	int64_t ts;                  /* when it was written: a wake's start, an end */
 	int64_t release;             /* wake: the release it names (0 = none) */
 	int32_t pid;                 /* the thread that wrote it */
@@ -318,30 +318,30 @@ struct jl_tan_probe {
 
 /* The pruner's calls from the analysis it prunes (trace_prune.c sets them with an->prune): the feed
  * and the task table know a pruned analysis only through these, never trace_prune.c by name. */
-struct jl_tan;
+struct jl_analysis;
 struct jl_pair;
-struct jl_tan_prune_ops {
-	bool (*pair)(struct jl_tan *an, int ti, const struct jl_pair *p); /* keep this pair (counted either way)? */
-	int (*compact)(struct jl_tan *an, int64_t now);                     /* after each event fed */
-	void (*free)(struct jl_tan *an);                                    /* with the analysis */
+struct jl_analysis_prune_ops {
+	bool (*pair)(struct jl_analysis *an, int ti, const struct jl_pair *p); /* keep this pair (counted either way)? */
+	int (*compact)(struct jl_analysis *an, int64_t now);                     /* after each event fed */
+	void (*free)(struct jl_analysis *an);                                    /* with the analysis */
 };
 
 /* A task was born: PID, created by PARENT (fork, or a thread of its process). */
-struct jl_tan_birth {
+struct jl_analysis_birth {
 	int32_t pid, parent;
 	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
-	char comm[JL_TEV_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
+	char comm[JL_EVENT_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
 };
 
-#define JL_TAN_IRQS 1024
-#define JL_TAN_LENT_MAX 4096
-struct jl_tan_lent {
+#define JL_ANALYSIS_IRQS 1024
+#define JL_ANALYSIS_LENT_MAX 4096
+struct jl_analysis_lent {
 	int64_t ts;
 	int32_t holder, kprio;   /* the lock's holder and the kernel prio it was raised to */
 };
-struct jl_tan {
+struct jl_analysis {
 	int nthreads;
-	struct jl_tan_thread *threads;
+	struct jl_analysis_thread *threads;
 	int ncpus;
 	struct jl_segment **segs;    /* per CPU timeline: non-overlapping pieces */
 	size_t *nsegs, *capsegs;
@@ -349,211 +349,211 @@ struct jl_tan {
 	uint64_t lost_events;        /* sum of the gaps' counts where known */
 	size_t markers;
 	int64_t first_ts, last_ts;
-	struct jl_tan_cpu *cpu;      /* per-CPU running state (private) */
+	struct jl_analysis_cpu *cpu;      /* per-CPU running state (private) */
 	int64_t *pending;            /* per thread: ts of the pending waking, 0 = none */
 	int32_t *pending_cpu;
 	int32_t *pending_prio;
 	struct jl_pair *pending_pair; /* per thread: what the pending waking knows (queue CPU, its timer) */
-	struct jl_tan_armed *armed;  /* hrtimers as last armed (private hash) */
+	struct jl_analysis_armed *armed;  /* hrtimers as last armed (private hash) */
 	bool *pending_new;
 	/* the names states and segments give (comms, IRQ and softirq names): each stored once, an index in
 	 * them (a trace has a few hundred distinct ones and millions of states and segments) */
-	char (*names)[JL_TAN_NAME_MAX];
+	char (*names)[JL_ANALYSIS_NAME_MAX];
 	uint32_t nnames, capnames;
 	uint32_t *name_hash;         /* capnames * 2 slots: index + 1, 0 empty */
 	uint32_t *name_h;            /* capnames: each name's hash */
-#define JL_TAN_LITERALS 12
-	const char *lit[JL_TAN_LITERALS]; /* string constants interned (trace_events.c literal()) */
-	uint32_t lit_id[JL_TAN_LITERALS];
-	struct jl_tan_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
+#define JL_ANALYSIS_LITERALS 12
+	const char *lit[JL_ANALYSIS_LITERALS]; /* string constants interned (trace_events.c literal()) */
+	uint32_t lit_id[JL_ANALYSIS_LITERALS];
+	struct jl_analysis_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
 	size_t task_cap, task_live;
 	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
 	size_t *vm_heuristic;        /* per CPU: switches out of idle inferred from a woken task's first record
 				      * (used only on CPUs whose trace shows no switch out of the idle task) */
-	struct jl_tan_budget budget;
+	struct jl_analysis_budget budget;
 	size_t timer_events;         /* hrtimer_expire_entry records seen (the timer group was recorded) */
-	struct jl_tan_mark *rt_unthrottle, *fair_start;
+	struct jl_analysis_mark *rt_unthrottle, *fair_start;
 	size_t n_rt_unthrottle, n_fair_start, cap_rt_unthrottle, cap_fair_start;
-	struct jl_tan_gap *gaps;
+	struct jl_analysis_gap *gaps;
 	size_t ngaps, capgaps;
 	/* for probed programs (trace_probe.c): the probe records and the births, in time order */
-	struct jl_tan_probe *probes;
+	struct jl_analysis_probe *probes;
 	size_t nprobes, capprobes;
-	struct jl_tan_birth *births;
+	struct jl_analysis_birth *births;
 	size_t nbirths, capbirths;
-	struct jl_tan_prune *prune;  /* a pruned analysis (jl_tan_prune), NULL: everything is kept */
-	const struct jl_tan_prune_ops *prune_ops; /* set with prune: how the feed calls the pruner */
-	/* IRQ number -> its handlers' name (jl_tan_name), from irq_handler_entry or /proc/irq: a threaded
+	struct jl_analysis_prune *prune;  /* a pruned analysis (jl_analysis_prune), NULL: everything is kept */
+	const struct jl_analysis_prune_ops *prune_ops; /* set with prune: how the feed calls the pruner */
+	/* IRQ number -> its handlers' name (jl_analysis_name), from irq_handler_entry or /proc/irq: a threaded
 	 * handler's task name is cut at 15 characters ("irq/25-virtio0-") */
-	uint32_t irq_name[JL_TAN_IRQS];
+	uint32_t irq_name[JL_ANALYSIS_IRQS];
 };
 
 /* IRQ N's handlers are called NAME (the live run reads /proc/irq; the trace's irq_handler_entry too). */
-void jl_tan_set_irq_name(struct jl_tan *an, int n, const char *name);
+void jl_analysis_set_irq_name(struct jl_analysis *an, int n, const char *name);
 
 /* The task that created PID (its latest birth in the trace), or 0. */
-int32_t jl_tan_parent(const struct jl_tan *an, int32_t pid);
+int32_t jl_analysis_parent(const struct jl_analysis *an, int32_t pid);
 /* Is PID ROOT, or born in ROOT's tree (as the trace's births say)? */
-bool jl_tan_in_tree(const struct jl_tan *an, int32_t root, int32_t pid);
+bool jl_analysis_in_tree(const struct jl_analysis *an, int32_t root, int32_t pid);
 /* A comm made usable in a series name: [a-z0-9_-], upper case lowered, anything else '_'. */
-void jl_tan_clean_name(char *s);
+void jl_analysis_clean_name(char *s);
 /* The last comm the trace showed for PID, or NULL. */
-const char *jl_tan_comm(const struct jl_tan *an, int32_t pid);
+const char *jl_analysis_comm(const struct jl_analysis *an, int32_t pid);
 /* The name a state's `by` or a segment's `name` stands for ("" if none). */
-static inline const char *jl_tan_name(const struct jl_tan *an, uint32_t id)
+static inline const char *jl_analysis_name(const struct jl_analysis *an, uint32_t id)
 {
 	return id < an->nnames ? an->names[id] : "";
 }
 /* The tasks the table holds now (alive as far as the trace has told). */
-size_t jl_tan_tasks_live(const struct jl_tan *an);
+size_t jl_analysis_tasks_live(const struct jl_analysis *an);
 
 /* Index of the thread with PID in AN->threads, or -1. */
-int jl_tan_thread_of(const struct jl_tan *an, int32_t pid);
+int jl_analysis_thread_of(const struct jl_analysis *an, int32_t pid);
 
 /* Sort EV[0..N) by timestamp, stable (events of one CPU keep their order on equal timestamps). */
-int jl_tev_sort(struct jl_tev *ev, size_t n);
+int jl_event_sort(struct jl_event *ev, size_t n);
 
-/* The kernel's defaults: RT runtime 950 ms of 1 s, the fair server 50 ms of 1 s (jl_tan_init uses them). */
-void jl_tan_budget_defaults(struct jl_tan_budget *b);
+/* The kernel's defaults: RT runtime 950 ms of 1 s, the fair server 50 ms of 1 s (jl_analysis_init uses them). */
+void jl_analysis_budget_defaults(struct jl_analysis_budget *b);
 
 /* Set up AN for NTHREADS threads (names/pids/samples copied by reference from THREADS) and NCPUS. */
-int jl_tan_init(struct jl_tan *an, const struct jl_tan_thread *threads, int nthreads, int ncpus);
+int jl_analysis_init(struct jl_analysis *an, const struct jl_analysis_thread *threads, int nthreads, int ncpus);
 /* trace_prune.c: analyse a long run in flat memory. When every measured entry has samples and they are
  * partial (the cycles a ring kept), states, pairs and segments are kept only where a kept cycle needs
  * them: around each kept sample's wakeup (to match it), and around the cycles that can be explained (each
- * entry's JL_TAN_PRUNE_WORST worst by latency, its JL_TAN_PRUNE_MISSES longest missed deadlines) from
- * JL_TAN_PRUNE_BACK_MIN (at least twice the RT budget's shapes) before the release to 2 ms after the end.
+ * entry's JL_ANALYSIS_PRUNE_WORST worst by latency, its JL_ANALYSIS_PRUNE_MISSES longest missed deadlines) from
+ * JL_ANALYSIS_PRUNE_BACK_MIN (at least twice the RT budget's shapes) before the release to 2 ms after the end.
  * The rest is counted and forgotten a second of trace time behind the events: the off-CPU totals of
  * [FROM, TO) are stepped before the states go, every wakeup's latency in [FROM, TO) goes to a histogram.
- * Call after jl_tan_init and the budget, before the first event. 1: pruned; 0: not every measured entry
+ * Call after jl_analysis_init and the budget, before the first event. 1: pruned; 0: not every measured entry
  * is partial (nothing changes); -1: ENOMEM. */
-#define JL_TAN_PRUNE_WORST 16
-#define JL_TAN_PRUNE_MISSES 16
-#define JL_TAN_PRUNE_BACK_MIN 20000000LL
-#define JL_TAN_PRUNE_LAG_NS 1000000000LL
-int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to);
+#define JL_ANALYSIS_PRUNE_WORST 16
+#define JL_ANALYSIS_PRUNE_MISSES 16
+#define JL_ANALYSIS_PRUNE_BACK_MIN 20000000LL
+#define JL_ANALYSIS_PRUNE_LAG_NS 1000000000LL
+int jl_analysis_prune(struct jl_analysis *an, int64_t from, int64_t to);
 /* A pruned analysis fed while the run goes (trace_live.c): the entries' samples come at the end, the
- * windows as the run goes (jl_tan_prune_add: each before the first event in it is fed). A pair no window
+ * windows as the run goes (jl_analysis_prune_add: each before the first event in it is fed). A pair no window
  * keeps waits in its entry's tail (a loop's last cycles are kept, and known
- * only at the end). jl_tan_prune_settle, once the samples are in: their windows and candidates, the
- * window's end TO, the tail's pairs the windows keep. Same returns as jl_tan_prune. */
-int jl_tan_prune_live(struct jl_tan *an, int64_t from);
+ * only at the end). jl_analysis_prune_settle, once the samples are in: their windows and candidates, the
+ * window's end TO, the tail's pairs the windows keep. Same returns as jl_analysis_prune. */
+int jl_analysis_prune_live(struct jl_analysis *an, int64_t from);
 /* The candidates' whole windows now (replacing the last set): kept while they are candidates, and what
  * only they held goes at the next compaction once they are not. 0 or -1. */
-int jl_tan_prune_candidates(struct jl_tan *an, const int64_t (*w)[2], size_t n);
+int jl_analysis_prune_candidates(struct jl_analysis *an, const int64_t (*w)[2], size_t n);
 /* Entry TI's tail may drop the pairs switched in before T (the release of the oldest of its last kept
  * cycles, less the clock slack): they can be nobody's. Only grows. */
-void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t);
+void jl_analysis_prune_tail_from(struct jl_analysis *an, int ti, int64_t t);
 /* Append P to T's pairs (growing them). 0 or -1. */
-int jl_tan_keep_pair(struct jl_tan_thread *t, const struct jl_pair *p);
-int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n);
-int jl_tan_prune_settle(struct jl_tan *an, int64_t to);
+int jl_analysis_keep_pair(struct jl_analysis_thread *t, const struct jl_pair *p);
+int jl_analysis_prune_add(struct jl_analysis *an, const int64_t (*w)[2], size_t n);
+int jl_analysis_prune_settle(struct jl_analysis *an, int64_t to);
 /* The window a sample needs: its whole one (a candidate: from BACK before its release to 2 ms after its
- * end), else its wakeup window (where jl_tan_match looks). */
-void jl_tan_prune_window(const struct jl_tan_sample *x, bool whole, int64_t back, int64_t w[2]);
+ * end), else its wakeup window (where jl_analysis_match looks). */
+void jl_analysis_prune_window(const struct jl_analysis_sample *x, bool whole, int64_t back, int64_t w[2]);
 /* How far before a release a pruned analysis keeps the trace of a cycle it may explain (the RT budget's
  * shapes look back: twice the larger of the throttled share and the fair server's runtime, plus 10 ms,
- * at least JL_TAN_PRUNE_BACK_MIN). */
-int64_t jl_tan_prune_back(const struct jl_tan_budget *b);
+ * at least JL_ANALYSIS_PRUNE_BACK_MIN). */
+int64_t jl_analysis_prune_back(const struct jl_analysis_budget *b);
 /* A pruned analysis of a trace that is not whole (the flight recorder): a candidate is explained only if
- * COVERED(CTX, a, b) says the trace is whole over its window. Call after jl_tan_prune. */
-void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx);
+ * COVERED(CTX, a, b) says the trace is whole over its window. Call after jl_analysis_prune. */
+void jl_analysis_prune_cover(struct jl_analysis *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx);
 /* A pruned analysis: may sample SI of entry TI be explained (the trace around it is whole)? */
-bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si);
+bool jl_analysis_sample_whole(const struct jl_analysis *an, int ti, size_t si);
 /* A pruned analysis: does [A, B) overlap a kept window (what is kept of the trace is whole there)? */
-bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b);
+bool jl_analysis_prune_keeps(const struct jl_analysis *an, int64_t a, int64_t b);
 /* A pruned analysis, for trace_result.c: every wakeup of entry TI in [from, to), as a distribution (its
  * percentiles within the histogram's bound); false when TI is not pruned. */
 struct jl_dist;
-bool jl_tan_prune_wakeups(const struct jl_tan *an, int ti, struct jl_dist *d, size_t *n);
-/* A pruned analysis, for jl_tan_offcpu: the off-CPU totals of entry TI stepped so far into O and the
+bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_dist *d, size_t *n);
+/* A pruned analysis, for jl_analysis_offcpu: the off-CPU totals of entry TI stepped so far into O and the
  * first state not stepped into *FIRST, when [FROM, TO) is the pruned window; else false. */
 struct jl_offcpu;
-bool jl_tan_prune_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
+bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
 			 size_t *first);
 /* What a pruned analysis forgot (for the summary): states, pairs, segments. */
-void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs, size_t *segs);
+void jl_analysis_prune_counts(const struct jl_analysis *an, size_t *states, size_t *pairs, size_t *segs);
 /* trace_events.c, for trace_prune.c: the time up to which every CPU's timeline is closed (the earliest
  * start of a CPU's open piece that is not idle), at most NOW. */
-int64_t jl_tan_timeline_closed(const struct jl_tan *an, int64_t now);
+int64_t jl_analysis_timeline_closed(const struct jl_analysis *an, int64_t now);
 /* trace_prune.c (also the prune_ops' compact, pair and free): forget what no kept window needs, once a
  * second of trace time; a pair a pruned analysis keeps (its latency counted either way); the pruner's
  * state freed. */
-int jl_tan_compact(struct jl_tan *an, int64_t now);
-bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *p);
-void jl_tan_prune_free(struct jl_tan *an);
+int jl_analysis_compact(struct jl_analysis *an, int64_t now);
+bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *p);
+void jl_analysis_prune_free(struct jl_analysis *an);
 
-/* Feed one event; events must come in timestamp order (jl_tev_sort, or a merged reader). */
-int jl_tan_feed(struct jl_tan *an, const struct jl_tev *ev);
+/* Feed one event; events must come in timestamp order (jl_event_sort, or a merged reader). */
+int jl_analysis_feed(struct jl_analysis *an, const struct jl_event *ev);
 /* Close open segments at the last timestamp. Call once after the last event. */
-void jl_tan_end(struct jl_tan *an);
+void jl_analysis_end(struct jl_analysis *an);
 /* Convenience: sort EV, feed them all and end. */
-int jl_tan_run(struct jl_tan *an, struct jl_tev *ev, size_t n);
-void jl_tan_free(struct jl_tan *an);
+int jl_analysis_run(struct jl_analysis *an, struct jl_event *ev, size_t n);
+void jl_analysis_free(struct jl_analysis *an);
 
 /* Decompose one wakeup: RELEASE (0 = unknown: the wakeup latency is the whole), the pair, and WAKE
  * (user-space wake time, 0 = unknown). Fills C's parts and timestamps. */
-void jl_tan_decompose(const struct jl_tan *an, const struct jl_pair *p, int64_t release, int64_t wake,
+void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, int64_t wake,
 		      struct jl_cycle *c);
 
 /* Match every measured thread's samples with release >= FROM to pairs: a sample's pair is the first
- * wakeup at or after its release (less the trace clock's offset to CLOCK_MONOTONIC, JL_TAN_CLOCK_SLACK_NS)
+ * wakeup at or after its release (less the trace clock's offset to CLOCK_MONOTONIC, JL_ANALYSIS_CLOCK_SLACK_NS)
  * and before its wake. Fills matched counts, pair.matched and thread.sample_pair. 0 or -1 (ENOMEM). */
-int jl_tan_match(struct jl_tan *an, int64_t from);
+int jl_analysis_match(struct jl_analysis *an, int64_t from);
 
-#define JL_TAN_CLOCK_SLACK_NS 5000
+#define JL_ANALYSIS_CLOCK_SLACK_NS 5000
 
 /* The worst cycles, decomposed, worst first, into OUT[0..*nout): the N worst matched cycles across all
  * threads by wakeup latency (without samples: by the wakeup latency of pairs with waking >= FROM), each
  * measured thread's worst among them, then every missed deadline (response window) up to N_MISSES more.
  * *MISSES gets how many cycles missed in all (so a caller can say the list was capped). Calls
- * jl_tan_match. */
-int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
+ * jl_analysis_match. */
+int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
 		 size_t *misses);
 
 /* Decompose the response window [wake, end) of sample SI of thread TI into C (running, preempted behind
  * whom, blocked and who woke it, lost). */
-void jl_tan_decompose_response(const struct jl_tan *an, int ti, size_t si, struct jl_cycle *c);
+void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c);
 /* Did thread TI leave the CPU (preempted or blocked) in (FROM, TO)? */
-bool jl_tan_left_cpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
-/* jl_tan_decompose of thread TI's cycle [RELEASE, WAKE) woken by P; when the thread ran, left the CPU and
+bool jl_analysis_left_cpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to);
+/* jl_analysis_decompose of thread TI's cycle [RELEASE, WAKE) woken by P; when the thread ran, left the CPU and
  * came back before its cycle began (a lock between its wakeup and its cycle: a Python thread waiting for
  * the interpreter lock, seen from a probe's wake record), [switch-in, WAKE) is explained from its own
  * states: running, waiting behind whom, blocked and who woke it. */
-void jl_tan_decompose_cycle(const struct jl_tan *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
+void jl_analysis_decompose_cycle(const struct jl_analysis *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
 			    struct jl_cycle *c);
 /* The wakeup window of sample SI of callback entry TI (executor > 0): the runs of the executor's other
  * callbacks in [release, wake) ("executor" parts, by callback), then the rest as a wakeup (P, the pair
  * matched in the rest, or NULL: the thread went from the last of them straight to this one). */
-void jl_tan_decompose_callback(const struct jl_tan *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c);
+void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c);
 
 /* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
- * for a thread with samples only the pairs matched to a release (jl_tan_match first), never the
+ * for a thread with samples only the pairs matched to a release (jl_analysis_match first), never the
  * wakeups of sleep slices or of sleeps inside its work. */
-int64_t *jl_tan_wakeups(const struct jl_tan *an, int ti, int64_t from, size_t *n);
+int64_t *jl_analysis_wakeups(const struct jl_analysis *an, int ti, int64_t from, size_t *n);
 
 /* Does a gap of lost events on CPU (or on any CPU when CPU < 0) overlap [FROM, TO)? */
-bool jl_tan_lost_in(const struct jl_tan *an, int cpu, int64_t from, int64_t to);
+bool jl_analysis_lost_in(const struct jl_analysis *an, int cpu, int64_t from, int64_t to);
 
 /* trace_bandwidth.c: add the wait of an RT task on CPU in [FROM, TO) while lower tasks or nothing ran
  * there, classified (throttle / unpreempted / preempting), to C. Returns the time accounted. */
-int64_t jl_tan_add_lower_stretch(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int64_t stretch_start,
+int64_t jl_analysis_add_lower_stretch(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int64_t stretch_start,
 				 int32_t self_prio, struct jl_cycle *c);
 
 /* The first segment of CPU whose end is after TS (binary search over the timeline). */
-size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts);
+size_t jl_analysis_seg_find(const struct jl_analysis *an, int cpu, int64_t ts);
 /* The segment of CPU covering TS, or NULL (a CPU out of range, or no segment there). */
-const struct jl_segment *jl_tan_seg_at(const struct jl_tan *an, int cpu, int64_t ts);
+const struct jl_segment *jl_analysis_seg_at(const struct jl_analysis *an, int cpu, int64_t ts);
 
 /* trace_waited.c, for trace_decompose.c and trace_window.c: add what ran on CPU in [FROM, TO) while
  * SELF (kernel prio SELF_PRIO) waited (idle as "switch from idle" when IDLE_AS_SWITCH, else "idle");
- * returns the time accounted. Name the parts' tasks and order the parts (jl_tan_finish_parts). */
-int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
+ * returns the time accounted. Name the parts' tasks and order the parts (jl_analysis_finish_parts). */
+int64_t jl_analysis_add_window(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
 			  struct jl_cycle *c, bool idle_as_switch);
-void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c);
+void jl_analysis_finish_parts(const struct jl_analysis *an, struct jl_cycle *c);
 
-/* trace_parts.c: add a part (merged with an equal one); finish a cycle's parts (jl_tan_finish_parts,
+/* trace_parts.c: add a part (merged with an equal one); finish a cycle's parts (jl_analysis_finish_parts,
  * above). */
 void jl_cycle_add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d,
 		       const char *detail);

@@ -44,7 +44,7 @@ static char *engine_cmdlines(const struct jl_engine *eng)
 }
 
 /* Session on the worst wakeup, and the command that opens it. */
-int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
+int jl_trace_kshark_for(const struct jl_analysis *an, const struct jl_cycle *w, const char *dat, const char *session,
 			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen)
 {
 	struct jl_kshark_view v = { .pages = pages };
@@ -93,10 +93,10 @@ static bool has_probe_units(const struct jl_engine *eng)
 static int add_probe_series(struct jl_engine *eng, const struct jl_trace_pages *pages, char *err, size_t errlen)
 {
 	struct jl_trace_readinfo info;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int rc;
 
-	if (jl_tan_init(&an, NULL, 0, pages->ncpus) < 0) {
+	if (jl_analysis_init(&an, NULL, 0, pages->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		return -1;
 	}
@@ -105,7 +105,7 @@ static int add_probe_series(struct jl_engine *eng, const struct jl_trace_pages *
 		rc = jl_trace_probe_series(eng, &an, err, errlen);
 	if (rc == 0)
 		rc = jl_trace_wakeup_series(eng, &an, err, errlen);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -134,7 +134,7 @@ static int write_named(const char *dat, struct jl_tracedat_src *src, const struc
 
 /* The analysis' figures into RES (summary.json's trace block, the terminal's text), the KernelShark
  * session on the worst wakeup, what was recorded. */
-static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_tan *an,
+static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_analysis *an,
 			   const struct jl_trace_readinfo *rinfo, const char *dat, const char *session,
 			   const struct jl_trace_pages *pages, struct jl_trace_result *res, char *err, size_t errlen)
 {
@@ -205,12 +205,12 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *dat, const char *session,
 		       struct jl_tracedat_src *src, struct jl_trace_result *res, char *err, size_t errlen)
 {
-	struct jl_tan *an = jl_trace_live_tan(t);
+	struct jl_analysis *an = jl_trace_live_tan(t);
 	struct jl_trace_stream *st = jl_trace_live_stream(t);
 	struct jl_trace_pages *pages = jl_trace_live_pages(t);
 	uint64_t *bytes = (uint64_t *)pages->cpu_bytes, before;
-	struct jl_tan_sample *samples = NULL;
-	struct jl_tan_thread *threads;
+	struct jl_analysis_sample *samples = NULL;
+	struct jl_analysis_thread *threads;
 	struct jl_trace_readinfo info;
 	int n = 0, rc = -1;
 	bool written = false;
@@ -229,11 +229,11 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	for (int c = 0; c < t->ncpus; c++)
 		bytes[c] = t->cpu[c].bytes; /* the reader has stopped: the files are complete */
 	before = jl_trace_stream_info(st)->records;
-	if (jl_tan_prune_settle(an, jl_engine_window_end(eng)) < 0 || jl_trace_stream_feed(st, INT64_MAX) < 0) {
+	if (jl_analysis_prune_settle(an, jl_engine_window_end(eng)) < 0 || jl_trace_stream_feed(st, INT64_MAX) < 0) {
 		snprintf(err, errlen, "trace: the analysis failed: %s", strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
-	jl_tan_end(an);
+	jl_analysis_end(an);
 	clock_gettime(CLOCK_MONOTONIC, &fed);
 	info = *jl_trace_stream_info(st);
 	if (jl_trace_wakeup_fill(eng, an, err, errlen) < 0)
@@ -290,11 +290,11 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 {
 	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
 	struct jl_trace_advice_in advice;
-	struct jl_tan_sample *samples = NULL;
-	struct jl_tan_thread *threads = NULL;
+	struct jl_analysis_sample *samples = NULL;
+	struct jl_analysis_thread *threads = NULL;
 	int nthreads = 0;
 	struct jl_trace_readinfo info;
-	struct jl_tan an = { 0 };
+	struct jl_analysis an = { 0 };
 	struct jl_tracedat_src src;
 	struct jl_ksyms ksyms = { 0 };
 	struct jl_trace_pages pages = { 0 };
@@ -369,19 +369,19 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 			goto out;
 		}
 	}
-	if (jl_tan_init(&an, threads, nthreads, t->ncpus) < 0) {
+	if (jl_analysis_init(&an, threads, nthreads, t->ncpus) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
 	jl_trace_budget_from_host(host, &an.budget);
 	jl_trace_irq_names(&an);
 	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
-	if (jl_tan_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
+	if (jl_analysis_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
 		snprintf(err, errlen, "trace: out of memory");
 		goto out;
 	}
 	if (t->rec) /* the flight recorder dropped pages: explain only what it kept whole */
-		jl_tan_prune_cover(&an, covered, t->rec);
+		jl_analysis_prune_cover(&an, covered, t->rec);
 	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
 	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
 	if (jl_trace_read_pages(&pages, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
@@ -399,7 +399,7 @@ out:
 		jl_ksyms_free(&ksyms);
 	if (pages.tep)
 		tep_free(pages.tep);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 	free(fds);
 	free(bytes);
 	free(cmdlines);

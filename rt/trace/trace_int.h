@@ -75,13 +75,13 @@ struct jl_trace {
 struct jl_trace_live;
 /* trace_series.c: this machine's IRQ names (/proc/irq) into AN: a threaded handler's task name is cut at
  * 15 characters, the explanation names its IRQ in full. */
-void jl_trace_irq_names(struct jl_tan *an);
+void jl_trace_irq_names(struct jl_analysis *an);
 /* trace_series.c: the engine's series as the analysis' entries, their samples into *SAMPLES (freed by
  * the caller); PARTIAL: every entry a ring's kept cycles. */
-struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
+struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial);
 void jl_trace_live_stop(struct jl_trace *t);
-struct jl_tan *jl_trace_live_tan(struct jl_trace *t);
+struct jl_analysis *jl_trace_live_tan(struct jl_trace *t);
 struct jl_trace_stream *jl_trace_live_stream(struct jl_trace *t);
 /* The pages it reads (its tep; the sizes it reads up to: set them to the final ones before the last feed). */
 struct jl_trace_pages *jl_trace_live_pages(struct jl_trace *t);
@@ -112,21 +112,21 @@ void jl_trace_rec_describe(const struct jl_trace_rec *r, json_object *block);
 
 /* trace_probe.c: the series of the probed threads of `measure = probe` units, from the probe records and
  * births AN collected (a pass over trace.dat); added to ENG after the run. 0, or -1 with ERR. */
-int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
+int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen);
 
 /* trace_wakeups.c: the series of the threads `measure = wakeups` units select (from AN's births and
  * comms, a first pass), then, after the analysis' pass, their samples (the wakeups of entry i = series i);
- * and where a measured entry's time went in [FROM, TO) (jl_tan_offcpu, with trace_offcpu.c's totals):
+ * and where a measured entry's time went in [FROM, TO) (jl_analysis_offcpu, with trace_offcpu.c's totals):
  * running, preempted (behind whom), blocked (who ended it), the wait after a wakeup, migrations. */
-int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
-int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen);
-json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to);
+int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen);
+int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen);
+json_object *jl_analysis_offcpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to);
 
-/* Where a thread's time went in [FROM, TO), state by state (jl_tan_offcpu is this over all its states;
+/* Where a thread's time went in [FROM, TO), state by state (jl_analysis_offcpu is this over all its states;
  * a pruned analysis, trace_prune.c, steps it as the states come and then forgets them). */
 #define JL_OFFCPU_WHO 64
 struct jl_offcpu_who {
-	char name[JL_TEV_COMM + 32];
+	char name[JL_EVENT_COMM + 32];
 	int64_t ns;
 	uint64_t count;
 };
@@ -141,7 +141,7 @@ struct jl_offcpu {
 };
 void jl_offcpu_init(struct jl_offcpu *o, int64_t from, int64_t to);
 /* One state X of thread T (its segments read for the time it was preempted; NULL: the end of the trace). */
-void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct jl_tan_thread *t,
+void jl_offcpu_step(struct jl_offcpu *o, const struct jl_analysis *an, const struct jl_analysis_thread *t,
 		    const struct jl_tstate *x);
 json_object *jl_offcpu_json(struct jl_offcpu *o);
 
@@ -231,17 +231,17 @@ struct jl_trace_readinfo {
 	int nused;
 };
 /* LIVE: the running kernel's symbols when the trace is of this boot (NULL otherwise). */
-int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+int jl_trace_read(const char *path, struct jl_analysis *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
 		  char *err, size_t errlen);
 /* jl_trace_read in two steps, for a caller with work of its own before the analysis can begin (analyze
  * reads the run's summary and samples): _start begins reading PATH (in a second thread where a second CPU
  * is allowed, converting ahead; LIVE must stay valid until _finish or _cancel), _finish feeds AN every
  * event as jl_trace_read does, then frees the reading (NULL from _start: out of memory, said by
- * _finish); _cancel frees it without an analysis. The reader thread (jl_hk_thread_start: SCHED_OTHER,
+ * _finish); _cancel frees it without an analysis. The reader thread (jl_housekeeping_thread_start: SCHED_OTHER,
  * the caller's CPUs) inherits the caller's signal mask: a caller that takes signals blocks them first. */
 struct jl_trace_reading;
 struct jl_trace_reading *jl_trace_read_start(const char *path, const struct jl_ksyms *live);
-int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,
+int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_analysis *an, struct jl_trace_readinfo *info, char *err,
 			 size_t errlen);
 void jl_trace_read_cancel(struct jl_trace_reading *p);
 
@@ -261,22 +261,22 @@ struct jl_trace_pages {
  * with ERR. tep_free() it. */
 struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen);
 /* jl_trace_read and jl_trace_rows over recorded pages. */
-int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, const struct jl_ksyms *live,
+int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_analysis *an, const struct jl_ksyms *live,
 			struct jl_trace_readinfo *info, char *err, size_t errlen);
 int jl_trace_rows_pages(const struct jl_trace_pages *src, const int64_t *ts, long *rows, int n, char *err,
 			size_t errlen);
 /* The recorded pages read as the reader appends them (the live analysis, trace_live.c): SRC's fds, with
  * cpu_bytes pointing at sizes the caller updates. jl_trace_stream_feed feeds AN every record before LIMIT
  * (a CPU with nothing more yet must have nothing more before it; INT64_MAX once the files are complete);
- * it does not end AN (jl_tan_end). */
+ * it does not end AN (jl_analysis_end). */
 struct jl_trace_stream;
-struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_tan *an,
+struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_analysis *an,
 					     const struct jl_ksyms *live);
 int jl_trace_stream_feed(struct jl_trace_stream *s, int64_t limit);
 const struct jl_trace_readinfo *jl_trace_stream_info(const struct jl_trace_stream *s);
 void jl_trace_stream_close(struct jl_trace_stream *s);
 /* A bare trace: up to MAX real-time tasks (pids and comms) with the most wakeups (>= 2), most first. */
-int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
+int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_EVENT_COMM], int max, int *n, char *err,
 		      size_t errlen);
 /* Rows in KernelShark's merged order: number of entries with ts < TS[i], for each i. */
 int jl_trace_rows(const char *path, const int64_t *ts, long *rows, int n, char *err, size_t errlen);
@@ -293,7 +293,7 @@ struct jl_kshark_view {
 int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_view *v, char *err, size_t errlen);
 /* trace_finish.c: the session on cycle W (markers, range, plots of the loop and its culprit); *HINT gets
  * the command that opens it (malloc'd; HINT may be NULL). */
-int jl_trace_kshark_for(const struct jl_tan *an, const struct jl_cycle *w, const char *dat, const char *session,
+int jl_trace_kshark_for(const struct jl_analysis *an, const struct jl_cycle *w, const char *dat, const char *session,
 			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen);
 
 /* trace_result.c: turn an analysis into summary.json's "trace" block and the worst-cycle text. */
@@ -310,7 +310,7 @@ struct jl_trace_advice_in {
 void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a);
 /* One line of advice for C (into OUT), from the part that kept it longest and IN; the rule's name, or NULL when no rule
  * applies or the run already follows its remedy (OUT is then ""). */
-const char *jl_trace_advice(const struct jl_tan *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,
+const char *jl_trace_advice(const struct jl_analysis *an, const struct jl_cycle *c, const struct jl_trace_advice_in *in,
 			    char *out, size_t len);
 
 struct jl_trace_summary_in {
@@ -325,10 +325,10 @@ struct jl_trace_summary_in {
 	struct jl_trace_advice_in advice;
 };
 /* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;
- * what HOST does not say keeps jl_tan_init's defaults. HOST may be NULL. */
-void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b);
+ * what HOST does not say keeps jl_analysis_init's defaults. HOST may be NULL. */
+void jl_trace_budget_from_host(json_object *host, struct jl_analysis_budget *b);
 
-int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
+int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
 		       char **text, struct jl_cycle *worst, int *nworst);
 
 #endif

@@ -3,8 +3,8 @@
  * JL_KEEP_LAST_BYTES; a page leaving it is kept (appended to the CPU's file, which becomes trace.dat's)
  * only if it overlaps a window the watch asked for (jl_trace_keep_cycle, from its thread, as it reads
  * the cycles):
- * - each loop's JL_TAN_PRUNE_WORST worst cycles by latency so far and its JL_TAN_PRUNE_MISSES longest
- *   missed deadlines so far, from jl_tan_prune_back() before the release to 2 ms after the end: what the
+ * - each loop's JL_ANALYSIS_PRUNE_WORST worst cycles by latency so far and its JL_ANALYSIS_PRUNE_MISSES longest
+ *   missed deadlines so far, from jl_analysis_prune_back() before the release to 2 ms after the end: what the
  *   pruned analysis explains (trace_prune.c), with the same margins;
  * - its first JL_KEEP_FIRST_MISSES misses, release to end: so each is in the file (the cap is said);
  * - around the text marker written for each loop's JL_KEEP_MARKED worst so far (ftrace print: "jitterlab:
@@ -69,11 +69,11 @@ struct jl_trace_rec {
  * the same files): the windows must reach as far back as the pruned analysis looks. */
 static int64_t rt_back(void)
 {
-	struct jl_tan_budget b;
+	struct jl_analysis_budget b;
 	long long v;
 	FILE *f;
 
-	jl_tan_budget_defaults(&b);
+	jl_analysis_budget_defaults(&b);
 	f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "re");
 	if (f && fscanf(f, "%lld", &v) == 1)
 		b.rt_runtime_ns = v < 0 ? -1 : v * 1000;
@@ -86,7 +86,7 @@ static int64_t rt_back(void)
 		fclose(f);
 	/* the fair server's runtime may be set higher than the default: look back a whole period for it */
 	b.fair_runtime_ns = b.fair_period_ns / 2 > b.fair_runtime_ns ? b.fair_runtime_ns : b.fair_period_ns / 2;
-	return jl_tan_prune_back(&b);
+	return jl_analysis_prune_back(&b);
 }
 
 int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen)
@@ -279,8 +279,8 @@ void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series 
 		if (!p)
 			return;
 		for (int i = r->nser; i < n; i++) {
-			jl_topk_init(&p[i].lat, JL_TAN_PRUNE_WORST);
-			jl_topk_init(&p[i].miss, JL_TAN_PRUNE_MISSES);
+			jl_topk_init(&p[i].lat, JL_ANALYSIS_PRUNE_WORST);
+			jl_topk_init(&p[i].miss, JL_ANALYSIS_PRUNE_MISSES);
 			jl_topk_init(&p[i].marked, JL_KEEP_MARKED);
 			p[i].misses = 0;
 		}
@@ -292,7 +292,7 @@ void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series 
 	if (miss) {
 		whole |= jl_topk_add(&k->miss, response, x->cycle) >= 0;
 		if (k->misses++ < JL_KEEP_FIRST_MISSES)
-			add_window(r, x->release - JL_TAN_CLOCK_SLACK_NS, end + 1000);
+			add_window(r, x->release - JL_ANALYSIS_CLOCK_SLACK_NS, end + 1000);
 	}
 	if (!whole)
 		return;
@@ -325,8 +325,8 @@ void jl_trace_rec_describe(const struct jl_trace_rec *r, json_object *block)
 	json_object_object_add(o, "mode", json_object_new_string("worst"));
 	json_object_object_add(o, "last_bytes_per_cpu", json_object_new_int64((int64_t)(r->nslots * (uint64_t)r->page_size)));
 	json_object_object_add(o, "last_from_ns", json_object_new_int64(r->ring_from == INT64_MIN ? 0 : r->ring_from));
-	json_object_object_add(o, "worst_per_loop", json_object_new_int(JL_TAN_PRUNE_WORST));
-	json_object_object_add(o, "longest_misses_per_loop", json_object_new_int(JL_TAN_PRUNE_MISSES));
+	json_object_object_add(o, "worst_per_loop", json_object_new_int(JL_ANALYSIS_PRUNE_WORST));
+	json_object_object_add(o, "longest_misses_per_loop", json_object_new_int(JL_ANALYSIS_PRUNE_MISSES));
 	json_object_object_add(o, "first_misses_per_loop", json_object_new_int(JL_KEEP_FIRST_MISSES));
 	json_object_object_add(o, "window_before_ns", json_object_new_int64(r->back));
 	json_object_object_add(o, "windows", json_object_new_int64((int64_t)r->nwin));

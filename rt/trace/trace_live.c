@@ -12,7 +12,7 @@
  * - the earliest release the watch has not seen yet, less a candidate's look back and 50 ms:
  *   no window can start before it any more.
  * jl_trace_finish then stops the thread, gives the analysis the entries' final samples
- * (jl_tan_prune_settle) and feeds it only what is left: the last second or so, whatever the duration. */
+ * (jl_analysis_prune_settle) and feeds it only what is left: the last second or so, whatever the duration. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 
 #include <event-parse.h>
 
-#include "../base/hk_thread.h"
+#include "../base/housekeeping_thread.h"
 #include "../base/stream.h"
 #include "../engine/results.h"
 #include "trace.h"
@@ -33,7 +33,7 @@
 
 struct live_series {
 	struct jl_topk lat, miss;
-	int64_t wlat[JL_TAN_PRUNE_WORST][2], wmiss[JL_TAN_PRUNE_MISSES][2]; /* each slot's whole window */
+	int64_t wlat[JL_ANALYSIS_PRUNE_WORST][2], wmiss[JL_ANALYSIS_PRUNE_MISSES][2]; /* each slot's whole window */
 	uint64_t misses, cycles;
 	int64_t last_release;
 	int64_t rel[JL_KEEP_TAIL];    /* the releases of its last cycles (a ring): its kept tail's start */
@@ -42,8 +42,8 @@ struct live_series {
 
 struct jl_trace_live {
 	struct jl_trace *t;
-	struct jl_tan an;
-	struct jl_tan_sample *none;
+	struct jl_analysis an;
+	struct jl_analysis_sample *none;
 	struct jl_trace_stream *st;
 	struct jl_trace_pages src;
 	int *fds;
@@ -68,7 +68,7 @@ struct jl_trace_live {
 	double busy_s, max_lag_s;
 };
 
-static void pend(struct jl_trace_live *L, const struct jl_tan_sample *x, bool whole)
+static void pend(struct jl_trace_live *L, const struct jl_analysis_sample *x, bool whole)
 {
 	if (L->npend == L->cappend) {
 		size_t cap = L->cappend ? L->cappend * 2 : 64;
@@ -81,32 +81,32 @@ static void pend(struct jl_trace_live *L, const struct jl_tan_sample *x, bool wh
 		L->pend = p;
 		L->cappend = cap;
 	}
-	jl_tan_prune_window(x, whole, L->back, L->pend[L->npend++]);
+	jl_analysis_prune_window(x, whole, L->back, L->pend[L->npend++]);
 }
 
 void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample *x, int64_t latency,
 			 int64_t response, bool miss)
 {
 	struct jl_trace_live *L = t ? t->live : NULL;
-	struct jl_tan_sample s;
+	struct jl_analysis_sample s;
 	struct live_series *k;
 	int slot;
 
 	if (!L || series < 0 || series >= L->nser)
 		return;
-	s = (struct jl_tan_sample){ .release = x->release, .wake = x->wake, .end = x->end, .miss = miss, .cycle = x->cycle };
+	s = (struct jl_analysis_sample){ .release = x->release, .wake = x->wake, .end = x->end, .miss = miss, .cycle = x->cycle };
 	pthread_mutex_lock(&L->mu);
 	k = &L->ser[series];
 	if (x->release >= L->from) {
 		/* a candidate while it is among the worst so far: its whole window in its slot (the one it
 		 * displaced leaves with its window) */
 		if ((slot = jl_topk_add(&k->lat, latency, x->cycle)) >= 0) {
-			jl_tan_prune_window(&s, true, L->back, k->wlat[slot]);
+			jl_analysis_prune_window(&s, true, L->back, k->wlat[slot]);
 			L->cand_changed = true;
 		}
 		if (miss) {
 			if ((slot = jl_topk_add(&k->miss, response, x->cycle)) >= 0) {
-				jl_tan_prune_window(&s, true, L->back, k->wmiss[slot]);
+				jl_analysis_prune_window(&s, true, L->back, k->wmiss[slot]);
 				L->cand_changed = true;
 			}
 			if (k->misses++ < JL_KEEP_MISSES) /* the ring keeps the first misses: their pairs */
@@ -137,13 +137,13 @@ static int live_candidates(struct jl_trace_live *L)
 		}
 	}
 	L->cand_changed = false;
-	return jl_tan_prune_candidates(&L->an, (const int64_t (*)[2])L->cand, n);
+	return jl_analysis_prune_candidates(&L->an, (const int64_t (*)[2])L->cand, n);
 }
 
 /* The windows and candidates the watch gave since the last look, to the analysis (under mu). */
 static void take_windows(struct jl_trace_live *L)
 {
-	if (L->npend && jl_tan_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
+	if (L->npend && jl_analysis_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
 		atomic_store(&L->error, ENOMEM);
 	L->npend = 0;
 	if (L->cand_changed && live_candidates(L) < 0)
@@ -164,7 +164,7 @@ static int live_step(struct jl_trace_live *L)
 		if (!L->an.threads[i].measured)
 			continue;
 		if (k->cycles >= JL_KEEP_TAIL) /* pairs before its last JL_KEEP_TAIL cycles are nobody's */
-			jl_tan_prune_tail_from(&L->an, i, k->rel[k->cycles % JL_KEEP_TAIL] - JL_TAN_CLOCK_SLACK_NS);
+			jl_analysis_prune_tail_from(&L->an, i, k->rel[k->cycles % JL_KEEP_TAIL] - JL_ANALYSIS_CLOCK_SLACK_NS);
 		if (!k->seen) /* no cycle yet: one may come, released at the window's start */
 			watch = L->from < watch ? L->from : watch;
 		else if (k->last_release < watch)
@@ -234,7 +234,7 @@ void jl_trace_live_free(struct jl_trace *t)
 		tep_free(L->src.tep);
 	if (L->have_syms)
 		jl_ksyms_free(&L->ksyms);
-	jl_tan_free(&L->an);
+	jl_analysis_free(&L->an);
 	pthread_mutex_destroy(&L->mu);
 	free(L->ser);
 	free(L->cand);
@@ -248,7 +248,7 @@ void jl_trace_live_free(struct jl_trace *t)
 
 int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_object *host, char *err, size_t errlen)
 {
-	struct jl_tan_thread *threads = NULL;
+	struct jl_analysis_thread *threads = NULL;
 	struct jl_trace_live *L;
 	int n = 0, rc;
 
@@ -272,7 +272,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 		threads[i].samples = NULL;
 		threads[i].nsamples = 0;
 	}
-	if (jl_tan_init(&L->an, threads, n, t->ncpus) < 0)
+	if (jl_analysis_init(&L->an, threads, n, t->ncpus) < 0)
 		goto nomem;
 	free(threads);
 	threads = NULL;
@@ -280,9 +280,9 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 		jl_trace_budget_from_host(host, &L->an.budget);
 	jl_trace_irq_names(&L->an);
 	L->from = eng->t_measure;
-	L->back = jl_tan_prune_back(&L->an.budget);
+	L->back = jl_analysis_prune_back(&L->an.budget);
 	L->fed_to = INT64_MIN;
-	rc = jl_tan_prune_live(&L->an, L->from);
+	rc = jl_analysis_prune_live(&L->an, L->from);
 	if (rc <= 0) { /* an entry that needs every wakeup: the analysis after the run */
 		jl_trace_live_free(t);
 		if (rc < 0)
@@ -291,14 +291,14 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	}
 	L->nser = eng->nseries < n ? eng->nseries : n;
 	L->ser = calloc((size_t)(L->nser > 0 ? L->nser : 1), sizeof(*L->ser));
-	L->cand = calloc((size_t)(L->nser > 0 ? L->nser : 1) * (JL_TAN_PRUNE_WORST + JL_TAN_PRUNE_MISSES), sizeof(*L->cand));
+	L->cand = calloc((size_t)(L->nser > 0 ? L->nser : 1) * (JL_ANALYSIS_PRUNE_WORST + JL_ANALYSIS_PRUNE_MISSES), sizeof(*L->cand));
 	L->fds = calloc((size_t)t->ncpus, sizeof(*L->fds));
 	L->bytes = calloc((size_t)t->ncpus, sizeof(*L->bytes));
 	if (!L->ser || !L->cand || !L->fds || !L->bytes)
 		goto nomem;
 	for (int i = 0; i < L->nser; i++) {
-		jl_topk_init(&L->ser[i].lat, JL_TAN_PRUNE_WORST);
-		jl_topk_init(&L->ser[i].miss, JL_TAN_PRUNE_MISSES);
+		jl_topk_init(&L->ser[i].lat, JL_ANALYSIS_PRUNE_WORST);
+		jl_topk_init(&L->ser[i].miss, JL_ANALYSIS_PRUNE_MISSES);
 	}
 	for (int c = 0; c < t->ncpus; c++)
 		L->fds[c] = t->cpu[c].fd;
@@ -312,7 +312,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	L->st = jl_trace_stream_open(&L->src, &L->an, L->have_syms ? &L->ksyms : NULL);
 	if (!L->st)
 		goto nomem;
-	rc = jl_hk_thread_start(&L->thread, &t->reader_cpus, "jl-analysis", live_main, L); /* beside the reader */
+	rc = jl_housekeeping_thread_start(&L->thread, &t->reader_cpus, "jl-analysis", live_main, L); /* beside the reader */
 	if (rc) {
 		snprintf(err, errlen, "trace: cannot start the live analysis: %s", strerror(rc));
 		jl_trace_live_free(t);
@@ -343,7 +343,7 @@ void jl_trace_live_stop(struct jl_trace *t)
 	pthread_mutex_unlock(&L->mu);
 }
 
-struct jl_tan *jl_trace_live_tan(struct jl_trace *t)
+struct jl_analysis *jl_trace_live_tan(struct jl_trace *t)
 {
 	return t && t->live && !atomic_load(&t->live->error) ? &t->live->an : NULL;
 }

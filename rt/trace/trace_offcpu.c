@@ -49,12 +49,12 @@ static json_object *who_json(struct jl_offcpu_who *w, int n, bool counts)
 }
 
 /* What ran on CPU in [FROM, TO) other than PID: into BEHIND (the tasks, IRQs, softirqs it waited behind). */
-static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t pid, struct jl_offcpu_who *w,
+static void behind(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t pid, struct jl_offcpu_who *w,
 		   int *n, int max)
 {
 	if (cpu < 0 || cpu >= an->ncpus)
 		return;
-	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *g = &an->segs[cpu][i];
 		int64_t a = g->start > from ? g->start : from, b = g->end < to ? g->end : to;
 
@@ -62,7 +62,7 @@ static void behind(const struct jl_tan *an, int cpu, int64_t from, int64_t to, i
 			break;
 		if (b <= a || (g->kind == JL_PART_TASK && g->pid == pid))
 			continue;
-		who_add(w, n, max, jl_tan_name(an, g->name)[0] ? jl_tan_name(an, g->name) : "?", b - a);
+		who_add(w, n, max, jl_analysis_name(an, g->name)[0] ? jl_analysis_name(an, g->name) : "?", b - a);
 	}
 }
 
@@ -74,7 +74,7 @@ void jl_offcpu_init(struct jl_offcpu *o, int64_t from, int64_t to)
 	o->state = o->cpu = -1;
 }
 
-void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct jl_tan_thread *t,
+void jl_offcpu_step(struct jl_offcpu *o, const struct jl_analysis *an, const struct jl_analysis_thread *t,
 		    const struct jl_tstate *x)
 {
 	int64_t ts = x ? x->ts : o->to, a = o->since > o->from ? o->since : o->from, b = ts < o->to ? ts : o->to;
@@ -112,7 +112,7 @@ void jl_offcpu_step(struct jl_offcpu *o, const struct jl_tan *an, const struct j
 		return;
 	}
 	if (x->what == JL_TS_WOKEN && o->state == JL_TS_BLOCKED) /* the sleep just ended: its time goes to who ended it */
-		who_add(o->wk, &o->nwk, JL_OFFCPU_WHO, jl_tan_name(an, x->by)[0] ? jl_tan_name(an, x->by) : "?",
+		who_add(o->wk, &o->nwk, JL_OFFCPU_WHO, jl_analysis_name(an, x->by)[0] ? jl_analysis_name(an, x->by) : "?",
 			b > a ? b - a : 0);
 	o->state = x->what;
 	o->cpu = x->cpu;

@@ -10,7 +10,7 @@
 #include "trace_events.h"
 
 
-size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts)
+size_t jl_analysis_seg_find(const struct jl_analysis *an, int cpu, int64_t ts)
 {
 	size_t lo = 0, hi = an->nsegs[cpu];
 
@@ -25,13 +25,13 @@ size_t jl_tan_seg_find(const struct jl_tan *an, int cpu, int64_t ts)
 	return lo;
 }
 
-const struct jl_segment *jl_tan_seg_at(const struct jl_tan *an, int cpu, int64_t ts)
+const struct jl_segment *jl_analysis_seg_at(const struct jl_analysis *an, int cpu, int64_t ts)
 {
 	size_t i;
 
 	if (cpu < 0 || cpu >= an->ncpus)
 		return NULL;
-	i = jl_tan_seg_find(an, cpu, ts);
+	i = jl_analysis_seg_find(an, cpu, ts);
 	if (i < an->nsegs[cpu] && an->segs[cpu][i].start <= ts)
 		return &an->segs[cpu][i];
 	return NULL;
@@ -116,7 +116,7 @@ static int cmp_part(const void *pa, const void *pb)
  * handler ("irq/25-virtio0-", cut at 15 characters) as "the handler thread irq/25 of IRQ 25
  * virtio0-requests", the IRQ's full name from the trace or /proc/irq; the timer softirq's, softirq and RCU
  * callback threads with what they run. False for any other task. */
-static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out, size_t len)
+static bool rt_kthread_name(const struct jl_analysis *an, const char *name, char *out, size_t len)
 {
 	static const struct { const char *prefix, *what; } kthreads[] = {
 		{ "ktimers/", "the timer softirq's thread" },
@@ -126,7 +126,7 @@ static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out
 	int n, end = 0;
 
 	if (sscanf(name, "irq/%d-%n", &n, &end) == 1 && end > 0 && n >= 0) {
-		const char *full = n < JL_TAN_IRQS && an->irq_name[n] ? jl_tan_name(an, an->irq_name[n]) : name + end;
+		const char *full = n < JL_ANALYSIS_IRQS && an->irq_name[n] ? jl_analysis_name(an, an->irq_name[n]) : name + end;
 
 		snprintf(out, len, "the handler thread irq/%d of IRQ %d %s", n, n, full);
 		return true;
@@ -140,7 +140,7 @@ static bool rt_kthread_name(const struct jl_tan *an, const char *name, char *out
 }
 
 /* Name the tasks of C's parts as the run knows them (thread names, policies) and order the parts. */
-void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c)
+void jl_analysis_finish_parts(const struct jl_analysis *an, struct jl_cycle *c)
 {
 	for (int i = 0; i < c->nparts; i++) {
 		struct jl_part *pt = &c->parts[i];
@@ -151,7 +151,7 @@ void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c)
 			continue;
 		if (pt->kind == JL_PART_TASK && rt_kthread_name(an, pt->name, kname, sizeof(kname)))
 			memcpy(pt->name, kname, sizeof(pt->name));
-		ti = jl_tan_thread_of(an, pt->pid);
+		ti = jl_analysis_thread_of(an, pt->pid);
 		if (ti >= 0 && an->threads[ti].name[0] && pt->kind != JL_PART_UNPREEMPTED)
 			snprintf(pt->name, sizeof(pt->name), "%s%s", pt->kind == JL_PART_OTHER ? "preempting " : "",
 				 an->threads[ti].name);
@@ -163,7 +163,7 @@ void jl_tan_finish_parts(const struct jl_tan *an, struct jl_cycle *c)
 	qsort(c->parts, c->nparts, sizeof(c->parts[0]), cmp_part);
 }
 
-bool jl_tan_lost_in(const struct jl_tan *an, int cpu, int64_t from, int64_t to)
+bool jl_analysis_lost_in(const struct jl_analysis *an, int cpu, int64_t from, int64_t to)
 {
 	for (size_t i = 0; i < an->ngaps; i++)
 		if ((cpu < 0 || an->gaps[i].cpu == cpu) && an->gaps[i].from < to && an->gaps[i].to > from)

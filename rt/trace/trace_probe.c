@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "../../include/jitterlab/probe.h"
-#include "../base/hk_thread.h"
+#include "../base/housekeeping_thread.h"
 #include "../base/output.h"
 #include "../base/stats.h"
 #include "../base/units.h"
@@ -213,7 +213,7 @@ int jl_trace_probe_serve(struct jl_trace *t, const cpu_set_t *cpus, char *err, s
 	if (marker)
 		setenv("JITTERLAB_PROBE_MARKER", marker, 1);
 	tracefs_put_tracing_file(marker);
-	rc = jl_hk_thread_start(&t->probe_thread, cpus, "jl-probe", probe_server_main, t);
+	rc = jl_housekeeping_thread_start(&t->probe_thread, cpus, "jl-probe", probe_server_main, t);
 	if (rc) {
 		snprintf(err, errlen, "probe: cannot start the server thread: %s", strerror(rc));
 		jl_trace_probe_unserve(t);
@@ -254,12 +254,12 @@ void jl_trace_probe_unserve(struct jl_trace *t)
 /* ---- the records become series ---- */
 
 /* The unit (a `measure = probe` exec) whose process tree PID is in, or -1. */
-static int unit_of(const struct jl_engine *eng, const struct jl_tan *an, int32_t pid)
+static int unit_of(const struct jl_engine *eng, const struct jl_analysis *an, int32_t pid)
 {
 	for (int t = 0; t < eng->nthreads; t++) {
 		const struct jl_thread *th = &eng->threads[t];
 
-		if (th->is_exec && th->tid > 0 && th->spec->beh.measure == JL_MEASURE_PROBE && jl_tan_in_tree(an, th->tid, pid))
+		if (th->is_exec && th->tid > 0 && th->spec->beh.measure == JL_MEASURE_PROBE && jl_analysis_in_tree(an, th->tid, pid))
 			return th->unit;
 	}
 	return -1;
@@ -274,7 +274,7 @@ struct prober {
 
 /* The period of a probed series: the scenario's, else the median step between the releases it named
  * (or between its wakes when it named none); 0 when it has fewer than 3 cycles. */
-static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_tan *an, int32_t pid)
+static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_analysis *an, int32_t pid)
 {
 	int64_t *v, prev = 0, period = 0;
 	size_t n = 0;
@@ -285,7 +285,7 @@ static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_t
 	if (!v)
 		return 0;
 	for (size_t i = 0; i < an->nprobes; i++) {
-		const struct jl_tan_probe *p = &an->probes[i];
+		const struct jl_analysis_probe *p = &an->probes[i];
 		int64_t at;
 
 		if (p->pid != pid || p->kind != JL_PROBE_WAKE)
@@ -301,7 +301,7 @@ static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_t
 	return period;
 }
 
-int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	struct prober *pr = NULL;
 	size_t npr = 0;
@@ -309,7 +309,7 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 
 	/* the probing threads, in the order they first wrote */
 	for (size_t i = 0; i < an->nprobes; i++) {
-		const struct jl_tan_probe *p = &an->probes[i];
+		const struct jl_analysis_probe *p = &an->probes[i];
 		size_t k;
 
 		for (k = 0; k < npr && pr[k].pid != p->pid; k++)
@@ -343,9 +343,9 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 		/* UNIT.NAME: the probe's name, else the thread's comm, else its tid; a second thread of the same
 		 * name gets its tid appended */
 		snprintf(what, sizeof(what), "%s", pr[k].name);
-		if (!what[0] && jl_tan_comm(an, pr[k].pid))
-			snprintf(what, sizeof(what), "%s", jl_tan_comm(an, pr[k].pid));
-		jl_tan_clean_name(what); /* a comm may hold anything: a series name must not */
+		if (!what[0] && jl_analysis_comm(an, pr[k].pid))
+			snprintf(what, sizeof(what), "%s", jl_analysis_comm(an, pr[k].pid));
+		jl_analysis_clean_name(what); /* a comm may hold anything: a series name must not */
 		if (!what[0])
 			snprintf(what, sizeof(what), "%d", (int)pr[k].pid);
 		snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
@@ -364,7 +364,7 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_tan *an, char *
 		s->period_ns = period;
 		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : period;
 		for (size_t i = 0; i < an->nprobes; i++) {
-			const struct jl_tan_probe *p = &an->probes[i];
+			const struct jl_analysis_probe *p = &an->probes[i];
 
 			if (p->pid != pr[k].pid)
 				continue;

@@ -1,14 +1,14 @@
-/* trace_prune: the analysis of a long run's trace in flat memory (trace_events.h, jl_tan_prune).
+/* trace_prune: the analysis of a long run's trace in flat memory (trace_events.h, jl_analysis_prune).
  *
  * A run whose loops keep only some cycles (rings: the worst, the first misses, the last ones) can only
  * ever explain or match those. Their windows are known before the first event, so the analysis keeps
  * states, pairs and timeline segments only where a window needs them, and counts the rest as it goes:
- * - a kept sample's wakeup window [release - slack, wake + slack]: where its pair is (jl_tan_match);
- * - a candidate's whole window (each entry's JL_TAN_PRUNE_WORST worst by latency and JL_TAN_PRUNE_MISSES
+ * - a kept sample's wakeup window [release - slack, wake + slack]: where its pair is (jl_analysis_match);
+ * - a candidate's whole window (each entry's JL_ANALYSIS_PRUNE_WORST worst by latency and JL_ANALYSIS_PRUNE_MISSES
  *   longest missed deadlines): from well before the release (the RT budget's shapes look back: at least
  *   twice the throttled share or the fair server's runtime, plus 10 ms) to 2 ms after the end.
  * Pairs outside every window are dropped when they are made (their latency goes to a histogram first).
- * States and segments are dropped a second of trace time behind the events (JL_TAN_PRUNE_LAG_NS), once
+ * States and segments are dropped a second of trace time behind the events (JL_ANALYSIS_PRUNE_LAG_NS), once
  * every CPU's timeline is closed up to them: the off-CPU totals of [from, to) step each state first,
  * with the segments it was preempted behind still there. So what a pruned analysis reports equals what
  * the whole analysis reports, except the wakeup figures: every wakeup, not only those matched to a kept
@@ -23,13 +23,13 @@
 
 /* The pairs of an entry no window keeps yet (a live analysis): [head, n) in the order they were made,
  * those switched in before FROM dropped (older than the entry's last kept cycles). */
-struct jl_tan_tail {
+struct jl_analysis_tail {
 	struct jl_pair *p;
 	size_t head, n, cap;
 	int64_t from;
 };
 
-struct jl_tan_prune {
+struct jl_analysis_prune {
 	int64_t from, to;
 	int64_t (*win)[2];          /* merged, sorted [a, b) */
 	size_t nwin;
@@ -42,10 +42,10 @@ struct jl_tan_prune {
 	int64_t back;               /* a candidate's window: from this before its release */
 	size_t states, pairs, segs; /* forgotten */
 	size_t capwin;
-	/* a live analysis (jl_tan_prune_live): windows come as the run goes; until it settles, the pairs no
+	/* a live analysis (jl_analysis_prune_live): windows come as the run goes; until it settles, the pairs no
 	 * window keeps wait in a ring per entry (a loop's last cycles are kept, known only at the end) */
 	bool live;
-	struct jl_tan_tail *tail;   /* per entry */
+	struct jl_analysis_tail *tail;   /* per entry */
 	int64_t compacted;          /* what compaction may have dropped lies before this */
 	size_t *seg_checked;        /* per CPU: its first segments, kept at the last compaction */
 	int nseg_checked;
@@ -78,13 +78,13 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 /* Mark the K samples of T with the largest V (latency, or response of a miss) as candidates. */
-static void mark_top(const struct jl_tan_thread *t, int64_t from, bool misses, int k, uint8_t *whole,
+static void mark_top(const struct jl_analysis_thread *t, int64_t from, bool misses, int k, uint8_t *whole,
 		     struct rank *r)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->nsamples; i++) {
-		const struct jl_tan_sample *s = &t->samples[i];
+		const struct jl_analysis_sample *s = &t->samples[i];
 
 		if (s->release < from || (misses && !(s->miss && s->end > s->wake)))
 			continue;
@@ -96,28 +96,28 @@ static void mark_top(const struct jl_tan_thread *t, int64_t from, bool misses, i
 		whole[r[i].i] = 1;
 }
 
-int64_t jl_tan_prune_back(const struct jl_tan_budget *bw)
+int64_t jl_analysis_prune_back(const struct jl_analysis_budget *bw)
 {
 	int64_t throttled = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
 	int64_t fair = bw->fair_server ? bw->fair_runtime_ns : 0, shape = throttled > fair ? throttled : fair;
 	int64_t back = 2 * shape + 10000000LL;
 
-	return back < JL_TAN_PRUNE_BACK_MIN ? JL_TAN_PRUNE_BACK_MIN : back;
+	return back < JL_ANALYSIS_PRUNE_BACK_MIN ? JL_ANALYSIS_PRUNE_BACK_MIN : back;
 }
 
-void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx)
+void jl_analysis_prune_cover(struct jl_analysis *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 
 	if (!p)
 		return;
 	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_tan_thread *t = &an->threads[i];
+		const struct jl_analysis_thread *t = &an->threads[i];
 
 		if (!p->whole[i])
 			continue;
 		for (size_t k = 0; k < t->nsamples; k++) {
-			const struct jl_tan_sample *s = &t->samples[k];
+			const struct jl_analysis_sample *s = &t->samples[k];
 			int64_t last = s->end > s->wake ? s->end : s->wake;
 
 			if (p->whole[i][k] && !covered(ctx, s->release - p->back, last + 2000000LL))
@@ -127,7 +127,7 @@ void jl_tan_prune_cover(struct jl_tan *an, bool (*covered)(const void *ctx, int6
 }
 
 /* Add N windows W (any order) to P's merged, sorted ones. 0 or -1. */
-static int win_add(struct jl_tan_prune *p, const int64_t (*w)[2], size_t n)
+static int win_add(struct jl_analysis_prune *p, const int64_t (*w)[2], size_t n)
 {
 	size_t m = 0;
 
@@ -160,7 +160,7 @@ static int win_add(struct jl_tan_prune *p, const int64_t (*w)[2], size_t n)
 }
 
 /* The first of P's windows that ends after A (nwin: none). */
-static size_t win_after(const struct jl_tan_prune *p, int64_t a)
+static size_t win_after(const struct jl_analysis_prune *p, int64_t a)
 {
 	size_t lo = 0, hi = p->nwin;
 
@@ -177,7 +177,7 @@ static size_t win_after(const struct jl_tan_prune *p, int64_t a)
 
 /* Whether what [A, B) needs is still there: everything after the last compaction's horizon is, and before
  * it only what a window held all along (the windows of a live analysis came before their events). */
-static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
+static bool intact(const struct jl_analysis_prune *p, int64_t a, int64_t b)
 {
 	size_t lo;
 
@@ -194,7 +194,7 @@ static bool intact(const struct jl_tan_prune *p, int64_t a, int64_t b)
 
 /* The windows of every measured entry's samples (a candidate's whole one, another's wakeup window), and
  * which samples are candidates. 0 or -1. */
-static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p, bool settle)
+static int sample_windows(struct jl_analysis *an, struct jl_analysis_prune *p, bool settle)
 {
 	size_t total = 0, maxs = 0, nwin = 0;
 	int64_t (*w)[2];
@@ -210,7 +210,7 @@ static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p, bool settle
 	if (!w || !r)
 		goto out;
 	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_tan_thread *t = &an->threads[i];
+		const struct jl_analysis_thread *t = &an->threads[i];
 
 		if (!t->measured)
 			continue;
@@ -218,19 +218,19 @@ static int sample_windows(struct jl_tan *an, struct jl_tan_prune *p, bool settle
 		p->whole[i] = calloc(t->nsamples ? t->nsamples : 1, 1);
 		if (!p->whole[i])
 			goto out;
-		mark_top(t, p->from, false, JL_TAN_PRUNE_WORST, p->whole[i], r);
-		mark_top(t, p->from, true, JL_TAN_PRUNE_MISSES, p->whole[i], r);
+		mark_top(t, p->from, false, JL_ANALYSIS_PRUNE_WORST, p->whole[i], r);
+		mark_top(t, p->from, true, JL_ANALYSIS_PRUNE_MISSES, p->whole[i], r);
 		for (size_t k = 0; k < t->nsamples; k++) {
-			const struct jl_tan_sample *x = &t->samples[k];
+			const struct jl_analysis_sample *x = &t->samples[k];
 
 			if (x->release < p->from)
 				continue;
 			if (settle && p->whole[i][k]) { /* a candidate only now: explained if its window is whole */
-				jl_tan_prune_window(x, true, p->back, w[nwin]);
+				jl_analysis_prune_window(x, true, p->back, w[nwin]);
 				if (!intact(p, w[nwin][0], w[nwin][1]))
 					p->whole[i][k] = 0;
 			}
-			jl_tan_prune_window(x, p->whole[i][k], p->back, w[nwin++]);
+			jl_analysis_prune_window(x, p->whole[i][k], p->back, w[nwin++]);
 		}
 	}
 	rc = win_add(p, (const int64_t (*)[2])w, nwin);
@@ -240,7 +240,7 @@ out:
 	return rc;
 }
 
-void jl_tan_prune_window(const struct jl_tan_sample *x, bool whole, int64_t back, int64_t w[2])
+void jl_analysis_prune_window(const struct jl_analysis_sample *x, bool whole, int64_t back, int64_t w[2])
 {
 	int64_t last = x->end > x->wake ? x->end : x->wake;
 
@@ -248,18 +248,18 @@ void jl_tan_prune_window(const struct jl_tan_sample *x, bool whole, int64_t back
 		w[0] = x->release - back;
 		w[1] = last + 2000000LL;
 	} else {
-		w[0] = x->release - JL_TAN_CLOCK_SLACK_NS;
-		w[1] = x->wake + JL_TAN_CLOCK_SLACK_NS + 1;
+		w[0] = x->release - JL_ANALYSIS_CLOCK_SLACK_NS;
+		w[1] = x->wake + JL_ANALYSIS_CLOCK_SLACK_NS + 1;
 	}
 }
 
 /* Whether every measured entry keeps only some cycles (SAMPLES: and has them already). */
-static bool prunable(const struct jl_tan *an, bool samples)
+static bool prunable(const struct jl_analysis *an, bool samples)
 {
 	bool any = false;
 
 	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_tan_thread *t = &an->threads[i];
+		const struct jl_analysis_thread *t = &an->threads[i];
 
 		if (!t->measured)
 			continue;
@@ -270,21 +270,21 @@ static bool prunable(const struct jl_tan *an, bool samples)
 	return any;
 }
 
-static const struct jl_tan_prune_ops prune_ops = {
-	.pair = jl_tan_prune_pair, .compact = jl_tan_compact, .free = jl_tan_prune_free,
+static const struct jl_analysis_prune_ops prune_ops = {
+	.pair = jl_analysis_prune_pair, .compact = jl_analysis_compact, .free = jl_analysis_prune_free,
 };
 
-static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
+static int prune_new(struct jl_analysis *an, int64_t from, int64_t to)
 {
-	struct jl_tan_prune *p = calloc(1, sizeof(*p));
+	struct jl_analysis_prune *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -1;
 	an->prune = p;
 	an->prune_ops = &prune_ops;
 	p->from = from;
-	p->back = jl_tan_prune_back(&an->budget);
-	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_tan_offcpu then names it) */
+	p->back = jl_analysis_prune_back(&an->budget);
+	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_analysis_offcpu then names it) */
 	p->next = INT64_MIN;
 	p->compacted = INT64_MIN;
 	p->seg_checked = calloc((size_t)an->ncpus, sizeof(*p->seg_checked));
@@ -303,21 +303,21 @@ static int prune_new(struct jl_tan *an, int64_t from, int64_t to)
 	return 0;
 }
 
-int jl_tan_prune(struct jl_tan *an, int64_t from, int64_t to)
+int jl_analysis_prune(struct jl_analysis *an, int64_t from, int64_t to)
 {
 	if (!prunable(an, true))
 		return 0;
 	if (prune_new(an, from, to) < 0 || sample_windows(an, an->prune, false) < 0) {
-		jl_tan_prune_free(an);
+		jl_analysis_prune_free(an);
 		errno = ENOMEM;
 		return -1;
 	}
 	return 1;
 }
 
-int jl_tan_prune_live(struct jl_tan *an, int64_t from)
+int jl_analysis_prune_live(struct jl_analysis *an, int64_t from)
 {
-	struct jl_tan_prune *p;
+	struct jl_analysis_prune *p;
 
 	if (!prunable(an, false))
 		return 0;
@@ -332,12 +332,12 @@ int jl_tan_prune_live(struct jl_tan *an, int64_t from)
 		p->tail[i].from = INT64_MIN;
 	return 1;
 fail:
-	jl_tan_prune_free(an);
+	jl_analysis_prune_free(an);
 	errno = ENOMEM;
 	return -1;
 }
 
-int jl_tan_prune_add(struct jl_tan *an, const int64_t (*w)[2], size_t n)
+int jl_analysis_prune_add(struct jl_analysis *an, const int64_t (*w)[2], size_t n)
 {
 	return an->prune ? win_add(an->prune, w, n) : 0;
 }
@@ -349,9 +349,9 @@ static int cmp_cand(const void *a, const void *b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-int jl_tan_prune_candidates(struct jl_tan *an, const int64_t (*w)[2], size_t n)
+int jl_analysis_prune_candidates(struct jl_analysis *an, const int64_t (*w)[2], size_t n)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 	int64_t end = INT64_MIN;
 
 	if (!p)
@@ -378,9 +378,9 @@ int jl_tan_prune_candidates(struct jl_tan *an, const int64_t (*w)[2], size_t n)
 	return 0;
 }
 
-void jl_tan_prune_tail_from(struct jl_tan *an, int ti, int64_t t)
+void jl_analysis_prune_tail_from(struct jl_analysis *an, int ti, int64_t t)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 
 	if (p && p->tail && ti >= 0 && ti < an->nthreads && t > p->tail[ti].from)
 		p->tail[ti].from = t;
@@ -396,9 +396,9 @@ static int cmp_pair_in(const void *a, const void *b)
 	return (x->waking > y->waking) - (x->waking < y->waking);
 }
 
-int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
+int jl_analysis_prune_settle(struct jl_analysis *an, int64_t to)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 
 	if (!p || !p->live)
 		return 0;
@@ -410,19 +410,19 @@ int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
 	/* the pairs that waited in the rings: those the final windows keep join the entry's (in the order the
 	 * analysis made them: by switch-in), the others are forgotten */
 	for (int i = 0; i < an->nthreads; i++) {
-		struct jl_tan_thread *t = &an->threads[i];
-		struct jl_tan_tail *q = &p->tail[i];
+		struct jl_analysis_thread *t = &an->threads[i];
+		struct jl_analysis_tail *q = &p->tail[i];
 		size_t add = 0;
 
 		for (size_t k = q->head; k < q->n; k++) {
 			const struct jl_pair *x = &q->p[k];
 
-			if (!jl_tan_prune_keeps(an, x->waking, x->switch_in + 1)) {
+			if (!jl_analysis_prune_keeps(an, x->waking, x->switch_in + 1)) {
 				p->pairs++;
 				t->pairs_forgotten++;
 				continue;
 			}
-			if (jl_tan_keep_pair(t, x) < 0)
+			if (jl_analysis_keep_pair(t, x) < 0)
 				return -1;
 			add++;
 		}
@@ -435,9 +435,9 @@ int jl_tan_prune_settle(struct jl_tan *an, int64_t to)
 	return 0;
 }
 
-void jl_tan_prune_free(struct jl_tan *an)
+void jl_analysis_prune_free(struct jl_analysis *an)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 
 	if (!p)
 		return;
@@ -463,7 +463,7 @@ void jl_tan_prune_free(struct jl_tan *an)
 }
 
 /* Whether a candidate's window holds some of [A, B): among those starting before B, the largest end. */
-static bool cand_keeps(const struct jl_tan_prune *p, int64_t a, int64_t b)
+static bool cand_keeps(const struct jl_analysis_prune *p, int64_t a, int64_t b)
 {
 	size_t lo = 0, hi = p->ncand;
 
@@ -481,7 +481,7 @@ static bool cand_keeps(const struct jl_tan_prune *p, int64_t a, int64_t b)
 /* win_after(P, A) from the hint *AT (its last answer): the spans asked about mostly come in time order,
  * so the answer is a step or two on; the hint is taken only while the window before it ends at or before
  * A (the windows' ends are in order), else, or after 8 steps, a binary search. */
-static size_t win_after_hint(const struct jl_tan_prune *p, size_t *at, int64_t a)
+static size_t win_after_hint(const struct jl_analysis_prune *p, size_t *at, int64_t a)
 {
 	size_t i = *at;
 
@@ -498,34 +498,34 @@ static size_t win_after_hint(const struct jl_tan_prune *p, size_t *at, int64_t a
 }
 
 /* Whether a window, or a candidate's, holds some of [A, B); LO is win_after(P, A). */
-static inline bool keeps_from(const struct jl_tan_prune *p, size_t lo, int64_t a, int64_t b)
+static inline bool keeps_from(const struct jl_analysis_prune *p, size_t lo, int64_t a, int64_t b)
 {
 	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
-/* jl_tan_prune_keeps for spans asked mostly in time order: *AT is the search's hint (start it at 0). */
-static bool keeps_next(const struct jl_tan_prune *p, size_t *at, int64_t a, int64_t b)
+/* jl_analysis_prune_keeps for spans asked mostly in time order: *AT is the search's hint (start it at 0). */
+static bool keeps_next(const struct jl_analysis_prune *p, size_t *at, int64_t a, int64_t b)
 {
 	return keeps_from(p, win_after_hint(p, at, a), a, b);
 }
 
-bool jl_tan_prune_keeps(const struct jl_tan *an, int64_t a, int64_t b)
+bool jl_analysis_prune_keeps(const struct jl_analysis *an, int64_t a, int64_t b)
 {
-	const struct jl_tan_prune *p = an->prune;
+	const struct jl_analysis_prune *p = an->prune;
 
 	return !p || keeps_from(p, win_after(p, a), a, b);
 }
 
-bool jl_tan_sample_whole(const struct jl_tan *an, int ti, size_t si)
+bool jl_analysis_sample_whole(const struct jl_analysis *an, int ti, size_t si)
 {
-	const struct jl_tan_prune *p = an->prune;
+	const struct jl_analysis_prune *p = an->prune;
 
 	return !p || !p->whole[ti] || p->whole[ti][si];
 }
 
-bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
+bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 
 	if (!p)
 		return true;
@@ -534,7 +534,7 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 	if (keeps_next(p, &p->pair_at, pr->waking, pr->switch_in + 1))
 		return true;
 	if (p->live && p->tail) { /* maybe one of the loop's last cycles: known at the end */
-		struct jl_tan_tail *q = &p->tail[ti];
+		struct jl_analysis_tail *q = &p->tail[ti];
 
 		while (q->head < q->n && q->p[q->head].switch_in < q->from) { /* older than its last cycles */
 			q->head++;
@@ -567,9 +567,9 @@ bool jl_tan_prune_pair(struct jl_tan *an, int ti, const struct jl_pair *pr)
 	return false;
 }
 
-bool jl_tan_prune_wakeups(const struct jl_tan *an, int ti, struct jl_dist *d, size_t *n)
+bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_dist *d, size_t *n)
 {
-	const struct jl_tan_prune *p = an->prune;
+	const struct jl_analysis_prune *p = an->prune;
 	int o;
 
 	if (!p)
@@ -582,10 +582,10 @@ bool jl_tan_prune_wakeups(const struct jl_tan *an, int ti, struct jl_dist *d, si
 	return true;
 }
 
-bool jl_tan_prune_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
+bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
 			 size_t *first)
 {
-	const struct jl_tan_prune *p = an->prune;
+	const struct jl_analysis_prune *p = an->prune;
 
 	if (!p || p->from != from || (p->to != to && p->to != INT64_MAX))
 		return false;
@@ -595,9 +595,9 @@ bool jl_tan_prune_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t 
 	return true;
 }
 
-void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs, size_t *segs)
+void jl_analysis_prune_counts(const struct jl_analysis *an, size_t *states, size_t *pairs, size_t *segs)
 {
-	const struct jl_tan_prune *p = an->prune;
+	const struct jl_analysis_prune *p = an->prune;
 
 	*states = p ? p->states : 0;
 	*pairs = p ? p->pairs : 0;
@@ -607,10 +607,10 @@ void jl_tan_prune_counts(const struct jl_tan *an, size_t *states, size_t *pairs,
 /* Step entry TI's off-CPU totals over its states before CLOSED, then keep only the states not stepped
  * and those whose span [ts, next ts) overlaps a window. The ones stepped and kept at the last compaction
  * (the first oc_done) are not looked at again: windows only grow, they stay kept. */
-static void compact_states(struct jl_tan *an, int ti, int64_t closed)
+static void compact_states(struct jl_analysis *an, int ti, int64_t closed)
 {
-	struct jl_tan_prune *p = an->prune;
-	struct jl_tan_thread *t = &an->threads[ti];
+	struct jl_analysis_prune *p = an->prune;
+	struct jl_analysis_thread *t = &an->threads[ti];
 	size_t k = p->oc_done[ti], done, j;
 
 	while (k < t->nstates && t->states[k].ts < closed && !p->oc[ti].done)
@@ -635,15 +635,15 @@ static void compact_states(struct jl_tan *an, int ti, int64_t closed)
 	p->oc_done[ti] = done;
 }
 
-int jl_tan_compact(struct jl_tan *an, int64_t now)
+int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 {
-	struct jl_tan_prune *p = an->prune;
+	struct jl_analysis_prune *p = an->prune;
 	int64_t closed;
 
 	if (!p || now < p->next)
 		return 0;
-	p->next = now + JL_TAN_PRUNE_LAG_NS;
-	closed = jl_tan_timeline_closed(an, now - JL_TAN_PRUNE_LAG_NS);
+	p->next = now + JL_ANALYSIS_PRUNE_LAG_NS;
+	closed = jl_analysis_timeline_closed(an, now - JL_ANALYSIS_PRUNE_LAG_NS);
 	if (an->ncpus > p->nseg_checked) { /* CPUs the trace showed since */
 		size_t *g = realloc(p->seg_checked, (size_t)an->ncpus * sizeof(*g));
 
@@ -660,13 +660,13 @@ int jl_tan_compact(struct jl_tan *an, int64_t now)
 			compact_states(an, ti, closed);
 	if (p->recheck) /* the pairs a candidate that left kept (its own cycle's pair: the ring's, if kept) */
 		for (int ti = 0; ti < an->nthreads; ti++) {
-			struct jl_tan_thread *t = &an->threads[ti];
+			struct jl_analysis_thread *t = &an->threads[ti];
 			size_t j = 0;
 
 			for (size_t i = 0; i < t->npairs; i++) {
 				const struct jl_pair *x = &t->pairs[i];
 
-				if (x->switch_in >= closed || jl_tan_prune_keeps(an, x->waking, x->switch_in + 1)) {
+				if (x->switch_in >= closed || jl_analysis_prune_keeps(an, x->waking, x->switch_in + 1)) {
 					t->pairs[j++] = *x;
 				} else {
 					p->pairs++;

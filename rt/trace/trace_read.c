@@ -20,7 +20,7 @@
 #include <trace-cmd.h>
 #include <tracefs.h>
 
-#include "../base/hk_thread.h"
+#include "../base/housekeeping_thread.h"
 #include "trace_int.h"
 #include "../../include/jitterlab/probe.h"
 
@@ -37,46 +37,46 @@ struct evdef {
 
 /* The events the analysis understands, and the fields it reads from each. */
 static const struct evdef evdefs[] = {
-	{ "sched", "sched_switch", JL_TEV_SWITCH,
+	{ "sched", "sched_switch", JL_EVENT_SWITCH,
 	  { [F_PREV_PID] = "prev_pid", [F_PREV_PRIO] = "prev_prio", [F_PREV_STATE] = "prev_state",
 	    [F_PREV_COMM] = "prev_comm", [F_NEXT_PID] = "next_pid", [F_NEXT_PRIO] = "next_prio",
 	    [F_NEXT_COMM] = "next_comm" } },
-	{ "sched", "sched_waking", JL_TEV_WAKING,
+	{ "sched", "sched_waking", JL_EVENT_WAKING,
 	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
-	{ "sched", "sched_wakeup_new", JL_TEV_WAKEUP_NEW,
+	{ "sched", "sched_wakeup_new", JL_EVENT_WAKEUP_NEW,
 	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
-	{ "sched", "sched_wakeup", JL_TEV_WAKEUP,
+	{ "sched", "sched_wakeup", JL_EVENT_WAKEUP,
 	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_TARGET] = "target_cpu" } },
-	{ "sched", "sched_migrate_task", JL_TEV_MIGRATE,
+	{ "sched", "sched_migrate_task", JL_EVENT_MIGRATE,
 	  { [F_PID] = "pid", [F_PRIO] = "prio", [F_COMM] = "comm", [F_DEST] = "dest_cpu" } },
-	{ "irq", "irq_handler_entry", JL_TEV_IRQ_ENTRY, { [F_IRQ] = "irq", [F_NAME] = "name" } },
-	{ "irq", "irq_handler_exit", JL_TEV_IRQ_EXIT, { [F_IRQ] = "irq" } },
+	{ "irq", "irq_handler_entry", JL_EVENT_IRQ_ENTRY, { [F_IRQ] = "irq", [F_NAME] = "name" } },
+	{ "irq", "irq_handler_exit", JL_EVENT_IRQ_EXIT, { [F_IRQ] = "irq" } },
 	/* x86 IPI handlers: IRQ pieces named by the vector (irq -2, -3, -4) */
-	{ "irq_vectors", "reschedule_entry", JL_TEV_IRQ_ENTRY, { 0 } },
-	{ "irq_vectors", "reschedule_exit", JL_TEV_IRQ_EXIT, { 0 } },
-	{ "irq_vectors", "call_function_entry", JL_TEV_IRQ_ENTRY, { 0 } },
-	{ "irq_vectors", "call_function_exit", JL_TEV_IRQ_EXIT, { 0 } },
-	{ "irq_vectors", "call_function_single_entry", JL_TEV_IRQ_ENTRY, { 0 } },
-	{ "irq_vectors", "call_function_single_exit", JL_TEV_IRQ_EXIT, { 0 } },
-	{ "irq", "softirq_entry", JL_TEV_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
-	{ "irq", "softirq_exit", JL_TEV_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
-	{ "timer", "hrtimer_expire_entry", JL_TEV_TIMER_ENTRY,
+	{ "irq_vectors", "reschedule_entry", JL_EVENT_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "reschedule_exit", JL_EVENT_IRQ_EXIT, { 0 } },
+	{ "irq_vectors", "call_function_entry", JL_EVENT_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "call_function_exit", JL_EVENT_IRQ_EXIT, { 0 } },
+	{ "irq_vectors", "call_function_single_entry", JL_EVENT_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "call_function_single_exit", JL_EVENT_IRQ_EXIT, { 0 } },
+	{ "irq", "softirq_entry", JL_EVENT_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
+	{ "irq", "softirq_exit", JL_EVENT_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
+	{ "timer", "hrtimer_expire_entry", JL_EVENT_TIMER_ENTRY,
 	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_NOW] = "now" } },
-	{ "timer", "hrtimer_start", JL_TEV_TIMER_START,
+	{ "timer", "hrtimer_start", JL_EVENT_TIMER_START,
 	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_EXPIRES] = "expires", [F_SOFTEXPIRES] = "softexpires" } },
-	{ "timer", "hrtimer_expire_exit", JL_TEV_TIMER_EXIT, { 0 } },
-	{ "ftrace", "raw_data", JL_TEV_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
-	{ "sched", "sched_pi_setprio", JL_TEV_PI_SETPRIO,
+	{ "timer", "hrtimer_expire_exit", JL_EVENT_TIMER_EXIT, { 0 } },
+	{ "ftrace", "raw_data", JL_EVENT_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
+	{ "sched", "sched_pi_setprio", JL_EVENT_PI_SETPRIO,
 	  { [F_PID] = "pid", [F_COMM] = "comm", [F_OLDPRIO] = "oldprio", [F_NEWPRIO] = "newprio" } },
-	{ "task", "task_newtask", JL_TEV_NEWTASK, { [F_PID] = "pid", [F_COMM] = "comm", [F_CLONE_FLAGS] = "clone_flags" } },
-	{ "sched", "sched_process_fork", JL_TEV_FORK,
+	{ "task", "task_newtask", JL_EVENT_NEWTASK, { [F_PID] = "pid", [F_COMM] = "comm", [F_CLONE_FLAGS] = "clone_flags" } },
+	{ "sched", "sched_process_fork", JL_EVENT_FORK,
 	  { [F_PARENT_PID] = "parent_pid", [F_PARENT_COMM] = "parent_comm", [F_CHILD_PID] = "child_pid",
 	    [F_CHILD_COMM] = "child_comm" } },
-	{ "task", "task_rename", JL_TEV_RENAME, { [F_PID] = "pid", [F_OLDCOMM] = "oldcomm", [F_NEWCOMM] = "newcomm" } },
-	{ "sched", "sched_process_exit", JL_TEV_EXIT,
+	{ "task", "task_rename", JL_EVENT_RENAME, { [F_PID] = "pid", [F_OLDCOMM] = "oldcomm", [F_NEWCOMM] = "newcomm" } },
+	{ "sched", "sched_process_exit", JL_EVENT_EXIT,
 	  { [F_PID] = "pid", [F_COMM] = "comm", [F_PRIO] = "prio", [F_GROUP_DEAD] = "group_dead" } },
-	{ "ipi", "ipi_send_cpu", JL_TEV_IPI, { [F_CPU] = "cpu", [F_CALLSITE] = "callsite", [F_CALLBACK] = "callback" } },
-	{ "ipi", "ipi_send_cpumask", JL_TEV_IPI,
+	{ "ipi", "ipi_send_cpu", JL_EVENT_IPI, { [F_CPU] = "cpu", [F_CALLSITE] = "callsite", [F_CALLBACK] = "callback" } },
+	{ "ipi", "ipi_send_cpumask", JL_EVENT_IPI,
 	  { [F_CPUMASK] = "cpumask", [F_CALLSITE] = "callsite", [F_CALLBACK] = "callback" } },
 };
 #define NDEFS (int)(sizeof(evdefs) / sizeof(evdefs[0]))
@@ -99,7 +99,7 @@ struct reader {
 	uint8_t by_id[4096];          /* event id -> index in known + 1 (ids below 4096; others: a search) */
 	struct tep_format_field *common_type, *common_pid, *common_flags;
 	bool swap;                    /* the records' byte order is not the host's: read through libtraceevent */
-	struct jl_tan *an;
+	struct jl_analysis *an;
 	const struct jl_ksyms *live;
 	bool pages;                  /* reading recorded pages with this kernel's tep (jl_trace_read_pages) */
 	struct jl_trace_readinfo *info;
@@ -108,7 +108,7 @@ struct reader {
 	struct fn_cached {
 		unsigned long long addr;
 		bool inside, used;
-		char name[JL_TEV_COMM];
+		char name[JL_EVENT_COMM];
 	} fncache[64];
 	/* rows mode */
 	const int64_t *ts;
@@ -138,7 +138,7 @@ static void setup(struct reader *r)
 		k = &r->known[r->nknown++];
 		k->id = ev->id;
 		k->def = i;
-		k->kind = evdefs[i].kind == JL_TEV_WAKEUP && no_waking ? JL_TEV_WAKING : evdefs[i].kind;
+		k->kind = evdefs[i].kind == JL_EVENT_WAKEUP && no_waking ? JL_EVENT_WAKING : evdefs[i].kind;
 		k->need = 0;
 		for (int f = 0; f < F_N; f++) {
 			struct tep_format_field *fld = evdefs[i].fields[f] ? tep_find_field(ev, evdefs[i].fields[f]) : NULL;
@@ -249,7 +249,7 @@ static void str(const struct known *k, int f, const struct tep_record *rec, char
 		return;
 	}
 	if (field_bytes(fld, rec, &off, &size))
-		jl_tev_copy(out, len, (const char *)rec->data + off, (size_t)size);
+		jl_event_copy(out, len, (const char *)rec->data + off, (size_t)size);
 }
 
 static const struct known *lookup(const struct reader *r, int id)
@@ -330,7 +330,7 @@ static uint64_t cpumask64(const struct known *k, int f, const struct tep_record 
 	return mask;
 }
 
-static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
+static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_event *ev)
 {
 	const struct known *k;
 	unsigned long long addr;
@@ -338,24 +338,24 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 	memset(ev, 0, sizeof(*ev));
 	ev->ts = (int64_t)rec->ts;
 	ev->cpu = cpu;
-	ev->kind = JL_TEV_OTHER;
+	ev->kind = JL_EVENT_OTHER;
 	ev->has_cur = true;
 	if (r->swap) {
 		int fl = tep_data_flags(r->tep, rec); /* common_flags: in which context the record was written */
 
 		k = lookup(r, tep_data_type(r->tep, rec));
 		ev->cur = tep_data_pid(r->tep, rec);
-		ev->flags = fl > 0 ? (uint8_t)(fl & (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ)) : 0;
+		ev->flags = fl > 0 ? (uint8_t)(fl & (JL_EVENT_F_HARDIRQ | JL_EVENT_F_SOFTIRQ)) : 0;
 	} else {
 		k = lookup(r, (int)common_u(r, r->common_type, rec->data));
 		ev->cur = (int32_t)common_u(r, r->common_pid, rec->data);
-		ev->flags = (uint8_t)(common_u(r, r->common_flags, rec->data) & (JL_TEV_F_HARDIRQ | JL_TEV_F_SOFTIRQ));
+		ev->flags = (uint8_t)(common_u(r, r->common_flags, rec->data) & (JL_EVENT_F_HARDIRQ | JL_EVENT_F_SOFTIRQ));
 	}
 	if (!k)
 		return 0;
 	ev->kind = k->kind;
 	switch (ev->kind) {
-	case JL_TEV_SWITCH:
+	case JL_EVENT_SWITCH:
 		ev->prev_pid = (int32_t)num(r, k, F_PREV_PID, rec, -1);
 		ev->prev_prio = (int32_t)num(r, k, F_PREV_PRIO, rec, 0);
 		ev->prev_state = num(r, k, F_PREV_STATE, rec, 0);
@@ -364,17 +364,17 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		ev->prio = (int32_t)num(r, k, F_NEXT_PRIO, rec, 0);
 		str(k, F_NEXT_COMM, rec, ev->comm, sizeof(ev->comm));
 		break;
-	case JL_TEV_WAKING:
-	case JL_TEV_WAKEUP_NEW:
-	case JL_TEV_WAKEUP:
-	case JL_TEV_MIGRATE:
+	case JL_EVENT_WAKING:
+	case JL_EVENT_WAKEUP_NEW:
+	case JL_EVENT_WAKEUP:
+	case JL_EVENT_MIGRATE:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
 		ev->prio = (int32_t)num(r, k, F_PRIO, rec, 0);
 		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
-		ev->target_cpu = (int32_t)num(r, k, ev->kind == JL_TEV_MIGRATE ? F_DEST : F_TARGET, rec, -1);
+		ev->target_cpu = (int32_t)num(r, k, ev->kind == JL_EVENT_MIGRATE ? F_DEST : F_TARGET, rec, -1);
 		break;
-	case JL_TEV_IRQ_ENTRY:
-	case JL_TEV_IRQ_EXIT:
+	case JL_EVENT_IRQ_ENTRY:
+	case JL_EVENT_IRQ_EXIT:
 		ev->pid = (int32_t)num(r, k, F_IRQ, rec, -1);
 		str(k, F_NAME, rec, ev->comm, sizeof(ev->comm));
 		if (!k->f[F_IRQ]) { /* an IPI handler: named by its event */
@@ -385,54 +385,54 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 				 ? "call function single" : "call function");
 		}
 		break;
-	case JL_TEV_SOFTIRQ_ENTRY:
-	case JL_TEV_SOFTIRQ_EXIT:
+	case JL_EVENT_SOFTIRQ_ENTRY:
+	case JL_EVENT_SOFTIRQ_EXIT:
 		ev->pid = (int32_t)num(r, k, F_VEC, rec, -1);
 		break;
-	case JL_TEV_TIMER_ENTRY:
-	case JL_TEV_TIMER_START:
+	case JL_EVENT_TIMER_ENTRY:
+	case JL_EVENT_TIMER_START:
 		addr = (unsigned long long)num(r, k, F_FUNC, rec, 0);
 		fn_name(r, addr, false, ev->comm, sizeof(ev->comm));
 		if (!addr)
 			snprintf(ev->comm, sizeof(ev->comm), "0");
 		ev->arg = (uint64_t)num(r, k, F_HRTIMER, rec, 0);
-		if (ev->kind == JL_TEV_TIMER_ENTRY) {
+		if (ev->kind == JL_EVENT_TIMER_ENTRY) {
 			ev->expires = num(r, k, F_NOW, rec, 0);
 		} else {
 			ev->expires = num(r, k, F_EXPIRES, rec, 0);
 			ev->softexpires = num(r, k, F_SOFTEXPIRES, rec, 0);
 		}
 		break;
-	case JL_TEV_PI_SETPRIO:
+	case JL_EVENT_PI_SETPRIO:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
 		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
 		ev->prev_prio = (int32_t)num(r, k, F_OLDPRIO, rec, 0);
 		ev->prio = (int32_t)num(r, k, F_NEWPRIO, rec, 0);
 		break;
-	case JL_TEV_NEWTASK:
+	case JL_EVENT_NEWTASK:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
 		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
 		ev->prev_pid = ev->cur; /* written by the task that cloned it */
 		ev->arg = (uint64_t)num(r, k, F_CLONE_FLAGS, rec, 0);
 		break;
-	case JL_TEV_FORK:
+	case JL_EVENT_FORK:
 		ev->prev_pid = (int32_t)num(r, k, F_PARENT_PID, rec, -1);
 		str(k, F_PARENT_COMM, rec, ev->prev_comm, sizeof(ev->prev_comm));
 		ev->pid = (int32_t)num(r, k, F_CHILD_PID, rec, -1);
 		str(k, F_CHILD_COMM, rec, ev->comm, sizeof(ev->comm));
 		break;
-	case JL_TEV_RENAME:
+	case JL_EVENT_RENAME:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
 		str(k, F_OLDCOMM, rec, ev->prev_comm, sizeof(ev->prev_comm));
 		str(k, F_NEWCOMM, rec, ev->comm, sizeof(ev->comm));
 		break;
-	case JL_TEV_EXIT:
+	case JL_EVENT_EXIT:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
 		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
 		ev->prio = (int32_t)num(r, k, F_PRIO, rec, 0);
 		ev->arg = (uint64_t)num(r, k, F_GROUP_DEAD, rec, 0) != 0;
 		break;
-	case JL_TEV_IPI:
+	case JL_EVENT_IPI:
 		if (k->f[F_CPU]) {
 			ev->target_cpu = (int32_t)num(r, k, F_CPU, rec, -1);
 			ev->arg = ev->target_cpu >= 0 && ev->target_cpu < 64 ? 1ull << ev->target_cpu : 0;
@@ -443,7 +443,7 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		fn_name(r, (unsigned long long)num(r, k, F_CALLBACK, rec, 0), false, ev->comm, sizeof(ev->comm));
 		fn_name(r, (unsigned long long)num(r, k, F_CALLSITE, rec, 0), true, ev->prev_comm, sizeof(ev->prev_comm));
 		break;
-	case JL_TEV_MARK:
+	case JL_EVENT_MARK:
 		if ((uint32_t)num(r, k, F_ID, rec, 0) == JL_PROBE_ID && k->f[F_BUF] &&
 		    k->f[F_BUF]->offset + (int)(offsetof(struct jl_probe_rec, name) - 4) <= rec->size) {
 			/* a probed program's record (include/jitterlab/probe.h): the id, then the rest */
@@ -453,7 +453,7 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 			if (have > (int)sizeof(p) - 4)
 				have = (int)sizeof(p) - 4;
 			memcpy((char *)&p + 4, (const char *)rec->data + k->f[F_BUF]->offset, (size_t)have);
-			ev->kind = JL_TEV_PROBE;
+			ev->kind = JL_EVENT_PROBE;
 			ev->mark_thread = (int32_t)p.kind;
 			ev->expires = p.release_ns;
 			p.name[sizeof(p.name) - 1] = '\0';
@@ -462,7 +462,7 @@ static int convert(struct reader *r, struct tep_record *rec, int cpu, struct jl_
 		}
 		if ((uint32_t)num(r, k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||
 		    k->f[F_BUF]->offset + (int)(sizeof(struct jl_trace_mark_rec) - 4) > rec->size) {
-			ev->kind = JL_TEV_OTHER;
+			ev->kind = JL_EVENT_OTHER;
 			break;
 		}
 		{
@@ -483,7 +483,7 @@ typedef int (*rec_fn)(struct tracecmd_input *h, struct tep_record *rec, int cpu,
 
 /* REC as the events it stands for, into EV (room for 2): a gap of lost events first when REC is the first
  * record after one, then REC itself. Counts it in R->info. The number of events. */
-static int record_events(struct reader *r, struct tep_record *rec, int cpu, struct jl_tev *ev)
+static int record_events(struct reader *r, struct tep_record *rec, int cpu, struct jl_event *ev)
 {
 	int n = 0;
 
@@ -491,7 +491,7 @@ static int record_events(struct reader *r, struct tep_record *rec, int cpu, stru
 	if (cpu + 1 > r->info->ncpus)
 		r->info->ncpus = cpu + 1;
 	if (rec->missed_events) {
-		ev[n++] = (struct jl_tev){ .ts = (int64_t)rec->ts, .cpu = cpu, .kind = JL_TEV_LOST,
+		ev[n++] = (struct jl_event){ .ts = (int64_t)rec->ts, .cpu = cpu, .kind = JL_EVENT_LOST,
 					   .prev_state = rec->missed_events > 0 ? rec->missed_events : 0 };
 		r->info->lost_gaps++;
 		if (rec->missed_events > 0)
@@ -504,12 +504,12 @@ static int record_events(struct reader *r, struct tep_record *rec, int cpu, stru
 static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct reader *r = data;
-	struct jl_tev ev[2];
+	struct jl_event ev[2];
 	int n = record_events(r, rec, cpu, ev);
 
 	(void)h;
 	for (int i = 0; i < n; i++)
-		if (jl_tan_feed(r->an, &ev[i]) < 0) {
+		if (jl_analysis_feed(r->an, &ev[i]) < 0) {
 			r->failed = errno ? errno : ENOMEM;
 			return -1;
 		}
@@ -788,7 +788,7 @@ static int dat_iterate(struct tracecmd_input *h, const char *path, rec_fn fn, vo
 
 struct pipe_batch {
 	int n;
-	struct jl_tev ev[PIPE_BATCH];
+	struct jl_event ev[PIPE_BATCH];
 };
 
 /* The reader thread writes r's counters (info) on every record and reads r for every field: r and info
@@ -929,7 +929,7 @@ static struct jl_trace_reading *reading_new(const char *path, const struct jl_tr
 		CPU_ZERO(&other);
 		if (sched_getaffinity(0, sizeof(other), &other) == 0 && me >= 0 && me < CPU_SETSIZE)
 			CPU_CLR(me, &other);
-		p->threaded = jl_hk_thread_start(&p->thread, CPU_COUNT(&other) ? &other : NULL, "jl-read", pipe_reader,
+		p->threaded = jl_housekeeping_thread_start(&p->thread, CPU_COUNT(&other) ? &other : NULL, "jl-read", pipe_reader,
 						 p) == 0;
 	}
 	return p;
@@ -996,7 +996,7 @@ static void pipe_spin(const struct jl_trace_reading *p)
 }
 
 /* Feed P's events to AN, in this thread: from the reader's batches, or reading them here. */
-static int reading_feed(struct jl_trace_reading *p, struct jl_tan *an)
+static int reading_feed(struct jl_trace_reading *p, struct jl_analysis *an)
 {
 	p->r.an = an;
 	if (!p->threaded) {
@@ -1022,7 +1022,7 @@ static int reading_feed(struct jl_trace_reading *p, struct jl_tan *an)
 		pthread_mutex_unlock(&p->mu);
 		b = p->b[p->tail % PIPE_SLOTS];
 		for (int i = 0; i < b->n && !failed; i++)
-			if (jl_tan_feed(an, &b->ev[i]) < 0)
+			if (jl_analysis_feed(an, &b->ev[i]) < 0)
 				failed = errno ? errno : ENOMEM;
 		b->n = 0;
 		pthread_mutex_lock(&p->mu);
@@ -1043,7 +1043,7 @@ static int reading_feed(struct jl_trace_reading *p, struct jl_tan *an)
 	return p->rc;
 }
 
-int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct jl_trace_readinfo *info, char *err,
+int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_analysis *an, struct jl_trace_readinfo *info, char *err,
 			 size_t errlen)
 {
 	int rc;
@@ -1055,7 +1055,7 @@ int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct j
 	}
 	rc = reading_feed(p, an);
 	if (!p->err[0]) /* the file was opened: the analysis ends (nothing of it otherwise) */
-		jl_tan_end(an);
+		jl_analysis_end(an);
 	*info = p->info;
 	if (p->err[0]) {
 		snprintf(err, errlen, "%s", p->err);
@@ -1075,7 +1075,7 @@ int jl_trace_read_finish(struct jl_trace_reading *p, struct jl_tan *an, struct j
 	return rc;
 }
 
-int jl_trace_read(const char *path, struct jl_tan *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
+int jl_trace_read(const char *path, struct jl_analysis *an, const struct jl_ksyms *live, struct jl_trace_readinfo *info,
 		  char *err, size_t errlen)
 {
 	return jl_trace_read_finish(jl_trace_read_start(path, live), an, info, err, errlen);
@@ -1095,7 +1095,7 @@ struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 	return tep;
 }
 
-int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_tan *an, const struct jl_ksyms *live,
+int jl_trace_read_pages(const struct jl_trace_pages *src, struct jl_analysis *an, const struct jl_ksyms *live,
 			struct jl_trace_readinfo *info, char *err, size_t errlen)
 {
 	return jl_trace_read_finish(reading_new(NULL, src, live), an, info, err, errlen);
@@ -1110,7 +1110,7 @@ struct jl_trace_stream {
 	struct jl_trace_readinfo info;
 };
 
-struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_tan *an,
+struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, struct jl_analysis *an,
 					     const struct jl_ksyms *live)
 {
 	struct jl_trace_stream *s = calloc(1, sizeof(*s));
@@ -1200,19 +1200,19 @@ int jl_trace_rows_pages(const struct jl_trace_pages *src, const int64_t *ts, lon
 
 struct discover {
 	struct reader r;
-	struct { int32_t pid; size_t n; char comm[JL_TEV_COMM]; } *t;
+	struct { int32_t pid; size_t n; char comm[JL_EVENT_COMM]; } *t;
 	size_t nt, cap;
 };
 
 static int on_discover(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct discover *d = data;
-	struct jl_tev ev;
+	struct jl_event ev;
 	size_t i;
 
 	(void)h;
 	convert(&d->r, rec, cpu, &ev);
-	if (ev.kind != JL_TEV_WAKING || ev.pid <= 0 || ev.prio < 0 || ev.prio >= 99)
+	if (ev.kind != JL_EVENT_WAKING || ev.pid <= 0 || ev.prio < 0 || ev.prio >= 99)
 		return 0;
 	for (i = 0; i < d->nt && d->t[i].pid != ev.pid; i++)
 		;
@@ -1236,7 +1236,7 @@ static int on_discover(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return 0;
 }
 
-int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM], int max, int *n, char *err,
+int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_EVENT_COMM], int max, int *n, char *err,
 		      size_t errlen)
 {
 	struct discover d = { 0 };
@@ -1266,7 +1266,7 @@ int jl_trace_discover(const char *path, int32_t *pids, char (*names)[JL_TEV_COMM
 		if (best == d.nt)
 			break;
 		pids[*n] = d.t[best].pid;
-		snprintf(names[*n], JL_TEV_COMM, "%s", d.t[best].comm);
+		snprintf(names[*n], JL_EVENT_COMM, "%s", d.t[best].comm);
 		d.t[best].n = 0;
 		(*n)++;
 	}

@@ -10,7 +10,7 @@
 #include "../base/stats.h"
 #include "trace_int.h"
 
-void jl_trace_budget_from_host(json_object *host, struct jl_tan_budget *b)
+void jl_trace_budget_from_host(json_object *host, struct jl_analysis_budget *b)
 {
 	json_object *o, *v, *cpus;
 
@@ -97,7 +97,7 @@ static json_object *part_json(const struct jl_part *p)
 	return o;
 }
 
-static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c, const char *text,
+static json_object *cycle_json(const struct jl_analysis *an, const struct jl_cycle *c, const char *text,
 			       const char *rule, const char *advice)
 {
 	json_object *o = json_object_new_object(), *parts = json_object_new_array();
@@ -132,7 +132,7 @@ static json_object *cycle_json(const struct jl_tan *an, const struct jl_cycle *c
 	return o;
 }
 
-int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, json_object **block,
+int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
 		       char **text, struct jl_cycle *worst, int *nworst)
 {
 	json_object *b, *wk, *sw, *warr;
@@ -142,7 +142,7 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 
 	*block = NULL;
 	*text = NULL;
-	if (jl_tan_worst(an, in->from, worst, JL_TRACE_WORST, JL_TRACE_MISSES, nworst, &misses) < 0)
+	if (jl_analysis_worst(an, in->from, worst, JL_TRACE_WORST, JL_TRACE_MISSES, nworst, &misses) < 0)
 		return -1;
 	t = malloc(tcap);
 	if (!t)
@@ -173,7 +173,7 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 	wk = json_object_new_object();
 	sw = json_object_new_object();
 	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_tan_thread *th = &an->threads[i];
+		const struct jl_analysis_thread *th = &an->threads[i];
 		json_object *o, *s;
 		struct jl_dist d = { 0 };
 		size_t n;
@@ -183,10 +183,10 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 
 		if (!th->measured)
 			continue;
-		if (jl_tan_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
+		if (jl_analysis_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
 			every = true;
 		} else {
-			v = jl_tan_wakeups(an, i, in->from, &n);
+			v = jl_analysis_wakeups(an, i, in->from, &n);
 			if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
 				free(v);
 				free(t);
@@ -226,7 +226,7 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		json_object *pb = json_object_new_array();
 
 		for (int i = 0; i < an->nthreads; i++) {
-			const struct jl_tan_thread *th = &an->threads[i];
+			const struct jl_analysis_thread *th = &an->threads[i];
 			json_object *o;
 
 			if (!th->boosts || th->owner != i)
@@ -248,7 +248,7 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		for (int i = 0; i < an->nthreads; i++)
 			if (an->threads[i].measured)
 				json_object_object_add(oc, an->threads[i].name,
-						       jl_tan_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
+						       jl_analysis_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
 		json_object_object_add(b, "off_cpu", oc);
 	}
 	if (an->prune) {
@@ -256,7 +256,7 @@ int jl_trace_summarize(struct jl_tan *an, const struct jl_trace_summary_in *in, 
 		json_object *pr = json_object_new_object();
 		size_t st, pa, sg;
 
-		jl_tan_prune_counts(an, &st, &pa, &sg);
+		jl_analysis_prune_counts(an, &st, &pa, &sg);
 		json_object_object_add(pr, "kept", json_object_new_string("the kept cycles' windows"));
 		json_object_object_add(pr, "forgotten_states", json_object_new_int64((int64_t)st));
 		json_object_object_add(pr, "forgotten_pairs", json_object_new_int64((int64_t)pa));

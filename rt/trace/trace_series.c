@@ -11,10 +11,10 @@
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
  * *SAMPLES). */
-struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_tan_sample **samples, int *count,
+struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial)
 {
-	struct jl_tan_thread *th;
+	struct jl_analysis_thread *th;
 	size_t total = 0, k = 0;
 	int npool = 0, e;
 
@@ -90,10 +90,10 @@ struct jl_tan_thread *jl_trace_engine_series(const struct jl_engine *eng, struct
 
 static void set_irq_name(void *ctx, int irq, const char *name)
 {
-	jl_tan_set_irq_name(ctx, irq, name);
+	jl_analysis_set_irq_name(ctx, irq, name);
 }
 
-void jl_trace_irq_names(struct jl_tan *an)
+void jl_trace_irq_names(struct jl_analysis *an)
 {
 	jl_irq_names(NULL, set_irq_name, an);
 }

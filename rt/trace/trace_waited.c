@@ -31,7 +31,7 @@ static bool non_rt(const struct jl_segment *s)
 /* Where the run of non-RT time (IRQs inside it included) that the stretch of lower time from segment I
  * to segment LAST holds began, looking back before I: the shape RT bandwidth control is told by (a lower
  * RT task that ran before is no part of it). */
-static int64_t stretch_start(const struct jl_tan *an, int cpu, size_t i, size_t last)
+static int64_t stretch_start(const struct jl_analysis *an, int cpu, size_t i, size_t last)
 {
 	size_t j = i;
 
@@ -53,14 +53,14 @@ static int64_t stretch_start(const struct jl_tan *an, int cpu, size_t i, size_t 
  * For a real-time SELF, each stretch of lower time (lower tasks, idle, IRQs among them) goes to
  * trace_bandwidth.c, which says whether RT bandwidth control, a non-preemptible section or just the
  * preemption path kept SELF waiting. */
-int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
+int64_t jl_analysis_add_window(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t self, int32_t self_prio,
 			  struct jl_cycle *c, bool idle_as_switch)
 {
 	int64_t sum = 0;
 
 	if (cpu < 0 || cpu >= an->ncpus || to <= from)
 		return 0;
-	for (size_t i = jl_tan_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
+	for (size_t i = jl_analysis_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
 
@@ -79,7 +79,7 @@ int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 				j++;
 				end = an->segs[cpu][j].end;
 			}
-			sum += jl_tan_add_lower_stretch(an, cpu, a, end < to ? end : to, stretch_start(an, cpu, i, j),
+			sum += jl_analysis_add_lower_stretch(an, cpu, a, end < to ? end : to, stretch_start(an, cpu, i, j),
 							self_prio, c);
 			i = j;
 			continue;
@@ -90,7 +90,7 @@ int64_t jl_tan_add_window(const struct jl_tan *an, int cpu, int64_t from, int64_
 		else if (s->kind == JL_PART_OTHER && s->pid == 0)
 			add_part(c, JL_PART_OTHER, idle_as_switch ? "switch from idle" : "idle", -1, 0, b - a);
 		else
-			add_part(c, s->kind, jl_tan_name(an, s->name), s->pid, s->kprio, b - a);
+			add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, b - a);
 		sum += b - a;
 	}
 	return sum;

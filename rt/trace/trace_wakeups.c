@@ -29,7 +29,7 @@ static bool selected(const char *pattern, int32_t pid, int nth, const char *comm
 	return comm && fnmatch(pattern, comm, 0) == 0;
 }
 
-int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	for (int t = 0; t < eng->nthreads; t++) {
 		const struct jl_thread *th = &eng->threads[t];
@@ -41,7 +41,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 		/* the child first, then its tree's tasks in the order they were born */
 		for (long i = -1; i < (long)an->nbirths; i++) {
 			int32_t pid = i < 0 ? th->tid : an->births[i].pid;
-			const char *comm = jl_tan_comm(an, pid);
+			const char *comm = jl_analysis_comm(an, pid);
 			char what[24], name[JL_SERIES_NAME_MAX];
 			struct jl_series *s;
 			bool dup = false;
@@ -52,7 +52,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 				/* task_newtask and sched_process_fork both record a clone: count each task once */
 				for (long j = 0; j < i && !again; j++)
 					again = an->births[j].pid == pid;
-				if (again || !jl_tan_in_tree(an, th->tid, pid))
+				if (again || !jl_analysis_in_tree(an, th->tid, pid))
 					continue;
 				nth++;
 			}
@@ -61,7 +61,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 			if (dup || !selected(spec->beh.threads, pid, nth, comm))
 				continue;
 			snprintf(what, sizeof(what), "%s", comm ? comm : "");
-			jl_tan_clean_name(what);
+			jl_analysis_clean_name(what);
 			if (!what[0])
 				snprintf(what, sizeof(what), "%d", (int)pid);
 			snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
@@ -87,7 +87,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_tan *an, char 
 }
 
 /* Median of the intervals between the wakings of T if they are steady, else 0. */
-static int64_t steady_period(const struct jl_tan_thread *t)
+static int64_t steady_period(const struct jl_analysis_thread *t)
 {
 	int64_t *v, median = 0;
 	size_t n = 0, near = 0;
@@ -106,11 +106,11 @@ static int64_t steady_period(const struct jl_tan_thread *t)
 	return near * 10 >= n * 8 ? median : 0;
 }
 
-int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *err, size_t errlen)
+int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	for (int i = 0; i < eng->nseries && i < an->nthreads; i++) {
 		struct jl_series *s = &eng->series[i];
-		const struct jl_tan_thread *t = &an->threads[i];
+		const struct jl_analysis_thread *t = &an->threads[i];
 		size_t st = 0;
 
 		if (!s->trace_only)
@@ -144,9 +144,9 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_tan *an, char *e
 
 /* ---- where a measured thread's time went (the totals: trace_offcpu.c) ---- */
 
-json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_t to)
+json_object *jl_analysis_offcpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to)
 {
-	const struct jl_tan_thread *t = &an->threads[ti];
+	const struct jl_analysis_thread *t = &an->threads[ti];
 	struct jl_offcpu *o = malloc(sizeof(*o));
 	size_t first = 0;
 	json_object *j;
@@ -154,7 +154,7 @@ json_object *jl_tan_offcpu(const struct jl_tan *an, int ti, int64_t from, int64_
 	if (!o)
 		return NULL;
 	/* a pruned analysis stepped the owner's forgotten states already (the same window: trace_prune.c) */
-	if (!jl_tan_prune_offcpu(an, t->owner, from, to, o, &first))
+	if (!jl_analysis_prune_offcpu(an, t->owner, from, to, o, &first))
 		jl_offcpu_init(o, from, to);
 	for (size_t i = first; i < t->nstates && !o->done; i++)
 		jl_offcpu_step(o, an, t, &t->states[i]);

@@ -9,7 +9,7 @@
 #include "trace_events.h"
 
 /* First pair of T whose waking is at or after TS. */
-static size_t pair_from(const struct jl_tan_thread *t, int64_t ts)
+static size_t pair_from(const struct jl_analysis_thread *t, int64_t ts)
 {
 	size_t lo = 0, hi = t->npairs;
 
@@ -25,12 +25,12 @@ static size_t pair_from(const struct jl_tan_thread *t, int64_t ts)
 }
 
 /* Entries that share a thread with an earlier one (two series written by one thread) get a copy of its
- * wakeup pairs and states: the events went to the first entry with the pid (jl_tan_thread_of). */
-static int share_thread_events(struct jl_tan *an)
+ * wakeup pairs and states: the events went to the first entry with the pid (jl_analysis_thread_of). */
+static int share_thread_events(struct jl_analysis *an)
 {
 	for (int ti = 0; ti < an->nthreads; ti++) {
-		struct jl_tan_thread *t = &an->threads[ti];
-		const struct jl_tan_thread *o = &an->threads[t->owner];
+		struct jl_analysis_thread *t = &an->threads[ti];
+		const struct jl_analysis_thread *o = &an->threads[t->owner];
 
 		if (t->owner == ti || t->pairs || t->states || (!o->npairs && !o->nstates))
 			continue;
@@ -52,12 +52,12 @@ static int share_thread_events(struct jl_tan *an)
 	return 0;
 }
 
-int jl_tan_match(struct jl_tan *an, int64_t from)
+int jl_analysis_match(struct jl_analysis *an, int64_t from)
 {
 	if (share_thread_events(an))
 		return -1;
 	for (int ti = 0; ti < an->nthreads; ti++) {
-		struct jl_tan_thread *t = &an->threads[ti];
+		struct jl_analysis_thread *t = &an->threads[ti];
 
 		t->matched = t->measured_samples = 0;
 		if (!t->measured || !t->samples)
@@ -71,7 +71,7 @@ int jl_tan_match(struct jl_tan *an, int64_t from)
 		for (size_t i = 0; i < t->npairs; i++)
 			t->pairs[i].matched = false;
 		for (size_t i = 0; i < t->nsamples; i++) {
-			const struct jl_tan_sample *s = &t->samples[i];
+			const struct jl_analysis_sample *s = &t->samples[i];
 			size_t pi;
 
 			t->sample_pair[i] = -1;
@@ -80,8 +80,8 @@ int jl_tan_match(struct jl_tan *an, int64_t from)
 			t->measured_samples++;
 			/* the wakeup of this release: the first at or after it (its timer fires no earlier), and
 			 * before the thread's own wake time; the trace clock may read a little behind */
-			pi = pair_from(t, s->release - JL_TAN_CLOCK_SLACK_NS);
-			if (pi >= t->npairs || t->pairs[pi].waking > s->wake + JL_TAN_CLOCK_SLACK_NS)
+			pi = pair_from(t, s->release - JL_ANALYSIS_CLOCK_SLACK_NS);
+			if (pi >= t->npairs || t->pairs[pi].waking > s->wake + JL_ANALYSIS_CLOCK_SLACK_NS)
 				continue;
 			if (t->pairs[pi].implicit && s->wake < t->pairs[pi].switch_in) /* refine the bound */
 				t->pairs[pi].switch_in = s->wake > t->pairs[pi].waking ? s->wake : t->pairs[pi].waking;
@@ -157,7 +157,7 @@ static void keep_each_thread(struct cand *w, int n, int *nw, const struct cand *
 	}
 }
 
-int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
+int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
 		 size_t *misses)
 {
 	struct cand *w, *best, *m;
@@ -166,7 +166,7 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	*nout = 0;
 	if (misses)
 		*misses = 0;
-	if (n <= 0 || jl_tan_match(an, from) < 0)
+	if (n <= 0 || jl_analysis_match(an, from) < 0)
 		return n <= 0 ? 0 : -1;
 	w = calloc(n, sizeof(*w));
 	best = calloc(an->nthreads > 0 ? an->nthreads : 1, sizeof(*best));
@@ -178,7 +178,7 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 		return -1;
 	}
 	for (int ti = 0; ti < an->nthreads; ti++) {
-		struct jl_tan_thread *t = &an->threads[ti];
+		struct jl_analysis_thread *t = &an->threads[ti];
 		int one = 0;
 
 		best[ti].thread = -1;
@@ -186,12 +186,12 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 			continue;
 		if (t->samples) {
 			for (size_t i = 0; i < t->nsamples; i++) {
-				const struct jl_tan_sample *s = &t->samples[i];
+				const struct jl_analysis_sample *s = &t->samples[i];
 				long pi = t->sample_pair[i];
 				struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
 
 				/* a pruned analysis explains only the cycles whose whole window it kept */
-				bool whole = jl_tan_sample_whole(an, ti, i);
+				bool whole = jl_analysis_sample_whole(an, ti, i);
 
 				if (s->release < from)
 					continue;
@@ -227,10 +227,10 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	for (int i = 0; i < nw; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		if (an->threads[w[i].thread].executor)
-			jl_tan_decompose_callback(an, w[i].thread, w[i].sample,
+			jl_analysis_decompose_callback(an, w[i].thread, w[i].sample,
 						  w[i].pair >= 0 ? &an->threads[w[i].thread].pairs[w[i].pair] : NULL, &out[i]);
 		else
-			jl_tan_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
+			jl_analysis_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
 					       w[i].wake, &out[i]);
 		out[i].thread = w[i].thread;
 		out[i].cycle = w[i].cycle;
@@ -241,7 +241,7 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	}
 	for (int i = 0; i < nm; i++) {
 		memset(&out[nw + i], 0, sizeof(out[nw + i]));
-		jl_tan_decompose_response(an, m[i].thread, m[i].sample, &out[nw + i]);
+		jl_analysis_decompose_response(an, m[i].thread, m[i].sample, &out[nw + i]);
 	}
 	*nout = nw + nm;
 	free(w);
@@ -249,9 +249,9 @@ int jl_tan_worst(struct jl_tan *an, int64_t from, struct jl_cycle *out, int n, i
 	return 0;
 }
 
-int64_t *jl_tan_wakeups(const struct jl_tan *an, int ti, int64_t from, size_t *n)
+int64_t *jl_analysis_wakeups(const struct jl_analysis *an, int ti, int64_t from, size_t *n)
 {
-	const struct jl_tan_thread *t = &an->threads[ti];
+	const struct jl_analysis_thread *t = &an->threads[ti];
 	int64_t *v = malloc((t->npairs ? t->npairs : 1) * sizeof(*v));
 
 	*n = 0;

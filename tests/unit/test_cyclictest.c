@@ -64,7 +64,7 @@ static const char *const RECORDED_OVERFLOW = "{\n"
 	"  }\n"
 	"}\n";
 
-static int parse_text(const char *text, struct jl_ct_result *r, char *err, size_t errlen)
+static int parse_text(const char *text, struct jl_cyclictest_result *r, char *err, size_t errlen)
 {
 	json_object *doc = json_tokener_parse(text);
 	int rc;
@@ -77,7 +77,7 @@ static int parse_text(const char *text, struct jl_ct_result *r, char *err, size_
 
 static void test_recorded_histogram(void **state)
 {
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	char err[256] = "";
 
 	(void)state;
@@ -95,7 +95,7 @@ static void test_recorded_histogram(void **state)
 
 static void test_recorded_overflow(void **state)
 {
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	char err[256] = "";
 
 	(void)state;
@@ -116,7 +116,7 @@ static void test_hand_histogram(void **state)
 		"{\"thread\": {\"0\": {\"histogram\": {\"3\": 500, \"4\": 400, \"5\": 95, \"7\": 4, \"12\": 1},"
 		" \"cycles\": 1000, \"min\": 3, \"max\": 12, \"avg\": 3.62, \"cpu\": 1}}}";
 	uint64_t cnt[16] = { 0 };
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	char err[256] = "";
 
 	(void)state;
@@ -128,18 +128,18 @@ static void test_hand_histogram(void **state)
 	assert_int_equal(r.cpu, 1);
 	/* the bucket function on its own, with overflows */
 	cnt[3] = 500, cnt[4] = 400, cnt[5] = 95, cnt[7] = 4, cnt[12] = 1;
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 0, 100), 12);
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 0, 0.01), 3);
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 1000, 45), 4);   /* 2000 values: rank 900 */
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 1000, 50), 12);  /* rank 1000, the last in range */
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 1000, 50.1), -1); /* rank 1002: an overflow */
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 100), 12);
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 0.01), 3);
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 45), 4);   /* 2000 values: rank 900 */
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 50), 12);  /* rank 1000, the last in range */
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 50.1), -1); /* rank 1002: an overflow */
 	memset(cnt, 0, sizeof(cnt));
-	assert_int_equal(jl_ct_hist_percentile_us(cnt, 16, 0, 50), -1);
+	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 50), -1);
 }
 
 static void test_refused(void **state)
 {
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	char err[256];
 
 	(void)state;
@@ -165,20 +165,20 @@ static void test_refused(void **state)
 static void test_latency_rule(void **state)
 {
 	(void)state;
-	assert_int_equal(jl_ct_latency_us(1000000000LL, 1000000999LL), 0);
-	assert_int_equal(jl_ct_latency_us(1000000000LL, 1000001000LL), 1);
-	assert_int_equal(jl_ct_latency_us(5000000100LL, 5000020099LL), 19);
-	assert_int_equal(jl_ct_latency_us(5000000100LL, 5000020100LL), 20);
+	assert_int_equal(jl_cyclictest_latency_us(1000000000LL, 1000000999LL), 0);
+	assert_int_equal(jl_cyclictest_latency_us(1000000000LL, 1000001000LL), 1);
+	assert_int_equal(jl_cyclictest_latency_us(5000000100LL, 5000020099LL), 19);
+	assert_int_equal(jl_cyclictest_latency_us(5000000100LL, 5000020100LL), 20);
 	/* expiry 1.999999600, wake 2.000000000: 400 ns, read as 1e6 + (0 - 999999600) / 1000 = 1 us */
-	assert_int_equal(jl_ct_latency_us(1999999600LL, 2000000000LL), 1);
+	assert_int_equal(jl_cyclictest_latency_us(1999999600LL, 2000000000LL), 1);
 	/* 1.999990500 -> 2.000001400: 10.9 us, read as 11 */
-	assert_int_equal(jl_ct_latency_us(1999990500LL, 2000001400LL), 11);
+	assert_int_equal(jl_cyclictest_latency_us(1999990500LL, 2000001400LL), 11);
 }
 
 static void test_bucket_samples(void **state)
 {
 	char dir[] = "/tmp/jl-test-ct-XXXXXX", path[64], err[256] = "";
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	FILE *f;
 
 	(void)state;
@@ -195,7 +195,7 @@ static void test_bucket_samples(void **state)
 		   "control,3,1003000000,1003009999,1003011000,9999,997999,11000,0,0\n"
 		   "control,4,1004000000,1029000000,1029001000,25000000,24990001,25001000,1,0\n");
 	fclose(f);
-	assert_int_equal(jl_ct_bucket_samples(dir, "control", &r, err, sizeof(err)), 0);
+	assert_int_equal(jl_cyclictest_bucket_samples(dir, "control", &r, err, sizeof(err)), 0);
 	assert_int_equal(r.cycles, 5);
 	assert_int_equal(r.min_ns, 9000);
 	assert_int_equal(r.max_ns, 25000000);
@@ -203,10 +203,10 @@ static void test_bucket_samples(void **state)
 	assert_true(r.avg_ns > 5008199.0 && r.avg_ns < 5008201.0); /* (10 + 10 + 12 + 9 + 25000) / 5 us */
 	assert_int_equal(r.p50_ns, 10000);                           /* rank 3 of 9, 10, 10, 12, (25000) */
 	assert_int_equal(r.p99_ns, -1);                              /* rank 5: the overflow */
-	assert_int_equal(jl_ct_bucket_samples(dir, "control.1", &r, err, sizeof(err)), 0);
+	assert_int_equal(jl_cyclictest_bucket_samples(dir, "control.1", &r, err, sizeof(err)), 0);
 	assert_int_equal(r.cycles, 1);
 	assert_int_equal(r.p50_ns, 500000);
-	assert_int_equal(jl_ct_bucket_samples(dir, "nobody", &r, err, sizeof(err)), -1);
+	assert_int_equal(jl_cyclictest_bucket_samples(dir, "nobody", &r, err, sizeof(err)), -1);
 	unlink(path);
 	rmdir(dir);
 }

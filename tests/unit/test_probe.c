@@ -31,7 +31,7 @@ struct fake {
 	struct jl_engine eng;
 	struct jl_thread th;
 	struct jl_unit unit;
-	struct jl_tan an;
+	struct jl_analysis an;
 };
 
 static void setup(struct fake *f, int64_t period_ns)
@@ -57,7 +57,7 @@ static void setup(struct fake *f, int64_t period_ns)
 	f->th.eng = &f->eng;
 	f->th.is_exec = true;
 	f->th.tid = CHILD;
-	assert_int_equal(jl_tan_init(&f->an, NULL, 0, 2), 0);
+	assert_int_equal(jl_analysis_init(&f->an, NULL, 0, 2), 0);
 }
 
 static void teardown(struct fake *f)
@@ -65,18 +65,18 @@ static void teardown(struct fake *f)
 	for (int i = 0; i < f->eng.nseries; i++)
 		jl_series_free(&f->eng.series[i]);
 	free(f->eng.series);
-	jl_tan_free(&f->an);
+	jl_analysis_free(&f->an);
 }
 
-static void feed(struct fake *f, struct jl_tev e)
+static void feed(struct fake *f, struct jl_event e)
 {
-	assert_int_equal(jl_tan_feed(&f->an, &e), 0);
+	assert_int_equal(jl_analysis_feed(&f->an, &e), 0);
 }
 
 /* a probe record written by PID at US: kind, the release it names (us), a name */
 static void probe(struct fake *f, int64_t us, int pid, int kind, int64_t release_us, const char *name)
 {
-	struct jl_tev e = ev(us, 1, pid, JL_TEV_PROBE, 0, name ? name : "");
+	struct jl_event e = ev(us, 1, pid, JL_EVENT_PROBE, 0, name ? name : "");
 
 	e.mark_thread = kind;
 	e.expires = release_us * 1000;
@@ -85,7 +85,7 @@ static void probe(struct fake *f, int64_t us, int pid, int kind, int64_t release
 
 static void born(struct fake *f, int64_t us, int parent, int pid, bool thread)
 {
-	struct jl_tev e = ev(us, 0, parent, thread ? JL_TEV_NEWTASK : JL_TEV_FORK, pid, "x");
+	struct jl_event e = ev(us, 0, parent, thread ? JL_EVENT_NEWTASK : JL_EVENT_FORK, pid, "x");
 
 	e.prev_pid = parent;
 	e.arg = thread ? 0x10000 : 0;
@@ -229,20 +229,20 @@ static void test_probe_outside_a_run(void **state)
  * 2250, runs to 2300, blocks to the end (3000). */
 static void test_wakeups_become_samples(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		tev_switch(0, 0, 0, 120, 0, CHILD, 120, "python3"),
 		tev_switch(0, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
-		tev_wake(1000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		tev_wake(1000, 0, CHILD, WORKER, 120, JL_EVENT_WAKING),
 		tev_switch(1010, 1, 0, 120, 0, WORKER, 120, "worker"),
 		tev_switch(1100, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
-		tev_wake(2000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		tev_wake(2000, 0, CHILD, WORKER, 120, JL_EVENT_WAKING),
 		tev_switch(2030, 1, 0, 120, 0, WORKER, 120, "worker"),
 		tev_switch(2050, 1, WORKER, 120, 0, HOGP, 120, "hog"),
 		tev_switch(2250, 1, HOGP, 120, 0, WORKER, 120, "worker"),
 		tev_switch(2300, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
 		tev_switch(3000, 0, CHILD, 120, 1, 0, 120, "swapper/0"),
 	};
-	struct jl_tan_thread th[1] = { 0 };
+	struct jl_analysis_thread th[1] = { 0 };
 	struct fake f;
 	struct jl_series *s;
 	json_object *off, *w;
@@ -250,12 +250,12 @@ static void test_wakeups_become_samples(void **state)
 
 	(void)state;
 	setup(&f, 0);
-	jl_tan_free(&f.an);
+	jl_analysis_free(&f.an);
 	snprintf(th[0].name, sizeof(th[0].name), "ctl.worker");
 	th[0].pid = WORKER;
 	th[0].measured = true;
-	assert_int_equal(jl_tan_init(&f.an, th, 1, 2), 0);
-	assert_int_equal(jl_tan_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
+	assert_int_equal(jl_analysis_init(&f.an, th, 1, 2), 0);
+	assert_int_equal(jl_analysis_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
 	s = jl_engine_add_found_series(&f.eng, 0, "ctl.worker", 0, err, sizeof(err));
 	assert_non_null(s);
 	s->trace_only = s->measured = true;
@@ -270,7 +270,7 @@ static void test_wakeups_become_samples(void **state)
 	assert_int_equal(jl_series_at(s, 1)->end, 2050000); /* its run ends where it is preempted */
 	assert_int_equal(s->period_ns, 0);                  /* two wakeups: no steady period to tell */
 
-	off = jl_tan_offcpu(&f.an, 0, 0, 3000000);
+	off = jl_analysis_offcpu(&f.an, 0, 0, 3000000);
 	assert_int_equal(json_object_get_int64(json_object_object_get(off, "running_ns")), (90 + 20 + 50) * 1000);
 	assert_int_equal(json_object_get_int64(json_object_object_get(off, "preempted_ns")), 200 * 1000);
 	assert_int_equal(json_object_get_int64(json_object_object_get(off, "blocked_ns")), (1000 + 900 + 700) * 1000);
@@ -290,16 +290,16 @@ static void test_wakeups_become_samples(void **state)
  * counting each task once although task_newtask and sched_process_fork both record a clone. */
 static void test_offcpu_migration_and_new_n(void **state)
 {
-	struct jl_tev mig = ev(1010, 0, 0, JL_TEV_MIGRATE, WORKER, "worker");
-	struct jl_tev e[] = {
+	struct jl_event mig = ev(1010, 0, 0, JL_EVENT_MIGRATE, WORKER, "worker");
+	struct jl_event e[] = {
 		tev_switch(0, 0, 0, 120, 0, CHILD, 120, "python3"),
 		tev_switch(0, 1, WORKER, 120, 1, 0, 120, "swapper/1"),
-		tev_wake(1000, 0, CHILD, WORKER, 120, JL_TEV_WAKING),
+		tev_wake(1000, 0, CHILD, WORKER, 120, JL_EVENT_WAKING),
 		mig,
 		tev_switch(1100, 0, CHILD, 120, 0, WORKER, 120, "worker"),
 		tev_switch(1200, 0, WORKER, 120, 1, CHILD, 120, "python3"),
 	};
-	struct jl_tan_thread th[1] = { 0 };
+	struct jl_analysis_thread th[1] = { 0 };
 	struct fake f;
 	json_object *off;
 	char err[256];
@@ -307,15 +307,15 @@ static void test_offcpu_migration_and_new_n(void **state)
 
 	(void)state;
 	setup(&f, 0);
-	jl_tan_free(&f.an);
+	jl_analysis_free(&f.an);
 	snprintf(th[0].name, sizeof(th[0].name), "ctl.worker");
 	th[0].pid = WORKER;
 	th[0].measured = true;
 	e[3].target_cpu = 0;
 	e[3].prev_pid = 1; /* orig_cpu */
-	assert_int_equal(jl_tan_init(&f.an, th, 1, 2), 0);
-	assert_int_equal(jl_tan_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
-	off = jl_tan_offcpu(&f.an, 0, 0, 2000000);
+	assert_int_equal(jl_analysis_init(&f.an, th, 1, 2), 0);
+	assert_int_equal(jl_analysis_run(&f.an, e, sizeof(e) / sizeof(e[0])), 0);
+	off = jl_analysis_offcpu(&f.an, 0, 0, 2000000);
 	sum = (long)(json_object_get_int64(json_object_object_get(off, "running_ns")) +
 		     json_object_get_int64(json_object_object_get(off, "preempted_ns")) +
 		     json_object_get_int64(json_object_object_get(off, "blocked_ns")) +

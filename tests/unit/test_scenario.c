@@ -520,7 +520,7 @@ static void test_periodic_defaults(void **state)
 	assert_int_equal(t->beh.work.kind, JL_WORK_SPIN);
 	assert_int_equal(t->beh.work.arg, 200000);
 	assert_true(jl_thread_measured(t)); /* periodic: measured by default */
-	assert_int_equal(t->key_line[JL_TKEY_RATE], 5);
+	assert_int_equal(t->key_line[JL_THREAD_KEY_RATE], 5);
 	out = write_str(sc);
 	assert_non_null(strstr(out, "\npriority = 80\n"));
 	assert_non_null(strstr(out, "\ncpus = 1\n"));

@@ -13,8 +13,8 @@
 #include "rt/trace/trace_events.h"
 #include "rt/trace/trace_int.h"
 
-static struct jl_tan an;
-static struct jl_tan_thread th;
+static struct jl_analysis an;
+static struct jl_analysis_thread th;
 
 static void loop_is(const char *policy)
 {

@@ -51,12 +51,12 @@ static void task_field(const char *s, char *comm, int *pid, int *prio)
 	for (const char *p = s; p < br; p++)
 		if (*p == ':')
 			colon = p;
-	snprintf(comm, JL_TEV_COMM, "%.*s", (int)(colon - s), s);
+	snprintf(comm, JL_EVENT_COMM, "%.*s", (int)(colon - s), s);
 	*pid = atoi(colon + 1);
 	*prio = atoi(br + 1);
 }
 
-static bool parse_line(const char *line, struct jl_tev *e)
+static bool parse_line(const char *line, struct jl_event *e)
 {
 	char who[128], event[64], rest[512];
 	const char *dash;
@@ -79,20 +79,20 @@ static bool parse_line(const char *line, struct jl_tev *e)
 			return false;
 		snprintf(a, sizeof(a), "%.*s", (int)(arrow - rest), rest);
 		snprintf(b, sizeof(b), "%s", arrow + 5);
-		e->kind = JL_TEV_SWITCH;
+		e->kind = JL_EVENT_SWITCH;
 		task_field(a, e->prev_comm, &e->prev_pid, &e->prev_prio);
 		sscanf(strchr(a, ']') + 1, " %15s", st);
 		e->prev_state = prio_state(st);
 		task_field(b, e->comm, &e->pid, &e->prio);
 	} else if (!strcmp(event, "sched_waking")) {
-		e->kind = JL_TEV_WAKING;
+		e->kind = JL_EVENT_WAKING;
 		sscanf(rest, "comm=%23s pid=%d prio=%d target_cpu=%d", e->comm, &e->pid, &e->prio, &e->target_cpu);
 	} else if (!strcmp(event, "hrtimer_expire_entry")) {
 		const char *f = strstr(rest, "function=");
 		unsigned long long ptr = 0;
 		long long now = 0;
 
-		e->kind = JL_TEV_TIMER_ENTRY;
+		e->kind = JL_EVENT_TIMER_ENTRY;
 		sscanf(f + 9, "%23[^/ ]", e->comm);
 		sscanf(rest, "hrtimer=%llx now=%lld", &ptr, &now);
 		e->arg = ptr;
@@ -102,7 +102,7 @@ static bool parse_line(const char *line, struct jl_tev *e)
 		unsigned long long ptr = 0;
 		long long hard = 0, soft = 0;
 
-		e->kind = JL_TEV_TIMER_START;
+		e->kind = JL_EVENT_TIMER_START;
 		sscanf(f + 9, "%23[^/ ]", e->comm);
 		sscanf(rest, "hrtimer=%llx", &ptr);
 		if (x)
@@ -111,27 +111,27 @@ static bool parse_line(const char *line, struct jl_tev *e)
 		e->expires = hard;
 		e->softexpires = soft;
 	} else if (!strcmp(event, "hrtimer_expire_exit")) {
-		e->kind = JL_TEV_TIMER_EXIT;
+		e->kind = JL_EVENT_TIMER_EXIT;
 	} else if (!strcmp(event, "irq_handler_entry")) {
-		e->kind = JL_TEV_IRQ_ENTRY;
+		e->kind = JL_EVENT_IRQ_ENTRY;
 		sscanf(rest, "irq=%d name=%23s", &e->pid, e->comm);
 	} else if (!strcmp(event, "irq_handler_exit")) {
-		e->kind = JL_TEV_IRQ_EXIT;
+		e->kind = JL_EVENT_IRQ_EXIT;
 		sscanf(rest, "irq=%d", &e->pid);
 	} else if (!strcmp(event, "softirq_entry")) {
-		e->kind = JL_TEV_SOFTIRQ_ENTRY;
+		e->kind = JL_EVENT_SOFTIRQ_ENTRY;
 		sscanf(rest, "vec=%d", &e->pid);
 	} else if (!strcmp(event, "softirq_exit")) {
-		e->kind = JL_TEV_SOFTIRQ_EXIT;
+		e->kind = JL_EVENT_SOFTIRQ_EXIT;
 		sscanf(rest, "vec=%d", &e->pid);
 	} else {
-		e->kind = JL_TEV_OTHER;
+		e->kind = JL_EVENT_OTHER;
 	}
 	return true;
 }
 
 /* The fixture NAME beside this file (or beside the test binary's source tree). */
-static size_t load_fixture(const char *name, struct jl_tev *ev, size_t max)
+static size_t load_fixture(const char *name, struct jl_event *ev, size_t max)
 {
 	char path[PATH_MAX], src[PATH_MAX], line[1024];
 	FILE *f;
@@ -159,11 +159,11 @@ static size_t load_fixture(const char *name, struct jl_tev *ev, size_t max)
 /* ---- hand-made event builders (tev_builders.h) ---- */
 
 #define sw(...) tev_switch(__VA_ARGS__)
-#define wake(us, cpu, cur, pid, prio) tev_wake(us, cpu, cur, pid, prio, JL_TEV_WAKING)
+#define wake(us, cpu, cur, pid, prio) tev_wake(us, cpu, cur, pid, prio, JL_EVENT_WAKING)
 
-static void setup_one(struct jl_tan *an, int pid, const char *name, const struct jl_tan_sample *s, size_t ns)
+static void setup_one(struct jl_analysis *an, int pid, const char *name, const struct jl_analysis_sample *s, size_t ns)
 {
-	struct jl_tan_thread th = { 0 };
+	struct jl_analysis_thread th = { 0 };
 
 	snprintf(th.name, sizeof(th.name), "%s", name);
 	th.pid = pid;
@@ -171,7 +171,7 @@ static void setup_one(struct jl_tan *an, int pid, const char *name, const struct
 	snprintf(th.policy, sizeof(th.policy), "FIFO 80");
 	th.samples = s;
 	th.nsamples = ns;
-	assert_int_equal(jl_tan_init(an, &th, 1, 2), 0);
+	assert_int_equal(jl_analysis_init(an, &th, 1, 2), 0);
 }
 
 static const struct jl_part *find_kind(const struct jl_cycle *c, int kind)
@@ -228,10 +228,10 @@ static const struct jl_cycle *response_of(const struct jl_cycle *w, int nw)
 	return NULL;
 }
 
-static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size_t n, struct jl_cycle *w, int *nw)
+static const struct jl_cycle *worst_of(struct jl_analysis *an, struct jl_event *e, size_t n, struct jl_cycle *w, int *nw)
 {
-	assert_int_equal(jl_tan_run(an, e, n), 0);
-	assert_int_equal(jl_tan_worst(an, 0, w, 5, 5, nw, NULL), 0);
+	assert_int_equal(jl_analysis_run(an, e, n), 0);
+	assert_int_equal(jl_analysis_worst(an, 0, w, 5, 5, nw, NULL), 0);
 	assert_true(*nw >= 1);
 	for (int i = 0; i < *nw; i++) {
 		assert_parts_add_up(&w[i]);
@@ -243,11 +243,11 @@ static const struct jl_cycle *worst_of(struct jl_tan *an, struct jl_tev *e, size
 /* A recorded RT throttling (FIXTURE, the loop PID's cycle S): the wait is one throttle part called NAME,
  * between LO and HI ns, the culprit; never "switch from idle" over 1 ms. The analysis is left in AN, the
  * worst cycle in W[0]. */
-static const struct jl_cycle *recorded_throttle(struct jl_tan *an, const char *fixture, int32_t pid,
-						 struct jl_tan_sample *s, struct jl_cycle *w, const char *name, int64_t lo,
+static const struct jl_cycle *recorded_throttle(struct jl_analysis *an, const char *fixture, int32_t pid,
+						 struct jl_analysis_sample *s, struct jl_cycle *w, const char *name, int64_t lo,
 						 int64_t hi)
 {
-	static struct jl_tev e[512];
+	static struct jl_event e[512];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
 	size_t n = load_fixture(fixture, e, 512);
@@ -271,10 +271,10 @@ static const struct jl_cycle *recorded_throttle(struct jl_tan *an, const char *f
  * not "switch from idle". */
 static void test_recorded_rt_throttling(void **state)
 {
-	struct jl_tan_sample s[] = { { .release = 788387762576, .wake = 788435923660, .cycle = 311 } };
+	struct jl_analysis_sample s[] = { { .release = 788387762576, .wake = 788435923660, .cycle = 311 } };
 	struct jl_cycle w[10];
 	char text[2048];
-	struct jl_tan an;
+	struct jl_analysis an;
 	const struct jl_cycle *c = recorded_throttle(&an, "rt-throttling.txt", 15273, s, w, "RT throttling", 40000000,
 						   49000000);
 
@@ -282,7 +282,7 @@ static void test_recorded_rt_throttling(void **state)
 	jl_cycle_format(c, "loop", text, sizeof(text));
 	assert_non_null(strstr(text, "RT throttled"));
 	assert_non_null(strstr(text, "sched_rt_period_timer"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Recorded on PREEMPT_RT (the RT lane's guest): the timer that ends throttling is followed by a 4.5 ms
@@ -290,9 +290,9 @@ static void test_recorded_rt_throttling(void **state)
  * count against the unthrottle's lead: the wait is still "RT throttling", never "switch from idle". */
 static void test_recorded_rt_throttling_preempt_rt(void **state)
 {
-	struct jl_tan_sample s[] = { { .release = 112601749007, .wake = 112652793917, .cycle = 276 } };
+	struct jl_analysis_sample s[] = { { .release = 112601749007, .wake = 112652793917, .cycle = 276 } };
 	struct jl_cycle w[10];
-	struct jl_tan an;
+	struct jl_analysis an;
 	const struct jl_cycle *c = recorded_throttle(&an, "rt-throttling-preempt-rt.txt", 347, s, w, "RT throttling",
 						   40000000, 49000000);
 	bool long_tick = false;
@@ -302,7 +302,7 @@ static void test_recorded_rt_throttling_preempt_rt(void **state)
 		long_tick |= c->parts[i].kind == JL_PART_IRQ && strstr(c->parts[i].name, "tick_sched_timer") &&
 			     c->parts[i].duration_ns > 4000000;
 	assert_true(long_tick);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Recorded with the default `trace = sched` (no timer events; this kernel records no switch out of the
@@ -312,11 +312,11 @@ static void test_recorded_rt_throttling_preempt_rt(void **state)
  * called "return" or "switch from idle" holds the wait (before: "idle exit 32 us + return 47482 us"). */
 static void test_recorded_rt_throttling_sched_only(void **state)
 {
-	struct jl_tan_sample s[] = { { .release = 14290476876374, .wake = 14290524390352, .cycle = 713 } };
+	struct jl_analysis_sample s[] = { { .release = 14290476876374, .wake = 14290524390352, .cycle = 713 } };
 	struct jl_cycle w[10];
 	char text[2048], out[512];
 	struct jl_trace_advice_in in;
-	struct jl_tan an;
+	struct jl_analysis an;
 	const struct jl_cycle *c = recorded_throttle(&an, "rt-throttling-sched-only.txt", 11124, s, w, "RT bandwidth",
 						     45000000, 48000000);
 	const struct jl_part *p = find_kind(c, JL_PART_IDLE_EXIT);
@@ -329,7 +329,7 @@ static void test_recorded_rt_throttling_sched_only(void **state)
 	jl_trace_advice_from_host(NULL, &in);
 	assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "rt-budget");
 	assert_non_null(strstr(out, "spinner (pid 11125, RT 40) spent CPU 1's RT budget"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Every bounded part kind at its bound and just past it (hand-made, no timer events): the switch out of
@@ -358,11 +358,11 @@ static void test_part_bounds(void **state)
 	(void)state;
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		const int64_t d = cases[k].us, rel = 1000;
-		struct jl_tev e[8];
-		struct jl_tan_sample s[1];
+		struct jl_event e[8];
+		struct jl_analysis_sample s[1];
 		struct jl_cycle w[10];
 		const struct jl_cycle *c;
-		struct jl_tan an;
+		struct jl_analysis an;
 		int n = 0, nw;
 		bool found = false;
 
@@ -372,33 +372,33 @@ static void test_part_bounds(void **state)
 			e[n++] = wake(rel + 10, 1, 0, LOOP, 19);
 			e[n++] = sw(rel + 10 + d, 1, 0, 120, 0, LOOP, 19, "control");
 			e[n++] = sw(rel + 10 + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
-			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
+			s[0] = (struct jl_analysis_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
 			break;
 		case 1: /* switched in at 1012, its clock read D later */
 			e[n++] = sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
 			e[n++] = wake(rel + 10, 1, 0, LOOP, 19);
 			e[n++] = sw(rel + 12, 1, 0, 120, 0, LOOP, 19, "control");
 			e[n++] = sw(rel + 12 + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
-			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 12 + d) * 1000, .cycle = 1 };
+			s[0] = (struct jl_analysis_sample){ .release = rel * 1000, .wake = (rel + 12 + d) * 1000, .cycle = 1 };
 			break;
 		case 2: /* the CPU idles D from the release to the waking */
 			e[n++] = sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
 			e[n++] = wake(rel + d, 1, 0, LOOP, 19);
 			e[n++] = sw(rel + d + 3, 1, 0, 120, 0, LOOP, 19, "control");
 			e[n++] = sw(rel + d + 50, 1, LOOP, 19, 0x1, 0, 120, "swapper/1");
-			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + d + 3) * 1000 + 2000, .cycle = 1 };
+			s[0] = (struct jl_analysis_sample){ .release = rel * 1000, .wake = (rel + d + 3) * 1000 + 2000, .cycle = 1 };
 			break;
 		default: /* a CFS task still runs D after the waking */
 			e[n++] = sw(0, 1, LOOP, 19, 0x1, CFS, 120, "scan");
 			e[n++] = wake(rel + 10, 1, CFS, LOOP, 19);
 			e[n++] = sw(rel + 10 + d, 1, CFS, 120, 0x100, LOOP, 19, "control");
 			e[n++] = sw(rel + 10 + d + 50, 1, LOOP, 19, 0x1, CFS, 120, "scan");
-			s[0] = (struct jl_tan_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
+			s[0] = (struct jl_analysis_sample){ .release = rel * 1000, .wake = (rel + 10 + d) * 1000 + 2000, .cycle = 1 };
 			break;
 		}
 		setup_one(&an, LOOP, "control", s, 1);
-		assert_int_equal(jl_tan_run(&an, e, (size_t)n), 0);
-		assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+		assert_int_equal(jl_analysis_run(&an, e, (size_t)n), 0);
+		assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
 		assert_true(nw >= 1);
 		c = &w[0];
 		assert_parts_add_up(c);
@@ -413,7 +413,7 @@ static void test_part_bounds(void **state)
 			print_error("%s: no \"%s\" part of %lld us: %s\n", cases[k].what, cases[k].want, (long long)d, text);
 			fail();
 		}
-		jl_tan_free(&an);
+		jl_analysis_free(&an);
 	}
 }
 
@@ -423,14 +423,14 @@ static void test_part_bounds(void **state)
  * loop above FIFO 50, or IRQ 27 steered off CPU 1) since this run did neither. */
 static void test_recorded_irq_thread_preempt_rt(void **state)
 {
-	static struct jl_tev e[256];
-	struct jl_tan_sample s[] = { { .release = 19068747134, .wake = 19072369554, .cycle = 219 } };
+	static struct jl_event e[256];
+	struct jl_analysis_sample s[] = { { .release = 19068747134, .wake = 19072369554, .cycle = 219 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
 	struct jl_trace_advice_in in;
 	char out[512];
-	struct jl_tan an;
+	struct jl_analysis an;
 	size_t n = load_fixture("irq-thread-preempt-rt.txt", e, 256);
 	int nw;
 
@@ -450,7 +450,7 @@ static void test_recorded_irq_thread_preempt_rt(void **state)
 	assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "irq-thread");
 	assert_non_null(strstr(out, "priority = 51 or more"));
 	assert_non_null(strstr(out, "steer IRQ 27 off CPU 1"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* PREEMPT_RT's threads by what they run: a FIFO 40 loop woken while the handler thread of IRQ 25 runs at
@@ -466,21 +466,21 @@ static void test_rt_kernel_threads_named(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct jl_tev e[] = {
+		struct jl_event e[] = {
 			sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
-			ev(900, 1, CFS, JL_TEV_IRQ_ENTRY, 25, "virtio0-requests"),
+			ev(900, 1, CFS, JL_EVENT_IRQ_ENTRY, 25, "virtio0-requests"),
 			wake(901, 1, CFS, cases[k].pid, 49),
-			ev(902, 1, CFS, JL_TEV_IRQ_EXIT, 25, NULL),
+			ev(902, 1, CFS, JL_EVENT_IRQ_EXIT, 25, NULL),
 			sw(903, 1, CFS, 120, 0x100, cases[k].pid, 49, cases[k].comm),
 			wake(1005, 1, cases[k].pid, LOOP, 59),
 			sw(1400, 1, cases[k].pid, 49, 1, LOOP, 59, "control"),
 		};
-		struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1402000, .cycle = 3 } };
+		struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1402000, .cycle = 3 } };
 		struct jl_cycle w[10];
 		const struct jl_cycle *c;
 		const struct jl_part *p;
 		char text[2048];
-		struct jl_tan an;
+		struct jl_analysis an;
 		int nw;
 
 		setup_one(&an, LOOP, "control", s, 1);
@@ -492,7 +492,7 @@ static void test_rt_kernel_threads_named(void **state)
 		jl_cycle_format(c, "control", text, sizeof(text));
 		assert_non_null(strstr(text, cases[k].want));
 		assert_non_null(strstr(text, "RT 50")); /* kernel prio 49: FIFO 50 */
-		jl_tan_free(&an);
+		jl_analysis_free(&an);
 	}
 }
 
@@ -502,26 +502,26 @@ static void test_rt_kernel_threads_named(void **state)
  * task). */
 static void test_recorded_rt_throttling_sched_only_asleep(void **state)
 {
-	struct jl_tan_sample s[] = { { .release = 18572984889113, .wake = 18573024600665, .cycle = 186 } };
+	struct jl_analysis_sample s[] = { { .release = 18572984889113, .wake = 18573024600665, .cycle = 186 } };
 	struct jl_cycle w[10];
-	struct jl_tan an;
+	struct jl_analysis an;
 
 	(void)state;
 	recorded_throttle(&an, "rt-throttling-sched-only-asleep.txt", 4585, s, w, "RT bandwidth", 39000000, 40000000);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Recorded: the fair server. The ~52 ms are "fair server", naming the CFS hog that ran, and it is the
  * culprit; the hog is never a blocking "task". */
 static void test_recorded_fair_server(void **state)
 {
-	static struct jl_tev e[512];
-	struct jl_tan_sample s[] = { { .release = 819599356994, .wake = 819652015548, .cycle = 291 } };
+	static struct jl_event e[512];
+	struct jl_analysis_sample s[] = { { .release = 819599356994, .wake = 819652015548, .cycle = 291 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
 	char text[2048];
-	struct jl_tan an;
+	struct jl_analysis an;
 	size_t n = load_fixture("fair-server.txt", e, 512);
 	int nw;
 
@@ -539,25 +539,25 @@ static void test_recorded_fair_server(void **state)
 		assert_false(c->parts[i].kind == JL_PART_TASK && c->parts[i].pid == 15490);
 	jl_cycle_format(c, "loop", text, sizeof(text));
 	assert_non_null(strstr(text, "fair server: hog (pid 15490) ran"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: a CFS task keeps running 2 ms after the FIFO loop's wakeup, timer events recorded, no
  * bandwidth timer near: "unpreempted" (not preemptible, or the vCPU), never throttle, never "preempting". */
 static void test_cfs_running_on_is_unpreempted_not_throttle(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
-		ev(1005, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		ev(1005, 1, CFS, JL_EVENT_TIMER_ENTRY, -1, "hrtimer_wakeup"),
 		wake(1006, 1, CFS, LOOP, 19),
-		ev(1007, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		ev(1007, 1, CFS, JL_EVENT_TIMER_EXIT, -1, NULL),
 		sw(3000, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 3002000, .cycle = 7 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 3002000, .cycle = 7 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -569,22 +569,22 @@ static void test_cfs_running_on_is_unpreempted_not_throttle(void **state)
 	assert_int_equal(p->pid, CFS);
 	assert_int_equal(p->duration_ns, 1993000); /* 1994 us less the 1 us of the hrtimer after the waking */
 	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the same shape without timer events, 45 ms of a CFS task: the shape of a budget (the fair
  * server's 50 ms): "RT bandwidth", mechanism not told. */
 static void test_budget_shape_without_timer_events(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
 		wake(1006, 1, CFS, LOOP, 19),
 		sw(46000, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 46002000, .cycle = 7 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 46002000, .cycle = 7 } };
 	struct jl_cycle w[10];
 	const struct jl_part *p;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -593,21 +593,21 @@ static void test_budget_shape_without_timer_events(void **state)
 	assert_non_null(p);
 	assert_string_equal(p->name, "RT bandwidth");
 	assert_non_null(strstr(p->detail, "timer group"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: a 4 us switch from a CFS task is the preemption path: "preempting scan", no culprit. */
 static void test_short_preemption_path(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
 		wake(1010, 1, CFS, LOOP, 19),
 		sw(1014, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1016000, .cycle = 1 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1016000, .cycle = 1 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -617,14 +617,14 @@ static void test_short_preemption_path(void **state)
 	assert_null(find_kind(c, JL_PART_UNPREEMPTED));
 	assert_null(find_kind(c, JL_PART_THROTTLE));
 	assert_string_equal(find_kind(c, JL_PART_OTHER)->name, "preempting scan");
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: a miss caused during the work: the loop (FIFO 80) is preempted by a FIFO 90 thread for 8 ms
  * after its wakeup; the response window names it. */
 static void test_response_window_preempted_by_higher(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
 		sw(1100, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 		wake(10000, 1, 0, LOOP, 19),
@@ -634,11 +634,11 @@ static void test_response_window_preempted_by_higher(void **state)
 		sw(18502, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
 		sw(19000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 10000000, .wake = 10012000, .end = 18990000, .miss = true, .cycle = 1 } };
+	struct jl_analysis_sample s[] = { { .release = 10000000, .wake = 10012000, .end = 18990000, .miss = true, .cycle = 1 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c = NULL;
 	const struct jl_part *p = NULL;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -656,36 +656,36 @@ static void test_response_window_preempted_by_higher(void **state)
 	assert_int_equal(p->duration_ns, 8000000);
 	assert_int_equal(jl_cycle_culprit(c), (int)(p - c->parts));
 	assert_non_null(find_kind(c, JL_PART_RUNNING));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the loop blocks inside its work (a pipe read) until a CFS writer wakes it, and a second
  * time until an hrtimer wakes it: blocked parts name the writer and the timer, not the interrupted task. */
 static void test_response_window_blocked(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
 		sw(200, 1, LOOP, 19, 0x1, CFS, 120, "writer"),    /* blocks in read() */
 		wake(5200, 1, CFS, LOOP, 19),                      /* the writer wakes it */
 		sw(5203, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 		sw(5300, 1, LOOP, 19, 0x1, CFS, 120, "writer"),   /* nanosleep inside the work */
-		ev(8300, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		ev(8300, 1, CFS, JL_EVENT_TIMER_ENTRY, -1, "hrtimer_wakeup"),
 		wake(8301, 1, CFS, LOOP, 19),                      /* raised in the timer: cur is the writer */
-		ev(8302, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		ev(8302, 1, CFS, JL_EVENT_TIMER_EXIT, -1, NULL),
 		sw(8304, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 		sw(9000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
+	struct jl_analysis_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c = NULL;
 	const struct jl_part *by_task = NULL, *by_timer = NULL;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, 10), 0);
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 10), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
 	c = response_of(w, nw);
 	assert_non_null(c);
 	for (int i = 0; i < c->nparts; i++) {
@@ -701,7 +701,7 @@ static void test_response_window_blocked(void **state)
 	assert_int_equal(by_task->duration_ns, 5000000);
 	assert_non_null(by_timer);
 	assert_int_equal(by_timer->duration_ns, 3001000);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the loop blocks inside its work on a PI lock that a FIFO 10 thread holds; as it blocks it
@@ -710,11 +710,11 @@ static void test_response_window_blocked(void **state)
 static void test_pi_lock_holder_named(void **state)
 {
 	const int low = 400;
-	struct jl_tev boost = { .ts = 200000, .cpu = 1, .kind = JL_TEV_PI_SETPRIO, .has_cur = true, .cur = LOOP,
+	struct jl_event boost = { .ts = 200000, .cpu = 1, .kind = JL_EVENT_PI_SETPRIO, .has_cur = true, .cur = LOOP,
 				.pid = low, .prev_prio = 89, .prio = 19 };
-	struct jl_tev unboost = { .ts = 5201000, .cpu = 1, .kind = JL_TEV_PI_SETPRIO, .has_cur = true, .cur = low,
+	struct jl_event unboost = { .ts = 5201000, .cpu = 1, .kind = JL_EVENT_PI_SETPRIO, .has_cur = true, .cur = low,
 				  .pid = low, .prev_prio = 19, .prio = 89 };
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, LOOP, 19, "control"),
 		boost,
 		sw(201, 1, LOOP, 19, 0x1, low, 19, "low"),          /* blocks; the holder runs, boosted */
@@ -723,18 +723,18 @@ static void test_pi_lock_holder_named(void **state)
 		sw(5203, 1, low, 89, 0x100, LOOP, 19, "control"),
 		sw(9000, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
+	struct jl_analysis_sample s[] = { { .release = 0, .wake = 10000, .end = 8990000, .miss = true, .cycle = 0 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *blocked = NULL;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
 	snprintf(e[0].prev_comm, sizeof(e[0].prev_comm), "swapper/1");
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	assert_int_equal(jl_analysis_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
 	c = response_of(w, nw);
 	assert_non_null(c);
 	assert_parts_add_up(c);
@@ -752,7 +752,7 @@ static void test_pi_lock_holder_named(void **state)
 		jl_trace_advice_from_host(NULL, &in);
 		assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "pi-holder");
 	}
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made, as on PREEMPT_RT (sched only): a SCHED_OTHER loop's timer expires in softirq, so ktimers/1
@@ -762,7 +762,7 @@ static void test_pi_lock_holder_named(void **state)
 static void test_cfs_loop_woken_by_ktimers(void **state)
 {
 	const int kt = 15;
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, LOOP, 120, 0x1, 0, 120, "swapper/1"),
 		wake(1008, 1, 0, kt, 98),                          /* the hard IRQ wakes the timer softirq's thread */
 		sw(1012, 1, 0, 120, 0, kt, 98, "ktimers/1"),
@@ -770,13 +770,13 @@ static void test_cfs_loop_woken_by_ktimers(void **state)
 		sw(1190, 1, kt, 98, 0x1, LOOP, 120, "control"),
 		sw(1400, 1, LOOP, 120, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1192000, .cycle = 4 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1192000, .cycle = 4 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	const struct jl_part *p;
 	struct jl_trace_advice_in in;
 	char out[512];
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -792,7 +792,7 @@ static void test_cfs_loop_woken_by_ktimers(void **state)
 	jl_trace_advice_from_host(NULL, &in);
 	assert_string_equal(jl_trace_advice(&an, c, &in, out, sizeof(out)), "timer-softirq");
 	assert_non_null(strstr(out, "policy = fifo"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: events were lost on CPU 1 while the loop worked, right after its switch-in (the CPU's last
@@ -800,31 +800,31 @@ static void test_cfs_loop_woken_by_ktimers(void **state)
  * and the missed cycle says so. */
 static void test_lost_events_in_window(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 		wake(1000, 1, 0, LOOP, 19),
 		sw(1001, 1, 0, 120, 0, LOOP, 19, "control"),
-		ev(2000, 1, -1, JL_TEV_LOST, 0, NULL),
+		ev(2000, 1, -1, JL_EVENT_LOST, 0, NULL),
 		sw(2500, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1002000, .end = 2400000, .miss = true, .cycle = 3 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1002000, .end = 2400000, .miss = true, .cycle = 3 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c = NULL;
 	const struct jl_part *p;
 	char text[1024];
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
 	e[3].prev_state = 40; /* 40 events lost */
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, 5), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 5), 0);
 	assert_int_equal(an.ngaps, 1);
 	assert_int_equal(an.gaps[0].from, 1001000); /* the switch-in, the CPU's last record before the gap */
 	assert_int_equal(an.gaps[0].to, 2000000);
-	assert_true(jl_tan_lost_in(&an, 1, 1500000, 1600000));
-	assert_false(jl_tan_lost_in(&an, 1, 2000000, 2400000));
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	assert_true(jl_analysis_lost_in(&an, 1, 1500000, 1600000));
+	assert_false(jl_analysis_lost_in(&an, 1, 2000000, 2400000));
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
 	c = response_of(w, nw);
 	assert_non_null(c);
 	assert_true(c->lost_in_window);
@@ -834,7 +834,7 @@ static void test_lost_events_in_window(void **state)
 	assert_parts_add_up(c);
 	jl_cycle_format(c, "control", text, sizeof(text));
 	assert_non_null(strstr(text, "events were lost"));
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: 100 ms of CFS time, then the loop is woken and preempts it within 5 us; the RT period timer
@@ -842,17 +842,17 @@ static void test_lost_events_in_window(void **state)
  * longer than a throttled share): just the preemption path. */
 static void test_period_timer_nearby_is_not_throttling(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, 0, 120, 0, CFS, 120, "scan"),
-		ev(98000, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "sched_rt_period_timer"),
-		ev(98001, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		ev(98000, 1, CFS, JL_EVENT_TIMER_ENTRY, -1, "sched_rt_period_timer"),
+		ev(98001, 1, CFS, JL_EVENT_TIMER_EXIT, -1, NULL),
 		wake(100000, 1, CFS, LOOP, 19),
 		sw(100005, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 100000000, .wake = 100007000, .cycle = 9 } };
+	struct jl_analysis_sample s[] = { { .release = 100000000, .wake = 100007000, .cycle = 9 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
@@ -860,34 +860,34 @@ static void test_period_timer_nearby_is_not_throttling(void **state)
 	c = worst_of(&an, e, 5, w, &nw);
 	assert_null(find_kind(c, JL_PART_THROTTLE));
 	assert_int_equal(jl_cycle_culprit(c), -1);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the loop blocks in its work, is woken, is moved to CPU 1 and waits 499 us there behind a
  * FIFO 90 task: the response window keeps that wait and names the task. */
 static void test_response_window_migration(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 0, 0, 120, 0, LOOP, 19, "control"),
 		sw(0, 1, 0, 120, 0, HIGH, 9, "high"),
 		sw(100, 0, LOOP, 19, 0x1, 0, 120, "swapper/0"),
 		wake(400, 0, 0, LOOP, 19),
-		ev(401, 1, HIGH, JL_TEV_MIGRATE, LOOP, NULL),
+		ev(401, 1, HIGH, JL_EVENT_MIGRATE, LOOP, NULL),
 		sw(900, 1, HIGH, 9, 0x1, LOOP, 19, "control"),
 		sw(950, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 0, .wake = 10000, .end = 940000, .miss = true, .cycle = 0 } };
+	struct jl_analysis_sample s[] = { { .release = 0, .wake = 10000, .end = 940000, .miss = true, .cycle = 0 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c = NULL;
 	int64_t behind = 0;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
 	e[4].target_cpu = 1;
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, 7), 0);
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 7), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 5, &nw, NULL), 0);
 	c = response_of(w, nw);
 	assert_non_null(c);
 	for (int i = 0; i < c->nparts; i++)
@@ -895,14 +895,14 @@ static void test_response_window_migration(void **state)
 			behind += c->parts[i].duration_ns;
 	assert_int_equal(behind, 499000);
 	assert_int_equal(c->end - c->release, 940000);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the VM heuristic (a woken task's first record on a CPU believed idle is its switch-in) is used
  * on a CPU whose trace shows no switch out of idle, and not on one that records them. */
 static void test_vm_heuristic_only_where_needed(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 0, LOOP, 19, 0x1, 0, 120, "swapper/0"),
 		sw(0, 1, CFS, 120, 0x1, 0, 120, "swapper/1"),
 		/* CPU 0 records its switches out of idle */
@@ -910,22 +910,22 @@ static void test_vm_heuristic_only_where_needed(void **state)
 		sw(200, 0, HOG, 120, 0x1, 0, 120, "swapper/0"),
 		/* CPU 1 does not: the loop is woken there and its next record is all there is */
 		wake(1000, 1, 0, LOOP, 19),
-		ev(1040, 1, LOOP, JL_TEV_OTHER, 0, NULL),
+		ev(1040, 1, LOOP, JL_EVENT_OTHER, 0, NULL),
 		sw(1100, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 		/* on CPU 0 a record by a task while the CPU is idle is not taken as its switch-in */
-		ev(1500, 0, CFS, JL_TEV_OTHER, 0, NULL),
+		ev(1500, 0, CFS, JL_EVENT_OTHER, 0, NULL),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1042000, .cycle = 0 } };
-	struct jl_tan an;
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1042000, .cycle = 0 } };
+	struct jl_analysis an;
 
 	(void)state;
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, 8), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 8), 0);
 	assert_int_equal(an.vm_heuristic[1], 1);
 	assert_int_equal(an.vm_heuristic[0], 0);
 	assert_int_equal(an.threads[0].npairs, 1);
 	assert_int_equal(an.threads[0].pairs[0].switch_in, 1000000); /* the idle task's last record on CPU 1 */
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: a loop with a long period sleeps in 50 ms slices: the sample is paired with the first wakeup
@@ -933,7 +933,7 @@ static void test_vm_heuristic_only_where_needed(void **state)
  * metric counts only that one. */
 static void test_match_first_wakeup_after_release(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 		wake(50000, 1, 0, LOOP, 19),                      /* a sleep slice ends */
 		sw(50100, 1, 0, 120, 0, LOOP, 19, "control"),
@@ -942,48 +942,48 @@ static void test_match_first_wakeup_after_release(void **state)
 		sw(100020, 1, 0, 120, 0, LOOP, 19, "control"),
 		sw(100500, 1, LOOP, 19, 0x1, 0, 120, "swapper/1"),
 	};
-	struct jl_tan_sample s[] = { { .release = 100000000, .wake = 100022000, .cycle = 0 } };
+	struct jl_analysis_sample s[] = { { .release = 100000000, .wake = 100022000, .cycle = 0 } };
 	struct jl_cycle w[10];
-	struct jl_tan an;
+	struct jl_analysis an;
 	int64_t *v;
 	size_t n;
 	int nw;
 
 	(void)state;
 	setup_one(&an, LOOP, "control", s, 1);
-	assert_int_equal(jl_tan_run(&an, e, 7), 0);
-	assert_int_equal(jl_tan_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 7), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
 	assert_int_equal(nw, 1);
 	assert_int_equal(w[0].waking, 99999000);
-	v = jl_tan_wakeups(&an, 0, 0, &n);
+	v = jl_analysis_wakeups(&an, 0, 0, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0], 21000);
 	free(v);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the release -> waking part when the timer is in the trace: armed at the release with 50 us of
  * slack, the interrupt 30 us past the hard expiry while a CFS task ran, the handler 2 us to the waking. */
 static void test_timer_split(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 1, LOOP, 19, 0x1, CFS, 120, "scan"),
-		ev(10, 1, CFS, JL_TEV_OTHER, 0, NULL),
-		ev(1080, 1, CFS, JL_TEV_TIMER_ENTRY, -1, "hrtimer_wakeup"),
+		ev(10, 1, CFS, JL_EVENT_OTHER, 0, NULL),
+		ev(1080, 1, CFS, JL_EVENT_TIMER_ENTRY, -1, "hrtimer_wakeup"),
 		wake(1082, 1, CFS, LOOP, 19),
-		ev(1083, 1, CFS, JL_TEV_TIMER_EXIT, -1, NULL),
+		ev(1083, 1, CFS, JL_EVENT_TIMER_EXIT, -1, NULL),
 		sw(1085, 1, CFS, 120, 0x100, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1087000, .cycle = 1 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1087000, .cycle = 1 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
 	char text[1024];
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 
 	(void)state;
 	/* armed in the previous cycle (before the first record here): hrtimer_start before the switch */
-	e[1].kind = JL_TEV_TIMER_START;
+	e[1].kind = JL_EVENT_TIMER_START;
 	e[1].arg = 0xabc0;
 	e[1].softexpires = 1000000;
 	e[1].expires = 1050000;
@@ -995,7 +995,7 @@ static void test_timer_split(void **state)
 	/* 50 + 30 + 2 us to the waking; then 1 us of the callback and 2 us of scan to the switch, 2 us back */
 	assert_string_equal(text, "control cycle 1: 87 us = timer slack 50 us + timer interrupt late 30 us + timer handler 2 us"
 				  " + irq hrtimer hrtimer_wakeup 1 us + preempting scan 2 us + return 2 us");
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 /* Hand-made: the loop is woken onto CPU 0 (the wakeup places it there), waits behind a FIFO 90 task, is
@@ -1003,18 +1003,18 @@ static void test_timer_split(void **state)
  * is read piece by piece on each runqueue. */
 static void test_wait_across_a_migration(void **state)
 {
-	struct jl_tev e[] = {
+	struct jl_event e[] = {
 		sw(0, 0, 0, 120, 0, HIGH, 9, "high0"),
 		sw(0, 1, 0, 120, 0, HOG, 9, "high1"),
 		wake(1000, 0, HIGH, LOOP, 19),
-		ev(1001, 0, HIGH, JL_TEV_MIGRATE, LOOP, NULL),   /* the wakeup's placement: CPU 0 */
-		ev(1200, 1, HOG, JL_TEV_MIGRATE, LOOP, NULL),    /* pulled to CPU 1 */
+		ev(1001, 0, HIGH, JL_EVENT_MIGRATE, LOOP, NULL),   /* the wakeup's placement: CPU 0 */
+		ev(1200, 1, HOG, JL_EVENT_MIGRATE, LOOP, NULL),    /* pulled to CPU 1 */
 		sw(1300, 1, HOG, 9, 0x1, LOOP, 19, "control"),
 	};
-	struct jl_tan_sample s[] = { { .release = 1000000, .wake = 1302000, .cycle = 5 } };
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1302000, .cycle = 5 } };
 	struct jl_cycle w[10];
 	const struct jl_cycle *c;
-	struct jl_tan an;
+	struct jl_analysis an;
 	int nw;
 	int64_t on0 = 0, on1 = 0;
 
@@ -1033,7 +1033,7 @@ static void test_wait_across_a_migration(void **state)
 	assert_int_equal(on0, 200000); /* 1000 -> 1200 us on CPU 0 */
 	assert_int_equal(on1, 100000); /* 1200 -> 1300 us on CPU 1 */
 	assert_int_equal(c->migrations, 1);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 int main(void)

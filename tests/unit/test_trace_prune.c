@@ -5,7 +5,7 @@
  * keeps everything and to one that prunes. They must explain the same worst cycles part by part, match
  * the same samples, give the same off-CPU totals, while the pruned one keeps a small part of the states
  * and segments. Its wakeup figures count every wakeup the generator made (counted here as it makes them).
- * The live one (jl_tan_prune_live) must too when it gets each window only just before the first event in
+ * The live one (jl_analysis_prune_live) must too when it gets each window only just before the first event in
  * it, the last cycles' windows never (their pairs wait in its tail ring), and the samples at the end. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,9 +31,9 @@
 #define MISS_NS (1500 * US)
 
 struct gen {
-	struct jl_tev *ev;
+	struct jl_event *ev;
 	size_t n, cap;
-	struct jl_tan_sample *s[NLOOPS];
+	struct jl_analysis_sample *s[NLOOPS];
 	size_t ns[NLOOPS];
 	size_t wakeups[NLOOPS];   /* wakings in [from, to) */
 	int64_t max_wakeup[NLOOPS];
@@ -48,9 +48,9 @@ static uint32_t rnd(struct gen *g, uint32_t n)
 	return (uint32_t)(g->rng >> 33) % n;
 }
 
-static struct jl_tev *push(struct gen *g, int64_t ts, int cpu, int cur, int kind)
+static struct jl_event *push(struct gen *g, int64_t ts, int cpu, int cur, int kind)
 {
-	struct jl_tev *e;
+	struct jl_event *e;
 
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
@@ -69,7 +69,7 @@ static struct jl_tev *push(struct gen *g, int64_t ts, int cpu, int cur, int kind
 
 static void sw(struct gen *g, int64_t ts, int cpu, int prev, int pprio, int pstate, int next, int nprio)
 {
-	struct jl_tev *e = push(g, ts, cpu, prev, JL_TEV_SWITCH);
+	struct jl_event *e = push(g, ts, cpu, prev, JL_EVENT_SWITCH);
 
 	e->prev_pid = prev;
 	e->prev_prio = pprio;
@@ -84,7 +84,7 @@ static void sw(struct gen *g, int64_t ts, int cpu, int prev, int pprio, int psta
 
 static void waking(struct gen *g, int64_t ts, int cpu, int cur, int pid, int prio)
 {
-	struct jl_tev *e = push(g, ts, cpu, cur, JL_TEV_WAKING);
+	struct jl_event *e = push(g, ts, cpu, cur, JL_EVENT_WAKING);
 
 	e->pid = pid;
 	e->prio = prio;
@@ -94,7 +94,7 @@ static void waking(struct gen *g, int64_t ts, int cpu, int cur, int pid, int pri
 
 static void sample(struct gen *g, int i, int64_t release, int64_t in, int64_t out, uint64_t cycle)
 {
-	struct jl_tan_sample *s = &g->s[i][g->ns[i]++];
+	struct jl_analysis_sample *s = &g->s[i][g->ns[i]++];
 
 	s->release = release;
 	s->wake = in + 1 * US;
@@ -136,21 +136,21 @@ static void generate(struct gen *g, bool stalls)
 			continue;
 		}
 		if (rnd(g, 7) == 0) { /* an IRQ just before the release */
-			struct jl_tev *e = push(g, T - 30 * US - rnd(g, 200) * US, 1, HOG, JL_TEV_IRQ_ENTRY);
+			struct jl_event *e = push(g, T - 30 * US - rnd(g, 200) * US, 1, HOG, JL_EVENT_IRQ_ENTRY);
 
 			e->pid = 24;
 			snprintf(e->comm, sizeof(e->comm), "eth0");
-			e = push(g, e->ts + 5 * US + rnd(g, 10) * US, 1, HOG, JL_TEV_IRQ_EXIT);
+			e = push(g, e->ts + 5 * US + rnd(g, 10) * US, 1, HOG, JL_EVENT_IRQ_EXIT);
 			e->pid = 24;
 		}
 		if (k % 401 == 7) { /* a migration record while it sleeps (to the CPU it is on) */
-			struct jl_tev *e = push(g, T - 300 * US, 1, HOG, JL_TEV_MIGRATE);
+			struct jl_event *e = push(g, T - 300 * US, 1, HOG, JL_EVENT_MIGRATE);
 
 			e->pid = 104;
 			e->target_cpu = 1;
 		}
 		{
-			struct jl_tev *e = push(g, T + 3 * US, 1, HOG, JL_TEV_TIMER_ENTRY);
+			struct jl_event *e = push(g, T + 3 * US, 1, HOG, JL_EVENT_TIMER_ENTRY);
 
 			snprintf(e->comm, sizeof(e->comm), "hrtimer_wakeup");
 			e->arg = 0x1000;
@@ -160,7 +160,7 @@ static void generate(struct gen *g, bool stalls)
 			wk[i] = T + (4 + i) * US;
 			waking(g, wk[i], 1, HOG, 101 + i, 19);
 		}
-		push(g, T + 8 * US, 1, HOG, JL_TEV_TIMER_EXIT);
+		push(g, T + 8 * US, 1, HOG, JL_EVENT_TIMER_EXIT);
 		t = T + 12 * US + rnd(g, 30) * US;
 		if (intruder) { /* FIFO 90 first, 300 us */
 			waking(g, T + 9 * US, 1, HOG, INTRUDER, 9);
@@ -185,10 +185,10 @@ static void generate(struct gen *g, bool stalls)
 					g->preempted += 200 * US;
 			}
 			if (rnd(g, 11) == 0) { /* a softirq at the end of its run */
-				struct jl_tev *e = push(g, out - 5 * US, 1, 101 + i, JL_TEV_SOFTIRQ_ENTRY);
+				struct jl_event *e = push(g, out - 5 * US, 1, 101 + i, JL_EVENT_SOFTIRQ_ENTRY);
 
 				e->pid = 7;
-				e = push(g, out - 2 * US, 1, 101 + i, JL_TEV_SOFTIRQ_EXIT);
+				e = push(g, out - 2 * US, 1, 101 + i, JL_EVENT_SOFTIRQ_EXIT);
 				e->pid = 7;
 			}
 			sample(g, i, T, t, out, (uint64_t)k);
@@ -207,7 +207,7 @@ static void generate(struct gen *g, bool stalls)
 
 static int cmp_lat(const void *a, const void *b)
 {
-	const struct jl_tan_sample *x = *(const struct jl_tan_sample *const *)a, *y = *(const struct jl_tan_sample *const *)b;
+	const struct jl_analysis_sample *x = *(const struct jl_analysis_sample *const *)a, *y = *(const struct jl_analysis_sample *const *)b;
 	int64_t lx = x->wake - x->release, ly = y->wake - y->release;
 
 	return (ly > lx) - (ly < lx);
@@ -215,9 +215,9 @@ static int cmp_lat(const void *a, const void *b)
 
 /* What a ring keeps: the 10 worst by latency, every miss, the last 256 (a ring keeps 1024 of many more),
  * and every 50th (for matching). */
-static size_t keep(const struct jl_tan_sample *all, size_t n, struct jl_tan_sample *out)
+static size_t keep(const struct jl_analysis_sample *all, size_t n, struct jl_analysis_sample *out)
 {
-	const struct jl_tan_sample **by = malloc(n * sizeof(*by));
+	const struct jl_analysis_sample **by = malloc(n * sizeof(*by));
 	bool *kept = calloc(n, 1);
 	size_t m = 0;
 
@@ -241,15 +241,15 @@ enum mode { WHOLE, PRUNED, LIVE };
 
 /* LIVE, as trace_live.c drives it: each cycle (of all the generator made) comes before the analysis is
  * fed the first event of its whole window; while it is among its loop's 16 worst by latency or 16
- * longest misses so far it is a candidate (jl_tan_prune_candidates: the set as it is now), each kept
- * cycle but the 10 worst (a ring keeps those as candidates) gives its wakeup window (jl_tan_prune_add:
+ * longest misses so far it is a candidate (jl_analysis_prune_candidates: the set as it is now), each kept
+ * cycle but the 10 worst (a ring keeps those as candidates) gives its wakeup window (jl_analysis_prune_add:
  * the rings' first misses), except the last ones: their windows never come (their pairs wait in the
  * tail). The samples and the window's end come at the end
- * (jl_tan_prune_settle), when the last 100 ms are left to feed. */
+ * (jl_analysis_prune_settle), when the last 100 ms are left to feed. */
 struct arrival {
 	int64_t at;
 	int loop;
-	const struct jl_tan_sample *x;
+	const struct jl_analysis_sample *x;
 	bool kept;                       /* a wakeup window (a kept miss, or every 50th kept) */
 };
 
@@ -260,14 +260,14 @@ static int cmp_arrival(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
-static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept)
+static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_analysis_sample **kept, const size_t *nkept)
 {
-	int64_t back = jl_tan_prune_back(&an->budget), cw[NLOOPS][32][2];
+	int64_t back = jl_analysis_prune_back(&an->budget), cw[NLOOPS][32][2];
 	struct jl_topk lat[NLOOPS], miss[NLOOPS];
 	size_t na = 0, k = 0, e = 0, total = 0;
 	struct arrival *arr;
 
-	assert_int_equal(jl_tan_prune_live(an, g->from), 1);
+	assert_int_equal(jl_analysis_prune_live(an, g->from), 1);
 	for (int i = 0; i < NLOOPS; i++) {
 		total += g->ns[i];
 		jl_topk_init(&lat[i], 16);
@@ -275,7 +275,7 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 	}
 	arr = calloc(total, sizeof(*arr));
 	for (int i = 0; i < NLOOPS; i++) {
-		const struct jl_tan_sample **by = malloc(g->ns[i] * sizeof(*by));
+		const struct jl_analysis_sample **by = malloc(g->ns[i] * sizeof(*by));
 		bool *worst = calloc(g->ns[i], 1);
 		size_t kk = 0;
 
@@ -285,7 +285,7 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 		for (size_t j = 0; j < 10 && j < g->ns[i]; j++)
 			worst[by[j] - g->s[i]] = true;
 		for (size_t j = 0; j < g->ns[i]; j++) {
-			const struct jl_tan_sample *x = &g->s[i][j];
+			const struct jl_analysis_sample *x = &g->s[i][j];
 			bool is_kept = false;
 
 			while (kk < nkept[i] && kept[i][kk].release < x->release)
@@ -303,27 +303,27 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 	/* the pairs before each loop's last 300 cycles can be nobody's (the watch says, as the cycles come):
 	 * the tail keeps only the rest */
 	for (int t = 0; t < NLOOPS; t++)
-		jl_tan_prune_tail_from(an, t, g->s[t][g->ns[t] - 300].release - JL_TAN_CLOCK_SLACK_NS);
+		jl_analysis_prune_tail_from(an, t, g->s[t][g->ns[t] - 300].release - JL_ANALYSIS_CLOCK_SLACK_NS);
 	for (; e < g->n && g->ev[e].ts < g->to - 100 * MS; e++) {
 		bool changed = false;
 
 		for (; k < na && arr[k].at <= g->ev[e].ts; k++) { /* just in time */
-			const struct jl_tan_sample *x = arr[k].x;
+			const struct jl_analysis_sample *x = arr[k].x;
 			int i = arr[k].loop, slot;
 
 			if ((slot = jl_topk_add(&lat[i], x->wake - x->release, x->cycle)) >= 0) {
-				jl_tan_prune_window(x, true, back, cw[i][slot]);
+				jl_analysis_prune_window(x, true, back, cw[i][slot]);
 				changed = true;
 			}
 			if (x->miss && (slot = jl_topk_add(&miss[i], x->end - x->release, x->cycle)) >= 0) {
-				jl_tan_prune_window(x, true, back, cw[i][16 + slot]);
+				jl_analysis_prune_window(x, true, back, cw[i][16 + slot]);
 				changed = true;
 			}
 			if (arr[k].kept) {
 				int64_t w[1][2];
 
-				jl_tan_prune_window(x, false, back, w[0]);
-				assert_int_equal(jl_tan_prune_add(an, (const int64_t (*)[2])w, 1), 0);
+				jl_analysis_prune_window(x, false, back, w[0]);
+				assert_int_equal(jl_analysis_prune_add(an, (const int64_t (*)[2])w, 1), 0);
 			}
 		}
 		if (changed) {
@@ -336,26 +336,26 @@ static void analyse_live(struct jl_tan *an, const struct gen *g, struct jl_tan_s
 				for (int j = 0; j < miss[i].n; j++, n++)
 					memcpy(w[n], cw[i][16 + miss[i].e[j].slot], sizeof(w[n]));
 			}
-			assert_int_equal(jl_tan_prune_candidates(an, (const int64_t (*)[2])w, n), 0);
+			assert_int_equal(jl_analysis_prune_candidates(an, (const int64_t (*)[2])w, n), 0);
 		}
-		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
+		assert_int_equal(jl_analysis_feed(an, &g->ev[e]), 0);
 	}
 	/* after it: the samples, the window's end, then the rest */
 	for (int t = 0; t < NLOOPS; t++) {
 		an->threads[t].samples = kept[t];
 		an->threads[t].nsamples = nkept[t];
 	}
-	assert_int_equal(jl_tan_prune_settle(an, g->to), 0);
+	assert_int_equal(jl_analysis_prune_settle(an, g->to), 0);
 	for (; e < g->n; e++)
-		assert_int_equal(jl_tan_feed(an, &g->ev[e]), 0);
-	jl_tan_end(an);
+		assert_int_equal(jl_analysis_feed(an, &g->ev[e]), 0);
+	jl_analysis_end(an);
 	free(arr);
 }
 
-static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample **kept, const size_t *nkept,
+static void analyse(struct jl_analysis *an, const struct gen *g, struct jl_analysis_sample **kept, const size_t *nkept,
 		    enum mode mode)
 {
-	struct jl_tan_thread th[NLOOPS + 1];
+	struct jl_analysis_thread th[NLOOPS + 1];
 	bool prune = mode != WHOLE;
 
 	memset(th, 0, sizeof(th));
@@ -370,8 +370,8 @@ static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample
 	}
 	snprintf(th[NLOOPS].name, sizeof(th[NLOOPS].name), "hog"); /* lends its name only */
 	th[NLOOPS].pid = HOG;
-	assert_int_equal(jl_tan_init(an, th, NLOOPS + 1, 2), 0);
-	/* no RT throttling, no fair server: the windows reach JL_TAN_PRUNE_BACK_MIN back (with the kernel's
+	assert_int_equal(jl_analysis_init(an, th, NLOOPS + 1, 2), 0);
+	/* no RT throttling, no fair server: the windows reach JL_ANALYSIS_PRUNE_BACK_MIN back (with the kernel's
 	 * budgets, 110 ms: most of the trace around 30 cycles) */
 	an->budget.rt_runtime_ns = -1;
 	an->budget.fair_server = false;
@@ -379,13 +379,13 @@ static void analyse(struct jl_tan *an, const struct gen *g, struct jl_tan_sample
 		analyse_live(an, g, kept, nkept);
 		return;
 	}
-	assert_int_equal(jl_tan_prune(an, g->from, g->to), prune ? 1 : 0);
+	assert_int_equal(jl_analysis_prune(an, g->from, g->to), prune ? 1 : 0);
 	for (size_t i = 0; i < g->n; i++)
-		assert_int_equal(jl_tan_feed(an, &g->ev[i]), 0);
-	jl_tan_end(an);
+		assert_int_equal(jl_analysis_feed(an, &g->ev[i]), 0);
+	jl_analysis_end(an);
 }
 
-static size_t kept_items(const struct jl_tan *an)
+static size_t kept_items(const struct jl_analysis *an)
 {
 	size_t n = 0;
 
@@ -399,14 +399,14 @@ static size_t kept_items(const struct jl_tan *an)
 static void pruned_equals_whole(bool stalls, enum mode mode)
 {
 	static struct gen g;
-	struct jl_tan_sample *kept[NLOOPS];
+	struct jl_analysis_sample *kept[NLOOPS];
 	size_t nkept[NLOOPS], nw = 0, np = 0, mw = 0, mp = 0, fs, fp, fg;
 	struct jl_cycle w[16], p[16];
-	struct jl_tan whole, pruned;
+	struct jl_analysis whole, pruned;
 	int nwo = 0, npo = 0;
 
 	generate(&g, stalls);
-	assert_int_equal(jl_tev_sort(g.ev, g.n), 0);
+	assert_int_equal(jl_event_sort(g.ev, g.n), 0);
 	for (int i = 0; i < NLOOPS; i++) {
 		kept[i] = calloc(g.ns[i], sizeof(*kept[i]));
 		nkept[i] = keep(g.s[i], g.ns[i], kept[i]);
@@ -416,8 +416,8 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 	analyse(&pruned, &g, kept, nkept, mode);
 
 	/* the same worst cycles, part by part, and the same missed deadlines */
-	assert_int_equal(jl_tan_worst(&whole, g.from, w, 5, 10, &nwo, &mw), 0);
-	assert_int_equal(jl_tan_worst(&pruned, g.from, p, 5, 10, &npo, &mp), 0);
+	assert_int_equal(jl_analysis_worst(&whole, g.from, w, 5, 10, &nwo, &mw), 0);
+	assert_int_equal(jl_analysis_worst(&pruned, g.from, p, 5, 10, &npo, &mp), 0);
 	assert_true(nwo >= 5);
 	assert_int_equal(npo, nwo);
 	assert_true(!stalls || mw > 0);
@@ -450,7 +450,7 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 	}
 	for (int i = 0; i < NLOOPS; i++) {
 		const char *a, *b;
-		json_object *oa = jl_tan_offcpu(&whole, i, g.from, g.to), *ob = jl_tan_offcpu(&pruned, i, g.from, g.to);
+		json_object *oa = jl_analysis_offcpu(&whole, i, g.from, g.to), *ob = jl_analysis_offcpu(&pruned, i, g.from, g.to);
 		struct jl_dist d;
 		size_t n;
 
@@ -472,8 +472,8 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 		json_object_put(oa);
 		json_object_put(ob);
 		/* every wakeup the generator made in the window, the largest exactly */
-		assert_false(jl_tan_prune_wakeups(&whole, i, &d, &n));
-		assert_true(jl_tan_prune_wakeups(&pruned, i, &d, &n));
+		assert_false(jl_analysis_prune_wakeups(&whole, i, &d, &n));
+		assert_true(jl_analysis_prune_wakeups(&pruned, i, &d, &n));
 		assert_int_equal(n, g.wakeups[i]);
 		assert_int_equal(d.max, g.max_wakeup[i]);
 		assert_int_equal(pruned.threads[i].npairs + pruned.threads[i].pairs_forgotten, whole.threads[i].npairs);
@@ -481,13 +481,13 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 		np += pruned.threads[i].nstates;
 	}
 	/* and kept a small part of what the whole one did */
-	jl_tan_prune_counts(&pruned, &fs, &fp, &fg);
+	jl_analysis_prune_counts(&pruned, &fs, &fp, &fg);
 	assert_true(fs > 0 && fp > 0 && fg > 0);
 	assert_int_equal(np + fs, nw);
 	print_message("kept %zu of %zu states, pairs and segments\n", kept_items(&pruned), kept_items(&whole));
 	assert_true(kept_items(&pruned) * 4 < kept_items(&whole));
-	jl_tan_free(&whole);
-	jl_tan_free(&pruned);
+	jl_analysis_free(&whole);
+	jl_analysis_free(&pruned);
 	for (int i = 0; i < NLOOPS; i++) {
 		free(kept[i]);
 		free(g.s[i]);
@@ -523,9 +523,9 @@ static void test_live_equals_whole_intruder(void **state)
 /* Not every measured entry partial (a callback's, an entry without samples): nothing is pruned. */
 static void test_not_pruned_unless_all_partial(void **state)
 {
-	struct jl_tan_sample s = { .release = 1000, .wake = 2000, .end = 3000, .cycle = 0 };
-	struct jl_tan_thread th[2] = { 0 };
-	struct jl_tan an;
+	struct jl_analysis_sample s = { .release = 1000, .wake = 2000, .end = 3000, .cycle = 0 };
+	struct jl_analysis_thread th[2] = { 0 };
+	struct jl_analysis an;
 
 	(void)state;
 	th[0].pid = 1;
@@ -535,18 +535,18 @@ static void test_not_pruned_unless_all_partial(void **state)
 	th[0].partial = true;
 	th[1].pid = 2;
 	th[1].measured = true; /* no samples: every wakeup of it is what is analysed */
-	assert_int_equal(jl_tan_init(&an, th, 2, 1), 0);
-	assert_int_equal(jl_tan_prune(&an, 0, 0), 0);
+	assert_int_equal(jl_analysis_init(&an, th, 2, 1), 0);
+	assert_int_equal(jl_analysis_prune(&an, 0, 0), 0);
 	assert_null(an.prune);
-	assert_true(jl_tan_sample_whole(&an, 0, 0));
-	jl_tan_free(&an);
+	assert_true(jl_analysis_sample_whole(&an, 0, 0));
+	jl_analysis_free(&an);
 	th[1].samples = &s;
 	th[1].nsamples = 1;
 	th[1].partial = true;
-	assert_int_equal(jl_tan_init(&an, th, 2, 1), 0);
-	assert_int_equal(jl_tan_prune(&an, 0, 0), 1);
+	assert_int_equal(jl_analysis_init(&an, th, 2, 1), 0);
+	assert_int_equal(jl_analysis_prune(&an, 0, 0), 1);
 	assert_non_null(an.prune);
-	jl_tan_free(&an);
+	jl_analysis_free(&an);
 }
 
 int main(void)

@@ -288,7 +288,7 @@ static void test_cyclictest_json(void **state)
 			   " \"25\": 15, \"102\": 2}, \"cycles\": 100, \"min\": 18, \"max\": 20500, \"avg\": 24.43, \"cpu\": 1,"
 			   " \"node\": 0}}}";
 	json_object *doc = json_tokener_parse(text);
-	struct jl_ct_result r;
+	struct jl_cyclictest_result r;
 	char err[256];
 
 	(void)state;

@@ -8,10 +8,10 @@
 #include "rt/trace/trace_events.h"
 
 /* sched_switch PREV (kernel prio PREV_PRIO, prev_state PREV_STATE) -> NEXT on CPU. */
-static inline struct jl_tev tev_switch(int64_t us, int cpu, int prev, int prev_prio, int prev_state, int next,
+static inline struct jl_event tev_switch(int64_t us, int cpu, int prev, int prev_prio, int prev_state, int next,
 				       int next_prio, const char *next_comm)
 {
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = JL_TEV_SWITCH, .has_cur = true, .cur = prev,
+	struct jl_event e = { .ts = us * 1000, .cpu = cpu, .kind = JL_EVENT_SWITCH, .has_cur = true, .cur = prev,
 			    .prev_pid = prev, .prev_prio = prev_prio, .prev_state = prev_state, .pid = next,
 			    .prio = next_prio };
 
@@ -19,10 +19,10 @@ static inline struct jl_tev tev_switch(int64_t us, int cpu, int prev, int prev_p
 	return e;
 }
 
-/* A waking (KIND: JL_TEV_WAKING or JL_TEV_WAKEUP_NEW) of PID recorded on CPU while CUR ran. */
-static inline struct jl_tev tev_wake(int64_t us, int cpu, int cur, int pid, int prio, int kind)
+/* A waking (KIND: JL_EVENT_WAKING or JL_EVENT_WAKEUP_NEW) of PID recorded on CPU while CUR ran. */
+static inline struct jl_event tev_wake(int64_t us, int cpu, int cur, int pid, int prio, int kind)
 {
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = true, .cur = cur, .pid = pid,
+	struct jl_event e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = true, .cur = cur, .pid = pid,
 			    .prio = prio, .target_cpu = cpu };
 
 	snprintf(e.comm, sizeof(e.comm), "t%d", pid);
@@ -30,9 +30,9 @@ static inline struct jl_tev tev_wake(int64_t us, int cpu, int cur, int pid, int 
 }
 
 /* Any other record (CUR < 0: no common_pid, e.g. a lost-events mark). */
-static inline struct jl_tev ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
+static inline struct jl_event ev(int64_t us, int cpu, int cur, int kind, int pid, const char *name)
 {
-	struct jl_tev e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
+	struct jl_event e = { .ts = us * 1000, .cpu = cpu, .kind = kind, .has_cur = cur >= 0, .cur = cur, .pid = pid };
 
 	snprintf(e.comm, sizeof(e.comm), "%s", name ? name : "");
 	return e;

@@ -1,4 +1,4 @@
-/* test_hk_thread: a helper thread (rt/base/hk_thread.c) runs at SCHED_OTHER even when its creator is
+/* test_housekeeping_thread: a helper thread (rt/base/housekeeping_thread.c) runs at SCHED_OTHER even when its creator is
  * real-time (the run's watchdog is SCHED_FIFO 99 while the measured threads run), on the CPUs asked for
  * (the creator's when none are), under the name asked for. What the thread runs at is read by the thread
  * itself (sched_getscheduler, sched_getaffinity, pthread_getname_np), once the start has returned. SCHED_FIFO needs root: the
@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "rt/base/hk_thread.h"
+#include "rt/base/housekeeping_thread.h"
 
 struct seen {
-	sem_t go;           /* posted once jl_hk_thread_start returned: the name is set by then */
+	sem_t go;           /* posted once jl_housekeeping_thread_start returned: the name is set by then */
 	int policy;
 	cpu_set_t cpus;
 	char name[16];
@@ -41,7 +41,7 @@ static void start_and_look(const cpu_set_t *cpus, const char *name, struct seen 
 
 	memset(s, 0, sizeof(*s));
 	sem_init(&s->go, 0, 0);
-	assert_int_equal(jl_hk_thread_start(&t, cpus, name, look, s), 0);
+	assert_int_equal(jl_housekeeping_thread_start(&t, cpus, name, look, s), 0);
 	sem_post(&s->go);
 	pthread_join(t, NULL);
 	sem_destroy(&s->go);

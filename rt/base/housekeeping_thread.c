@@ -1,7 +1,7 @@
-/* hk_thread: helper threads at SCHED_OTHER (hk_thread.h). */
-#include "hk_thread.h"
+/* housekeeping_thread: helper threads at SCHED_OTHER (housekeeping_thread.h). */
+#include "housekeeping_thread.h"
 
-int jl_hk_thread_start(pthread_t *t, const cpu_set_t *cpus, const char *name, void *(*fn)(void *), void *arg)
+int jl_housekeeping_thread_start(pthread_t *t, const cpu_set_t *cpus, const char *name, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
 	int rc = pthread_attr_init(&attr);
