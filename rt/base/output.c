@@ -426,6 +426,23 @@ int jl_output_create_path(const char *path)
 	return fd;
 }
 
+void jl_output_csv_field(FILE *fp, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
 int jl_output_write_json(const char *dir, const char *file, json_object *obj)
 {
 	char path[4096];

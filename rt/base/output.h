@@ -51,6 +51,9 @@ void jl_output_abort(struct jl_outfile *of);
 /* A file written while something runs (a child's log): PATH created under its real name (O_EXCL,
  * O_NOFOLLOW, O_APPEND, O_CLOEXEC) and given to the sudo user. An fd, or -1 with errno. */
 int jl_output_create_path(const char *path);
+/* One CSV field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break (its quotes
+ * doubled); a NULL field is empty. */
+void jl_output_csv_field(FILE *fp, const char *s);
 /* Write a JSON document (json-c, pretty) atomically. */
 int jl_output_write_json(const char *dir, const char *file, json_object *obj);
 /* The same at a full PATH. */

@@ -6,6 +6,7 @@
 #include "run_outputs.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,6 +101,25 @@ static bool signal_pending(const sigset_t *set)
 	return sigtimedwait(set, NULL, &zero) > 0;
 }
 
+/* One scan of the run's tree (remains.h). It reads /proc: long on a machine with thousands of tasks, and
+ * longer than its 500 ms period under emulation. At the watchdog's FIFO 99 it kept every other RT task
+ * off the housekeeping CPU: in the RT lane's guest RCU's kthread (FIFO 1, which RT throttling does not
+ * protect) starved for minutes and the run hung. The watchdog steps down to SCHED_OTHER for it. */
+static void scan_tree(struct run_ctx *r)
+{
+	struct sched_param other = { .sched_priority = 0 };
+	int policy = SCHED_OTHER;
+	struct sched_param was;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &was) || policy == SCHED_OTHER) {
+		jl_remains_scan(&r->remains, &r->eng);
+		return;
+	}
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+	jl_remains_scan(&r->remains, &r->eng);
+	pthread_setschedparam(pthread_self(), policy, &was);
+}
+
 /* Wait until DEADLINE (CLOCK_MONOTONIC ns), a signal or the watch's stop_at. Returns true when
  * interrupted (r->stopped_at says which). While the watchdog is pinned to housekeeping CPUs, scans the
  * run's tree every 500 ms (remains.h); with a stop_at, looks at the watch every 50 ms. */
@@ -121,7 +141,7 @@ static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 		if (r->watching && r->sc->run.stop_at.set && left > 50000000LL)
 			left = 50000000LL;
 		if (r->watchdog.pinned && now >= next_scan) {
-			jl_remains_scan(&r->remains, &r->eng);
+			scan_tree(r);
 			next_scan = jl_now_ns() + 500000000LL;
 			continue;
 		}

@@ -35,6 +35,47 @@ static int write_requests(const struct jl_run_out *o)
 	return jl_results_write_requests(o->dir, o->eng);
 }
 
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* parts.csv: the explained cycles of summary.json's trace.worst, a row per part. */
+static int write_parts(const struct jl_run_out *o)
+{
+	json_object *worst = get(get(o->summary, "trace"), "worst");
+	struct jl_outfile of;
+
+	if (!worst || !json_object_is_type(worst, json_type_array) || !json_object_array_length(worst))
+		return 0;
+	if (jl_output_open(&of, o->dir, "parts.csv"))
+		return -1;
+	fputs("thread,tid,cycle,window,latency_ns,response_ns,miss,part,kind,name,pid,prio,duration_ns\n", of.fp);
+	for (size_t i = 0; i < json_object_array_length(worst); i++) {
+		json_object *c = json_object_array_get_idx(worst, i), *parts = get(c, "parts");
+
+		for (size_t k = 0; parts && k < json_object_array_length(parts); k++) {
+			json_object *p = json_object_array_get_idx(parts, k);
+
+			jl_output_csv_field(of.fp, json_object_get_string(get(c, "thread")));
+			fprintf(of.fp, ",%d,%lld,", json_object_get_int(get(c, "tid")),
+				(long long)json_object_get_int64(get(c, "cycle")));
+			jl_output_csv_field(of.fp, json_object_get_string(get(c, "window")));
+			fprintf(of.fp, ",%lld,%lld,%d,%zu,", (long long)json_object_get_int64(get(c, "latency_ns")),
+				(long long)json_object_get_int64(get(c, "response_ns")), json_object_get_boolean(get(c, "miss")),
+				k);
+			jl_output_csv_field(of.fp, json_object_get_string(get(p, "kind")));
+			fputc(',', of.fp);
+			jl_output_csv_field(of.fp, json_object_get_string(get(p, "name")));
+			fprintf(of.fp, ",%d,%d,%lld\n", json_object_get_int(get(p, "pid")), json_object_get_int(get(p, "prio")),
+				(long long)json_object_get_int64(get(p, "duration_ns")));
+		}
+	}
+	return jl_output_commit(&of);
+}
+
 static int write_summary(const struct jl_run_out *o)
 {
 	return jl_output_write_json(o->dir, "summary.json", o->summary);
@@ -82,6 +123,10 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "one row per request: its queue, source, parent, server, status, creation, deadline, start, end, when "
 	  "its caller gave up and the work wasted after that", "the run's end",
 	  write_requests },
+	{ "parts.csv", "csv", "a traced run with a cycle explained",
+	  "one row per part of each explained cycle (summary.json trace.worst, in its order): the cycle, its window, "
+	  "latency, response and miss, the part's place in it, kind, name, pid, priority and duration",
+	  "the run's end", write_parts },
 	{ "summary.json", "json", "every run", "everything the run measured, machine-readable (outputs.md)",
 	  "the run's end", write_summary },
 	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",

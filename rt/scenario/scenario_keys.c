@@ -313,21 +313,26 @@ KEY_FORMAT(fmt_trace_threshold)
 	return v->run->trace_threshold_ns ? jl_format_duration(v->run->trace_threshold_ns, buf, len) : "none";
 }
 
-RKEY_PARSE(run_isolate)
+/* A [run] CPU list that may also be the word WORD (or empty): unset, or the CPUs and their text. */
+static int run_cpus_or(const char *value, const char *word, bool *set, cpu_set_t *cpus, char *text, char *why,
+		       size_t wl)
 {
-	struct jl_run_spec *r = v->run;
-
-	(void)d, (void)key;
-	if (!strcmp(value, "none") || !*value) {
-		r->isolate_set = false;
-		CPU_ZERO(&r->isolate);
-		r->isolate_text[0] = '\0';
+	if (!strcmp(value, word) || !*value) {
+		*set = false;
+		CPU_ZERO(cpus);
+		text[0] = '\0';
 		return 0;
 	}
-	if (jl_scenario_cpus_parse(value, &r->isolate, r->isolate_text, why, wl))
+	if (jl_scenario_cpus_parse(value, cpus, text, why, wl))
 		return -1;
-	r->isolate_set = true;
+	*set = true;
 	return 0;
+}
+
+RKEY_PARSE(run_isolate)
+{
+	(void)d, (void)key;
+	return run_cpus_or(value, "none", &v->run->isolate_set, &v->run->isolate, v->run->isolate_text, why, wl);
 }
 
 KEY_FORMAT(fmt_isolate)
@@ -337,19 +342,9 @@ KEY_FORMAT(fmt_isolate)
 
 RKEY_PARSE(run_housekeeping)
 {
-	struct jl_run_spec *r = v->run;
-
 	(void)d, (void)key;
-	if (!strcmp(value, "auto") || !*value) {
-		r->housekeeping_set = false;
-		CPU_ZERO(&r->housekeeping);
-		r->housekeeping_text[0] = '\0';
-		return 0;
-	}
-	if (jl_scenario_cpus_parse(value, &r->housekeeping, r->housekeeping_text, why, wl))
-		return -1;
-	r->housekeeping_set = true;
-	return 0;
+	return run_cpus_or(value, "auto", &v->run->housekeeping_set, &v->run->housekeeping, v->run->housekeeping_text,
+			   why, wl);
 }
 
 KEY_FORMAT(fmt_housekeeping)

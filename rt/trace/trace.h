@@ -54,6 +54,8 @@ struct jl_part_kind_info {
 	const char *name; /* summary.json's worst[].parts[].kind */
 	int rank;         /* a cycle's parts in rank order (lower first), the longest first within one rank */
 	bool culprit;     /* may be the cycle's culprit (a task only when it names one: pid > 0) */
+	bool interrupt;   /* interrupt context: it runs inside whatever it interrupts (its pid is its number) */
+	const char *word; /* interrupt kinds: the word before the name in the one-line form ("irq 36 virtio1") */
 	const char *help; /* what it means */
 };
 extern const struct jl_part_kind_info jl_part_kinds[];

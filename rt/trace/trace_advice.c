@@ -195,13 +195,31 @@ static int say_late_interrupt(const struct ctx *x, char *out, size_t len)
 static bool irq_on_cpu(const struct ctx *x)
 {
 	return (x->p->kind == JL_PART_IRQ || x->p->kind == JL_PART_SOFTIRQ) && x->in->irq_steered != 1 &&
-	       strncmp(x->p->name, "hrtimer", 7) && strncmp(x->p->name, "IPI", 3);
+	       strncmp(x->p->name, "hrtimer", 7);
 }
 
 static int say_irq_on_cpu(const struct ctx *x, char *out, size_t len)
 {
 	return snprintf(out, len, "interrupt handlers ran on the loop's CPU: isolate = %d with irq_affinity = "
 			"housekeeping moves the movable IRQs off it", x->c->cpu);
+}
+
+/* An IPI is no device's: steering IRQs does not move it. Another CPU sent it: a reschedule, because it
+ * woke a task onto this one; a function call, for work it needs done here (a TLB flush of a process with
+ * threads on both, a timer or a sysctl). */
+static bool ipi(const struct ctx *x)
+{
+	return x->p->kind == JL_PART_IPI;
+}
+
+static int say_ipi(const struct ctx *x, char *out, size_t len)
+{
+	return snprintf(out, len, "%s came from another CPU: %s; keep other work and the program's other threads off "
+			"CPU %d (isolate = %d)", x->p->name,
+			strstr(x->p->name, "reschedule") ? "it woke a task onto this CPU"
+							  : "work there needed this CPU (a TLB flush of a process with "
+							    "threads on both, a timer, a sysctl)",
+			x->c->cpu, x->c->cpu);
 }
 
 static bool unexplained(const struct ctx *x)
@@ -281,6 +299,7 @@ static const struct rule {
 	{ "timer-softirq", timer_softirq, say_timer_softirq },
 	{ "late-interrupt", late_interrupt, say_late_interrupt },
 	{ "irq-on-cpu", irq_on_cpu, say_irq_on_cpu },
+	{ "ipi", ipi, say_ipi },
 	{ "unexplained", unexplained, say_unexplained },
 	{ "executor", executor_wait, say_executor },
 	{ "lost", lost, say_lost },

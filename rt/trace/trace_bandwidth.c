@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace.h"
 #include "trace_events.h"
 
 #define UNTHROTTLE_LEAD_NS 3000000LL /* sched_rt_period_timer fires this long at most before the switch-in */
@@ -45,7 +46,7 @@ static int64_t irq_time(const struct jl_analysis *an, int cpu, int64_t a, int64_
 
 		if (s->start >= b)
 			break;
-		if ((s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) && hi > lo)
+		if (jl_part_kinds[s->kind].interrupt && hi > lo)
 			sum += hi - lo;
 	}
 	return sum;
@@ -78,7 +79,7 @@ static void tally(const struct jl_analysis *an, const struct jl_segment *s, int6
 {
 	if (b <= a)
 		return;
-	if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ) {
+	if (jl_part_kinds[s->kind].interrupt) {
 		if (in_window) {
 			jl_cycle_add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, 0, b - a, NULL);
 			t->irq_ns += b - a;
@@ -136,7 +137,7 @@ static bool rt_before(const struct jl_analysis *an, int cpu, int64_t ts)
 	for (size_t i = jl_analysis_seg_find(an, cpu, ts); i-- > 0;) {
 		const struct jl_segment *s = &an->segs[cpu][i];
 
-		if (s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
+		if (jl_part_kinds[s->kind].interrupt)
 			continue;
 		return s->end == ts && s->kind == JL_PART_TASK && s->kprio < 100;
 	}
@@ -253,7 +254,7 @@ int64_t jl_analysis_add_lower_stretch(const struct jl_analysis *an, int cpu, int
 
 		if (s->start >= to)
 			break;
-		if (b <= a || s->kind == JL_PART_IRQ || s->kind == JL_PART_SOFTIRQ)
+		if (b <= a || jl_part_kinds[s->kind].interrupt)
 			continue;
 		if (s->kind == JL_PART_TASK) {
 			snprintf(name, sizeof(name), "preempting %s", jl_analysis_name(an, s->name));

@@ -899,7 +899,7 @@ int jl_analysis_feed(struct jl_analysis *an, const struct jl_event *ev)
 			snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
 		else
 			snprintf(name, sizeof(name), "%s", ev->comm); /* an IPI handler: "IPI reschedule" */
-		push_ctx(an, c, JL_PART_IRQ, ev->pid, name);
+		push_ctx(an, c, ev->pid < 0 ? JL_PART_IPI : JL_PART_IRQ, ev->pid, name);
 		break;
 	case JL_EVENT_SOFTIRQ_ENTRY:
 		if (close_seg(an, ev->cpu, ev->ts) < 0)

@@ -71,24 +71,34 @@ void jl_cycle_add_part(struct jl_cycle *c, int kind, const char *name, int pid, 
 /* ---- the part kinds: one row each ---- */
 
 const struct jl_part_kind_info jl_part_kinds[JL_PART_N] = {
-	[JL_PART_TIMER] = { "timer", 0, false,
-			    "the timer: its slack, an interrupt that came late, the handler, the timer softirq" },
-	[JL_PART_IDLE_EXIT] = { "idle-exit", 0, false, "the CPU leaving an idle state to take the wakeup" },
-	[JL_PART_RUNNING] = { "running", 0, false, "the thread ran its own work (a response window)" },
-	[JL_PART_EXECUTOR] = { "executor", 0, false,
-			       "a callback was ready while its executor's thread ran another callback (which: the name)" },
-	[JL_PART_THROTTLE] = { "throttle", 1, true,
-			       "RT bandwidth control kept the RT task off: RT throttling, or the fair server running CFS" },
-	[JL_PART_TASK] = { "task", 1, true, "a task held the CPU: higher or equal priority, or any task for a CFS loop" },
-	[JL_PART_BLOCKED] = { "blocked", 1, false,
-			      "asleep inside its work (a response window): on what, and who ended the sleep" },
-	[JL_PART_UNPREEMPTED] = { "unpreempted", 1, true,
-				  "a lower task kept running: a non-preemptible section, or the host took the vCPU" },
-	[JL_PART_IRQ] = { "irq", 2, false, "a hardware interrupt's handler on that CPU" },
-	[JL_PART_SOFTIRQ] = { "softirq", 3, false, "a softirq on that CPU (its vector: the name)" },
-	[JL_PART_LOST] = { "lost", 4, false, "the window overlaps events the trace lost: not explained" },
-	[JL_PART_OTHER] = { "other", 4, false,
-			    "the rest: switch from idle, return, preempting NAME, what no event explains (the name says)" },
+	[JL_PART_TIMER] = { .name = "timer", .rank = 0,
+			    .help = "the timer: its slack, an interrupt that came late, the handler, the timer softirq" },
+	[JL_PART_IDLE_EXIT] = { .name = "idle-exit", .rank = 0, .help = "the CPU leaving an idle state to take the wakeup" },
+	[JL_PART_RUNNING] = { .name = "running", .rank = 0, .help = "the thread ran its own work (a response window)" },
+	[JL_PART_EXECUTOR] = { .name = "executor", .rank = 0,
+			       .help = "a callback was ready while its executor's thread ran another callback (which: the "
+				       "name)" },
+	[JL_PART_THROTTLE] = { .name = "throttle", .rank = 1, .culprit = true,
+			       .help = "RT bandwidth control kept the RT task off: RT throttling, or the fair server "
+				       "running CFS" },
+	[JL_PART_TASK] = { .name = "task", .rank = 1, .culprit = true,
+			   .help = "a task held the CPU: higher or equal priority, or any task for a CFS loop" },
+	[JL_PART_BLOCKED] = { .name = "blocked", .rank = 1,
+			      .help = "asleep inside its work (a response window): on what, and who ended the sleep" },
+	[JL_PART_UNPREEMPTED] = { .name = "unpreempted", .rank = 1, .culprit = true,
+				  .help = "a lower task kept running: a non-preemptible section, or the host took the "
+					  "vCPU" },
+	[JL_PART_IRQ] = { .name = "irq", .rank = 2, .interrupt = true, .word = "irq ",
+			  .help = "a hardware interrupt's handler on that CPU" },
+	[JL_PART_IPI] = { .name = "ipi", .rank = 2, .interrupt = true, .word = "",
+			  .help = "an inter-processor interrupt's handler: a reschedule or a function call another CPU "
+				  "sent (x86)" },
+	[JL_PART_SOFTIRQ] = { .name = "softirq", .rank = 3, .interrupt = true, .word = "softirq ",
+			      .help = "a softirq on that CPU (its vector: the name)" },
+	[JL_PART_LOST] = { .name = "lost", .rank = 4, .help = "the window overlaps events the trace lost: not explained" },
+	[JL_PART_OTHER] = { .name = "other", .rank = 4,
+			    .help = "the rest: switch from idle, return, preempting NAME, what no event explains (the name "
+				    "says)" },
 };
 const int jl_npart_kinds = JL_PART_N;
 
@@ -252,12 +262,6 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 				APPEND("%s (pid %d, %s) %lld us", p->name, p->pid, p->policy, us(p->duration_ns));
 			waited = true;
 			break;
-		case JL_PART_IRQ:
-			APPEND("irq %s %lld us", p->name, us(p->duration_ns));
-			break;
-		case JL_PART_SOFTIRQ:
-			APPEND("softirq %s %lld us", p->name, us(p->duration_ns));
-			break;
 		case JL_PART_THROTTLE:
 			APPEND("RT throttled %lld us (%s)", us(p->duration_ns), p->detail);
 			break;
@@ -268,8 +272,9 @@ void jl_cycle_format(const struct jl_cycle *c, const char *thread, char *buf, si
 		case JL_PART_LOST:
 			APPEND("lost events %lld us", us(p->duration_ns));
 			break;
-		default:
-			APPEND("%s %lld us", p->name, us(p->duration_ns));
+		default: /* an interrupt kind says its word first: "irq 36 virtio1", "softirq TIMER" */
+			APPEND("%s%s %lld us", jl_part_kinds[p->kind].interrupt ? jl_part_kinds[p->kind].word : "", p->name,
+			       us(p->duration_ns));
 			break;
 		}
 	}

@@ -84,8 +84,7 @@ static json_object *part_json(const struct jl_part *p)
 	json_object_object_add(o, "kind", json_object_new_string(jl_part_kind_name(p->kind)));
 	json_object_object_add(o, "name", json_object_new_string(p->name));
 
-	json_object_object_add(o, "pid", json_object_new_int(task || p->kind == JL_PART_IRQ ||
-								     p->kind == JL_PART_SOFTIRQ ? p->pid : -1));
+	json_object_object_add(o, "pid", json_object_new_int(task || jl_part_kinds[p->kind].interrupt ? p->pid : -1));
 	json_object_object_add(o, "prio", json_object_new_int(task ? jl_kprio_user(p->kprio) : 0));
 	if (task) {
 		json_object_object_add(o, "policy", json_object_new_string(p->policy));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace.h"
 #include "trace_events.h"
 
 static void add_part(struct jl_cycle *c, int kind, const char *name, int pid, int kprio, int64_t d)
@@ -42,7 +43,7 @@ static int64_t stretch_start(const struct jl_analysis *an, int cpu, size_t i, si
 	while (j > 0) {
 		const struct jl_segment *p = &an->segs[cpu][j - 1];
 
-		if (p->end < an->segs[cpu][j].start || !(non_rt(p) || p->kind == JL_PART_IRQ || p->kind == JL_PART_SOFTIRQ))
+		if (p->end < an->segs[cpu][j].start || !(non_rt(p) || jl_part_kinds[p->kind].interrupt))
 			break;
 		j--;
 	}
@@ -74,8 +75,8 @@ int64_t jl_analysis_add_window(const struct jl_analysis *an, int cpu, int64_t fr
 			int64_t end = s->end;
 
 			while (j + 1 < an->nsegs[cpu] && an->segs[cpu][j + 1].start < to &&
-			       (lower_for_rt(&an->segs[cpu][j + 1], self_prio) || an->segs[cpu][j + 1].kind == JL_PART_IRQ ||
-				an->segs[cpu][j + 1].kind == JL_PART_SOFTIRQ)) {
+			       (lower_for_rt(&an->segs[cpu][j + 1], self_prio) ||
+				jl_part_kinds[an->segs[cpu][j + 1].kind].interrupt)) {
 				j++;
 				end = an->segs[cpu][j].end;
 			}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace.h"
 #include "trace_events.h"
 
 /* First state of T after TS. */
@@ -135,14 +136,14 @@ static void add_blocked(const struct jl_analysis *an, int32_t self, struct jl_cy
 		else
 			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, jl_analysis_name(an, woken->by), woken->by_pid);
 		break;
-	case JL_PART_IRQ:
-	case JL_PART_SOFTIRQ:
-		snprintf(name, sizeof(name), "blocked, woken by %s%s", woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "",
-			 jl_analysis_name(an, woken->by));
-		snprintf(detail, sizeof(detail), "asleep %s until %s%s woke it (in interrupt context)", where,
-			 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", jl_analysis_name(an, woken->by));
-		break;
 	default:
+		if ((unsigned)woken->by_kind < JL_PART_N && jl_part_kinds[woken->by_kind].interrupt) {
+			snprintf(name, sizeof(name), "blocked, woken by %s%s", woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "",
+				 jl_analysis_name(an, woken->by));
+			snprintf(detail, sizeof(detail), "asleep %s until %s%s woke it (in interrupt context)", where,
+				 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", jl_analysis_name(an, woken->by));
+			break;
+		}
 		snprintf(name, sizeof(name), "blocked");
 		snprintf(detail, sizeof(detail), "asleep %s until %s woke it", where, jl_analysis_name(an, woken->by));
 		break;

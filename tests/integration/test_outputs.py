@@ -279,7 +279,15 @@ def test_sweep_tree_parses(jl, scenario, tmp_path):
     assert len(seen.get("dat", [])) == 1 and seen["dat"][0].parent == runs["traced"], seen.get("dat")
     assert not (runs["plain"] / "trace.dat").exists()
     assert {p.name for p in seen["json"]} >= {"sweep.json", "summary.json", "kernelshark.json"}
-    assert {p.name for p in seen["csv"]} == {"samples.csv"} and len(seen["csv"]) == 2
+    assert sorted(p.name for p in seen["csv"]) == ["parts.csv", "samples.csv", "samples.csv"]
+    # parts.csv: the traced run's explained cycles, a row per part, as summary.json's trace.worst has them
+    worst = json.load(open(runs["traced"] / "summary.json"))["trace"]["worst"]
+    want = [(c["thread"], str(c["cycle"]), c["window"], str(k), p["kind"], p["name"], str(p["pid"]), str(p["duration_ns"]))
+            for c in worst for k, p in enumerate(c["parts"])]
+    with open(runs["traced"] / "parts.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    got = [(r["thread"], r["cycle"], r["window"], r["part"], r["kind"], r["name"], r["pid"], r["duration_ns"]) for r in rows]
+    assert want and got == want
     assert {p.name for p in seen["log"]} == {"r1.log"} and len(seen["log"]) == 2
     assert len(seen["md"]) == 3  # the sweep's report.md and each run's
     assert sorted(run_inis) == sorted([runs["plain"] / "scenario.ini", runs["traced"] / "scenario.ini"])

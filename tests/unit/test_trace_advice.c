@@ -133,6 +133,22 @@ static void test_idle_exit_and_unpreempted_by_host(void **state)
 	assert_non_null(strstr(out, "rare on PREEMPT_RT"));
 }
 
+/* An IPI is not a device IRQ: no steering advice for it, even unsteered; its own rule names who sent it. */
+static void test_ipi_is_not_steered(void **state)
+{
+	struct jl_cycle c = cycle(JL_PART_IPI, "IPI reschedule", 0);
+	struct jl_trace_advice_in in = facts(false, 0);
+	char out[512];
+
+	(void)state;
+	loop_is("FIFO 80");
+	assert_string_equal(jl_trace_advice(&an, &c, &in, out, sizeof(out)), "ipi");
+	assert_non_null(strstr(out, "woke a task onto this CPU"));
+	assert_null(strstr(out, "irq_affinity"));
+	c = cycle(JL_PART_IRQ, "36 virtio1", 0); /* a device's: the steering advice */
+	assert_string_equal(jl_trace_advice(&an, &c, &in, out, sizeof(out)), "irq-on-cpu");
+}
+
 static void test_no_rule_no_advice(void **state)
 {
 	struct jl_cycle c = cycle(JL_PART_RUNNING, "running", 0);
@@ -152,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_throttle_and_fair_server),
 		cmocka_unit_test(test_cfs_loop_and_higher_rt),
 		cmocka_unit_test(test_idle_exit_and_unpreempted_by_host),
+		cmocka_unit_test(test_ipi_is_not_steered),
 		cmocka_unit_test(test_no_rule_no_advice),
 	};
 
