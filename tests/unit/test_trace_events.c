@@ -321,6 +321,20 @@ static void test_interleaved_cpus_out_of_order(void **state)
 	jl_analysis_free(&an);
 }
 
+/* The loop's one worst cycle (cycle 812: released at 1 ms, awake at 1331 us) over the N events E: into
+ * W[0], and its one-line form into TEXT. */
+static void explain_812(struct jl_analysis *an, struct jl_event *e, int n, struct jl_cycle *w, char *text, size_t len)
+{
+	static struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1331000, .cycle = 812 } };
+	int nw;
+
+	setup_an(an, s, 1);
+	assert_int_equal(jl_analysis_run(an, e, n), 0);
+	assert_int_equal(jl_analysis_worst(an, 0, w, 5, 0, &nw, NULL), 0);
+	assert_int_equal(nw, 1);
+	jl_cycle_format(&w[0], "control", text, len);
+}
+
 /* The text and parts of a cycle delayed by a FIFO 90 task and an IRQ. */
 static void test_decomposition_text(void **state)
 {
@@ -333,20 +347,14 @@ static void test_decomposition_text(void **state)
 		ev(3004, 1, HOG, JL_EVENT_SOFTIRQ_EXIT, 1, NULL),
 		sw(1329, 1, HOG, 9, LOOP, 19, "control"),
 	};
-	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1331000, .cycle = 812 } };
 	struct jl_cycle w[5];
 	char text[512];
 	struct jl_analysis an;
-	int nw;
 
 	(void)state;
 	/* irq and softirq inside the wait */
 	e[2].ts = 1100000, e[3].ts = 1106000, e[4].ts = 1200000, e[5].ts = 1204000;
-	setup_an(&an, s, 1);
-	assert_int_equal(jl_analysis_run(&an, e, 7), 0);
-	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
-	assert_int_equal(nw, 1);
-	jl_cycle_format(&w[0], "control", text, sizeof(text));
+	explain_812(&an, e, 7, w, text, sizeof(text));
 	assert_string_equal(text, "control cycle 812: 331 us = timer 5 us + waited 314 us behind scan.0 (pid 200, FIFO 90)"
 				  " + irq 36 virtio1 6 us + softirq TIMER 4 us + return 2 us");
 	assert_int_equal(find_part(&w[0], JL_PART_IRQ, "36 virtio1")->pid, 36);
@@ -366,18 +374,12 @@ static void test_ipi_part(void **state)
 		ev(1206, 1, HOG, JL_EVENT_IRQ_EXIT, 36, NULL),
 		sw(1329, 1, HOG, 9, LOOP, 19, "control"),
 	};
-	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 1331000, .cycle = 812 } };
 	struct jl_cycle w[5];
 	char text[512];
 	struct jl_analysis an;
-	int nw;
 
 	(void)state;
-	setup_an(&an, s, 1);
-	assert_int_equal(jl_analysis_run(&an, e, 7), 0);
-	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
-	assert_int_equal(nw, 1);
-	jl_cycle_format(&w[0], "control", text, sizeof(text));
+	explain_812(&an, e, 7, w, text, sizeof(text));
 	assert_string_equal(text, "control cycle 812: 331 us = timer 5 us + waited 310 us behind scan.0 (pid 200, FIFO 90)"
 				  " + IPI reschedule 8 us + irq 36 virtio1 6 us + return 2 us");
 	assert_int_equal(find_part(&w[0], JL_PART_IPI, "IPI reschedule")->pid, -2);
