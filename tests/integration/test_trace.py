@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BIN, NCPU, Run, foreign_shield
+from conftest import BIN, LANE, NCPU, Run, foreign_shield
 
 pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loops, CPU 0 kept free)")
 
@@ -457,15 +457,23 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
     # the premise: the kernel throttled the CPU in the run (a cycle waited 10 ms or more; the loop's own
     # figure, not the explanation's). Seen once in a full lane on our 6.18 hosts: a 3 s run whose worst
     # wait was 9.6 ms. Such a run says nothing of the rule: it is run again, at most 3 times.
+    # In the RT lane's emulated guest a vCPU can also stop for tens of ms (TCG): the loop's timer interrupt
+    # then comes that late, the trace says so ("timer interrupt late"), and the run shows the emulator,
+    # not the rule. Such a run is run again there too; on a host it stays a failure.
     for attempt in range(3):
         r = run_scenario(tmp_path / f"a{attempt}", "lower_spinner",
                          LOWER_SPINNER.replace("trace = sched, irq, timer", f"trace = {groups}"))
         assert r.rc in (0, 3), detail(r)
-        if r.thread("loop")["latency_ns"]["max"] > 10_000_000:
+        waited = r.thread("loop")["latency_ns"]["max"] > 10_000_000
+        late = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
+        held = LANE == "rt" and late and max(max(late, key=lambda c: c["latency_ns"])["parts"],
+                                             key=lambda p: p["duration_ns"])["name"] == "timer interrupt late"
+        if waited and not held:
             break
-        print(f"attempt {attempt}: the loop never waited 10 ms (max {r.thread('loop')['latency_ns']['max']} ns)")
+        print(f"attempt {attempt}: " + ("the emulator held the vCPU (timer interrupt late)" if waited else
+                                        f"the loop never waited 10 ms (max {r.thread('loop')['latency_ns']['max']} ns)"))
     else:
-        pytest.skip("3 runs and the kernel never held the loop 10 ms: RT throttling did not happen here")
+        pytest.skip("3 runs and RT throttling never held the loop 10 ms here (or the emulator did first)")
     worst = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
     assert worst, r.summary()["trace"]
     c = max(worst, key=lambda c: c["latency_ns"])
