@@ -408,6 +408,17 @@ static bool path_is_plain(const char *p)
 	return !strpbrk(p, " \t\"'\\");
 }
 
+/* The JSON of THREAD's run REP in DIR, and the private directory in /tmp it may go to first. */
+static void ct_json_name(const char *dir, const char *thread, int rep, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+}
+
+static void ct_priv_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/jitterlab-ct-%d", (int)getpid());
+}
+
 static void ct_json_path(const char *dir, bool direct, const char *thread, int rep, char *buf, size_t len)
 {
 	char abs[PATH_MAX];
@@ -416,18 +427,18 @@ static void ct_json_path(const char *dir, bool direct, const char *thread, int r
 	if (realpath(dir, abs))
 		dir = abs;
 	if (direct) {
-		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+		ct_json_name(dir, thread, rep, buf, len);
 	} else {
 		/* cyclictest (root) opens the name itself: a private directory (0700, ours, no symlink), never a
 		 * name in /tmp that another user could plant; when it is not ours, a path that cannot be written */
 		char priv[64];
 		struct stat st;
 
-		snprintf(priv, sizeof(priv), "/tmp/jitterlab-ct-%d", (int)getpid());
+		ct_priv_dir(priv, sizeof(priv));
 		if ((mkdir(priv, 0700) && errno != EEXIST) || lstat(priv, &st) || !S_ISDIR(st.st_mode) ||
 		    st.st_uid != geteuid() || (st.st_mode & 077))
 			snprintf(priv, sizeof(priv), "/nonexistent");
-		snprintf(buf, len, "%s/cyclictest-%s-r%d.json", priv, thread, rep);
+		ct_json_name(priv, thread, rep, buf, len);
 	}
 }
 
@@ -456,12 +467,13 @@ static bool ct_direct(const char *dir, const struct jl_scenario *sc, const int *
 static bool ct_lines_fit(const struct jl_scenario *sc, const int *measured, int nm, int runs, const cpu_set_t *main_cpus,
 			 char *err, size_t errlen)
 {
-	char path[128], line[1024];
+	char priv[64], path[192], line[1024];
 
 	for (int k = 0; k < nm; k++) {
 		const struct jl_thread_spec *t = &sc->threads[measured[k]];
 
-		snprintf(path, sizeof(path), "/tmp/jitterlab-ct-%d/cyclictest-%s-r%d.json", (int)getpid(), t->name, runs);
+		ct_priv_dir(priv, sizeof(priv));
+		ct_json_name(priv, t->name, runs, path, sizeof(path));
 		if (jl_cyclictest_cmdline(sc, t, main_cpus, path, line, sizeof(line), err, errlen))
 			return false;
 		if (strlen("exec=") + strlen(line) > JL_INI_LINE_MAX) {
@@ -496,7 +508,7 @@ static void ct_json_keep(const char *dir, bool direct, const char *thread, int r
 
 	if (direct)
 		return;
-	snprintf(dst, sizeof(dst), "%s/cyclictest-%s-r%d.json", dir, thread, rep);
+	ct_json_name(dir, thread, rep, dst, sizeof(dst));
 	doc = json_object_from_file(path);
 	if (doc && jl_output_write_json_path(dst, doc) == 0) {
 		char *slash;

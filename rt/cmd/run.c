@@ -182,27 +182,15 @@ static bool has_probe(const struct jl_scenario *sc)
 }
 
 /* The housekeeping CPUs of this run, where the trace reader, the probe server and the watchdog go:
- * [run] housekeeping, or the online CPUs that no measured thread may run on (an unpinned measured
- * thread may run anywhere: then none). */
+ * [run] housekeeping, or auto (jl_scenario_auto_housekeeping: the online CPUs no measured thread, probed
+ * program or executor is pinned to, none isolated; none when one of those may run anywhere). */
 static bool housekeeping_cpus(const struct jl_engine *eng, cpu_set_t *out)
 {
 	if (jl_cpulist_online(out))
 		return false;
-	if (eng->sc->run.housekeeping_set) { /* the scenario's (validated against the measured threads) */
-		CPU_AND(out, out, &eng->sc->run.housekeeping);
-		return CPU_COUNT(out) > 0;
-	}
-	for (int i = 0; i < eng->nthreads; i++) {
-		const struct jl_thread *th = &eng->threads[i];
-		cpu_set_t tmp;
-
-		if (!th->measured)
-			continue;
-		if (!th->spec->place.cpus_set)
-			return false;
-		CPU_XOR(&tmp, out, &th->spec->place.cpus);
-		CPU_AND(out, out, &tmp);
-	}
+	if (!eng->sc->run.housekeeping_set) /* auto: the one rule, which cyclictest's sides use too */
+		return jl_scenario_auto_housekeeping(eng->sc, out);
+	CPU_AND(out, out, &eng->sc->run.housekeeping); /* the scenario's (validated against the measured threads) */
 	return CPU_COUNT(out) > 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 
 #include "rt/engine/engine.h"
 #include "rt/engine/results.h"
+#include "rt/base/output.h"
 
 #define MS 1000000LL
 #define T0 (1000 * MS) /* the run's t0 */
@@ -252,6 +254,26 @@ static void test_partial_series_from_its_accumulator(void **state)
 	free(f.ser.samples);
 }
 
+/* A CSV field as RFC 4180 writes it (parts.csv's part names hold commas): plain text as is, a field with a
+ * comma, a quote or a line break in quotes with its quotes doubled, NULL empty. */
+static void test_csv_field_quoting(void **state)
+{
+	static const char *const in[] = { "idle exit", "waited, behind \"scan\"", "two\nlines", "", NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		jl_output_csv_field(f, in[i]);
+		fputc('|', f);
+	}
+	fclose(f);
+	assert_string_equal(buf, "idle exit|\"waited, behind \"\"scan\"\"\"|\"two\nlines\"|||");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_warmup_excluded),
 		cmocka_unit_test(test_early_stop),
 		cmocka_unit_test(test_partial_series_from_its_accumulator),
+		cmocka_unit_test(test_csv_field_quoting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
