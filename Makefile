@@ -20,7 +20,7 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DJL_VERSION='"$(VERSIO
               -MMD -MP $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lpthread -lm -Wl,-z,now $(EXTRA_LDLIBS)
 
-LIB_SRC := $(sort $(filter-out rt/cmd/main.c,$(wildcard rt/*/*.c affinity/*.c)))
+LIB_SRC := $(sort $(filter-out rt/cmd/main.c,$(wildcard rt/*/*.c rt/*/*/*.c affinity/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

@@ -9,10 +9,11 @@
 #    (`nm --defined-only`, `nm -u`), no object refers to a function or datum defined in a later layer, and
 #    the modules' calls have no cycle (a cycle is printed with the symbols of each edge; recursion inside
 #    one file is allowed). A cycle of calls is two modules that cannot be read, tested or replaced apart.
+#  - names: no two .c files share a file name (the archive's members are named by it).
 # Usage: scripts/check-layers.sh [ROOT [OBJDIR]]. Exit 0 when every rule holds; 1 with one line per
 # violation; 2 when it cannot run. Why this order: docs/design-notes.md, "Source layout".
 set -euo pipefail
-ORDER="affinity rt/base rt/scenario rt/engine rt/trace rt/summary rt/cmd"
+ORDER="affinity rt/base rt/scenario rt/engine rt/trace/analysis rt/trace/io rt/summary rt/cmd"
 cd "${1:-.}"
 objdir=${2:-}
 [ -d rt ] && [ -d affinity ] || { echo "check-layers: run from the repository root (no rt/ or affinity/ here)" >&2; exit 2; }
@@ -46,6 +47,15 @@ for top in ("rt", "affinity"):
             if f.endswith((".c", ".h")):
                 files.append(os.path.normpath(os.path.join(dp, f)))
 bad = []
+# the library archive (ar) names its members by file name alone: two modules of one name would replace
+# each other in it
+seen = {}
+for f in files:
+    if f.endswith(".c"):
+        b = os.path.basename(f)
+        if b in seen:
+            bad.append(f"{f}: the same file name as {seen[b]} (one archive member would replace the other)")
+        seen.setdefault(b, f)
 includes = {}  # header -> headers it includes (ours)
 for f in files:
     lf = layer(f)

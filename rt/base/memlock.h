@@ -7,7 +7,7 @@
  *   the thread, before it starts its cycles);
  * - the series' samples and rings, the locks' samples, the work buffers (series.c, lock.c, work.c);
  * - the engine's tables and the executors' state and messages (engine.c, executor.c), the trace's marker
- *   handle (trace_capture.c).
+ *   handle (io/capture.c).
  * Nothing is locked until jl_memlock_begin() (a run calls it; the tests, sweep's parent and analyze do
  * not); jl_memlock_end() (munlockall) ends it after the measured phase, and on every way out before it.
  * A failure (RLIMIT_MEMLOCK without root) is a warning, once, as mlockall's was: the run goes on with

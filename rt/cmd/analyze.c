@@ -19,8 +19,15 @@
 #include "commands.h"
 #include "../../affinity/cli.h"
 #include "../base/samples_read.h"
+#include "../scenario/scenario.h"
 #include "../summary/table.h"
-#include "../trace/trace_int.h"
+#include "../trace/analysis/advice.h"
+#include "../trace/analysis/analysis.h"
+#include "../trace/analysis/prune.h"
+#include "../trace/analysis/result.h"
+#include "../trace/io/kshark.h"
+#include "../trace/io/read.h"
+#include "../trace/io/syms.h"
 
 #define MAX_BARE_THREADS 8
 
@@ -290,118 +297,158 @@ static int write_session(const char *arg, bool dir, const struct input *in, cons
 	return 0;
 }
 
-int cmd_analyze(int argc, char **argv)
+/* What `analyze` was asked. */
+struct analyze_args {
+	const char *arg; /* RUN_DIR or TRACE.dat */
+	bool json, kshark;
+};
+
+/* ARGV into A: 0, 1 when --help was printed, or -1 after saying what is wrong (exit 2). */
+static int parse_args(struct analyze_args *a, int argc, char **argv)
 {
-	const char *arg = NULL;
-	bool json = false, kshark = false, dir;
-	char err[1024];
-	struct input in = { 0 };
-	struct jl_analysis an = { 0 };
-	struct jl_trace_readinfo info;
-	struct jl_trace_reading *reading = NULL;
-	struct jl_trace_summary_in sin = { 0 };
-	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
-	json_object *block = NULL;
-	char *text = NULL;
-	struct stat st;
-	struct timespec t0, t1;
-	int nworst = 0, rc = JL_EXIT_RUNTIME;
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v;
+	int c;
 
-	jl_trace_advice_from_host(NULL, &in.advice); /* nothing known until a summary says */
-	{
-		struct jl_cli_walk w = JL_CLI_START;
-		const char *v;
-		int c;
-
-		while ((c = jl_cli_next(&jl_cli_analyze, argc, argv, &w, &v)) != JL_CLI_END) {
-			if (c == A_JSON) {
-				json = true;
-			} else if (c == A_KSHARK) {
-				kshark = true;
-			} else if (c == JL_CLI_HELP) {
-				jl_cli_help(stdout, &jl_cli_analyze);
-				return JL_EXIT_OK;
-			} else if (c == JL_CLI_OPERAND && !arg) {
-				arg = v;
-			} else {
-				usage();
-				return JL_EXIT_USAGE;
-			}
+	while ((c = jl_cli_next(&jl_cli_analyze, argc, argv, &w, &v)) != JL_CLI_END) {
+		if (c == A_JSON) {
+			a->json = true;
+		} else if (c == A_KSHARK) {
+			a->kshark = true;
+		} else if (c == JL_CLI_HELP) {
+			jl_cli_help(stdout, &jl_cli_analyze);
+			return 1;
+		} else if (c == JL_CLI_OPERAND && !a->arg) {
+			a->arg = v;
+		} else {
+			usage();
+			return -1;
 		}
 	}
-	if (!arg) {
+	if (!a->arg) {
 		usage();
-		return JL_EXIT_USAGE;
+		return -1;
 	}
-	if (stat(arg, &st) < 0) {
-		fprintf(stderr, "jitterlab analyze: %s: %s\n", arg, strerror(errno));
+	return 0;
+}
+
+/* One analysis: its input, the trace being read, and what the analysis found. */
+struct analysis_run {
+	struct input in;
+	struct jl_analysis an;
+	struct jl_trace_reading *reading; /* until jl_trace_read_finish takes it */
+	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
+	int nworst;
+	json_object *block; /* the trace block, as in summary.json */
+	char *text;         /* the worst cycles (or wakeups) explained */
+	char err[1024];
+};
+
+static void analysis_run_free(struct analysis_run *r)
+{
+	jl_trace_read_cancel(r->reading);
+	if (r->block)
+		json_object_put(r->block);
+	free(r->text);
+	jl_analysis_free(&r->an);
+	input_free(&r->in);
+}
+
+/* The threads to analyse, from R->in.dat: a RUN_DIR's from its summary.json with their cycles from samples.csv
+ * (the trace converting meanwhile), a bare trace's RT tasks from the trace itself. 0, or -1 with R->err set. */
+static int load_input(struct analysis_run *r, const char *arg, bool dir)
+{
+	if (!dir)
+		return load_bare(r->in.dat, &r->in, r->err, sizeof(r->err));
+	r->reading = jl_trace_read_start(r->in.dat, NULL); /* converting ahead while the run's files are read */
+	if (load_summary(arg, &r->in, r->err, sizeof(r->err)) < 0)
+		return -1;
+	return load_samples(arg, &r->in, r->err, sizeof(r->err));
+}
+
+/* The trace read into the analysis of R's threads, summarized into R->block, R->text and R->worst. 0, or -1
+ * with R->err set. */
+static int analyse_trace(struct analysis_run *r, bool dir)
+{
+	struct jl_trace_summary_in sin = { 0 };
+	struct jl_trace_readinfo info;
+	int rc;
+
+	if (jl_analysis_init(&r->an, r->in.threads, r->in.nthreads, 1) < 0) {
+		snprintf(r->err, sizeof(r->err), "analyze: out of memory");
+		return -1;
+	}
+	if (r->in.have_budget)
+		r->an.budget = r->in.budget;
+	if (jl_analysis_prune(&r->an, r->in.from, 0) < 0) { /* a long run's: keep only what its kept cycles need */
+		snprintf(r->err, sizeof(r->err), "analyze: out of memory");
+		return -1;
+	}
+	if (!dir)
+		r->reading = jl_trace_read_start(r->in.dat, NULL);
+	rc = jl_trace_read_finish(r->reading, &r->an, &info, r->err, sizeof(r->err));
+	r->reading = NULL;
+	if (rc < 0)
+		return -1;
+	sin.file = r->in.dat;
+	sin.advice = r->in.advice; /* the run's host; [run] irq_affinity is not in summary.json: unknown */
+	sin.events = info.records;
+	sin.lost_events = info.lost_events;
+	sin.lost_gaps = info.lost_gaps;
+	sin.from = r->in.from;
+	if (jl_trace_summarize(&r->an, &sin, &r->block, &r->text, r->worst, &r->nworst) < 0) {
+		snprintf(r->err, sizeof(r->err), "analyze: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_args a = { 0 };
+	struct analysis_run r = { 0 };
+	struct stat st;
+	struct timespec t0, t1;
+	double secs;
+	bool dir;
+	int rc;
+
+	jl_trace_advice_from_host(NULL, &r.in.advice); /* nothing known until a summary says */
+	rc = parse_args(&a, argc, argv);
+	if (rc)
+		return rc > 0 ? JL_EXIT_OK : JL_EXIT_USAGE;
+	if (stat(a.arg, &st) < 0) {
+		fprintf(stderr, "jitterlab analyze: %s: %s\n", a.arg, strerror(errno));
 		return JL_EXIT_USAGE;
 	}
 	dir = S_ISDIR(st.st_mode);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (dir) {
-		snprintf(in.dat, sizeof(in.dat), "%s/trace.dat", arg);
-		if (access(in.dat, R_OK) < 0) {
-			fprintf(stderr, "jitterlab analyze: %s has no trace.dat (was the run traced?)\n", arg);
+		snprintf(r.in.dat, sizeof(r.in.dat), "%s/trace.dat", a.arg);
+		if (access(r.in.dat, R_OK) < 0) {
+			fprintf(stderr, "jitterlab analyze: %s has no trace.dat (was the run traced?)\n", a.arg);
 			return JL_EXIT_USAGE;
 		}
-		reading = jl_trace_read_start(in.dat, NULL); /* converting ahead while the run's files are read */
-		if (load_summary(arg, &in, err, sizeof(err)) < 0 || load_samples(arg, &in, err, sizeof(err)) < 0)
-			goto fail;
 	} else {
-		snprintf(in.dat, sizeof(in.dat), "%s", arg);
-		if (load_bare(in.dat, &in, err, sizeof(err)) < 0)
-			goto fail;
-	}
-	if (jl_analysis_init(&an, in.threads, in.nthreads, 1) < 0) {
-		snprintf(err, sizeof(err), "analyze: out of memory");
-		goto fail;
-	}
-	if (in.have_budget)
-		an.budget = in.budget;
-	if (jl_analysis_prune(&an, in.from, 0) < 0) { /* a long run's: keep only what its kept cycles need */
-		snprintf(err, sizeof(err), "analyze: out of memory");
-		goto fail;
-	}
-	if (!dir)
-		reading = jl_trace_read_start(in.dat, NULL);
-	rc = jl_trace_read_finish(reading, &an, &info, err, sizeof(err));
-	reading = NULL;
-	if (rc < 0) {
-		rc = JL_EXIT_RUNTIME;
-		goto fail;
+		snprintf(r.in.dat, sizeof(r.in.dat), "%s", a.arg);
 	}
 	rc = JL_EXIT_RUNTIME;
-	sin.file = in.dat;
-	sin.advice = in.advice; /* the run's host; [run] irq_affinity is not in summary.json: unknown */
-	sin.events = info.records;
-	sin.lost_events = info.lost_events;
-	sin.lost_gaps = info.lost_gaps;
-	sin.from = in.from;
-	if (jl_trace_summarize(&an, &sin, &block, &text, worst, &nworst) < 0) {
-		snprintf(err, sizeof(err), "analyze: out of memory");
+	if (load_input(&r, a.arg, dir) < 0 || analyse_trace(&r, dir) < 0)
 		goto fail;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (kshark && write_session(arg, dir, &in, &an, worst, nworst, block) < 0)
+	if (a.kshark && write_session(a.arg, dir, &r.in, &r.an, r.worst, r.nworst, r.block) < 0)
 		goto out;
-	json_object_object_add(block, "analysis_s",
-			       json_object_new_double((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9));
-	if (json)
-		jl_json_print(stdout, block);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	json_object_object_add(r.block, "analysis_s", json_object_new_double(secs));
+	if (a.json)
+		jl_json_print(stdout, r.block);
 	else
-		print_text(&an, block, text, in.dat,
-			   (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		print_text(&r.an, r.block, r.text, r.in.dat, secs);
 	rc = JL_EXIT_OK;
 	goto out;
 fail:
-	fprintf(stderr, "jitterlab %s\n", err);
+	fprintf(stderr, "jitterlab %s\n", r.err);
 out:
-	jl_trace_read_cancel(reading);
-	if (block)
-		json_object_put(block);
-	free(text);
-	jl_analysis_free(&an);
-	input_free(&in);
+	analysis_run_free(&r);
 	return rc;
 }

@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "../../affinity/kversion.h"
 #include "../base/host.h"
-#include "../trace/trace.h"
+#include "../trace/io/trace.h"
 #include "../../affinity/boot_isolation.h"
 #include "../../affinity/cpulist.h"
 #include "../../affinity/journal.h"
@@ -440,7 +440,7 @@ static bool tracefs_dir(char *dir, size_t len)
 	return false;
 }
 
-/* The trace groups of the registry (rt/trace/trace_groups.c): a group is missing when one of its required events
+/* The trace groups of the registry (rt/trace/io/groups.c): a group is missing when one of its required events
  * or all of its events are; optional events the kernel lacks (ipi before 6.5) are named. */
 static void check_tracefs(struct jl_doctor_result *r)
 {

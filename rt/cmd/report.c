@@ -205,165 +205,210 @@ static void usage(FILE *out)
 	jl_cli_help(out, &jl_cli_report);
 }
 
-int cmd_report(int argc, char **argv)
+/* What `report` was asked: its switches, and its directories resolved (malloc'd real paths), in argument order. */
+struct report_args {
+	char *dirs[MAX_DIRS];
+	int n;
+	bool no_plots, json, markdown;
+};
+
+/* ARGV into A, each directory resolved as it comes: 0, 1 when --help was printed, or -1 after saying what is
+ * wrong (exit 2). A's directories are the caller's to free, whichever it returns. */
+static int parse_args(struct report_args *a, int argc, char **argv)
 {
-	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
-	char *dirs[MAX_DIRS] = { 0 };
-	int n = 0, status = JL_EXIT_OK;
-	bool no_plots = false, json = false, markdown = false;
 	struct jl_cli_walk w = JL_CLI_START;
 	const char *v = NULL;
 
 	for (int c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v); c != JL_CLI_END;
 	     c = jl_cli_next(&jl_cli_report, argc, argv, &w, &v)) {
 		if (c == P_NO_PLOTS) {
-			no_plots = true;
+			a->no_plots = true;
 			continue;
 		}
 		if (c == P_JSON) {
-			json = true;
+			a->json = true;
 			continue;
 		}
 		if (c == P_MARKDOWN) {
-			markdown = true;
+			a->markdown = true;
 			continue;
 		}
 		if (c == JL_CLI_HELP) {
 			usage(stdout);
-			goto out;
+			return 1;
 		}
-		if (c != JL_CLI_OPERAND || n == MAX_DIRS) {
-			if (n == MAX_DIRS)
+		if (c != JL_CLI_OPERAND || a->n == MAX_DIRS) {
+			if (a->n == MAX_DIRS)
 				fprintf(stderr, "jitterlab report: too many directories at '%s'\n", v);
 			usage(stderr);
-			status = JL_EXIT_USAGE;
-			goto out;
+			return -1;
 		}
-		dirs[n] = resolve(v);
-		if (!dirs[n]) {
+		a->dirs[a->n] = resolve(v);
+		if (!a->dirs[a->n]) {
 			fprintf(stderr, "jitterlab report: %s: no such directory\n", v);
-			status = JL_EXIT_USAGE;
-			goto out;
+			return -1;
 		}
-		n++;
+		a->n++;
 	}
-	if (!n || (json && markdown)) {
-		if (json && markdown)
+	if (!a->n || (a->json && a->markdown)) {
+		if (a->json && a->markdown)
 			fprintf(stderr, "jitterlab report: --json and --markdown exclude each other\n");
 		usage(stderr);
-		status = JL_EXIT_USAGE;
-		goto out;
+		return -1;
 	}
-	/* sweeps and cyclictest comparisons are printed one by one; with --json every document is kept, in
-	 * argument order, and printed at the end */
-	for (int i = 0; i < n; i++) {
-		char p[PATH_MAX + 32], err[512] = "";
-		json_object *doc;
+	return 0;
+}
 
-		if (has_file(dirs[i], "sweep.json")) {
-			snprintf(p, sizeof(p), "%s/sweep.json", dirs[i]);
-			if (!(doc = json_object_from_file(p))) {
-				fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
+/* DIR/FILE parsed, or NULL after saying so. */
+static json_object *read_doc(const char *dir, const char *file)
+{
+	char p[PATH_MAX + 32];
+	json_object *doc;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	doc = json_object_from_file(p);
+	if (!doc)
+		fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
+	return doc;
+}
+
+/* Each directory's document into DOCS (a sweep's, a cyclictest comparison's) or SUM (a run's summary.json).
+ * Sweeps and cyclictest comparisons are printed one by one as they are read, so that they come in argument
+ * order; runs wait, as several are printed side by side. With --json nothing is printed here: every document
+ * is kept, in argument order, and printed at the end. Returns the exit status so far. */
+static int load_dirs(const struct report_args *a, json_object **sum, json_object **docs)
+{
+	int status = JL_EXIT_OK;
+
+	for (int i = 0; i < a->n; i++) {
+		char p[PATH_MAX + 32], err[512] = "";
+
+		if (has_file(a->dirs[i], "sweep.json")) {
+			docs[i] = read_doc(a->dirs[i], "sweep.json");
+			if (!docs[i]) {
 				status = JL_EXIT_RUNTIME;
 				continue;
 			}
-			if (!json)
-				jl_sweep_print(stdout, doc, markdown);
-			if (!no_plots && jl_plot_sweep(dirs[i], doc, err, sizeof(err)) <= 0 && err[0])
+			if (!a->json)
+				jl_sweep_print(stdout, docs[i], a->markdown);
+			if (!a->no_plots && jl_plot_sweep(a->dirs[i], docs[i], err, sizeof(err)) <= 0 && err[0])
 				fprintf(stderr, "jitterlab report: %s\n", err);
-			docs[i] = doc;
 			continue;
 		}
-		if (has_file(dirs[i], "cyclictest.json")) {
-			snprintf(p, sizeof(p), "%s/cyclictest.json", dirs[i]);
-			if (!(doc = json_object_from_file(p))) {
-				fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
+		if (has_file(a->dirs[i], "cyclictest.json")) {
+			docs[i] = read_doc(a->dirs[i], "cyclictest.json");
+			if (!docs[i]) {
 				status = JL_EXIT_RUNTIME;
 				continue;
 			}
-			if (!json)
-				jl_cyclictest_print(stdout, doc);
-			docs[i] = doc;
+			if (!a->json)
+				jl_cyclictest_print(stdout, docs[i]);
 			continue;
 		}
-		snprintf(p, sizeof(p), "%s/summary.json", dirs[i]);
+		snprintf(p, sizeof(p), "%s/summary.json", a->dirs[i]);
 		sum[i] = json_object_from_file(p);
 		if (!sum[i]) {
-			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json or cyclictest.json here\n", dirs[i]);
+			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json or cyclictest.json here\n",
+				a->dirs[i]);
 			status = JL_EXIT_USAGE;
 		}
 	}
-	{
-		json_object *s2[MAX_DIRS];
-		char *d2[MAX_DIRS];
-		int m = 0;
+	return status;
+}
 
-		for (int i = 0; i < n; i++)
-			if (sum[i]) {
-				s2[m] = sum[i];
-				d2[m++] = dirs[i];
-			}
-		if (json) {
-			/* nothing */
-		} else if (m == 1 && markdown) {
-			jl_table_print(stdout, s2[0], JL_TABLE_MARKDOWN);
-		} else if (m == 1) {
-			printf("run directory: %s\n", d2[0]);
-			jl_table_print(stdout, s2[0], JL_TABLE_TEXT);
-		} else if (m > 1) {
-			side_by_side(s2, d2, m);
+/* The runs' tables (one run's own, or several side by side; none with --json), then their plots refreshed. */
+static void print_runs(const struct report_args *a, json_object **sum)
+{
+	json_object *s2[MAX_DIRS];
+	char *d2[MAX_DIRS];
+	int m = 0;
+
+	for (int i = 0; i < a->n; i++)
+		if (sum[i]) {
+			s2[m] = sum[i];
+			d2[m++] = a->dirs[i];
 		}
-		for (int i = 0; i < m && !no_plots; i++) {
-			char err[512] = "";
-			int np = jl_plot_run(d2[i], err, sizeof(err));
+	if (a->json) {
+		/* nothing */
+	} else if (m == 1 && a->markdown) {
+		jl_table_print(stdout, s2[0], JL_TABLE_MARKDOWN);
+	} else if (m == 1) {
+		printf("run directory: %s\n", d2[0]);
+		jl_table_print(stdout, s2[0], JL_TABLE_TEXT);
+	} else if (m > 1) {
+		side_by_side(s2, d2, m);
+	}
+	for (int i = 0; i < m && !a->no_plots; i++) {
+		char err[512] = "";
+		int np = jl_plot_run(d2[i], err, sizeof(err));
 
-			if (np > 0 && !json && !markdown)
-				printf("plots: %s/{latency-hist,latency-cycle,ticks}.svg\n", d2[i]);
-			else if (np <= 0 && err[0])
-				fprintf(stderr, "jitterlab report: %s\n", err);
+		if (np > 0 && !a->json && !a->markdown)
+			printf("plots: %s/{latency-hist,latency-cycle,ticks}.svg\n", d2[i]);
+		else if (np <= 0 && err[0])
+			fprintf(stderr, "jitterlab report: %s\n", err);
+	}
+}
+
+/* --json: one directory's document as it is, several (or none readable) in a "report" document. A run's
+ * summary gets where it is and the plots report refreshed, and is then held in DOCS as well. */
+static void print_json(const struct report_args *a, json_object **sum, json_object **docs)
+{
+	json_object *list = json_object_new_array(), *top;
+	int nd = 0;
+
+	for (int i = 0; i < a->n; i++) {
+		if (sum[i]) { /* a run: its summary, and where it is and what report refreshed */
+			json_object *plots = json_object_new_array();
+
+			for (size_t k = 0; k < sizeof(run_plots) / sizeof(run_plots[0]); k++)
+				if (has_file(a->dirs[i], run_plots[k]))
+					json_object_array_add(plots, json_object_new_string(run_plots[k]));
+			if (!jget(sum[i], "kind"))
+				json_object_object_add(sum[i], "kind", json_object_new_string("run"));
+			json_object_object_add(sum[i], "dir", json_object_new_string(a->dirs[i]));
+			json_object_object_add(sum[i], "plots", plots);
+			docs[i] = json_object_get(sum[i]);
+		}
+		if (docs[i]) {
+			json_object_array_add(list, json_object_get(docs[i]));
+			nd++;
 		}
 	}
-	if (json) {
-		json_object *list = json_object_new_array(), *top;
-		int nd = 0;
-
-		for (int i = 0; i < n; i++) {
-			if (sum[i]) { /* a run: its summary, and where it is and what report refreshed */
-				json_object *plots = json_object_new_array();
-
-				for (size_t k = 0; k < sizeof(run_plots) / sizeof(run_plots[0]); k++)
-					if (has_file(dirs[i], run_plots[k]))
-						json_object_array_add(plots, json_object_new_string(run_plots[k]));
-				if (!jget(sum[i], "kind"))
-					json_object_object_add(sum[i], "kind", json_object_new_string("run"));
-				json_object_object_add(sum[i], "dir", json_object_new_string(dirs[i]));
-				json_object_object_add(sum[i], "plots", plots);
-				docs[i] = json_object_get(sum[i]);
-			}
-			if (docs[i]) {
-				json_object_array_add(list, json_object_get(docs[i]));
-				nd++;
-			}
-		}
-		if (n == 1 && nd == 1) {
-			jl_json_print(stdout, json_object_array_get_idx(list, 0));
-		} else {
-			top = json_object_new_object();
-			json_object_object_add(top, "tool", json_object_new_string("jitterlab"));
-			json_object_object_add(top, "version", json_object_new_string(JL_VERSION));
-			json_object_object_add(top, "kind", json_object_new_string("report"));
-			json_object_object_add(top, "runs", json_object_get(list));
-			if (nd)
-				jl_json_print(stdout, top);
-			json_object_put(top);
-		}
-		json_object_put(list);
+	if (a->n == 1 && nd == 1) {
+		jl_json_print(stdout, json_object_array_get_idx(list, 0));
+	} else {
+		top = json_object_new_object();
+		json_object_object_add(top, "tool", json_object_new_string("jitterlab"));
+		json_object_object_add(top, "version", json_object_new_string(JL_VERSION));
+		json_object_object_add(top, "kind", json_object_new_string("report"));
+		json_object_object_add(top, "runs", json_object_get(list));
+		if (nd)
+			jl_json_print(stdout, top);
+		json_object_put(top);
 	}
+	json_object_put(list);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
+	struct report_args a = { 0 };
+	int status;
+
+	status = parse_args(&a, argc, argv);
+	if (status) {
+		status = status > 0 ? JL_EXIT_OK : JL_EXIT_USAGE;
+		goto out;
+	}
+	status = load_dirs(&a, sum, docs);
+	print_runs(&a, sum);
+	if (a.json)
+		print_json(&a, sum, docs);
 out:
 	for (int i = 0; i < MAX_DIRS; i++) {
 		json_object_put(sum[i]);
 		json_object_put(docs[i]);
-		free(dirs[i]);
+		free(a.dirs[i]);
 	}
 	return status;
 }

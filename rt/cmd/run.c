@@ -33,7 +33,7 @@
 #include "../base/stop.h"
 #include "../summary/summary.h"
 #include "../summary/table.h"
-#include "../trace/trace.h"
+#include "../trace/io/trace.h"
 
 /* The watchdog: see watchdog_on. */
 struct watchdog {
@@ -419,7 +419,7 @@ static uint64_t lost_now(void *ctx)
 	return jl_trace_lost_now(((struct run_ctx *)ctx)->trace);
 }
 
-/* The watch's cycle hook: the flight recorder's windows (trace_keep.c), the live analysis' (trace_live.c) */
+/* The watch's cycle hook: the flight recorder's windows (io/recorder.c), the live analysis' (io/live.c) */
 static void keep_cycle(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f)
 {
 	struct run_ctx *r = ctx;

@@ -133,7 +133,7 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "the run's end", write_report },
 	{ "trace.dat", "trace.dat", "[run] trace other than off",
 	  "the ftrace recording (trace-cmd's format), for trace-cmd report and KernelShark",
-	  "the trace's finish, before the analysis (rt/trace/trace_finish.c)", NULL },
+	  "the trace's finish, before the analysis (rt/trace/io/finish.c)", NULL },
 	{ "kernelshark.json", "json", "a traced run with a wakeup to show",
 	  "a KernelShark session that opens trace.dat on the worst wakeup", "the trace's finish", NULL },
 	{ "latency-hist.svg", "svg", "gnuplot installed, not --quiet", "the loops' latency histogram",

@@ -10,7 +10,7 @@
 
 #include "../engine/engine.h"
 #include "../engine/results.h"
-#include "../trace/trace.h"
+#include "../trace/io/trace.h"
 
 /* What the writers are given at the run's end. */
 struct jl_run_out {

@@ -1,5 +1,5 @@
-/* test_probe: the probe's records become series (rt/trace/trace_probe.c). Hand-made event sequences, as
- * trace_read.c decodes them from trace_marker_raw: a probed program's threads (one a child of the
+/* test_probe: the probe's records become series (rt/trace/io/probe_server.c). Hand-made event sequences, as
+ * io/read.c decodes them from trace_marker_raw: a probed program's threads (one a child of the
  * exec'd process, one a thread it created, one of an unrelated process), wake/end records, names. What is
  * checked is counted here from the sequences. Also: include/jitterlab/probe.h outside a run is a no-op. */
 #include <setjmp.h>
@@ -15,8 +15,10 @@
 
 #include "include/jitterlab/probe.h"
 #include "rt/engine/engine.h"
-#include "rt/trace/trace_events.h"
-#include "rt/trace/trace_int.h"
+#include "rt/trace/analysis/analysis.h"
+#include "rt/trace/analysis/event.h"
+#include "rt/trace/analysis/offcpu.h"
+#include "rt/trace/analysis/series.h"
 #include "tests/unit/tev_builders.h"
 
 #define CHILD 500   /* the exec'd program's pid */

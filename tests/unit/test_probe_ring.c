@@ -1,4 +1,4 @@
-/* test_probe_ring: the probe's rings (rt/trace/trace_probe_ring.c).
+/* test_probe_ring: the probe's rings (rt/trace/io/probe_ring.c).
  * - The page encoder against libtraceevent's kbuffer, an independent decoder: every event comes back with
  *   its time, bytes and size, across time extends (deltas of 2^27 ns and more), small and long events
  *   (type_len 0), page overflows, and the lost-events flag and count of a page.
@@ -21,7 +21,8 @@
 #include <kbuffer.h>
 
 #include "include/jitterlab/probe.h"
-#include "rt/trace/trace_int.h"
+#include "rt/trace/io/capture.h"
+#include "rt/trace/io/probe_ring.h"
 
 #define PAGE 4096
 #define N 600

@@ -1,4 +1,4 @@
-/* test_trace_advice: the advice rules (rt/trace/trace_advice.c), each on a hand-made cycle whose culprit
+/* test_trace_advice: the advice rules (rt/trace/analysis/advice.c), each on a hand-made cycle whose culprit
  * is the part a rule is keyed on, and what the run already does: a rule never says what the run follows
  * (the IRQ steered: only the priority; the loop above the IRQ threads and the IRQ steered: nothing). */
 #include <setjmp.h>
@@ -10,8 +10,9 @@
 
 #include <cmocka.h>
 
-#include "rt/trace/trace_events.h"
-#include "rt/trace/trace_int.h"
+#include "rt/trace/analysis/advice.h"
+#include "rt/trace/analysis/analysis.h"
+#include "rt/trace/analysis/parts.h"
 
 static struct jl_analysis an;
 static struct jl_analysis_thread th;

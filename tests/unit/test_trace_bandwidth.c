@@ -1,6 +1,6 @@
-/* Unit tests of what kept an RT task waiting (rt/trace/trace_bandwidth.c) and of the response window
- * (rt/trace/trace_window.c), lost events, the VM heuristic and sample matching (rt/trace/trace_events.c,
- * rt/trace/trace_decompose.c). Two fixtures are recorded traces (tests/unit/fixtures/, each says how it was
+/* Unit tests of what kept an RT task waiting (rt/trace/analysis/bandwidth.c) and of the response window
+ * (rt/trace/analysis/window.c), lost events, the VM heuristic and sample matching (rt/trace/analysis/feed.c,
+ * rt/trace/analysis/decompose.c). Two fixtures are recorded traces (tests/unit/fixtures/, each says how it was
  * recorded and what it shows): RT throttling and the fair server, as Linux 6.18 produces them on our
  * VMs. The rest are hand-made sequences, each saying which rule it shows. */
 #include <libgen.h>
@@ -16,8 +16,11 @@
 
 #include <cmocka.h>
 
-#include "rt/trace/trace_events.h"
-#include "rt/trace/trace_int.h"
+#include "rt/trace/analysis/advice.h"
+#include "rt/trace/analysis/analysis.h"
+#include "rt/trace/analysis/event.h"
+#include "rt/trace/analysis/parts.h"
+#include "rt/trace/analysis/worst.h"
 #include "tests/unit/tev_builders.h"
 
 #define LOOP 100

@@ -17,7 +17,8 @@
 #include <cmocka.h>
 #include <tracefs.h>
 
-#include "rt/trace/trace.h"
+#include "rt/trace/io/capture.h"
+#include "rt/trace/io/trace.h"
 
 #define CYCLES 60
 #define PERIOD_NS 5000000

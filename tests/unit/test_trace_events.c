@@ -1,4 +1,4 @@
-/* Unit tests of the wakeup pairing and latency decomposition (rt/trace/trace_events.c) on hand-written event
+/* Unit tests of the wakeup pairing and latency decomposition (rt/trace/analysis/feed.c) on hand-written event
  * sequences: waking while running, switch-out before switch-in, migration, wakeup_new, a lost-event gap,
  * interleaved CPUs out of order, an untraced switch out of idle (also with two tasks woken from idle),
  * culprits and their priorities. */
@@ -12,8 +12,10 @@
 
 #include <cmocka.h>
 
-#include "rt/trace/trace.h"
-#include "rt/trace/trace_events.h"
+#include "rt/trace/analysis/analysis.h"
+#include "rt/trace/analysis/event.h"
+#include "rt/trace/analysis/parts.h"
+#include "rt/trace/analysis/worst.h"
 #include "tests/unit/tev_builders.h"
 
 #define LOOP 100

@@ -1,4 +1,4 @@
-/* Unit test of the pruned analysis (rt/trace/trace_prune.c) against the whole one (trace_events.c): the
+/* Unit test of the pruned analysis (rt/trace/analysis/prune.c) against the whole one (analysis/feed.c): the
  * same ten seconds of events (four 1 kHz FIFO loops beside a CFS hog on CPU 1, IRQs, a FIFO 90 intruder
  * now and then (before the loops, or preempting one), stalls where the hog is not preempted for 2 ms, a housekeeping task on CPU 0) and the same
  * kept cycles (the worst, the misses, the last ones, every 50th: what a ring keeps) go to an analysis that
@@ -19,7 +19,12 @@
 
 #include "rt/base/stats.h"
 #include "rt/base/stream.h"
-#include "rt/trace/trace_int.h"
+#include "rt/trace/analysis/analysis.h"
+#include "rt/trace/analysis/event.h"
+#include "rt/trace/analysis/offcpu.h"
+#include "rt/trace/analysis/parts.h"
+#include "rt/trace/analysis/prune.h"
+#include "rt/trace/analysis/worst.h"
 
 #define NLOOPS 4
 #define SLOTS 10000
@@ -239,7 +244,7 @@ static size_t keep(const struct jl_analysis_sample *all, size_t n, struct jl_ana
 
 enum mode { WHOLE, PRUNED, LIVE };
 
-/* LIVE, as trace_live.c drives it: each cycle (of all the generator made) comes before the analysis is
+/* LIVE, as io/live.c drives it: each cycle (of all the generator made) comes before the analysis is
  * fed the first event of its whole window; while it is among its loop's 16 worst by latency or 16
  * longest misses so far it is a candidate (jl_analysis_prune_candidates: the set as it is now), each kept
  * cycle but the 10 worst (a ring keeps those as candidates) gives its wakeup window (jl_analysis_prune_add:

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "rt/trace/trace_events.h"
+#include "rt/trace/analysis/event.h"
 
 /* sched_switch PREV (kernel prio PREV_PRIO, prev_state PREV_STATE) -> NEXT on CPU. */
 static inline struct jl_event tev_switch(int64_t us, int cpu, int prev, int prev_prio, int prev_state, int next,

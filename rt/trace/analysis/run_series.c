@@ -1,0 +1,99 @@
+/* run_series: what the analysis is given of the run, whether it runs live or after the run: the
+ * engine's series and their samples, and the IRQs' names. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../../affinity/irq.h"
+#include "analysis.h"
+#include "series.h"
+
+/* The engine's series as the analysis sees them, one entry each, in the engine's order (the trace
+ * marker names a series by its index); an entry's pid is the thread that writes the series, so the
+ * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
+ * *SAMPLES). */
+struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
+					     bool partial)
+{
+	struct jl_analysis_thread *th;
+	size_t total = 0, k = 0;
+	int npool = 0, e;
+
+	*samples = NULL;
+	for (int u = 0; u < eng->nunits; u++) /* a multi-threaded executor's pool threads: entries of their own */
+		if (eng->units[u].spec->beh.kind == JL_BEH_EXECUTOR && eng->units[u].nthreads > 1)
+			npool += eng->units[u].nthreads;
+	th = calloc((size_t)(eng->nseries + npool) + 1, sizeof(*th));
+	if (!th)
+		return NULL;
+	for (int i = 0; i < eng->nseries; i++)
+		total += jl_series_count(&eng->series[i]);
+	*samples = calloc(total ? total : 1, sizeof(**samples));
+	if (!*samples) {
+		free(th);
+		return NULL;
+	}
+	for (int i = 0; i < eng->nseries; i++) {
+		const struct jl_series *es = &eng->series[i];
+		const struct jl_thread *et = jl_series_thread(eng, es);
+		const struct jl_unit *un = &eng->units[es->unit];
+		const struct jl_thread_spec *spec = un->spec;
+		size_t n = jl_series_count(es);
+
+		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
+		th[i].pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
+		/* a callback: its late starts are first its executor's other runs, then its thread's wakeup */
+		if (spec->beh.kind == JL_BEH_EXECUTOR) {
+			th[i].executor = es->unit + 1;
+			th[i].pool_size = un->nthreads;
+			th[i].group = es->group;
+		}
+		th[i].measured = es->measured;
+		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
+				 sizeof(th[i].policy));
+		th[i].samples = *samples + k;
+		th[i].nsamples = n;
+		th[i].partial = es->partial || partial; /* a ring's kept cycles: the analysis may be pruned to them */
+		for (size_t j = 0; j < n; j++, k++) {
+			const struct jl_sample *s = jl_series_at(es, j);
+
+			(*samples)[k].release = s->release;
+			(*samples)[k].wake = s->wake;
+			(*samples)[k].end = s->end;
+			(*samples)[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
+			(*samples)[k].cycle = s->cycle;
+			(*samples)[k].tid = s->tid;
+		}
+		if (!es->measured || es->trace_only) { /* trace_only: its wakeups are what is analysed */
+			th[i].samples = NULL;
+			th[i].nsamples = 0;
+		}
+	}
+	e = eng->nseries;
+	for (int u = 0; u < eng->nunits; u++) {
+		const struct jl_unit *un = &eng->units[u];
+
+		if (un->spec->beh.kind != JL_BEH_EXECUTOR || un->nthreads < 2)
+			continue;
+		for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++, e++) {
+			snprintf(th[e].name, sizeof(th[e].name), "%s", eng->threads[t].name);
+			th[e].pid = eng->threads[t].tid;
+			th[e].measured = th[e].pool = true;
+			th[e].executor = u + 1;
+			th[e].pool_size = un->nthreads;
+			jl_policy_format(un->spec->place.policy, un->spec->place.priority, un->spec->place.nice, true,
+					 th[e].policy, sizeof(th[e].policy));
+		}
+	}
+	*count = e;
+	return th;
+}
+
+static void set_irq_name(void *ctx, int irq, const char *name)
+{
+	jl_analysis_set_irq_name(ctx, irq, name);
+}
+
+void jl_trace_irq_names(struct jl_analysis *an)
+{
+	jl_irq_names(NULL, set_irq_name, an);
+}

@@ -1,0 +1,144 @@
+/* wakeups: a program's threads measured from the trace alone (measure = wakeups, threads = PATTERN),
+ * for programs that cannot be changed (a ROS 2 node one cannot recompile).
+ *
+ * A `measure = wakeups` unit's threads are its exec'd child and every task born in its process tree (the
+ * fork and task_newtask events: followed through fork, exec and rename), filtered by the pattern: a glob
+ * on the thread's name (its last comm), tid:N, or new:N (the Nth task the tree created). Each selected
+ * thread is one series whose samples are its wakeups: ready = the sched_waking, start = the switch-in,
+ * end = its next switch-out (run time per wakeup). A thread whose wakeups come at a steady period (80% of
+ * the intervals within 10% of their median) gets that period as its nominal rate. Pure (reads the
+ * analysis), except for adding the series to the engine after the run. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../base/stats.h"
+#include "analysis.h"
+#include "offcpu.h"
+#include "prune.h"
+#include "series.h"
+
+static bool selected(const char *pattern, int32_t pid, int nth, const char *comm)
+{
+	if (!pattern[0])
+		return true;
+	if (!strncmp(pattern, "tid:", 4))
+		return pid == (int32_t)atol(pattern + 4);
+	if (!strncmp(pattern, "new:", 4))
+		return nth == atoi(pattern + 4);
+	return comm && fnmatch(pattern, comm, 0) == 0;
+}
+
+int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
+{
+	for (int t = 0; t < eng->nthreads; t++) {
+		const struct jl_thread *th = &eng->threads[t];
+		const struct jl_thread_spec *spec = th->spec;
+		int nth = 0, found = 0;
+
+		if (!th->is_exec || spec->beh.measure != JL_MEASURE_WAKEUPS || th->tid <= 0)
+			continue;
+		/* the child first, then its tree's tasks in the order they were born */
+		for (long i = -1; i < (long)an->nbirths; i++) {
+			int32_t pid = i < 0 ? th->tid : an->births[i].pid;
+			const char *comm = jl_analysis_comm(an, pid);
+			char what[24], name[JL_SERIES_NAME_MAX];
+			struct jl_series *s;
+			bool dup = false;
+
+			if (i >= 0) {
+				bool again = false;
+
+				/* task_newtask and sched_process_fork both record a clone: count each task once */
+				for (long j = 0; j < i && !again; j++)
+					again = an->births[j].pid == pid;
+				if (again || !jl_analysis_in_tree(an, th->tid, pid))
+					continue;
+				nth++;
+			}
+			for (int k = 0; k < eng->nseries; k++)
+				dup |= eng->series[k].trace_only && eng->series[k].tid == pid;
+			if (dup || !selected(spec->beh.threads, pid, nth, comm))
+				continue;
+			snprintf(what, sizeof(what), "%s", comm ? comm : "");
+			jl_analysis_clean_name(what);
+			if (!what[0])
+				snprintf(what, sizeof(what), "%d", (int)pid);
+			snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
+			for (int k = 0; k < eng->nseries; k++)
+				if (!strcmp(eng->series[k].name, name)) {
+					snprintf(name, sizeof(name), "%.40s.%.12s.%d", spec->name, what, (int)pid);
+					break;
+				}
+			s = jl_engine_add_found_series(eng, th->unit, name, 0, err, errlen);
+			if (!s)
+				return -1;
+			s->kind = "wakeups";
+			s->tid = pid;
+			s->measured = true;
+			s->trace_only = true;
+			found++;
+		}
+		if (!found)
+			fprintf(stderr, "jitterlab: warning: thread '%s': threads = %s matched no thread of the program\n",
+				spec->name, spec->beh.threads[0] ? spec->beh.threads : "all");
+	}
+	return 0;
+}
+
+/* Median of the intervals between the wakings of T if they are steady, else 0. */
+static int64_t steady_period(const struct jl_analysis_thread *t)
+{
+	int64_t *v, median = 0;
+	size_t n = 0, near = 0;
+
+	if (t->npairs < 8)
+		return 0;
+	v = malloc(t->npairs * sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t i = 1; i < t->npairs; i++)
+		v[n++] = t->pairs[i].waking - t->pairs[i - 1].waking;
+	median = jl_median_i64(v, n);
+	for (size_t i = 0; i < n; i++)
+		near += llabs(v[i] - median) * 10 <= median;
+	free(v);
+	return near * 10 >= n * 8 ? median : 0;
+}
+
+int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
+{
+	for (int i = 0; i < eng->nseries && i < an->nthreads; i++) {
+		struct jl_series *s = &eng->series[i];
+		const struct jl_analysis_thread *t = &an->threads[i];
+		size_t st = 0;
+
+		if (!s->trace_only)
+			continue;
+		if (jl_series_alloc(s, t->npairs)) {
+			snprintf(err, errlen, "trace: out of memory for the wakeups of %s", s->name);
+			return -1;
+		}
+		for (size_t k = 0; k < t->npairs; k++) {
+			const struct jl_pair *p = &t->pairs[k];
+			int64_t end = p->switch_in;
+
+			/* its run: until the next switch-out (preempted or blocked) after this switch-in */
+			while (st < t->nstates && t->states[st].ts <= p->switch_in)
+				st++;
+			for (size_t j = st; j < t->nstates; j++)
+				if (t->states[j].what == JL_TS_PREEMPTED || t->states[j].what == JL_TS_BLOCKED) {
+					end = t->states[j].ts;
+					break;
+				}
+			jl_series_append(s, &(struct jl_sample){ .release = p->waking, .wake = p->switch_in, .end = end,
+								  .origin = p->waking, .cycle = k, .cpu = p->cpu,
+								  .tid = s->tid });
+			jl_series_count_work(s, end - p->switch_in);
+		}
+		s->period_ns = steady_period(t);
+		s->first_release = t->npairs ? t->pairs[0].waking : 0;
+	}
+	return 0;
+}

@@ -1,0 +1,490 @@
+/* window: the response window of a cycle (release -> end of its work), for the cycles that missed
+ * their deadline: the wakeup part as decompose.c explains it, then, from the thread's own switches
+ * and wakings (feed.c keeps them), the work part: running (less the IRQs that interrupted it),
+ * preempted (waiting for the CPU behind a task, an IRQ or RT bandwidth control), blocked (asleep inside its
+ * work, and who ended the sleep: the task, IRQ, softirq or hrtimer that woke it) and the wait after that
+ * wakeup. Pure: reads the analysis only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "decompose.h"
+#include "parts.h"
+#include "worst.h"
+
+/* First state of T after TS. */
+static size_t state_after(const struct jl_analysis_thread *t, int64_t ts)
+{
+	size_t lo = 0, hi = t->nstates;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->states[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Running on CPU in [from, to): the thread's own time is "running", IRQs on top of it their parts. */
+static void add_running(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t pid, int32_t kprio,
+			struct jl_cycle *c)
+{
+	int64_t others;
+
+	if (to <= from)
+		return;
+	others = jl_analysis_add_window(an, cpu, from, to, pid, kprio, c, false);
+	if (to - from > others)
+		jl_cycle_add_part(c, JL_PART_RUNNING, "running", -1, 0, to - from - others, NULL);
+}
+
+/* Waiting on CPU in [from, to) (preempted, or woken and not yet switched in): what ran there. */
+static void add_waiting(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t pid, int32_t kprio,
+			struct jl_cycle *c)
+{
+	int64_t seen;
+
+	if (to <= from)
+		return;
+	seen = jl_analysis_add_window(an, cpu, from, to, pid, kprio, c, true);
+	if (to - from > seen)
+		jl_cycle_add_part(c, JL_PART_OTHER, "waiting (not traced)", -1, 0, to - from - seen, NULL);
+}
+
+/* What kept the task that woke a sleeper off its CPU: the task that ran longest on CPU in [FROM, TO)
+ * other than the waker WAKER and the sleeper SELF (a lock's holder preempted by a spinner: the
+ * inversion), into NAME; its time, or 0 when none ran a tenth of the interval */
+static int64_t waker_kept_by(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t waker, int32_t self,
+			     char *name, size_t len)
+{
+	struct jl_cycle tmp;
+	int64_t best = 0;
+
+	if (!an || cpu < 0 || to <= from)
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	jl_analysis_add_window(an, cpu, from, to, waker, 120, &tmp, false); /* as a CFS task: each task its own part */
+	jl_analysis_finish_parts(an, &tmp);
+	for (int i = 0; i < tmp.nparts; i++) {
+		const struct jl_part *p = &tmp.parts[i];
+
+		if (p->pid > 0 && p->pid != waker && p->pid != self && p->duration_ns > best) {
+			const int ti = jl_analysis_thread_of(an, p->pid);
+
+			best = p->duration_ns;
+			snprintf(name, len, "%s%s%s", ti >= 0 && an->threads[ti].name[0] ? an->threads[ti].name : p->name,
+				 p->policy[0] ? ", " : "", p->policy);
+		}
+	}
+	return best * 10 >= to - from ? best : 0;
+}
+
+/* The priority SELF lent HOLDER through a PI lock as it blocked in [FROM, TO) (a little before FROM: the
+ * boost is written just before the switch-out), or NULL. */
+static const struct jl_analysis_lent *lent_to(const struct jl_analysis *an, int32_t self, int32_t holder, int64_t from, int64_t to)
+{
+	int ti = jl_analysis_thread_of(an, self);
+
+	for (size_t i = 0; ti >= 0 && i < an->threads[ti].nlent; i++) {
+		const struct jl_analysis_lent *l = &an->threads[ti].lent[i];
+
+		if (l->ts > to)
+			break;
+		if (l->holder == holder && l->ts >= from - 1000000)
+			return l;
+	}
+	return NULL;
+}
+
+/* Asleep in [FROM, FROM + D), ended by WOKEN (NULL: not in the window); WHERE: "inside its work", ...
+ * When a task woke it (a lock's holder giving it back), what kept that task off its CPU meanwhile is
+ * named: the middle task of a priority inversion. */
+static void add_blocked(const struct jl_analysis *an, int32_t self, struct jl_cycle *c, const struct jl_tstate *woken,
+			int64_t from, int64_t d, const char *where)
+{
+	char name[72], detail[160], kept[48];
+	int64_t behind;
+
+	if (!woken) {
+		snprintf(detail, sizeof(detail), "asleep %s (who woke it, if anyone, is not in the window)", where);
+		jl_cycle_add_part(c, JL_PART_BLOCKED, "blocked", -1, 0, d, detail);
+		return;
+	}
+	switch (woken->by_kind) {
+	case JL_PART_TASK:
+		behind = waker_kept_by(an, woken->rec_cpu, from, from + d, woken->by_pid, self, kept, sizeof(kept));
+		snprintf(name, sizeof(name), "blocked, woken by %s", jl_analysis_name(an, woken->by));
+		if (behind) /* the name says who: the part's task is the waker, the one kept off is named */
+			snprintf(name, sizeof(name), "blocked, woken by %s (it waited behind %.40s)", jl_analysis_name(an, woken->by), kept);
+		{
+			/* a PI lock (a PI futex, or a sleeping spinlock on PREEMPT_RT): this thread raised the one
+			 * that woke it to its own priority as it blocked, sched_pi_setprio says so */
+			const struct jl_analysis_lent *l = lent_to(an, self, woken->by_pid, from, from + d);
+			char boosted[24];
+
+			if (l) {
+				jl_kprio_format(l->kprio, boosted, sizeof(boosted));
+				snprintf(name, sizeof(name), "blocked on a PI lock held by %.24s (boosted to %s%s%.24s)",
+					 jl_analysis_name(an, woken->by), boosted, behind ? "; it waited behind " : "",
+					 behind ? kept : "");
+			}
+		}
+		if (behind)
+			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it; meanwhile %s ran %.1f ms on "
+				 "its CPU %d", where, jl_analysis_name(an, woken->by), woken->by_pid, kept, (double)behind / 1e6, woken->rec_cpu);
+		else
+			snprintf(detail, sizeof(detail), "asleep %s until %s (pid %d) woke it", where, jl_analysis_name(an, woken->by), woken->by_pid);
+		break;
+	default:
+		if ((unsigned)woken->by_kind < JL_PART_N && jl_part_kinds[woken->by_kind].interrupt) {
+			snprintf(name, sizeof(name), "blocked, woken by %s%s", woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "",
+				 jl_analysis_name(an, woken->by));
+			snprintf(detail, sizeof(detail), "asleep %s until %s%s woke it (in interrupt context)", where,
+				 woken->by_kind == JL_PART_SOFTIRQ ? "softirq " : "", jl_analysis_name(an, woken->by));
+			break;
+		}
+		snprintf(name, sizeof(name), "blocked");
+		snprintf(detail, sizeof(detail), "asleep %s until %s woke it", where, jl_analysis_name(an, woken->by));
+		break;
+	}
+	jl_cycle_add_part(c, JL_PART_BLOCKED, name, woken->by_kind == JL_PART_TASK ? woken->by_pid : -1, 0, d, detail);
+}
+
+/* [FROM, TO) of thread T from its own states, STATE (and CPU) being its state at FROM: running (less the
+ * IRQs on it), waiting (preempted, or woken and not yet in: behind what ran there), blocked (and who ended
+ * it; WHERE says where in the cycle it slept). */
+static void explain_states(const struct jl_analysis *an, const struct jl_analysis_thread *t, int64_t from, int64_t to,
+			   int state, int cpu, int32_t kprio, const char *where, struct jl_cycle *c)
+{
+	size_t k = state_after(t, from);
+	int64_t cursor = from, block_from = from;
+
+	for (; k < t->nstates && t->states[k].ts < to; k++) {
+		const struct jl_tstate *st = &t->states[k];
+
+		switch (state) {
+		case JL_TS_IN:
+			add_running(an, cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		case JL_TS_PREEMPTED:
+			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		case JL_TS_BLOCKED:
+			if (st->what == JL_TS_MIGRATED)
+				continue; /* moved while asleep: still asleep, from block_from */
+			add_blocked(an, t->pid, c, st->what == JL_TS_WOKEN ? st : NULL, block_from, st->ts - block_from, where);
+			break;
+		case JL_TS_WOKEN:
+			add_waiting(an, st->what == JL_TS_IN ? st->cpu : cpu, cursor, st->ts, t->pid, kprio, c);
+			break;
+		}
+		if (st->what == JL_TS_BLOCKED)
+			block_from = st->ts;
+		/* a migration changes where it waits, not how; a waking while not blocked changes nothing */
+		if (st->what == JL_TS_MIGRATED)
+			cpu = st->cpu;
+		else if (st->what != JL_TS_WOKEN || state == JL_TS_BLOCKED)
+			state = st->what;
+		if (st->what == JL_TS_IN || st->what == JL_TS_PREEMPTED)
+			cpu = st->cpu;
+		cursor = st->ts;
+	}
+	switch (state) {
+	case JL_TS_IN:
+		add_running(an, cpu, cursor, to, t->pid, kprio, c);
+		break;
+	case JL_TS_BLOCKED:
+		add_blocked(an, t->pid, c, NULL, block_from, to - block_from, where);
+		break;
+	default:
+		add_waiting(an, cpu, cursor, to, t->pid, kprio, c);
+		break;
+	}
+}
+
+void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	const struct jl_analysis_sample *s = &t->samples[si];
+	long pi = t->sample_pair ? t->sample_pair[si] : -1;
+	int32_t kprio = 120;
+	int cpu = -1;
+	size_t k;
+
+	memset(c, 0, sizeof(*c));
+	if (t->executor) {
+		/* a callback: its wait is its executor's first (then its thread's wakeup), its work is
+		 * explained from the states of the thread that ran it (a pool's: the pool thread's) */
+		const struct jl_analysis_thread *run = t;
+
+		jl_analysis_decompose_callback(an, ti, si, pi >= 0 ? &t->pairs[pi] : NULL, c);
+		for (int j = 0; t->pool_size > 1 && j < an->nthreads; j++)
+			if (an->threads[j].pool && an->threads[j].executor == t->executor && an->threads[j].pid == s->tid)
+				run = &an->threads[j];
+		if (run->npairs)
+			kprio = run->pairs[0].kprio;
+		k = state_after(run, s->wake);
+		cpu = c->waking ? c->cpu : k > 0 ? run->states[k - 1].cpu : 0;
+		c->window = JL_WINDOW_RESPONSE;
+		c->cpu = cpu;
+		explain_states(an, run, s->wake, s->end, JL_TS_IN, cpu, kprio, "inside its work", c);
+		c->lost_in_window = jl_analysis_lost_in(an, -1, s->release, s->end);
+		jl_analysis_finish_parts(an, c);
+		return;
+	}
+	if (pi >= 0) {
+		jl_analysis_decompose_cycle(an, ti, &t->pairs[pi], s->release, s->wake, c);
+		kprio = t->pairs[pi].kprio;
+		cpu = t->pairs[pi].cpu;
+	} else {
+		/* no wakeup of this release: the previous cycle ran past it (no sleep at all), or it was not
+		 * traced (lost events, or a trace that started later) */
+		int64_t late = si > 0 && t->samples[si - 1].end > s->release ? t->samples[si - 1].end - s->release : 0;
+
+		if (late > s->wake - s->release)
+			late = s->wake - s->release;
+		if (t->npairs)
+			kprio = t->pairs[0].kprio;
+		if (late > 0)
+			jl_cycle_add_part(c, JL_PART_OTHER, "previous cycle overran", -1, 0, late,
+					  "no sleep: the previous cycle ended after this release");
+		if (s->wake - s->release > late)
+			jl_cycle_add_part(c, JL_PART_OTHER, "wakeup (not traced)", -1, 0, s->wake - s->release - late, NULL);
+	}
+	c->window = JL_WINDOW_RESPONSE;
+	c->thread = ti;
+	c->cycle = s->cycle;
+	c->release = s->release;
+	c->wake = s->wake;
+	c->end = s->end;
+	c->miss = s->miss;
+	c->latency_ns = s->wake - s->release; /* the response is end - release */
+	k = state_after(t, s->wake);
+	if (cpu < 0)
+		cpu = k > 0 ? t->states[k - 1].cpu : 0;
+	c->cpu = cpu;
+	explain_states(an, t, s->wake, s->end, JL_TS_IN, cpu, kprio, "inside its work", c);
+	c->lost_in_window = jl_analysis_lost_in(an, -1, s->release, s->end);
+	jl_analysis_finish_parts(an, c);
+}
+
+void jl_analysis_decompose_cycle(const struct jl_analysis *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
+			    struct jl_cycle *c)
+{
+	if (!an->threads[ti].samples || wake <= p->switch_in || !jl_analysis_left_cpu(an, ti, p->switch_in, wake)) {
+		jl_analysis_decompose(an, p, release, wake, c);
+		return;
+	}
+	/* it ran, left the CPU and came back before its cycle began: the wakeup up to the switch-in, then
+	 * from its own states */
+	jl_analysis_decompose(an, p, release, p->switch_in, c);
+	explain_states(an, &an->threads[ti], p->switch_in, wake, JL_TS_IN, p->cpu, p->kprio,
+		       "between its wakeup and the start of its cycle (a lock, e.g. an interpreter's)", c);
+	c->wake = wake;
+	c->latency_ns = wake - release;
+	c->lost_in_window = jl_analysis_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking, wake);
+	jl_analysis_finish_parts(an, c);
+}
+
+bool jl_analysis_left_cpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+
+	for (size_t k = state_after(t, from); k < t->nstates && t->states[k].ts < to; k++)
+		if (t->states[k].what == JL_TS_PREEMPTED || t->states[k].what == JL_TS_BLOCKED)
+			return true;
+	return false;
+}
+
+/* The rest of a callback's wait, [FROM, WAKE), was the wakeup P of thread entry TI: its parts into C,
+ * and the wakeup's times */
+static void add_wakeup_rest(const struct jl_analysis *an, int ti, const struct jl_pair *p, int64_t from, int64_t wake,
+			    struct jl_cycle *c)
+{
+	struct jl_cycle w;
+
+	memset(&w, 0, sizeof(w));
+	jl_analysis_decompose_cycle(an, ti, p, from, wake, &w);
+	for (int i = 0; i < w.nparts; i++)
+		jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
+				  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
+	c->waking = p->waking;
+	c->switch_in = p->switch_in;
+	c->cpu = p->cpu;
+}
+
+#define POOL_RUNS 256
+
+/* A run of another callback of the executor inside a late callback's wait */
+struct pool_run {
+	int64_t from, to;
+	int entry;
+	bool group;                  /* of the late callback's own mutually exclusive group */
+};
+
+/* The pool thread TID's wakeup that ended in [FROM - slack, TO]: the last one, or NULL; *ENTRY: that
+ * thread's entry */
+static const struct jl_pair *pool_wakeup(const struct jl_analysis *an, int executor, int32_t tid, int64_t from, int64_t to,
+					 int *entry)
+{
+	const struct jl_pair *best = NULL;
+
+	for (int j = 0; j < an->nthreads; j++) {
+		const struct jl_analysis_thread *o = &an->threads[j];
+
+		if (!o->pool || o->executor != executor || o->pid != tid)
+			continue;
+		*entry = j;
+		for (size_t k = 0; k < o->npairs; k++)
+			if (o->pairs[k].waking >= from - JL_ANALYSIS_CLOCK_SLACK_NS && o->pairs[k].switch_in <= to)
+				best = &o->pairs[k];
+		return best;
+	}
+	return NULL;
+}
+
+/* A callback of a multi-threaded executor: in its wait [release, start), the stretches in which it could
+ * not start (a callback of its own mutually exclusive group ran: named; or every pool thread ran another
+ * callback), the free time between them, then the wakeup of the pool thread that took it (its trace
+ * pair), or the dispatch when that thread was awake already. */
+static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	const struct jl_analysis_sample *s = &t->samples[si];
+	struct pool_run runs[POOL_RUNS];
+	int64_t cuts[2 * POOL_RUNS + 2], busy_until = s->release, free_before = 0, free_run = 0;
+	int nruns = 0, ncuts = 0, pe = -1;
+	const struct jl_pair *p;
+	char name[96], detail[160];
+
+	for (int j = 0; j < an->nthreads && nruns < POOL_RUNS; j++) {
+		const struct jl_analysis_thread *o = &an->threads[j];
+
+		if (o->executor != t->executor || !o->samples || o->pool)
+			continue;
+		for (size_t k = 0; k < o->nsamples && nruns < POOL_RUNS; k++) {
+			const struct jl_analysis_sample *x = &o->samples[k];
+			int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
+
+			if (b > a && !(j == ti && k == si))
+				runs[nruns++] = (struct pool_run){ a, b, j, t->group >= 0 && o->group == t->group };
+		}
+	}
+	cuts[ncuts++] = s->release;
+	cuts[ncuts++] = s->wake;
+	for (int r = 0; r < nruns; r++) {
+		cuts[ncuts++] = runs[r].from;
+		cuts[ncuts++] = runs[r].to;
+	}
+	for (int i = 1; i < ncuts; i++) /* insertion sort: a few dozen cuts */
+		for (int k = i; k > 0 && cuts[k - 1] > cuts[k]; k--) {
+			int64_t tmp = cuts[k];
+
+			cuts[k] = cuts[k - 1];
+			cuts[k - 1] = tmp;
+		}
+	for (int i = 0; i + 1 < ncuts; i++) {
+		const int64_t a = cuts[i], b = cuts[i + 1];
+		int holder = -1, active = 0;
+
+		if (b <= a || a < s->release || b > s->wake)
+			continue;
+		for (int r = 0; r < nruns; r++)
+			if (runs[r].from <= a && runs[r].to >= b) {
+				active++;
+				if (runs[r].group && holder < 0)
+					holder = runs[r].entry;
+			}
+		if (holder >= 0) {
+			snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
+				 holder == ti ? " (its previous run)" : "");
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+					  "a callback of its mutually exclusive group ran: it could not start on any thread");
+		} else if (active >= t->pool_size) {
+			snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+					  "every thread of its executor ran another callback");
+		} else {
+			free_run += b - a;
+			continue;
+		}
+		free_before += free_run; /* free time followed by a blocked stretch: the hand-off between them */
+		free_run = 0;
+		busy_until = b;
+	}
+	if (free_before)
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
+				  "a thread and its group were free, and no thread had taken it yet");
+	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, &pe);
+	if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
+		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
+	} else if (s->wake > busy_until) {
+		snprintf(detail, sizeof(detail), "from when it could run to its start on pool thread %d (awake already)",
+			 (int)s->tid);
+		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until, detail);
+	}
+}
+
+void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	const struct jl_analysis_sample *s = &t->samples[si];
+	int64_t busy_until = s->release, ran_total = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (t->pool_size > 1) {
+		decompose_pool_callback(an, ti, si, c);
+		c->tid = s->tid;
+		goto done;
+	}
+	/* the executor's one thread ran other callbacks: each one's time in [release, wake) */
+	for (int j = 0; j < an->nthreads; j++) {
+		const struct jl_analysis_thread *o = &an->threads[j];
+		int64_t ran = 0, last = 0;
+		char name[96], detail[160];
+
+		if (o->executor != t->executor || !o->samples)
+			continue;
+		for (size_t k = 0; k < o->nsamples; k++) { /* its own earlier runs too: an overrun holds the thread */
+			const struct jl_analysis_sample *x = &o->samples[k];
+			int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
+
+			if (b > a && !(j == ti && k == si)) {
+				ran += b - a;
+				last = b > last ? b : last;
+			}
+		}
+		if (!ran)
+			continue;
+		ran_total += ran;
+		if (last > busy_until)
+			busy_until = last;
+		snprintf(name, sizeof(name), "executor: %s ran%s", o->name, j == ti ? " (its previous run)" : "");
+		snprintf(detail, sizeof(detail), "ready while its executor's thread ran callback %s", o->name);
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, ran, detail);
+	}
+	if (busy_until - s->release > ran_total) /* between those runs: the lock hand-off, the thread off its CPU */
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0,
+				  busy_until - s->release - ran_total, "the executor's thread between two of its callbacks");
+	if (p && p->waking >= busy_until - JL_ANALYSIS_CLOCK_SLACK_NS) {
+		/* what is left was a wakeup of the thread: explained as one, from when the executor was free */
+		add_wakeup_rest(an, ti, p, busy_until, s->wake, c);
+	} else if (s->wake > busy_until) {
+		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until,
+				  "from the end of the executor's previous callback to this one's start");
+	}
+done:
+	c->thread = ti;
+	c->window = JL_WINDOW_WAKEUP;
+	c->cycle = s->cycle;
+	c->release = s->release;
+	c->wake = s->wake;
+	c->end = s->end;
+	c->miss = s->miss;
+	c->latency_ns = s->wake - s->release;
+	c->lost_in_window = jl_analysis_lost_in(an, -1, s->release, s->wake);
+	jl_analysis_finish_parts(an, c);
+}

@@ -1,0 +1,31 @@
+/* worst: the cycles an explanation is given for. Samples matched to wakeups, the worst cycles and the
+ * missed deadlines picked and decomposed, the wakeup latencies of the pairs (worst.c). */
+#ifndef JL_TRACE_WORST_H
+#define JL_TRACE_WORST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+/* Match every measured thread's samples with release >= FROM to pairs: a sample's pair is the first
+ * wakeup at or after its release (less the trace clock's offset to CLOCK_MONOTONIC, JL_ANALYSIS_CLOCK_SLACK_NS)
+ * and before its wake. Fills matched counts, pair.matched and thread.sample_pair. 0 or -1 (ENOMEM). */
+int jl_analysis_match(struct jl_analysis *an, int64_t from);
+
+#define JL_ANALYSIS_CLOCK_SLACK_NS 5000
+
+/* The worst cycles, decomposed, worst first, into OUT[0..*nout): the N worst matched cycles across all
+ * threads by wakeup latency (without samples: by the wakeup latency of pairs with waking >= FROM), each
+ * measured thread's worst among them, then every missed deadline (response window) up to N_MISSES more.
+ * *MISSES gets how many cycles missed in all (so a caller can say the list was capped). Calls
+ * jl_analysis_match. */
+int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
+		 size_t *misses);
+
+/* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
+ * for a thread with samples only the pairs matched to a release (jl_analysis_match first), never the
+ * wakeups of sleep slices or of sleeps inside its work. */
+int64_t *jl_analysis_wakeups(const struct jl_analysis *an, int ti, int64_t from, size_t *n);
+
+#endif

@@ -1,0 +1,81 @@
+/* capture: the run's private tracing instance, its reader thread and its markers (capture.c); what the
+ * io files share of it. No function here runs on a measured thread's cycle path. */
+#ifndef JL_TRACE_CAPTURE_H
+#define JL_TRACE_CAPTURE_H
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace.h"
+
+#define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
+
+/* The payload of one marker (trace_marker_raw: the u32 id first, then this). */
+struct jl_trace_mark_rec {
+	uint32_t id;
+	int32_t thread;     /* the series' id (jl_series.id): index of the analysis entry */
+	uint64_t cycle;
+	int64_t latency_ns;
+	uint32_t miss;
+} __attribute__((packed));
+
+
+struct jl_trace_cpu {
+	struct tracefs_cpu *tcpu;
+	int fd;              /* anonymous temp file holding the raw pages read so far */
+	uint64_t bytes;      /* written by the reader (atomically: the live analysis reads it) */
+	int64_t drained_ns;  /* the reader found the buffer empty after this moment (mono; atomic) */
+};
+
+struct jl_trace {
+	struct tracefs_instance *inst;
+	char name[64];
+	unsigned groups;
+	int ncpus;
+	int page_size;
+	int marker_fd;
+	struct jl_trace_cpu *cpu;
+	void *page;          /* reader scratch page */
+	pthread_t reader;
+	bool reader_started;
+	atomic_bool reader_stop;
+	int reader_errno;
+	bool stopped;
+	uint64_t lost_events;  /* overrun + dropped events, all CPUs */
+	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
+	char missing[512];     /* optional events the kernel could not enable, "system:name,..." */
+	char local_cpus[256];  /* CPUs the LOCAL events are recorded on ("" = all) */
+	/* the probe server (probe_server.c) */
+	int probe_listen, probe_wake[2];
+	pthread_t probe_thread;
+	bool probe_started;
+	char probe_path[108];
+	atomic_uint probe_clients, probe_refused; /* connections served, refused */
+	bool probe_have_sudo, probe_served;
+	struct jl_probe_rings *rings; /* the probe's rings (probe_ring.c), NULL: markers only */
+	int *merged_fd;               /* per CPU: the pages written anew with the rings' records (-1: none) */
+	struct jl_trace_advice_in *advice; /* what the advice reads of the run and the host (jl_trace_finish) */
+	uid_t probe_sudo_uid;
+	struct jl_trace_rec *rec;   /* the flight recorder (trace_keep = worst; recorder.c), NULL: every page */
+	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
+	struct jl_trace_live *live; /* the analysis while the run goes (live.c), or NULL */
+};
+
+/* tmpfile.c: an anonymous 0600 file in /tmp for raw pages (O_TMPFILE, else a named one unlinked at
+ * once); -1 with errno. */
+int jl_trace_tmpfile(void);
+/* Stop recording, drain every page and read the lost-event counters. */
+int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
+/* groups.c: the distinct tracefs systems the events of GROUPS come from that exist on this kernel,
+ * at most MAX, in registry order, into OUT (static strings). Returns how many. */
+int jl_trace_systems(unsigned groups, const char **out, int max);
+/* summary.json trace.recorded: the events enabled, the optional ones missing, the CPUs of LOCAL events. */
+void jl_trace_describe_recording(const struct jl_trace *t, json_object *block);
+
+#endif

@@ -1,0 +1,85 @@
+/* groups: the registry of trace groups (one row per group: its events, its help) that the
+ * capture, `jitterlab list`, doctor and trace.dat's event systems read. */
+#include <stdio.h>
+#include <string.h>
+
+#include <tracefs.h>
+
+#include "capture.h"
+#include "trace.h"
+
+/* What each group records. Only what the analysis reads (read.c), plus the rare task-lifetime events
+ * the next analyses need. sched_wakeup is not recorded: the analysis starts a wakeup at sched_waking
+ * (sched_wakeup only marks the task runnable a moment later, on the same path), and one event fewer per
+ * wakeup is the cheapest cut; the reader still takes it from other traces. The task events live in the
+ * `task` system but belong to `sched`: they are as rare as forks and renames, cost nothing per wakeup,
+ * and without them a measured program's threads are nameless, so no separate group to forget. */
+static const struct jl_trace_event sched_events[] = {
+	{ "sched", "sched_waking", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_wakeup_new", 0 },
+	{ "sched", "sched_switch", JL_TRACE_EV_REQUIRED },
+	{ "sched", "sched_migrate_task", 0 },
+	{ "sched", "sched_pi_setprio", 0 },
+	{ "sched", "sched_process_fork", 0 },
+	{ "sched", "sched_process_exit", 0 },
+	{ "task", "task_newtask", 0 },
+	{ "task", "task_rename", 0 },
+	{ NULL, NULL, 0 },
+};
+/* IRQ and timer events are recorded only on the CPUs the measured threads may use (jl_trace_limit_local):
+ * that is where their wakeups are decomposed. IPIs are recorded on the sender's CPU, so no CPU filter;
+ * they exist since Linux 6.5 and are skipped where they do not. */
+static const struct jl_trace_event irq_events[] = {
+	{ "irq", "irq_handler_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "irq_handler_exit", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_entry", JL_TRACE_EV_LOCAL },
+	{ "irq", "softirq_exit", JL_TRACE_EV_LOCAL },
+	{ "ipi", "ipi_send_cpu", 0 },
+	{ "ipi", "ipi_send_cpumask", 0 },
+	/* the IPI handlers on the receiving CPU (x86: irq_vectors), so a wait names them; absent elsewhere */
+	{ "irq_vectors", "reschedule_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "reschedule_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_exit", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "call_function_single_exit", JL_TRACE_EV_LOCAL },
+	{ NULL, NULL, 0 },
+};
+static const struct jl_trace_event timer_events[] = {
+	{ "timer", "hrtimer_start", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_entry", JL_TRACE_EV_LOCAL },
+	{ "timer", "hrtimer_expire_exit", JL_TRACE_EV_LOCAL },
+	{ NULL, NULL, 0 },
+};
+
+const struct jl_trace_group jl_trace_groups[] = {
+	{ JL_TRACE_SCHED, "sched", sched_events,
+	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone" },
+	{ JL_TRACE_IRQ, "irq", irq_events,
+	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)" },
+	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat" },
+};
+const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
+
+int jl_trace_systems(unsigned groups, const char **out, int max)
+{
+	int n = 0;
+
+	for (int g = 0; g < jl_trace_ngroups; g++) {
+		if (!(groups & jl_trace_groups[g].bit))
+			continue;
+		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
+			char dir[96];
+			int i;
+
+			for (i = 0; i < n && strcmp(out[i], e->system); i++)
+				;
+			if (i < n || n == max)
+				continue;
+			snprintf(dir, sizeof(dir), "events/%s", e->system);
+			if (tracefs_dir_exists(NULL, dir))
+				out[n++] = e->system;
+		}
+	}
+	return n;
+}
