@@ -6,7 +6,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "fair_server.h"
-#include "leftovers.h"
+#include "stale_runs.h"
 #include "cpulist.h"
 #include "procfs.h"
 #include "cgroupfs.h"
@@ -104,7 +104,7 @@ static bool in_cgroup2_ours(const char *path)
 	if (!rel)
 		return false;
 	snprintf(first, sizeof(first), "%.*s", (int)strcspn(rel, "/"), rel);
-	return jl_leftover_cpuset_pid(first) != 0 || !strcmp(rel, "cgroup.subtree_control") ||
+	return jl_stale_cpuset_pid(first) != 0 || !strcmp(rel, "cgroup.subtree_control") ||
 	       !strcmp(rel, "cgroup.threads") || !strcmp(rel, "cgroup.procs") || ends_with(rel, "/cgroup.procs");
 }
 
@@ -559,7 +559,7 @@ static int undo_cgroup(json_object *o, char *report, size_t len)
 		const char *base = strrchr(dir, '/');
 
 		/* only a cgroup jitterlab makes: jitterlab-PID-housekeeping or -shield, never a user's */
-		if (!base || !jl_leftover_cpuset_pid(base + 1))
+		if (!base || !jl_stale_cpuset_pid(base + 1))
 			return refuse_path(o, dir, report, len);
 	}
 	if (!jl_journal_path_allowed(parent))

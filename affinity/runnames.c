@@ -21,12 +21,12 @@ static pid_t name_pid(const char *name, const char *suffix)
 	return (pid_t)pid;
 }
 
-pid_t jl_leftover_instance_pid(const char *name)
+pid_t jl_stale_instance_pid(const char *name)
 {
 	return name_pid(name, "");
 }
 
-pid_t jl_leftover_cpuset_pid(const char *name)
+pid_t jl_stale_cpuset_pid(const char *name)
 {
 	pid_t pid = name_pid(name, "-housekeeping");
 

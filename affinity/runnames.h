@@ -10,7 +10,7 @@
 /* Ours are only `jitterlab-<digits>` tracing instances and `jitterlab-<digits>-housekeeping` /
  * `jitterlab-<digits>-shield` cpusets (whole names): these return the pid, anything else 0 (a user's
  * `jitterlab-foo` is never touched). */
-pid_t jl_leftover_instance_pid(const char *name);
-pid_t jl_leftover_cpuset_pid(const char *name);
+pid_t jl_stale_instance_pid(const char *name);
+pid_t jl_stale_cpuset_pid(const char *name);
 
 #endif

@@ -28,7 +28,7 @@
 
 #include "cpulist.h"
 #include "kversion.h"
-#include "leftovers.h"
+#include "stale_runs.h"
 #include "procfs.h"
 #include "cgroupfs.h"
 #include "runnames.h"
@@ -617,7 +617,7 @@ int jl_shield_list_stale(const char *root, const pid_t *live_pids, int nlive, vo
 		pid_t pid;
 		bool live = false;
 
-		pid = jl_leftover_cpuset_pid(e->d_name);
+		pid = jl_stale_cpuset_pid(e->d_name);
 		if (!pid)
 			continue; /* not a name jitterlab gives (a user's jitterlab-foo) */
 		for (int i = 0; i < nlive; i++)

@@ -1,4 +1,4 @@
-/* housekeeping_thread: the one way a helper thread (one that is not measured: the watch, the trace reader, the
+/* housekeeping_thread: the one way a helper thread (one that is not measured: the collector, the trace reader, the
  * live analysis, the probe server, analyze's page reader) is started. */
 #ifndef JL_HOUSEKEEPING_THREAD_H
 #define JL_HOUSEKEEPING_THREAD_H

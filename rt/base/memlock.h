@@ -1,5 +1,5 @@
 /* memlock: lock in RAM only what the measured threads touch, where mlockall() would
- * lock everything the process ever maps (the trace's event formats, the reader's buffers, the watch's
+ * lock everything the process ever maps (the trace's event formats, the reader's buffers, the collector's
  * statistics, the post-run analysis: tens of MB on a traced run, for nothing measured).
  * What is locked, each piece where it is made (prefaulted by the lock itself):
  * - the code and static data of the program, libc, libm and ld.so (jl_memlock_code);

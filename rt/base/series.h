@@ -13,7 +13,7 @@
  * - an array of capacity `cap` that keeps every sample of the run (read after the writers have ended,
  *   or while they run up to jl_series_count(): a sample is complete before the count says it is there);
  * - a ring of `cap` (a power of two) for runs too long to keep every sample: the one reader (the run's
- *   watch, rt/engine/watch.h) takes samples as they come and says how far it has read
+ *   collector, rt/engine/collector.h) takes samples as they come and says how far it has read
  *   (jl_series_consumed); a full ring drops the sample and counts it, never blocks. After the run the
  *   reader gives the series the samples it kept (jl_series_adopt): from then on it is an array of those,
  *   `partial` set, and `appended` says how many there were in all. */

@@ -24,7 +24,7 @@
 #include "../../affinity/boot_isolation.h"
 #include "../../affinity/cpulist.h"
 #include "../../affinity/journal.h"
-#include "../../affinity/leftovers.h"
+#include "../../affinity/stale_runs.h"
 #include "../../affinity/shield.h"
 #include "../../affinity/topology.h"
 #include "../../affinity/procfs.h"
@@ -610,18 +610,18 @@ static void check_numa(struct jl_doctor_result *r)
 
 static void check_leftovers(struct jl_doctor_result *r)
 {
-	struct jl_leftovers lo;
+	struct jl_stale_runs lo;
 
-	if (jl_leftovers_scan(&lo, NULL)) {
+	if (jl_stale_runs_scan(&lo, NULL)) {
 		set(r, JL_DOC_WARN, "cannot read the journal directory", "%s: %s", jl_journal_default_dir(), strerror(errno));
 		return;
 	}
-	if (jl_leftovers_any(&lo, false))
+	if (jl_stale_runs_any(&lo, false))
 		set(r, JL_DOC_FAIL, "a killed run left the machine changed: sudo jitterlab restore",
 		    "%d stale journal(s), %d tracing instance(s), %d cpuset(s)", lo.njournals, lo.ninstances, lo.ncpusets);
 	else
 		set(r, JL_DOC_OK, "nothing left behind by earlier runs", "none%s", lo.nlive ? " (a run is in progress)" : "");
-	jl_leftovers_free(&lo);
+	jl_stale_runs_free(&lo);
 }
 
 /* The kernel behaviours that differ by version (affinity/kversion.c), and which side this kernel is on. */

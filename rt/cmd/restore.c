@@ -12,11 +12,11 @@
 
 #include "../../affinity/cli.h"
 #include "commands.h"
-#include "../../affinity/leftovers.h"
+#include "../../affinity/stale_runs.h"
 
 #define RESTORE_LOCK_WAIT_MS 10000 /* as long as a run waits for another */
 
-static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json);
+static int restore_scanned(struct jl_stale_runs *lop, bool dry, bool json);
 
 static void usage(FILE *out);
 
@@ -40,7 +40,7 @@ static void usage(FILE *out)
 int cmd_restore(int argc, char **argv)
 {
 	bool dry = false, json = false;
-	struct jl_leftovers lo;
+	struct jl_stale_runs lo;
 	struct jl_cli_walk w = JL_CLI_START;
 	const char *v;
 	int c, rc, lock_fd = -1;
@@ -77,7 +77,7 @@ int cmd_restore(int argc, char **argv)
 			return JL_EXIT_RUNTIME;
 		}
 	}
-	if (jl_leftovers_scan(&lo, NULL)) {
+	if (jl_stale_runs_scan(&lo, NULL)) {
 		fprintf(stderr, "jitterlab restore: cannot read %s: %m%s\n", jl_journal_default_dir(),
 			errno == EPERM ? " (the state directory must be root's and not writable by others)" : "");
 		if (lock_fd >= 0)
@@ -85,19 +85,19 @@ int cmd_restore(int argc, char **argv)
 		return JL_EXIT_RUNTIME;
 	}
 	rc = restore_scanned(&lo, dry, json);
-	jl_leftovers_free(&lo);
+	jl_stale_runs_free(&lo);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return rc;
 }
 
-static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
+static int restore_scanned(struct jl_stale_runs *lop, bool dry, bool json)
 {
-	struct jl_leftovers lo = *lop;
+	struct jl_stale_runs lo = *lop;
 	json_object *notes;
 	int failed;
 
-	if (!dry && jl_leftovers_any(&lo, true) && geteuid() != 0) {
+	if (!dry && jl_stale_runs_any(&lo, true) && geteuid() != 0) {
 		fprintf(stderr, "jitterlab restore: leftovers found; restoring them needs root (sudo jitterlab restore)\n");
 		return JL_EXIT_RUNTIME;
 	}
@@ -105,11 +105,11 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		printf("restore: run pid %d is still running; its settings are left to it\n", (int)lo.live[i]);
 	if (!lo.tracing_dir[0] && !json)
 		printf("restore: tracefs is not mounted; tracing instances not checked\n");
-	if (!jl_leftovers_any(&lo, true)) {
+	if (!jl_stale_runs_any(&lo, true)) {
 		if (json) {
 			json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "found", jl_leftovers_to_json(&lo));
+			json_object_object_add(o, "found", jl_stale_runs_to_json(&lo));
 			json_object_object_add(o, "clean", json_object_new_boolean(true));
 			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 			json_object_put(o);
@@ -122,7 +122,7 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		if (json) {
 			json_object *o = json_object_new_object();
 
-			json_object_object_add(o, "found", jl_leftovers_to_json(&lo));
+			json_object_object_add(o, "found", jl_stale_runs_to_json(&lo));
 			json_object_object_add(o, "clean", json_object_new_boolean(false));
 			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 			json_object_put(o);
@@ -139,17 +139,17 @@ static int restore_scanned(struct jl_leftovers *lop, bool dry, bool json)
 		return JL_EXIT_OK;
 	}
 	notes = json_object_new_array();
-	failed = jl_leftovers_clean(&lo, json ? NULL : stdout, notes);
+	failed = jl_stale_runs_clean(&lo, json ? NULL : stdout, notes);
 	if (json) {
 		json_object *o = json_object_new_object();
-		struct jl_leftovers after;
+		struct jl_stale_runs after;
 
-		if (jl_leftovers_scan(&after, NULL))
+		if (jl_stale_runs_scan(&after, NULL))
 			memset(&after, 0, sizeof(after));
 
-		json_object_object_add(o, "found", jl_leftovers_to_json(&lo));
-		json_object_object_add(o, "left", jl_leftovers_to_json(&after));
-		jl_leftovers_free(&after);
+		json_object_object_add(o, "found", jl_stale_runs_to_json(&lo));
+		json_object_object_add(o, "left", jl_stale_runs_to_json(&after));
+		jl_stale_runs_free(&after);
 		json_object_object_add(o, "clean", json_object_new_boolean(failed == 0));
 		json_object_object_add(o, "pending", json_object_get(notes));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));

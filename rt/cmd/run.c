@@ -27,9 +27,9 @@
 #include "../base/output.h"
 #include "../base/units.h"
 #include "../summary/plot.h"
-#include "../engine/remains.h"
+#include "../engine/leftovers.h"
 #include "../engine/results.h"
-#include "../engine/watch.h"
+#include "../engine/collector.h"
 #include "../base/stop.h"
 #include "../summary/summary.h"
 #include "../summary/table.h"
@@ -55,9 +55,9 @@ struct run_ctx {
 	struct watchdog watchdog;
 	struct jl_host_sample phase[2]; /* steal time and SMIs at the start and end of the measured phase */
 	bool phase_taken;
-	struct jl_remains remains;      /* what the neighbours leave behind (processes, /dev/shm) */
-	struct jl_watch watch;          /* the run's reader while it runs (watch.h) */
-	bool watching;
+	struct jl_leftovers leftovers;     /* what the neighbours leave behind (processes, /dev/shm) */
+	struct jl_collector collector;          /* the run's reader while it runs (collector.h) */
+	bool collecting;
 	bool stopped_at;                /* [run] stop_at ended the run */
 };
 
@@ -101,7 +101,7 @@ static bool signal_pending(const sigset_t *set)
 	return sigtimedwait(set, NULL, &zero) > 0;
 }
 
-/* One scan of the run's tree (remains.h). It reads /proc: long on a machine with thousands of tasks, and
+/* One scan of the run's tree (leftovers.h). It reads /proc: long on a machine with thousands of tasks, and
  * longer than its 500 ms period under emulation. At the watchdog's FIFO 99 it kept every other RT task
  * off the housekeeping CPU: in the RT lane's guest RCU's kthread (FIFO 1, which RT throttling does not
  * protect) starved for minutes and the run hung. The watchdog steps down to SCHED_OTHER for it. */
@@ -112,17 +112,17 @@ static void scan_tree(struct run_ctx *r)
 	struct sched_param was;
 
 	if (pthread_getschedparam(pthread_self(), &policy, &was) || policy == SCHED_OTHER) {
-		jl_remains_scan(&r->remains, &r->eng);
+		jl_leftovers_scan(&r->leftovers, &r->eng);
 		return;
 	}
 	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
-	jl_remains_scan(&r->remains, &r->eng);
+	jl_leftovers_scan(&r->leftovers, &r->eng);
 	pthread_setschedparam(pthread_self(), policy, &was);
 }
 
-/* Wait until DEADLINE (CLOCK_MONOTONIC ns), a signal or the watch's stop_at. Returns true when
+/* Wait until DEADLINE (CLOCK_MONOTONIC ns), a signal or the collector's stop_at. Returns true when
  * interrupted (r->stopped_at says which). While the watchdog is pinned to housekeeping CPUs, scans the
- * run's tree every 500 ms (remains.h); with a stop_at, looks at the watch every 50 ms. */
+ * run's tree every 500 ms (leftovers.h); with a stop_at, looks at the collector every 50 ms. */
 static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 {
 	int64_t next_scan = jl_now_ns() + 500000000LL;
@@ -132,13 +132,13 @@ static bool wait_until(struct run_ctx *r, const sigset_t *set, int64_t deadline)
 		struct timespec ts;
 		int sig;
 
-		if (r->watching && jl_watch_stop_fired(&r->watch)) {
+		if (r->collecting && jl_collector_stop_fired(&r->collector)) {
 			r->stopped_at = true;
 			return true;
 		}
 		if (left <= 0)
 			return false;
-		if (r->watching && r->sc->run.stop_at.set && left > 50000000LL)
+		if (r->collecting && r->sc->run.stop_at.set && left > 50000000LL)
 			left = 50000000LL;
 		if (r->watchdog.pinned && now >= next_scan) {
 			scan_tree(r);
@@ -336,7 +336,7 @@ static void finish_print(struct run_ctx *r, json_object *summary, const struct j
 	if (r->eng.watchdog_fired)
 		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
 			r->eng.stuck[0] ? "; still stuck: " : "", r->eng.stuck);
-	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
+	fputs(jl_leftovers_warning(&r->leftovers, err, sizeof(err)), stderr);
 	if (!r->o->json)
 		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
 }
@@ -350,7 +350,7 @@ static int finish(struct run_ctx *r, int status)
 	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir,
 					.interrupted = r->interrupted && !r->stopped_at, .watchdog_fired = eng->watchdog_fired,
 					.stuck = eng->stuck, .watchdog_cpus = r->watchdog.cpus,
-					.watch = r->watching ? &r->watch : NULL, .samples_mode = samples_mode_name(smode) };
+					.collector = r->collecting ? &r->collector : NULL, .samples_mode = samples_mode_name(smode) };
 	json_object *summary, *host = jl_host_describe();
 
 	snprintf(info.started, sizeof(info.started), "%s", r->started);
@@ -358,8 +358,8 @@ static int finish(struct run_ctx *r, int status)
 	status = check_children(eng, status);
 	/* sized after the trace: it adds the series of probed programs */
 	res = calloc(eng->nseries > 0 ? (size_t)eng->nseries : 1, sizeof(*res));
-	if (!res || jl_results_compute(eng, res, r->watching ? jl_watch_accs(&r->watch) : NULL,
-						  r->watching ? r->watch.nseries : 0, smode == JL_SAMPLES_WORST)) {
+	if (!res || jl_results_compute(eng, res, r->collecting ? jl_collector_accs(&r->collector) : NULL,
+						  r->collecting ? r->collector.nseries : 0, smode == JL_SAMPLES_WORST)) {
 		fprintf(stderr, "jitterlab: cannot compute the results: %s\n", strerror(errno));
 		free(res);
 		jl_trace_result_free(&tr);
@@ -369,7 +369,7 @@ static int finish(struct run_ctx *r, int status)
 	summary = jl_summary_build(eng, res, &info, host);
 	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
 	jl_summary_lock_boosts(summary);
-	json_object_object_add(summary, "leftovers", jl_remains_json(&r->remains));
+	json_object_object_add(summary, "leftovers", jl_leftovers_json(&r->leftovers));
 	status = judge(r, summary, status);
 
 	/* the run directory's files written at the end (run_outputs.c: the registry of them all) */
@@ -388,11 +388,11 @@ static int finish(struct run_ctx *r, int status)
 	return status;
 }
 
-/* The watch's checkpoint hook (its thread): summary.json with the figures so far */
-static void checkpoint(void *ctx, const struct jl_watch *w)
+/* The collector's checkpoint hook (its thread): summary.json with the figures so far */
+static void checkpoint(void *ctx, const struct jl_collector *w)
 {
 	struct run_ctx *r = ctx;
-	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir, .watch = w,
+	struct jl_summary_info info = { .scenario_path = r->sc->path, .run_dir = r->dir, .collector = w,
 					.samples_mode = samples_mode_name(samples_mode(r)) };
 	json_object *cp;
 
@@ -419,20 +419,20 @@ static uint64_t lost_now(void *ctx)
 	return jl_trace_lost_now(((struct run_ctx *)ctx)->trace);
 }
 
-/* The watch's cycle hook: the flight recorder's windows (io/recorder.c), the live analysis' (io/live.c) */
+/* The collector's cycle hook: the flight recorder's windows (io/recorder.c), the live analysis' (io/live.c) */
 static void keep_cycle(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f)
 {
 	struct run_ctx *r = ctx;
 
-	jl_trace_keep_cycle(r->trace, series, &r->eng.series[series], x, f->latency, f->response, f->miss);
+	jl_trace_recorder_cycle(r->trace, series, &r->eng.series[series], x, f->latency, f->response, f->miss);
 	jl_trace_live_cycle(r->trace, series, x, f->latency, f->response, f->miss);
 }
 
-static int watch_start(struct run_ctx *r, char *err, size_t errlen)
+static int collector_start(struct run_ctx *r, char *err, size_t errlen)
 {
 	cpu_set_t hk;
 	bool have_hk = housekeeping_cpus(&r->eng, &hk);
-	struct jl_watch_opts o = {
+	struct jl_collector_opts o = {
 		/* the progress line: on a terminal, never on a measured CPU */
 		.progress = have_hk && !r->o->quiet && !r->o->json && isatty(STDERR_FILENO),
 		.stream_rows = r->eng.rings && samples_mode(r) == JL_SAMPLES_ALL,
@@ -446,13 +446,13 @@ static int watch_start(struct run_ctx *r, char *err, size_t errlen)
 		.cycle = r->trace ? keep_cycle : NULL,
 	};
 
-	if (jl_watch_init(&r->watch, &r->eng, &o, err, errlen))
+	if (jl_collector_init(&r->collector, &r->eng, &o, err, errlen))
 		return -1;
-	if (jl_watch_start(&r->watch, err, errlen)) {
-		jl_watch_free(&r->watch);
+	if (jl_collector_start(&r->collector, err, errlen)) {
+		jl_collector_free(&r->collector);
 		return -1;
 	}
-	r->watching = true;
+	r->collecting = true;
 	return 0;
 }
 
@@ -481,7 +481,7 @@ static int run_prepare(struct run_ctx *r, char *err, size_t errlen)
 	if (jl_engine_init(&r->eng, r->sc, &hooks, err, errlen))
 		goto fail;
 	snprintf(r->eng.log_dir, sizeof(r->eng.log_dir), "%s", r->dir);
-	r->eng.defer_sort = true; /* the watch reads the arrays while the run goes: sorted after it */
+	r->eng.defer_sort = true; /* the collector reads the arrays while the run goes: sorted after it */
 	/* from here on the machine may change: every path goes through jl_machine_restore() */
 	if (jl_machine_apply(&r->machine, r->sc, r->o->unsafe, err, errlen))
 		goto fail_engine;
@@ -525,7 +525,7 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 		}
 	}
 	/* the flight recorder: asked for, or a long run's (its loops keep rings) */
-	if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_keep_worst(r->trace, err, errlen))
+	if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_recorder_start(r->trace, err, errlen))
 		fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
 	if (jl_trace_record(r->trace, err, errlen)) {
 		fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);
@@ -540,7 +540,7 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 		fprintf(stderr, "jitterlab: warning: %s: probed programs are not measured\n", err);
 }
 
-/* The threads have started: the watchdog, the live analysis and the watch, then the warm-up and the
+/* The threads have started: the watchdog, the live analysis and the collector, then the warm-up and the
  * measured phase until their end, a signal or [run] stop_at; then the threads are stopped and joined and
  * what they locked is unlocked. Returns the status so far. */
 static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_t errlen)
@@ -551,14 +551,14 @@ static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_
 	bool stopped;
 
 	watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
-	if (r->trace) { /* a long run's analysis goes along with it (before the watch: it hands it the cycles) */
+	if (r->trace) { /* a long run's analysis goes along with it (before the collector: it hands it the cycles) */
 		json_object *host = jl_host_describe();
 
 		if (jl_trace_live_start(r->trace, &r->eng, host, err, errlen) < 0)
 			log_msg(r, "jitterlab: note: the trace is analysed after the run: %s\n", err);
 		json_object_put(host);
 	}
-	if (watch_start(r, err, errlen)) {
+	if (collector_start(r, err, errlen)) {
 		/* the rings need their reader: without it the run would measure nothing */
 		fprintf(stderr, "jitterlab: %s\n", err);
 		jl_stop_request(JL_STOP_ERROR);
@@ -577,32 +577,32 @@ static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_
 	if (stopped && r->stopped_at) {
 		char thr[64], val[64];
 
-		r->interrupted = true; /* the window ended early (the watch set t_stopped at the crossing) */
+		r->interrupted = true; /* the window ended early (the collector set t_stopped at the crossing) */
 		log_msg(r, "\njitterlab: stop_at: %s.%s was %s (over %s) at cycle %llu: stopping, writing what was "
 			   "measured\n", sc->run.stop_at.series,
 			sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency",
-			jl_format_duration(r->watch.stopped.value, val, sizeof(val)),
+			jl_format_duration(r->collector.stopped.value, val, sizeof(val)),
 			jl_format_duration(sc->run.stop_at.threshold_ns, thr, sizeof(thr)),
-			(unsigned long long)r->watch.stopped.cycle);
+			(unsigned long long)r->collector.stopped.cycle);
 	} else if (stopped && status == JL_EXIT_OK) {
 		r->interrupted = true;
 		jl_stop_request(JL_STOP_SIGNAL);
 		jl_engine_stop_window(&r->eng, jl_now_ns());
 		log_msg(r, "\njitterlab: interrupted: stopping, restoring, writing what was measured\n");
 	}
-	jl_remains_scan(&r->remains, &r->eng); /* the tree and its files while the neighbours still run */
+	jl_leftovers_scan(&r->leftovers, &r->eng); /* the tree and its files while the neighbours still run */
 	if (jl_engine_stop(&r->eng, r->eng.t_end > jl_now_ns() ? jl_now_ns() + sc->run.grace_ns
 								: r->eng.t_end + sc->run.grace_ns))
 		status = JL_EXIT_RUNTIME;
 	watchdog_off(&r->watchdog);
 	/* the measured phase is over: what it locked may be paged again (the analysis below is not timed) */
 	jl_memlock_end();
-	if (r->watching && jl_watch_finish(&r->watch)) {
+	if (r->collecting && jl_collector_finish(&r->collector)) {
 		fprintf(stderr, "jitterlab: samples.csv: %s\n", strerror(errno));
 		status = JL_EXIT_RUNTIME;
 	}
-	if (r->watching && jl_watch_stop_fired(&r->watch) && !r->stopped_at) {
-		r->stopped_at = r->interrupted = true; /* a crossing the watch found in its last looks */
+	if (r->collecting && jl_collector_stop_fired(&r->collector) && !r->stopped_at) {
+		r->stopped_at = r->interrupted = true; /* a crossing the collector found in its last looks */
 		status = status == JL_EXIT_OK ? JL_EXIT_EXPECT : status;
 	}
 	return status;
@@ -644,7 +644,7 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	}
 	log_msg(r, "jitterlab: %s: %d thread(s), %.3f s warm-up + %.3f s measured, results in %s\n", sc->run.name,
 		r->eng.nthreads, (double)sc->run.warmup_ns / 1e9, (double)sc->run.duration_ns / 1e9, r->dir);
-	if (jl_remains_begin(&r->remains, sc->run.cleanup, NULL))
+	if (jl_leftovers_begin(&r->leftovers, sc->run.cleanup, NULL))
 		log_msg(r, "jitterlab: note: cannot become a child subreaper (%s): orphans of the neighbours may go "
 			   "unnoticed\n", strerror(errno));
 	if (jl_engine_start(&r->eng, err, sizeof(err))) {
@@ -655,14 +655,14 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 	status = run_measure(r, &sigs, err, sizeof(err));
 	if (!r->eng.stuck[0])
 		jl_engine_sort_series(&r->eng);
-	jl_remains_collect(&r->remains, &r->eng);
+	jl_leftovers_collect(&r->leftovers, &r->eng);
 	if (signal_pending(&sigs))
 		r->interrupted = true;
 	status = finish(r, status);
-	if (r->watching)
-		jl_watch_free(&r->watch);
-	r->watching = false;
-	jl_remains_free(&r->remains);
+	if (r->collecting)
+		jl_collector_free(&r->collector);
+	r->collecting = false;
+	jl_leftovers_free(&r->leftovers);
 	if (r->eng.stuck[0])
 		return status; /* a thread the watchdog gave up on may still touch the engine: leave it be */
 	jl_engine_free(&r->eng);
@@ -671,9 +671,9 @@ int jl_run_execute(struct jl_scenario *sc, const struct jl_run_opts *o)
 
 restore:
 	jl_memlock_end();
-	jl_remains_collect(&r->remains, &r->eng);
-	fputs(jl_remains_warning(&r->remains, err, sizeof(err)), stderr);
-	jl_remains_free(&r->remains);
+	jl_leftovers_collect(&r->leftovers, &r->eng);
+	fputs(jl_leftovers_warning(&r->leftovers, err, sizeof(err)), stderr);
+	jl_leftovers_free(&r->leftovers);
 	if (r->trace)
 		jl_trace_destroy(r->trace);
 	if (jl_machine_restore(r->machine, NULL)) {

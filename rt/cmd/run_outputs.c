@@ -9,7 +9,7 @@
 
 static int write_samples(const struct jl_run_out *o)
 {
-	/* none: not kept; all with rings: the watch wrote every cycle while the run went */
+	/* none: not kept; all with rings: the collector wrote every cycle while the run went */
 	if (o->samples == JL_SAMPLES_NONE || (o->eng->rings && o->samples == JL_SAMPLES_ALL))
 		return 0;
 	return jl_results_write_samples(o->dir, o->res, o->nseries);
@@ -111,7 +111,7 @@ const struct jl_run_output jl_run_outputs[] = {
 	{ "samples.csv", "csv", "[run] samples = all or worst",
 	  "one row per measured cycle (all), or the worst, the first misses and the last cycles of each loop "
 	  "(worst), times in ns on CLOCK_MONOTONIC",
-	  "the run's end; a run in rings writes it as it goes (rt/engine/watch.c)", write_samples },
+	  "the run's end; a run in rings writes it as it goes (rt/engine/collector.c)", write_samples },
 	{ "histogram.txt", "text", "a measured periodic loop with cycles",
 	  "the loops' latency histograms in cyclictest's --histfile format (1 us buckets)", "the run's end",
 	  write_histogram },

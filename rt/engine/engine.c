@@ -440,7 +440,7 @@ bool jl_engine_rings(const struct jl_scenario *sc)
 	return jl_engine_loop_bytes(sc) > (double)sc->run.samples_memory;
 }
 
-/* A ring holds 4 s of a loop's cycles (the watch reads every 100 ms), at least 4096 */
+/* A ring holds 4 s of a loop's cycles (the collector reads every 100 ms), at least 4096 */
 size_t jl_engine_ring_capacity(int64_t period_ns)
 {
 	size_t want = period_ns > 0 ? (size_t)(4 * JL_NSEC_PER_SEC / period_ns) : 4096, cap = 4096;

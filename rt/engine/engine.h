@@ -162,8 +162,8 @@ struct jl_engine {
 	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
 	int64_t t_end;       /* t_measure + duration */
 	_Atomic int64_t t_stopped; /* when the window ended early (<= t_end when interrupted): jl_engine_stop_window */
-	bool rings;          /* the loops' samples go through rings (jl_engine_rings): the watch reads them */
-	bool defer_sort;     /* a reader looks at the arrays while the run goes (the watch): reentrant
+	bool rings;          /* the loops' samples go through rings (jl_engine_rings): the collector reads them */
+	bool defer_sort;     /* a reader looks at the arrays while the run goes (the collector): reentrant
 			      * callbacks' series are put in release order by jl_engine_sort_series after it */
 	bool watchdog_fired;
 	char log_dir[4096];  /* exec children write NAME.log here ("" = inherit stdout/stderr) */

@@ -28,7 +28,7 @@
 #include "../../affinity/cpulist.h"
 #include "../../affinity/irq.h"
 #include "../../affinity/journal.h"
-#include "../../affinity/leftovers.h"
+#include "../../affinity/stale_runs.h"
 #include "../../affinity/shield.h"
 #include "../../affinity/topology.h"
 #include "../../affinity/procfs.h"
@@ -58,10 +58,10 @@ struct jl_machine {
 
 int jl_machine_check_stale(char *err, size_t errlen)
 {
-	struct jl_leftovers lo;
+	struct jl_stale_runs lo;
 	int rc = 0;
 
-	if (jl_leftovers_scan(&lo, NULL))
+	if (jl_stale_runs_scan(&lo, NULL))
 		return 0; /* no readable journal directory: nothing of ours can be stale */
 	for (int i = 0; i < lo.njournals && !rc; i++) {
 		if (lo.journals[i].entries <= 0)
@@ -79,7 +79,7 @@ int jl_machine_check_stale(char *err, size_t errlen)
 			 lo.cpusets[0], lo.ncpusets > 1 ? " (and more)" : "");
 		rc = -1;
 	}
-	jl_leftovers_free(&lo);
+	jl_stale_runs_free(&lo);
 	return rc;
 }
 
@@ -320,9 +320,9 @@ bool jl_machine_confined_by_other_run(void)
 		bool other = false;
 
 		while (d && !other && (e = readdir(d))) {
-			pid_t p = jl_leftover_cpuset_pid(e->d_name);
+			pid_t p = jl_stale_cpuset_pid(e->d_name);
 
-			other = p && p != getpid() && jl_leftover_pid_alive(p);
+			other = p && p != getpid() && jl_stale_pid_alive(p);
 		}
 		if (d)
 			closedir(d);
@@ -334,7 +334,7 @@ bool jl_machine_confined_by_other_run(void)
 	slash = strchr(cs + 1, '/');
 	if (slash)
 		*slash = '\0';
-	pid = jl_leftover_cpuset_pid(cs + 1);
+	pid = jl_stale_cpuset_pid(cs + 1);
 	return pid && pid != getpid();
 }
 

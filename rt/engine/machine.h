@@ -1,7 +1,7 @@
 /* machine: every machine knob a run changes (shield cpusets, IRQ affinity, cpu_dma_latency, RT
  * throttling), journalled on disk (/run/jitterlab/run-PID.journal, see journal.h) before it changes and
  * restored in reverse order on every exit path. `jitterlab restore` replays the journal after the tool
- * was killed (leftovers.h lists what dead runs left). */
+ * was killed (stale_runs.h lists what dead runs left). */
 #ifndef JL_MACHINE_H
 #define JL_MACHINE_H
 

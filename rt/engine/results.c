@@ -321,17 +321,17 @@ int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc 
 }
 
 static int series_result(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r,
-			 struct jl_series_acc *watched, bool keep_only, int64_t *buf, size_t cap)
+			 struct jl_series_acc *collected, bool keep_only, int64_t *buf, size_t cap)
 {
 	size_t n = jl_series_count(ser);
 	struct jl_series_acc a;
 	int rc;
 
-	if ((ser->partial || ser->ring) && watched) { /* a ring's: its watch saw every sample */
-		watched->ser = ser; /* the series array may have moved since (the trace adds series) */
-		return result_of_acc(eng, watched, r);
+	if ((ser->partial || ser->ring) && collected) { /* a ring's: its collector saw every sample */
+		collected->ser = ser; /* the series array may have moved since (the trace adds series) */
+		return result_of_acc(eng, collected, r);
 	}
-	if (ser->ring) { /* a ring no watch read: nothing to say of its cycles */
+	if (ser->ring) { /* a ring no collector read: nothing to say of its cycles */
 		result_head(eng, ser, r);
 		return 0;
 	}

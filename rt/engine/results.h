@@ -39,7 +39,7 @@ struct jl_kept {
 };
 
 /* The figures of one series, cycle by cycle: one accumulator, fed the series' samples in order either
- * after the run (from the array that kept them all: results below) or while it runs (by the watch, from
+ * after the run (from the array that kept them all: results below) or while it runs (by the collector, from
  * a ring). It counts what results.h reports (cycles, misses, skipped and not-started releases, work,
  * CPUs), streams each metric (stream.h: exact moments and top K, percentiles from a histogram when
  * HIST), optionally keeps the values (for exact percentiles) and the cycles above (KEEP). */
@@ -121,18 +121,18 @@ struct jl_series_result {
 };
 
 /* Compute one result per series into RES (eng->nseries entries). A partial series' figures come from
- * ACCS[i] (its watch's accumulator; NACCS of them, the series the watch knew; NULL when none), and so do
+ * ACCS[i] (its collector's accumulator; NACCS of them, the series the collector knew; NULL when none), and so do
  * its kept cycles; KEEP_ONLY:
  * samples = worst (the rows are the kept cycles of every series). 0 or -1 with errno. */
 int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
 		       int naccs, bool keep_only);
 void jl_results_free(struct jl_series_result *res, int n);
-/* The result of a series so far, from its watch's accumulator A, the window cut at UPTO (a checkpoint
+/* The result of a series so far, from its collector's accumulator A, the window cut at UPTO (a checkpoint
  * while the run goes: histogram figures). Free with jl_results_free. 0, or -1 with errno. */
 int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc *a, int64_t upto,
 			struct jl_series_result *r);
 
-/* samples.csv: its header, and one row (the one formatter: the watch streams rows with it too). */
+/* samples.csv: its header, and one row (the one formatter: the collector streams rows with it too). */
 #define JL_SAMPLES_HEADER "thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n"
 void jl_results_sample_row(FILE *fp, const char *name, const struct jl_series *ser, const struct jl_sample *s,
 			   int64_t period);

@@ -39,7 +39,7 @@ enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2 }
 
 enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 
-/* what a run does with what its neighbours left (processes of its tree, /dev/shm entries): rt/engine/remains.h */
+/* what a run does with what its neighbours left (processes of its tree, /dev/shm entries): rt/engine/leftovers.h */
 enum jl_cleanup { JL_CLEANUP_REPORT, JL_CLEANUP_REMOVE };
 
 /* thread keys, in the order they are written back: the slots of the placement and behaviour key tables

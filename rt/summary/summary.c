@@ -508,7 +508,7 @@ static json_object *i64_array(const int64_t *v, int n, size_t stride)
 /* `intervals`: per measured series its worst latency per interval (the OSADL farm's "max per 5 min"),
  * with each thermal zone's highest temperature and each CPU's frequency over the same intervals. Only the
  * intervals the run reached. */
-static json_object *intervals_json(const struct jl_engine *eng, const struct jl_watch *w)
+static json_object *intervals_json(const struct jl_engine *eng, const struct jl_collector *w)
 {
 	json_object *o = json_object_new_object(), *ser = json_object_new_object();
 	int64_t end = jl_engine_window_end(eng);
@@ -526,7 +526,7 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 	if (!buf)
 		return o;
 	for (int i = 0; i < w->nseries; i++) {
-		const struct jl_watch_interval *iv = &w->intervals[(size_t)i * (size_t)w->nintervals];
+		const struct jl_collector_interval *iv = &w->intervals[(size_t)i * (size_t)w->nintervals];
 		json_object *x;
 
 		if (!w->acc[i])
@@ -578,7 +578,7 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 	return o;
 }
 
-static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_watch *w)
+static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_collector *w)
 {
 	json_object *o = json_object_new_object();
 
@@ -586,8 +586,8 @@ static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_w
 	json_object_object_add(o, "metric", json_object_new_string(
 		sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency"));
 	add_i64(o, "threshold_ns", sc->run.stop_at.threshold_ns);
-	json_object_object_add(o, "fired", json_object_new_boolean(jl_watch_stop_fired(w)));
-	if (jl_watch_stop_fired(w)) {
+	json_object_object_add(o, "fired", json_object_new_boolean(jl_collector_stop_fired(w)));
+	if (jl_collector_stop_fired(w)) {
 		add_i64(o, "cycle", (int64_t)w->stopped.cycle);
 		add_i64(o, "value_ns", w->stopped.value);
 		add_i64(o, "at_ns", w->stopped.at);
@@ -595,10 +595,10 @@ static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_w
 	return o;
 }
 
-/* What both the summary and a checkpoint say about the run's watch */
-static void watch_json(json_object *s, const struct jl_engine *eng, const struct jl_summary_info *info)
+/* What both the summary and a checkpoint say about the run's collector */
+static void collector_json(json_object *s, const struct jl_engine *eng, const struct jl_summary_info *info)
 {
-	const struct jl_watch *w = info->watch;
+	const struct jl_collector *w = info->collector;
 	json_object *smp = json_object_new_object();
 
 	json_object_object_add(smp, "mode", json_object_new_string(info->samples_mode ? info->samples_mode : "all"));
@@ -614,7 +614,7 @@ static void watch_json(json_object *s, const struct jl_engine *eng, const struct
 	add_i64(s, "checkpoints", w->checkpoints);
 }
 
-json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_watch *w,
+json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
 				   const struct jl_summary_info *info)
 {
 	const struct jl_scenario *sc = eng->sc;
@@ -648,7 +648,7 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 		jl_results_free(&r, 1);
 	}
 	json_object_object_add(s, "threads", threads);
-	watch_json(s, eng, info);
+	collector_json(s, eng, info);
 	return s;
 }
 
@@ -693,7 +693,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 		json_object_array_add(threads, t);
 	}
 	json_object_object_add(s, "threads", threads);
-	watch_json(s, eng, info);
+	collector_json(s, eng, info);
 	{
 		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
 		json_object *ex = json_object_new_array();

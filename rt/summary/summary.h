@@ -9,7 +9,7 @@
 
 #include "../engine/engine.h"
 #include "../engine/results.h"
-#include "../engine/watch.h"
+#include "../engine/collector.h"
 
 struct jl_summary_info {
 	const char *scenario_path;
@@ -19,7 +19,7 @@ struct jl_summary_info {
 	bool watchdog_fired;
 	const char *stuck;      /* threads the watchdog gave up on */
 	const char *watchdog_cpus; /* where the watchdog was pinned ("" = unpinned) */
-	const struct jl_watch *watch; /* the run's watch (intervals, stop_at, machine), or NULL */
+	const struct jl_collector *collector; /* the run's collector (intervals, stop_at, machine), or NULL */
 	const char *samples_mode;  /* what samples.csv holds: "all", "worst" or "none" */
 };
 
@@ -28,8 +28,8 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 			      const struct jl_summary_info *info, json_object *host);
 
 /* A checkpoint of a run still going (written as summary.json every [run] checkpoint): the figures the
- * watch has so far (histogram percentiles), `checkpoint` set; `jitterlab report` reads it. */
-json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_watch *w,
+ * collector has so far (histogram percentiles), `checkpoint` set; `jitterlab report` reads it. */
+json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
 				   const struct jl_summary_info *info);
 
 /* The thread object named NAME in SUMMARY's threads[] (borrowed), or NULL. */

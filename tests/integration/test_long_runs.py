@@ -201,7 +201,7 @@ def test_stop_at_ends_at_first_crossing(jl, scenario):
     assert len(rows) == 1 and r.thread("ctrl")["cycles"] == 1
     assert s["duration_ns"] < 1_000_000_000
     assert s["trace"]["enabled"] and (r.dir / "trace.dat").stat().st_size > 0
-    # the window ends at the crossing for every series: the other loop (rings: figures from the watch)
+    # the window ends at the crossing for every series: the other loop (rings: figures from the collector)
     # counts nothing released after it, though it ran on until the run stopped
     other = r.thread("other")
     orows = rows_of(r, "other")
@@ -407,7 +407,7 @@ def task_minflt(pid, name):
 def test_locked_memory_is_what_the_measured_threads_touch(scenario):
     """Issue 15, goal 9: no mlockall. While a traced run measures, the locked memory holds the measured
     thread's 24 MB work buffer (the scenario's `memory 24MB`), yet is well below the resident memory (the
-    trace reader's event formats and buffers, the watch, the libraries the cycles never call are not
+    trace reader's event formats and buffers, the collector, the libraries the cycles never call are not
     locked; mlockall(MCL_CURRENT | MCL_FUTURE) would lock at least all of it), and the measured threads
     take no page fault while they measure."""
     p = scenario("locked", """

@@ -25,7 +25,7 @@
 #include "affinity/fair_server.h"
 #include "affinity/irq.h"
 #include "affinity/journal.h"
-#include "affinity/leftovers.h"
+#include "affinity/stale_runs.h"
 #include "rt/engine/machine.h"
 #include "affinity/shield.h"
 #include "affinity/topology.h"
@@ -923,18 +923,18 @@ static void test_stale_journals_newest_first(void **state)
 static void test_leftover_names(void **state)
 {
 	(void)state;
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-shield"), 123);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-housekeeping"), 123);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-foo"), 0);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123"), 0);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-123-shield-x"), 0);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab-12x-shield"), 0);
-	assert_int_equal(jl_leftover_cpuset_pid("jitterlab--1-shield"), 0);
-	assert_int_equal(jl_leftover_instance_pid("jitterlab-42"), 42);
-	assert_int_equal(jl_leftover_instance_pid("jitterlab-foo"), 0);
-	assert_int_equal(jl_leftover_instance_pid("jitterlab-42x"), 0);
-	assert_int_equal(jl_leftover_instance_pid("jitterlab-42-shield"), 0);
-	assert_int_equal(jl_leftover_instance_pid("jitterlab-"), 0);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-123-shield"), 123);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-123-housekeeping"), 123);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-foo"), 0);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-123"), 0);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-123-shield-x"), 0);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab-12x-shield"), 0);
+	assert_int_equal(jl_stale_cpuset_pid("jitterlab--1-shield"), 0);
+	assert_int_equal(jl_stale_instance_pid("jitterlab-42"), 42);
+	assert_int_equal(jl_stale_instance_pid("jitterlab-foo"), 0);
+	assert_int_equal(jl_stale_instance_pid("jitterlab-42x"), 0);
+	assert_int_equal(jl_stale_instance_pid("jitterlab-42-shield"), 0);
+	assert_int_equal(jl_stale_instance_pid("jitterlab-"), 0);
 }
 
 int main(void)

@@ -184,7 +184,7 @@ static void test_early_stop(void **state)
 	jl_results_free(&f.res, 1);
 }
 
-/* A ring's series (results.h): its watch's accumulator saw the samples as they came (the warm-up's too),
+/* A ring's series (results.h): its collector's accumulator saw the samples as they came (the warm-up's too),
  * an early stop moved the window's end while it did, and after the run the series holds only what was
  * kept. Its figures are the accumulator's: counted here by hand from the sequence (warm-up 10 ms,
  * releases 0..100 every 10 ms with 30 and 70 skipped, stopped at 85 ms). */

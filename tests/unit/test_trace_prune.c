@@ -305,7 +305,7 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 		free(worst);
 	}
 	qsort(arr, na, sizeof(*arr), cmp_arrival);
-	/* the pairs before each loop's last 300 cycles can be nobody's (the watch says, as the cycles come):
+	/* the pairs before each loop's last 300 cycles can be nobody's (the collector says, as the cycles come):
 	 * the tail keeps only the rest */
 	for (int t = 0; t < NLOOPS; t++)
 		jl_analysis_prune_tail_from(an, t, g->s[t][g->ns[t] - 300].release - JL_ANALYSIS_CLOCK_SLACK_NS);

@@ -18,7 +18,7 @@
 #include <tracefs.h>
 
 #include "../../../affinity/cpulist.h"
-#include "../../../affinity/leftovers.h"
+#include "../../../affinity/stale_runs.h"
 #include "../../base/housekeeping_thread.h"
 #include "../../base/memlock.h"
 #include "capture.h"
@@ -35,10 +35,10 @@
 static int remove_if_stale(const char *name, void *ctx)
 {
 	struct tracefs_instance *inst;
-	pid_t pid = jl_leftover_instance_pid(name); /* only jitterlab-<digits>, the whole name */
+	pid_t pid = jl_stale_instance_pid(name); /* only jitterlab-<digits>, the whole name */
 
 	(void)ctx;
-	if (!pid || pid == getpid() || jl_leftover_pid_alive(pid))
+	if (!pid || pid == getpid() || jl_stale_pid_alive(pid))
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (inst) {
@@ -72,7 +72,7 @@ static int read_drain(struct jl_trace *t, int cpu)
 			break;
 		}
 		if (t->rec) {
-			if (jl_trace_rec_page(t, cpu, t->page) < 0)
+			if (jl_recorder_page(t, cpu, t->page) < 0)
 				return -1;
 		} else {
 			if (write(c->fd, t->page, t->page_size) != t->page_size)
@@ -411,7 +411,7 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	t->lost_events += lost_in_stats(t);
 	if (t->rec) {
 		tracefs_print_close(t->inst);
-		if (jl_trace_rec_finish(t) < 0) { /* the circle's pages follow the kept ones */
+		if (jl_recorder_finish(t) < 0) { /* the circle's pages follow the kept ones */
 			snprintf(err, errlen, "trace: cannot save the flight recorder's pages: %s", strerror(errno));
 			return -1;
 		}
@@ -449,7 +449,7 @@ void jl_trace_destroy(struct jl_trace *t)
 				"holds one of its files; `jitterlab restore` removes it later)\n", t->name, strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
-	jl_trace_rec_free(t->rec);
+	jl_recorder_free(t->rec);
 	jl_probe_rings_free(t->rings);
 	for (int c = 0; t->merged_fd && c < t->ncpus; c++)
 		if (t->merged_fd[c] >= 0)
@@ -460,12 +460,12 @@ void jl_trace_destroy(struct jl_trace *t)
 	free(t);
 }
 
-int jl_trace_keep_worst(struct jl_trace *t, char *err, size_t errlen)
+int jl_trace_recorder_start(struct jl_trace *t, char *err, size_t errlen)
 {
 	if (t->rec)
 		return 0;
-	if (jl_trace_rec_init(t, err, errlen) < 0) {
-		jl_trace_rec_free(t->rec);
+	if (jl_recorder_init(t, err, errlen) < 0) {
+		jl_recorder_free(t->rec);
 		t->rec = NULL;
 		return -1;
 	}

@@ -62,7 +62,7 @@ struct jl_trace {
 	int *merged_fd;               /* per CPU: the pages written anew with the rings' records (-1: none) */
 	struct jl_trace_advice_in *advice; /* what the advice reads of the run and the host (jl_trace_finish) */
 	uid_t probe_sudo_uid;
-	struct jl_trace_rec *rec;   /* the flight recorder (trace_keep = worst; recorder.c), NULL: every page */
+	struct jl_recorder *rec;   /* the flight recorder (trace_keep = worst; recorder.c), NULL: every page */
 	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
 	struct jl_trace_live *live; /* the analysis while the run goes (live.c), or NULL */
 };

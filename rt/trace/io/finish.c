@@ -90,7 +90,7 @@ int jl_trace_kshark_for(const struct jl_analysis *an, const struct jl_cycle *w, 
 
 static bool covered(const void *ctx, int64_t a, int64_t b)
 {
-	return jl_trace_rec_covered(ctx, a, b);
+	return jl_recorder_covered(ctx, a, b);
 }
 
 /* Does any unit of ENG measure a program through the probe? */
@@ -159,7 +159,7 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 	in.file = "trace.dat";
 	in.events = info.records;
 	in.lost_events = t->lost_events > info.lost_events ? t->lost_events : info.lost_events;
-	in.lost_gaps = info.lost_gaps - (t->rec ? jl_trace_rec_gaps(t->rec) : 0); /* the recorder's are said in kept */
+	in.lost_gaps = info.lost_gaps - (t->rec ? jl_recorder_gaps(t->rec) : 0); /* the recorder's are said in kept */
 	in.from = eng->t_measure;
 	in.to = jl_engine_window_end(eng);
 	in.kshark = NULL;
@@ -209,7 +209,7 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 	}
 	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
 	if (t->rec)
-		jl_trace_rec_describe(t->rec, res->block); /* what the flight recorder kept */
+		jl_recorder_describe(t->rec, res->block); /* what the flight recorder kept */
 	return 0;
 }
 
@@ -218,7 +218,7 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *dat, const char *session,
 		       struct jl_tracedat_src *src, struct jl_trace_result *res, char *err, size_t errlen)
 {
-	struct jl_analysis *an = jl_trace_live_tan(t);
+	struct jl_analysis *an = jl_trace_live_analysis(t);
 	struct jl_trace_stream *st = jl_trace_live_stream(t);
 	struct jl_trace_pages *pages = jl_trace_live_pages(t);
 	uint64_t *bytes = (uint64_t *)pages->cpu_bytes, before;
@@ -357,7 +357,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
 					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
 					.extra_cmdlines = cmdlines };
-	if (jl_trace_live_tan(t)) { /* the analysis went along with the run: only the rest to feed */
+	if (jl_trace_live_analysis(t)) { /* the analysis went along with the run: only the rest to feed */
 		rc = finish_live(t, eng, dat, session, &src, res, err, errlen);
 		goto out;
 	}

@@ -2,14 +2,14 @@
  *
  * When every page is kept (trace_keep = all) and every measured entry is a loop keeping a ring, the
  * pruned analysis (analysis/prune.c) only needs to know its windows before it is fed the events in them.
- * The watch reads each loop's cycles within about 100 ms of their end and hands each one here
+ * The collector reads each loop's cycles within about 100 ms of their end and hands each one here
  * (jl_trace_live_cycle): the cycles that are among the loop's worst or longest misses so far get their
  * whole window, its first misses their wakeup window (the same rules as the flight recorder and the
  * rings, so the cycles kept at the end are among them; a loop's last cycles are known only at the end:
  * their pairs wait in the analysis' tail ring). A thread on the reader's CPUs then feeds the analysis
  * the pages the reader has drained, in time order, up to
  * - the point before which every CPU's buffer was found empty (10 ms of margin), and
- * - the earliest release the watch has not seen yet, less a candidate's look back and 50 ms:
+ * - the earliest release the collector has not seen yet, less a candidate's look back and 50 ms:
  *   no window can start before it any more.
  * jl_trace_finish then stops the thread, gives the analysis the entries' final samples
  * (jl_analysis_prune_settle) and feeds it only what is left: the last second or so, whatever the duration. */
@@ -37,7 +37,7 @@
 
 #define LIVE_PERIOD_NS 200000000L    /* the thread's step */
 #define LIVE_DRAIN_MARGIN_NS 10000000LL
-#define LIVE_WATCH_MARGIN_NS 50000000LL
+#define LIVE_COLLECTOR_MARGIN_NS 50000000LL
 
 struct live_series {
 	struct jl_topk lat, miss;
@@ -63,7 +63,7 @@ struct jl_trace_live {
 	bool started;
 	atomic_bool stop;
 	atomic_int error;
-	/* from the watch, under mu */
+	/* from the collector, under mu */
 	pthread_mutex_t mu;
 	struct live_series *ser;
 	int nser;
@@ -148,7 +148,7 @@ static int live_candidates(struct jl_trace_live *L)
 	return jl_analysis_prune_candidates(&L->an, (const int64_t (*)[2])L->cand, n);
 }
 
-/* The windows and candidates the watch gave since the last look, to the analysis (under mu). */
+/* The windows and candidates the collector gave since the last look, to the analysis (under mu). */
 static void take_windows(struct jl_trace_live *L)
 {
 	if (L->npend && jl_analysis_prune_add(&L->an, (const int64_t (*)[2])L->pend, L->npend) < 0)
@@ -162,7 +162,7 @@ static void take_windows(struct jl_trace_live *L)
 static int live_step(struct jl_trace_live *L)
 {
 	struct jl_trace *t = L->t;
-	int64_t watch = INT64_MAX, drained = INT64_MAX, limit, t0;
+	int64_t collector = INT64_MAX, drained = INT64_MAX, limit, t0;
 
 	pthread_mutex_lock(&L->mu);
 	take_windows(L);
@@ -174,9 +174,9 @@ static int live_step(struct jl_trace_live *L)
 		if (k->cycles >= JL_KEEP_TAIL) /* pairs before its last JL_KEEP_TAIL cycles are nobody's */
 			jl_analysis_prune_tail_from(&L->an, i, k->rel[k->cycles % JL_KEEP_TAIL] - JL_ANALYSIS_CLOCK_SLACK_NS);
 		if (!k->seen) /* no cycle yet: one may come, released at the window's start */
-			watch = L->from < watch ? L->from : watch;
-		else if (k->last_release < watch)
-			watch = k->last_release;
+			collector = L->from < collector ? L->from : collector;
+		else if (k->last_release < collector)
+			collector = k->last_release;
 	}
 	pthread_mutex_unlock(&L->mu);
 	if (atomic_load(&L->error))
@@ -189,7 +189,7 @@ static int live_step(struct jl_trace_live *L)
 		drained = d < drained ? d : drained;
 		L->bytes[c] = __atomic_load_n(&t->cpu[c].bytes, __ATOMIC_ACQUIRE);
 	}
-	limit = watch == INT64_MAX ? INT64_MAX : watch - L->back - LIVE_WATCH_MARGIN_NS;
+	limit = collector == INT64_MAX ? INT64_MAX : collector - L->back - LIVE_COLLECTOR_MARGIN_NS;
 	if (drained - LIVE_DRAIN_MARGIN_NS < limit)
 		limit = drained - LIVE_DRAIN_MARGIN_NS;
 	if (limit <= L->fed_to)
@@ -345,13 +345,13 @@ void jl_trace_live_stop(struct jl_trace *t)
 	atomic_store(&L->stop, true);
 	pthread_join(L->thread, NULL);
 	L->started = false;
-	/* the windows the watch asked for since the thread's last step */
+	/* the windows the collector asked for since the thread's last step */
 	pthread_mutex_lock(&L->mu);
 	take_windows(L);
 	pthread_mutex_unlock(&L->mu);
 }
 
-struct jl_analysis *jl_trace_live_tan(struct jl_trace *t)
+struct jl_analysis *jl_trace_live_analysis(struct jl_trace *t)
 {
 	return t && t->live && !atomic_load(&t->live->error) ? &t->live->an : NULL;
 }

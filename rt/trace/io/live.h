@@ -13,7 +13,7 @@
 
 struct jl_trace_live;
 void jl_trace_live_stop(struct jl_trace *t);
-struct jl_analysis *jl_trace_live_tan(struct jl_trace *t);
+struct jl_analysis *jl_trace_live_analysis(struct jl_trace *t);
 struct jl_trace_stream *jl_trace_live_stream(struct jl_trace *t);
 /* The pages it reads (its tep; the sizes it reads up to: set them to the final ones before the last feed). */
 struct jl_trace_pages *jl_trace_live_pages(struct jl_trace *t);

@@ -1,7 +1,7 @@
 /* recorder: the flight recorder ([run] trace_keep = worst). A long run's trace cannot be kept whole (a
  * 4 x 1 kHz run writes ~50 MB a minute), so each CPU's pages go first into a circle of the last
  * JL_KEEP_LAST_BYTES; a page leaving it is kept (appended to the CPU's file, which becomes trace.dat's)
- * only if it overlaps a window the watch asked for (jl_trace_keep_cycle, from its thread, as it reads
+ * only if it overlaps a window the collector asked for (jl_trace_recorder_cycle, from its thread, as it reads
  * the cycles):
  * - each loop's JL_ANALYSIS_PRUNE_WORST worst cycles by latency so far and its JL_ANALYSIS_PRUNE_MISSES longest
  *   missed deadlines so far, from jl_analysis_prune_back() before the release to 2 ms after the end: what the
@@ -13,8 +13,8 @@
  * the ring buffer's "missed events" flag (RB_MISSED_EVENTS in its commit word, the count unknown), so
  * trace-cmd, KernelShark and the analysis all see a gap, not a CPU that did nothing. A window is
  * complete when no page it overlaps was dropped before it was asked for; only complete windows (and the
- * circle) count as covered (jl_trace_rec_covered), so the analysis explains only cycles whose trace
- * is whole. The reader thread (pages) and the watch (windows) share the windows under one mutex; the
+ * circle) count as covered (jl_recorder_covered), so the analysis explains only cycles whose trace
+ * is whole. The reader thread (pages) and the collector (windows) share the windows under one mutex; the
  * measured threads never come here. */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +53,7 @@ struct rec_win {
 	bool complete;
 };
 
-struct jl_trace_rec {
+struct jl_recorder {
 	int ncpus, page_size;
 	uint64_t nslots;
 	struct rec_cpu *cpu;
@@ -63,11 +63,11 @@ struct jl_trace_rec {
 	struct rec_win *win;
 	size_t nwin, capwin;
 	int64_t dropped_until;       /* the end of the latest page dropped */
-	struct keep_series *ser;     /* the watch's: per series */
+	struct keep_series *ser;     /* the collector's: per series */
 	int nser;
 	int64_t back;
 	uint64_t kept, dropped, gaps, markers;
-	int64_t ring_from;           /* after jl_trace_rec_finish: the circle's start (every CPU's pages from here) */
+	int64_t ring_from;           /* after jl_recorder_finish: the circle's start (every CPU's pages from here) */
 };
 
 /* The kernel's RT budget, as the analysis will be told it (analysis/result.c reads the host block built from
@@ -94,9 +94,9 @@ static int64_t rt_back(void)
 	return jl_analysis_prune_back(&b);
 }
 
-int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen)
+int jl_recorder_init(struct jl_trace *t, char *err, size_t errlen)
 {
-	struct jl_trace_rec *r = calloc(1, sizeof(*r));
+	struct jl_recorder *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		goto nomem;
@@ -133,7 +133,7 @@ nomem:
 	return -1;
 }
 
-void jl_trace_rec_free(struct jl_trace_rec *r)
+void jl_recorder_free(struct jl_recorder *r)
 {
 	if (!r)
 		return;
@@ -154,7 +154,7 @@ void jl_trace_rec_free(struct jl_trace_rec *r)
 }
 
 /* Does [A, B) overlap a window? (the lock held) */
-static bool wanted(const struct jl_trace_rec *r, int64_t a, int64_t b)
+static bool wanted(const struct jl_recorder *r, int64_t a, int64_t b)
 {
 	for (size_t i = 0; i < r->nwin; i++)
 		if (r->win[i].a < b && a < r->win[i].b)
@@ -162,7 +162,7 @@ static bool wanted(const struct jl_trace_rec *r, int64_t a, int64_t b)
 	return false;
 }
 
-static void add_window(struct jl_trace_rec *r, int64_t a, int64_t b)
+static void add_window(struct jl_recorder *r, int64_t a, int64_t b)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->nwin == r->capwin) {
@@ -182,7 +182,7 @@ static void add_window(struct jl_trace_rec *r, int64_t a, int64_t b)
 
 /* Mark PAGE as following a gap: RB_MISSED_EVENTS (bit 31 of the commit word, which follows the 8-byte
  * timestamp), the count unknown. Little-endian only (x86, arm64); elsewhere the gap is not marked. */
-static void mark_gap(struct jl_trace_rec *r, unsigned char *page)
+static void mark_gap(struct jl_recorder *r, unsigned char *page)
 {
 	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 		return;
@@ -200,9 +200,9 @@ static int append_page(struct jl_trace *t, int cpu, unsigned char *page, bool ga
 	return 0;
 }
 
-int jl_trace_rec_page(struct jl_trace *t, int cpu, const void *page)
+int jl_recorder_page(struct jl_trace *t, int cpu, const void *page)
 {
-	struct jl_trace_rec *r = t->rec;
+	struct jl_recorder *r = t->rec;
 	struct rec_cpu *c = &r->cpu[cpu];
 	uint64_t slot = c->written % r->nslots;
 	int64_t ts = (int64_t)kbuffer_subbuf_timestamp(r->kb, (void *)page);
@@ -233,9 +233,9 @@ int jl_trace_rec_page(struct jl_trace *t, int cpu, const void *page)
 	return 0;
 }
 
-int jl_trace_rec_finish(struct jl_trace *t)
+int jl_recorder_finish(struct jl_trace *t)
 {
-	struct jl_trace_rec *r = t->rec;
+	struct jl_recorder *r = t->rec;
 
 	r->ring_from = INT64_MIN;
 	for (int cpu = 0; cpu < r->ncpus; cpu++) {
@@ -255,7 +255,7 @@ int jl_trace_rec_finish(struct jl_trace *t)
 	return 0;
 }
 
-bool jl_trace_rec_covered(const struct jl_trace_rec *r, int64_t a, int64_t b)
+bool jl_recorder_covered(const struct jl_recorder *r, int64_t a, int64_t b)
 {
 	if (!r)
 		return true;
@@ -267,10 +267,10 @@ bool jl_trace_rec_covered(const struct jl_trace_rec *r, int64_t a, int64_t b)
 	return false;
 }
 
-void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
+void jl_trace_recorder_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
 			 int64_t latency, int64_t response, bool miss)
 {
-	struct jl_trace_rec *r = t ? t->rec : NULL;
+	struct jl_recorder *r = t ? t->rec : NULL;
 	struct keep_series *k;
 	int64_t end = x->end > x->wake ? x->end : x->wake;
 	bool whole = false;
@@ -302,7 +302,7 @@ void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series 
 	if (!whole)
 		return;
 	add_window(r, x->release - r->back, end + 2000000LL);
-	/* a marker in the file for each of the loop's worst so far: written now (the watch reads cycles within
+	/* a marker in the file for each of the loop's worst so far: written now (the collector reads cycles within
 	 * 100 ms of their end), naming the cycle and when it was released; the page it lands on is kept too */
 	if (jl_topk_add(&k->marked, latency, x->cycle) >= 0) {
 		int64_t now = jl_now_ns();
@@ -315,12 +315,12 @@ void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series 
 	}
 }
 
-size_t jl_trace_rec_gaps(const struct jl_trace_rec *r)
+size_t jl_recorder_gaps(const struct jl_recorder *r)
 {
 	return (size_t)r->gaps;
 }
 
-void jl_trace_rec_describe(const struct jl_trace_rec *r, json_object *block)
+void jl_recorder_describe(const struct jl_recorder *r, json_object *block)
 {
 	json_object *o = json_object_new_object();
 	size_t complete = 0;

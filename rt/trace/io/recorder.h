@@ -14,18 +14,18 @@
 #define JL_KEEP_LAST_BYTES (8ull << 20)
 #define JL_KEEP_FIRST_MISSES 100
 #define JL_KEEP_MARKED 5 /* each loop's worst so far get a marker in the file (the cycles the summary explains) */
-struct jl_trace_rec;
-int jl_trace_rec_init(struct jl_trace *t, char *err, size_t errlen);
-void jl_trace_rec_free(struct jl_trace_rec *r);
+struct jl_recorder;
+int jl_recorder_init(struct jl_trace *t, char *err, size_t errlen);
+void jl_recorder_free(struct jl_recorder *r);
 /* The reader's: one page of CPU into the circle (the oldest leaves it, kept or dropped). 0 or -1. */
-int jl_trace_rec_page(struct jl_trace *t, int cpu, const void *page);
+int jl_recorder_page(struct jl_trace *t, int cpu, const void *page);
 /* After the last page: the circle's pages follow the kept ones in each CPU's file. 0 or -1. */
-int jl_trace_rec_finish(struct jl_trace *t);
+int jl_recorder_finish(struct jl_trace *t);
 /* Is the trace whole over [A, B) (a complete window, or the circle)? True without a recorder. */
-bool jl_trace_rec_covered(const struct jl_trace_rec *r, int64_t a, int64_t b);
+bool jl_recorder_covered(const struct jl_recorder *r, int64_t a, int64_t b);
 /* The gaps it left (each marked as missed events on the page after it). */
-size_t jl_trace_rec_gaps(const struct jl_trace_rec *r);
+size_t jl_recorder_gaps(const struct jl_recorder *r);
 /* summary.json trace.kept */
-void jl_trace_rec_describe(const struct jl_trace_rec *r, json_object *block);
+void jl_recorder_describe(const struct jl_recorder *r, json_object *block);
 
 #endif

@@ -80,19 +80,19 @@ void jl_trace_probe_unserve(struct jl_trace *t);
 
 /* [run] trace_keep = worst: keep only the pages the worst cycles and the first misses need, and the last
  * ones (recorder.c); call before jl_trace_record(). 0, or -1 with ERR (then every page is kept). */
-int jl_trace_keep_worst(struct jl_trace *t, char *err, size_t errlen);
-/* The watch's, for each measured cycle it reads (its thread): the flight recorder's windows. A no-op
+int jl_trace_recorder_start(struct jl_trace *t, char *err, size_t errlen);
+/* The collector's, for each measured cycle it reads (its thread): the flight recorder's windows. A no-op
  * without the recorder. SERIES: the index of S in the engine. */
-void jl_trace_keep_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
+void jl_trace_recorder_cycle(struct jl_trace *t, int series, const struct jl_series *s, const struct jl_sample *x,
 			 int64_t latency, int64_t response, bool miss);
 
 /* The analysis while the run goes (live.c): when every page is kept (no flight recorder) and every
  * measured entry is a loop keeping a ring (a long run), a thread on the reader's CPUs feeds the pruned
- * analysis the pages as they are drained, a few hundred ms behind the watch (whose cycles, through
+ * analysis the pages as they are drained, a few hundred ms behind the collector (whose cycles, through
  * jl_trace_live_cycle, give it the windows first); jl_trace_finish then feeds only the rest. HOST: the
  * RT bandwidth (jl_host_describe). 1 started, 0 not for this run, -1 with ERR. */
 int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_object *host, char *err, size_t errlen);
-/* The watch's cycle of SERIES (the same arguments as jl_trace_keep_cycle); no-op without a live analysis. */
+/* The collector's cycle of SERIES (the same arguments as jl_trace_recorder_cycle); no-op without a live analysis. */
 void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample *x, int64_t latency,
 			 int64_t response, bool miss);
 

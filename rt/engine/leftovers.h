@@ -1,10 +1,10 @@
-/* remains: what a run's own processes leave behind when the run ends: processes of its process tree
+/* leftovers: what a run's own processes leave behind when the run ends: processes of its process tree
  * still alive after the neighbours were ended (a child that left its process group: setsid, a
  * daemonizing launcher), and /dev/shm entries they created and left there (Fast DDS segments, POSIX
  * semaphores and shared memory). Reported in summary.json's "leftovers"; removed with
  * `[run] cleanup = remove`.
  *
- * Not to be confused with affinity/leftovers.c: that one is about what a dead *jitterlab run* left
+ * Not to be confused with affinity/stale_runs.c: that one is about what a dead *jitterlab run* left
  * (cpusets, tracing instances, journal); this one is about what a live run's *neighbours* left.
  *
  * How "ours" is established, never guessed, never by name:
@@ -22,8 +22,8 @@
  *
  * Scans run in the main thread only (the watchdog, never a measured thread): every ~500 ms while it
  * waits when it is pinned to housekeeping CPUs, once before the neighbours are ended, once after. */
-#ifndef JL_REMAINS_H
-#define JL_REMAINS_H
+#ifndef JL_LEFTOVERS_H
+#define JL_LEFTOVERS_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -33,7 +33,7 @@
 
 #include "../scenario/scenario.h"
 
-#define JL_REMAINS_SHM_DIR "/dev/shm"
+#define JL_LEFTOVERS_SHM_DIR "/dev/shm"
 
 /* One process seen in a scan. (pid, start) is its identity. */
 struct jl_proc_rec {
@@ -42,7 +42,7 @@ struct jl_proc_rec {
 	char state;                 /* R, S, D, Z, ... at the last scan that saw it */
 	char comm[32];
 	char cmdline[160];          /* NULs as spaces, truncated */
-	/* set by jl_remains_mark_tree */
+	/* set by jl_leftovers_mark_tree */
 	bool ours;
 	int root;                   /* index of the neighbour it descends from, -1 = unknown (reparented) */
 	bool reparented;            /* seen with jitterlab (the subreaper) as its parent, not its own child */
@@ -80,7 +80,7 @@ struct jl_vec {
 	size_t size;
 };
 
-struct jl_remains {
+struct jl_leftovers {
 	enum jl_cleanup cleanup;
 	char shm_dir[256];
 	pid_t self;
@@ -92,13 +92,13 @@ struct jl_remains {
 	char snapshot_error[128];
 	struct jl_vec procs;        /* struct jl_proc_rec: every process of the tree ever seen */
 	struct jl_vec evidence;     /* struct jl_shm_evidence */
-	/* the neighbours: pids of the children jitterlab forked and their names (filled by jl_remains_scan) */
+	/* the neighbours: pids of the children jitterlab forked and their names (filled by jl_leftovers_scan) */
 	int nroots;
 	pid_t roots[JL_MAX_THREADS];
 	char root_names[JL_MAX_THREADS][JL_NAME_MAX];
 	int scans;
 	int64_t scan_max_ns, scan_total_ns;
-	/* after jl_remains_collect */
+	/* after jl_leftovers_collect */
 	struct jl_vec alive;        /* struct jl_proc_rec: ours, still alive after the neighbours ended */
 	struct jl_vec shm_ours;     /* struct jl_shm_entry: new and proven the run's */
 	struct jl_vec shm_other;    /* struct jl_shm_entry: new, not proven: kept */
@@ -112,45 +112,45 @@ struct jl_engine;
 
 /* Before any child starts: snapshot SHM_DIR (NULL = /dev/shm), become a child subreaper. 0, or -1 with
  * errno if the subreaper flag could not be set (the run goes on; reparented orphans are then invisible). */
-int jl_remains_begin(struct jl_remains *r, enum jl_cleanup cleanup, const char *shm_dir);
+int jl_leftovers_begin(struct jl_leftovers *r, enum jl_cleanup cleanup, const char *shm_dir);
 /* One scan of the run's tree (the engine's exec neighbours are the roots): record its processes and the
  * /dev/shm files they hold. Main thread only. */
-void jl_remains_scan(struct jl_remains *r, const struct jl_engine *eng);
+void jl_leftovers_scan(struct jl_leftovers *r, const struct jl_engine *eng);
 /* After the neighbours were ended (jl_engine_stop): a last scan, then what is still alive and which
  * new /dev/shm entries are the run's; with cleanup = remove, end those processes (SIGKILL through a
  * pidfd, reaped) and unlink those entries. Reaps the tree's zombies that were reparented to jitterlab.
  * Puts the subreaper flag back. */
-void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng);
-/* summary.json's "leftovers" object (a new reference); this and the warning are in remains_report.c. */
-json_object *jl_remains_json(const struct jl_remains *r);
+void jl_leftovers_collect(struct jl_leftovers *r, const struct jl_engine *eng);
+/* summary.json's "leftovers" object (a new reference); this and the warning are in leftovers_report.c. */
+json_object *jl_leftovers_json(const struct jl_leftovers *r);
 /* The warning line for stderr ("" when nothing was left), into BUF. */
-const char *jl_remains_warning(const struct jl_remains *r, char *buf, size_t len);
+const char *jl_leftovers_warning(const struct jl_leftovers *r, char *buf, size_t len);
 /* Put the subreaper flag back (if begun and not yet collected) and free everything. */
-void jl_remains_free(struct jl_remains *r);
+void jl_leftovers_free(struct jl_leftovers *r);
 
-/* ---- the pure parts (tests/unit/test_remains.c) ---- */
+/* ---- the pure parts (tests/unit/test_leftovers.c) ---- */
 
 /* Parse /proc/PID/stat text into REC (pid, comm, state, ppid, pgid, sid, start). 0 or -1. */
-int jl_remains_parse_stat(const char *text, struct jl_proc_rec *rec);
+int jl_leftovers_parse_stat(const char *text, struct jl_proc_rec *rec);
 /* Mark which of the N processes P (one scan) are the run's: a root (pid in ROOTS with SELF as parent),
  * one already in KNOWN (same pid and start, ours), a child of SELF when SELF is a subreaper
  * (REPARENTED), or a process whose parent is ours and started no later than it. Sets ours, root,
  * reparented. Returns how many are ours. */
-int jl_remains_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreaper, const pid_t *roots, int nroots,
+int jl_leftovers_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreaper, const pid_t *roots, int nroots,
 			 const struct jl_proc_rec *known, int nknown);
 /* A /proc/PID/maps line: if it maps a file directly in DIR (DIR/NAME, not deleted), fill NAME (len
  * bytes), DEV and INO and return true. */
-bool jl_remains_parse_maps_line(const char *line, const char *dir, char *name, size_t len, dev_t *dev, ino_t *ino);
+bool jl_leftovers_parse_maps_line(const char *line, const char *dir, char *name, size_t len, dev_t *dev, ino_t *ino);
 /* Read the entries of DIR (no recursion; lstat: a symlink is an entry of its own). 0, or -1 with errno. */
-int jl_remains_list_dir(const char *dir, struct jl_vec *out);
+int jl_leftovers_list_dir(const char *dir, struct jl_vec *out);
 /* The entries of NOW that are not in BEFORE (by name, device, inode and birth time where known), split
  * into those an EVIDENCE record proves the run's (same device, inode and birth time where both know it)
  * and the others. */
-void jl_remains_shm_diff(const struct jl_vec *before, const struct jl_vec *now, const struct jl_vec *evidence,
+void jl_leftovers_shm_diff(const struct jl_vec *before, const struct jl_vec *now, const struct jl_vec *evidence,
 			 struct jl_vec *ours, struct jl_vec *other);
 /* Unlink NAME in DIR if it is still a regular file with DEV and INO (never through a symlink).
  * 0, or -1 with errno (ESTALE: it is another file now). */
-int jl_remains_unlink(const char *dir, const char *name, dev_t dev, ino_t ino);
+int jl_leftovers_unlink(const char *dir, const char *name, dev_t dev, ino_t ino);
 
 void jl_vec_init(struct jl_vec *v, size_t size);
 void *jl_vec_push(struct jl_vec *v);

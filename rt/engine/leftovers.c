@@ -1,8 +1,8 @@
-/* remains: the processes and /dev/shm entries a run's neighbours leave behind (see remains.h for what
+/* leftovers: the processes and /dev/shm entries a run's neighbours leave behind (see leftovers.h for what
  * counts as the run's and why). Main thread only: never called on a measured thread's path. It never
  * signals a process it has not recorded as the run's by (pid, start time), never by name, and never
  * deletes through a symlink. */
-#include "remains.h"
+#include "leftovers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,7 +66,7 @@ static int64_t mono_ns(void)
 
 /* ---- pure parts ---- */
 
-int jl_remains_parse_stat(const char *text, struct jl_proc_rec *rec)
+int jl_leftovers_parse_stat(const char *text, struct jl_proc_rec *rec)
 {
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
 	size_t n;
@@ -103,7 +103,7 @@ static int find_pid(const struct jl_proc_rec *p, int n, pid_t pid)
 	return -1;
 }
 
-int jl_remains_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreaper, const pid_t *roots, int nroots,
+int jl_leftovers_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreaper, const pid_t *roots, int nroots,
 			 const struct jl_proc_rec *known, int nknown)
 {
 	int ours = 0;
@@ -157,7 +157,7 @@ int jl_remains_mark_tree(struct jl_proc_rec *p, int n, pid_t self, bool subreape
 	return ours;
 }
 
-bool jl_remains_parse_maps_line(const char *line, const char *dir, char *name, size_t len, dev_t *dev, ino_t *ino)
+bool jl_leftovers_parse_maps_line(const char *line, const char *dir, char *name, size_t len, dev_t *dev, ino_t *ino)
 {
 	unsigned maj, min;
 	unsigned long long inode;
@@ -217,7 +217,7 @@ static void fill_entry(struct jl_shm_entry *e, const char *name, const struct st
 	e->ctime_ns = st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
 }
 
-int jl_remains_list_dir(const char *dir, struct jl_vec *out)
+int jl_leftovers_list_dir(const char *dir, struct jl_vec *out)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -258,7 +258,7 @@ int jl_remains_list_dir(const char *dir, struct jl_vec *out)
 	return 0;
 }
 
-void jl_remains_shm_diff(const struct jl_vec *before, const struct jl_vec *now, const struct jl_vec *evidence,
+void jl_leftovers_shm_diff(const struct jl_vec *before, const struct jl_vec *now, const struct jl_vec *evidence,
 			 struct jl_vec *ours, struct jl_vec *other)
 {
 	for (int i = 0; i < now->n; i++) {
@@ -285,7 +285,7 @@ void jl_remains_shm_diff(const struct jl_vec *before, const struct jl_vec *now, 
 	}
 }
 
-int jl_remains_unlink(const char *dir, const char *name, dev_t dev, ino_t ino)
+int jl_leftovers_unlink(const char *dir, const char *name, dev_t dev, ino_t ino)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -331,7 +331,7 @@ static int read_proc(pid_t pid, struct jl_proc_rec *rec)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (read_small(path, buf, sizeof(buf)) < 0)
 		return -1;
-	return jl_remains_parse_stat(buf, rec);
+	return jl_leftovers_parse_stat(buf, rec);
 }
 
 static void read_cmdline(struct jl_proc_rec *rec)
@@ -376,7 +376,7 @@ static int list_procs(struct jl_vec *out)
 	return 0;
 }
 
-static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, const char *name, dev_t dev, ino_t ino,
+static void add_evidence(struct jl_leftovers *r, const struct jl_proc_rec *p, const char *name, dev_t dev, ino_t ino,
 			 int64_t btime, bool mapped)
 {
 	struct jl_shm_evidence *ev;
@@ -403,7 +403,7 @@ static void add_evidence(struct jl_remains *r, const struct jl_proc_rec *p, cons
 }
 
 /* The files in the shm directory that process P has open or mapped. */
-static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
+static void scan_files(struct jl_leftovers *r, const struct jl_proc_rec *p)
 {
 	char path[64], line[1024], target[512];
 	size_t dl = strlen(r->shm_dir);
@@ -437,7 +437,7 @@ static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
 			dev_t dev;
 			ino_t ino;
 
-			if (jl_remains_parse_maps_line(line, r->shm_dir, name, sizeof(name), &dev, &ino)) {
+			if (jl_leftovers_parse_maps_line(line, r->shm_dir, name, sizeof(name), &dev, &ino)) {
 				/* the birth time of the file under that name now, if it still is that file */
 				dev_t ndev;
 				ino_t nino;
@@ -454,7 +454,7 @@ static void scan_files(struct jl_remains *r, const struct jl_proc_rec *p)
 	}
 }
 
-static void set_roots(struct jl_remains *r, const struct jl_engine *eng)
+static void set_roots(struct jl_leftovers *r, const struct jl_engine *eng)
 {
 	r->nroots = 0;
 	for (int i = 0; i < eng->nthreads && r->nroots < JL_MAX_THREADS; i++) {
@@ -469,7 +469,7 @@ static void set_roots(struct jl_remains *r, const struct jl_engine *eng)
 }
 
 /* One scan: the tree now (in NOW, marked), recorded into r->procs, and its files into r->evidence. */
-static void scan(struct jl_remains *r, const struct jl_engine *eng, struct jl_vec *now)
+static void scan(struct jl_leftovers *r, const struct jl_engine *eng, struct jl_vec *now)
 {
 	int64_t t0 = mono_ns(), took;
 
@@ -477,7 +477,7 @@ static void scan(struct jl_remains *r, const struct jl_engine *eng, struct jl_ve
 		set_roots(r, eng);
 	if (list_procs(now))
 		return;
-	jl_remains_mark_tree(now->v, now->n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
+	jl_leftovers_mark_tree(now->v, now->n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
 	for (int i = 0; i < now->n; i++) {
 		struct jl_proc_rec *p = jl_vec_at(now, i), *known = NULL;
 
@@ -507,11 +507,11 @@ static void scan(struct jl_remains *r, const struct jl_engine *eng, struct jl_ve
 		r->scan_max_ns = took;
 }
 
-int jl_remains_begin(struct jl_remains *r, enum jl_cleanup cleanup, const char *shm_dir)
+int jl_leftovers_begin(struct jl_leftovers *r, enum jl_cleanup cleanup, const char *shm_dir)
 {
 	memset(r, 0, sizeof(*r));
 	r->cleanup = cleanup;
-	snprintf(r->shm_dir, sizeof(r->shm_dir), "%s", shm_dir ? shm_dir : JL_REMAINS_SHM_DIR);
+	snprintf(r->shm_dir, sizeof(r->shm_dir), "%s", shm_dir ? shm_dir : JL_LEFTOVERS_SHM_DIR);
 	r->self = getpid();
 	jl_vec_init(&r->snapshot, sizeof(struct jl_shm_entry));
 	jl_vec_init(&r->procs, sizeof(struct jl_proc_rec));
@@ -520,7 +520,7 @@ int jl_remains_begin(struct jl_remains *r, enum jl_cleanup cleanup, const char *
 	jl_vec_init(&r->shm_ours, sizeof(struct jl_shm_entry));
 	jl_vec_init(&r->shm_other, sizeof(struct jl_shm_entry));
 	r->begun = true;
-	if (jl_remains_list_dir(r->shm_dir, &r->snapshot) == 0)
+	if (jl_leftovers_list_dir(r->shm_dir, &r->snapshot) == 0)
 		r->snapshot_ok = true;
 	else
 		snprintf(r->snapshot_error, sizeof(r->snapshot_error), "%s: %s", r->shm_dir, strerror(errno));
@@ -530,7 +530,7 @@ int jl_remains_begin(struct jl_remains *r, enum jl_cleanup cleanup, const char *
 	return 0;
 }
 
-void jl_remains_scan(struct jl_remains *r, const struct jl_engine *eng)
+void jl_leftovers_scan(struct jl_leftovers *r, const struct jl_engine *eng)
 {
 	struct jl_vec now;
 
@@ -543,7 +543,7 @@ void jl_remains_scan(struct jl_remains *r, const struct jl_engine *eng)
 
 /* Reap the tree's zombies that are jitterlab's children now (reparented to the subreaper): only pids
  * recorded as ours, and never a child jitterlab forked itself (child.c reaps those). */
-static void reap_ours(struct jl_remains *r, const struct jl_vec *now)
+static void reap_ours(struct jl_leftovers *r, const struct jl_vec *now)
 {
 	for (int i = 0; i < now->n; i++) {
 		const struct jl_proc_rec *p = jl_vec_at(now, i);
@@ -575,7 +575,7 @@ static int kill_ours(const struct jl_proc_rec *p)
 	return fd;
 }
 
-static void end_processes(struct jl_remains *r)
+static void end_processes(struct jl_leftovers *r)
 {
 	int n = r->alive.n;
 	int *fds = calloc(n > 0 ? (size_t)n : 1, sizeof(int));
@@ -599,7 +599,7 @@ static void end_processes(struct jl_remains *r)
 		}
 		now.n = 0;
 		if (list_procs(&now) == 0) {
-			jl_remains_mark_tree(now.v, now.n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
+			jl_leftovers_mark_tree(now.v, now.n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
 			reap_ours(r, &now);
 		}
 		if (all || mono_ns() > deadline)
@@ -609,7 +609,7 @@ static void end_processes(struct jl_remains *r)
 	/* a last reap, then: is each one gone (or a zombie of a parent that is not ours to reap)? */
 	now.n = 0;
 	if (list_procs(&now) == 0) {
-		jl_remains_mark_tree(now.v, now.n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
+		jl_leftovers_mark_tree(now.v, now.n, r->self, r->subreaper, r->roots, r->nroots, r->procs.v, r->procs.n);
 		reap_ours(r, &now);
 	}
 	for (int i = 0; i < n; i++) {
@@ -625,7 +625,7 @@ static void end_processes(struct jl_remains *r)
 	free(fds);
 }
 
-void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng)
+void jl_leftovers_collect(struct jl_leftovers *r, const struct jl_engine *eng)
 {
 	struct jl_vec now, dir;
 
@@ -645,8 +645,8 @@ void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng)
 		if (a)
 			*a = *p;
 	}
-	if (r->snapshot_ok && jl_remains_list_dir(r->shm_dir, &dir) == 0)
-		jl_remains_shm_diff(&r->snapshot, &dir, &r->evidence, &r->shm_ours, &r->shm_other);
+	if (r->snapshot_ok && jl_leftovers_list_dir(r->shm_dir, &dir) == 0)
+		jl_leftovers_shm_diff(&r->snapshot, &dir, &r->evidence, &r->shm_ours, &r->shm_other);
 	r->proc_ended = calloc((size_t)r->alive.n + 1, sizeof(bool));
 	r->shm_removed = calloc((size_t)r->shm_ours.n + 1, sizeof(bool));
 	r->shm_remove_error = calloc((size_t)r->shm_ours.n + 1, sizeof(char *));
@@ -657,7 +657,7 @@ void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng)
 		for (int i = 0; i < r->shm_ours.n; i++) {
 			const struct jl_shm_entry *e = jl_vec_at(&r->shm_ours, i);
 
-			if (jl_remains_unlink(r->shm_dir, e->name, e->dev, e->ino) == 0) {
+			if (jl_leftovers_unlink(r->shm_dir, e->name, e->dev, e->ino) == 0) {
 				r->shm_removed[i] = true;
 				r->nremoved++;
 			} else {
@@ -674,7 +674,7 @@ void jl_remains_collect(struct jl_remains *r, const struct jl_engine *eng)
 	jl_vec_free(&dir);
 }
 
-void jl_remains_free(struct jl_remains *r)
+void jl_leftovers_free(struct jl_leftovers *r)
 {
 	if (!r->begun)
 		return;

@@ -1,18 +1,18 @@
-/* remains_report: summary.json's "leftovers" object and the warning line, from what remains.c
- * collected (see remains.h). Reads the collected state only: no scan, no signal, no unlink. */
-#include "remains.h"
+/* leftovers_report: summary.json's "leftovers" object and the warning line, from what leftovers.c
+ * collected (see leftovers.h). Reads the collected state only: no scan, no signal, no unlink. */
+#include "leftovers.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *root_name(const struct jl_remains *r, int root)
+static const char *root_name(const struct jl_leftovers *r, int root)
 {
 	return root >= 0 && root < r->nroots ? r->root_names[root] : NULL;
 }
 
 /* Why P outlived its neighbour's end: the group SIGKILL could not reach it, and where it hangs now. */
-static void why_alive(const struct jl_remains *r, const struct jl_proc_rec *p, char *buf, size_t len)
+static void why_alive(const struct jl_leftovers *r, const struct jl_proc_rec *p, char *buf, size_t len)
 {
 	pid_t group = p->root >= 0 && p->root < r->nroots ? r->roots[p->root] : 0;
 	const char *where = p->ppid == r->self ? "; reparented to jitterlab (its parent is gone)" : "";
@@ -42,7 +42,7 @@ static json_object *entry_json(const struct jl_shm_entry *e)
 	return o;
 }
 
-json_object *jl_remains_json(const struct jl_remains *r)
+json_object *jl_leftovers_json(const struct jl_leftovers *r)
 {
 	json_object *o = json_object_new_object(), *procs = json_object_new_array(), *shm = json_object_new_array(),
 		    *other = json_object_new_array(), *removed = json_object_new_object();
@@ -115,7 +115,7 @@ json_object *jl_remains_json(const struct jl_remains *r)
 	return o;
 }
 
-const char *jl_remains_warning(const struct jl_remains *r, char *buf, size_t len)
+const char *jl_leftovers_warning(const struct jl_leftovers *r, char *buf, size_t len)
 {
 	int np = r->alive.n - r->nended, ns = r->shm_ours.n - r->nremoved;
 	size_t used;

@@ -1,4 +1,4 @@
-/* test_remains: rt/engine/remains.c. The pure parts (the stat and maps parsers, which processes are the
+/* test_leftovers: rt/engine/leftovers.c. The pure parts (the stat and maps parsers, which processes are the
  * run's from one scan and what was recorded before, the /dev/shm diff and the guarded unlink on a fake
  * directory), then the whole cycle on a fake shm directory with real processes: a "neighbour" whose
  * grandchild leaves its session and holds a file open, ended like child.c ends one; report keeps both,
@@ -22,14 +22,14 @@
 #include <cmocka.h>
 
 #include "rt/engine/engine.h"
-#include "rt/engine/remains.h"
+#include "rt/engine/leftovers.h"
 
 static void test_parse_stat(void **state)
 {
 	struct jl_proc_rec r = { 0 };
 
 	(void)state;
-	assert_int_equal(jl_remains_parse_stat("4242 (a (b) c) S 17 4242 4242 0 -1 4194560 99 0 0 0 1 2 0 0 20 0 1 0 "
+	assert_int_equal(jl_leftovers_parse_stat("4242 (a (b) c) S 17 4242 4242 0 -1 4194560 99 0 0 0 1 2 0 0 20 0 1 0 "
 					       "123456 1000 100 18446744073709551615\n", &r), 0);
 	assert_int_equal(r.pid, 4242);
 	assert_string_equal(r.comm, "a (b) c");
@@ -38,8 +38,8 @@ static void test_parse_stat(void **state)
 	assert_int_equal(r.pgid, 4242);
 	assert_int_equal(r.sid, 4242);
 	assert_true(r.start == 123456ULL);
-	assert_int_equal(jl_remains_parse_stat("12 (x) S 1 2", &r), -1);
-	assert_int_equal(jl_remains_parse_stat("garbage", &r), -1);
+	assert_int_equal(jl_leftovers_parse_stat("12 (x) S 1 2", &r), -1);
+	assert_int_equal(jl_leftovers_parse_stat("garbage", &r), -1);
 }
 
 static struct jl_proc_rec proc(pid_t pid, pid_t ppid, unsigned long long start)
@@ -66,7 +66,7 @@ static void test_mark_tree(void **state)
 	int n = (int)(sizeof(p) / sizeof(p[0]));
 
 	(void)state;
-	assert_int_equal(jl_remains_mark_tree(p, n, self, true, roots, 2, NULL, 0), 5);
+	assert_int_equal(jl_leftovers_mark_tree(p, n, self, true, roots, 2, NULL, 0), 5);
 	assert_false(p[0].ours);
 	assert_false(p[1].ours); /* never jitterlab itself */
 	assert_true(p[2].ours);
@@ -86,7 +86,7 @@ static void test_mark_tree(void **state)
 	assert_false(p[10].ours);
 
 	/* without the subreaper flag a child jitterlab did not fork is not taken for ours */
-	assert_int_equal(jl_remains_mark_tree(p, n, self, false, roots, 2, NULL, 0), 3);
+	assert_int_equal(jl_leftovers_mark_tree(p, n, self, false, roots, 2, NULL, 0), 3);
 	assert_false(p[5].ours);
 	assert_false(p[6].ours);
 }
@@ -101,7 +101,7 @@ static void test_mark_tree_known(void **state)
 	(void)state;
 	known[0].ours = known[1].ours = true;
 	known[0].root = known[1].root = 0;
-	assert_int_equal(jl_remains_mark_tree(p, 4, self, false, roots, 1, known, 2), 2);
+	assert_int_equal(jl_leftovers_mark_tree(p, 4, self, false, roots, 1, known, 2), 2);
 	assert_true(p[1].ours);
 	assert_int_equal(p[1].root, 0);
 	assert_false(p[2].ours); /* same pid, another start time: not the one recorded */
@@ -116,20 +116,20 @@ static void test_maps_line(void **state)
 	ino_t ino;
 
 	(void)state;
-	assert_true(jl_remains_parse_maps_line("7fc25a436000-7fc25a437000 rw-s 00000000 00:1b 107                "
+	assert_true(jl_leftovers_parse_maps_line("7fc25a436000-7fc25a437000 rw-s 00000000 00:1b 107                "
 					       "        /dev/shm/fastrtps_abc\n", "/dev/shm", name, sizeof(name), &dev, &ino));
 	assert_string_equal(name, "fastrtps_abc");
 	assert_true(dev == makedev(0, 0x1b));
 	assert_true(ino == 107);
-	assert_false(jl_remains_parse_maps_line("7f-7f rw-s 00000000 00:1b 108 /dev/shm/x (deleted)\n", "/dev/shm", name,
+	assert_false(jl_leftovers_parse_maps_line("7f-7f rw-s 00000000 00:1b 108 /dev/shm/x (deleted)\n", "/dev/shm", name,
 						sizeof(name), &dev, &ino));
-	assert_false(jl_remains_parse_maps_line("7f-7f rw-s 00000000 00:1b 109 /dev/shm/dir/x\n", "/dev/shm", name,
+	assert_false(jl_leftovers_parse_maps_line("7f-7f rw-s 00000000 00:1b 109 /dev/shm/dir/x\n", "/dev/shm", name,
 						sizeof(name), &dev, &ino));
-	assert_false(jl_remains_parse_maps_line("7f-7f rw-s 00000000 00:1b 110 /dev/shmx/y\n", "/dev/shm", name,
+	assert_false(jl_leftovers_parse_maps_line("7f-7f rw-s 00000000 00:1b 110 /dev/shmx/y\n", "/dev/shm", name,
 						sizeof(name), &dev, &ino));
-	assert_false(jl_remains_parse_maps_line("7f-7f r-xp 00000000 fd:01 111 /usr/lib/libc.so.6\n", "/dev/shm", name,
+	assert_false(jl_leftovers_parse_maps_line("7f-7f r-xp 00000000 fd:01 111 /usr/lib/libc.so.6\n", "/dev/shm", name,
 						sizeof(name), &dev, &ino));
-	assert_false(jl_remains_parse_maps_line("7f-7f rw-p 00000000 00:00 0 [heap]\n", "/dev/shm", name, sizeof(name),
+	assert_false(jl_leftovers_parse_maps_line("7f-7f rw-p 00000000 00:00 0 [heap]\n", "/dev/shm", name, sizeof(name),
 						&dev, &ino));
 }
 
@@ -165,7 +165,7 @@ static int rm_rf(const char *dir)
 
 static void test_shm_diff(void **state)
 {
-	char dir[] = "/tmp/jl-remains-XXXXXX", path[512];
+	char dir[] = "/tmp/jl-leftovers-XXXXXX", path[512];
 	struct jl_vec before, now, ours, other, ev;
 	const struct jl_shm_entry *e;
 	struct jl_shm_evidence *x;
@@ -179,7 +179,7 @@ static void test_shm_diff(void **state)
 	jl_vec_init(&ev, sizeof(struct jl_shm_evidence));
 	touch(dir, "old");
 	touch(dir, "replaced");
-	assert_int_equal(jl_remains_list_dir(dir, &before), 0);
+	assert_int_equal(jl_leftovers_list_dir(dir, &before), 0);
 	assert_int_equal(before.n, 2);
 	/* during the run: two new files, one replaced under its old name (a new inode), a symlink */
 	touch(dir, "ours");
@@ -196,7 +196,7 @@ static void test_shm_diff(void **state)
 	}
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink("/etc/passwd", path), 0);
-	assert_int_equal(jl_remains_list_dir(dir, &now), 0);
+	assert_int_equal(jl_leftovers_list_dir(dir, &now), 0);
 	assert_int_equal(now.n, 5);
 	/* evidence: a process of the run had "ours" open, and "replaced" under its earlier name */
 	x = jl_vec_push(&ev);
@@ -218,7 +218,7 @@ static void test_shm_diff(void **state)
 		x->ino = e->ino;
 		x->btime_ns = e->btime_ns - 1;
 	}
-	jl_remains_shm_diff(&before, &now, &ev, &ours, &other);
+	jl_leftovers_shm_diff(&before, &now, &ev, &ours, &other);
 	assert_int_equal(ours.n, 2);
 	assert_non_null(find(&ours, "ours"));
 	assert_non_null(find(&ours, "replaced"));
@@ -238,7 +238,7 @@ static void test_shm_diff(void **state)
 
 static void test_unlink_guarded(void **state)
 {
-	char dir[] = "/tmp/jl-remains-XXXXXX", path[512], target[] = "/tmp/jl-remains-target-XXXXXX";
+	char dir[] = "/tmp/jl-leftovers-XXXXXX", path[512], target[] = "/tmp/jl-leftovers-target-XXXXXX";
 	struct stat st, tst;
 	int tfd = mkstemp(target);
 
@@ -250,21 +250,21 @@ static void test_unlink_guarded(void **state)
 	snprintf(path, sizeof(path), "%s/f", dir);
 	assert_int_equal(stat(path, &st), 0);
 	/* another inode under that name: kept */
-	assert_int_equal(jl_remains_unlink(dir, "f", st.st_dev, st.st_ino + 1), -1);
+	assert_int_equal(jl_leftovers_unlink(dir, "f", st.st_dev, st.st_ino + 1), -1);
 	assert_int_equal(errno, ESTALE);
 	assert_int_equal(access(path, F_OK), 0);
 	/* a symlink carrying the target's inode: never followed, never removed */
 	assert_int_equal(stat(target, &tst), 0);
 	snprintf(path, sizeof(path), "%s/l", dir);
 	assert_int_equal(symlink(target, path), 0);
-	assert_int_equal(jl_remains_unlink(dir, "l", tst.st_dev, tst.st_ino), -1);
+	assert_int_equal(jl_leftovers_unlink(dir, "l", tst.st_dev, tst.st_ino), -1);
 	assert_int_equal(errno, ESTALE);
 	assert_int_equal(access(target, F_OK), 0);
 	/* no path in a name */
-	assert_int_equal(jl_remains_unlink(dir, "../x", st.st_dev, st.st_ino), -1);
+	assert_int_equal(jl_leftovers_unlink(dir, "../x", st.st_dev, st.st_ino), -1);
 	assert_int_equal(errno, EINVAL);
 	/* the right one */
-	assert_int_equal(jl_remains_unlink(dir, "f", st.st_dev, st.st_ino), 0);
+	assert_int_equal(jl_leftovers_unlink(dir, "f", st.st_dev, st.st_ino), 0);
 	snprintf(path, sizeof(path), "%s/f", dir);
 	assert_int_equal(access(path, F_OK), -1);
 	unlink(target);
@@ -320,8 +320,8 @@ static pid_t spawn_neighbour(const char *dir, pid_t *grand, int *go_wr)
 
 static void run_cycle(enum jl_cleanup cleanup)
 {
-	char dir[] = "/tmp/jl-remains-XXXXXX", path[512];
-	struct jl_remains r;
+	char dir[] = "/tmp/jl-leftovers-XXXXXX", path[512];
+	struct jl_leftovers r;
 	struct jl_scenario sc = { 0 };
 	struct jl_thread_spec spec = { 0 };
 	struct jl_thread th = { 0 };
@@ -333,7 +333,7 @@ static void run_cycle(enum jl_cleanup cleanup)
 
 	assert_non_null(mkdtemp(dir));
 	touch(dir, "before");
-	assert_int_equal(jl_remains_begin(&r, cleanup, dir), 0);
+	assert_int_equal(jl_leftovers_begin(&r, cleanup, dir), 0);
 	child = spawn_neighbour(dir, &grand, &go);
 	snprintf(th.name, sizeof(th.name), "esc");
 	th.is_exec = true;
@@ -342,13 +342,13 @@ static void run_cycle(enum jl_cleanup cleanup)
 	eng.sc = &sc;
 	eng.threads = &th;
 	eng.nthreads = 1;
-	jl_remains_scan(&r, &eng);
+	jl_leftovers_scan(&r, &eng);
 	touch(dir, "unrelated"); /* created by this test, not by the run */
 	/* end the neighbour as child.c does: it exits, jitterlab reaps it */
 	close(go);
 	assert_int_equal(waitpid(child, NULL, 0), child);
-	jl_remains_collect(&r, &eng);
-	j = jl_remains_json(&r);
+	jl_leftovers_collect(&r, &eng);
+	j = jl_leftovers_json(&r);
 	procs = json_object_object_get(j, "processes");
 	shm = json_object_object_get(j, "shm");
 	other = json_object_object_get(j, "shm_not_ours");
@@ -362,7 +362,7 @@ static void run_cycle(enum jl_cleanup cleanup)
 	assert_int_equal(json_object_array_length(other), 1);
 	assert_string_equal(json_object_get_string(json_object_object_get(json_object_array_get_idx(other, 0), "name")),
 			    "unrelated");
-	jl_remains_warning(&r, warn, sizeof(warn));
+	jl_leftovers_warning(&r, warn, sizeof(warn));
 	snprintf(path, sizeof(path), "%s/held", dir);
 	if (cleanup == JL_CLEANUP_REPORT) {
 		assert_non_null(strstr(warn, "1 process of its tree alive and 1 /dev/shm entry"));
@@ -389,7 +389,7 @@ static void run_cycle(enum jl_cleanup cleanup)
 		assert_int_equal(flag, 0); /* put back */
 	}
 	json_object_put(j);
-	jl_remains_free(&r);
+	jl_leftovers_free(&r);
 	assert_int_equal(rm_rf(dir), 0);
 }
 

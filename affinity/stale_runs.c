@@ -1,7 +1,7 @@
-/* leftovers: find and clean what dead runs left (see leftovers.h).
+/* stale_runs: find and clean what dead runs left (see stale_runs.h).
  * Must never: touch a live run's journal, instance or cpuset, kill a process whose start time differs
  * from the recorded one, or mount anything (an unmounted tracefs is reported, not mounted). */
-#include "leftovers.h"
+#include "stale_runs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,20 +32,20 @@ static void find_tracefs(char *dir, size_t len)
 	endmntent(f);
 }
 
-bool jl_leftover_pid_alive(pid_t pid)
+bool jl_stale_pid_alive(pid_t pid)
 {
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
 static void add_cpuset(const char *dir, void *ctx)
 {
-	struct jl_leftovers *lo = ctx;
+	struct jl_stale_runs *lo = ctx;
 
 	if (lo->ncpusets < JL_LEFTOVER_MAX)
 		snprintf(lo->cpusets[lo->ncpusets++], sizeof(lo->cpusets[0]), "%s", dir);
 }
 
-int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
+int jl_stale_runs_scan(struct jl_stale_runs *lo, const char *state_dir)
 {
 	struct jl_journal_info *all;
 	char instdir[300];
@@ -60,7 +60,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 	lo->live = calloc((size_t)n + 1, sizeof(*lo->live));
 	if (!lo->journals || !lo->live) {
 		free(all);
-		jl_leftovers_free(lo);
+		jl_stale_runs_free(lo);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -78,9 +78,9 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 		struct dirent *e;
 
 		while ((e = readdir(d)) && lo->ninstances < JL_LEFTOVER_MAX) {
-			pid_t pid = jl_leftover_instance_pid(e->d_name);
+			pid_t pid = jl_stale_instance_pid(e->d_name);
 
-			if (!pid || jl_leftover_pid_alive(pid))
+			if (!pid || jl_stale_pid_alive(pid))
 				continue;
 			snprintf(lo->instances[lo->ninstances++], sizeof(lo->instances[0]), "%s", e->d_name);
 		}
@@ -99,9 +99,9 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 			struct dirent *e;
 
 			while ((e = readdir(d)) && nl < JL_LEFTOVER_MAX * 2) {
-				pid_t pid = jl_leftover_cpuset_pid(e->d_name);
+				pid_t pid = jl_stale_cpuset_pid(e->d_name);
 
-				if (pid && jl_leftover_pid_alive(pid))
+				if (pid && jl_stale_pid_alive(pid))
 					live[nl++] = pid;
 			}
 			closedir(d);
@@ -113,7 +113,7 @@ int jl_leftovers_scan(struct jl_leftovers *lo, const char *state_dir)
 	return 0;
 }
 
-void jl_leftovers_free(struct jl_leftovers *lo)
+void jl_stale_runs_free(struct jl_stale_runs *lo)
 {
 	free(lo->journals);
 	free(lo->live);
@@ -122,7 +122,7 @@ void jl_leftovers_free(struct jl_leftovers *lo)
 	lo->njournals = lo->nlive = 0;
 }
 
-bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
+bool jl_stale_runs_any(const struct jl_stale_runs *lo, bool strict)
 {
 	for (int i = 0; i < lo->njournals; i++)
 		if (lo->journals[i].entries > 0 || strict)
@@ -130,7 +130,7 @@ bool jl_leftovers_any(const struct jl_leftovers *lo, bool strict)
 	return lo->ninstances || lo->ncpusets;
 }
 
-int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out, json_object *notes)
+int jl_stale_runs_clean(struct jl_stale_runs *lo, FILE *out, json_object *notes)
 {
 	int failed = 0;
 
@@ -177,7 +177,7 @@ int jl_leftovers_clean(struct jl_leftovers *lo, FILE *out, json_object *notes)
 	return failed;
 }
 
-json_object *jl_leftovers_to_json(const struct jl_leftovers *lo)
+json_object *jl_stale_runs_to_json(const struct jl_stale_runs *lo)
 {
 	json_object *o = json_object_new_object(), *a;
 

@@ -1,6 +1,6 @@
-/* watch: the run's reader while it runs, on a housekeeping CPU (one no measured thread may use).
+/* collector: the run's reader while it runs, on a housekeeping CPU (one no measured thread may use).
  *
- * Every WATCH_TICK (100 ms) it takes the samples each measured series gained since its last look and
+ * Every COLLECT_TICK (100 ms) it takes the samples each measured series gained since its last look and
  * puts them through the series' accumulator (results.h): what a long run looks at while it runs and
  * what survives it when the samples are not all kept:
  * - a series whose storage is a ring (a run too long to keep every sample: series.h) is drained here:
@@ -15,8 +15,8 @@
  *
  * It never touches a measured thread: it reads what the writers published (series.h), and a ring's
  * writer never waits for it (a full ring is counted). */
-#ifndef JL_WATCH_H
-#define JL_WATCH_H
+#ifndef JL_COLLECTOR_H
+#define JL_COLLECTOR_H
 
 #include <pthread.h>
 #include <sched.h>
@@ -29,29 +29,29 @@
 #include "results.h"
 #include "../base/output.h"
 
-#define JL_WATCH_MAX_INTERVALS JL_MAX_INTERVALS
-#define JL_WATCH_MAX_ZONES 32
+#define JL_COLLECTOR_MAX_INTERVALS JL_MAX_INTERVALS
+#define JL_COLLECTOR_MAX_ZONES 32
 
-struct jl_watch;
-typedef void (*jl_watch_checkpoint_fn)(void *ctx, const struct jl_watch *w);
+struct jl_collector;
+typedef void (*jl_collector_checkpoint_fn)(void *ctx, const struct jl_collector *w);
 
-struct jl_watch_opts {
+struct jl_collector_opts {
 	bool progress;               /* print the progress line (a terminal, not --quiet) */
 	bool stream_rows;            /* write the rings' rows to DIR/samples.csv while the run goes */
 	const char *dir;
 	int64_t interval_ns;         /* > 0 */
 	int64_t checkpoint_ns;       /* 0: none */
-	jl_watch_checkpoint_fn checkpoint;
+	jl_collector_checkpoint_fn checkpoint;
 	void *ctx;
 	const cpu_set_t *cpus;       /* housekeeping CPUs; NULL: there are none (no progress line then) */
 	uint64_t (*lost)(void *ctx); /* the trace's lost events so far, for the progress line (NULL: no trace) */
 	/* each measured cycle as it is read (series index, sample, its figures), for the trace's flight
-	 * recorder (NULL: none); called on the watch's thread */
+	 * recorder (NULL: none); called on the collector's thread */
 	void (*cycle)(void *ctx, int series, const struct jl_sample *x, const struct jl_cycle_figures *f);
 };
 
 /* One interval of a series: its worst latency and where. */
-struct jl_watch_interval {
+struct jl_collector_interval {
 	int64_t max_latency;
 	uint64_t max_cycle;
 	uint64_t cycles, misses;
@@ -59,10 +59,10 @@ struct jl_watch_interval {
 
 /* What the machine said over one interval: each zone's highest temperature (millidegrees C), each
  * CPU's lowest, mean and highest frequency (kHz); -1 when it said nothing. */
-struct jl_watch_machine {
+struct jl_collector_machine {
 	int nzones, ncpus;
-	char zone[JL_WATCH_MAX_ZONES][32];
-	int zone_fd[JL_WATCH_MAX_ZONES];
+	char zone[JL_COLLECTOR_MAX_ZONES][32];
+	int zone_fd[JL_COLLECTOR_MAX_ZONES];
 	int cpu[CPU_SETSIZE > 1024 ? 1024 : CPU_SETSIZE];
 	int *cpu_fd;
 	int64_t *temp;               /* [interval][zone] */
@@ -70,19 +70,19 @@ struct jl_watch_machine {
 	int64_t *nfreq;              /* [interval][cpu] */
 };
 
-struct jl_watch {
+struct jl_collector {
 	struct jl_engine *eng;
-	struct jl_watch_opts o;
+	struct jl_collector_opts o;
 	pthread_t thread;
 	bool started;
 	atomic_bool quit;
 	int nseries;
-	struct jl_series_acc **acc;  /* per series (NULL: not watched) */
+	struct jl_series_acc **acc;  /* per series (NULL: not collected) */
 	size_t *cursor;              /* per series: the next sample to read */
-	struct jl_watch_interval *intervals; /* [series][interval] */
+	struct jl_collector_interval *intervals; /* [series][interval] */
 	int nintervals;              /* intervals of the measured phase */
 	int64_t t_first;             /* the first interval's start (t_measure) */
-	struct jl_watch_machine m;
+	struct jl_collector_machine m;
 	struct jl_outfile rows;      /* samples.csv while the rings are drained */
 	bool rows_open;
 	int rows_error;              /* errno of a failed write of samples.csv */
@@ -100,17 +100,17 @@ struct jl_watch {
 
 /* Set W up for ENG after jl_engine_start (t0, t_measure, t_end are set). STOP_AT: the scenario's, or
  * NULL. 0, or -1 with ERR. */
-int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_watch_opts *o, char *err, size_t errlen);
-int jl_watch_start(struct jl_watch *w, char *err, size_t errlen);
+int jl_collector_init(struct jl_collector *w, struct jl_engine *eng, const struct jl_collector_opts *o, char *err, size_t errlen);
+int jl_collector_start(struct jl_collector *w, char *err, size_t errlen);
 /* After the engine has stopped (every writer ended): the last samples, the rings' kept cycles into
  * their series (jl_series_adopt), samples.csv committed. 0, or -1 with errno (samples.csv). */
-int jl_watch_finish(struct jl_watch *w);
-void jl_watch_free(struct jl_watch *w);
-static inline bool jl_watch_stop_fired(const struct jl_watch *w)
+int jl_collector_finish(struct jl_collector *w);
+void jl_collector_free(struct jl_collector *w);
+static inline bool jl_collector_stop_fired(const struct jl_collector *w)
 {
 	return atomic_load_explicit(&w->stop_fired, memory_order_acquire);
 }
 /* The accumulators, indexed by series, for jl_results_compute (NULL when nothing streams). */
-struct jl_series_acc *const *jl_watch_accs(const struct jl_watch *w);
+struct jl_series_acc *const *jl_collector_accs(const struct jl_collector *w);
 
 #endif

@@ -1,4 +1,4 @@
-"""Integration tests of what the neighbours leave behind (issue 12, section 4; rt/engine/remains.c): a
+"""Integration tests of what the neighbours leave behind (issue 12, section 4; rt/engine/leftovers.c): a
 process that left its neighbour's process group (setsid) and /dev/shm files a neighbour created (one
 kept open, one only mapped) are listed in summary.json's "leftovers" with a warning; `[run] cleanup =
 remove` ends and removes them; a /dev/shm file the test itself creates during the run is never taken for

@@ -1,5 +1,5 @@
-/* watch: the run's reader while it runs (watch.h). */
-#include "watch.h"
+/* collector: the run's reader while it runs (collector.h). */
+#include "collector.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "../base/stop.h"
 #include "../base/units.h"
 
-#define WATCH_TICK_NS (100 * 1000000LL)
+#define COLLECT_TICK_NS (100 * 1000000LL)
 #define PROGRESS_EVERY_NS (5 * JL_NSEC_PER_SEC)
 #define MACHINE_EVERY_NS (5 * JL_NSEC_PER_SEC) /* a thermal zone's read may reach its package by IPI */
 
@@ -41,7 +41,7 @@ static bool read_i64(int fd, int64_t *v)
 	return true;
 }
 
-static void machine_close_fds(struct jl_watch_machine *m)
+static void machine_close_fds(struct jl_collector_machine *m)
 {
 	for (int z = 0; z < m->nzones; z++)
 		if (m->zone_fd[z] >= 0)
@@ -55,7 +55,7 @@ static void machine_close_fds(struct jl_watch_machine *m)
 		m->cpu_fd[c] = -1;
 }
 
-static void machine_open(struct jl_watch_machine *m, int nint)
+static void machine_open(struct jl_collector_machine *m, int nint)
 {
 	DIR *d = opendir("/sys/class/thermal");
 	struct dirent *e;
@@ -63,7 +63,7 @@ static void machine_open(struct jl_watch_machine *m, int nint)
 	char path[512];
 
 	m->nzones = m->ncpus = 0;
-	while (d && (e = readdir(d)) && m->nzones < JL_WATCH_MAX_ZONES) {
+	while (d && (e = readdir(d)) && m->nzones < JL_COLLECTOR_MAX_ZONES) {
 		int fd, tfd;
 		ssize_t n;
 
@@ -115,7 +115,7 @@ static void machine_open(struct jl_watch_machine *m, int nint)
 	}
 }
 
-static void machine_take(struct jl_watch_machine *m, int k)
+static void machine_take(struct jl_collector_machine *m, int k)
 {
 	int64_t v;
 
@@ -137,7 +137,7 @@ static void machine_take(struct jl_watch_machine *m, int k)
 	}
 }
 
-static void machine_close(struct jl_watch_machine *m)
+static void machine_close(struct jl_collector_machine *m)
 {
 	machine_close_fds(m);
 	free(m->cpu_fd);
@@ -149,14 +149,14 @@ static void machine_close(struct jl_watch_machine *m)
 
 /* ---- the series ---- */
 
-static int interval_of(const struct jl_watch *w, int64_t t)
+static int interval_of(const struct jl_collector *w, int64_t t)
 {
 	int64_t k = (t - w->t_first) / w->o.interval_ns;
 
 	return k < 0 ? 0 : k >= w->nintervals ? w->nintervals - 1 : (int)k;
 }
 
-static void fire_stop(struct jl_watch *w, const struct jl_sample *x, int64_t v)
+static void fire_stop(struct jl_collector *w, const struct jl_sample *x, int64_t v)
 {
 	w->stopped.cycle = x->cycle;
 	w->stopped.value = v;
@@ -169,7 +169,7 @@ static void fire_stop(struct jl_watch *w, const struct jl_sample *x, int64_t v)
 
 /* The samples series I gained since the last look, up to those released at FRONTIER (INT64_MAX: all).
  * A sample left for the next look stays where it is (a ring keeps its slot). */
-static void drain(struct jl_watch *w, int i, int64_t frontier)
+static void drain(struct jl_collector *w, int i, int64_t frontier)
 {
 	struct jl_series *s = &w->eng->series[i];
 	struct jl_series_acc *a = w->acc[i];
@@ -183,7 +183,7 @@ static void drain(struct jl_watch *w, int i, int64_t frontier)
 		frontier = INT64_MAX;
 	for (; k < n; k++) {
 		const struct jl_sample *x = jl_series_at(s, k);
-		struct jl_watch_interval *iv;
+		struct jl_collector_interval *iv;
 		struct jl_cycle_figures f;
 		int64_t v;
 
@@ -206,7 +206,7 @@ static void drain(struct jl_watch *w, int i, int64_t frontier)
 				w->rows_error = errno ? errno : EIO;
 		}
 		v = w->stop_metric == JL_ACC_RESPONSE ? f.response : f.latency;
-		if (i == w->stop_series && !jl_watch_stop_fired(w) && v > w->stop_threshold) {
+		if (i == w->stop_series && !jl_collector_stop_fired(w) && v > w->stop_threshold) {
 			fire_stop(w, x, v);
 			a->we = w->eng->t_stopped;
 		}
@@ -219,7 +219,7 @@ static void drain(struct jl_watch *w, int i, int64_t frontier)
 /* Every series. With a stop_at, its series first, and the others only up to the releases it has been
  * checked to: a crossing found late must not leave cycles after it counted elsewhere (the window ends at
  * the crossing for every series). FINAL: the writers have ended, everything is read. */
-static void drain_all(struct jl_watch *w, bool final)
+static void drain_all(struct jl_collector *w, bool final)
 {
 	int64_t frontier = INT64_MAX;
 
@@ -227,7 +227,7 @@ static void drain_all(struct jl_watch *w, bool final)
 		const struct jl_series *s = &w->eng->series[w->stop_series];
 
 		drain(w, w->stop_series, INT64_MAX);
-		if (!final && !jl_watch_stop_fired(w))
+		if (!final && !jl_collector_stop_fired(w))
 			frontier = w->cursor[w->stop_series] ? jl_series_at(s, w->cursor[w->stop_series] - 1)->release : INT64_MIN;
 	}
 	for (int i = 0; i < w->nseries; i++)
@@ -246,7 +246,7 @@ static void fmt_dur(int64_t ns, char *buf, size_t len)
 }
 
 /* One line, overwritten in place: elapsed and remaining, then per loop its worst latency and misses. */
-static void progress(struct jl_watch *w, int64_t now)
+static void progress(struct jl_collector *w, int64_t now)
 {
 	const struct jl_engine *eng = w->eng;
 	char el[32], left[32], line[1024];
@@ -277,9 +277,9 @@ static void progress(struct jl_watch *w, int64_t now)
 	w->progress_shown = true;
 }
 
-static void *watch_main(void *arg)
+static void *collector_main(void *arg)
 {
-	struct jl_watch *w = arg;
+	struct jl_collector *w = arg;
 	int64_t next_machine = 0;
 
 	while (!atomic_load(&w->quit)) {
@@ -301,7 +301,7 @@ static void *watch_main(void *arg)
 			w->checkpoints++;
 			w->next_checkpoint = now + w->o.checkpoint_ns;
 		}
-		t = now + WATCH_TICK_NS;
+		t = now + COLLECT_TICK_NS;
 		ts.tv_sec = t / JL_NSEC_PER_SEC;
 		ts.tv_nsec = t % JL_NSEC_PER_SEC;
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -321,7 +321,7 @@ static int stop_series(const struct jl_engine *eng)
 	return -1;
 }
 
-int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_watch_opts *o, char *err, size_t errlen)
+int jl_collector_init(struct jl_collector *w, struct jl_engine *eng, const struct jl_collector_opts *o, char *err, size_t errlen)
 {
 	const struct jl_scenario *sc = eng->sc;
 	int64_t span;
@@ -338,9 +338,9 @@ int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_wat
 	w->nintervals = (int)((span + w->o.interval_ns - 1) / w->o.interval_ns);
 	if (w->nintervals < 1)
 		w->nintervals = 1;
-	if (w->nintervals > JL_WATCH_MAX_INTERVALS) {
+	if (w->nintervals > JL_COLLECTOR_MAX_INTERVALS) {
 		snprintf(err, errlen, "[run] interval: %d intervals in the run (at most %d): choose a longer interval",
-			 w->nintervals, JL_WATCH_MAX_INTERVALS);
+			 w->nintervals, JL_COLLECTOR_MAX_INTERVALS);
 		return -1;
 	}
 	w->acc = calloc((size_t)w->nseries + 1, sizeof(*w->acc));
@@ -368,14 +368,14 @@ int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_wat
 		w->stop_threshold = sc->run.stop_at.threshold_ns;
 		if (w->stop_series < 0 || !w->acc[w->stop_series]) {
 			snprintf(err, errlen, "[run] stop_at: '%s' is no measured series of this run", sc->run.stop_at.series);
-			jl_watch_free(w);
+			jl_collector_free(w);
 			return -1;
 		}
 	}
 	if (w->o.stream_rows) {
 		if (jl_output_open(&w->rows, w->o.dir, "samples.csv")) {
 			snprintf(err, errlen, "%s/samples.csv: %s", w->o.dir, strerror(errno));
-			jl_watch_free(w);
+			jl_collector_free(w);
 			return -1;
 		}
 		fputs(JL_SAMPLES_HEADER, w->rows.fp);
@@ -385,27 +385,27 @@ int jl_watch_init(struct jl_watch *w, struct jl_engine *eng, const struct jl_wat
 	w->next_checkpoint = w->o.checkpoint_ns ? jl_now_ns() + w->o.checkpoint_ns : 0;
 	return 0;
 nomem:
-	snprintf(err, errlen, "out of memory for the run's watch");
-	jl_watch_free(w);
+	snprintf(err, errlen, "out of memory for the run's collector");
+	jl_collector_free(w);
 	return -1;
 }
 
-int jl_watch_start(struct jl_watch *w, char *err, size_t errlen)
+int jl_collector_start(struct jl_collector *w, char *err, size_t errlen)
 {
 	int e;
 
 	if (w->o.cpus)
 		jl_cpulist_format(w->o.cpus, w->cpus, sizeof(w->cpus));
-	e = jl_housekeeping_thread_start(&w->thread, w->o.cpus, "jl-watch", watch_main, w);
+	e = jl_housekeeping_thread_start(&w->thread, w->o.cpus, "jl-collector", collector_main, w);
 	if (e) {
-		snprintf(err, errlen, "cannot start the run's watch: %s", strerror(e));
+		snprintf(err, errlen, "cannot start the run's collector: %s", strerror(e));
 		return -1;
 	}
 	w->started = true;
 	return 0;
 }
 
-int jl_watch_finish(struct jl_watch *w)
+int jl_collector_finish(struct jl_collector *w)
 {
 	int rc = 0;
 
@@ -456,7 +456,7 @@ rows:
 	return rc;
 }
 
-void jl_watch_free(struct jl_watch *w)
+void jl_collector_free(struct jl_collector *w)
 {
 	if (w->started) {
 		atomic_store(&w->quit, true);
@@ -480,7 +480,7 @@ void jl_watch_free(struct jl_watch *w)
 	w->intervals = NULL;
 }
 
-struct jl_series_acc *const *jl_watch_accs(const struct jl_watch *w)
+struct jl_series_acc *const *jl_collector_accs(const struct jl_collector *w)
 {
 	return w->acc;
 }
