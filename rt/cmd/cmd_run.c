@@ -16,6 +16,7 @@
 #include "../engine/results.h"
 #include "../base/units.h"
 #include "commands.h"
+#include "lifecycle.h"
 #include "../../affinity/cli.h"
 #include "run.h"
 #include "../scenario/scenario.h"
@@ -215,52 +216,59 @@ static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
-{
-	struct jl_run_opts o = { .out_root = "traces" };
-	const char *sets[MAX_SETS + 2], *scenario = NULL, *v;
-	char dur[160] = "", warm[160] = "", err[JL_ERR_MAX + 256];
+struct run_cmd {
+	struct jl_run_opts o;
 	struct jl_scenario *sc;
-	struct jl_cli_walk w = JL_CLI_START;
-	int nsets = 0, c, rc;
+	int status;
+};
 
+/* The command line into S->o, the scenario's path into *SCENARIO and the --set values (the --duration and
+ * --warmup ones last: applied after every --set) into SETS. JL_LIFE_GO, or the exit status. */
+static int run_parse(struct run_cmd *s, int argc, char **argv, const char **scenario, const char **sets, int *nsets,
+		     char (*buf)[160])
+{
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v;
+	int c;
+
+	s->o.out_root = "traces";
 	while ((c = jl_cli_next(&jl_cli_run, argc, argv, &w, &v)) != JL_CLI_END) {
 		switch (c) {
 		case O_DURATION: /* the last --duration wins; applied after every --set */
-			snprintf(dur, sizeof(dur), "run.duration=%s", v);
+			snprintf(buf[0], sizeof(buf[0]), "run.duration=%s", v);
 			break;
 		case O_WARMUP:
-			snprintf(warm, sizeof(warm), "run.warmup=%s", v);
+			snprintf(buf[1], sizeof(buf[1]), "run.warmup=%s", v);
 			break;
 		case O_OUT:
-			o.out_root = v;
+			s->o.out_root = v;
 			break;
 		case O_NO_TRACE:
-			o.no_trace = true;
+			s->o.no_trace = true;
 			break;
 		case O_SET:
-			if (nsets >= MAX_SETS) {
+			if (*nsets >= MAX_SETS) {
 				fprintf(stderr, "jitterlab run: too many --set (at most %d)\n", MAX_SETS);
 				return JL_EXIT_USAGE;
 			}
-			sets[nsets++] = v;
+			sets[(*nsets)++] = v;
 			break;
 		case O_UNSAFE:
-			o.unsafe = true;
+			s->o.unsafe = true;
 			break;
 		case O_QUIET:
-			o.quiet = true;
+			s->o.quiet = true;
 			break;
 		case O_JSON:
-			o.json = true;
+			s->o.json = true;
 			break;
 		case JL_CLI_OPERAND:
-			if (scenario) {
+			if (*scenario) {
 				fprintf(stderr, "jitterlab run: more than one SCENARIO\n");
 				usage(stderr);
 				return JL_EXIT_USAGE;
 			}
-			scenario = v;
+			*scenario = v;
 			break;
 		case JL_CLI_HELP:
 			usage(stdout);
@@ -270,47 +278,99 @@ int cmd_run(int argc, char **argv)
 			return JL_EXIT_USAGE;
 		}
 	}
-	if (!scenario) {
+	if (!*scenario) {
 		fprintf(stderr, "jitterlab run: missing SCENARIO\n");
 		usage(stderr);
 		return JL_EXIT_USAGE;
 	}
-	sc = calloc(1, sizeof(*sc));
-	if (!sc) {
+	for (int k = 0; k < 2; k++)
+		if (buf[k][0])
+			sets[(*nsets)++] = buf[k];
+	return JL_LIFE_GO;
+}
+
+/* What the run would refuse before touching anything (exit 2), and what it cannot do here (exit 1). */
+static int run_check(struct run_cmd *s, char *err, size_t errlen)
+{
+	struct jl_scenario *sc = s->sc;
+
+	if (s->o.no_trace)
+		sc->run.trace_groups = 0;
+	if (check_execs(sc, err, errlen) || jl_machine_validate(sc, s->o.unsafe, err, errlen))
+		return JL_EXIT_USAGE;
+	if ((!s->o.unsafe && check_rt_spinners(sc, err, errlen)) || check_sample_memory(sc, &s->o, err, errlen))
+		return JL_EXIT_USAGE;
+	if (sc->run.rt_runtime_us == -1 && !s->o.unsafe) {
+		jl_scenario_fail(sc, sc->run.key_line[JL_RUN_KEY_RT_RUNTIME], err, errlen,
+				 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
+		return JL_EXIT_USAGE;
+	}
+	if (check_permissions(sc, &s->o, err, errlen) || check_allowed_cpus(sc, err, errlen))
+		return JL_EXIT_RUNTIME;
+	if (s->o.no_trace) /* check_permissions may have turned it off */
+		sc->run.trace_groups = 0;
+	return JL_LIFE_GO;
+}
+
+static int run_plan(void *ctx, int argc, char **argv)
+{
+	struct run_cmd *s = ctx;
+	const char *sets[MAX_SETS + 2], *scenario = NULL;
+	char buf[2][160] = { "", "" }, err[JL_ERR_MAX + 256];
+	int nsets = 0, rc = run_parse(s, argc, argv, &scenario, sets, &nsets, buf);
+
+	if (rc != JL_LIFE_GO)
+		return rc;
+	s->sc = calloc(1, sizeof(*s->sc));
+	if (!s->sc) {
 		perror("jitterlab run");
 		return JL_EXIT_RUNTIME;
 	}
-	if (dur[0])
-		sets[nsets++] = dur;
-	if (warm[0])
-		sets[nsets++] = warm;
-	if (jl_scenario_load(scenario, sets, nsets, sc, err, sizeof(err)))
-		goto usage_error;
-	if (o.no_trace)
-		sc->run.trace_groups = 0;
-	if (check_execs(sc, err, sizeof(err)) ||
-	    jl_machine_validate(sc, o.unsafe, err, sizeof(err)))
-		goto usage_error;
-	if ((!o.unsafe && check_rt_spinners(sc, err, sizeof(err))) || check_sample_memory(sc, &o, err, sizeof(err)))
-		goto usage_error;
-	if (sc->run.rt_runtime_us == -1 && !o.unsafe) {
-		jl_scenario_fail(sc, sc->run.key_line[JL_RUN_KEY_RT_RUNTIME], err, sizeof(err),
-				 "[run] rt_runtime = unlimited disables RT throttling: refused without --unsafe");
-		goto usage_error;
-	}
-	if (check_permissions(sc, &o, err, sizeof(err)) || check_allowed_cpus(sc, err, sizeof(err))) {
+	rc = jl_scenario_load(scenario, sets, nsets, s->sc, err, sizeof(err)) ? JL_EXIT_USAGE
+										: run_check(s, err, sizeof(err));
+	if (rc != JL_LIFE_GO)
 		fprintf(stderr, "jitterlab run: %s\n", err);
-		free(sc);
-		return JL_EXIT_RUNTIME;
-	}
-	if (o.no_trace) /* check_permissions may have turned it off */
-		sc->run.trace_groups = 0;
-	rc = jl_run_execute(sc, &o);
-	free(sc);
 	return rc;
+}
 
-usage_error:
-	fprintf(stderr, "jitterlab run: %s\n", err);
-	free(sc);
-	return JL_EXIT_USAGE;
+static int run_nruns(const void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+/* The run itself, in this process (run.c). */
+static int run_one(void *ctx, int i, const sigset_t *child_mask)
+{
+	struct run_cmd *s = ctx;
+
+	(void)i, (void)child_mask;
+	s->status = jl_run_execute(s->sc, &s->o);
+	return JL_LIFE_STOP;
+}
+
+static void run_close(void *ctx, bool interrupted)
+{
+	(void)ctx, (void)interrupted; /* the run wrote and printed its own */
+}
+
+static int run_verdict(void *ctx, bool interrupted)
+{
+	(void)interrupted; /* the run's status says it (130) */
+	return ((struct run_cmd *)ctx)->status;
+}
+
+static void run_free(void *ctx)
+{
+	free(((struct run_cmd *)ctx)->sc);
+}
+
+static const struct jl_lifecycle_ops run_ops = {
+	.name = "run", .ctx_size = sizeof(struct run_cmd), .children = false, .plan = run_plan, .nruns = run_nruns,
+	.run = run_one, .close = run_close, .verdict = run_verdict, .free = run_free,
+};
+
+int cmd_run(int argc, char **argv)
+{
+	return jl_lifecycle_main(&run_ops, argc, argv);
 }

@@ -23,6 +23,7 @@
 
 #include "../../affinity/cpulist.h"
 #include "commands.h"
+#include "lifecycle.h"
 #include "../base/stats.h"
 #include "../base/stop.h"
 #include "../base/output.h"
@@ -564,257 +565,332 @@ static void add_jl_run(json_object *runs, json_object *thread, const char *dir, 
 	json_object_array_add(runs, o);
 }
 
-int cmd_cyclictest(int argc, char **argv)
-{
+struct ct {
 	struct jl_repeat_opts o;
-	char err[JL_ERR_MAX + 256], dir[PATH_MAX], path[PATH_MAX + 64], ctini[PATH_MAX + 64], jlini[PATH_MAX + 64];
-	char cmdline[1024];
-	struct jl_scenario *base = malloc(sizeof(*base)), *ct = malloc(sizeof(*ct));
-	int measured[MAX_MEASURED], nm = 0, status = JL_EXIT_OK;
-	cpu_set_t main_cpus;
-	bool direct;
-	json_object *doc = NULL, *threads;
-	sigset_t oldmask;
-	bool intr = false;
+	struct jl_scenario *base, *ct;   /* the scenario (jitterlab's side); the cyclictest side's (scratch) */
+	int measured[MAX_MEASURED], nm;  /* the loops cyclictest takes the place of */
+	cpu_set_t main_cpus;             /* cyclictest's main thread and jitterlab's own threads */
+	char dir[PATH_MAX], jlini[PATH_MAX + 64];
+	bool direct;                     /* cyclictest writes its JSON into the directory itself */
+	bool aborted;                    /* a run could not be set up: nothing to write */
+	json_object *doc, *threads;
+	int status;
+};
 
-	if (!base || !ct) {
-		free(base), free(ct);
-		fprintf(stderr, "jitterlab cyclictest: out of memory\n");
-		return JL_EXIT_RUNTIME;
-	}
-	switch (jl_repeat_opts_parse(&jl_cli_cyclictest, argc, argv, MAX_RUNS, &o)) {
+static int ct_plan(void *ctx, int argc, char **argv)
+{
+	struct ct *s = ctx;
+	char err[JL_ERR_MAX + 256];
+
+	switch (jl_repeat_opts_parse(&jl_cli_cyclictest, argc, argv, MAX_RUNS, &s->o)) {
 	case 1:
-		status = JL_EXIT_OK;
-		goto out;
+		return JL_EXIT_OK;
 	case 0:
-		if (!o.runs)
-			o.runs = 1;
+		if (!s->o.runs)
+			s->o.runs = 1;
 		break;
 	default:
-		status = JL_EXIT_USAGE;
-		goto out;
+		return JL_EXIT_USAGE;
 	}
 	if (access("/usr/bin/cyclictest", X_OK) && access("/usr/local/bin/cyclictest", X_OK)) {
 		fprintf(stderr, "jitterlab cyclictest: cyclictest is not installed (apt-get install rt-tests)\n");
-		status = JL_EXIT_RUNTIME;
-		goto out;
+		return JL_EXIT_RUNTIME;
 	}
-	if (jl_scenario_load(o.scenario, o.sets, o.nsets, base, err, sizeof(err)))
+	s->base = malloc(sizeof(*s->base));
+	s->ct = malloc(sizeof(*s->ct));
+	if (!s->base || !s->ct) {
+		fprintf(stderr, "jitterlab cyclictest: out of memory\n");
+		return JL_EXIT_RUNTIME;
+	}
+	if (jl_scenario_load(s->o.scenario, s->o.sets, s->o.nsets, s->base, err, sizeof(err)))
 		goto bad;
-	base->sweep.present = false;
-	for (int i = 0; i < base->nthreads && nm < MAX_MEASURED; i++)
-		if ((jl_thread_measured(&base->threads[i]) || base->threads[i].beh.measure == JL_MEASURE_PROBE) &&
-		    base->threads[i].beh.period_ns > 0) /* a probed program with a period is a loop too */
-			measured[nm++] = i;
-	if (!nm) {
-		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", base->path);
+	s->base->sweep.present = false;
+	for (int i = 0; i < s->base->nthreads && s->nm < MAX_MEASURED; i++)
+		if ((jl_thread_measured(&s->base->threads[i]) || s->base->threads[i].beh.measure == JL_MEASURE_PROBE) &&
+		    s->base->threads[i].beh.period_ns > 0) /* a probed program with a period is a loop too */
+			s->measured[s->nm++] = i;
+	if (!s->nm) {
+		snprintf(err, sizeof(err), "%s: no measured periodic thread to put cyclictest in place of", s->base->path);
 		goto bad;
 	}
 	/* cyclictest's main thread goes where jitterlab's own threads go: [run] housekeeping, or what auto
 	 * means for this scenario (none: where it likes) */
-	if (base->run.housekeeping_set)
-		main_cpus = base->run.housekeeping;
+	if (s->base->run.housekeeping_set)
+		s->main_cpus = s->base->run.housekeeping;
 	else
-		jl_scenario_auto_housekeeping(base, &main_cpus);
-	if (!ct_lines_fit(base, measured, nm, o.runs, &main_cpus, err, sizeof(err)))
+		jl_scenario_auto_housekeeping(s->base, &s->main_cpus);
+	if (!ct_lines_fit(s->base, s->measured, s->nm, s->o.runs, &s->main_cpus, err, sizeof(err)))
 		goto bad;
-	if (jl_output_make_dir_latest(o.out, base->run.name, dir, sizeof(dir), err, sizeof(err))) {
-		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
-		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-		goto out;
-	}
-	direct = ct_direct(dir, base, measured, nm, o.runs, &main_cpus);
-	/* both sides keep jitterlab's own threads where the loop's run keeps them: on the cyclictest side no
-	 * thread is measured, and "auto" would let them wake on the loop's CPUs */
-	if (CPU_COUNT(&main_cpus) && !base->run.housekeeping_set) {
-		base->run.housekeeping_set = true;
-		base->run.housekeeping = main_cpus;
-		base->run.housekeeping_text[0] = '\0';
-	}
-	snprintf(jlini, sizeof(jlini), "%s/jitterlab.ini", dir);
-	if (jl_scenario_write_file(jlini, base)) {
-		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", jlini, strerror(errno));
-		status = JL_EXIT_RUNTIME;
-		goto out;
-	}
-	doc = json_object_new_object();
-	json_object_object_add(doc, "tool", json_object_new_string("jitterlab"));
-	json_object_object_add(doc, "version", json_object_new_string(JL_VERSION));
-	json_object_object_add(doc, "kind", json_object_new_string("cyclictest"));
-	json_object_object_add(doc, "scenario", json_object_new_string(base->run.name));
-	json_object_object_add(doc, "file", json_object_new_string(base->path));
-	json_object_object_add(doc, "dir", json_object_new_string(dir));
-	json_object_object_add(doc, "runs", json_object_new_int(o.runs));
-	json_object_object_add(doc, "method", json_object_new_string(CT_METHOD));
-	json_object_object_add(doc, "histogram_us", json_object_new_int(JL_CYCLICTEST_HIST_US));
-	threads = json_object_new_array();
-	json_object_object_add(doc, "threads", threads);
-	for (int k = 0; k < nm; k++) {
-		const struct jl_thread_spec *t = &base->threads[measured[k]];
-		json_object *to = json_object_new_object(), *a = json_object_new_object(), *b = json_object_new_object();
-		json_object *x = json_object_new_object();
+	return JL_LIFE_GO;
+bad:
+	fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+	return JL_EXIT_USAGE;
+}
+
+/* cyclictest.json's skeleton: the comparison, and per loop its runs on each side (filled as they come). */
+static void ct_doc_new(struct ct *s)
+{
+	char policy[64];
+
+	s->doc = json_object_new_object();
+	json_object_object_add(s->doc, "tool", json_object_new_string("jitterlab"));
+	json_object_object_add(s->doc, "version", json_object_new_string(JL_VERSION));
+	json_object_object_add(s->doc, "kind", json_object_new_string("cyclictest"));
+	json_object_object_add(s->doc, "scenario", json_object_new_string(s->base->run.name));
+	json_object_object_add(s->doc, "file", json_object_new_string(s->base->path));
+	json_object_object_add(s->doc, "dir", json_object_new_string(s->dir));
+	json_object_object_add(s->doc, "runs", json_object_new_int(s->o.runs));
+	json_object_object_add(s->doc, "method", json_object_new_string(CT_METHOD));
+	json_object_object_add(s->doc, "histogram_us", json_object_new_int(JL_CYCLICTEST_HIST_US));
+	s->threads = json_object_new_array();
+	json_object_object_add(s->doc, "threads", s->threads);
+	for (int k = 0; k < s->nm; k++) {
+		const struct jl_thread_spec *t = &s->base->threads[s->measured[k]];
+		json_object *to = json_object_new_object();
 		char cpus[256] = "all";
 
 		if (t->place.cpus_set)
 			jl_cpulist_format(&t->place.cpus, cpus, sizeof(cpus));
 		json_object_object_add(to, "name", json_object_new_string(t->name));
 		json_object_object_add(to, "period_ns", json_object_new_int64(t->beh.period_ns));
-		snprintf(cmdline, sizeof(cmdline), jl_policy_is_rt(t->place.policy) ? "%s %d" : "%s", jl_policy_name(t->place.policy), t->place.priority);
-		json_object_object_add(to, "policy", json_object_new_string(cmdline));
+		snprintf(policy, sizeof(policy), jl_policy_is_rt(t->place.policy) ? "%s %d" : "%s",
+			 jl_policy_name(t->place.policy), t->place.priority);
+		json_object_object_add(to, "policy", json_object_new_string(policy));
 		json_object_object_add(to, "cpus", json_object_new_string(cpus));
-		json_object_object_add(a, "runs", json_object_new_array());
-		json_object_object_add(b, "runs", json_object_new_array());
-		json_object_object_add(x, "runs", json_object_new_array());
-		json_object_object_add(to, "cyclictest", a);
-		json_object_object_add(to, "jitterlab", b);
-		json_object_object_add(to, "jitterlab_exact", x);
-		json_object_array_add(threads, to);
+		for (int side = 0; side < 3; side++) {
+			json_object *x = json_object_new_object();
+
+			json_object_object_add(x, "runs", json_object_new_array());
+			json_object_object_add(to, sides[side], x);
+		}
+		json_object_array_add(s->threads, to);
 	}
+}
 
-	jl_child_signals_block(&oldmask);
-	for (int rep = 1; rep <= o.runs && !intr; rep++) {
-		/* the cyclictest side: each measured thread becomes an exec neighbour running cyclictest */
-		memcpy(ct, base, sizeof(*ct));
-		ct->nexpect = 0;
-		for (int k = 0; k < nm; k++) {
-			struct jl_thread_spec *t = &ct->threads[measured[k]];
+static int ct_open(void *ctx)
+{
+	struct ct *s = ctx;
+	char err[JL_ERR_MAX + 256];
 
-			ct_json_path(dir, direct, t->name, rep, path, sizeof(path));
-			ct_json_create(direct, path);
-			if (jl_cyclictest_cmdline(base, &base->threads[measured[k]], &main_cpus, path, cmdline, sizeof(cmdline), err, sizeof(err))) {
-				sigprocmask(SIG_SETMASK, &oldmask, NULL);
-				goto bad;
+	if (jl_output_make_dir_latest(s->o.out, s->base->run.name, s->dir, sizeof(s->dir), err, sizeof(err))) {
+		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+		return errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+	}
+	s->direct = ct_direct(s->dir, s->base, s->measured, s->nm, s->o.runs, &s->main_cpus);
+	/* both sides keep jitterlab's own threads where the loop's run keeps them: on the cyclictest side no
+	 * thread is measured, and "auto" would let them wake on the loop's CPUs */
+	if (CPU_COUNT(&s->main_cpus) && !s->base->run.housekeeping_set) {
+		s->base->run.housekeeping_set = true;
+		s->base->run.housekeeping = s->main_cpus;
+		s->base->run.housekeeping_text[0] = '\0';
+	}
+	snprintf(s->jlini, sizeof(s->jlini), "%s/jitterlab.ini", s->dir);
+	if (jl_scenario_write_file(s->jlini, s->base)) {
+		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", s->jlini, strerror(errno));
+		return JL_EXIT_RUNTIME;
+	}
+	ct_doc_new(s);
+	return JL_LIFE_GO;
+}
+
+static int ct_nruns(const void *ctx)
+{
+	return ((const struct ct *)ctx)->o.runs * 2;
+}
+
+/* The cyclictest side of repetition REP: each measured thread becomes an exec neighbour running
+ * cyclictest, into CTINI. JL_LIFE_GO, or the exit status (said). */
+static int ct_side_scenario(struct ct *s, int rep, char *ctini, size_t len)
+{
+	char err[JL_ERR_MAX + 256], path[PATH_MAX + 64], cmdline[1024];
+
+	memcpy(s->ct, s->base, sizeof(*s->ct));
+	s->ct->nexpect = 0;
+	for (int k = 0; k < s->nm; k++) {
+		struct jl_thread_spec *t = &s->ct->threads[s->measured[k]];
+
+		ct_json_path(s->dir, s->direct, t->name, rep, path, sizeof(path));
+		ct_json_create(s->direct, path);
+		if (jl_cyclictest_cmdline(s->base, &s->base->threads[s->measured[k]], &s->main_cpus, path, cmdline,
+					  sizeof(cmdline), err, sizeof(err))) {
+			fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+			return JL_EXIT_USAGE;
+		}
+		snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", cmdline);
+		t->beh.period_ns = 0;
+		t->beh.period_from_rate = false;
+		t->beh.deadline_ns = 0;
+		t->beh.work.kind = JL_WORK_NONE;
+		t->beh.work.arg = 0;
+		t->beh.measure = -1;
+		t->place.policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
+		t->place.priority = 0;
+		t->place.nice = 0;
+		t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
+		memset(t->key_line, 0, sizeof(t->key_line));
+		t->key_line[JL_THREAD_KEY_EXEC] = t->line;
+	}
+	if (jl_scenario_validate(s->ct, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab cyclictest: the cyclictest scenario is not valid: %s\n", err);
+		return JL_EXIT_RUNTIME;
+	}
+	snprintf(ctini, len, "%s/cyclictest-r%d.ini", s->dir, rep);
+	jl_scenario_write_file(ctini, s->ct);
+	return JL_LIFE_GO;
+}
+
+/* The summary's entry for measured thread K: the loop itself, or a probed program's first probed thread
+ * (TN.NAME); *SERIES its name. NULL: none. */
+static json_object *ct_jl_thread(const struct ct *s, json_object *sum, int k, const char **series)
+{
+	const char *tn = s->base->threads[s->measured[k]].name;
+	json_object *th = NULL;
+	size_t n = strlen(tn);
+
+	*series = tn;
+	for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
+		json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
+		const char *xn = json_object_get_string(jget(x, "name"));
+
+		if (!strcmp(xn, tn) ? s->base->threads[s->measured[k]].beh.measure != JL_MEASURE_PROBE
+				    : !th && !strncmp(xn, tn, n) && xn[n] == '.' &&
+				      !strcmp(json_object_get_string(jget(x, "kind")), "probe")) {
+			th = x;
+			*series = xn;
+		}
+	}
+	return th;
+}
+
+/* What one run of SIDE gave for each measured thread, into the document. */
+static void ct_collect(struct ct *s, int rep, int side, const char *rdir, const char *log)
+{
+	char err[JL_ERR_MAX + 256], path[PATH_MAX + 64];
+
+	for (int k = 0; k < s->nm; k++) {
+		json_object *to = json_object_array_get_idx(s->threads, (size_t)k);
+		const char *tn = s->base->threads[s->measured[k]].name, *sn;
+		struct jl_cyclictest_result r;
+
+		if (!side) {
+			ct_json_path(s->dir, s->direct, tn, rep, path, sizeof(path));
+			if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
+				fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
+			} else {
+				ct_json_keep(s->dir, s->direct, tn, rep, path, sizeof(path));
+				add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, "json", path, rep);
 			}
-			snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", cmdline);
-			t->beh.period_ns = 0;
-			t->beh.period_from_rate = false;
-			t->beh.deadline_ns = 0;
-			t->beh.work.kind = JL_WORK_NONE;
-			t->beh.work.arg = 0;
-			t->beh.measure = -1;
-			t->place.policy = JL_POLICY_OTHER; /* cyclictest sets its measurement thread's policy itself */
-			t->place.priority = 0;
-			t->place.nice = 0;
-			t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
-			memset(t->key_line, 0, sizeof(t->key_line));
-			t->key_line[JL_THREAD_KEY_EXEC] = t->line;
+			continue;
 		}
-		if (jl_scenario_validate(ct, err, sizeof(err))) {
-			sigprocmask(SIG_SETMASK, &oldmask, NULL);
-			fprintf(stderr, "jitterlab cyclictest: the cyclictest scenario is not valid: %s\n", err);
-			status = JL_EXIT_RUNTIME;
-			goto out;
-		}
-		snprintf(ctini, sizeof(ctini), "%s/cyclictest-r%d.ini", dir, rep);
-		jl_scenario_write_file(ctini, ct);
-		for (int side = 0; side < 2 && !intr; side++) {
-			struct jl_child_run cr = { 0 };
-			char name[32], out[PATH_MAX + 32], log[PATH_MAX + 64], rdir[PATH_MAX];
-			int rc;
+		json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL;
+		json_object *th = ct_jl_thread(s, sum, k, &sn);
 
-			snprintf(name, sizeof(name), "r%d", rep);
-			snprintf(out, sizeof(out), "%s/%s", dir, side ? "jitterlab" : "cyclictest");
-			snprintf(log, sizeof(log), "%s/%s-r%d.log", dir, side ? "jitterlab" : "cyclictest", rep);
-			cr.scenario = side ? jlini : ctini;
-			cr.out_dir = out;
-			cr.name = name;
-			cr.log_path = log;
-			cr.timeout_ns = base->run.warmup_ns + base->run.duration_ns + 60 * JL_NSEC_PER_SEC;
-			if (!o.quiet)
-				fprintf(stderr, "cyclictest: run %d of %d: %s\n", (rep - 1) * 2 + side + 1, o.runs * 2,
-					side ? "jitterlab's loop" : "cyclictest in its place");
-			rc = jl_child_run_exec(&cr, &oldmask, &intr, rdir, sizeof(rdir), err, sizeof(err));
-			if (rc < 0) {
+		if (th) {
+			add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
+			if (jl_cyclictest_bucket_samples(rdir, sn, &r, err, sizeof(err)))
 				fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-				status = JL_EXIT_RUNTIME;
-				intr = true; /* stop here */
-				break;
-			}
-			if (intr || rc == JL_EXIT_INTERRUPTED) {
-				intr = true;
-				break;
-			}
-			if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
-				fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n",
-					side ? "jitterlab" : "cyclictest", rc, log);
-			for (int k = 0; k < nm; k++) {
-				json_object *to = json_object_array_get_idx(threads, (size_t)k);
-				const char *tn = base->threads[measured[k]].name;
-
-				if (!side) {
-					struct jl_cyclictest_result r;
-
-					ct_json_path(dir, direct, tn, rep, path, sizeof(path));
-					if (jl_cyclictest_parse_file(path, &r, err, sizeof(err))) {
-						fprintf(stderr, "jitterlab cyclictest: %s (log: %s)\n", err, log);
-					} else {
-						ct_json_keep(dir, direct, tn, rep, path, sizeof(path));
-						add_ct_run(jget(jget(to, "cyclictest"), "runs"), &r, "json", path, rep);
-					}
-				} else {
-					json_object *sum = rdir[0] ? jl_child_read_summary(rdir, err, sizeof(err)) : NULL, *th = NULL;
-
-					const char *sn = tn;
-
-					for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
-						json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
-						const char *xn = json_object_get_string(jget(x, "name"));
-						size_t n = strlen(tn);
-
-						/* the loop itself, or a probed program's first probed thread (TN.NAME) */
-						if (!strcmp(xn, tn) ? base->threads[measured[k]].beh.measure != JL_MEASURE_PROBE
-								    : !th && !strncmp(xn, tn, n) && xn[n] == '.' &&
-								      !strcmp(json_object_get_string(jget(x, "kind")), "probe")) {
-							th = x;
-							sn = xn;
-						}
-					}
-					if (th) {
-						struct jl_cyclictest_result r;
-
-						add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
-						if (jl_cyclictest_bucket_samples(rdir, sn, &r, err, sizeof(err)))
-							fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-						else
-							add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);
-					} else
-						fprintf(stderr, "jitterlab cyclictest: no result for '%s' in the jitterlab run (log: %s)\n", tn, log);
-					json_object_put(sum);
-				}
-			}
-		}
+			else
+				add_ct_run(jget(jget(to, "jitterlab"), "runs"), &r, "dir", rdir, rep);
+		} else
+			fprintf(stderr, "jitterlab cyclictest: no result for '%s' in the jitterlab run (log: %s)\n", tn, log);
+		json_object_put(sum);
 	}
-	jl_child_signals_drain();
-	json_object_object_add(doc, "interrupted", json_object_new_boolean(jl_stopping()));
-	finish_doc(doc);
-	snprintf(path, sizeof(path), "%s/cyclictest.json", dir);
-	if (jl_output_write_json_path(path, doc))
+}
+
+/* Run I: repetition I / 2 + 1, cyclictest in the loops' place (even I), then jitterlab's loops (odd I). */
+static int ct_run(void *ctx, int i, const sigset_t *child_mask)
+{
+	struct ct *s = ctx;
+	struct jl_child_run cr = { 0 };
+	char err[JL_ERR_MAX + 256], ctini[PATH_MAX + 64], name[32], out[PATH_MAX + 32], log[PATH_MAX + 64];
+	char rdir[PATH_MAX];
+	int rep = i / 2 + 1, side = i % 2, rc = side ? JL_LIFE_GO : ct_side_scenario(s, rep, ctini, sizeof(ctini));
+	bool intr = false;
+
+	if (rc != JL_LIFE_GO) {
+		s->status = rc;
+		s->aborted = true;
+		return JL_LIFE_STOP;
+	}
+	snprintf(name, sizeof(name), "r%d", rep);
+	snprintf(out, sizeof(out), "%s/%s", s->dir, side ? "jitterlab" : "cyclictest");
+	snprintf(log, sizeof(log), "%s/%s-r%d.log", s->dir, side ? "jitterlab" : "cyclictest", rep);
+	cr.scenario = side ? s->jlini : ctini;
+	cr.out_dir = out;
+	cr.name = name;
+	cr.log_path = log;
+	cr.timeout_ns = s->base->run.warmup_ns + s->base->run.duration_ns + 60 * JL_NSEC_PER_SEC;
+	if (!s->o.quiet)
+		fprintf(stderr, "cyclictest: run %d of %d: %s\n", i + 1, s->o.runs * 2,
+			side ? "jitterlab's loop" : "cyclictest in its place");
+	rc = jl_child_run_exec(&cr, child_mask, &intr, rdir, sizeof(rdir), err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+		s->status = JL_EXIT_RUNTIME;
+		return JL_LIFE_STOP;
+	}
+	if (intr || rc == JL_EXIT_INTERRUPTED)
+		return JL_LIFE_STOP;
+	if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
+		fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n",
+			side ? "jitterlab" : "cyclictest", rc, log);
+	ct_collect(s, rep, side, rdir, log);
+	return JL_LIFE_NEXT;
+}
+
+static void ct_close(void *ctx, bool interrupted)
+{
+	struct ct *s = ctx;
+	char path[PATH_MAX + 64];
+
+	(void)interrupted;
+	if (s->aborted)
+		return;
+	json_object_object_add(s->doc, "interrupted", json_object_new_boolean(jl_stopping()));
+	finish_doc(s->doc);
+	snprintf(path, sizeof(path), "%s/cyclictest.json", s->dir);
+	if (jl_output_write_json_path(path, s->doc))
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
-	if (o.json) {
-		jl_json_print(stdout, doc);
-		fprintf(stderr, "cyclictest.json and both sides' runs in %s\n", dir);
+	if (s->o.json) {
+		jl_json_print(stdout, s->doc);
+		fprintf(stderr, "cyclictest.json and both sides' runs in %s\n", s->dir);
 	} else {
-		jl_cyclictest_print(stdout, doc);
-		printf("\ncyclictest.json and both sides' runs in %s\n", dir);
+		jl_cyclictest_print(stdout, s->doc);
+		printf("\ncyclictest.json and both sides' runs in %s\n", s->dir);
 	}
-	for (int k = 0; k < nm && status == JL_EXIT_OK; k++) {
-		json_object *to = json_object_array_get_idx(threads, (size_t)k);
+}
+
+static int ct_verdict(void *ctx, bool interrupted)
+{
+	struct ct *s = ctx;
+
+	if (s->aborted)
+		return s->status;
+	for (int k = 0; k < s->nm && s->status == JL_EXIT_OK; k++) {
+		json_object *to = json_object_array_get_idx(s->threads, (size_t)k);
 
 		if (!json_object_array_length(jget(jget(to, "cyclictest"), "runs")) ||
 		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
-			status = JL_EXIT_RUNTIME;
+			s->status = JL_EXIT_RUNTIME;
 	}
-	jl_child_signals_drain();
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	if (jl_stopping())
-		status = JL_EXIT_INTERRUPTED;
-	goto out;
-bad:
-	fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-	status = JL_EXIT_USAGE;
-out:
-	json_object_put(doc);
-	free(base);
-	free(ct);
-	return status;
+	return interrupted ? JL_EXIT_INTERRUPTED : s->status;
+}
+
+static void ct_free(void *ctx)
+{
+	struct ct *s = ctx;
+
+	json_object_put(s->doc);
+	free(s->base);
+	free(s->ct);
+}
+
+static const struct jl_lifecycle_ops ct_ops = {
+	.name = "cyclictest", .ctx_size = sizeof(struct ct), .children = true, .plan = ct_plan, .open = ct_open,
+	.nruns = ct_nruns, .run = ct_run, .close = ct_close, .verdict = ct_verdict, .free = ct_free,
+};
+
+int cmd_cyclictest(int argc, char **argv)
+{
+	return jl_lifecycle_main(&ct_ops, argc, argv);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lifecycle.h"
 #include "../summary/plot.h"
 #include "../scenario/scenario.h"
 #include "../base/stop.h"
@@ -301,19 +302,44 @@ static void cond_facts(struct jl_sweep_cond *c, const struct jl_scenario *sc)
 	}
 }
 
-int cmd_sweep(int argc, char **argv)
-{
+struct sweep {
 	struct jl_repeat_opts o;
-	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], stamp[64];
-	struct jl_scenario *base = NULL, *sc = NULL;
-	struct jl_sweep_data d = { 0 };
-	sigset_t oldmask;
-	int status = JL_EXIT_OK, total, usable = 0;
+	struct jl_scenario *base, *sc; /* the scenario; a condition's (scratch) */
+	struct jl_sweep_data d;
+	char stamp[64];
+	int status, total, usable;
 	double t_start, per_run_s;
-	time_t now = time(NULL);
-	struct tm tm;
+};
 
-	switch (jl_repeat_opts_parse(&jl_cli_sweep, argc, argv, 1000, &o)) {
+/* Every condition applied to the scenario and validated before anything starts (file:line, exit 2). */
+static int validate_conditions(struct sweep *s, char *err, size_t errlen)
+{
+	for (int c = 0; c < s->d.nconds; c++) {
+		char e2[JL_ERR_MAX];
+
+		memcpy(s->sc, s->base, sizeof(*s->sc));
+		if (apply_overrides(s->sc, s->d.conds[c].overrides, e2, sizeof(e2)) ||
+		    jl_scenario_validate(s->sc, e2, sizeof(e2))) {
+			size_t pl = strlen(s->base->path);
+			const char *why = !strncmp(e2, s->base->path, pl) && e2[pl] == ':' ? e2 + pl + 1 : e2;
+
+			while (*why == ' ')
+				why++;
+			snprintf(err, errlen, "%s:%d: [sweep] condition '%s' (%s): %s", s->base->path, s->d.conds[c].line,
+				 s->d.conds[c].label, s->d.conds[c].overrides, why);
+			return -1;
+		}
+		cond_facts(&s->d.conds[c], s->sc);
+	}
+	return 0;
+}
+
+static int sweep_plan(void *ctx, int argc, char **argv)
+{
+	struct sweep *s = ctx;
+	char err[JL_ERR_MAX + 256];
+
+	switch (jl_repeat_opts_parse(&jl_cli_sweep, argc, argv, 1000, &s->o)) {
 	case 1:
 		return JL_EXIT_OK;
 	case 0:
@@ -321,171 +347,197 @@ int cmd_sweep(int argc, char **argv)
 	default:
 		return JL_EXIT_USAGE;
 	}
-	base = malloc(sizeof(*base));
-	sc = malloc(sizeof(*sc));
-	d.conds = calloc(JL_MAX_CONDITIONS, sizeof(*d.conds));
-	if (!base || !sc || !d.conds) {
+	s->base = malloc(sizeof(*s->base));
+	s->sc = malloc(sizeof(*s->sc));
+	s->d.conds = calloc(JL_MAX_CONDITIONS, sizeof(*s->d.conds));
+	if (!s->base || !s->sc || !s->d.conds) {
 		fprintf(stderr, "jitterlab sweep: out of memory\n");
-		status = JL_EXIT_RUNTIME;
-		goto out;
+		return JL_EXIT_RUNTIME;
 	}
-	if (jl_scenario_load(o.scenario, o.sets, o.nsets, base, err, sizeof(err)))
+	if (jl_scenario_load(s->o.scenario, s->o.sets, s->o.nsets, s->base, err, sizeof(err)))
 		goto bad;
-	if (o.runs)
-		base->sweep.runs = o.runs;
-	d.runs_per_cond = base->sweep.present || o.runs ? base->sweep.runs : 5;
-	d.nconds = build_conditions(base, d.conds, JL_MAX_CONDITIONS, err, sizeof(err));
-	if (d.nconds < 0)
+	if (s->o.runs)
+		s->base->sweep.runs = s->o.runs;
+	s->d.runs_per_cond = s->base->sweep.present || s->o.runs ? s->base->sweep.runs : 5;
+	s->d.nconds = build_conditions(s->base, s->d.conds, JL_MAX_CONDITIONS, err, sizeof(err));
+	if (s->d.nconds < 0 || validate_conditions(s, err, sizeof(err)))
 		goto bad;
-	/* validate every condition before anything starts */
-	for (int c = 0; c < d.nconds; c++) {
-		char e2[JL_ERR_MAX];
-
-		memcpy(sc, base, sizeof(*sc));
-		if (apply_overrides(sc, d.conds[c].overrides, e2, sizeof(e2)) || jl_scenario_validate(sc, e2, sizeof(e2))) {
-			size_t pl = strlen(base->path);
-			const char *why = !strncmp(e2, base->path, pl) && e2[pl] == ':' ? e2 + pl + 1 : e2;
-
-			while (*why == ' ')
-				why++;
-			snprintf(err, sizeof(err), "%s:%d: [sweep] condition '%s' (%s): %s", base->path, d.conds[c].line,
-				 d.conds[c].label, d.conds[c].overrides, why);
-			goto bad;
-		}
-		cond_facts(&d.conds[c], sc);
-	}
-	d.npairs = build_pairs(base, d.conds, d.nconds, &d.pairs, err, sizeof(err));
-	if (d.npairs < 0)
+	s->d.npairs = build_pairs(s->base, s->d.conds, s->d.nconds, &s->d.pairs, err, sizeof(err));
+	if (s->d.npairs < 0)
 		goto bad;
+	return JL_LIFE_GO;
+bad:
+	fprintf(stderr, "jitterlab sweep: %s\n", err);
+	return JL_EXIT_USAGE;
+}
 
-	if (jl_output_make_dir_latest(o.out, base->run.name, d.dir, sizeof(d.dir), err, sizeof(err))) {
-		status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+/* The sweep's directory: the scenario, and a directory per condition with its scenario. */
+static int sweep_open(void *ctx)
+{
+	struct sweep *s = ctx;
+	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (jl_output_make_dir_latest(s->o.out, s->base->run.name, s->d.dir, sizeof(s->d.dir), err, sizeof(err))) {
 		fprintf(stderr, "jitterlab sweep: %s\n", err);
-		goto out;
+		return errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
 	}
-	snprintf(spath, sizeof(spath), "%s/scenario.ini", d.dir);
-	jl_scenario_write_file(spath, base);
-	for (int c = 0; c < d.nconds; c++) {
-		memcpy(sc, base, sizeof(*sc));
-		apply_overrides(sc, d.conds[c].overrides, err, sizeof(err));
-		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[c].label);
+	snprintf(spath, sizeof(spath), "%s/scenario.ini", s->d.dir);
+	jl_scenario_write_file(spath, s->base);
+	for (int c = 0; c < s->d.nconds; c++) {
+		memcpy(s->sc, s->base, sizeof(*s->sc));
+		apply_overrides(s->sc, s->d.conds[c].overrides, err, sizeof(err));
+		snprintf(cdir, sizeof(cdir), "%s/%s", s->d.dir, s->d.conds[c].label);
 		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
-		if (jl_output_make_subdir(d.dir, d.conds[c].label, cdir, sizeof(cdir), err, sizeof(err))) {
+		if (jl_output_make_subdir(s->d.dir, s->d.conds[c].label, cdir, sizeof(cdir), err, sizeof(err))) {
 			fprintf(stderr, "jitterlab sweep: %s\n", err);
-			status = JL_EXIT_RUNTIME;
-			goto out;
+			return JL_EXIT_RUNTIME;
 		}
-		if (jl_scenario_write_file(spath, sc)) {
+		if (jl_scenario_write_file(spath, s->sc)) {
 			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", spath, strerror(errno));
-			status = JL_EXIT_RUNTIME;
-			goto out;
+			return JL_EXIT_RUNTIME;
 		}
 	}
 	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
-	d.started = stamp;
-	d.scenario_name = base->run.name;
-	d.scenario_path = base->path;
-	total = d.nconds * d.runs_per_cond;
-	d.runs = calloc((size_t)total, sizeof(*d.runs));
-	if (!d.runs) {
-		status = JL_EXIT_RUNTIME;
-		goto out;
-	}
-	per_run_s = (double)(base->run.warmup_ns + base->run.duration_ns) / 1e9 + 2;
-	fprintf(o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n", base->run.name, d.nconds,
-	       d.runs_per_cond, per_run_s, d.dir);
+	strftime(s->stamp, sizeof(s->stamp), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	s->d.started = s->stamp;
+	s->d.scenario_name = s->base->run.name;
+	s->d.scenario_path = s->base->path;
+	s->total = s->d.nconds * s->d.runs_per_cond;
+	s->d.runs = calloc((size_t)s->total, sizeof(*s->d.runs));
+	if (!s->d.runs)
+		return JL_EXIT_RUNTIME;
+	s->per_run_s = (double)(s->base->run.warmup_ns + s->base->run.duration_ns) / 1e9 + 2;
+	fprintf(s->o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n",
+		s->base->run.name, s->d.nconds, s->d.runs_per_cond, s->per_run_s, s->d.dir);
 	fflush(stdout);
+	s->t_start = now_s();
+	return JL_LIFE_GO;
+}
 
-	jl_child_signals_block(&oldmask);
-	t_start = now_s();
-	for (int i = 0; i < total && !jl_stopping(); i++) {
-		struct jl_sweep_run *r = &d.runs[i];
+static int sweep_nruns(const void *ctx)
+{
+	return ((const struct sweep *)ctx)->total;
+}
 
-		if (i == d.nconds && !usable) {
-			fprintf(stderr, "jitterlab sweep: every run of the first round failed: stopping the sweep\n");
-			status = JL_EXIT_RUNTIME;
-			break;
-		}
-		struct jl_child_run cr = { 0 };
-		char name[32], log[PATH_MAX + 300];
-		bool intr = false;
-		int rc;
-
-		r->cond = i % d.nconds;
-		r->rep = i / d.nconds + 1;
-		r->order = i + 1;
-		snprintf(cdir, sizeof(cdir), "%s/%s", d.dir, d.conds[r->cond].label);
-		snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
-		snprintf(name, sizeof(name), "r%d", r->rep);
-		snprintf(log, sizeof(log), "%s/r%d.log", cdir, r->rep);
-		cr.scenario = spath;
-		cr.out_dir = cdir;
-		cr.name = name;
-		cr.log_path = log;
-		cr.timeout_ns = d.conds[r->cond].warmup_ns + d.conds[r->cond].duration_ns + 60 * JL_NSEC_PER_SEC;
-		if (!o.quiet)
-			progress(&d, i, total, r, per_run_s, now_s() - t_start);
-		rc = jl_child_run_exec(&cr, &oldmask, &intr, r->dir, sizeof(r->dir), err, sizeof(err));
-		d.nruns = i + 1;
-		r->exit_status = rc;
-		if (rc < 0) {
-			fprintf(stderr, "jitterlab sweep: %s\n", err);
-			status = JL_EXIT_RUNTIME;
-			break;
-		}
-		if (r->dir[0])
-			r->summary = jl_child_read_summary(r->dir, err, sizeof(err));
-		if (intr || rc == JL_EXIT_INTERRUPTED) {
-			d.interrupted = true;
-			jl_stop_request(JL_STOP_SIGNAL);
-			break;
-		}
-		if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT) {
-			char why[320];
-
-			fprintf(stderr, "jitterlab sweep: run %d ('%s' run %d) exited %d: %s\n  (its log: %s)\n", i + 1,
-				d.conds[r->cond].label, r->rep, rc, last_line(log, why, sizeof(why)), log);
-		}
-		if (!r->summary) {
-			if (rc == JL_EXIT_USAGE && i < d.nconds) {
-				fprintf(stderr, "jitterlab sweep: the run refused the scenario (exit 2): stopping the sweep\n");
-				status = JL_EXIT_USAGE;
-				break;
-			}
-			continue;
-		}
-		r->transients = jl_sweep_run_transients(r, &d.conds[r->cond]);
-		if (jl_sweep_run_usable(r))
-			usable++;
-		save_results(&d, false, PRINT_NONE);
+/* What run R of the sweep gave: its summary, or why it has none. JL_LIFE_NEXT or JL_LIFE_STOP. */
+static int sweep_collect(struct sweep *s, int i, struct jl_sweep_run *r, int rc, const char *log, char *err,
+			 size_t errlen)
+{
+	if (r->dir[0])
+		r->summary = jl_child_read_summary(r->dir, err, errlen);
+	if (rc == JL_EXIT_INTERRUPTED) {
+		s->d.interrupted = true;
+		jl_stop_request(JL_STOP_SIGNAL);
+		return JL_LIFE_STOP;
 	}
-	if (jl_child_signals_drain())
-		d.interrupted = true;
-	save_results(&d, true, o.json ? PRINT_JSON : PRINT_TABLE);
-	if (jl_child_signals_drain())
-		d.interrupted = true; /* ^C while the table and plots were being made: still exit 130 */
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	if (d.interrupted) {
-		fprintf(stderr, "jitterlab sweep: interrupted after %d of %d runs\n", d.nruns, total);
-		status = JL_EXIT_INTERRUPTED;
-	} else if (status == JL_EXIT_OK && !usable) {
+	if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT) {
+		char why[320];
+
+		fprintf(stderr, "jitterlab sweep: run %d ('%s' run %d) exited %d: %s\n  (its log: %s)\n", i + 1,
+			s->d.conds[r->cond].label, r->rep, rc, last_line(log, why, sizeof(why)), log);
+	}
+	if (!r->summary) {
+		if (rc == JL_EXIT_USAGE && i < s->d.nconds) {
+			fprintf(stderr, "jitterlab sweep: the run refused the scenario (exit 2): stopping the sweep\n");
+			s->status = JL_EXIT_USAGE;
+			return JL_LIFE_STOP;
+		}
+		return JL_LIFE_NEXT;
+	}
+	r->transients = jl_sweep_run_transients(r, &s->d.conds[r->cond]);
+	if (jl_sweep_run_usable(r))
+		s->usable++;
+	save_results(&s->d, false, PRINT_NONE);
+	return JL_LIFE_NEXT;
+}
+
+/* Run I: condition I mod n, its repetition I / n + 1, a child `jitterlab run`. */
+static int sweep_run(void *ctx, int i, const sigset_t *child_mask)
+{
+	struct sweep *s = ctx;
+	struct jl_sweep_run *r = &s->d.runs[i];
+	struct jl_child_run cr = { 0 };
+	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], name[32], log[PATH_MAX + 300];
+	bool intr = false;
+	int rc;
+
+	if (i == s->d.nconds && !s->usable) {
+		fprintf(stderr, "jitterlab sweep: every run of the first round failed: stopping the sweep\n");
+		s->status = JL_EXIT_RUNTIME;
+		return JL_LIFE_STOP;
+	}
+	r->cond = i % s->d.nconds;
+	r->rep = i / s->d.nconds + 1;
+	r->order = i + 1;
+	snprintf(cdir, sizeof(cdir), "%s/%s", s->d.dir, s->d.conds[r->cond].label);
+	snprintf(spath, sizeof(spath), "%s/scenario.ini", cdir);
+	snprintf(name, sizeof(name), "r%d", r->rep);
+	snprintf(log, sizeof(log), "%s/r%d.log", cdir, r->rep);
+	cr.scenario = spath;
+	cr.out_dir = cdir;
+	cr.name = name;
+	cr.log_path = log;
+	cr.timeout_ns = s->d.conds[r->cond].warmup_ns + s->d.conds[r->cond].duration_ns + 60 * JL_NSEC_PER_SEC;
+	if (!s->o.quiet)
+		progress(&s->d, i, s->total, r, s->per_run_s, now_s() - s->t_start);
+	rc = jl_child_run_exec(&cr, child_mask, &intr, r->dir, sizeof(r->dir), err, sizeof(err));
+	s->d.nruns = i + 1;
+	r->exit_status = rc;
+	if (rc < 0) {
+		fprintf(stderr, "jitterlab sweep: %s\n", err);
+		s->status = JL_EXIT_RUNTIME;
+		return JL_LIFE_STOP;
+	}
+	return sweep_collect(s, i, r, intr ? JL_EXIT_INTERRUPTED : rc, log, err, sizeof(err));
+}
+
+static void sweep_close(void *ctx, bool interrupted)
+{
+	struct sweep *s = ctx;
+
+	if (interrupted)
+		s->d.interrupted = true;
+	save_results(&s->d, true, s->o.json ? PRINT_JSON : PRINT_TABLE);
+}
+
+static int sweep_verdict(void *ctx, bool interrupted)
+{
+	struct sweep *s = ctx;
+
+	if (interrupted || s->d.interrupted) {
+		fprintf(stderr, "jitterlab sweep: interrupted after %d of %d runs\n", s->d.nruns, s->total);
+		return JL_EXIT_INTERRUPTED;
+	}
+	if (s->status == JL_EXIT_OK && !s->usable) {
 		fprintf(stderr, "jitterlab sweep: no run produced a usable summary\n");
-		status = JL_EXIT_RUNTIME;
+		return JL_EXIT_RUNTIME;
 	}
-	goto out;
-bad:
-	fprintf(stderr, "jitterlab sweep: %s\n", err);
-	status = JL_EXIT_USAGE;
-out:
-	for (int i = 0; i < d.nruns; i++) {
-		json_object_put(d.runs[i].summary);
-		json_object_put(d.runs[i].transients);
+	return s->status;
+}
+
+static void sweep_free(void *ctx)
+{
+	struct sweep *s = ctx;
+
+	for (int i = 0; i < s->d.nruns; i++) {
+		json_object_put(s->d.runs[i].summary);
+		json_object_put(s->d.runs[i].transients);
 	}
-	free(d.runs);
-	free(d.pairs);
-	free(d.conds);
-	free(base);
-	free(sc);
-	return status;
+	free(s->d.runs);
+	free(s->d.pairs);
+	free(s->d.conds);
+	free(s->base);
+	free(s->sc);
+}
+
+static const struct jl_lifecycle_ops sweep_ops = {
+	.name = "sweep", .ctx_size = sizeof(struct sweep), .children = true, .plan = sweep_plan, .open = sweep_open,
+	.nruns = sweep_nruns, .run = sweep_run, .close = sweep_close, .verdict = sweep_verdict, .free = sweep_free,
+};
+
+int cmd_sweep(int argc, char **argv)
+{
+	return jl_lifecycle_main(&sweep_ops, argc, argv);
 }
