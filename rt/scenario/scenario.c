@@ -123,7 +123,7 @@ static void enter(struct parser *ps, const struct jl_section_kind *k, int inst)
 	ps->kind = k;
 	ps->inst = inst;
 	if (k->named)
-		snprintf(ps->ctx, sizeof(ps->ctx), "%s '%s'", k->name, k->name_of(ps->sc, inst));
+		snprintf(ps->ctx, sizeof(ps->ctx), "%s '%s'", k->name, jl_section_name(k, ps->sc, inst));
 	else
 		snprintf(ps->ctx, sizeof(ps->ctx), "[%s]", k->name);
 }
@@ -160,7 +160,7 @@ static void begin_section(struct parser *ps, const char *header)
 			return;
 		}
 		*seen = true;
-		enter(ps, k, k->add(ps->sc, NULL, ps->file, ps->line));
+		enter(ps, k, jl_section_add(k, ps->sc, NULL, ps->file, ps->line));
 		return;
 	}
 	if (n != 2) {
@@ -176,7 +176,7 @@ static void begin_section(struct parser *ps, const char *header)
 		fail(ps, ps->line, "%s '%s' is defined twice", kind, name);
 		return;
 	}
-	inst = k->add(ps->sc, name, ps->file, ps->line);
+	inst = jl_section_add(k, ps->sc, name, ps->file, ps->line);
 	if (inst < 0) {
 		fail(ps, ps->line, "too many %ss (at most %d)", kind, k->max);
 		return;

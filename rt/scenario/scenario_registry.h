@@ -77,16 +77,40 @@ struct jl_section_kind {
 	const char *help;    /* one line */
 	bool named;          /* [thread NAME]: many, each named; else at most one, no name */
 	const struct jl_key_table *const *tables; /* NULL-terminated */
-	/* how many instances SC has (unnamed: 1 if it is to be written, else 0) */
+	/* how many instances SC has (unnamed: 1 if it is to be written, else 0): jl_section_count */
 	int (*count)(const struct jl_scenario *sc);
 	/* the view of instance I */
 	void (*view)(struct jl_scenario *sc, int i, struct jl_key_view *v);
-	/* a header was read: a new instance (named: its index, defaults applied; -1: too many), or the
-	 * unnamed section marked present (0) */
+	/* a header was read: jl_section_add */
 	int (*add)(struct jl_scenario *sc, const char *name, const char *file, int line);
 	const char *(*name_of)(const struct jl_scenario *sc, int i); /* named kinds */
 	int max;             /* named kinds: at most this many */
+	/* a named kind kept in an array of its own: count, add and name_of come from it (NULL: from the
+	 * functions above) */
+	const struct jl_section_store *store;
 };
+
+/* Where a named kind's instances are kept in struct jl_scenario: an array of SIZE-byte specs at ARRAY and
+ * its length (an int) at COUNT; in each spec the name, file and line of its header. INIT sets what the
+ * defaults cannot (before them), AFTER what overrides them; either may be NULL. A kind with a store needs
+ * only its view, its tables and this: a new kind of section is one row in jl_section_kinds[]. */
+struct jl_section_store {
+	size_t array, count, size;
+	size_t name, name_len, file, file_len, line;
+	void (*init)(void *spec);
+	void (*after)(void *spec);
+};
+#define JL_SECTION_STORE(arr, n, type, nm, fl, ln)                                                           \
+	.array = offsetof(struct jl_scenario, arr), .count = offsetof(struct jl_scenario, n), .size = sizeof(type), \
+	.name = offsetof(type, nm), .name_len = sizeof(((type *)0)->nm), .file = offsetof(type, fl),          \
+	.file_len = sizeof(((type *)0)->fl), .line = offsetof(type, ln)
+
+/* How many instances of K SC has (unnamed kinds: 1 when it is to be written, else 0); instance I's name
+ * (named kinds); a header was read: a new instance (named: its index with the defaults applied, -1 when
+ * there are too many), or the unnamed section marked present (0). */
+int jl_section_count(const struct jl_section_kind *k, const struct jl_scenario *sc);
+const char *jl_section_name(const struct jl_section_kind *k, const struct jl_scenario *sc, int i);
+int jl_section_add(const struct jl_section_kind *k, struct jl_scenario *sc, const char *name, const char *file, int line);
 
 extern const struct jl_section_kind jl_section_kinds[];
 extern const int jl_nsection_kinds;

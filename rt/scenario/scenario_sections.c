@@ -195,11 +195,6 @@ static void section_origin(char *nm, size_t nmlen, char *f, size_t flen, int *ln
 
 /* ---- [node NAME] ---- */
 
-static int count_nodes(const struct jl_scenario *sc)
-{
-	return sc->nnodes;
-}
-
 static void view_node(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
 	struct jl_node_spec *n = &sc->nodes[i];
@@ -207,24 +202,10 @@ static void view_node(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .node = n, .key_line = n->key_line };
 }
 
-static const char *node_name(const struct jl_scenario *sc, int i)
-{
-	return sc->nodes[i].name;
-}
-
 static const struct jl_key_table *const node_tables[] = { &jl_keys_node, NULL };
-
-static int add_node(struct jl_scenario *sc, const char *name, const char *file, int line)
-{
-	struct jl_node_spec *n;
-
-	if (sc->nnodes >= JL_MAX_NODES)
-		return -1;
-	n = &sc->nodes[sc->nnodes++];
-	memset(n, 0, sizeof(*n));
-	SET_ORIGIN(n, name, file, line);
-	return sc->nnodes - 1;
-}
+static const struct jl_section_store node_store = {
+	JL_SECTION_STORE(nodes, nnodes, struct jl_node_spec, name, file, line),
+};
 
 /* ---- [queue NAME]: a topic entry with queue = true (trigger = QUEUE names it like a topic) ---- */
 
@@ -289,11 +270,6 @@ static int add_queue(struct jl_scenario *sc, const char *name, const char *file,
 
 /* ---- [source NAME]: the placement table (on its thread spec) and its own keys ---- */
 
-static int count_sources(const struct jl_scenario *sc)
-{
-	return sc->nsources;
-}
-
 static void view_source(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
 	struct jl_source_spec *s = &sc->sources[i];
@@ -301,39 +277,27 @@ static void view_source(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .place = &s->t.place, .source = s, .key_line = s->t.key_line };
 }
 
-static const char *source_name(const struct jl_scenario *sc, int i)
-{
-	return sc->sources[i].t.name;
-}
-
 static const struct jl_key_table *const source_tables[] = { &jl_keys_placement, &jl_keys_source, NULL };
 
-static int add_source(struct jl_scenario *sc, const char *name, const char *file, int line)
+static void source_init(void *spec)
 {
-	struct jl_source_spec *s;
-	struct jl_key_view v;
+	struct jl_source_spec *s = spec;
 
-	if (sc->nsources >= JL_MAX_SOURCES)
-		return -1;
-	s = &sc->sources[sc->nsources++];
-	memset(s, 0, sizeof(*s));
 	s->t.beh.kind = JL_BEH_SOURCE;
 	s->t.beh.measure = 0;
-	view_source(sc, sc->nsources - 1, &v);
-	jl_section_defaults(jl_section_kind_find("source"), &v);
-	s->t.place.count = 1; /* one thread (its `count` is its requests) */
-	snprintf(s->t.name, sizeof(s->t.name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(s->t.file, sizeof(s->t.file), "%s", file);
-	s->t.line = line;
-	return sc->nsources - 1;
 }
+
+static void source_after(void *spec)
+{
+	((struct jl_source_spec *)spec)->t.place.count = 1; /* one thread (its `count` is its requests) */
+}
+
+static const struct jl_section_store source_store = {
+	JL_SECTION_STORE(sources, nsources, struct jl_source_spec, t.name, t.file, t.line),
+	.init = source_init, .after = source_after,
+};
 
 /* ---- [lock NAME] ---- */
-
-static int count_locks(const struct jl_scenario *sc)
-{
-	return sc->nlocks;
-}
 
 static void view_lock(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
@@ -342,34 +306,12 @@ static void view_lock(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .lock = l, .key_line = l->key_line };
 }
 
-static const char *lock_name(const struct jl_scenario *sc, int i)
-{
-	return sc->locks[i].name;
-}
-
 static const struct jl_key_table *const lock_tables[] = { &jl_keys_lock, NULL };
-
-static int add_lock(struct jl_scenario *sc, const char *name, const char *file, int line)
-{
-	struct jl_lock_spec *l;
-	struct jl_key_view v;
-
-	if (sc->nlocks >= JL_MAX_LOCKS)
-		return -1;
-	l = &sc->locks[sc->nlocks++];
-	memset(l, 0, sizeof(*l));
-	view_lock(sc, sc->nlocks - 1, &v);
-	jl_section_defaults(jl_section_kind_find("lock"), &v);
-	SET_ORIGIN(l, name, file, line);
-	return sc->nlocks - 1;
-}
+static const struct jl_section_store lock_store = {
+	JL_SECTION_STORE(locks, nlocks, struct jl_lock_spec, name, file, line),
+};
 
 /* ---- [sync NAME] ---- */
-
-static int count_syncs(const struct jl_scenario *sc)
-{
-	return sc->nsyncs;
-}
 
 static void view_sync(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
@@ -378,27 +320,10 @@ static void view_sync(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .sync = y, .key_line = y->key_line };
 }
 
-static const char *sync_name(const struct jl_scenario *sc, int i)
-{
-	return sc->syncs[i].name;
-}
-
 static const struct jl_key_table *const sync_tables[] = { &jl_keys_sync, NULL };
-
-static int add_sync(struct jl_scenario *sc, const char *name, const char *file, int line)
-{
-	struct jl_sync_spec *y;
-	struct jl_key_view v;
-
-	if (sc->nsyncs >= JL_MAX_SYNCS)
-		return -1;
-	y = &sc->syncs[sc->nsyncs++];
-	memset(y, 0, sizeof(*y));
-	view_sync(sc, sc->nsyncs - 1, &v);
-	jl_section_defaults(jl_section_kind_find("sync"), &v);
-	SET_ORIGIN(y, name, file, line);
-	return sc->nsyncs - 1;
-}
+static const struct jl_section_store sync_store = {
+	JL_SECTION_STORE(syncs, nsyncs, struct jl_sync_spec, name, file, line),
+};
 
 /* ---- [budget] ---- */
 
@@ -618,11 +543,6 @@ static int add_none(struct jl_scenario *sc, const char *name, const char *file, 
 	return 0;
 }
 
-static int count_threads(const struct jl_scenario *sc)
-{
-	return sc->nthreads;
-}
-
 static void view_thread(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
 	struct jl_thread_spec *t = &sc->threads[i];
@@ -630,35 +550,18 @@ static void view_thread(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .place = &t->place, .beh = &t->beh, .key_line = t->key_line };
 }
 
-static const char *thread_name(const struct jl_scenario *sc, int i)
-{
-	return sc->threads[i].name;
-}
-
 static const struct jl_key_table *const thread_tables[] = { &jl_keys_placement, &jl_keys_copies, &jl_keys_behaviour, NULL };
 
-static int add_thread(struct jl_scenario *sc, const char *name, const char *file, int line)
+static void thread_init(void *spec)
 {
-	struct jl_thread_spec *t;
-	struct jl_key_view v;
-
-	if (sc->nthreads >= JL_MAX_THREADS)
-		return -1;
-	t = &sc->threads[sc->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->beh.measure = -1; /* yes if periodic: no value of the key says that */
-	view_thread(sc, sc->nthreads - 1, &v);
-	jl_section_defaults(jl_section_kind_find("thread"), &v);
-	SET_ORIGIN(t, name, file, line);
-	return sc->nthreads - 1;
+	((struct jl_thread_spec *)spec)->beh.measure = -1; /* yes if periodic: no value of the key says that */
 }
+
+static const struct jl_section_store thread_store = {
+	JL_SECTION_STORE(threads, nthreads, struct jl_thread_spec, name, file, line), .init = thread_init,
+};
 
 /* [executor NAME]: the placement table (on its thread spec) and its own keys */
-static int count_executors(const struct jl_scenario *sc)
-{
-	return sc->nexecutors;
-}
-
 static void view_executor(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
 	struct jl_executor_spec *e = &sc->executors[i];
@@ -666,38 +569,21 @@ static void view_executor(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .place = &e->t.place, .executor = e, .key_line = e->t.key_line };
 }
 
-static const char *executor_name(const struct jl_scenario *sc, int i)
-{
-	return sc->executors[i].t.name;
-}
-
 static const struct jl_key_table *const executor_tables[] = { &jl_keys_placement, &jl_keys_copies, &jl_keys_executor, NULL };
 
-static int add_executor(struct jl_scenario *sc, const char *name, const char *file, int line)
+static void executor_init(void *spec)
 {
-	struct jl_executor_spec *e;
-	struct jl_key_view v;
+	struct jl_executor_spec *e = spec;
 
-	if (sc->nexecutors >= JL_MAX_EXECUTORS)
-		return -1;
-	e = &sc->executors[sc->nexecutors++];
-	memset(e, 0, sizeof(*e));
 	e->t.beh.kind = JL_BEH_EXECUTOR;
 	e->t.beh.measure = 1;
-	view_executor(sc, sc->nexecutors - 1, &v);
-	jl_section_defaults(jl_section_kind_find("executor"), &v);
-	snprintf(e->t.name, sizeof(e->t.name), "%.*s", JL_NAME_MAX - 1, name);
-	snprintf(e->t.file, sizeof(e->t.file), "%s", file);
-	e->t.line = line;
-	return sc->nexecutors - 1;
 }
+
+static const struct jl_section_store executor_store = {
+	JL_SECTION_STORE(executors, nexecutors, struct jl_executor_spec, t.name, t.file, t.line), .init = executor_init,
+};
 
 /* [callback NAME] */
-static int count_callbacks(const struct jl_scenario *sc)
-{
-	return sc->ncallbacks;
-}
-
 static void view_callback(struct jl_scenario *sc, int i, struct jl_key_view *v)
 {
 	struct jl_callback_spec *c = &sc->callbacks[i];
@@ -705,27 +591,10 @@ static void view_callback(struct jl_scenario *sc, int i, struct jl_key_view *v)
 	*v = (struct jl_key_view){ .sc = sc, .callback = c, .key_line = c->key_line };
 }
 
-static const char *callback_name(const struct jl_scenario *sc, int i)
-{
-	return sc->callbacks[i].name;
-}
-
 static const struct jl_key_table *const callback_tables[] = { &jl_keys_callback, NULL };
-
-static int add_callback(struct jl_scenario *sc, const char *name, const char *file, int line)
-{
-	struct jl_callback_spec *c;
-	struct jl_key_view v;
-
-	if (sc->ncallbacks >= JL_MAX_CALLBACKS)
-		return -1;
-	c = &sc->callbacks[sc->ncallbacks++];
-	memset(c, 0, sizeof(*c));
-	view_callback(sc, sc->ncallbacks - 1, &v);
-	jl_section_defaults(jl_section_kind_find("callback"), &v);
-	SET_ORIGIN(c, name, file, line);
-	return sc->ncallbacks - 1;
-}
+static const struct jl_section_store callback_store = {
+	JL_SECTION_STORE(callbacks, ncallbacks, struct jl_callback_spec, name, file, line),
+};
 
 /* [topic NAME] */
 static int count_topics(const struct jl_scenario *sc)
@@ -807,37 +676,29 @@ const struct jl_section_kind jl_section_kinds[] = {
 	{ .name = "run", .help = "the run as a whole: how long, what is traced, which CPUs are shielded",
 	  .tables = run_tables, .count = count_one, .view = view_run, .add = add_none },
 	{ .name = "thread", .help = "a thread: where it runs (placement) and what it does each cycle (behaviour)",
-	  .named = true, .tables = thread_tables, .count = count_threads, .view = view_thread, .add = add_thread,
-	  .name_of = thread_name, .max = JL_MAX_THREADS },
+	  .named = true, .tables = thread_tables, .view = view_thread, .max = JL_MAX_THREADS, .store = &thread_store },
 	{ .name = "executor", .help = "a pool of threads that run callbacks (placement keys as for [thread])",
-	  .named = true, .tables = executor_tables, .count = count_executors, .view = view_executor, .add = add_executor,
-	  .name_of = executor_name, .max = JL_MAX_EXECUTORS },
+	  .named = true, .tables = executor_tables, .view = view_executor, .max = JL_MAX_EXECUTORS, .store = &executor_store },
 	{ .name = "node", .help = "a node: its callbacks' executor and their default mutually exclusive group",
-	  .named = true, .tables = node_tables, .count = count_nodes, .view = view_node, .add = add_node,
-	  .name_of = node_name, .max = JL_MAX_NODES },
+	  .named = true, .tables = node_tables, .view = view_node, .max = JL_MAX_NODES, .store = &node_store },
 	{ .name = "callback", .help = "a callback an executor runs: a timer, in a group, doing work",
-	  .named = true, .tables = callback_tables, .count = count_callbacks, .view = view_callback, .add = add_callback,
-	  .name_of = callback_name, .max = JL_MAX_CALLBACKS },
+	  .named = true, .tables = callback_tables, .view = view_callback, .max = JL_MAX_CALLBACKS, .store = &callback_store },
 	{ .name = "topic", .help = "a topic: its subscribers' histories (depth, keep)",
 	  .named = true, .tables = topic_tables, .count = count_topics, .view = view_topic, .add = add_topic,
 	  .name_of = topic_name, .max = JL_MAX_TOPICS },
 	{ .name = "sync", .help = "pairs the messages of two topics by their stamps (approximate or slop)",
-	  .named = true, .tables = sync_tables, .count = count_syncs, .view = view_sync, .add = add_sync,
-	  .name_of = sync_name, .max = JL_MAX_SYNCS },
+	  .named = true, .tables = sync_tables, .view = view_sync, .max = JL_MAX_SYNCS, .store = &sync_store },
 	{ .name = "expect", .help = "assertions checked after the run, one per line",
 	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
 	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",
 	  .tables = sweep_tables, .count = count_sweep, .view = view_sweep, .add = add_sweep },
-	/* the application-structure models (scenario-format.md), refused until their issue sets their keys */
 	{ .name = "queue", .help = "a work queue: each request taken once by its serving callback, replied to when that run ends",
 	  .named = true, .tables = queue_tables, .count = count_queues, .view = view_queue, .add = add_queue,
 	  .name_of = queue_name, .max = JL_MAX_TOPICS },
 	{ .name = "lock", .help = "a mutex (mutex, pi or ceiling) held while the work of the threads and callbacks naming it runs",
-	  .named = true, .tables = lock_tables, .count = count_locks, .view = view_lock, .add = add_lock,
-	  .name_of = lock_name, .max = JL_MAX_LOCKS },
+	  .named = true, .tables = lock_tables, .view = view_lock, .max = JL_MAX_LOCKS, .store = &lock_store },
 	{ .name = "source", .help = "an open-loop request generator (a load client): a burst, or a rate, into a [queue]",
-	  .named = true, .tables = source_tables, .count = count_sources, .view = view_source, .add = add_source,
-	  .name_of = source_name, .max = JL_MAX_SOURCES },
+	  .named = true, .tables = source_tables, .view = view_source, .max = JL_MAX_SOURCES, .store = &source_store },
 	{ .name = "budget", .help = "latency budgets checked after the run: exit 3 and a table when one is exceeded",
 	  .tables = budget_tables, .count = count_budget, .view = view_sc, .add = add_none },
 };
@@ -884,12 +745,50 @@ int jl_section_keys(const struct jl_section_kind *k, const struct jl_key_desc **
 
 int jl_section_find(const struct jl_section_kind *k, const struct jl_scenario *sc, const char *name)
 {
-	if (!k->named || !k->count)
+	if (!k->named)
 		return -1;
-	for (int i = 0; i < k->count(sc); i++)
-		if (!strcmp(k->name_of(sc, i), name))
+	for (int i = 0; i < jl_section_count(k, sc); i++)
+		if (!strcmp(jl_section_name(k, sc, i), name))
 			return i;
 	return -1;
+}
+
+int jl_section_count(const struct jl_section_kind *k, const struct jl_scenario *sc)
+{
+	return k->store ? *(const int *)((const char *)sc + k->store->count) : k->count(sc);
+}
+
+const char *jl_section_name(const struct jl_section_kind *k, const struct jl_scenario *sc, int i)
+{
+	const struct jl_section_store *s = k->store;
+
+	return s ? (const char *)sc + s->array + (size_t)i * s->size + s->name : k->name_of(sc, i);
+}
+
+int jl_section_add(const struct jl_section_kind *k, struct jl_scenario *sc, const char *name, const char *file, int line)
+{
+	const struct jl_section_store *s = k->store;
+	struct jl_key_view v;
+	char *spec;
+	int *n;
+
+	if (!s)
+		return k->add(sc, name, file, line);
+	n = (int *)((char *)sc + s->count);
+	if (*n >= k->max)
+		return -1;
+	spec = (char *)sc + s->array + (size_t)*n * s->size;
+	memset(spec, 0, s->size);
+	(*n)++;
+	if (s->init)
+		s->init(spec);
+	k->view(sc, *n - 1, &v);
+	jl_section_defaults(k, &v);
+	if (s->after)
+		s->after(spec);
+	section_origin(spec + s->name, s->name_len, spec + s->file, s->file_len, (int *)(void *)(spec + s->line), name,
+		       file, line);
+	return *n - 1;
 }
 
 void jl_section_defaults(const struct jl_section_kind *k, struct jl_key_view *v)

@@ -33,7 +33,7 @@ static void put_section(FILE *out, const struct jl_section_kind *k, struct jl_sc
 
 	k->view(sc, inst, &v);
 	if (k->named)
-		fprintf(out, "\n[%s %s]\n", k->name, k->name_of(sc, inst));
+		fprintf(out, "\n[%s %s]\n", k->name, jl_section_name(k, sc, inst));
 	else
 		fprintf(out, "\n[%s]\n", k->name);
 	for (int i = 0; i < n; i++) {
@@ -71,7 +71,7 @@ int jl_scenario_write(const struct jl_scenario *sc, FILE *out)
 	for (int k = 0; k < jl_nsection_kinds; k++) {
 		const struct jl_section_kind *kind = &jl_section_kinds[k];
 
-		for (int i = 0; i < kind->count(sc); i++)
+		for (int i = 0; i < jl_section_count(kind, sc); i++)
 			put_section(out, kind, w, i);
 	}
 	return ferror(out) ? -1 : 0;
