@@ -26,6 +26,7 @@
 #include "../../affinity/cmdline.h"
 #include "../../affinity/cpulist.h"
 #include "../../affinity/kversion.h"
+#include "summary_keys.h"
 
 static bool read_line(const char *path, char *buf, size_t len)
 {
@@ -380,38 +381,38 @@ json_object *jl_host_preempt_json(const struct jl_preempt *p)
 {
 	json_object *o = json_object_new_object(), *d = json_object_new_object();
 
-	json_object_object_add(o, "model", json_object_new_string(p->model));
-	json_object_object_add(o, "rt", json_object_new_boolean(p->rt));
-	json_object_object_add(o, "dynamic", json_object_new_boolean(p->dynamic));
-	json_object_object_add(o, "mode", str_or_null(p->mode));
-	json_object_object_add(o, "mode_from", str_or_null(p->from));
-	json_object_object_add(o, "lazy", json_object_new_boolean(!strcmp(p->mode, "lazy")));
-	json_object_object_add(o, "realtime", p->realtime < 0 ? NULL : json_object_new_boolean(p->realtime == 1));
-	json_object_object_add(o, "uname", json_object_new_string(p->uname_flags));
+	json_object_object_add(o, JL_K(model), json_object_new_string(p->model));
+	json_object_object_add(o, JL_K(rt), json_object_new_boolean(p->rt));
+	json_object_object_add(o, JL_K(dynamic), json_object_new_boolean(p->dynamic));
+	json_object_object_add(o, JL_K(mode), str_or_null(p->mode));
+	json_object_object_add(o, JL_K(mode_from), str_or_null(p->from));
+	json_object_object_add(o, JL_K(lazy), json_object_new_boolean(!strcmp(p->mode, "lazy")));
+	json_object_object_add(o, JL_K(realtime), p->realtime < 0 ? NULL : json_object_new_boolean(p->realtime == 1));
+	json_object_object_add(o, JL_K(uname), json_object_new_string(p->uname_flags));
 	if (p->config_rt >= 0) {
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "file", str_or_null(p->config_from));
-		json_object_object_add(c, "choice", str_or_null(p->choice));
-		json_object_object_add(c, "PREEMPT_RT", json_object_new_boolean(p->config_rt == 1));
-		json_object_object_add(c, "PREEMPT_DYNAMIC", json_object_new_boolean(p->config_dynamic == 1));
-		json_object_object_add(c, "ARCH_HAS_PREEMPT_LAZY", json_object_new_boolean(p->lazy_arch == 1));
-		json_object_object_add(o, "config", c);
+		json_object_object_add(c, JL_K(file), str_or_null(p->config_from));
+		json_object_object_add(c, JL_K(choice), str_or_null(p->choice));
+		json_object_object_add(c, JL_K(PREEMPT_RT), json_object_new_boolean(p->config_rt == 1));
+		json_object_object_add(c, JL_K(PREEMPT_DYNAMIC), json_object_new_boolean(p->config_dynamic == 1));
+		json_object_object_add(c, JL_K(ARCH_HAS_PREEMPT_LAZY), json_object_new_boolean(p->lazy_arch == 1));
+		json_object_object_add(o, JL_K(config), c);
 	} else {
-		json_object_object_add(o, "config", NULL);
+		json_object_object_add(o, JL_K(config), NULL);
 	}
-	json_object_object_add(o, "cmdline_preempt", p->cmdline_given ? json_object_new_string(p->cmdline) : NULL);
-	json_object_object_add(d, "value", str_or_null(p->debugfs));
+	json_object_object_add(o, JL_K(cmdline_preempt), p->cmdline_given ? json_object_new_string(p->cmdline) : NULL);
+	json_object_object_add(d, JL_K(value), str_or_null(p->debugfs));
 	if (!p->debugfs[0]) {
-		json_object_object_add(d, "why", json_object_new_string(p->debugfs_why));
+		json_object_object_add(d, JL_K(why), json_object_new_string(p->debugfs_why));
 		if (p->lockdown_from[0]) {
-			json_object_object_add(d, "lockdown", str_or_null(p->lockdown));
-			json_object_object_add(d, "lockdown_from", json_object_new_string(p->lockdown_from));
+			json_object_object_add(d, JL_K(lockdown), str_or_null(p->lockdown));
+			json_object_object_add(d, JL_K(lockdown_from), json_object_new_string(p->lockdown_from));
 		}
 	}
-	json_object_object_add(o, "debugfs", d);
+	json_object_object_add(o, JL_K(debugfs), d);
 	if (p->note[0])
-		json_object_object_add(o, "note", json_object_new_string(p->note));
+		json_object_object_add(o, JL_K(note), json_object_new_string(p->note));
 	return o;
 }
 
@@ -485,7 +486,7 @@ json_object *jl_host_idle_states(long *deepest, char *deep_name, size_t len)
 
 	if (deep_name && len)
 		deep_name[0] = '\0';
-	json_object_object_add(o, "driver", json_object_new_string(
+	json_object_object_add(o, JL_K(driver), json_object_new_string(
 		read_line("/sys/devices/system/cpu/cpuidle/current_driver", buf, sizeof(buf)) ? buf : "none"));
 	for (int st = 0; st < 16; st++) {
 		char name[64], lat[32];
@@ -501,9 +502,9 @@ json_object *jl_host_idle_states(long *deepest, char *deep_name, size_t len)
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/disable", st);
 		disabled = read_line(path, buf, sizeof(buf)) && buf[0] == '1';
 		one = json_object_new_object();
-		json_object_object_add(one, "name", json_object_new_string(name));
-		json_object_object_add(one, "latency_us", json_object_new_int64(atol(lat)));
-		json_object_object_add(one, "disabled", json_object_new_boolean(disabled));
+		json_object_object_add(one, JL_K(name), json_object_new_string(name));
+		json_object_object_add(one, JL_K(latency_us), json_object_new_int64(atol(lat)));
+		json_object_object_add(one, JL_K(disabled), json_object_new_boolean(disabled));
 		json_object_array_add(states, one);
 		if (!disabled && atol(lat) > worst) {
 			worst = atol(lat);
@@ -511,7 +512,7 @@ json_object *jl_host_idle_states(long *deepest, char *deep_name, size_t len)
 				snprintf(deep_name, len, "%s", name);
 		}
 	}
-	json_object_object_add(o, "states", states);
+	json_object_object_add(o, JL_K(states), states);
 	if (deepest)
 		*deepest = worst;
 	return o;
@@ -528,36 +529,36 @@ json_object *jl_host_describe(void)
 	char buf[512], what[128];
 
 	uname(&u);
-	json_object_object_add(h, "kernel", json_object_new_string(u.release));
-	json_object_object_add(h, "kernel_version", json_object_new_string(u.version));
-	json_object_object_add(h, "machine", json_object_new_string(u.machine));
-	json_object_object_add(h, "hostname", json_object_new_string(u.nodename));
-	json_object_object_add(h, "preempt", json_object_new_string(jl_host_preempt_read(&pre, true)));
-	json_object_object_add(h, "preempt_detail", jl_host_preempt_json(&pre));
+	json_object_object_add(h, JL_K(kernel), json_object_new_string(u.release));
+	json_object_object_add(h, JL_K(kernel_version), json_object_new_string(u.version));
+	json_object_object_add(h, JL_K(machine), json_object_new_string(u.machine));
+	json_object_object_add(h, JL_K(hostname), json_object_new_string(u.nodename));
+	json_object_object_add(h, JL_K(preempt), json_object_new_string(jl_host_preempt_read(&pre, true)));
+	json_object_object_add(h, JL_K(preempt_detail), jl_host_preempt_json(&pre));
 	if ((online = jl_cpulist_online(&set) == 0))
-		json_object_object_add(h, "cpus_online", json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
+		json_object_object_add(h, JL_K(cpus_online), json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
 	jl_boot_isolation_read(&boot);
-	json_object_object_add(h, "boot_isolation", jl_boot_isolation_json(&boot, online ? &set : NULL));
+	json_object_object_add(h, JL_K(boot_isolation), jl_boot_isolation_json(&boot, online ? &set : NULL));
 	if (jl_cpulist_read_file("/sys/devices/system/cpu/isolated", &set) == 0)
-		json_object_object_add(h, "isolated", json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
+		json_object_object_add(h, JL_K(isolated), json_object_new_string(jl_cpulist_format(&set, buf, sizeof(buf))));
 	else
-		json_object_object_add(h, "isolated", json_object_new_string(""));
-	json_object_object_add(h, "virtualized", json_object_new_boolean(jl_host_virtualized(what, sizeof(what))));
+		json_object_object_add(h, JL_K(isolated), json_object_new_string(""));
+	json_object_object_add(h, JL_K(virtualized), json_object_new_boolean(jl_host_virtualized(what, sizeof(what))));
 	if (what[0])
-		json_object_object_add(h, "virtualization", json_object_new_string(what));
+		json_object_object_add(h, JL_K(virtualization), json_object_new_string(what));
 	if (jl_host_hypervisor(buf, sizeof(buf)) && buf[0])
-		json_object_object_add(h, "hypervisor", json_object_new_string(buf));
+		json_object_object_add(h, JL_K(hypervisor), json_object_new_string(buf));
 	/* qemu's TCG: the CPU itself is emulated, every timing is the emulator's */
-	json_object_object_add(h, "emulated", json_object_new_boolean(jl_host_emulated()));
+	json_object_object_add(h, JL_K(emulated), json_object_new_boolean(jl_host_emulated()));
 	if (read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof(buf)))
-		json_object_object_add(h, "clocksource", json_object_new_string(buf));
+		json_object_object_add(h, JL_K(clocksource), json_object_new_string(buf));
 	else
-		json_object_object_add(h, "clocksource", json_object_new_string("unknown"));
+		json_object_object_add(h, JL_K(clocksource), json_object_new_string("unknown"));
 	if (read_line("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)))
-		json_object_object_add(h, "sched_rt_runtime_us", json_object_new_string(buf));
-	json_object_object_add(h, "rt_bandwidth", rt_bandwidth());
-	json_object_object_add(h, "fair_server", jl_host_fair_server(true, NULL, 0));
-	json_object_object_add(h, "idle_states", jl_host_idle_states(NULL, NULL, 0));
+		json_object_object_add(h, JL_K(sched_rt_runtime_us), json_object_new_string(buf));
+	json_object_object_add(h, JL_K(rt_bandwidth), rt_bandwidth());
+	json_object_object_add(h, JL_K(fair_server), jl_host_fair_server(true, NULL, 0));
+	json_object_object_add(h, JL_K(idle_states), jl_host_idle_states(NULL, NULL, 0));
 	return h;
 }
 
@@ -609,9 +610,9 @@ static json_object *rt_bandwidth(void)
 	const char *from = "unknown";
 
 	if (read_line("/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof(buf)))
-		json_object_object_add(o, "runtime_us", json_object_new_int64(strtoll(buf, NULL, 10))); /* -1: unlimited */
+		json_object_object_add(o, JL_K(runtime_us), json_object_new_int64(strtoll(buf, NULL, 10))); /* -1: unlimited */
 	if (read_line("/proc/sys/kernel/sched_rt_period_us", buf, sizeof(buf)))
-		json_object_object_add(o, "period_us", json_object_new_int64(strtoll(buf, NULL, 10)));
+		json_object_object_add(o, JL_K(period_us), json_object_new_int64(strtoll(buf, NULL, 10)));
 	/* RT group scheduling: the cpu cgroup v1 hierarchy shows cpu.rt_runtime_us only when it is on (this is
 	 * what the running kernel does, boot options included); else the kernel config */
 	if (cgroup_v1_cpu(dir, sizeof(dir))) {
@@ -629,8 +630,8 @@ static json_object *rt_bandwidth(void)
 		from = cfgfrom;
 		free(config);
 	}
-	json_object_object_add(o, "group_sched", group < 0 ? NULL : json_object_new_boolean(group));
-	json_object_object_add(o, "group_sched_from", json_object_new_string(from));
+	json_object_object_add(o, JL_K(group_sched), group < 0 ? NULL : json_object_new_boolean(group));
+	json_object_object_add(o, JL_K(group_sched_from), json_object_new_string(from));
 	return o;
 }
 
@@ -694,8 +695,8 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 			if (!read_i64(path, &per, &err))
 				break;
 			one = json_object_new_object();
-			json_object_object_add(one, "runtime_ns", json_object_new_int64(rt));
-			json_object_object_add(one, "period_ns", json_object_new_int64(per));
+			json_object_object_add(one, JL_K(runtime_ns), json_object_new_int64(rt));
+			json_object_object_add(one, JL_K(period_ns), json_object_new_int64(per));
 			snprintf(path, sizeof(path), "%d", c);
 			json_object_object_add(cpus, path, one);
 			if (rt0 < 0) {
@@ -713,8 +714,8 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 	}
 	jl_debugfs_release(mounted);
 	if (readable && !err) {
-		json_object_object_add(o, "readable", json_object_new_boolean(true));
-		json_object_object_add(o, "cpus", cpus);
+		json_object_object_add(o, JL_K(readable), json_object_new_boolean(true));
+		json_object_object_add(o, JL_K(cpus), cpus);
 		if (same)
 			snprintf(text, len, "%.1f ms / %.1f s on every CPU", (double)rt0 / 1e6, (double)per0 / 1e9);
 		else
@@ -730,8 +731,8 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 		snprintf(note, sizeof(note), "defaults 50 ms / 1 s, no sched/fair_server in debugfs");
 	else
 		snprintf(note, sizeof(note), "defaults 50 ms / 1 s, unreadable here (%s)", strerror(err));
-	json_object_object_add(o, "readable", json_object_new_boolean(false));
-	json_object_object_add(o, "note", json_object_new_string(note));
+	json_object_object_add(o, JL_K(readable), json_object_new_boolean(false));
+	json_object_object_add(o, JL_K(note), json_object_new_string(note));
 	snprintf(text, len, "%s", note);
 	return o;
 }
@@ -860,9 +861,9 @@ void jl_host_add_phase(json_object *host, const struct jl_host_sample *a, const 
 			snprintf(key, sizeof(key), "%d", c);
 			json_object_object_add(st, key, json_object_new_int64((int64_t)(d * (1000000000ull / (uint64_t)hz))));
 		}
-		json_object_object_add(host, "steal_ns", st);
+		json_object_object_add(host, JL_K(steal_ns), st);
 	} else {
-		json_object_object_add(host, "steal_ns", NULL);
+		json_object_object_add(host, JL_K(steal_ns), NULL);
 	}
 	if (a->smi_ok && b->smi_ok) {
 		json_object *smi = json_object_new_object();
@@ -875,9 +876,9 @@ void jl_host_add_phase(json_object *host, const struct jl_host_sample *a, const 
 			snprintf(key, sizeof(key), "%d", c);
 			json_object_object_add(smi, key, json_object_new_int64((int64_t)((b->smi[c] - a->smi[c]) & 0xffffffffu)));
 		}
-		json_object_object_add(host, "smi", smi);
+		json_object_object_add(host, JL_K(smi), smi);
 	} else {
-		json_object_object_add(host, "smi", NULL);
-		json_object_object_add(host, "smi_note", json_object_new_string(a->smi_ok ? b->smi_why : a->smi_why));
+		json_object_object_add(host, JL_K(smi), NULL);
+		json_object_object_add(host, JL_K(smi_note), json_object_new_string(a->smi_ok ? b->smi_why : a->smi_why));
 	}
 }

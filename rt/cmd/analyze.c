@@ -28,6 +28,7 @@
 #include "../trace/io/kshark.h"
 #include "../trace/io/read.h"
 #include "../trace/io/syms.h"
+#include "../base/summary_keys.h"
 
 #define MAX_BARE_THREADS 8
 
@@ -70,7 +71,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 		snprintf(err, errlen, "analyze: cannot read %s: %s", path, json_util_get_last_err());
 		return -1;
 	}
-	if (!json_object_object_get_ex(root, "threads", &threads) || !json_object_is_type(threads, json_type_array)) {
+	if (!json_object_object_get_ex(root, JL_K(threads), &threads) || !json_object_is_type(threads, json_type_array)) {
 		snprintf(err, errlen, "analyze: %s has no threads[]", path);
 		json_object_put(root);
 		return -1;
@@ -88,18 +89,18 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 		const char *pol = "";
 		int prio = 0, nice = 0;
 
-		if (!json_object_object_get_ex(t, "name", &v))
+		if (!json_object_object_get_ex(t, JL_K(name), &v))
 			continue;
 		snprintf(th->name, sizeof(th->name), "%s", json_object_get_string(v));
-		if (!json_object_object_get_ex(t, "tid", &v) || json_object_get_int(v) <= 0)
+		if (!json_object_object_get_ex(t, JL_K(tid), &v) || json_object_get_int(v) <= 0)
 			continue; /* a summary without tids: nothing to pair */
 		th->pid = json_object_get_int(v);
-		th->measured = json_object_object_get_ex(t, "measured", &v) && json_object_get_boolean(v);
-		if (json_object_object_get_ex(t, "policy", &v))
+		th->measured = json_object_object_get_ex(t, JL_K(measured), &v) && json_object_get_boolean(v);
+		if (json_object_object_get_ex(t, JL_K(policy), &v))
 			pol = json_object_get_string(v);
-		if (json_object_object_get_ex(t, "priority", &v))
+		if (json_object_object_get_ex(t, JL_K(priority), &v))
 			prio = json_object_get_int(v);
-		if (json_object_object_get_ex(t, "nice", &v))
+		if (json_object_object_get_ex(t, JL_K(nice), &v))
 			nice = json_object_get_int(v);
 		if (jl_policy_from_name(pol) != JL_POLICY_N)
 			jl_policy_format(jl_policy_from_name(pol), prio, nice, true, th->policy, sizeof(th->policy));
@@ -109,11 +110,11 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 		json_object *host, *smp, *v;
 
 		/* a long run's loops kept rings: samples.csv holds their kept cycles, the analysis may be pruned */
-		if (json_object_object_get_ex(root, "samples", &smp) && json_object_object_get_ex(smp, "storage", &v) &&
+		if (json_object_object_get_ex(root, JL_K(samples), &smp) && json_object_object_get_ex(smp, JL_K(storage), &v) &&
 		    !strcmp(json_object_get_string(v), "ring"))
 			for (int i = 0; i < in->nthreads; i++)
 				in->threads[i].partial = true;
-		if (json_object_object_get_ex(root, "host", &host)) {
+		if (json_object_object_get_ex(root, JL_K(host), &host)) {
 			jl_analysis_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
 			in->have_budget = true;
@@ -227,25 +228,25 @@ static void print_text(const struct jl_analysis *an, json_object *block, const c
 
 	printf("trace: %s\n", dat);
 	printf("  events %lld, lost %lld, analysed in %.3f s (%.0f events/s)\n",
-	       (long long)json_object_get_int64(json_object_object_get(block, "events")),
-	       (long long)json_object_get_int64(json_object_object_get(block, "lost_events")), secs,
-	       secs > 0 ? (double)json_object_get_int64(json_object_object_get(block, "events")) / secs : 0.0);
-	if (json_object_object_get_ex(block, "wakeup_ns", &wk)) {
+	       (long long)json_object_get_int64(json_object_object_get(block, JL_K(events))),
+	       (long long)json_object_get_int64(json_object_object_get(block, JL_K(lost_events))), secs,
+	       secs > 0 ? (double)json_object_get_int64(json_object_object_get(block, JL_K(events))) / secs : 0.0);
+	if (json_object_object_get_ex(block, JL_K(wakeup_ns), &wk)) {
 		printf("  wakeup latency (sched_waking -> switch-in), us:\n");
 		printf("    %-20s %8s %10s %10s %10s\n", "thread", "count", "p50", "p99", "max");
 		json_object_object_foreach(wk, name, o) {
 			printf("    %-20s %8lld %10.1f %10.1f %10.1f\n", name,
-			       (long long)json_object_get_int64(json_object_object_get(o, "count")),
-			       json_object_get_int64(json_object_object_get(o, "p50")) / 1e3,
-			       json_object_get_int64(json_object_object_get(o, "p99")) / 1e3,
-			       json_object_get_int64(json_object_object_get(o, "max")) / 1e3);
+			       (long long)json_object_get_int64(json_object_object_get(o, JL_K(count))),
+			       json_object_get_int64(json_object_object_get(o, JL_K(p50))) / 1e3,
+			       json_object_get_int64(json_object_object_get(o, JL_K(p99))) / 1e3,
+			       json_object_get_int64(json_object_object_get(o, JL_K(max))) / 1e3);
 		}
 	}
-	if (json_object_object_get_ex(block, "measured_cycles", &v) && json_object_get_int64(v) > 0)
+	if (json_object_object_get_ex(block, JL_K(measured_cycles), &v) && json_object_get_int64(v) > 0)
 		printf("  cycles matched to a traced wakeup: %lld of %lld (%.1f%%)\n",
-		       (long long)json_object_get_int64(json_object_object_get(block, "matched_cycles")),
+		       (long long)json_object_get_int64(json_object_object_get(block, JL_K(matched_cycles))),
 		       (long long)json_object_get_int64(v),
-		       100.0 * json_object_get_double(json_object_object_get(block, "matched_fraction")));
+		       100.0 * json_object_get_double(json_object_object_get(block, JL_K(matched_fraction))));
 	(void)an;
 	printf("\nworst %s:\n%s", an->nthreads && an->threads[0].samples ? "cycles" : "wakeups",
 	       text && text[0] ? text : "  (none: no wakeup of an analysed thread in the trace)\n");

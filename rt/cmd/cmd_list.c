@@ -1,7 +1,8 @@
 /* cmd_list: print the registries (work kinds, policies, trace groups, metrics, cpu-list names, the
- * scenario sections and their keys) one line each; with --dict the fuzz dictionary, with --man the man
- * pages jitterlab(8) (from every command's option table) and jitterlab-scenario(5) (from the section
- * registry), so that help, man pages and `list` come from the same tables. */
+ * scenario sections and their keys) one line each; with --keys summary.json's keys, with --dict the fuzz
+ * dictionary, with --man the man pages jitterlab(8) (from every command's option table) and
+ * jitterlab-scenario(5) (from the section registry), so that help, man pages and `list` come from the
+ * same tables. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,18 +10,21 @@
 #include "commands.h"
 #include "run_outputs.h"
 #include "../base/metrics.h"
+#include "../base/summary_keys.h"
 #include "../scenario/scenario.h"
 #include "../scenario/scenario_registry.h"
 #include "../trace/analysis/parts.h"
 #include "../trace/io/trace.h"
 #include "../base/work.h"
 
-enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE };
+enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE, OPT_KEYS };
 
 static const struct jl_cli_opt list_opts[] = {
 	{ "dict", 0, NULL, "print the libFuzzer dictionary of the scenario format instead (make fuzz uses it)", OPT_DICT },
 	{ "man", 0, "SECTION", "print a man page as roff instead: 8 = jitterlab(8), 5 = jitterlab-scenario(5)", OPT_MAN },
 	{ "example", 0, "FILE", "with --man 5: the scenario shown in EXAMPLE (default: none)", OPT_EXAMPLE },
+	{ "keys", 0, NULL, "print summary.json's keys instead, one per line: KEY, TAB, its places, TAB, its meaning "
+			   "(KEY * : the place is a map keyed by the names the meaning says)", OPT_KEYS },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -126,6 +130,25 @@ static void man8(FILE *out)
 			jl_roff_text(out, " (may be the cycle's culprit)", NULL);
 		fputc('\n', out);
 	}
+	fputs(".SH SUMMARY.JSON KEYS\nEvery key of a run's summary.json, with the objects it is a key of (. the "
+	      "document itself, [] each element of an array, * each value of a map keyed by a name):\n", out);
+	for (int i = 0; i < JL_NKEYS; i++) {
+		fputs(".TP\n", out);
+		jl_roff_text(out, jl_summary_keys[i].key, "B");
+		fputs(" (", out);
+		jl_roff_text(out, jl_summary_keys[i].places, NULL);
+		fputs(")\n", out);
+		jl_roff_text(out, jl_summary_keys[i].meaning, NULL);
+		fputc('\n', out);
+	}
+	for (int i = 0; i < jl_summary_nmaps; i++) {
+		fputs(".TP\n", out);
+		jl_roff_text(out, jl_summary_maps[i].places, "B");
+		fputs(" (a map)\n", out);
+		jl_roff_text(out, "keyed by ", NULL);
+		jl_roff_text(out, jl_summary_maps[i].meaning, NULL);
+		fputc('\n', out);
+	}
 	fputs(".SH SEE ALSO\n\\fBjitterlab\\-scenario\\fR(5), \\fBcyclictest\\fR(8), \\fBrtla\\fR(1), "
 	      "\\fBtrace\\-cmd\\fR(1), \\fBkernelshark\\fR(1)\n", out);
 }
@@ -133,7 +156,7 @@ static void man8(FILE *out)
 /* What `list` was asked. */
 struct list_args {
 	const char *man, *example;
-	bool dict;
+	bool dict, keys;
 };
 
 /* ARGV into A, checked: 0, 1 when --help was printed, or -1 after saying what is wrong (exit 2). */
@@ -161,6 +184,9 @@ static int parse_args(struct list_args *a, int argc, char **argv)
 			break;
 		case OPT_EXAMPLE:
 			a->example = v;
+			break;
+		case OPT_KEYS:
+			a->keys = true;
 			break;
 		}
 	}
@@ -258,6 +284,13 @@ int cmd_list(int argc, char **argv)
 		return rc > 0 ? JL_EXIT_OK : JL_EXIT_USAGE;
 	if (a.dict) {
 		jl_scenario_doc_dict(stdout);
+		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
+	}
+	if (a.keys) {
+		for (int i = 0; i < JL_NKEYS; i++)
+			printf("%s\t%s\t%s\n", jl_summary_keys[i].key, jl_summary_keys[i].places, jl_summary_keys[i].meaning);
+		for (int i = 0; i < jl_summary_nmaps; i++)
+			printf("*\t%s\t%s\n", jl_summary_maps[i].places, jl_summary_maps[i].meaning);
 		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
 	}
 	if (a.man && !strcmp(a.man, "8")) {

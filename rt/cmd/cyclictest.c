@@ -32,6 +32,7 @@
 #include "../summary/table.h"
 #include "../base/units.h"
 #include "../base/welch.h"
+#include "../base/summary_keys.h"
 
 #define MAX_SETS 64
 #define MAX_MEASURED 8
@@ -553,7 +554,7 @@ static void add_ct_run(json_object *runs, const struct jl_cyclictest_result *r, 
 /* jitterlab's exact figures of one run (summary.json, ns). */
 static void add_jl_run(json_object *runs, json_object *thread, const char *dir, int rep)
 {
-	json_object *o = json_object_new_object(), *lat = jget(thread, "latency_ns");
+	json_object *o = json_object_new_object(), *lat = jget(thread, JL_K(latency_ns));
 	static const char *const from[] = { "min", "mean", "p50", "p99", "max" };
 
 	json_object_object_add(o, "run", json_object_new_int(rep));
@@ -561,7 +562,7 @@ static void add_jl_run(json_object *runs, json_object *thread, const char *dir, 
 	json_object_object_add(o, "cycles", json_object_new_int64(json_object_get_int64(jget(thread, "cycles"))));
 	for (int k = 0; k < 5; k++)
 		json_object_object_add(o, stat_keys[k], json_object_new_double(json_object_get_double(jget(lat, from[k]))));
-	json_object_object_add(o, "p999_ns", json_object_new_double(json_object_get_double(jget(lat, "p999"))));
+	json_object_object_add(o, "p999_ns", json_object_new_double(json_object_get_double(jget(lat, JL_K(p999)))));
 	json_object_array_add(runs, o);
 }
 
@@ -748,13 +749,13 @@ static json_object *ct_jl_thread(const struct ct *s, json_object *sum, int k, co
 	size_t n = strlen(tn);
 
 	*series = tn;
-	for (size_t i = 0; sum && i < json_object_array_length(jget(sum, "threads")); i++) {
-		json_object *x = json_object_array_get_idx(jget(sum, "threads"), i);
-		const char *xn = json_object_get_string(jget(x, "name"));
+	for (size_t i = 0; sum && i < json_object_array_length(jget(sum, JL_K(threads))); i++) {
+		json_object *x = json_object_array_get_idx(jget(sum, JL_K(threads)), i);
+		const char *xn = json_object_get_string(jget(x, JL_K(name)));
 
 		if (!strcmp(xn, tn) ? s->base->threads[s->measured[k]].beh.measure != JL_MEASURE_PROBE
 				    : !th && !strncmp(xn, tn, n) && xn[n] == '.' &&
-				      !strcmp(json_object_get_string(jget(x, "kind")), "probe")) {
+				      !strcmp(json_object_get_string(jget(x, JL_K(kind))), "probe")) {
 			th = x;
 			*series = xn;
 		}

@@ -17,6 +17,7 @@
 #include "../summary/sweep.h"
 #include "../summary/table.h"
 #include "../base/welch.h"
+#include "../base/summary_keys.h"
 
 #define MAX_DIRS 16
 
@@ -76,12 +77,12 @@ static const struct row rows[] = {
 
 static json_object *find_thread(json_object *summary, const char *name)
 {
-	json_object *th = jget(summary, "threads");
+	json_object *th = jget(summary, JL_K(threads));
 
 	for (size_t i = 0; th && i < json_object_array_length(th); i++) {
 		json_object *t = json_object_array_get_idx(th, i);
 
-		if (!strcmp(json_object_get_string(jget(t, "name")), name))
+		if (!strcmp(json_object_get_string(jget(t, JL_K(name))), name))
 			return t;
 	}
 	return NULL;
@@ -126,11 +127,11 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 		printf("run %d: %s\n", i + 1, dirs[i]);
 	}
 	for (int i = 0; i < n; i++) {
-		json_object *th = jget(sum[i], "threads");
+		json_object *th = jget(sum[i], JL_K(threads));
 
 		for (size_t k = 0; th && k < json_object_array_length(th); k++) {
-			json_object *t = json_object_array_get_idx(th, k), *m = jget(t, "measured");
-			const char *name = json_object_get_string(jget(t, "name"));
+			json_object *t = json_object_array_get_idx(th, k), *m = jget(t, JL_K(measured));
+			const char *name = json_object_get_string(jget(t, JL_K(name)));
 			bool dup = false;
 
 			if (!name || !m || !json_object_get_boolean(m))
@@ -151,17 +152,17 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 			json_object *t = find_thread(sum[i], seen[s]);
 			char b[64];
 
-			if (t && jget(t, "priority") && json_object_get_int(jget(t, "priority")) > 0)
-				snprintf(b, sizeof(b), "%s %d", json_object_get_string(jget(t, "policy")), json_object_get_int(jget(t, "priority")));
+			if (t && jget(t, JL_K(priority)) && json_object_get_int(jget(t, JL_K(priority))) > 0)
+				snprintf(b, sizeof(b), "%s %d", json_object_get_string(jget(t, JL_K(policy))), json_object_get_int(jget(t, JL_K(priority))));
 			else
-				snprintf(b, sizeof(b), "%s", t ? json_object_get_string(jget(t, "policy")) : "-");
+				snprintf(b, sizeof(b), "%s", t ? json_object_get_string(jget(t, JL_K(policy))) : "-");
 			printf(" %*s", width, b);
 		}
 		printf("\n%-16s", "cpus");
 		for (int i = 0; i < n; i++) {
 			json_object *t = find_thread(sum[i], seen[s]);
 
-			printf(" %*s", width, t && jget(t, "cpus") ? json_object_get_string(jget(t, "cpus")) : "-");
+			printf(" %*s", width, t && jget(t, JL_K(cpus)) ? json_object_get_string(jget(t, JL_K(cpus))) : "-");
 		}
 		printf("\n");
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {

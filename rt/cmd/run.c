@@ -34,6 +34,7 @@
 #include "../summary/summary.h"
 #include "../summary/table.h"
 #include "../trace/io/trace.h"
+#include "../base/summary_keys.h"
 
 /* The watchdog: see watchdog_on. */
 struct watchdog {
@@ -234,9 +235,9 @@ static json_object *trace_block_disabled(const char *why)
 {
 	json_object *t = json_object_new_object();
 
-	json_object_object_add(t, "enabled", json_object_new_boolean(false));
+	json_object_object_add(t, JL_K(enabled), json_object_new_boolean(false));
 	if (why && why[0])
-		json_object_object_add(t, "error", json_object_new_string(why));
+		json_object_object_add(t, JL_K(error), json_object_new_string(why));
 	return t;
 }
 
@@ -300,11 +301,11 @@ static int judge(const struct run_ctx *r, json_object *summary, int status)
 {
 	int failed = 0;
 
-	json_object_object_add(summary, "expect", jl_expect_evaluate(r->sc, summary, &failed));
+	json_object_object_add(summary, JL_K(expect), jl_expect_evaluate(r->sc, summary, &failed));
 	if (status == JL_EXIT_OK && failed)
 		status = JL_EXIT_EXPECT;
 	if (r->sc->nbudgets) {
-		json_object_object_add(summary, "budget", jl_budget_evaluate(r->sc, summary, &failed));
+		json_object_object_add(summary, JL_K(budget), jl_budget_evaluate(r->sc, summary, &failed));
 		if (status == JL_EXIT_OK && failed)
 			status = JL_EXIT_EXPECT; /* a budget exceeded: exit 3, like an expectation */
 	}
@@ -312,7 +313,7 @@ static int judge(const struct run_ctx *r, json_object *summary, int status)
 		status = JL_EXIT_EXPECT; /* a cycle crossed [run] stop_at: exit 3, like a failed expectation */
 	else if (r->interrupted && !r->stopped_at && status != JL_EXIT_RUNTIME)
 		status = JL_EXIT_INTERRUPTED; /* 130 means: interrupted, and everything was restored */
-	json_object_object_add(summary, "exit_status", json_object_new_int(status));
+	json_object_object_add(summary, JL_K(exit_status), json_object_new_int(status));
 	return status;
 }
 
@@ -367,9 +368,9 @@ static int finish(struct run_ctx *r, int status)
 		return JL_EXIT_RUNTIME;
 	}
 	summary = jl_summary_build(eng, res, &info, host);
-	json_object_object_add(summary, "trace", tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
+	json_object_object_add(summary, JL_K(trace), tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
 	jl_summary_lock_boosts(summary);
-	json_object_object_add(summary, "leftovers", jl_leftovers_json(&r->leftovers));
+	json_object_object_add(summary, JL_K(leftovers), jl_leftovers_json(&r->leftovers));
 	status = judge(r, summary, status);
 
 	/* the run directory's files written at the end (run_outputs.c: the registry of them all) */

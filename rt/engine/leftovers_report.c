@@ -1,6 +1,7 @@
 /* leftovers_report: summary.json's "leftovers" object and the warning line, from what leftovers.c
  * collected (see leftovers.h). Reads the collected state only: no scan, no signal, no unlink. */
 #include "leftovers.h"
+#include "../base/summary_keys.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,13 +33,13 @@ static json_object *entry_json(const struct jl_shm_entry *e)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "inode", json_object_new_int64((int64_t)e->ino));
-	json_object_object_add(o, "type", json_object_new_string(S_ISREG(e->mode) ? "file" : S_ISDIR(e->mode) ? "directory"
+	json_object_object_add(o, JL_K(name), json_object_new_string(e->name));
+	json_object_object_add(o, JL_K(inode), json_object_new_int64((int64_t)e->ino));
+	json_object_object_add(o, JL_K(type), json_object_new_string(S_ISREG(e->mode) ? "file" : S_ISDIR(e->mode) ? "directory"
 								 : S_ISLNK(e->mode) ? "symlink" : "other"));
-	json_object_object_add(o, "uid", json_object_new_int64(e->uid));
-	json_object_object_add(o, "size", json_object_new_int64((int64_t)e->size));
-	json_object_object_add(o, "mtime_ns", json_object_new_int64(e->mtime_ns));
+	json_object_object_add(o, JL_K(uid), json_object_new_int64(e->uid));
+	json_object_object_add(o, JL_K(size), json_object_new_int64((int64_t)e->size));
+	json_object_object_add(o, JL_K(mtime_ns), json_object_new_int64(e->mtime_ns));
 	return o;
 }
 
@@ -48,22 +49,22 @@ json_object *jl_leftovers_json(const struct jl_leftovers *r)
 		    *other = json_object_new_array(), *removed = json_object_new_object();
 	char why[256];
 
-	json_object_object_add(o, "cleanup", json_object_new_string(r->cleanup == JL_CLEANUP_REMOVE ? "remove" : "report"));
+	json_object_object_add(o, JL_K(cleanup), json_object_new_string(r->cleanup == JL_CLEANUP_REMOVE ? "remove" : "report"));
 	for (int i = 0; i < r->alive.n; i++) {
 		const struct jl_proc_rec *p = jl_vec_at(&r->alive, i);
 		json_object *e = json_object_new_object();
 		const char *root = root_name(r, p->root);
 
 		why_alive(r, p, why, sizeof(why));
-		json_object_object_add(e, "pid", json_object_new_int(p->pid));
-		json_object_object_add(e, "comm", json_object_new_string(p->comm));
-		json_object_object_add(e, "cmdline", json_object_new_string(p->cmdline));
-		json_object_object_add(e, "neighbour", root ? json_object_new_string(root) : NULL);
-		json_object_object_add(e, "ppid", json_object_new_int(p->ppid));
-		json_object_object_add(e, "pgid", json_object_new_int(p->pgid));
-		json_object_object_add(e, "sid", json_object_new_int(p->sid));
-		json_object_object_add(e, "why", json_object_new_string(why));
-		json_object_object_add(e, "ended", json_object_new_boolean(r->proc_ended && r->proc_ended[i]));
+		json_object_object_add(e, JL_K(pid), json_object_new_int(p->pid));
+		json_object_object_add(e, JL_K(comm), json_object_new_string(p->comm));
+		json_object_object_add(e, JL_K(cmdline), json_object_new_string(p->cmdline));
+		json_object_object_add(e, JL_K(neighbour), root ? json_object_new_string(root) : NULL);
+		json_object_object_add(e, JL_K(ppid), json_object_new_int(p->ppid));
+		json_object_object_add(e, JL_K(pgid), json_object_new_int(p->pgid));
+		json_object_object_add(e, JL_K(sid), json_object_new_int(p->sid));
+		json_object_object_add(e, JL_K(why), json_object_new_string(why));
+		json_object_object_add(e, JL_K(ended), json_object_new_boolean(r->proc_ended && r->proc_ended[i]));
 		json_object_array_add(procs, e);
 	}
 	for (int i = 0; i < r->shm_ours.n; i++) {
@@ -75,8 +76,8 @@ json_object *jl_leftovers_json(const struct jl_leftovers *r)
 
 			if (x->dev != s->dev || x->ino != s->ino)
 				continue;
-			json_object_object_add(ev, "pid", json_object_new_int(x->pid));
-			json_object_object_add(ev, "comm", json_object_new_string(x->comm));
+			json_object_object_add(ev, JL_K(pid), json_object_new_int(x->pid));
+			json_object_object_add(ev, JL_K(comm), json_object_new_string(x->comm));
 			{
 				json_object *how = json_object_new_array();
 
@@ -84,34 +85,34 @@ json_object *jl_leftovers_json(const struct jl_leftovers *r)
 					json_object_array_add(how, json_object_new_string("open"));
 				if (x->mapped)
 					json_object_array_add(how, json_object_new_string("mapped"));
-				json_object_object_add(ev, "how", how);
+				json_object_object_add(ev, JL_K(how), how);
 			}
 			break;
 		}
-		json_object_object_add(e, "evidence", ev);
-		json_object_object_add(e, "removed", json_object_new_boolean(r->shm_removed && r->shm_removed[i]));
+		json_object_object_add(e, JL_K(evidence), ev);
+		json_object_object_add(e, JL_K(removed), json_object_new_boolean(r->shm_removed && r->shm_removed[i]));
 		if (r->shm_remove_error && r->shm_remove_error[i])
-			json_object_object_add(e, "error", json_object_new_string(r->shm_remove_error[i]));
+			json_object_object_add(e, JL_K(error), json_object_new_string(r->shm_remove_error[i]));
 		json_object_array_add(shm, e);
 	}
 	for (int i = 0; i < r->shm_other.n; i++) {
 		json_object *e = entry_json(jl_vec_at(&r->shm_other, i));
 
-		json_object_object_add(e, "note", json_object_new_string("new during the run, not proven the run's: kept"));
+		json_object_object_add(e, JL_K(note), json_object_new_string("new during the run, not proven the run's: kept"));
 		json_object_array_add(other, e);
 	}
-	json_object_object_add(o, "processes", procs);
-	json_object_object_add(o, "shm", shm);
-	json_object_object_add(o, "shm_not_ours", other);
-	json_object_object_add(removed, "processes", json_object_new_int(r->nended));
-	json_object_object_add(removed, "shm", json_object_new_int(r->nremoved));
-	json_object_object_add(o, "removed", removed);
-	json_object_object_add(o, "shm_dir", json_object_new_string(r->shm_dir));
+	json_object_object_add(o, JL_K(processes), procs);
+	json_object_object_add(o, JL_K(shm), shm);
+	json_object_object_add(o, JL_K(shm_not_ours), other);
+	json_object_object_add(removed, JL_K(processes), json_object_new_int(r->nended));
+	json_object_object_add(removed, JL_K(shm), json_object_new_int(r->nremoved));
+	json_object_object_add(o, JL_K(removed), removed);
+	json_object_object_add(o, JL_K(shm_dir), json_object_new_string(r->shm_dir));
 	if (!r->snapshot_ok)
-		json_object_object_add(o, "shm_error", json_object_new_string(r->snapshot_error));
-	json_object_object_add(o, "tree_seen", json_object_new_int(r->procs.n));
-	json_object_object_add(o, "scans", json_object_new_int(r->scans));
-	json_object_object_add(o, "scan_max_ns", json_object_new_int64(r->scan_max_ns));
+		json_object_object_add(o, JL_K(shm_error), json_object_new_string(r->snapshot_error));
+	json_object_object_add(o, JL_K(tree_seen), json_object_new_int(r->procs.n));
+	json_object_object_add(o, JL_K(scans), json_object_new_int(r->scans));
+	json_object_object_add(o, JL_K(scan_max_ns), json_object_new_int64(r->scan_max_ns));
 	return o;
 }
 

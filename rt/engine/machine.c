@@ -33,6 +33,7 @@
 #include "../../affinity/topology.h"
 #include "../../affinity/procfs.h"
 #include "../../affinity/runnames.h"
+#include "../base/summary_keys.h"
 
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
 #define RT_PERIOD_PATH "/proc/sys/kernel/sched_rt_period_us"
@@ -497,26 +498,26 @@ void jl_machine_describe(struct jl_machine *m, json_object *host)
 
 		jl_shield_describe(&m->shield, s);
 		if (type) /* hybrid parts: which kind of core was shielded */
-			json_object_object_add(s, "core_type", json_object_new_string(type));
-		json_object_object_add(host, "shield", s);
+			json_object_object_add(s, JL_K(core_type), json_object_new_string(type));
+		json_object_object_add(host, JL_K(shield), s);
 	}
 	if (m->irqs_steered) {
 		json_object *i = json_object_new_object();
 
 		jl_irq_steer_check(&m->irq); /* before the undo: IRQs someone moved during the run */
 		jl_irq_steer_describe(&m->irq, i);
-		json_object_object_add(host, "irqs", i);
+		json_object_object_add(host, JL_K(irqs), i);
 	}
-	json_object_object_add(host, "cpu_dma_latency_us", json_object_new_int(m->dma_us));
-	json_object_object_add(host, "rt_runtime_us", json_object_new_int64(m->rt_runtime_us));
-	json_object_object_add(host, "rt_runtime_changed", json_object_new_boolean(m->rt_changed));
+	json_object_object_add(host, JL_K(cpu_dma_latency_us), json_object_new_int(m->dma_us));
+	json_object_object_add(host, JL_K(rt_runtime_us), json_object_new_int64(m->rt_runtime_us));
+	json_object_object_add(host, JL_K(rt_runtime_changed), json_object_new_boolean(m->rt_changed));
 	if (m->fair_server_ns >= 0) {
-		json_object_object_add(host, "fair_server_runtime_ns", json_object_new_int64(m->fair_server_ns));
-		json_object_object_add(host, "fair_server_changed_cpus", json_object_new_int(m->fair_server_cpus));
+		json_object_object_add(host, JL_K(fair_server_runtime_ns), json_object_new_int64(m->fair_server_ns));
+		json_object_object_add(host, JL_K(fair_server_changed_cpus), json_object_new_int(m->fair_server_cpus));
 	}
-	json_object_object_add(host, "numa_nodes", json_object_new_int(jl_topo_numa_nodes()));
+	json_object_object_add(host, JL_K(numa_nodes), json_object_new_int(jl_topo_numa_nodes()));
 	if (m->smt_warning[0])
-		json_object_object_add(host, "smt_warning", json_object_new_string(m->smt_warning));
+		json_object_object_add(host, JL_K(smt_warning), json_object_new_string(m->smt_warning));
 }
 
 int jl_machine_restore(struct jl_machine *m, json_object *host)
@@ -545,9 +546,9 @@ int jl_machine_restore(struct jl_machine *m, json_object *host)
 		if (host) {
 			json_object *r = json_object_new_object();
 
-			json_object_object_add(r, "complete", json_object_new_boolean(rc == 0));
-			json_object_object_add(r, "pending", json_object_get(notes));
-			json_object_object_add(host, "restore", r);
+			json_object_object_add(r, JL_K(complete), json_object_new_boolean(rc == 0));
+			json_object_object_add(r, JL_K(pending), json_object_get(notes));
+			json_object_object_add(host, JL_K(restore), r);
 		}
 	}
 	json_object_put(notes);

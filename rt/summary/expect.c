@@ -6,6 +6,7 @@
 
 #include "../base/metrics.h"
 #include "summary.h"
+#include "../base/summary_keys.h"
 
 static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
 {
@@ -13,7 +14,7 @@ static bool lookup(json_object *summary, const char *thread, const char *metric,
 
 	if (!strncmp(metric, "wakeup.", 7)) {
 		/* the thread's own object first: a copy's name (loop.0) holds a dot, a dotted path cannot */
-		return json_object_object_get_ex(summary, "trace", &w) && json_object_object_get_ex(w, "wakeup_ns", &w) &&
+		return json_object_object_get_ex(summary, JL_K(trace), &w) && json_object_object_get_ex(w, JL_K(wakeup_ns), &w) &&
 		       json_object_object_get_ex(w, thread, &t) && jl_json_get_double(t, metric + 7, v);
 	}
 	t = jl_summary_thread(summary, thread);
@@ -27,7 +28,7 @@ static bool lookup(json_object *summary, const char *thread, const char *metric,
 		return false;
 	/* a loop that never ran a measured cycle has no latency, period or response to compare */
 	if ((!strncmp(metric, "latency.", 8) || !strncmp(metric, "period.", 7) || !strncmp(metric, "response.", 9)) &&
-	    jl_json_get_double(t, "cycles", v) && *v == 0)
+	    jl_json_get_double(t, JL_K(cycles), v) && *v == 0)
 		return false;
 	{
 		const struct jl_metric_desc *d = jl_metric_get(metric);
@@ -59,18 +60,18 @@ static json_object *one(const struct jl_expect *e, const char *thread, json_obje
 	double v = 0;
 	bool found = lookup(summary, thread, e->metric, &v), ok = found && holds(e->op, v, e->value);
 
-	json_object_object_add(o, "label", json_object_new_string(e->label));
-	json_object_object_add(o, "check", json_object_new_string(e->text));
-	json_object_object_add(o, "thread", json_object_new_string(thread));
-	json_object_object_add(o, "metric", json_object_new_string(e->metric));
+	json_object_object_add(o, JL_K(label), json_object_new_string(e->label));
+	json_object_object_add(o, JL_K(check), json_object_new_string(e->text));
+	json_object_object_add(o, JL_K(thread), json_object_new_string(thread));
+	json_object_object_add(o, JL_K(metric), json_object_new_string(e->metric));
 	if (found)
-		json_object_object_add(o, "value", json_object_new_double(v));
+		json_object_object_add(o, JL_K(value), json_object_new_double(v));
 	else
-		json_object_object_add(o, "value", NULL);
-	json_object_object_add(o, "limit", json_object_new_double(e->value));
-	json_object_object_add(o, "ok", json_object_new_boolean(ok));
+		json_object_object_add(o, JL_K(value), NULL);
+	json_object_object_add(o, JL_K(limit), json_object_new_double(e->value));
+	json_object_object_add(o, JL_K(ok), json_object_new_boolean(ok));
 	if (!found)
-		json_object_object_add(o, "error", json_object_new_string(!strncmp(e->metric, "wakeup.", 7)
+		json_object_object_add(o, JL_K(error), json_object_new_string(!strncmp(e->metric, "wakeup.", 7)
 			? "no value: wakeup metrics need the trace (trace = sched)" : "no value for this thread (no measured cycle?)"));
 	if (!ok)
 		(*failed)++;
@@ -114,19 +115,19 @@ json_object *jl_budget_evaluate(const struct jl_scenario *sc, json_object *summa
 		json_object *o = json_object_new_object(), *t = jl_summary_thread(summary, b->callback);
 		double cycles = 0, v = 0;
 		/* no run, no value: a callback that never ran exceeds every budget */
-		bool found = t && jl_json_get_double(t, "cycles", &cycles) && cycles > 0 &&
-			     jl_json_get_double(t, b->e2e ? "e2e_ns.p99" : "response_ns.p99", &v);
+		bool found = t && jl_json_get_double(t, JL_K(cycles), &cycles) && cycles > 0 &&
+			     jl_json_get_double(t, b->e2e ? JL_K2(e2e_ns, p99) : JL_K2(response_ns, p99), &v);
 		bool ok = found && v <= (double)b->limit_ns;
 		char stage[JL_NAME_MAX + 8];
 
 		snprintf(stage, sizeof(stage), "%s.%s", b->e2e ? "e2e" : "stage", b->callback);
-		json_object_object_add(o, "stage", json_object_new_string(stage));
-		json_object_object_add(o, "callback", json_object_new_string(b->callback));
-		json_object_object_add(o, "kind", json_object_new_string(b->e2e ? "e2e" : "stage"));
-		json_object_object_add(o, "budget_ns", json_object_new_int64(b->limit_ns));
-		json_object_object_add(o, "p99_ns", found ? json_object_new_int64((int64_t)v) : NULL);
-		json_object_object_add(o, "margin_ns", found ? json_object_new_int64(b->limit_ns - (int64_t)v) : NULL);
-		json_object_object_add(o, "ok", json_object_new_boolean(ok));
+		json_object_object_add(o, JL_K(stage), json_object_new_string(stage));
+		json_object_object_add(o, JL_K(callback), json_object_new_string(b->callback));
+		json_object_object_add(o, JL_K(kind), json_object_new_string(b->e2e ? "e2e" : "stage"));
+		json_object_object_add(o, JL_K(budget_ns), json_object_new_int64(b->limit_ns));
+		json_object_object_add(o, JL_K(p99_ns), found ? json_object_new_int64((int64_t)v) : NULL);
+		json_object_object_add(o, JL_K(margin_ns), found ? json_object_new_int64(b->limit_ns - (int64_t)v) : NULL);
+		json_object_object_add(o, JL_K(ok), json_object_new_boolean(ok));
 		if (!ok)
 			(*failed)++;
 		json_object_array_add(arr, o);

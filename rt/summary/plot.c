@@ -30,6 +30,7 @@
 #include "../base/output.h"
 #include "../base/samples_read.h"
 #include "../base/series.h"
+#include "../base/summary_keys.h"
 
 #define TICK_WINDOW_NS 600000000LL
 
@@ -418,7 +419,7 @@ static int64_t measure_start(const char *run_dir)
 
 	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
 	s = json_object_from_file(path);
-	v = jget(s, "t_measure_ns");
+	v = jget(s, JL_K(t_measure_ns));
 	if (v && json_object_is_type(v, json_type_int))
 		ws = json_object_get_int64(v);
 	json_object_put(s);
@@ -690,18 +691,18 @@ static int plot_intervals(const char *exe, const char *run_dir, bool *failed)
 
 	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
 	doc = json_object_from_file(path);
-	iv = jget(doc, "intervals");
-	ser = jget(iv, "series");
-	if (!ser || json_object_get_int64(jget(iv, "count")) < 2 || !(f = script_new(900, 500, 11))) {
+	iv = jget(doc, JL_K(intervals));
+	ser = jget(iv, JL_K(series));
+	if (!ser || json_object_get_int64(jget(iv, JL_K(count))) < 2 || !(f = script_new(900, 500, 11))) {
 		json_object_put(doc);
 		return 0;
 	}
-	step = (double)json_object_get_int64(jget(iv, "interval_ns"));
+	step = (double)json_object_get_int64(jget(iv, JL_K(interval_ns)));
 	unit = step >= 60e9 ? 60e9 : 1e9;
 	uname = step >= 60e9 ? "min" : "s";
 	fprintf(f, "$iv << EOD\n");
 	json_object_object_foreach(ser, name, x) {
-		json_object *mx = jget(x, "max_latency_ns");
+		json_object *mx = jget(x, JL_K(max_latency_ns));
 
 		if (!name_ok(name))
 			continue;

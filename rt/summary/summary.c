@@ -13,6 +13,7 @@
 #include "../engine/chains.h"
 #include "../engine/request.h"
 #include "../scenario/scenario.h"
+#include "../base/summary_keys.h"
 
 static void add_i64(json_object *o, const char *k, int64_t v)
 {
@@ -23,17 +24,17 @@ static json_object *dist_json(const struct jl_dist *d, bool full)
 {
 	json_object *o = json_object_new_object();
 
-	add_i64(o, "min", d->min);
-	add_i64(o, "mean", (int64_t)(d->mean + 0.5));
+	add_i64(o, JL_K(min), d->min);
+	add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
 	if (full)
-		add_i64(o, "stddev", (int64_t)(d->stddev + 0.5));
-	add_i64(o, "p50", d->p50);
+		add_i64(o, JL_K(stddev), (int64_t)(d->stddev + 0.5));
+	add_i64(o, JL_K(p50), d->p50);
 	if (full)
-		add_i64(o, "p90", d->p90);
-	add_i64(o, "p99", d->p99);
+		add_i64(o, JL_K(p90), d->p90);
+	add_i64(o, JL_K(p99), d->p99);
 	if (full)
-		add_i64(o, "p999", d->p999);
-	add_i64(o, "max", d->max);
+		add_i64(o, JL_K(p999), d->p999);
+	add_i64(o, JL_K(max), d->max);
 	return o;
 }
 
@@ -43,13 +44,13 @@ static void percentiles_json(json_object *t, bool exact)
 	json_object *p;
 
 	if (exact) {
-		json_object_object_add(t, "percentiles", json_object_new_string("exact"));
+		json_object_object_add(t, JL_K(percentiles), json_object_new_string("exact"));
 		return;
 	}
 	p = json_object_new_object();
-	json_object_object_add(p, "method", json_object_new_string("log-linear histogram, nearest rank, bucket's highest value"));
-	json_object_object_add(p, "relative_error", json_object_new_double(JL_HIST_REL_ERROR));
-	json_object_object_add(t, "percentiles", p);
+	json_object_object_add(p, JL_K(method), json_object_new_string("log-linear histogram, nearest rank, bucket's highest value"));
+	json_object_object_add(p, JL_K(relative_error), json_object_new_double(JL_HIST_REL_ERROR));
+	json_object_object_add(t, JL_K(percentiles), p);
 }
 
 /* Hybrid machines only: `core_types`, the core types of the CPUs the thread ran on (["performance"],
@@ -72,7 +73,7 @@ static void core_types_json(json_object *t, const char *cpus_used)
 	a = json_object_new_array();
 	for (int i = 0; i < n; i++)
 		json_object_array_add(a, json_object_new_string(types[i]));
-	json_object_object_add(t, "core_types", a);
+	json_object_object_add(t, JL_K(core_types), a);
 }
 
 /* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
@@ -83,100 +84,100 @@ static json_object *series_json(const struct jl_series_result *r)
 	const struct jl_thread_spec *spec = r->spec;
 	json_object *t = json_object_new_object(), *o;
 
-	json_object_object_add(t, "name", json_object_new_string(r->name));
-	json_object_object_add(t, "thread", th ? json_object_new_string(th->name) : NULL); /* null: no one thread */
-	json_object_object_add(t, "policy", json_object_new_string(jl_policy_name(spec->place.policy)));
-	json_object_object_add(t, "priority", json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
-	json_object_object_add(t, "nice", json_object_new_int(spec->place.nice));
-	json_object_object_add(t, "cpus", json_object_new_string(r->cpus));
-	add_i64(t, "period_ns", r->period_ns);
-	json_object_object_add(t, "measured", json_object_new_boolean(r->measured));
-	json_object_object_add(t, "kind", json_object_new_string(r->s->kind));
-	json_object_object_add(t, "tid", json_object_new_int(th ? th->tid : r->s->tid));
+	json_object_object_add(t, JL_K(name), json_object_new_string(r->name));
+	json_object_object_add(t, JL_K(thread), th ? json_object_new_string(th->name) : NULL); /* null: no one thread */
+	json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(spec->place.policy)));
+	json_object_object_add(t, JL_K(priority), json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
+	json_object_object_add(t, JL_K(nice), json_object_new_int(spec->place.nice));
+	json_object_object_add(t, JL_K(cpus), json_object_new_string(r->cpus));
+	add_i64(t, JL_K(period_ns), r->period_ns);
+	json_object_object_add(t, JL_K(measured), json_object_new_boolean(r->measured));
+	json_object_object_add(t, JL_K(kind), json_object_new_string(r->s->kind));
+	json_object_object_add(t, JL_K(tid), json_object_new_int(th ? th->tid : r->s->tid));
 	if (th && th->is_exec) {
-		json_object_object_add(t, "exec", json_object_new_string(spec->beh.exec));
+		json_object_object_add(t, JL_K(exec), json_object_new_string(spec->beh.exec));
 		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
 		int st = th->exit_status;
 
-		json_object_object_add(t, "exit_status", json_object_new_int(st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st)
+		json_object_object_add(t, JL_K(exit_status), json_object_new_int(st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st)
 							: WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1));
 	} else {
 		char w[128];
 
-		json_object_object_add(t, "work_kind", json_object_new_string(jl_work_format(&spec->beh.work, w, sizeof(w))));
+		json_object_object_add(t, JL_K(work_kind), json_object_new_string(jl_work_format(&spec->beh.work, w, sizeof(w))));
 	}
 	if (th && th->errmsg[0])
-		json_object_object_add(t, "error", json_object_new_string(th->errmsg));
-	add_i64(t, "cycles", (int64_t)r->cycles);
+		json_object_object_add(t, JL_K(error), json_object_new_string(th->errmsg));
+	add_i64(t, JL_K(cycles), (int64_t)r->cycles);
 	if (r->periodic) {
-		add_i64(t, "releases", (int64_t)r->releases);
-		add_i64(t, "not_started", (int64_t)r->not_started);
+		add_i64(t, JL_K(releases), (int64_t)r->releases);
+		add_i64(t, JL_K(not_started), (int64_t)r->not_started);
 	}
-	add_i64(t, "window_start_ns", r->window_start_ns);
-	add_i64(t, "window_end_ns", r->window_end_ns);
+	add_i64(t, JL_K(window_start_ns), r->window_start_ns);
+	add_i64(t, JL_K(window_end_ns), r->window_end_ns);
 	if (r->s->dropped)
-		add_i64(t, "dropped_samples", (int64_t)r->s->dropped);
-	json_object_object_add(t, "rate_hz", json_object_new_double(r->rate_hz));
-	json_object_object_add(t, "nominal_hz", json_object_new_double(r->nominal_hz));
-	add_i64(t, "misses", (int64_t)r->misses);
-	add_i64(t, "skipped", (int64_t)r->skipped);
+		add_i64(t, JL_K(dropped_samples), (int64_t)r->s->dropped);
+	json_object_object_add(t, JL_K(rate_hz), json_object_new_double(r->rate_hz));
+	json_object_object_add(t, JL_K(nominal_hz), json_object_new_double(r->nominal_hz));
+	add_i64(t, JL_K(misses), (int64_t)r->misses);
+	add_i64(t, JL_K(skipped), (int64_t)r->skipped);
 	if (r->periodic || r->cycles) {
 		json_object *worst = json_object_new_array();
 
 		o = dist_json(&r->latency, true);
-		add_i64(o, "max_cycle", (int64_t)r->latency_max_cycle);
-		json_object_object_add(t, "latency_ns", o);
+		add_i64(o, JL_K(max_cycle), (int64_t)r->latency_max_cycle);
+		json_object_object_add(t, JL_K(latency_ns), o);
 		percentiles_json(t, r->exact);
 		for (int k = 0; k < r->nworst; k++) {
 			json_object *w = json_object_new_object();
 
-			add_i64(w, "cycle", (int64_t)r->worst[k].cycle);
-			add_i64(w, "latency_ns", r->worst[k].value);
+			add_i64(w, JL_K(cycle), (int64_t)r->worst[k].cycle);
+			add_i64(w, JL_K(latency_ns), r->worst[k].value);
 			json_object_array_add(worst, w);
 		}
-		json_object_object_add(t, "worst", worst);
+		json_object_object_add(t, JL_K(worst), worst);
 		o = dist_json(&r->period, false);
-		json_object_object_add(o, "stddev", json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
-		json_object_object_add(t, "period_ns_stats", o);
-		json_object_object_add(t, "response_ns", dist_json(&r->response, false));
+		json_object_object_add(o, JL_K(stddev), json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
+		json_object_object_add(t, JL_K(period_ns_stats), o);
+		json_object_object_add(t, JL_K(response_ns), dist_json(&r->response, false));
 	}
 	if (r->s->has_origin) {
 		o = dist_json(&r->age, true);
-		add_i64(o, "count", (int64_t)r->aged);
-		json_object_object_add(t, "age_ns", o);
-		json_object_object_add(t, "e2e_ns", dist_json(&r->e2e, true));
+		add_i64(o, JL_K(count), (int64_t)r->aged);
+		json_object_object_add(t, JL_K(age_ns), o);
+		json_object_object_add(t, JL_K(e2e_ns), dist_json(&r->e2e, true));
 	}
 	if (r->s->msgs.subscriber) {
 		json_object *m = json_object_new_object();
 
-		add_i64(m, "published", (int64_t)r->s->msgs.published);
-		add_i64(m, "consumed", (int64_t)r->s->msgs.consumed);
-		add_i64(m, "dropped", (int64_t)r->s->msgs.dropped);
-		add_i64(m, "rereads", (int64_t)r->s->msgs.rereads);
-		add_i64(m, "never_consumed", (int64_t)r->s->msgs.never);
-		add_i64(m, "limit_errors", (int64_t)r->s->msgs.limit_errors);
-		json_object_object_add(m, "mode", json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
-		json_object_object_add(m, "consumed_fraction", json_object_new_double(r->s->msgs.published
+		add_i64(m, JL_K(published), (int64_t)r->s->msgs.published);
+		add_i64(m, JL_K(consumed), (int64_t)r->s->msgs.consumed);
+		add_i64(m, JL_K(dropped), (int64_t)r->s->msgs.dropped);
+		add_i64(m, JL_K(rereads), (int64_t)r->s->msgs.rereads);
+		add_i64(m, JL_K(never_consumed), (int64_t)r->s->msgs.never);
+		add_i64(m, JL_K(limit_errors), (int64_t)r->s->msgs.limit_errors);
+		json_object_object_add(m, JL_K(mode), json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
+		json_object_object_add(m, JL_K(consumed_fraction), json_object_new_double(r->s->msgs.published
 			? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
-		json_object_object_add(t, "messages", m);
+		json_object_object_add(t, JL_K(messages), m);
 	}
 	o = json_object_new_object();
-	add_i64(o, "calls", (int64_t)r->work_calls);
-	add_i64(o, "mean_ns", (int64_t)(r->work_mean_ns + 0.5));
-	add_i64(o, "max_ns", r->work_max_ns);
-	json_object_object_add(t, "work", o);
-	add_i64(t, "cpu_time_ns", r->cpu_time_ns);
+	add_i64(o, JL_K(calls), (int64_t)r->work_calls);
+	add_i64(o, JL_K(mean_ns), (int64_t)(r->work_mean_ns + 0.5));
+	add_i64(o, JL_K(max_ns), r->work_max_ns);
+	json_object_object_add(t, JL_K(work), o);
+	add_i64(t, JL_K(cpu_time_ns), r->cpu_time_ns);
 	o = json_object_new_object();
-	add_i64(o, "voluntary", r->ctx_voluntary);
-	add_i64(o, "involuntary", r->ctx_involuntary);
-	json_object_object_add(t, "ctx_switches", o);
-	json_object_object_add(t, "cpus_used", json_object_new_string(r->cpus_used));
+	add_i64(o, JL_K(voluntary), r->ctx_voluntary);
+	add_i64(o, JL_K(involuntary), r->ctx_involuntary);
+	json_object_object_add(t, JL_K(ctx_switches), o);
+	json_object_object_add(t, JL_K(cpus_used), json_object_new_string(r->cpus_used));
 	core_types_json(t, r->cpus_used);
 	if (spec->beh.start_ns)
-		add_i64(t, "start_ns", spec->beh.start_ns);
+		add_i64(t, JL_K(start_ns), spec->beh.start_ns);
 	if (spec->place.mem_node >= 0) {
-		json_object_object_add(t, "mem_node", json_object_new_int(spec->place.mem_node));
-		json_object_object_add(t, "mem_node_used", json_object_new_int(th ? th->mem_node_used : -1));
+		json_object_object_add(t, JL_K(mem_node), json_object_new_int(spec->place.mem_node));
+		json_object_object_add(t, JL_K(mem_node_used), json_object_new_int(th ? th->mem_node_used : -1));
 	}
 	return t;
 }
@@ -185,9 +186,9 @@ static json_object *short_dist_json(const struct jl_dist *d)
 {
 	json_object *o = json_object_new_object();
 
-	add_i64(o, "mean", (int64_t)(d->mean + 0.5));
-	add_i64(o, "p99", d->p99);
-	add_i64(o, "max", d->max);
+	add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
+	add_i64(o, JL_K(p99), d->p99);
+	add_i64(o, JL_K(max), d->max);
 	return o;
 }
 
@@ -233,32 +234,32 @@ static void poll_model_json(const struct jl_engine *eng, const struct jl_series_
 	tp = pub->period_ns;
 	tq = c->period_ns;
 	o = json_object_new_object();
-	json_object_object_add(o, "publisher", json_object_new_string(pub->name));
-	add_i64(o, "publisher_period_ns", tp);
-	add_i64(o, "poll_period_ns", tq);
+	json_object_object_add(o, JL_K(publisher), json_object_new_string(pub->name));
+	add_i64(o, JL_K(publisher_period_ns), tp);
+	add_i64(o, JL_K(poll_period_ns), tq);
 	x = json_object_new_object();
-	add_i64(x, "expected", (tp < tq ? tp : tq) / 2);
-	add_i64(x, "measured", (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
+	add_i64(x, JL_K(expected), (tp < tq ? tp : tq) / 2);
+	add_i64(x, JL_K(measured), (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
 	{
 		int64_t m = tp < tq ? tp : tq, big = tp < tq ? tq : tp;
 		bool harmonic = m > 0 && big % m == 0;
 
-		json_object_object_add(o, "harmonic", json_object_new_boolean(harmonic));
+		json_object_object_add(o, JL_K(harmonic), json_object_new_boolean(harmonic));
 		if (harmonic) { /* the phase is locked: the age the actual phase gives, beside the model's */
 			int64_t phase = eng->series[i].first_release - eng->series[k_of(eng, pub->name)].first_release;
 			int64_t end = (int64_t)(pr->e2e.mean + 0.5), locked = ((phase - end) % m + m) % m;
 
-			add_i64(o, "phase_ns", ((phase % m) + m) % m);
-			add_i64(x, "expected_phase_locked", locked ? locked : m);
+			add_i64(o, JL_K(phase_ns), ((phase % m) + m) % m);
+			add_i64(x, JL_K(expected_phase_locked), locked ? locked : m);
 		}
 	}
-	json_object_object_add(o, "added_age_ns", x);
+	json_object_object_add(o, JL_K(added_age_ns), x);
 	x = json_object_new_object();
-	json_object_object_add(x, "expected", json_object_new_double(tp >= tq ? 1.0 : (double)tp / (double)tq));
-	json_object_object_add(x, "measured", json_object_new_double(eng->series[i].msgs.published
+	json_object_object_add(x, JL_K(expected), json_object_new_double(tp >= tq ? 1.0 : (double)tp / (double)tq));
+	json_object_object_add(x, JL_K(measured), json_object_new_double(eng->series[i].msgs.published
 		? (double)eng->series[i].msgs.consumed / (double)eng->series[i].msgs.published : 0.0));
-	json_object_object_add(o, "consumed_fraction", x);
-	json_object_object_add(t, "poll_model", o);
+	json_object_object_add(o, JL_K(consumed_fraction), x);
+	json_object_object_add(t, JL_K(poll_model), o);
 }
 
 /* The chain ending at subscriber series I (chains.h): its path, data age and reaction time per input,
@@ -291,37 +292,37 @@ static void chain_json(const struct jl_engine *eng, const struct jl_series_resul
 				snprintf(hop, sizeof(hop), "%s", cb ? (cb->trigger[0] ? cb->trigger : cb->poll) : "");
 			json_object_array_add(h, json_object_new_string(hop));
 		}
-		json_object_object_add(st, "callback", json_object_new_string(s->name));
-		json_object_object_add(st, "wait_ns", short_dist_json(&c.stages[k].wait));
-		json_object_object_add(st, "run_ns", short_dist_json(&c.stages[k].run));
-		json_object_object_add(x, "callback", json_object_new_string(s->name));
-		add_i64(x, "wait_ns", c.stages[k].worst_wait);
-		add_i64(x, "run_ns", c.stages[k].worst_run);
+		json_object_object_add(st, JL_K(callback), json_object_new_string(s->name));
+		json_object_object_add(st, JL_K(wait_ns), short_dist_json(&c.stages[k].wait));
+		json_object_object_add(st, JL_K(run_ns), short_dist_json(&c.stages[k].run));
+		json_object_object_add(x, JL_K(callback), json_object_new_string(s->name));
+		add_i64(x, JL_K(wait_ns), c.stages[k].worst_wait);
+		add_i64(x, JL_K(run_ns), c.stages[k].worst_run);
 		json_object_array_add(ws, x);
 		json_object_array_add(stages, st);
 	}
-	json_object_object_add(o, "path", a);
-	json_object_object_add(o, "hops", h);
-	add_i64(o, "outputs", (int64_t)c.outputs);
-	add_i64(o, "other_paths", (int64_t)c.other_paths);
-	add_i64(o, "broken_links", (int64_t)c.broken);
-	add_i64(o, "inputs", (int64_t)c.inputs);
-	add_i64(o, "unused_inputs", (int64_t)c.unused_inputs);
-	add_i64(o, "pending_inputs", (int64_t)c.pending_inputs);
+	json_object_object_add(o, JL_K(path), a);
+	json_object_object_add(o, JL_K(hops), h);
+	add_i64(o, JL_K(outputs), (int64_t)c.outputs);
+	add_i64(o, JL_K(other_paths), (int64_t)c.other_paths);
+	add_i64(o, JL_K(broken_links), (int64_t)c.broken);
+	add_i64(o, JL_K(inputs), (int64_t)c.inputs);
+	add_i64(o, JL_K(unused_inputs), (int64_t)c.unused_inputs);
+	add_i64(o, JL_K(pending_inputs), (int64_t)c.pending_inputs);
 	w = dist_json(&c.data_age, false);
-	add_i64(w, "count", (int64_t)c.data_age.n);
-	json_object_object_add(o, "data_age_ns", w);
+	add_i64(w, JL_K(count), (int64_t)c.data_age.n);
+	json_object_object_add(o, JL_K(data_age_ns), w);
 	w = dist_json(&c.reaction, false);
-	add_i64(w, "count", (int64_t)c.reaction.n);
-	json_object_object_add(o, "reaction_ns", w);
-	add_i64(o, "bound_ns", c.bound_ns);
-	json_object_object_add(o, "stages", stages);
+	add_i64(w, JL_K(count), (int64_t)c.reaction.n);
+	json_object_object_add(o, JL_K(reaction_ns), w);
+	add_i64(o, JL_K(bound_ns), c.bound_ns);
+	json_object_object_add(o, JL_K(stages), stages);
 	w = json_object_new_object();
-	add_i64(w, "e2e_ns", c.worst_e2e);
-	add_i64(w, "end_ns", c.worst_end);
-	json_object_object_add(w, "stages", ws);
-	json_object_object_add(o, "worst", w);
-	json_object_object_add(t, "chain", o);
+	add_i64(w, JL_K(e2e_ns), c.worst_e2e);
+	add_i64(w, JL_K(end_ns), c.worst_end);
+	json_object_object_add(w, JL_K(stages), ws);
+	json_object_object_add(o, JL_K(worst), w);
+	json_object_object_add(t, JL_K(chain), o);
 }
 
 /* The OS thread of TID among the engine's, or NULL */
@@ -342,14 +343,14 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 	json_object *o = json_object_new_object(), *by = json_object_new_object(), *x;
 	size_t k = 0;
 
-	json_object_object_add(o, "name", json_object_new_string(l->name));
-	json_object_object_add(o, "kind", json_object_new_string(jl_lock_kind_name(l->kind)));
+	json_object_object_add(o, JL_K(name), json_object_new_string(l->name));
+	json_object_object_add(o, JL_K(kind), json_object_new_string(jl_lock_kind_name(l->kind)));
 	if (l->kind == JL_LOCK_CEILING)
-		json_object_object_add(o, "ceiling", json_object_new_int(l->ceiling));
+		json_object_object_add(o, JL_K(ceiling), json_object_new_int(l->ceiling));
 	if (l->kind == JL_LOCK_BIGLOCK) {
-		add_i64(o, "switch_interval_ns", l->big.interval_ns);
-		add_i64(o, "handoffs", (int64_t)l->big.handoffs);
-		add_i64(o, "forced_drops", (int64_t)atomic_load(&((struct jl_lock *)l)->big.forced));
+		add_i64(o, JL_K(switch_interval_ns), l->big.interval_ns);
+		add_i64(o, JL_K(handoffs), (int64_t)l->big.handoffs);
+		add_i64(o, JL_K(forced_drops), (int64_t)atomic_load(&((struct jl_lock *)l)->big.forced));
 	}
 	if (!wait || !hold) {
 		free(wait);
@@ -371,10 +372,10 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 			struct jl_dist d;
 
 			x = json_object_new_object();
-			json_object_object_add(x, "tid", json_object_new_int(th->tid));
-			add_i64(x, "acquisitions", (int64_t)m);
+			json_object_object_add(x, JL_K(tid), json_object_new_int(th->tid));
+			add_i64(x, JL_K(acquisitions), (int64_t)m);
 			if (!jl_dist_compute(wait, m, NULL, &d))
-				json_object_object_add(x, "wait_ns", short_dist_json(&d));
+				json_object_object_add(x, JL_K(wait_ns), short_dist_json(&d));
 			json_object_object_add(by, th->name, x);
 		}
 	}
@@ -386,18 +387,18 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 		wait[k] = s->got - s->ask;
 		hold[k++] = s->rel - s->got;
 	}
-	add_i64(o, "acquisitions", (int64_t)k);
-	add_i64(o, "not_kept", (int64_t)jl_lock_dropped(l));
-	add_i64(o, "errors", (int64_t)atomic_load(&l->errors));
+	add_i64(o, JL_K(acquisitions), (int64_t)k);
+	add_i64(o, JL_K(not_kept), (int64_t)jl_lock_dropped(l));
+	add_i64(o, JL_K(errors), (int64_t)atomic_load(&l->errors));
 	{
 		struct jl_dist dw, dh;
 
 		if (!jl_dist_compute(wait, k, NULL, &dw) && !jl_dist_compute(hold, k, NULL, &dh)) {
-			json_object_object_add(o, "wait_ns", dist_json(&dw, false));
-			json_object_object_add(o, "hold_ns", dist_json(&dh, false));
+			json_object_object_add(o, JL_K(wait_ns), dist_json(&dw, false));
+			json_object_object_add(o, JL_K(hold_ns), dist_json(&dh, false));
 		}
 	}
-	json_object_object_add(o, "threads", by);
+	json_object_object_add(o, JL_K(threads), by);
 	free(wait);
 	free(hold);
 	return o;
@@ -442,20 +443,20 @@ static json_object *sources_json(const struct jl_engine *eng)
 			if (w > wmax)
 				wmax = w;
 		}
-		json_object_object_add(o, "name", json_object_new_string(sp->t.name));
-		json_object_object_add(o, "queue", json_object_new_string(sp->target));
-		add_i64(o, "requests", (int64_t)total);
+		json_object_object_add(o, JL_K(name), json_object_new_string(sp->t.name));
+		json_object_object_add(o, JL_K(queue), json_object_new_string(sp->target));
+		add_i64(o, JL_K(requests), (int64_t)total);
 		for (int k = 0; k < 4; k++)
 			add_i64(st, jl_req_status_name((enum jl_req_status)k), (int64_t)count[k]);
-		json_object_object_add(o, "status", st);
+		json_object_object_add(o, JL_K(status), st);
 		if (!jl_dist_compute(lat, m, NULL, &d)) {
 			json_object *l = dist_json(&d, false);
 
-			add_i64(l, "count", (int64_t)m);
-			json_object_object_add(o, "client_latency_ns", l);
+			add_i64(l, JL_K(count), (int64_t)m);
+			json_object_object_add(o, JL_K(client_latency_ns), l);
 		}
-		add_i64(o, "wasted_ns", wasted);
-		add_i64(o, "wasted_max_ns", wmax);
+		add_i64(o, JL_K(wasted_ns), wasted);
+		add_i64(o, JL_K(wasted_max_ns), wmax);
 		json_object_array_add(arr, o);
 	}
 	free(lat);
@@ -466,8 +467,8 @@ void jl_summary_lock_boosts(json_object *summary)
 {
 	json_object *locks, *boosts = NULL, *tr;
 
-	if (!json_object_object_get_ex(summary, "locks", &locks) || !json_object_object_get_ex(summary, "trace", &tr) ||
-	    !json_object_object_get_ex(tr, "pi_boosts", &boosts))
+	if (!json_object_object_get_ex(summary, JL_K(locks), &locks) || !json_object_object_get_ex(summary, JL_K(trace), &tr) ||
+	    !json_object_object_get_ex(tr, JL_K(pi_boosts), &boosts))
 		return;
 	for (size_t i = 0; i < json_object_array_length(locks); i++) {
 		json_object *l = json_object_array_get_idx(locks, i), *by, *kind;
@@ -475,24 +476,24 @@ void jl_summary_lock_boosts(json_object *summary)
 
 		/* only a pi lock boosts; its takers' boosts from other PI locks (an executor's own) count too:
 		 * the trace names the raised task, not the lock */
-		if (!json_object_object_get_ex(l, "kind", &kind) || strcmp(json_object_get_string(kind), "pi") ||
-		    !json_object_object_get_ex(l, "threads", &by))
+		if (!json_object_object_get_ex(l, JL_K(kind), &kind) || strcmp(json_object_get_string(kind), "pi") ||
+		    !json_object_object_get_ex(l, JL_K(threads), &by))
 			continue;
 		json_object_object_foreach(by, name, v) {
 			json_object *tid;
 
 			(void)name;
-			if (!json_object_object_get_ex(v, "tid", &tid))
+			if (!json_object_object_get_ex(v, JL_K(tid), &tid))
 				continue;
 			for (size_t k = 0; k < json_object_array_length(boosts); k++) {
 				json_object *b = json_object_array_get_idx(boosts, k), *bt, *bn;
 
-				if (json_object_object_get_ex(b, "tid", &bt) && json_object_get_int(bt) == json_object_get_int(tid) &&
-				    json_object_object_get_ex(b, "boosts", &bn))
+				if (json_object_object_get_ex(b, JL_K(tid), &bt) && json_object_get_int(bt) == json_object_get_int(tid) &&
+				    json_object_object_get_ex(b, JL_K(boosts), &bn))
 					sum += json_object_get_int64(bn);
 			}
 		}
-		add_i64(l, "boosts", sum);
+		add_i64(l, JL_K(boosts), sum);
 	}
 }
 
@@ -519,9 +520,9 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 		n = w->nintervals;
 	if (n < 0)
 		n = 0;
-	add_i64(o, "interval_ns", w->o.interval_ns);
-	add_i64(o, "start_ns", w->t_first);
-	add_i64(o, "count", n);
+	add_i64(o, JL_K(interval_ns), w->o.interval_ns);
+	add_i64(o, JL_K(start_ns), w->t_first);
+	add_i64(o, JL_K(count), n);
 	buf = malloc(((size_t)n + 1) * 4 * sizeof(*buf));
 	if (!buf)
 		return o;
@@ -538,13 +539,13 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 			buf[2 * n + k] = (int64_t)iv[k].cycles;
 			buf[3 * n + k] = (int64_t)iv[k].misses;
 		}
-		json_object_object_add(x, "max_latency_ns", i64_array(buf, n, 1));
-		json_object_object_add(x, "max_cycle", i64_array(buf + n, n, 1));
-		json_object_object_add(x, "cycles", i64_array(buf + 2 * n, n, 1));
-		json_object_object_add(x, "misses", i64_array(buf + 3 * n, n, 1));
+		json_object_object_add(x, JL_K(max_latency_ns), i64_array(buf, n, 1));
+		json_object_object_add(x, JL_K(max_cycle), i64_array(buf + n, n, 1));
+		json_object_object_add(x, JL_K(cycles), i64_array(buf + 2 * n, n, 1));
+		json_object_object_add(x, JL_K(misses), i64_array(buf + 3 * n, n, 1));
 		json_object_object_add(ser, eng->series[i].name, x);
 	}
-	json_object_object_add(o, "series", ser);
+	json_object_object_add(o, JL_K(series), ser);
 	if (w->m.nzones) {
 		json_object *z = json_object_new_object();
 
@@ -566,13 +567,13 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 				buf[n + j] = w->m.nfreq[i] ? w->m.freq[3 * i + 1] / w->m.nfreq[i] : -1;
 				buf[2 * n + j] = w->m.freq[3 * i + 2];
 			}
-			json_object_object_add(x, "min", i64_array(buf, n, 1));
-			json_object_object_add(x, "mean", i64_array(buf + n, n, 1));
-			json_object_object_add(x, "max", i64_array(buf + 2 * n, n, 1));
+			json_object_object_add(x, JL_K(min), i64_array(buf, n, 1));
+			json_object_object_add(x, JL_K(mean), i64_array(buf + n, n, 1));
+			json_object_object_add(x, JL_K(max), i64_array(buf + 2 * n, n, 1));
 			snprintf(name, sizeof(name), "cpu%d", w->m.cpu[k]);
 			json_object_object_add(c, name, x);
 		}
-		json_object_object_add(o, "cpufreq_khz", c);
+		json_object_object_add(o, JL_K(cpufreq_khz), c);
 	}
 	free(buf);
 	return o;
@@ -582,15 +583,15 @@ static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_c
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "series", json_object_new_string(sc->run.stop_at.series));
-	json_object_object_add(o, "metric", json_object_new_string(
+	json_object_object_add(o, JL_K(series), json_object_new_string(sc->run.stop_at.series));
+	json_object_object_add(o, JL_K(metric), json_object_new_string(
 		sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency"));
-	add_i64(o, "threshold_ns", sc->run.stop_at.threshold_ns);
-	json_object_object_add(o, "fired", json_object_new_boolean(jl_collector_stop_fired(w)));
+	add_i64(o, JL_K(threshold_ns), sc->run.stop_at.threshold_ns);
+	json_object_object_add(o, JL_K(fired), json_object_new_boolean(jl_collector_stop_fired(w)));
 	if (jl_collector_stop_fired(w)) {
-		add_i64(o, "cycle", (int64_t)w->stopped.cycle);
-		add_i64(o, "value_ns", w->stopped.value);
-		add_i64(o, "at_ns", w->stopped.at);
+		add_i64(o, JL_K(cycle), (int64_t)w->stopped.cycle);
+		add_i64(o, JL_K(value_ns), w->stopped.value);
+		add_i64(o, JL_K(at_ns), w->stopped.at);
 	}
 	return o;
 }
@@ -601,17 +602,17 @@ static void collector_json(json_object *s, const struct jl_engine *eng, const st
 	const struct jl_collector *w = info->collector;
 	json_object *smp = json_object_new_object();
 
-	json_object_object_add(smp, "mode", json_object_new_string(info->samples_mode ? info->samples_mode : "all"));
-	json_object_object_add(smp, "storage", json_object_new_string(eng->rings ? "ring" : "array"));
-	add_i64(smp, "memory_limit_bytes", (int64_t)eng->sc->run.samples_memory);
-	json_object_object_add(s, "samples", smp);
+	json_object_object_add(smp, JL_K(mode), json_object_new_string(info->samples_mode ? info->samples_mode : "all"));
+	json_object_object_add(smp, JL_K(storage), json_object_new_string(eng->rings ? "ring" : "array"));
+	add_i64(smp, JL_K(memory_limit_bytes), (int64_t)eng->sc->run.samples_memory);
+	json_object_object_add(s, JL_K(samples), smp);
 	if (!w)
 		return;
-	json_object_object_add(s, "intervals", intervals_json(eng, w));
+	json_object_object_add(s, JL_K(intervals), intervals_json(eng, w));
 	if (eng->sc->run.stop_at.set)
-		json_object_object_add(s, "stop_at", stop_at_json(eng->sc, w));
-	json_object_object_add(s, "watch_cpus", json_object_new_string(w->cpus));
-	add_i64(s, "checkpoints", w->checkpoints);
+		json_object_object_add(s, JL_K(stop_at), stop_at_json(eng->sc, w));
+	json_object_object_add(s, JL_K(watch_cpus), json_object_new_string(w->cpus));
+	add_i64(s, JL_K(checkpoints), w->checkpoints);
 }
 
 json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
@@ -621,24 +622,24 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 	json_object *s = json_object_new_object(), *threads = json_object_new_array(), *cp = json_object_new_object();
 	int64_t now = jl_now_ns();
 
-	json_object_object_add(s, "tool", json_object_new_string("jitterlab"));
-	json_object_object_add(s, "version", json_object_new_string(JL_VERSION));
-	json_object_object_add(s, "scenario", json_object_new_string(sc->run.name));
-	json_object_object_add(s, "scenario_file", json_object_new_string(info->scenario_path));
-	json_object_object_add(s, "started", json_object_new_string(info->started));
-	add_i64(s, "duration_ns", now > eng->t_measure ? now - eng->t_measure : 0);
-	add_i64(s, "warmup_ns", sc->run.warmup_ns);
-	add_i64(s, "planned_duration_ns", sc->run.duration_ns);
-	add_i64(s, "t0_ns", eng->t0);
-	add_i64(s, "t_measure_ns", eng->t_measure);
-	add_i64(s, "t_end_ns", eng->t_end);
-	json_object_object_add(s, "host", jl_host_describe());
-	json_object_object_add(cp, "complete", json_object_new_boolean(false));
-	add_i64(cp, "at_ns", now);
-	add_i64(cp, "number", w->checkpoints + 1);
-	json_object_object_add(cp, "note", json_object_new_string(
+	json_object_object_add(s, JL_K(tool), json_object_new_string("jitterlab"));
+	json_object_object_add(s, JL_K(version), json_object_new_string(JL_VERSION));
+	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
+	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
+	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
+	add_i64(s, JL_K(duration_ns), now > eng->t_measure ? now - eng->t_measure : 0);
+	add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
+	add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+	add_i64(s, JL_K(t0_ns), eng->t0);
+	add_i64(s, JL_K(t_measure_ns), eng->t_measure);
+	add_i64(s, JL_K(t_end_ns), eng->t_end);
+	json_object_object_add(s, JL_K(host), jl_host_describe());
+	json_object_object_add(cp, JL_K(complete), json_object_new_boolean(false));
+	add_i64(cp, JL_K(at_ns), now);
+	add_i64(cp, JL_K(number), w->checkpoints + 1);
+	json_object_object_add(cp, JL_K(note), json_object_new_string(
 		"the run was still going: figures so far, percentiles from histograms; the final summary replaces this"));
-	json_object_object_add(s, "checkpoint", cp);
+	json_object_object_add(s, JL_K(checkpoint), cp);
 	for (int i = 0; i < w->nseries; i++) {
 		struct jl_series_result r;
 
@@ -647,7 +648,7 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 		json_object_array_add(threads, series_json(&r));
 		jl_results_free(&r, 1);
 	}
-	json_object_object_add(s, "threads", threads);
+	json_object_object_add(s, JL_K(threads), threads);
 	collector_json(s, eng, info);
 	return s;
 }
@@ -659,24 +660,24 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	json_object *s = json_object_new_object(), *threads = json_object_new_array();
 	int64_t measured = jl_engine_window_end(eng) - eng->t_measure;
 
-	json_object_object_add(s, "tool", json_object_new_string("jitterlab"));
-	json_object_object_add(s, "version", json_object_new_string(JL_VERSION));
-	json_object_object_add(s, "scenario", json_object_new_string(sc->run.name));
-	json_object_object_add(s, "scenario_file", json_object_new_string(info->scenario_path));
-	json_object_object_add(s, "started", json_object_new_string(info->started));
-	add_i64(s, "duration_ns", measured > 0 ? measured : 0);
-	add_i64(s, "warmup_ns", sc->run.warmup_ns);
-	add_i64(s, "planned_duration_ns", sc->run.duration_ns);
-	json_object_object_add(s, "exit_status", json_object_new_int(0));
-	json_object_object_add(s, "interrupted", json_object_new_boolean(info->interrupted));
-	json_object_object_add(s, "watchdog_fired", json_object_new_boolean(info->watchdog_fired));
-	json_object_object_add(s, "watchdog_cpus", json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
+	json_object_object_add(s, JL_K(tool), json_object_new_string("jitterlab"));
+	json_object_object_add(s, JL_K(version), json_object_new_string(JL_VERSION));
+	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
+	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
+	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
+	add_i64(s, JL_K(duration_ns), measured > 0 ? measured : 0);
+	add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
+	add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+	json_object_object_add(s, JL_K(exit_status), json_object_new_int(0));
+	json_object_object_add(s, JL_K(interrupted), json_object_new_boolean(info->interrupted));
+	json_object_object_add(s, JL_K(watchdog_fired), json_object_new_boolean(info->watchdog_fired));
+	json_object_object_add(s, JL_K(watchdog_cpus), json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
 	if (info->stuck && info->stuck[0])
-		json_object_object_add(s, "stuck_threads", json_object_new_string(info->stuck));
-	add_i64(s, "t0_ns", eng->t0);
-	add_i64(s, "t_measure_ns", eng->t_measure);
-	add_i64(s, "t_end_ns", eng->t_end);
-	json_object_object_add(s, "host", host);
+		json_object_object_add(s, JL_K(stuck_threads), json_object_new_string(info->stuck));
+	add_i64(s, JL_K(t0_ns), eng->t0);
+	add_i64(s, JL_K(t_measure_ns), eng->t_measure);
+	add_i64(s, JL_K(t_end_ns), eng->t_end);
+	json_object_object_add(s, JL_K(host), host);
 	for (int i = 0; i < eng->nseries; i++) {
 		json_object *t = series_json(&res[i]);
 
@@ -684,15 +685,15 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 			const struct jl_callback_spec *c = jl_scenario_callback(sc, eng->series[i].name);
 			json_object *m;
 
-			if (c && json_object_object_get_ex(t, "messages", &m))
-				json_object_object_add(m, "topic", json_object_new_string(c->trigger[0] ? c->trigger : c->poll));
+			if (c && json_object_object_get_ex(t, JL_K(messages), &m))
+				json_object_object_add(m, JL_K(topic), json_object_new_string(c->trigger[0] ? c->trigger : c->poll));
 			poll_model_json(eng, res, i, t);
 			if (!eng->series[i].msgs.queue) /* a queue's requests start no data chain */
 				chain_json(eng, res, i, t);
 		}
 		json_object_array_add(threads, t);
 	}
-	json_object_object_add(s, "threads", threads);
+	json_object_object_add(s, JL_K(threads), threads);
 	collector_json(s, eng, info);
 	{
 		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
@@ -706,21 +707,21 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 				continue;
 			o = json_object_new_object();
 			ths = json_object_new_array();
-			json_object_object_add(o, "name", json_object_new_string(un->spec->name));
-			json_object_object_add(o, "dispatch", json_object_new_string(
+			json_object_object_add(o, JL_K(name), json_object_new_string(un->spec->name));
+			json_object_object_add(o, JL_K(dispatch), json_object_new_string(
 				((const struct jl_executor_spec *)un->spec)->dispatch == JL_DISPATCH_FIFO ? "fifo" : "rclcpp"));
 			for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++) {
 				json_object *th = json_object_new_object();
 
-				json_object_object_add(th, "name", json_object_new_string(eng->threads[t].name));
-				json_object_object_add(th, "tid", json_object_new_int(eng->threads[t].tid));
-				add_i64(th, "callbacks_run", (int64_t)eng->threads[t].callbacks_run);
+				json_object_object_add(th, JL_K(name), json_object_new_string(eng->threads[t].name));
+				json_object_object_add(th, JL_K(tid), json_object_new_int(eng->threads[t].tid));
+				add_i64(th, JL_K(callbacks_run), (int64_t)eng->threads[t].callbacks_run);
 				json_object_array_add(ths, th);
 			}
-			json_object_object_add(o, "threads", ths);
+			json_object_object_add(o, JL_K(threads), ths);
 			json_object_array_add(ex, o);
 		}
-		json_object_object_add(s, "executors", ex);
+		json_object_object_add(s, JL_K(executors), ex);
 	}
 	{
 		/* per sync: sets out, each input's messages and the fraction used, the stamp difference of the sets */
@@ -733,42 +734,42 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 			const struct jl_sync *m = &rep[i].model;
 			json_object *o = json_object_new_object(), *in = json_object_new_array();
 
-			json_object_object_add(o, "name", json_object_new_string(rep[i].spec->name));
-			json_object_object_add(o, "algorithm", json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
-			add_i64(o, "sets", (int64_t)m->out);
-			json_object_object_add(o, "rate_hz", json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
+			json_object_object_add(o, JL_K(name), json_object_new_string(rep[i].spec->name));
+			json_object_object_add(o, JL_K(algorithm), json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
+			add_i64(o, JL_K(sets), (int64_t)m->out);
+			json_object_object_add(o, JL_K(rate_hz), json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
 			for (int k = 0; k < 2; k++) {
 				json_object *x = json_object_new_object();
 
-				json_object_object_add(x, "topic", json_object_new_string(rep[i].spec->inputs[k]));
-				add_i64(x, "messages", (int64_t)m->in[k]);
-				add_i64(x, "used", (int64_t)m->used[k]);
-				json_object_object_add(x, "used_fraction",
+				json_object_object_add(x, JL_K(topic), json_object_new_string(rep[i].spec->inputs[k]));
+				add_i64(x, JL_K(messages), (int64_t)m->in[k]);
+				add_i64(x, JL_K(used), (int64_t)m->used[k]);
+				json_object_object_add(x, JL_K(used_fraction),
 						       json_object_new_double(m->in[k] ? (double)m->used[k] / (double)m->in[k] : 0));
 				json_object_array_add(in, x);
 			}
-			json_object_object_add(o, "inputs", in);
-			add_i64(o, "pair_diff_mean_ns", m->out ? m->diff_sum / (int64_t)m->out : 0);
-			add_i64(o, "pair_diff_max_ns", m->diff_max);
+			json_object_object_add(o, JL_K(inputs), in);
+			add_i64(o, JL_K(pair_diff_mean_ns), m->out ? m->diff_sum / (int64_t)m->out : 0);
+			add_i64(o, JL_K(pair_diff_max_ns), m->diff_max);
 			json_object_array_add(sy, o);
 		}
-		json_object_object_add(s, "syncs", sy);
+		json_object_object_add(s, JL_K(syncs), sy);
 	}
 	{
 		size_t n, lost;
 
 		if (eng->sc->nsources)
-			json_object_object_add(s, "sources", sources_json(eng));
+			json_object_object_add(s, JL_K(sources), sources_json(eng));
 		jl_executor_requests(eng, &n, &lost);
 		if (n || lost) /* beyond the preallocated slots (sized from the sources and the calling timers) */
-			add_i64(s, "requests_lost", (int64_t)lost);
+			add_i64(s, JL_K(requests_lost), (int64_t)lost);
 	}
 	if (eng->nlocks) {
 		json_object *lk = json_object_new_array();
 
 		for (int i = 0; i < eng->nlocks; i++)
 			json_object_array_add(lk, lock_json(eng, &eng->locks[i]));
-		json_object_object_add(s, "locks", lk);
+		json_object_object_add(s, JL_K(locks), lk);
 	}
 	return s;
 }
@@ -782,7 +783,7 @@ static json_object *named(json_object *summary, const char *block, const char *n
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *n;
 
-		if (json_object_object_get_ex(t, "name", &n) && !strcmp(json_object_get_string(n), name))
+		if (json_object_object_get_ex(t, JL_K(name), &n) && !strcmp(json_object_get_string(n), name))
 			return t;
 	}
 	return NULL;
@@ -790,22 +791,22 @@ static json_object *named(json_object *summary, const char *block, const char *n
 
 json_object *jl_summary_thread(json_object *summary, const char *name)
 {
-	return named(summary, "threads", name);
+	return named(summary, JL_K(threads), name);
 }
 
 json_object *jl_summary_sync(json_object *summary, const char *name)
 {
-	return named(summary, "syncs", name);
+	return named(summary, JL_K(syncs), name);
 }
 
 json_object *jl_summary_lock(json_object *summary, const char *name)
 {
-	return named(summary, "locks", name);
+	return named(summary, JL_K(locks), name);
 }
 
 json_object *jl_summary_source(json_object *summary, const char *name)
 {
-	return named(summary, "sources", name);
+	return named(summary, JL_K(sources), name);
 }
 
 bool jl_json_get_double(json_object *obj, const char *path, double *out)

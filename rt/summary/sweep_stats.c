@@ -11,6 +11,7 @@
 #include "../base/samples_read.h"
 #include "summary.h"
 #include "../base/welch.h"
+#include "../base/summary_keys.h"
 
 const struct jl_sweep_metric jl_sweep_metrics[] = {
 	{ "rate_hz" },
@@ -69,19 +70,19 @@ bool jl_sweep_run_usable(const struct jl_sweep_run *r)
 
 	if (!r->summary)
 		return false;
-	intr = get(r->summary, "interrupted");
+	intr = get(r->summary, JL_K(interrupted));
 	return !(intr && json_object_get_boolean(intr));
 }
 
 static json_object *summary_thread(json_object *summary, const char *name)
 {
-	json_object *threads = get(summary, "threads");
+	json_object *threads = get(summary, JL_K(threads));
 	size_t n = threads ? json_object_array_length(threads) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(threads, i);
 
-		if (!strcmp(gets(t, "name", ""), name))
+		if (!strcmp(gets(t, JL_K(name), ""), name))
 			return t;
 	}
 	return NULL;
@@ -104,7 +105,7 @@ static enum jl_metric_unit metric_unit(const char *name)
 
 static bool thread_measured(json_object *t)
 {
-	json_object *m = get(t, "measured");
+	json_object *m = get(t, JL_K(measured));
 
 	return m && json_object_get_boolean(m);
 }
@@ -130,13 +131,13 @@ static int span_row(void *ctx, const struct jl_sample_row *row)
 
 json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct jl_sweep_cond *c)
 {
-	json_object *threads = get(r->summary, "threads"), *out = json_object_new_array();
+	json_object *threads = get(r->summary, JL_K(threads)), *out = json_object_new_array();
 	size_t nt = threads ? json_object_array_length(threads) : 0;
 
 	for (size_t i = 0; i < nt; i++) {
-		json_object *t = json_object_array_get_idx(threads, i), *lat = get(t, "latency_ns");
-		const char *name = gets(t, "name", "");
-		int64_t max_cycle = (int64_t)getd(lat, "max_cycle", -1), period = (int64_t)getd(t, "period_ns", 0);
+		json_object *t = json_object_array_get_idx(threads, i), *lat = get(t, JL_K(latency_ns));
+		const char *name = gets(t, JL_K(name), "");
+		int64_t max_cycle = (int64_t)getd(lat, JL_K(max_cycle), -1), period = (int64_t)getd(t, JL_K(period_ns), 0);
 		int64_t first = -1, last = -1, at = -1, nb[JL_SWEEP_MAX_NEIGH];
 		struct jl_transient_in in = { 0 };
 		struct jl_transient tr;
@@ -161,8 +162,8 @@ json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct 
 		if (last + period - c->duration_ns > first)
 			in.measure_start_ns = last + period - c->duration_ns;
 		in.duration_ns = c->duration_ns;
-		in.max_ns = (int64_t)getd(lat, "max", 0);
-		in.p99_ns = (int64_t)getd(lat, "p99", 0);
+		in.max_ns = (int64_t)getd(lat, JL_K(max), 0);
+		in.p99_ns = (int64_t)getd(lat, JL_K(p99), 0);
 		in.max_release_ns = at;
 		for (int k = 0; k < c->nneigh; k++)
 			nb[k] = in.measure_start_ns + c->neigh_start_ns[k];
@@ -202,12 +203,12 @@ static json_object *measured_threads(const struct jl_sweep_data *d)
 	json_object *names = json_object_new_array();
 
 	for (int r = 0; r < d->nruns; r++) {
-		json_object *threads = get(d->runs[r].summary, "threads");
+		json_object *threads = get(d->runs[r].summary, JL_K(threads));
 		size_t n = threads ? json_object_array_length(threads) : 0;
 
 		for (size_t i = 0; i < n; i++) {
 			json_object *t = json_object_array_get_idx(threads, i);
-			const char *name = gets(t, "name", NULL);
+			const char *name = gets(t, JL_K(name), NULL);
 			bool seen = false;
 
 			if (!name || !thread_measured(t))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/metrics.h"
+#include "../base/summary_keys.h"
 #include "summary.h"
 #include "../base/units.h"
 
@@ -93,8 +94,8 @@ static void dist_cell(char *buf, size_t len, json_object *o, const char *path)
 		snprintf(buf, len, "-");
 		return;
 	}
-	us(m, sizeof(m), num(d, "mean"));
-	us_pair(pair, sizeof(pair), num(d, "p99"), num(d, "max"));
+	us(m, sizeof(m), num(d, JL_K(mean)));
+	us_pair(pair, sizeof(pair), num(d, JL_K(p99)), num(d, JL_K(max)));
 	snprintf(buf, len, "%s / %s", m, pair);
 }
 
@@ -108,120 +109,120 @@ typedef void (*cell_fn)(json_object *t, char *buf, size_t len);
 
 static void c_policy(json_object *t, char *b, size_t l)
 {
-	const char *p = str(t, "policy");
+	const char *p = str(t, JL_K(policy));
 
 	if (jl_policy_from_name(p) != JL_POLICY_N)
-		jl_policy_format(jl_policy_from_name(p), (int)num(t, "priority"), (int)num(t, "nice"), false, b, l);
+		jl_policy_format(jl_policy_from_name(p), (int)num(t, JL_K(priority)), (int)num(t, JL_K(nice)), false, b, l);
 	else
 		snprintf(b, l, "%s", p);
 }
 static void c_cpus(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, "%s (ran on %s)", str(t, "cpus"), str(t, "cpus_used"));
+	snprintf(b, l, "%s (ran on %s)", str(t, JL_K(cpus)), str(t, JL_K(cpus_used)));
 }
 static void c_rate(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, "%.2f / %.2f", num(t, "rate_hz"), num(t, "nominal_hz"));
+	snprintf(b, l, "%.2f / %.2f", num(t, JL_K(rate_hz)), num(t, JL_K(nominal_hz)));
 }
 #define LAT(name, path)                                             \
 	static void name(json_object *t, char *b, size_t l)         \
 	{                                                           \
 		us(b, l, num(t, path));                             \
 	}
-LAT(c_lmin, "latency_ns.min")
-LAT(c_lmean, "latency_ns.mean")
-LAT(c_l50, "latency_ns.p50")
-LAT(c_l90, "latency_ns.p90")
-LAT(c_l99, "latency_ns.p99")
-LAT(c_l999, "latency_ns.p999")
-LAT(c_p99, "period_ns_stats.p99")
-LAT(c_pmax, "period_ns_stats.max")
-LAT(c_pstd, "period_ns_stats.stddev")
-LAT(c_r99, "response_ns.p99")
-LAT(c_rmax, "response_ns.max")
+LAT(c_lmin, JL_K2(latency_ns, min))
+LAT(c_lmean, JL_K2(latency_ns, mean))
+LAT(c_l50, JL_K2(latency_ns, p50))
+LAT(c_l90, JL_K2(latency_ns, p90))
+LAT(c_l99, JL_K2(latency_ns, p99))
+LAT(c_l999, JL_K2(latency_ns, p999))
+LAT(c_p99, JL_K2(period_ns_stats, p99))
+LAT(c_pmax, JL_K2(period_ns_stats, max))
+LAT(c_pstd, JL_K2(period_ns_stats, stddev))
+LAT(c_r99, JL_K2(response_ns, p99))
+LAT(c_rmax, JL_K2(response_ns, max))
 #define COUNT(name, path)                                           \
 	static void name(json_object *t, char *b, size_t l)         \
 	{                                                           \
 		snprintf(b, l, "%lld", (long long)num(t, path));    \
 	}
-COUNT(c_cycles, "cycles")
-COUNT(c_published, "messages.published")
-COUNT(c_consumed, "messages.consumed")
-COUNT(c_dropped, "messages.dropped")
-COUNT(c_rereads, "messages.rereads")
-COUNT(c_never, "messages.never_consumed")
-COUNT(c_limit, "messages.limit_errors")
+COUNT(c_cycles, JL_K(cycles))
+COUNT(c_published, JL_K2(messages, published))
+COUNT(c_consumed, JL_K2(messages, consumed))
+COUNT(c_dropped, JL_K2(messages, dropped))
+COUNT(c_rereads, JL_K2(messages, rereads))
+COUNT(c_never, JL_K2(messages, never_consumed))
+COUNT(c_limit, JL_K2(messages, limit_errors))
 #define TEXT(name, path)                                            \
 	static void name(json_object *t, char *b, size_t l)         \
 	{                                                           \
 		snprintf(b, l, "%s", at(t, path) ? str(t, path) : "-"); \
 	}
-TEXT(c_topic, "messages.topic")
-TEXT(c_mode, "messages.mode")
+TEXT(c_topic, JL_K2(messages, topic))
+TEXT(c_mode, JL_K2(messages, mode))
 #define DIST(name, path)                                            \
 	static void name(json_object *t, char *b, size_t l)         \
 	{                                                           \
 		dist_cell(b, l, t, path);                           \
 	}
-DIST(c_age, "age_ns")
-DIST(c_e2e, "e2e_ns")
+DIST(c_age, JL_K(age_ns))
+DIST(c_e2e, JL_K(e2e_ns))
 static void c_lmax(json_object *t, char *b, size_t l)
 {
 	char v[32];
 
-	us(v, sizeof(v), num(t, "latency_ns.max"));
-	snprintf(b, l, "%s @%lld", v, (long long)num(t, "latency_ns.max_cycle"));
+	us(v, sizeof(v), num(t, JL_K2(latency_ns, max)));
+	snprintf(b, l, "%s @%lld", v, (long long)num(t, JL_K2(latency_ns, max_cycle)));
 }
 static void c_miss(json_object *t, char *b, size_t l)
 {
-	long long owed = (long long)num(t, "not_started");
+	long long owed = (long long)num(t, JL_K(not_started));
 
-	snprintf(b, l, owed ? "%lld / %lld +%lld not started" : "%lld / %lld", (long long)num(t, "misses"),
-		 (long long)num(t, "skipped"), owed);
+	snprintf(b, l, owed ? "%lld / %lld +%lld not started" : "%lld / %lld", (long long)num(t, JL_K(misses)),
+		 (long long)num(t, JL_K(skipped)), owed);
 }
 static void c_work(json_object *t, char *b, size_t l)
 {
-	us_pair(b, l, num(t, "work.mean_ns"), num(t, "work.max_ns"));
+	us_pair(b, l, num(t, JL_K2(work, mean_ns)), num(t, JL_K2(work, max_ns)));
 }
 static void c_cs(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, "%lld / %lld", (long long)num(t, "ctx_switches.involuntary"), (long long)num(t, "ctx_switches.voluntary"));
+	snprintf(b, l, "%lld / %lld", (long long)num(t, JL_K2(ctx_switches, involuntary)), (long long)num(t, JL_K2(ctx_switches, voluntary)));
 }
 
 static void c_fraction(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, at(t, "messages.consumed_fraction") ? "%.3f" : "-", num(t, "messages.consumed_fraction"));
+	snprintf(b, l, at(t, JL_K2(messages, consumed_fraction)) ? "%.3f" : "-", num(t, JL_K2(messages, consumed_fraction)));
 }
 /* A poller's model (poll_model): the publisher and both periods, then measured beside expected. */
 static void c_poll_periods(json_object *t, char *b, size_t l)
 {
 	char p[80];
 
-	us_pair(p, sizeof(p), num(t, "poll_model.publisher_period_ns"), num(t, "poll_model.poll_period_ns"));
-	snprintf(b, l, at(t, "poll_model") ? "%.40s, %s" : "-", str(t, "poll_model.publisher"), p);
+	us_pair(p, sizeof(p), num(t, JL_K2(poll_model, publisher_period_ns)), num(t, JL_K2(poll_model, poll_period_ns)));
+	snprintf(b, l, at(t, JL_K(poll_model)) ? "%.40s, %s" : "-", str(t, JL_K2(poll_model, publisher)), p);
 }
 /* Measured / expected in one unit (the larger one's: ms from 1 ms), and with harmonic periods the age the
  * locked phase gives: "15.0 / 7.5 ms, phase-locked 15.0". */
 static void c_poll_age(json_object *t, char *b, size_t l)
 {
-	double m = num(t, "poll_model.added_age_ns.measured"), e = num(t, "poll_model.added_age_ns.expected");
+	double m = num(t, JL_K3(poll_model, added_age_ns, measured)), e = num(t, JL_K3(poll_model, added_age_ns, expected));
 	double big = m > e ? m : e, div = big >= 1e6 ? 1e6 : 1e3;
 	const char *unit = big >= 1e6 ? "ms" : "us";
 	int o;
 
-	if (!at(t, "poll_model")) {
+	if (!at(t, JL_K(poll_model))) {
 		snprintf(b, l, "-");
 		return;
 	}
 	o = snprintf(b, l, "%.1f / %.1f %s", m / div, e / div, unit);
-	if (at(t, "poll_model.added_age_ns.expected_phase_locked") && o > 0 && (size_t)o < l)
+	if (at(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)) && o > 0 && (size_t)o < l)
 		snprintf(b + o, l - (size_t)o, ", phase-locked %.1f",
-			 num(t, "poll_model.added_age_ns.expected_phase_locked") / div);
+			 num(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)) / div);
 }
 static void c_poll_fraction(json_object *t, char *b, size_t l)
 {
-	snprintf(b, l, at(t, "poll_model") ? "%.3f / %.3f" : "-", num(t, "poll_model.consumed_fraction.measured"),
-		 num(t, "poll_model.consumed_fraction.expected"));
+	snprintf(b, l, at(t, JL_K(poll_model)) ? "%.3f / %.3f" : "-", num(t, JL_K3(poll_model, consumed_fraction, measured)),
+		 num(t, JL_K3(poll_model, consumed_fraction, expected)));
 }
 
 /* One row of a table with one column per series: its label, its cells, and the member (path) a row
@@ -256,20 +257,20 @@ static const struct col_row loop_rows[] = {
 
 /* The subscribers' messages: counts, then the data's age, then a poller's model beside its measurement. */
 static const struct col_row message_rows[] = {
-	{ "topic", c_topic, "messages.topic" },
-	{ "mode", c_mode, "messages.mode" },
+	{ "topic", c_topic, JL_K2(messages, topic) },
+	{ "mode", c_mode, JL_K2(messages, mode) },
 	{ "published", c_published, NULL },
 	{ "consumed", c_consumed, NULL },
 	{ "dropped", c_dropped, NULL },
 	{ "rereads", c_rereads, NULL },
 	{ "never consumed", c_never, NULL },
 	{ "limit errors", c_limit, NULL },
-	{ "consumed fraction", c_fraction, "messages.consumed_fraction" },
-	{ "age mean / p99 / max (us)", c_age, "age_ns" },
-	{ "e2e mean / p99 / max", c_e2e, "e2e_ns" },
-	{ "polls publisher, Tp / Tq", c_poll_periods, "poll_model" },
-	{ "added age measured / expected", c_poll_age, "poll_model" },
-	{ "consumed measured / expected", c_poll_fraction, "poll_model" },
+	{ "consumed fraction", c_fraction, JL_K2(messages, consumed_fraction) },
+	{ "age mean / p99 / max (us)", c_age, JL_K(age_ns) },
+	{ "e2e mean / p99 / max", c_e2e, JL_K(e2e_ns) },
+	{ "polls publisher, Tp / Tq", c_poll_periods, JL_K(poll_model) },
+	{ "added age measured / expected", c_poll_age, JL_K(poll_model) },
+	{ "consumed measured / expected", c_poll_fraction, JL_K(poll_model) },
 };
 
 static void print_row(FILE *out, const struct table *tb, const char *label, char cells[][96], int width)
@@ -302,7 +303,7 @@ static void print_columns(FILE *out, const struct table *tb, const char *head, c
 	int width = 14;
 
 	for (int c = 0; c < tb->ncols; c++) {
-		int w = (int)strlen(str(tb->cols[c], "name"));
+		int w = (int)strlen(str(tb->cols[c], JL_K(name)));
 
 		for (size_t r = 0; r < nrows; r++) {
 			char b[96];
@@ -317,7 +318,7 @@ static void print_columns(FILE *out, const struct table *tb, const char *head, c
 			width = w;
 	}
 	for (int c = 0; c < tb->ncols; c++)
-		snprintf(cells[c], sizeof(cells[c]), "%s", str(tb->cols[c], "name"));
+		snprintf(cells[c], sizeof(cells[c]), "%s", str(tb->cols[c], JL_K(name)));
 	print_row(out, tb, head, cells, width);
 	if (tb->style == JL_TABLE_MARKDOWN) {
 		fprintf(out, "|---|");
@@ -356,12 +357,12 @@ static void print_series(FILE *out, json_object *threads, enum jl_table_style st
 
 static bool is_measured(json_object *t)
 {
-	return json_object_get_boolean(json_object_object_get(t, "measured"));
+	return json_object_get_boolean(json_object_object_get(t, JL_K(measured)));
 }
 
 static bool has_messages(json_object *t)
 {
-	return at(t, "messages") != NULL;
+	return at(t, JL_K(messages)) != NULL;
 }
 
 static void print_neighbours(FILE *out, json_object *threads, enum jl_table_style style)
@@ -371,7 +372,7 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i);
 		char pol[64], cpus[96], cpu[32];
-		const char *kind = str(t, "kind");
+		const char *kind = str(t, JL_K(kind));
 
 		if (is_measured(t))
 			continue;
@@ -386,20 +387,20 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 		}
 		c_policy(t, pol, sizeof(pol));
 		c_cpus(t, cpus, sizeof(cpus));
-		snprintf(cpu, sizeof(cpu), "%.3f s", num(t, "cpu_time_ns") / 1e9);
+		snprintf(cpu, sizeof(cpu), "%.3f s", num(t, JL_K(cpu_time_ns)) / 1e9);
 		{
 			char does[80], wm[80];
 
 			snprintf(does, sizeof(does), "%s%.60s", !strcmp(kind, "exec") ? "exec " : "",
-				 !strcmp(kind, "exec") ? str(t, "exec") : str(t, "work_kind"));
+				 !strcmp(kind, "exec") ? str(t, JL_K(exec)) : str(t, JL_K(work_kind)));
 			c_work(t, wm, sizeof(wm));
 			if (style == JL_TABLE_MARKDOWN)
-				fprintf(out, "| %s | %s | %s | %s | %lld | %s | %s | %lld |\n", str(t, "name"), pol, cpus, does,
-					(long long)num(t, "work.calls"), wm, cpu, (long long)num(t, "ctx_switches.involuntary"));
+				fprintf(out, "| %s | %s | %s | %s | %lld | %s | %s | %lld |\n", str(t, JL_K(name)), pol, cpus, does,
+					(long long)num(t, JL_K2(work, calls)), wm, cpu, (long long)num(t, JL_K2(ctx_switches, involuntary)));
 			else
-				fprintf(out, "  %-16s %-14s %-18s %-26s %10lld %22s %10s %9lld\n", str(t, "name"), pol, cpus, does,
-					(long long)num(t, "work.calls"), wm, !strcmp(kind, "exec") ? "-" : cpu,
-					(long long)num(t, "ctx_switches.involuntary"));
+				fprintf(out, "  %-16s %-14s %-18s %-26s %10lld %22s %10s %9lld\n", str(t, JL_K(name)), pol, cpus, does,
+					(long long)num(t, JL_K2(work, calls)), wm, !strcmp(kind, "exec") ? "-" : cpu,
+					(long long)num(t, JL_K2(ctx_switches, involuntary)));
 		}
 	}
 }
@@ -410,22 +411,22 @@ static void print_executors(FILE *out, json_object *summary, enum jl_table_style
 	const bool md = style == JL_TABLE_MARKDOWN;
 	const char *row = md ? "| %s | %s | %lld | %s |\n" : "    %-16s %8s %14lld %7s\n";
 
-	for (size_t e = 0; e < alen(summary, "executors"); e++) {
-		json_object *ex = json_object_array_get_idx(at(summary, "executors"), e), *ths = at(ex, "threads");
+	for (size_t e = 0; e < alen(summary, JL_K(executors)); e++) {
+		json_object *ex = json_object_array_get_idx(at(summary, JL_K(executors)), e), *ths = at(ex, JL_K(threads));
 		long long total = 0;
 		char share[32] = "-", all[32] = "-";
 
-		for (size_t i = 0; i < alen(ex, "threads"); i++)
-			total += (long long)num(json_object_array_get_idx(ths, i), "callbacks_run");
+		for (size_t i = 0; i < alen(ex, JL_K(threads)); i++)
+			total += (long long)num(json_object_array_get_idx(ths, i), JL_K(callbacks_run));
 		fprintf(out, md ? "\n### Executor %s (%s dispatch)\n\n| thread | tid | callbacks run | share |\n|---|---:|---:|---:|\n"
 				: "\n  executor %s (%s dispatch):\n    %-16s %8s %14s %7s\n",
-			str(ex, "name"), str(ex, "dispatch"), "thread", "tid", "callbacks run", "share");
-		for (size_t i = 0; i < alen(ex, "threads"); i++) {
+			str(ex, JL_K(name)), str(ex, JL_K(dispatch)), "thread", "tid", "callbacks run", "share");
+		for (size_t i = 0; i < alen(ex, JL_K(threads)); i++) {
 			json_object *th = json_object_array_get_idx(ths, i);
 
 			if (total)
-				pct(share, sizeof(share), num(th, "callbacks_run") / (double)total);
-			fprintf(out, row, str(th, "name"), str(th, "tid"), (long long)num(th, "callbacks_run"), share);
+				pct(share, sizeof(share), num(th, JL_K(callbacks_run)) / (double)total);
+			fprintf(out, row, str(th, JL_K(name)), str(th, JL_K(tid)), (long long)num(th, JL_K(callbacks_run)), share);
 		}
 		if (total)
 			pct(all, sizeof(all), 1.0);
@@ -439,13 +440,13 @@ static void sync_inputs(char *buf, size_t len, json_object *sync)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t k = 0; k < alen(sync, "inputs") && off < len; k++) {
-		json_object *in = json_object_array_get_idx(at(sync, "inputs"), k);
+	for (size_t k = 0; k < alen(sync, JL_K(inputs)) && off < len; k++) {
+		json_object *in = json_object_array_get_idx(at(sync, JL_K(inputs)), k);
 		char used[32];
 
-		pct(used, sizeof(used), num(in, "used_fraction"));
-		off += (size_t)snprintf(buf + off, len - off, "%s%.40s %lld / %lld (%s)", k ? ", " : "", str(in, "topic"),
-					(long long)num(in, "used"), (long long)num(in, "messages"), used);
+		pct(used, sizeof(used), num(in, JL_K(used_fraction)));
+		off += (size_t)snprintf(buf + off, len - off, "%s%.40s %lld / %lld (%s)", k ? ", " : "", str(in, JL_K(topic)),
+					(long long)num(in, JL_K(used)), (long long)num(in, JL_K(messages)), used);
 	}
 }
 
@@ -454,20 +455,20 @@ static void print_syncs(FILE *out, json_object *summary, enum jl_table_style sty
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
 
-	if (!alen(summary, "syncs"))
+	if (!alen(summary, JL_K(syncs)))
 		return;
 	fprintf(out, md ? "\n### Syncs\n\n| sync | algorithm | sets | rate Hz | pair diff mean / max (us) | inputs: used / messages |\n"
 			  "|---|---|---:|---:|---:|---|\n"
 			: "\n  syncs:\n    %-16s %-12s %8s %9s %28s  %s\n",
 		"sync", "algorithm", "sets", "rate Hz", "pair diff mean / max (us)", "inputs: used / messages");
-	for (size_t i = 0; i < alen(summary, "syncs"); i++) {
-		json_object *sy = json_object_array_get_idx(at(summary, "syncs"), i);
+	for (size_t i = 0; i < alen(summary, JL_K(syncs)); i++) {
+		json_object *sy = json_object_array_get_idx(at(summary, JL_K(syncs)), i);
 		char diff[64], inputs[256];
 
-		us_pair(diff, sizeof(diff), num(sy, "pair_diff_mean_ns"), num(sy, "pair_diff_max_ns"));
+		us_pair(diff, sizeof(diff), num(sy, JL_K(pair_diff_mean_ns)), num(sy, JL_K(pair_diff_max_ns)));
 		sync_inputs(inputs, sizeof(inputs), sy);
-		fprintf(out, md ? "| %s | %s | %lld | %.2f | %s | %s |\n" : "    %-16s %-12s %8lld %9.2f %28s  %s\n", str(sy, "name"),
-			str(sy, "algorithm"), (long long)num(sy, "sets"), num(sy, "rate_hz"), diff, inputs);
+		fprintf(out, md ? "| %s | %s | %lld | %.2f | %s | %s |\n" : "    %-16s %-12s %8lld %9.2f %28s  %s\n", str(sy, JL_K(name)),
+			str(sy, JL_K(algorithm)), (long long)num(sy, JL_K(sets)), num(sy, JL_K(rate_hz)), diff, inputs);
 	}
 }
 
@@ -477,24 +478,24 @@ static void print_sources(FILE *out, json_object *summary, enum jl_table_style s
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
 
-	if (!alen(summary, "sources"))
+	if (!alen(summary, JL_K(sources)))
 		return;
 	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | dropped | pending | "
 			  "client latency mean / p99 / max (us) | wasted |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
 			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %32s %10s\n",
 		"source", "queue", "requests", "ok", "deadline", "dropped", "pending", "client latency mean / p99 / max",
 		"wasted");
-	for (size_t i = 0; i < alen(summary, "sources"); i++) {
-		json_object *s = json_object_array_get_idx(at(summary, "sources"), i);
+	for (size_t i = 0; i < alen(summary, JL_K(sources)); i++) {
+		json_object *s = json_object_array_get_idx(at(summary, JL_K(sources)), i);
 		char lat[96], wasted[32];
 
-		dist_cell(lat, sizeof(lat), s, "client_latency_ns");
-		us(wasted, sizeof(wasted), num(s, "wasted_ns"));
+		dist_cell(lat, sizeof(lat), s, JL_K(client_latency_ns));
+		us(wasted, sizeof(wasted), num(s, JL_K(wasted_ns)));
 		fprintf(out, md ? "| %s | %s | %lld | %lld | %lld | %lld | %lld | %s | %s |\n"
 				: "    %-12s %-12s %8lld %6lld %9lld %8lld %8lld %32s %10s\n",
-			str(s, "name"), str(s, "queue"), (long long)num(s, "requests"), (long long)num(s, "status.ok"),
-			(long long)num(s, "status.deadline_exceeded"), (long long)num(s, "status.dropped"),
-			(long long)num(s, "status.pending"), lat, wasted);
+			str(s, JL_K(name)), str(s, JL_K(queue)), (long long)num(s, JL_K(requests)), (long long)num(s, JL_K2(status, ok)),
+			(long long)num(s, JL_K2(status, deadline_exceeded)), (long long)num(s, JL_K2(status, dropped)),
+			(long long)num(s, JL_K2(status, pending)), lat, wasted);
 	}
 }
 
@@ -504,28 +505,28 @@ static void print_locks(FILE *out, json_object *summary, enum jl_table_style sty
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
 
-	if (!alen(summary, "locks"))
+	if (!alen(summary, JL_K(locks)))
 		return;
 	fprintf(out, md ? "\n### Locks\n\n| lock | kind | taken | wait mean / p99 / max (us) | hold mean / p99 / max (us) | boosts | "
 			  "longest wait per thread |\n|---|---|---:|---:|---:|---:|---|\n"
 			: "\n  locks:\n    %-12s %-11s %7s %30s %30s %7s  %s\n",
 		"lock", "kind", "taken", "wait mean / p99 / max (us)", "hold mean / p99 / max (us)", "boosts",
 		"longest wait per thread");
-	for (size_t i = 0; i < alen(summary, "locks"); i++) {
-		json_object *l = json_object_array_get_idx(at(summary, "locks"), i), *by = at(l, "threads");
+	for (size_t i = 0; i < alen(summary, JL_K(locks)); i++) {
+		json_object *l = json_object_array_get_idx(at(summary, JL_K(locks)), i), *by = at(l, JL_K(threads));
 		char kind[32], wait[96], hold[96], boosts[24], per[256];
 		size_t used = 0;
 
-		snprintf(kind, sizeof(kind), at(l, "ceiling") ? "%s %d" : "%s", str(l, "kind"), (int)num(l, "ceiling"));
-		dist_cell(wait, sizeof(wait), l, "wait_ns");
-		dist_cell(hold, sizeof(hold), l, "hold_ns");
-		snprintf(boosts, sizeof(boosts), at(l, "boosts") ? "%lld" : "-", (long long)num(l, "boosts"));
+		snprintf(kind, sizeof(kind), at(l, JL_K(ceiling)) ? "%s %d" : "%s", str(l, JL_K(kind)), (int)num(l, JL_K(ceiling)));
+		dist_cell(wait, sizeof(wait), l, JL_K(wait_ns));
+		dist_cell(hold, sizeof(hold), l, JL_K(hold_ns));
+		snprintf(boosts, sizeof(boosts), at(l, JL_K(boosts)) ? "%lld" : "-", (long long)num(l, JL_K(boosts)));
 		per[0] = '\0';
 		if (by) {
 			json_object_object_foreach(by, name, v) {
 				char w[32];
 
-				us(w, sizeof(w), num(v, "wait_ns.max"));
+				us(w, sizeof(w), num(v, JL_K2(wait_ns, max)));
 				used += (size_t)snprintf(per + used, used < sizeof(per) ? sizeof(per) - used : 0, "%s%s %s",
 							 used ? ", " : "", name, w);
 				if (used >= sizeof(per))
@@ -533,7 +534,7 @@ static void print_locks(FILE *out, json_object *summary, enum jl_table_style sty
 			}
 		}
 		fprintf(out, md ? "| %s | %s | %lld | %s | %s | %s | %s |\n" : "    %-12s %-11s %7lld %30s %30s %7s  %s\n",
-			str(l, "name"), kind, (long long)num(l, "acquisitions"), wait, hold, boosts, per);
+			str(l, JL_K(name)), kind, (long long)num(l, JL_K(acquisitions)), wait, hold, boosts, per);
 	}
 }
 
@@ -541,14 +542,14 @@ static void print_locks(FILE *out, json_object *summary, enum jl_table_style sty
  * chains are the longer ones' prefixes). */
 static bool chain_end(json_object *threads, json_object *t)
 {
-	if (!at(t, "chain"))
+	if (!at(t, JL_K(chain)))
 		return false;
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *o = json_object_array_get_idx(threads, i);
-		size_t n = alen(o, "chain.path");
+		size_t n = alen(o, JL_K2(chain, path));
 
 		for (size_t k = 0; o != t && k + 1 < n; k++)
-			if (!strcmp(elem(o, "chain.path", k), str(t, "name")))
+			if (!strcmp(elem(o, JL_K2(chain, path), k), str(t, JL_K(name))))
 				return false;
 	}
 	return true;
@@ -557,37 +558,37 @@ static bool chain_end(json_object *threads, json_object *t)
 /* "sensor -> filter -> control (hops: scan, sync fused)" */
 static void print_path(FILE *out, json_object *c)
 {
-	for (size_t k = 0; k < alen(c, "path"); k++)
-		fprintf(out, "%s%s", k ? " -> " : "", elem(c, "path", k));
-	for (size_t k = 0; k < alen(c, "hops"); k++)
-		fprintf(out, "%s%s", k ? ", " : " (hops: ", elem(c, "hops", k));
-	if (alen(c, "hops"))
+	for (size_t k = 0; k < alen(c, JL_K(path)); k++)
+		fprintf(out, "%s%s", k ? " -> " : "", elem(c, JL_K(path), k));
+	for (size_t k = 0; k < alen(c, JL_K(hops)); k++)
+		fprintf(out, "%s%s", k ? ", " : " (hops: ", elem(c, JL_K(hops), k));
+	if (alen(c, JL_K(hops)))
 		fputc(')', out);
 }
 
 /* The worst output's parts, each stage's wait and run, and their sum beside its e2e. */
 static void print_worst(FILE *out, json_object *c, bool md)
 {
-	json_object *st = at(c, "worst.stages");
+	json_object *st = at(c, JL_K2(worst, stages));
 	double sum = 0;
 	char v[32];
 
-	if (!at(c, "worst"))
+	if (!at(c, JL_K(worst)))
 		return;
-	fprintf(out, "%sworst output, ended at %.6f s:", md ? "\n" : "    ", num(c, "worst.end_ns") / 1e9);
-	for (size_t k = 0; k < alen(c, "worst.stages"); k++) {
+	fprintf(out, "%sworst output, ended at %.6f s:", md ? "\n" : "    ", num(c, JL_K2(worst, end_ns)) / 1e9);
+	for (size_t k = 0; k < alen(c, JL_K2(worst, stages)); k++) {
 		json_object *s = json_object_array_get_idx(st, k);
 
-		us(v, sizeof(v), num(s, "wait_ns"));
-		fprintf(out, "%s %s wait %s", k ? " +" : "", str(s, "callback"), v);
-		us(v, sizeof(v), num(s, "run_ns"));
+		us(v, sizeof(v), num(s, JL_K(wait_ns)));
+		fprintf(out, "%s %s wait %s", k ? " +" : "", str(s, JL_K(callback)), v);
+		us(v, sizeof(v), num(s, JL_K(run_ns)));
 		fprintf(out, " + run %s", v);
-		sum += num(s, "wait_ns") + num(s, "run_ns");
+		sum += num(s, JL_K(wait_ns)) + num(s, JL_K(run_ns));
 	}
 	us(v, sizeof(v), sum);
 	fprintf(out, " = %s", v);
-	us(v, sizeof(v), num(c, "worst.e2e_ns"));
-	fprintf(out, " (e2e %s%s)\n", v, sum == num(c, "worst.e2e_ns") ? "" : ": they differ");
+	us(v, sizeof(v), num(c, JL_K2(worst, e2e_ns)));
+	fprintf(out, " (e2e %s%s)\n", v, sum == num(c, JL_K2(worst, e2e_ns)) ? "" : ": they differ");
 }
 
 /* A chain's data age and reaction time (mean / p99 / max), the analytic bound beside the data age. */
@@ -595,10 +596,10 @@ static void print_chain_times(FILE *out, json_object *c, bool md)
 {
 	char age[96], react[96], bound[32] = "none";
 
-	if (num(c, "bound_ns") > 0)
-		us(bound, sizeof(bound), num(c, "bound_ns"));
-	dist_cell(age, sizeof(age), c, "data_age_ns");
-	dist_cell(react, sizeof(react), c, "reaction_ns");
+	if (num(c, JL_K(bound_ns)) > 0)
+		us(bound, sizeof(bound), num(c, JL_K(bound_ns)));
+	dist_cell(age, sizeof(age), c, JL_K(data_age_ns));
+	dist_cell(react, sizeof(react), c, JL_K(reaction_ns));
 	fprintf(out, md ? "| %s | %s | %s |\n|---|---:|---:|\n| data age | %s | %s |\n| reaction | %s | |\n"
 			: "    %-16s %28s %10s\n    data age         %28s %10s\n    reaction         %28s\n",
 		"time", "mean / p99 / max (us)", "bound", age, bound, react);
@@ -609,19 +610,19 @@ static void print_chain_stages(FILE *out, json_object *c, bool md)
 {
 	const char *row = md ? "| %s | %s | %s |\n" : "    %-16s %28s %28s\n";
 
-	if (!alen(c, "stages"))
+	if (!alen(c, JL_K(stages)))
 		return;
 	fputs(md ? "\n" : "", out);
 	fprintf(out, row, "stage", "wait mean / p99 / max (us)", "run mean / p99 / max (us)");
 	if (md)
 		fprintf(out, "|---|---:|---:|\n");
-	for (size_t k = 0; k < alen(c, "stages"); k++) {
-		json_object *st = json_object_array_get_idx(at(c, "stages"), k);
+	for (size_t k = 0; k < alen(c, JL_K(stages)); k++) {
+		json_object *st = json_object_array_get_idx(at(c, JL_K(stages)), k);
 		char wait[96], run[96];
 
-		dist_cell(wait, sizeof(wait), st, "wait_ns");
-		dist_cell(run, sizeof(run), st, "run_ns");
-		fprintf(out, row, str(st, "callback"), wait, run);
+		dist_cell(wait, sizeof(wait), st, JL_K(wait_ns));
+		dist_cell(run, sizeof(run), st, JL_K(run_ns));
+		fprintf(out, row, str(st, JL_K(callback)), wait, run);
 	}
 }
 
@@ -629,14 +630,14 @@ static void print_chain_stages(FILE *out, json_object *c, bool md)
 static void print_chain(FILE *out, json_object *t, enum jl_table_style style)
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
-	json_object *c = at(t, "chain");
+	json_object *c = at(t, JL_K(chain));
 
-	fprintf(out, md ? "\n### Chain %s\n\n`" : "\n  chain %s: ", str(t, "name"));
+	fprintf(out, md ? "\n### Chain %s\n\n`" : "\n  chain %s: ", str(t, JL_K(name)));
 	print_path(out, c);
 	fprintf(out, md ? "`\n\n%lld outputs (%lld by other paths), %lld inputs (%lld unused)\n\n"
 			: "\n    %lld outputs (%lld by other paths), %lld inputs (%lld unused)\n",
-		(long long)num(c, "outputs"), (long long)num(c, "other_paths"), (long long)num(c, "inputs"),
-		(long long)num(c, "unused_inputs"));
+		(long long)num(c, JL_K(outputs)), (long long)num(c, JL_K(other_paths)), (long long)num(c, JL_K(inputs)),
+		(long long)num(c, JL_K(unused_inputs)));
 	print_chain_times(out, c, md);
 	print_chain_stages(out, c, md);
 	print_worst(out, c, md);
@@ -653,17 +654,17 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 {
 	json_object *arr;
 
-	if (!json_object_object_get_ex(summary, "expect", &arr) || !json_object_array_length(arr))
+	if (!json_object_object_get_ex(summary, JL_K(expect), &arr) || !json_object_array_length(arr))
 		return;
 	fprintf(out, style == JL_TABLE_MARKDOWN ? "\n### Expectations\n\n" : "\n  expectations:\n");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *e = json_object_array_get_idx(arr, i), *v;
-		bool ok = json_object_get_boolean(json_object_object_get(e, "ok"));
+		bool ok = json_object_get_boolean(json_object_object_get(e, JL_K(ok)));
 		char val[64] = "no value";
 
-		v = json_object_object_get(e, "value");
+		v = json_object_object_get(e, JL_K(value));
 		if (v) {
-			int m = jl_metric_find(str(e, "metric"));
+			int m = jl_metric_find(str(e, JL_K(metric)));
 
 			if (m >= 0 && jl_metrics[m].unit == JL_UNIT_NS)
 				jl_format_duration_human((int64_t)json_object_get_double(v), val, sizeof(val));
@@ -671,7 +672,7 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 				snprintf(val, sizeof(val), "%.6g", json_object_get_double(v));
 		}
 		fprintf(out, style == JL_TABLE_MARKDOWN ? "- **%s** %s: `%s` (%s, value %s)\n" : "    %-4s %s: %s (%s, value %s)\n",
-			ok ? "ok" : "FAIL", str(e, "label"), str(e, "check"), str(e, "thread"), val);
+			ok ? "ok" : "FAIL", str(e, JL_K(label)), str(e, JL_K(check)), str(e, JL_K(thread)), val);
 	}
 }
 
@@ -680,25 +681,25 @@ static void print_budget(FILE *out, json_object *summary, enum jl_table_style st
 {
 	json_object *arr;
 
-	if (!json_object_object_get_ex(summary, "budget", &arr) || !json_object_array_length(arr))
+	if (!json_object_object_get_ex(summary, JL_K(budget), &arr) || !json_object_array_length(arr))
 		return;
 	fprintf(out, style == JL_TABLE_MARKDOWN ? "\n### Budgets\n\n| stage | budget | p99 | margin | verdict |\n|---|---|---|---|---|\n"
 					       : "\n  budgets:\n    %-24s %12s %12s %12s  verdict\n", "stage", "budget", "p99", "margin");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *b = json_object_array_get_idx(arr, i), *p = json_object_object_get(b, "p99_ns");
+		json_object *b = json_object_array_get_idx(arr, i), *p = json_object_object_get(b, JL_K(p99_ns));
 		char bud[32], p99[32] = "no value", mar[32] = "-";
-		bool ok = json_object_get_boolean(json_object_object_get(b, "ok"));
+		bool ok = json_object_get_boolean(json_object_object_get(b, JL_K(ok)));
 
-		jl_format_duration_human(json_object_get_int64(json_object_object_get(b, "budget_ns")), bud, sizeof(bud));
+		jl_format_duration_human(json_object_get_int64(json_object_object_get(b, JL_K(budget_ns))), bud, sizeof(bud));
 		if (p) {
-			int64_t m = json_object_get_int64(json_object_object_get(b, "margin_ns"));
+			int64_t m = json_object_get_int64(json_object_object_get(b, JL_K(margin_ns)));
 
 			jl_format_duration_human(json_object_get_int64(p), p99, sizeof(p99));
 			jl_format_duration_human(m < 0 ? -m : m, mar + 1, sizeof(mar) - 1);
 			mar[0] = m < 0 ? '-' : '+';
 		}
 		fprintf(out, style == JL_TABLE_MARKDOWN ? "| %s | %s | %s | %s | %s |\n" : "    %-24s %12s %12s %12s  %s\n",
-			str(b, "stage"), bud, p99, mar, ok ? "ok" : "EXCEEDED");
+			str(b, JL_K(stage)), bud, p99, mar, ok ? "ok" : "EXCEEDED");
 	}
 }
 
@@ -709,26 +710,26 @@ static void print_host_rt(FILE *out, json_object *host)
 	json_object *rb, *fs, *st, *smi, *v;
 	bool first = true;
 
-	if (!json_object_object_get_ex(host, "rt_bandwidth", &rb) || !rb)
+	if (!json_object_object_get_ex(host, JL_K(rt_bandwidth), &rb) || !rb)
 		return;
-	if (json_object_object_get_ex(rb, "runtime_us", &v) && json_object_get_int64(v) < 0)
+	if (json_object_object_get_ex(rb, JL_K(runtime_us), &v) && json_object_get_int64(v) < 0)
 		fprintf(out, "RT bandwidth unlimited");
 	else
-		fprintf(out, "RT bandwidth %s of %s us", str(rb, "runtime_us"), str(rb, "period_us"));
-	if (json_object_object_get_ex(rb, "group_sched", &v) && v)
+		fprintf(out, "RT bandwidth %s of %s us", str(rb, JL_K(runtime_us)), str(rb, JL_K(period_us)));
+	if (json_object_object_get_ex(rb, JL_K(group_sched), &v) && v)
 		fprintf(out, ", RT group scheduling %s", json_object_get_boolean(v) ? "on" : "off");
-	if (json_object_object_get_ex(host, "fair_server", &fs) && fs) {
-		if (json_object_get_boolean(json_object_object_get(fs, "readable"))) {
-			json_object_object_foreach(json_object_object_get(fs, "cpus"), cpu, one) {
-				fprintf(out, ", fair server %.1f ms / %.1f s (CPU %s)", num(one, "runtime_ns") / 1e6,
-					num(one, "period_ns") / 1e9, cpu);
+	if (json_object_object_get_ex(host, JL_K(fair_server), &fs) && fs) {
+		if (json_object_get_boolean(json_object_object_get(fs, JL_K(readable)))) {
+			json_object_object_foreach(json_object_object_get(fs, JL_K(cpus)), cpu, one) {
+				fprintf(out, ", fair server %.1f ms / %.1f s (CPU %s)", num(one, JL_K(runtime_ns)) / 1e6,
+					num(one, JL_K(period_ns)) / 1e9, cpu);
 				break;
 			}
 		} else {
-			fprintf(out, ", fair server (%s)", str(fs, "note"));
+			fprintf(out, ", fair server (%s)", str(fs, JL_K(note)));
 		}
 	}
-	if (json_object_object_get_ex(host, "steal_ns", &st) && st) {
+	if (json_object_object_get_ex(host, JL_K(steal_ns), &st) && st) {
 		json_object_object_foreach(st, cpu, ns) {
 			char buf[32];
 
@@ -740,7 +741,7 @@ static void print_host_rt(FILE *out, json_object *host)
 		}
 	}
 	first = true;
-	if (json_object_object_get_ex(host, "smi", &smi) && smi) {
+	if (json_object_object_get_ex(host, JL_K(smi), &smi) && smi) {
 		json_object_object_foreach(smi, cpu, n) {
 			if (json_object_get_int64(n) <= 0)
 				continue;
@@ -758,47 +759,47 @@ static void print_long_run(FILE *out, json_object *summary, enum jl_table_style 
 	json_object *cp, *smp, *st, *threads, *p;
 	const char *nl = style == JL_TABLE_MARKDOWN ? "\n" : "";
 
-	if (json_object_object_get_ex(summary, "checkpoint", &cp))
+	if (json_object_object_get_ex(summary, JL_K(checkpoint), &cp))
 		fprintf(out, "%sCHECKPOINT %lld: the run had not finished when this was written (%.3f s of %.3f s "
 			     "measured); the figures are those so far\n", nl,
-			(long long)num(cp, "number"), num(summary, "duration_ns") / 1e9,
-			num(summary, "planned_duration_ns") / 1e9);
-	if (json_object_object_get_ex(summary, "samples", &smp) && strcmp(str(smp, "mode"), "all"))
+			(long long)num(cp, JL_K(number)), num(summary, JL_K(duration_ns)) / 1e9,
+			num(summary, JL_K(planned_duration_ns)) / 1e9);
+	if (json_object_object_get_ex(summary, JL_K(samples), &smp) && strcmp(str(smp, JL_K(mode)), "all"))
 		fprintf(out, "%ssamples.csv: %s (%s storage)\n", nl,
-			!strcmp(str(smp, "mode"), "none") ? "not written" : "the worst cycles, the first misses and the last "
-									"cycles of each loop", str(smp, "storage"));
-	if (json_object_object_get_ex(summary, "threads", &threads) && json_object_array_length(threads) &&
-	    json_object_object_get_ex(json_object_array_get_idx(threads, 0), "percentiles", &p) &&
+			!strcmp(str(smp, JL_K(mode)), "none") ? "not written" : "the worst cycles, the first misses and the last "
+									"cycles of each loop", str(smp, JL_K(storage)));
+	if (json_object_object_get_ex(summary, JL_K(threads), &threads) && json_object_array_length(threads) &&
+	    json_object_object_get_ex(json_object_array_get_idx(threads, 0), JL_K(percentiles), &p) &&
 	    json_object_is_type(p, json_type_object))
 		fprintf(out, "%spercentiles: from histograms, at most %.2f%% above the exact value\n", nl,
-			num(p, "relative_error") * 100.0);
-	if (json_object_object_get_ex(summary, "stop_at", &st) && json_object_get_boolean(json_object_object_get(st, "fired")))
+			num(p, JL_K(relative_error)) * 100.0);
+	if (json_object_object_get_ex(summary, JL_K(stop_at), &st) && json_object_get_boolean(json_object_object_get(st, JL_K(fired))))
 		fprintf(out, "%sstop_at: %s.%s was %.1f us (over %.1f us) at cycle %lld: the run ended there\n", nl,
-			str(st, "series"), str(st, "metric"), num(st, "value_ns") / 1e3, num(st, "threshold_ns") / 1e3,
-			(long long)num(st, "cycle"));
+			str(st, JL_K(series)), str(st, JL_K(metric)), num(st, JL_K(value_ns)) / 1e3, num(st, JL_K(threshold_ns)) / 1e3,
+			(long long)num(st, JL_K(cycle)));
 }
 
 void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	json_object *threads, *host;
 
-	if (!json_object_object_get_ex(summary, "threads", &threads))
+	if (!json_object_object_get_ex(summary, JL_K(threads), &threads))
 		return;
-	json_object_object_get_ex(summary, "host", &host);
+	json_object_object_get_ex(summary, JL_K(host), &host);
 	if (style == JL_TABLE_MARKDOWN)
-		fprintf(out, "# jitterlab run: %s\n\n", str(summary, "scenario"));
+		fprintf(out, "# jitterlab run: %s\n\n", str(summary, JL_K(scenario)));
 	fprintf(out, style == JL_TABLE_MARKDOWN ? "%s %s, started %s, %.3f s measured after %.3f s warm-up%s\n"
 						: "%s %s · %s · %.3f s measured after %.3f s warm-up%s\n",
-		str(summary, "tool"), str(summary, "version"), str(summary, "started"), num(summary, "duration_ns") / 1e9,
-		num(summary, "warmup_ns") / 1e9,
-		json_object_get_boolean(json_object_object_get(summary, "interrupted")) ? " · INTERRUPTED" : "");
+		str(summary, JL_K(tool)), str(summary, JL_K(version)), str(summary, JL_K(started)), num(summary, JL_K(duration_ns)) / 1e9,
+		num(summary, JL_K(warmup_ns)) / 1e9,
+		json_object_get_boolean(json_object_object_get(summary, JL_K(interrupted))) ? " · INTERRUPTED" : "");
 	fprintf(out, style == JL_TABLE_MARKDOWN ? "\nhost: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n"
 						: "host: Linux %s, preempt %s, CPUs %s (isolated: %s), %s, clocksource %s\n",
-		str(host, "kernel"), str(host, "preempt"), str(host, "cpus_online"),
-		str(host, "isolated")[0] ? str(host, "isolated") : "none",
-		json_object_get_boolean(json_object_object_get(host, "virtualized")) ? "virtual machine" : "bare metal",
-		str(host, "clocksource"));
-	if (style == JL_TABLE_MARKDOWN && json_object_object_get_ex(host, "rt_bandwidth", NULL))
+		str(host, JL_K(kernel)), str(host, JL_K(preempt)), str(host, JL_K(cpus_online)),
+		str(host, JL_K(isolated))[0] ? str(host, JL_K(isolated)) : "none",
+		json_object_get_boolean(json_object_object_get(host, JL_K(virtualized))) ? "virtual machine" : "bare metal",
+		str(host, JL_K(clocksource)));
+	if (style == JL_TABLE_MARKDOWN && json_object_object_get_ex(host, JL_K(rt_bandwidth), NULL))
 		fprintf(out, "\n");
 	print_host_rt(out, host);
 	print_long_run(out, summary, style);

@@ -147,9 +147,58 @@ def run_files():
 RUN_FILES = None
 
 
+def summary_keys():
+    """summary.json's keys as `jitterlab list --keys` prints its registry: ({key: {places}}, {map places})."""
+    out = subprocess.run([BIN, "list", "--keys"], capture_output=True, text=True, timeout=30, check=True).stdout
+    keys, maps = {}, set()
+    for line in out.splitlines():
+        key, places, meaning = line.split("\t")
+        assert meaning.strip() and places.strip(), f"a key without its places or meaning: {line!r}"
+        if key == "*":
+            maps.add(places)
+        else:
+            assert key not in keys, f"{key}: declared twice"
+            keys[key] = set(places.split(" "))
+    assert len(keys) >= 100 and {"tool", "threads", "latency_ns", "p99"} <= set(keys), sorted(keys)[:20]
+    return keys, maps
+
+
+SUMMARY_KEYS = None
+
+
+def undeclared_keys(doc):
+    """The (place, key) pairs of summary.json document DOC the registry does not declare there. A place is
+    "." (the document), a key path with [] for each element of an array and .* for each member of a map."""
+    global SUMMARY_KEYS
+    SUMMARY_KEYS = SUMMARY_KEYS or summary_keys()
+    keys, maps = SUMMARY_KEYS
+    bad = set()
+
+    def visit(o, place):
+        if isinstance(o, dict):
+            if place in maps:
+                for v in o.values():
+                    visit(v, place + ".*")
+                return
+            for k, v in o.items():
+                if place not in keys.get(k, ()):
+                    bad.add((place, k))
+                visit(v, k if place == "." else f"{place}.{k}")
+        elif isinstance(o, list):
+            for v in o:
+                visit(v, place + "[]")
+
+    visit(doc, ".")
+    return bad
+
+
 def check_run_dir(d):
-    """Every file of run directory D is one the registry names, and those it says every run has are there."""
+    """Every file of run directory D is one the registry names, and those it says every run has are there;
+    every key of its summary.json is declared where it stands."""
     global RUN_FILES
+    with open(d / "summary.json", encoding="utf-8") as f:
+        bad = undeclared_keys(json.load(f))
+    assert not bad, f"{d}/summary.json: keys `jitterlab list --keys` does not declare there: {sorted(bad)}"
     RUN_FILES = RUN_FILES or run_files()
     names = [p.name for p in d.iterdir() if p.is_file() and not p.is_symlink()]
     for n in names:
@@ -397,3 +446,102 @@ def test_report_without_gnuplot_is_a_note(jl, scenario, tmp_path):
     assert "latency" in p.stdout and "plots:" not in p.stdout, p.stdout
     after = {x.name: x.stat().st_mtime_ns for x in d.iterdir()}
     assert after == before, f"report without gnuplot changed the run directory:\n{before}\n{after}"
+
+
+# ---- 3. summary.json's keys: the registry against what runs write and against the contract ----
+
+KEYS_RUN = """
+    ; a loop and a lower one sharing a PI lock, two publishers into a sync and its callback, intervals, a
+    ; trace with irq and timer events: most of summary.json's blocks
+    [run]
+    duration = 1s
+    warmup = 200ms
+    trace = sched, irq, timer
+    interval = 500ms
+
+    [lock shared]
+    kind = pi
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 200Hz
+    work = spin 50us
+    lock = shared
+
+    [thread low]
+    policy = fifo
+    priority = 10
+    cpus = 1
+    rate = 50Hz
+    work = spin 200us
+    lock = shared
+
+    [topic a]
+    [topic b]
+    [topic ab_out]
+
+    [executor exe]
+    policy = fifo
+    priority = 70
+    cpus = 1
+
+    [callback pub_a]
+    executor = exe
+    period = 10ms
+    work = spin 20us
+    publish = a
+
+    [callback pub_b]
+    executor = exe
+    period = 20ms
+    work = spin 20us
+    publish = b
+
+    [sync ab]
+    algorithm = slop
+    inputs = a, b
+    slop = 20ms
+    publish = ab_out
+
+    [callback fuse]
+    executor = exe
+    trigger = ab_out
+    work = spin 20us
+
+    [expect]
+    rate = control.rate_hz > 1
+"""
+
+
+def test_summary_keys_are_declared(jl, scenario, tmp_path):
+    """A run with most of summary.json's blocks (a loop and a lower one sharing a PI lock, an executor with
+    publishers, a sync and its callback, intervals, a trace with irq and timer events, an [expect]): every
+    key it writes is one `jitterlab list --keys` declares, at the place it stands."""
+    path = scenario("keys", KEYS_RUN)
+    jl("run", path, "--quiet", timeout=120, check_rc=0)
+    d = (tmp_path / "out" / "keys" / "latest").resolve()
+    with open(d / "summary.json", encoding="utf-8") as f:
+        doc = json.load(f)
+    for block in ("host", "threads", "trace", "locks", "syncs", "intervals", "expect", "executors"):
+        assert doc.get(block), f"the run wrote no {block}: the test would check less than it says"
+    bad = undeclared_keys(doc)
+    assert not bad, f"keys `jitterlab list --keys` does not declare there: {sorted(bad)}"
+    # and the check is not vacuous: a key the registry does not have is caught
+    doc["threads"][0]["no_such_key"] = 1
+    assert ("threads[]", "no_such_key") in undeclared_keys(doc)
+
+
+CONTRACT = pathlib.Path(__file__).resolve().parents[3] / "shared" / "design" / "outputs.md"
+
+
+@pytest.mark.skipif(not CONTRACT.is_file(), reason=f"the contract is not beside this checkout ({CONTRACT})")
+def test_contract_keys_are_declared():
+    """Every key of outputs.md's summary.json sketch is declared at its place (the contract's keys are a
+    subset of what the registry, and so every run, has)."""
+    text = CONTRACT.read_text(encoding="utf-8")
+    m = re.search(r"## summary\.json.*?```json\n(.*?)```", text, re.S)
+    assert m, f"{CONTRACT}: no summary.json sketch"
+    bad = undeclared_keys(json.loads(m.group(1)))
+    assert not bad, f"keys of the contract `jitterlab list --keys` does not declare there: {sorted(bad)}"

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "offcpu.h"
 #include "parts.h"
+#include "../../base/summary_keys.h"
 
 static void who_add(struct jl_offcpu_who *w, int *n, int max, const char *name, int64_t ns)
 {
@@ -40,10 +41,10 @@ static json_object *who_json(struct jl_offcpu_who *w, int n, bool counts)
 	for (int i = 0; i < n && i < 5; i++) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(w[i].name));
-		json_object_object_add(o, counts ? "blocked_ns" : "ns", json_object_new_int64(w[i].ns));
+		json_object_object_add(o, JL_K(name), json_object_new_string(w[i].name));
+		json_object_object_add(o, counts ? JL_K(blocked_ns) : JL_K(ns), json_object_new_int64(w[i].ns));
 		if (counts)
-			json_object_object_add(o, "times", json_object_new_int64((int64_t)w[i].count));
+			json_object_object_add(o, JL_K(times), json_object_new_int64((int64_t)w[i].count));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -124,13 +125,13 @@ json_object *jl_offcpu_json(struct jl_offcpu *o)
 {
 	json_object *j = json_object_new_object();
 
-	json_object_object_add(j, "running_ns", json_object_new_int64(o->run));
-	json_object_object_add(j, "preempted_ns", json_object_new_int64(o->preempted));
-	json_object_object_add(j, "preempted_behind", who_json(o->pre, o->npre, false));
-	json_object_object_add(j, "blocked_ns", json_object_new_int64(o->blocked));
-	json_object_object_add(j, "woken_by", who_json(o->wk, o->nwk, true)); /* blocked time each waker ended */
-	json_object_object_add(j, "wakeup_wait_ns", json_object_new_int64(o->waiting));
-	json_object_object_add(j, "migrations", json_object_new_int64((int64_t)o->migrations));
+	json_object_object_add(j, JL_K(running_ns), json_object_new_int64(o->run));
+	json_object_object_add(j, JL_K(preempted_ns), json_object_new_int64(o->preempted));
+	json_object_object_add(j, JL_K(preempted_behind), who_json(o->pre, o->npre, false));
+	json_object_object_add(j, JL_K(blocked_ns), json_object_new_int64(o->blocked));
+	json_object_object_add(j, JL_K(woken_by), who_json(o->wk, o->nwk, true)); /* blocked time each waker ended */
+	json_object_object_add(j, JL_K(wakeup_wait_ns), json_object_new_int64(o->waiting));
+	json_object_object_add(j, JL_K(migrations), json_object_new_int64((int64_t)o->migrations));
 	return j;
 }
 

@@ -15,6 +15,7 @@
 #include "prune.h"
 #include "result.h"
 #include "worst.h"
+#include "../../base/summary_keys.h"
 
 void jl_trace_budget_from_host(json_object *host, struct jl_analysis_budget *b)
 {
@@ -22,21 +23,21 @@ void jl_trace_budget_from_host(json_object *host, struct jl_analysis_budget *b)
 
 	if (!host)
 		return;
-	if (json_object_object_get_ex(host, "rt_bandwidth", &o)) {
-		if (json_object_object_get_ex(o, "runtime_us", &v))
+	if (json_object_object_get_ex(host, JL_K(rt_bandwidth), &o)) {
+		if (json_object_object_get_ex(o, JL_K(runtime_us), &v))
 			b->rt_runtime_ns = json_object_get_int64(v) < 0 ? -1 : json_object_get_int64(v) * 1000;
-		if (json_object_object_get_ex(o, "period_us", &v) && json_object_get_int64(v) > 0)
+		if (json_object_object_get_ex(o, JL_K(period_us), &v) && json_object_get_int64(v) > 0)
 			b->rt_period_ns = json_object_get_int64(v) * 1000;
 	}
-	if (json_object_object_get_ex(host, "kernel", &v) && json_object_is_type(v, json_type_string))
+	if (json_object_object_get_ex(host, JL_K(kernel), &v) && json_object_is_type(v, json_type_string))
 		b->fair_server = jl_kernel_has(JL_K_FAIR_SERVER, json_object_get_string(v));
-	if (json_object_object_get_ex(host, "fair_server", &o) && json_object_object_get_ex(o, "readable", &v) &&
-	    json_object_get_boolean(v) && json_object_object_get_ex(o, "cpus", &cpus)) {
+	if (json_object_object_get_ex(host, JL_K(fair_server), &o) && json_object_object_get_ex(o, JL_K(readable), &v) &&
+	    json_object_get_boolean(v) && json_object_object_get_ex(o, JL_K(cpus), &cpus)) {
 		json_object_object_foreach(cpus, cpu, one) {
 			(void)cpu;
-			if (json_object_object_get_ex(one, "runtime_ns", &v))
+			if (json_object_object_get_ex(one, JL_K(runtime_ns), &v))
 				b->fair_runtime_ns = json_object_get_int64(v);
-			if (json_object_object_get_ex(one, "period_ns", &v))
+			if (json_object_object_get_ex(one, JL_K(period_ns), &v))
 				b->fair_period_ns = json_object_get_int64(v);
 			b->fair_known = true;
 			break; /* one budget for the analysis: the first CPU's (host.fair_server says if they differ) */
@@ -53,30 +54,30 @@ void jl_trace_advice_from_host(json_object *host, struct jl_trace_advice_in *a)
 	a->irq_steered = -1;
 	if (!host)
 		return;
-	if (json_object_object_get_ex(host, "virtualized", &v))
+	if (json_object_object_get_ex(host, JL_K(virtualized), &v))
 		a->vm = json_object_get_boolean(v);
-	if (json_object_object_get_ex(host, "cpu_dma_latency_us", &v) && json_object_is_type(v, json_type_int))
+	if (json_object_object_get_ex(host, JL_K(cpu_dma_latency_us), &v) && json_object_is_type(v, json_type_int))
 		a->dma_latency_us = json_object_get_int(v);
-	if (json_object_object_get_ex(host, "idle_states", &d) && json_object_object_get_ex(d, "states", &v) &&
+	if (json_object_object_get_ex(host, JL_K(idle_states), &d) && json_object_object_get_ex(d, JL_K(states), &v) &&
 	    json_object_is_type(v, json_type_array)) {
 		size_t o = 0;
 
 		for (size_t i = 0; i < json_object_array_length(v) && o < sizeof(a->idle_states); i++) {
 			json_object *st = json_object_array_get_idx(v, i), *n, *l, *x;
 
-			if (json_object_object_get_ex(st, "disabled", &x) && json_object_get_boolean(x))
+			if (json_object_object_get_ex(st, JL_K(disabled), &x) && json_object_get_boolean(x))
 				continue;
-			if (json_object_object_get_ex(st, "name", &n) && json_object_object_get_ex(st, "latency_us", &l))
+			if (json_object_object_get_ex(st, JL_K(name), &n) && json_object_object_get_ex(st, JL_K(latency_us), &l))
 				o += (size_t)snprintf(a->idle_states + o, sizeof(a->idle_states) - o, "%s%s %lld us",
 						      o ? ", " : "", json_object_get_string(n),
 						      (long long)json_object_get_int64(l));
 		}
 	}
-	if (json_object_object_get_ex(host, "preempt_detail", &d)) {
-		if (json_object_object_get_ex(d, "rt", &v))
+	if (json_object_object_get_ex(host, JL_K(preempt_detail), &d)) {
+		if (json_object_object_get_ex(d, JL_K(rt), &v))
 			a->rt_kernel = json_object_get_boolean(v);
-		if (json_object_object_get_ex(d, "dynamic", &v) && json_object_get_boolean(v) &&
-		    json_object_object_get_ex(d, "mode", &v) && json_object_is_type(v, json_type_string))
+		if (json_object_object_get_ex(d, JL_K(dynamic), &v) && json_object_get_boolean(v) &&
+		    json_object_object_get_ex(d, JL_K(mode), &v) && json_object_is_type(v, json_type_string))
 			snprintf(a->preempt_mode, sizeof(a->preempt_mode), "%s", json_object_get_string(v));
 	}
 }
@@ -87,18 +88,18 @@ static json_object *part_json(const struct jl_part *p)
 				   p->kind == JL_PART_UNPREEMPTED || p->kind == JL_PART_BLOCKED);
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "kind", json_object_new_string(jl_part_kind_name(p->kind)));
-	json_object_object_add(o, "name", json_object_new_string(p->name));
+	json_object_object_add(o, JL_K(kind), json_object_new_string(jl_part_kind_name(p->kind)));
+	json_object_object_add(o, JL_K(name), json_object_new_string(p->name));
 
-	json_object_object_add(o, "pid", json_object_new_int(task || jl_part_kinds[p->kind].interrupt ? p->pid : -1));
-	json_object_object_add(o, "prio", json_object_new_int(task ? jl_kprio_user(p->kprio) : 0));
+	json_object_object_add(o, JL_K(pid), json_object_new_int(task || jl_part_kinds[p->kind].interrupt ? p->pid : -1));
+	json_object_object_add(o, JL_K(prio), json_object_new_int(task ? jl_kprio_user(p->kprio) : 0));
 	if (task) {
-		json_object_object_add(o, "policy", json_object_new_string(p->policy));
-		json_object_object_add(o, "kernel_prio", json_object_new_int(p->kprio));
+		json_object_object_add(o, JL_K(policy), json_object_new_string(p->policy));
+		json_object_object_add(o, JL_K(kernel_prio), json_object_new_int(p->kprio));
 	}
-	json_object_object_add(o, "duration_ns", json_object_new_int64(p->duration_ns));
+	json_object_object_add(o, JL_K(duration_ns), json_object_new_int64(p->duration_ns));
 	if (p->detail[0])
-		json_object_object_add(o, "detail", json_object_new_string(p->detail));
+		json_object_object_add(o, JL_K(detail), json_object_new_string(p->detail));
 	return o;
 }
 
@@ -108,32 +109,32 @@ static json_object *cycle_json(const struct jl_analysis *an, const struct jl_cyc
 	json_object *o = json_object_new_object(), *parts = json_object_new_array();
 	int culprit = jl_cycle_culprit(c);
 
-	json_object_object_add(o, "thread", json_object_new_string(an->threads[c->thread].name));
-	json_object_object_add(o, "tid", json_object_new_int(c->tid ? c->tid : an->threads[c->thread].pid));
-	json_object_object_add(o, "cycle", json_object_new_int64((int64_t)c->cycle));
-	json_object_object_add(o, "window", json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response" : "wakeup"));
-	json_object_object_add(o, "latency_ns", json_object_new_int64(c->latency_ns));
+	json_object_object_add(o, JL_K(thread), json_object_new_string(an->threads[c->thread].name));
+	json_object_object_add(o, JL_K(tid), json_object_new_int(c->tid ? c->tid : an->threads[c->thread].pid));
+	json_object_object_add(o, JL_K(cycle), json_object_new_int64((int64_t)c->cycle));
+	json_object_object_add(o, JL_K(window), json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response" : "wakeup"));
+	json_object_object_add(o, JL_K(latency_ns), json_object_new_int64(c->latency_ns));
 	if (c->window == JL_WINDOW_RESPONSE || c->end)
-		json_object_object_add(o, "response_ns", json_object_new_int64(c->end - c->release));
-	json_object_object_add(o, "miss", json_object_new_boolean(c->miss));
-	json_object_object_add(o, "lost_in_window", json_object_new_boolean(c->lost_in_window));
-	json_object_object_add(o, "migrations", json_object_new_int(c->migrations));
-	json_object_object_add(o, "cpu", json_object_new_int(c->cpu));
-	json_object_object_add(o, "release_ns", json_object_new_int64(c->release));
-	json_object_object_add(o, "waking_ns", json_object_new_int64(c->waking));
-	json_object_object_add(o, "switch_in_ns", json_object_new_int64(c->switch_in));
-	json_object_object_add(o, "wake_ns", json_object_new_int64(c->wake));
+		json_object_object_add(o, JL_K(response_ns), json_object_new_int64(c->end - c->release));
+	json_object_object_add(o, JL_K(miss), json_object_new_boolean(c->miss));
+	json_object_object_add(o, JL_K(lost_in_window), json_object_new_boolean(c->lost_in_window));
+	json_object_object_add(o, JL_K(migrations), json_object_new_int(c->migrations));
+	json_object_object_add(o, JL_K(cpu), json_object_new_int(c->cpu));
+	json_object_object_add(o, JL_K(release_ns), json_object_new_int64(c->release));
+	json_object_object_add(o, JL_K(waking_ns), json_object_new_int64(c->waking));
+	json_object_object_add(o, JL_K(switch_in_ns), json_object_new_int64(c->switch_in));
+	json_object_object_add(o, JL_K(wake_ns), json_object_new_int64(c->wake));
 	if (c->end)
-		json_object_object_add(o, "end_ns", json_object_new_int64(c->end));
-	json_object_object_add(o, "wakeup_ns", json_object_new_int64(c->switch_in - c->waking));
-	json_object_object_add(o, "switch_traced", json_object_new_boolean(!c->implicit));
+		json_object_object_add(o, JL_K(end_ns), json_object_new_int64(c->end));
+	json_object_object_add(o, JL_K(wakeup_ns), json_object_new_int64(c->switch_in - c->waking));
+	json_object_object_add(o, JL_K(switch_traced), json_object_new_boolean(!c->implicit));
 	for (int i = 0; i < c->nparts; i++)
 		json_object_array_add(parts, part_json(&c->parts[i]));
-	json_object_object_add(o, "parts", parts);
-	json_object_object_add(o, "culprit", culprit >= 0 ? part_json(&c->parts[culprit]) : NULL);
-	json_object_object_add(o, "text", json_object_new_string(text));
-	json_object_object_add(o, "advice", rule ? json_object_new_string(advice) : NULL);
-	json_object_object_add(o, "advice_rule", rule ? json_object_new_string(rule) : NULL);
+	json_object_object_add(o, JL_K(parts), parts);
+	json_object_object_add(o, JL_K(culprit), culprit >= 0 ? part_json(&c->parts[culprit]) : NULL);
+	json_object_object_add(o, JL_K(text), json_object_new_string(text));
+	json_object_object_add(o, JL_K(advice), rule ? json_object_new_string(advice) : NULL);
+	json_object_object_add(o, JL_K(advice_rule), rule ? json_object_new_string(rule) : NULL);
 	return o;
 }
 
@@ -154,14 +155,14 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		return -1;
 	t[0] = 0;
 	b = json_object_new_object();
-	json_object_object_add(b, "enabled", json_object_new_boolean(1));
-	json_object_object_add(b, "file", json_object_new_string(in->file ? in->file : "trace.dat"));
-	json_object_object_add(b, "clock", json_object_new_string("mono"));
-	json_object_object_add(b, "events", json_object_new_int64((int64_t)in->events));
-	json_object_object_add(b, "lost_events", json_object_new_int64((int64_t)in->lost_events));
-	json_object_object_add(b, "lost_gaps", json_object_new_int64((int64_t)in->lost_gaps));
-	json_object_object_add(b, "markers", json_object_new_int64((int64_t)an->markers));
-	json_object_object_add(b, "implicit_switches", json_object_new_int64((int64_t)an->implicit_switches));
+	json_object_object_add(b, JL_K(enabled), json_object_new_boolean(1));
+	json_object_object_add(b, JL_K(file), json_object_new_string(in->file ? in->file : "trace.dat"));
+	json_object_object_add(b, JL_K(clock), json_object_new_string("mono"));
+	json_object_object_add(b, JL_K(events), json_object_new_int64((int64_t)in->events));
+	json_object_object_add(b, JL_K(lost_events), json_object_new_int64((int64_t)in->lost_events));
+	json_object_object_add(b, JL_K(lost_gaps), json_object_new_int64((int64_t)in->lost_gaps));
+	json_object_object_add(b, JL_K(markers), json_object_new_int64((int64_t)an->markers));
+	json_object_object_add(b, JL_K(implicit_switches), json_object_new_int64((int64_t)an->implicit_switches));
 	{
 		/* where the VM heuristic (a woken task's first record is its switch out of idle) was used */
 		json_object *vm = json_object_new_object();
@@ -173,7 +174,7 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 				snprintf(k, sizeof(k), "%d", c);
 				json_object_object_add(vm, k, json_object_new_int64((int64_t)an->vm_heuristic[c]));
 			}
-		json_object_object_add(b, "vm_heuristic_cpus", vm);
+		json_object_object_add(b, JL_K(vm_heuristic_cpus), vm);
 	}
 	wk = json_object_new_object();
 	sw = json_object_new_object();
@@ -205,27 +206,27 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		o = json_object_new_object();
 		/* of what: the wakeups matched to the cycles (the whole analysis), or every wakeup of the thread
 		 * in the measured phase (a pruned one: the cycles it did not keep cannot be matched) */
-		json_object_object_add(o, "of", json_object_new_string(!every ? "cycles" : in->pages_dropped ? "kept wakeups"
+		json_object_object_add(o, JL_K(of), json_object_new_string(!every ? "cycles" : in->pages_dropped ? "kept wakeups"
 									: "wakeups"));
-		json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
-		json_object_object_add(o, "p50", json_object_new_int64(d.p50));
-		json_object_object_add(o, "p99", json_object_new_int64(d.p99));
-		json_object_object_add(o, "max", json_object_new_int64(d.max));
+		json_object_object_add(o, JL_K(count), json_object_new_int64((int64_t)n));
+		json_object_object_add(o, JL_K(p50), json_object_new_int64(d.p50));
+		json_object_object_add(o, JL_K(p99), json_object_new_int64(d.p99));
+		json_object_object_add(o, JL_K(max), json_object_new_int64(d.max));
 		json_object_object_add(wk, th->name, o);
 		s = json_object_new_object();
-		json_object_object_add(s, "tid", json_object_new_int(th->pid));
-		json_object_object_add(s, "in", json_object_new_int64((int64_t)th->switch_in));
-		json_object_object_add(s, "out", json_object_new_int64((int64_t)th->switch_out));
-		json_object_object_add(s, "implicit_in", json_object_new_int64((int64_t)th->implicit_in));
-		json_object_object_add(s, "wakings", json_object_new_int64((int64_t)th->wakings));
-		json_object_object_add(s, "pairs", json_object_new_int64(
+		json_object_object_add(s, JL_K(tid), json_object_new_int(th->pid));
+		json_object_object_add(s, JL_K(in), json_object_new_int64((int64_t)th->switch_in));
+		json_object_object_add(s, JL_K(out), json_object_new_int64((int64_t)th->switch_out));
+		json_object_object_add(s, JL_K(implicit_in), json_object_new_int64((int64_t)th->implicit_in));
+		json_object_object_add(s, JL_K(wakings), json_object_new_int64((int64_t)th->wakings));
+		json_object_object_add(s, JL_K(pairs), json_object_new_int64(
 						      (int64_t)(th->npairs + an->threads[th->owner].pairs_forgotten)));
 		json_object_object_add(sw, th->name, s);
 		measured += th->measured_samples;
 		matched += th->matched;
 	}
-	json_object_object_add(b, "wakeup_ns", wk);
-	json_object_object_add(b, "sched_switch", sw);
+	json_object_object_add(b, JL_K(wakeup_ns), wk);
+	json_object_object_add(b, JL_K(sched_switch), sw);
 	{
 		/* priority-inheritance boosts (sched_pi_setprio raising a task), per thread that got any */
 		json_object *pb = json_object_new_array();
@@ -237,13 +238,13 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 			if (!th->boosts || th->owner != i)
 				continue;
 			o = json_object_new_object();
-			json_object_object_add(o, "name", json_object_new_string(th->name));
-			json_object_object_add(o, "tid", json_object_new_int(th->pid));
-			json_object_object_add(o, "boosts", json_object_new_int64((int64_t)th->boosts));
-			json_object_object_add(o, "to_prio", json_object_new_int(th->boost_prio));
+			json_object_object_add(o, JL_K(name), json_object_new_string(th->name));
+			json_object_object_add(o, JL_K(tid), json_object_new_int(th->pid));
+			json_object_object_add(o, JL_K(boosts), json_object_new_int64((int64_t)th->boosts));
+			json_object_object_add(o, JL_K(to_prio), json_object_new_int(th->boost_prio));
 			json_object_array_add(pb, o);
 		}
-		json_object_object_add(b, "pi_boosts", pb);
+		json_object_object_add(b, JL_K(pi_boosts), pb);
 	}
 	if (!in->pages_dropped) {
 		/* where each measured thread's time went in the measured phase (not known when the flight
@@ -254,7 +255,7 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 			if (an->threads[i].measured)
 				json_object_object_add(oc, an->threads[i].name,
 						       jl_analysis_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
-		json_object_object_add(b, "off_cpu", oc);
+		json_object_object_add(b, JL_K(off_cpu), oc);
 	}
 	if (an->prune) {
 		/* a long run's analysis in flat memory (prune.c): what it kept and forgot */
@@ -262,15 +263,15 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		size_t st, pa, sg;
 
 		jl_analysis_prune_counts(an, &st, &pa, &sg);
-		json_object_object_add(pr, "kept", json_object_new_string("the kept cycles' windows"));
-		json_object_object_add(pr, "forgotten_states", json_object_new_int64((int64_t)st));
-		json_object_object_add(pr, "forgotten_pairs", json_object_new_int64((int64_t)pa));
-		json_object_object_add(pr, "forgotten_segments", json_object_new_int64((int64_t)sg));
-		json_object_object_add(b, "pruned", pr);
+		json_object_object_add(pr, JL_K(kept), json_object_new_string("the kept cycles' windows"));
+		json_object_object_add(pr, JL_K(forgotten_states), json_object_new_int64((int64_t)st));
+		json_object_object_add(pr, JL_K(forgotten_pairs), json_object_new_int64((int64_t)pa));
+		json_object_object_add(pr, JL_K(forgotten_segments), json_object_new_int64((int64_t)sg));
+		json_object_object_add(b, JL_K(pruned), pr);
 	}
-	json_object_object_add(b, "measured_cycles", json_object_new_int64((int64_t)measured));
-	json_object_object_add(b, "matched_cycles", json_object_new_int64((int64_t)matched));
-	json_object_object_add(b, "matched_fraction",
+	json_object_object_add(b, JL_K(measured_cycles), json_object_new_int64((int64_t)measured));
+	json_object_object_add(b, JL_K(matched_cycles), json_object_new_int64((int64_t)matched));
+	json_object_object_add(b, JL_K(matched_fraction),
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
 	warr = json_object_new_array();
 	for (int i = 0; i < *nworst; i++) {
@@ -294,7 +295,7 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		if (rule)
 			tlen += snprintf(t + tlen, tcap - tlen, "  advice: %s\n", advice);
 	}
-	json_object_object_add(b, "worst", warr);
+	json_object_object_add(b, JL_K(worst), warr);
 	{
 		/* where events were lost: [from_ns, to_ns) on a CPU, nothing known there (the first 100) */
 		json_object *gaps = json_object_new_array();
@@ -302,22 +303,22 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		for (size_t i = 0; i < an->ngaps && i < 100; i++) {
 			json_object *g = json_object_new_object();
 
-			json_object_object_add(g, "cpu", json_object_new_int(an->gaps[i].cpu));
-			json_object_object_add(g, "from_ns", json_object_new_int64(an->gaps[i].from));
-			json_object_object_add(g, "to_ns", json_object_new_int64(an->gaps[i].to));
-			json_object_object_add(g, "lost", json_object_new_int64((int64_t)an->gaps[i].lost));
+			json_object_object_add(g, JL_K(cpu), json_object_new_int(an->gaps[i].cpu));
+			json_object_object_add(g, JL_K(from_ns), json_object_new_int64(an->gaps[i].from));
+			json_object_object_add(g, JL_K(to_ns), json_object_new_int64(an->gaps[i].to));
+			json_object_object_add(g, JL_K(lost), json_object_new_int64((int64_t)an->gaps[i].lost));
 			json_object_array_add(gaps, g);
 		}
-		json_object_object_add(b, "gaps", gaps);
+		json_object_object_add(b, JL_K(gaps), gaps);
 	}
-	json_object_object_add(b, "misses", json_object_new_int64((int64_t)misses));
-	json_object_object_add(b, "misses_explained", json_object_new_int(listed_misses));
-	json_object_object_add(b, "misses_cap", json_object_new_int(JL_TRACE_MISSES));
+	json_object_object_add(b, JL_K(misses), json_object_new_int64((int64_t)misses));
+	json_object_object_add(b, JL_K(misses_explained), json_object_new_int(listed_misses));
+	json_object_object_add(b, JL_K(misses_cap), json_object_new_int(JL_TRACE_MISSES));
 	if ((size_t)listed_misses < misses && tlen + 128 < tcap)
 		tlen += snprintf(t + tlen, tcap - tlen, "(%zu missed deadlines; the %d with the longest responses are "
 			     "explained)\n", misses, listed_misses);
 	if (in->kshark)
-		json_object_object_add(b, "kernelshark", json_object_new_string(in->kshark));
+		json_object_object_add(b, JL_K(kernelshark), json_object_new_string(in->kshark));
 	*block = b;
 	*text = t;
 	return 0;

@@ -27,6 +27,7 @@
 #include "recorder.h"
 #include "trace.h"
 #include "../../../affinity/runnames.h"
+#include "../../base/summary_keys.h"
 
 #define READER_PERIOD_NS 20000000 /* 20 ms: far below the time a 16 MB buffer takes to fill */
 
@@ -210,11 +211,11 @@ void jl_trace_describe_recording(const struct jl_trace *t, json_object *block)
 			json_object_array_add(ev, json_object_new_string(name));
 		}
 	}
-	json_object_object_add(rec, "events", ev);
-	json_object_object_add(rec, "missing", json_object_new_string(t->missing));
+	json_object_object_add(rec, JL_K(events), ev);
+	json_object_object_add(rec, JL_K(missing), json_object_new_string(t->missing));
 	/* where the IRQ and timer events were recorded: the measured CPUs, or all */
-	json_object_object_add(rec, "local_cpus", json_object_new_string(t->local_cpus[0] ? t->local_cpus : "all"));
-	json_object_object_add(block, "recorded", rec);
+	json_object_object_add(rec, JL_K(local_cpus), json_object_new_string(t->local_cpus[0] ? t->local_cpus : "all"));
+	json_object_object_add(block, JL_K(recorded), rec);
 }
 
 int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen)

@@ -27,6 +27,7 @@
 #include "../analysis/prune.h"
 #include "../analysis/result.h"
 #include "../analysis/series.h"
+#include "../../base/summary_keys.h"
 
 void jl_trace_result_free(struct jl_trace_result *res)
 {
@@ -175,25 +176,25 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 	if (t->probe_served) { /* the probe server: programs that got the marker, connections refused */
 		json_object *pb = json_object_new_object();
 
-		json_object_object_add(pb, "connections", json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
-		json_object_object_add(pb, "refused", json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
+		json_object_object_add(pb, JL_K(connections), json_object_new_int64((int64_t)atomic_load(&t->probe_clients)));
+		json_object_object_add(pb, JL_K(refused), json_object_new_int64((int64_t)atomic_load(&t->probe_refused)));
 		if (t->rings) { /* the rings: threads that had one, their records, and those not kept */
 			struct jl_probe_rings_stats st;
 			json_object *rb = json_object_new_object();
 
 			jl_probe_rings_count(t->rings, &st);
-			json_object_object_add(rb, "threads", json_object_new_int64(st.rings));
-			json_object_object_add(rb, "records", json_object_new_int64((int64_t)st.records));
-			json_object_object_add(rb, "lost", json_object_new_int64((int64_t)st.lost));
-			json_object_object_add(rb, "bad", json_object_new_int64((int64_t)st.bad));
-			json_object_object_add(rb, "refused", json_object_new_int64((int64_t)st.refused));
-			json_object_object_add(pb, "rings", rb);
+			json_object_object_add(rb, JL_K(threads), json_object_new_int64(st.rings));
+			json_object_object_add(rb, JL_K(records), json_object_new_int64((int64_t)st.records));
+			json_object_object_add(rb, JL_K(lost), json_object_new_int64((int64_t)st.lost));
+			json_object_object_add(rb, JL_K(bad), json_object_new_int64((int64_t)st.bad));
+			json_object_object_add(rb, JL_K(refused), json_object_new_int64((int64_t)st.refused));
+			json_object_object_add(pb, JL_K(rings), rb);
 			if (st.lost || st.bad)
 				fprintf(stderr, "jitterlab: warning: probe: %llu records lost to a full ring, %llu not kept "
 					"(bad or out of order): those cycles are not measured\n",
 					(unsigned long long)st.lost, (unsigned long long)st.bad);
 		}
-		json_object_object_add(res->block, "probe", pb);
+		json_object_object_add(res->block, JL_K(probe), pb);
 	}
 	if (nworst == 0) { /* nothing to explain: no heading on the terminal or in report.md */
 		free(res->text);
@@ -203,9 +204,9 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 		char kerr[256];
 
 		if (jl_trace_kshark_for(an, &worst[0], dat, session, pages, &res->open_hint, kerr, sizeof(kerr)) == 0)
-			json_object_object_add(res->block, "kernelshark", json_object_new_string("kernelshark.json"));
+			json_object_object_add(res->block, JL_K(kernelshark), json_object_new_string("kernelshark.json"));
 		else
-			json_object_object_add(res->block, "kernelshark_error", json_object_new_string(kerr));
+			json_object_object_add(res->block, JL_K(kernelshark_error), json_object_new_string(kerr));
 	}
 	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
 	if (t->rec)

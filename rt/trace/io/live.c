@@ -34,6 +34,7 @@
 #include "../analysis/result.h"
 #include "../analysis/series.h"
 #include "../analysis/worst.h"
+#include "../../base/summary_keys.h"
 
 #define LIVE_PERIOD_NS 200000000L    /* the thread's step */
 #define LIVE_DRAIN_MARGIN_NS 10000000LL
@@ -377,14 +378,14 @@ void jl_trace_live_describe(const struct jl_trace *t, json_object *block, double
 		return;
 	live = jl_trace_stream_info(L->st)->records - post_events; /* fed while the run went */
 	o = json_object_new_object();
-	json_object_object_add(o, "events", json_object_new_int64((int64_t)live));
-	json_object_object_add(o, "busy_s", json_object_new_double(L->busy_s));
+	json_object_object_add(o, JL_K(events), json_object_new_int64((int64_t)live));
+	json_object_object_add(o, JL_K(busy_s), json_object_new_double(L->busy_s));
 	/* how fast it went through them (the events per second it can sustain), and the fastest step */
-	json_object_object_add(o, "events_per_busy_s", json_object_new_double(L->busy_s > 0 ? (double)live / L->busy_s : 0));
-	json_object_object_add(o, "steps", json_object_new_int64((int64_t)L->steps));
-	json_object_object_add(o, "max_lag_s", json_object_new_double(L->max_lag_s));
-	json_object_object_add(o, "after_run_events", json_object_new_int64((int64_t)post_events));
-	json_object_object_add(o, "after_run_analysis_s", json_object_new_double(feed_s));
-	json_object_object_add(o, "after_run_s", json_object_new_double(post_s));
-	json_object_object_add(block, "live", o);
+	json_object_object_add(o, JL_K(events_per_busy_s), json_object_new_double(L->busy_s > 0 ? (double)live / L->busy_s : 0));
+	json_object_object_add(o, JL_K(steps), json_object_new_int64((int64_t)L->steps));
+	json_object_object_add(o, JL_K(max_lag_s), json_object_new_double(L->max_lag_s));
+	json_object_object_add(o, JL_K(after_run_events), json_object_new_int64((int64_t)post_events));
+	json_object_object_add(o, JL_K(after_run_analysis_s), json_object_new_double(feed_s));
+	json_object_object_add(o, JL_K(after_run_s), json_object_new_double(post_s));
+	json_object_object_add(block, JL_K(live), o);
 }

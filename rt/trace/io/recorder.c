@@ -35,6 +35,7 @@
 #include "../analysis/analysis.h"
 #include "../analysis/prune.h"
 #include "../analysis/worst.h"
+#include "../../base/summary_keys.h"
 
 struct rec_cpu {
 	int fd;                      /* the circle: NSLOTS pages */
@@ -327,18 +328,18 @@ void jl_recorder_describe(const struct jl_recorder *r, json_object *block)
 
 	for (size_t i = 0; i < r->nwin; i++)
 		complete += r->win[i].complete;
-	json_object_object_add(o, "mode", json_object_new_string("worst"));
-	json_object_object_add(o, "last_bytes_per_cpu", json_object_new_int64((int64_t)(r->nslots * (uint64_t)r->page_size)));
-	json_object_object_add(o, "last_from_ns", json_object_new_int64(r->ring_from == INT64_MIN ? 0 : r->ring_from));
-	json_object_object_add(o, "worst_per_loop", json_object_new_int(JL_ANALYSIS_PRUNE_WORST));
-	json_object_object_add(o, "longest_misses_per_loop", json_object_new_int(JL_ANALYSIS_PRUNE_MISSES));
-	json_object_object_add(o, "first_misses_per_loop", json_object_new_int(JL_KEEP_FIRST_MISSES));
-	json_object_object_add(o, "window_before_ns", json_object_new_int64(r->back));
-	json_object_object_add(o, "windows", json_object_new_int64((int64_t)r->nwin));
-	json_object_object_add(o, "windows_complete", json_object_new_int64((int64_t)complete));
-	json_object_object_add(o, "pages_kept", json_object_new_int64((int64_t)r->kept));
-	json_object_object_add(o, "pages_dropped", json_object_new_int64((int64_t)r->dropped));
-	json_object_object_add(o, "gaps", json_object_new_int64((int64_t)r->gaps));
-	json_object_object_add(o, "markers", json_object_new_int64((int64_t)r->markers));
-	json_object_object_add(block, "kept", o);
+	json_object_object_add(o, JL_K(mode), json_object_new_string("worst"));
+	json_object_object_add(o, JL_K(last_bytes_per_cpu), json_object_new_int64((int64_t)(r->nslots * (uint64_t)r->page_size)));
+	json_object_object_add(o, JL_K(last_from_ns), json_object_new_int64(r->ring_from == INT64_MIN ? 0 : r->ring_from));
+	json_object_object_add(o, JL_K(worst_per_loop), json_object_new_int(JL_ANALYSIS_PRUNE_WORST));
+	json_object_object_add(o, JL_K(longest_misses_per_loop), json_object_new_int(JL_ANALYSIS_PRUNE_MISSES));
+	json_object_object_add(o, JL_K(first_misses_per_loop), json_object_new_int(JL_KEEP_FIRST_MISSES));
+	json_object_object_add(o, JL_K(window_before_ns), json_object_new_int64(r->back));
+	json_object_object_add(o, JL_K(windows), json_object_new_int64((int64_t)r->nwin));
+	json_object_object_add(o, JL_K(windows_complete), json_object_new_int64((int64_t)complete));
+	json_object_object_add(o, JL_K(pages_kept), json_object_new_int64((int64_t)r->kept));
+	json_object_object_add(o, JL_K(pages_dropped), json_object_new_int64((int64_t)r->dropped));
+	json_object_object_add(o, JL_K(gaps), json_object_new_int64((int64_t)r->gaps));
+	json_object_object_add(o, JL_K(markers), json_object_new_int64((int64_t)r->markers));
+	json_object_object_add(block, JL_K(kept), o);
 }
