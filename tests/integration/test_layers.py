@@ -1,6 +1,7 @@
 """scripts/check-layers.sh on small trees made here (never on the project's own, which `make check` runs
-it on): the include rule, header include cycles, layers with sub-folders, and, from the objects' symbols,
-calls up into a later layer and call cycles between modules. Each case must fail where it should."""
+it on): the include rule, header include cycles, layers with sub-folders, two modules of one file name, and,
+from the objects' symbols, calls up into a later layer (the trace's I/O below its analysis) and call cycles
+between modules. Each case must fail where it should."""
 import pathlib
 import shutil
 import subprocess
@@ -49,15 +50,15 @@ def test_clean_tree_passes(tmp_path):
 
 def test_call_cycle_between_two_files_fails(tmp_path):
     tree(tmp_path, {
-        "rt/trace/one.c": "int two(int);\nint one(int n) { return n ? two(n - 1) : 0; }\n",
-        "rt/trace/two.c": "int one(int);\nint two(int n) { return n ? one(n - 1) : 0; }\n",
-        "rt/trace/self.c": "int self(int n) { return n ? self(n - 1) : 0; }\n",  # recursion in one file: fine
+        "rt/trace/analysis/one.c": "int two(int);\nint one(int n) { return n ? two(n - 1) : 0; }\n",
+        "rt/trace/analysis/two.c": "int one(int);\nint two(int n) { return n ? one(n - 1) : 0; }\n",
+        "rt/trace/analysis/self.c": "int self(int n) { return n ? self(n - 1) : 0; }\n",  # recursion in one file: fine
     })
     r = check(tmp_path)
     assert r.returncode == 1, r.stdout
     line = next(x for x in r.stdout.splitlines() if x.startswith("call cycle"))
-    assert "2 modules" in line and "rt/trace/one.c -> rt/trace/two.c (two)" in line
-    assert "rt/trace/two.c -> rt/trace/one.c (one)" in line and "self.c" not in line
+    assert "2 modules" in line and "rt/trace/analysis/one.c -> rt/trace/analysis/two.c (two)" in line
+    assert "rt/trace/analysis/two.c -> rt/trace/analysis/one.c (one)" in line and "self.c" not in line
     # without objects the calls are not looked at
     assert check(tmp_path, objects=False).returncode == 0
 
@@ -76,13 +77,13 @@ def test_include_up_and_include_cycle_fail(tmp_path):
     tree(tmp_path, {
         "rt/base/up.h": '#include "../engine/e.h"\n',
         "rt/engine/e.h": "#define E 1\n",
-        "rt/trace/p.h": '#include "q.h"\n',
-        "rt/trace/q.h": '#include "p.h"\n',
+        "rt/trace/io/p.h": '#include "q.h"\n',
+        "rt/trace/io/q.h": '#include "p.h"\n',
     })
     r = check(tmp_path, objects=False)
     assert r.returncode == 1
     assert "rt/base/up.h:1: includes rt/engine/e.h: rt/base/ reaches up into rt/engine/" in r.stdout
-    assert "include cycle among rt/trace/p.h, rt/trace/q.h" in r.stdout
+    assert "include cycle among rt/trace/io/p.h, rt/trace/io/q.h" in r.stdout
 
 
 def test_a_file_outside_the_layers_fails(tmp_path):
@@ -92,3 +93,23 @@ def test_a_file_outside_the_layers_fails(tmp_path):
         r = check(tmp_path, objects=objects)
         assert r.returncode == 1 and "rt/misc/m.c: not in a layer folder" in r.stdout, r.stdout + r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_the_analysis_calling_trace_io_fails(tmp_path):
+    """rt/trace/analysis is the lower of the trace's two layers: it may not call the I/O above it."""
+    tree(tmp_path, {
+        "rt/trace/analysis/feed.c": "int read_page(void);\nint feed(void) { return read_page(); }\n",
+        "rt/trace/io/pages.c": "int feed(void);\nint read_page(void) { return 1; }\nint pages(void) { return feed(); }\n",
+    })
+    r = check(tmp_path)
+    assert r.returncode == 1, r.stdout
+    assert ("rt/trace/analysis/feed.c: calls rt/trace/io/pages.c (read_page): rt/trace/analysis/ calls up into "
+            "rt/trace/io/") in r.stdout, r.stdout
+
+
+def test_two_modules_of_one_name_fail(tmp_path):
+    """The library archive names its members by file name: rt/base/read.c and rt/trace/io/read.c would be one."""
+    tree(tmp_path, {"rt/base/read.c": "int r1(void) { return 1; }\n", "rt/trace/io/read.c": "int r2(void) { return 2; }\n"})
+    r = check(tmp_path, objects=False)
+    assert r.returncode == 1
+    assert "rt/trace/io/read.c: the same file name as rt/base/read.c" in r.stdout, r.stdout

@@ -1,18 +1,12 @@
-/* trace: ftrace capture, trace.dat export, wakeup analysis and the KernelShark session.
- * The run calls: jl_trace_start() before the threads go, passes jl_trace_mark() to the engine as its
- * marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
- * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path
- * except jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only.
- * The module's files, I/O: groups.c (the group registry), capture.c (instance, reader thread,
- * markers, lost events), tmpfile.c, recorder.c (the flight recorder), probe_server.c and
- * probe_ring.c (the probe's server and rings), read.c (page and libtracecmd readers),
- * live.c (the analysis while the run goes), dat.c (the v6 writer), kshark.c (session),
- * finish.c (the end of a run). The analysis: analysis/feed.c (the event model, pairing, CPU
- * timelines, the feed), analysis/prune.c (what a long run forgets), analysis/parts.c (parts, the part-kind
- * registry), analysis/bandwidth.c (RT bandwidth), analysis/waited.c, analysis/decompose.c (the wakeup window),
- * analysis/window.c (the response window), analysis/worst.c (matching, the worst cycles), analysis/offcpu.c,
- * analysis/wakeups.c, analysis/advice.c, analysis/run_series.c (what the analysis is given of the run),
- * analysis/result.c (summary block, text), syms.c (callback names); analyze.c is `jitterlab analyze`. */
+/* trace: what a run sees of tracing: ftrace capture, trace.dat, the wakeup analysis, the KernelShark
+ * session. The run calls jl_trace_start() before the threads go, passes jl_trace_mark() to the engine as
+ * its marker hook, then jl_trace_finish() after the threads have ended, and jl_trace_destroy() on every
+ * path (it removes the private tracing instance). Nothing here runs on a measured CPU's hot path except
+ * jl_trace_mark(), which is one write() to trace_marker_raw on interesting cycles only.
+ * Two layers (docs/design-notes.md, "The trace in two layers"): rt/trace/analysis, the pure event model
+ * and wakeup analysis (no tracefs, no files; a header per concept), below rt/trace/io, which records,
+ * reads and writes traces and implements this interface (capture.c, recorder.c, probe_server.c,
+ * probe_ring.c, decode.c, pages.c, read.c, rows.c, discover.c, dat.c, kshark.c, live.c, finish.c). */
 #ifndef JL_TRACE_H
 #define JL_TRACE_H
 
