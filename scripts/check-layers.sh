@@ -9,7 +9,8 @@
 #    (`nm --defined-only`, `nm -u`), no object refers to a function or datum defined in a later layer, and
 #    the modules' calls have no cycle (a cycle is printed with the symbols of each edge; recursion inside
 #    one file is allowed). A cycle of calls is two modules that cannot be read, tested or replaced apart.
-#  - names: no two .c files share a file name (the archive's members are named by it).
+#  - names: no two .c files share a file name: an archive names its members by file name alone (`ar r`
+#    replaces a member of the same name, `ar t` cannot tell two apart), and so do most tools' messages.
 # Usage: scripts/check-layers.sh [ROOT [OBJDIR]]. Exit 0 when every rule holds; 1 with one line per
 # violation; 2 when it cannot run. Why this order: docs/design-notes.md, "Source layout".
 set -euo pipefail
@@ -47,14 +48,14 @@ for top in ("rt", "affinity"):
             if f.endswith((".c", ".h")):
                 files.append(os.path.normpath(os.path.join(dp, f)))
 bad = []
-# the library archive (ar) names its members by file name alone: two modules of one name would replace
-# each other in it
+# the library archive (ar) names its members by file name alone: an update (`ar r`) replaces a member of
+# the same name, and its listings cannot tell two apart
 seen = {}
 for f in files:
     if f.endswith(".c"):
         b = os.path.basename(f)
         if b in seen:
-            bad.append(f"{f}: the same file name as {seen[b]} (one archive member would replace the other)")
+            bad.append(f"{f}: the same file name as {seen[b]} (an archive names its members by file name)")
         seen.setdefault(b, f)
 includes = {}  # header -> headers it includes (ours)
 for f in files:

@@ -674,8 +674,10 @@ static int ct_open(void *ctx)
 	char err[JL_ERR_MAX + 256];
 
 	if (jl_output_make_dir_latest(s->o.out, s->base->run.name, s->dir, sizeof(s->dir), err, sizeof(err))) {
+		int status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-		return errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+		return status;
 	}
 	s->direct = ct_direct(s->dir, s->base, s->measured, s->nm, s->o.runs, &s->main_cpus);
 	/* both sides keep jitterlab's own threads where the loop's run keeps them: on the cyclictest side no
@@ -874,7 +876,7 @@ static int ct_verdict(void *ctx, bool interrupted)
 		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
 			s->status = JL_EXIT_RUNTIME;
 	}
-	return interrupted ? JL_EXIT_INTERRUPTED : s->status;
+	return interrupted || jl_stopping() ? JL_EXIT_INTERRUPTED : s->status;
 }
 
 static void ct_free(void *ctx)

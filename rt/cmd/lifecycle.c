@@ -25,12 +25,12 @@ static int run_and_close(const struct jl_lifecycle_ops *ops, void *ctx)
 		if (ops->run(ctx, i, &old) == JL_LIFE_STOP)
 			break;
 	interrupted = ops->children && jl_child_signals_drain();
-	ops->close(ctx, interrupted || jl_stopping());
+	ops->close(ctx, interrupted);
 	if (ops->children) {
 		interrupted |= jl_child_signals_drain();
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
-	return ops->verdict(ctx, interrupted || jl_stopping());
+	return ops->verdict(ctx, interrupted);
 }
 
 int jl_lifecycle_main(const struct jl_lifecycle_ops *ops, int argc, char **argv)

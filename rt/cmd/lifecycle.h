@@ -32,9 +32,10 @@ struct jl_lifecycle_ops {
 	int (*nruns)(const void *ctx);
 	/* run I of nruns; CHILD_MASK: the signal mask a child gets (the one before they were held) */
 	int (*run)(void *ctx, int i, const sigset_t *child_mask);
-	/* INTERRUPTED: a signal stopped the runs */
+	/* INTERRUPTED: a signal was pending when the runs ended (a run's own stop: the op's state, or the
+	 * stop flag, jl_stopping) */
 	void (*close)(void *ctx, bool interrupted);
-	/* INTERRUPTED: a signal came before close ended */
+	/* INTERRUPTED: a signal was pending when the runs ended or came before close did */
 	int (*verdict)(void *ctx, bool interrupted);
 	void (*free)(void *ctx);              /* NULL: nothing beyond the state itself */
 };

@@ -1,7 +1,7 @@
 /* restore: `jitterlab restore [--dry-run] [--json]` puts back what dead runs left: replays stale
  * journals (knobs, cpusets, children, newest change first), destroys stale `jitterlab-*` tracing
  * instances, removes stale jitterlab cpusets. Exit 0 when nothing is left (or nothing was there), 1 when
- * something could not be restored. Must never touch what a live run holds (leftovers.c decides). */
+ * something could not be restored. Must never touch what a live run holds (affinity/stale_runs.c decides). */
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>

@@ -380,8 +380,10 @@ static int sweep_open(void *ctx)
 	struct tm tm;
 
 	if (jl_output_make_dir_latest(s->o.out, s->base->run.name, s->d.dir, sizeof(s->d.dir), err, sizeof(err))) {
+		int status = errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+
 		fprintf(stderr, "jitterlab sweep: %s\n", err);
-		return errno == EPERM ? JL_EXIT_USAGE : JL_EXIT_RUNTIME; /* a refused --out: nothing touched */
+		return status;
 	}
 	snprintf(spath, sizeof(spath), "%s/scenario.ini", s->d.dir);
 	jl_scenario_write_file(spath, s->base);

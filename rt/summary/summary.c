@@ -551,7 +551,7 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 
 		for (int k = 0; k < w->m.nzones; k++)
 			json_object_object_add(z, w->m.zone[k], i64_array(w->m.temp + k, n, (size_t)w->m.nzones));
-		json_object_object_add(o, "thermal_mC", z);
+		json_object_object_add(o, JL_K(thermal_mC), z);
 	}
 	if (w->m.ncpus) {
 		json_object *c = json_object_new_object();

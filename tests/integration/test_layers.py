@@ -108,7 +108,8 @@ def test_the_analysis_calling_trace_io_fails(tmp_path):
 
 
 def test_two_modules_of_one_name_fail(tmp_path):
-    """The library archive names its members by file name: rt/base/read.c and rt/trace/io/read.c would be one."""
+    """The library archive names its members by file name alone: rt/base/read.c and rt/trace/io/read.c
+    would be two members of one name."""
     tree(tmp_path, {"rt/base/read.c": "int r1(void) { return 1; }\n", "rt/trace/io/read.c": "int r2(void) { return 2; }\n"})
     r = check(tmp_path, objects=False)
     assert r.returncode == 1

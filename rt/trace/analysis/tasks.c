@@ -163,7 +163,7 @@ static uint32_t intern_n(struct jl_analysis *an, const char *name, size_t max)
 		free(an->name_hash);
 		an->name_hash = table;
 		an->capnames = cap;
-		if (!an->nnames) { /* index 0 is "": never in the table (intern answers it first) */
+		if (!an->nnames) { /* index 0 is "": never in the table (jl_name_intern answers it first) */
 			an->names[0][0] = '\0';
 			an->name_h[0] = 0;
 			an->nnames = 1;
