@@ -158,17 +158,28 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 					"half of this machine's %.1f GB: shorten the duration, lower the rates or lower "
 					"[run] samples_memory (rings then keep the memory flat)",
 					need / 1e9, have / 1e9);
-	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json)
+	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json) {
+		double spill;
+		bool exact = !rings || jl_engine_spill_fits(sc, &spill);
+		char pct[160];
+
+		if (!rings)
+			snprintf(pct, sizeof(pct), "exact percentiles");
+		else
+			snprintf(pct, sizeof(pct), exact ? "exact percentiles (the values: %.1f MB in /tmp)"
+						   : "percentiles from histograms (the values would take %.1f MB)",
+				 spill / 1e6);
 		fprintf(stderr,
-			"jitterlab: projected: %.1f MB of memory for the loops' samples (%s), samples.csv %.1f MB "
+			"jitterlab: projected: %.1f MB of memory for the loops' samples (%s; %s), samples.csv %.1f MB "
 			"(samples = %s), %s\n",
-			need / 1e6, rings ? "a ring per loop, flat in the duration" : "every cycle kept",
+			need / 1e6, rings ? "a ring per loop, flat in the duration" : "every cycle kept", pct,
 			(mode == JL_SAMPLES_ALL ? rows : mode == JL_SAMPLES_WORST ? (kept < rows ? kept : rows) : 0) * 95.0 / 1e6,
 			mode == JL_SAMPLES_ALL ? "all" : mode == JL_SAMPLES_WORST ? "worst" : "none",
 			!sc->run.trace_groups ? "no trace"
 			: jl_scenario_trace_worst(sc, rings) ? "trace.dat bounded (trace_keep = worst: the last 8 MB of each "
 							       "CPU and the worst cycles' windows)"
 			: "trace.dat not bounded (trace_keep = all: it grows with the events)");
+	}
 	return 0;
 }
 

@@ -437,6 +437,7 @@ static int collector_start(struct run_ctx *r, char *err, size_t errlen)
 		/* the progress line: on a terminal, never on a measured CPU */
 		.progress = have_hk && !r->o->quiet && !r->o->json && isatty(STDERR_FILENO),
 		.stream_rows = r->eng.rings && samples_mode(r) == JL_SAMPLES_ALL,
+		.spill = r->eng.rings && jl_engine_spill_fits(r->sc, NULL),
 		.dir = r->dir,
 		.interval_ns = interval_ns(r->sc),
 		.checkpoint_ns = r->sc->run.checkpoint_ns,

@@ -356,7 +356,7 @@ int jl_collector_init(struct jl_collector *w, struct jl_engine *eng, const struc
 		w->acc[i] = malloc(sizeof(*w->acc[i]));
 		/* a ring's accumulator is its figures after the run (its kept cycles too); every one has its
 		 * histograms, for the checkpoints */
-		if (!w->acc[i] || jl_series_acc_init(w->acc[i], eng, s, true, s->ring)) {
+		if (!w->acc[i] || jl_series_acc_init(w->acc[i], eng, s, true, s->ring, s->ring && w->o.spill)) {
 			free(w->acc[i]);
 			w->acc[i] = NULL;
 			goto nomem;

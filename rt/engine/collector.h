@@ -38,6 +38,7 @@ typedef void (*jl_collector_checkpoint_fn)(void *ctx, const struct jl_collector 
 struct jl_collector_opts {
 	bool progress;               /* print the progress line (a terminal, not --quiet) */
 	bool stream_rows;            /* write the rings' rows to DIR/samples.csv while the run goes */
+	bool spill;                  /* every value of the rings to a file too: exact percentiles (results.h) */
 	const char *dir;
 	int64_t interval_ns;         /* > 0 */
 	int64_t checkpoint_ns;       /* 0: none */

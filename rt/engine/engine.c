@@ -13,7 +13,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -438,6 +440,35 @@ enum jl_samples_mode jl_engine_samples_mode(const struct jl_scenario *sc)
 bool jl_engine_rings(const struct jl_scenario *sc)
 {
 	return jl_engine_loop_bytes(sc) > (double)sc->run.samples_memory;
+}
+
+static double spill_bytes(const struct jl_scenario *sc)
+{
+	double need = 0;
+
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+
+		if (t->beh.period_ns && !t->beh.exec[0])
+			need += (double)jl_engine_loop_capacity(sc, t->beh.period_ns) * 3 * sizeof(int64_t) * t->place.count;
+	}
+	return need;
+}
+
+bool jl_engine_spill_fits(const struct jl_scenario *sc, double *bytes)
+{
+	struct statfs fs;
+	double need = spill_bytes(sc);
+
+	if (bytes)
+		*bytes = need;
+	if (sc->run.percentiles != JL_PERCENTILES_AUTO)
+		return sc->run.percentiles == JL_PERCENTILES_EXACT;
+	if (statfs("/tmp", &fs))
+		return false;
+	if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)
+		return need <= (double)sc->run.samples_memory;
+	return need <= (double)JL_SPILL_MAX_BYTES && need <= (double)fs.f_bavail * (double)fs.f_bsize / 4;
 }
 
 /* A ring holds 4 s of a loop's cycles (the collector reads every 100 ms), at least 4096 */

@@ -208,6 +208,12 @@ double jl_engine_loop_bytes(const struct jl_scenario *sc);
  * cycle? Then the run's memory is flat in its duration: the ring's size, per loop. */
 bool jl_engine_rings(const struct jl_scenario *sc);
 size_t jl_engine_ring_capacity(int64_t period_ns);
+/* The rings' figures are exact when every value they see is written to a file as well (results.h's
+ * spill): [run] percentiles = exact, or auto and the file fits (in /tmp on a disk, at most
+ * JL_SPILL_MAX_BYTES and a quarter of its free space; in a /tmp in memory, tmpfs, at most [run]
+ * samples_memory). *BYTES: what the values of the run's loops take (3 of 8 bytes per cycle). */
+#define JL_SPILL_MAX_BYTES (1ULL << 30)
+bool jl_engine_spill_fits(const struct jl_scenario *sc, double *bytes);
 /* Set (FN) or clear (NULL) the marker hook; clear it before its CTX goes away. */
 void jl_engine_set_mark(struct jl_engine *eng, jl_mark_fn fn, void *ctx, int64_t threshold_ns);
 /* Create every thread and child, wait until all are ready, call hooks.thread_ready, set t0 and go.

@@ -1,5 +1,6 @@
 /* results: turn a series' samples into the contract's figures. Runs after the measured phase. */
 #include "results.h"
+#include "../base/spill.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,7 +40,7 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
-		       bool keep)
+		       bool keep, bool spill)
 {
 	struct jl_stream *st[] = { &a->latency, &a->period, &a->response, &a->age, &a->e2e };
 
@@ -60,6 +61,16 @@ int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, con
 	if (keep && (!(a->missed = malloc(JL_KEEP_MISSES * sizeof(*a->missed))) ||
 		     !(a->tail = malloc(JL_KEEP_TAIL * sizeof(*a->tail)))))
 		goto fail;
+	for (int m = 0; spill && m < 5; m++) {
+		if (m >= JL_ACC_AGE && !s->has_origin)
+			break;
+		a->spill[m] = malloc(sizeof(*a->spill[m]));
+		if (!a->spill[m] || jl_spill_open(a->spill[m])) {
+			free(a->spill[m]);
+			a->spill[m] = NULL;
+			goto fail;
+		}
+	}
 	return 0;
 fail:
 	jl_series_acc_free(a);
@@ -79,6 +90,12 @@ void jl_series_acc_free(struct jl_series_acc *a)
 	free(a->us);
 	a->missed = a->tail = NULL;
 	a->us = NULL;
+	for (int m = 0; m < 5; m++) {
+		if (a->spill[m])
+			jl_spill_close(a->spill[m]);
+		free(a->spill[m]);
+		a->spill[m] = NULL;
+	}
 }
 
 static void put(struct jl_series_acc *a, int m, struct jl_stream *st, int64_t v, uint64_t cycle, size_t k)
@@ -86,6 +103,8 @@ static void put(struct jl_series_acc *a, int m, struct jl_stream *st, int64_t v,
 	jl_stream_add(st, v, cycle);
 	if (a->vals[m])
 		a->vals[m][k] = v;
+	if (a->spill[m])
+		jl_spill_add(a->spill[m], v);
 }
 
 void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
@@ -144,6 +163,8 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struc
 	jl_us_hist_add(a->us, jl_cyclictest_latency_us(x->release, x->wake), x->cycle);
 	if (a->vals[JL_ACC_LATENCY])
 		a->vals[JL_ACC_LATENCY][k] = lat;
+	if (a->spill[JL_ACC_LATENCY])
+		jl_spill_add(a->spill[JL_ACC_LATENCY], lat);
 	put(a, JL_ACC_RESPONSE, &a->response, resp, x->cycle, k);
 	if (ser->has_origin && x->origin > 0 && !x->reread) { /* a poll's re-read is no new age */
 		put(a, JL_ACC_AGE, &a->age, x->wake - x->origin, x->cycle, a->aged);
@@ -212,9 +233,31 @@ static void account_end(const struct jl_series_acc *a, struct jl_series_result *
 	r->not_started = grid_count(a->base, p, max64(next, a->ws), a->we);
 }
 
+/* The exact percentiles of a ring's every value, from its spill files, in place of the histograms'
+ * (the moments, minimum and maximum are the streams' own, exact already). False, the histograms' kept,
+ * when the accumulator had no files or one of them failed. */
+static bool spilled_percentiles(struct jl_series_acc *a, struct jl_series_result *r)
+{
+	struct jl_dist *d[5] = { &r->latency, &r->period, &r->response, &r->age, &r->e2e }, exact[5];
+	int m;
+
+	for (m = 0; m < 5; m++) {
+		if (!a->spill[m])
+			break;
+		exact[m] = *d[m];
+		if (a->spill[m]->err || jl_spill_percentiles(a->spill[m], &exact[m]))
+			return false;
+	}
+	if (m < JL_ACC_AGE || (m == JL_ACC_AGE && a->ser->has_origin))
+		return false;
+	for (int k = 0; k < m; k++)
+		*d[k] = exact[k];
+	return true;
+}
+
 /* RES from an accumulator A that has seen every sample of its series. VALS: A kept every value (exact
  * percentiles, computed with SCRATCH). */
-static int result_from_acc(const struct jl_series_acc *a, struct jl_series_result *r, bool vals, int64_t *scratch)
+static int result_from_acc(struct jl_series_acc *a, struct jl_series_result *r, bool vals, int64_t *scratch)
 {
 	const struct jl_series *ser = a->ser;
 
@@ -247,6 +290,7 @@ static int result_from_acc(const struct jl_series_acc *a, struct jl_series_resul
 			jl_stream_dist(&a->age, &r->age);
 			jl_stream_dist(&a->e2e, &r->e2e);
 		}
+		r->exact = spilled_percentiles(a, r);
 	}
 	r->latency_max_cycle = a->latency.max_cycle;
 	r->us = malloc(sizeof(*r->us));
@@ -298,7 +342,7 @@ static void result_head(const struct jl_engine *eng, const struct jl_series *ser
 }
 
 /* A result from an accumulator that saw every sample up to its window's end (histogram figures) */
-static int result_of_acc(const struct jl_engine *eng, const struct jl_series_acc *a, struct jl_series_result *r)
+static int result_of_acc(const struct jl_engine *eng, struct jl_series_acc *a, struct jl_series_result *r)
 {
 	result_head(eng, a->ser, r);
 	r->window_start_ns = a->ws;
@@ -317,6 +361,7 @@ int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc 
 	if (upto < now.we)
 		now.we = upto;
 	now.keep = false;
+	memset(now.spill, 0, sizeof(now.spill)); /* a checkpoint's percentiles are the histograms' (it says so) */
 	return result_of_acc(eng, &now, r);
 }
 
@@ -345,7 +390,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		r->window_s = (double)(r->window_end_ns - ws) / 1e9;
 		return 0;
 	}
-	if (jl_series_acc_init(&a, eng, ser, false, keep_only))
+	if (jl_series_acc_init(&a, eng, ser, false, keep_only, false))
 		return -1;
 	for (int m = 0; m < 5; m++) /* every value, for exact percentiles */
 		a.vals[m] = buf + (size_t)m * cap;

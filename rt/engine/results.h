@@ -54,6 +54,9 @@ struct jl_series_acc {
 	cpu_set_t used;
 	struct jl_stream latency, period, response, age, e2e;
 	int64_t *vals[5];               /* optional: every value, per metric (latency..e2e), for exact figures */
+	/* optional: every value on disk instead (a ring's accumulator: exact percentiles in flat memory);
+	 * NULL where the metric is not kept, or when a write failed (the histograms then say) */
+	struct jl_spill *spill[5];
 	/* keep: the cycles kept (see above) */
 	bool keep;
 	struct jl_kept top[JL_WORST_K];
@@ -67,9 +70,10 @@ struct jl_series_acc {
 enum { JL_ACC_LATENCY, JL_ACC_PERIOD, JL_ACC_RESPONSE, JL_ACC_AGE, JL_ACC_E2E };
 
 /* Set A up for S of ENG (after the engine started: t0 and t_end are set). HIST: percentiles from
- * histograms; KEEP: keep the cycles above. 0, or -1 with errno. */
+ * histograms; KEEP: keep the cycles above; SPILL (with HIST): every value to a file too, for exact
+ * percentiles (the histograms stay, for the checkpoints and in case a write fails). 0, or -1 with errno. */
 int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
-		       bool keep);
+		       bool keep, bool spill);
 void jl_series_acc_free(struct jl_series_acc *a);
 /* A measured cycle's figures, as the accumulator counted them (period: 0 for the window's first) */
 struct jl_cycle_figures {

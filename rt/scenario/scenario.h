@@ -59,7 +59,8 @@ enum jl_run_key {
 	JL_RUN_KEY_NAME, JL_RUN_KEY_DURATION, JL_RUN_KEY_WARMUP, JL_RUN_KEY_TRACE, JL_RUN_KEY_TRACE_BUFFER,
 	JL_RUN_KEY_TRACE_THRESHOLD, JL_RUN_KEY_ISOLATE, JL_RUN_KEY_IRQ_AFFINITY, JL_RUN_KEY_HOUSEKEEPING, JL_RUN_KEY_CPU_DMA_LATENCY,
 	JL_RUN_KEY_RT_RUNTIME, JL_RUN_KEY_FAIR_SERVER, JL_RUN_KEY_SEED, JL_RUN_KEY_GRACE, JL_RUN_KEY_CLEANUP, JL_RUN_KEY_SAMPLES,
-	JL_RUN_KEY_SAMPLES_MEMORY, JL_RUN_KEY_INTERVAL, JL_RUN_KEY_STOP_AT, JL_RUN_KEY_CHECKPOINT, JL_RUN_KEY_TRACE_KEEP, JL_RUN_KEY_N
+	JL_RUN_KEY_SAMPLES_MEMORY, JL_RUN_KEY_INTERVAL, JL_RUN_KEY_STOP_AT, JL_RUN_KEY_CHECKPOINT, JL_RUN_KEY_TRACE_KEEP,
+	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_N
 };
 
 /* [run] samples: what samples.csv holds (and so what a run keeps: see the engine's storage). auto: every
@@ -70,6 +71,12 @@ enum jl_samples_mode { JL_SAMPLES_AUTO, JL_SAMPLES_ALL, JL_SAMPLES_WORST, JL_SAM
  * (the windows of each loop's worst cycles and first misses, and the last pages); auto: worst when the
  * loops keep rings (a long run), all otherwise */
 enum jl_trace_keep { JL_TRACE_KEEP_AUTO, JL_TRACE_KEEP_ALL, JL_TRACE_KEEP_WORST };
+
+/* [run] percentiles: how the percentiles of the loops that keep rings are found. exact: every value is
+ * written to a file in /tmp as well (nearest rank, in flat memory); histogram: from the rings'
+ * histograms (no file); auto: exact when the file fits (jl_engine_spill_fits), histogram otherwise. A loop
+ * that keeps every sample is exact whatever this says. */
+enum jl_percentiles { JL_PERCENTILES_AUTO, JL_PERCENTILES_EXACT, JL_PERCENTILES_HISTOGRAM };
 
 /* [run] interval: at most this many intervals in a run (their series are preallocated) */
 #define JL_MAX_INTERVALS 20000
@@ -109,6 +116,7 @@ struct jl_run_spec {
 	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
 	struct jl_stop_at stop_at;
 	enum jl_trace_keep trace_keep;
+	enum jl_percentiles percentiles;
 	int key_line[JL_RUN_KEY_N];
 };
 

@@ -558,6 +558,26 @@ KEY_FORMAT(fmt_trace_keep)
 	return trace_keep_names[v->run->trace_keep];
 }
 
+static const char *const percentiles_names[] = { "auto", "exact", "histogram" };
+
+RKEY_PARSE(run_percentiles)
+{
+	int m = mode_of(percentiles_names, sizeof(percentiles_names) / sizeof(percentiles_names[0]), value, "percentiles",
+			d->range, why, wl);
+
+	(void)key;
+	if (m < 0)
+		return -1;
+	v->run->percentiles = (enum jl_percentiles)m;
+	return 0;
+}
+
+KEY_FORMAT(fmt_percentiles)
+{
+	(void)buf, (void)len;
+	return percentiles_names[v->run->percentiles];
+}
+
 RKEY_PARSE(run_samples_memory)
 {
 	(void)key;
@@ -741,8 +761,8 @@ static const struct jl_key_desc run_keys[] = {
 		  "sample (samples_memory), worst otherwise", .parse = run_samples, .format = fmt_samples },
 	{ .name = "samples_memory", .slot = JL_RUN_KEY_SAMPLES_MEMORY, .syntax = "SIZE", .def = "32MB",
 	  .range = "64KB-1TB",
-	  .help = "memory the loops' samples may take: beyond it every loop keeps a ring, the figures come from "
-		  "histograms (percentiles within 0.1%) and the run's memory stays flat whatever its duration",
+	  .help = "memory the loops' samples may take: beyond it every loop keeps a ring and the run's memory "
+		  "stays flat whatever its duration (percentiles: see percentiles)",
 	  .parse = run_samples_memory, .format = fmt_samples_memory },
 	{ .name = "interval", .slot = JL_RUN_KEY_INTERVAL, .syntax = "auto|DURATION", .def = "auto",
 	  .range = "auto, or 100ms or more",
@@ -762,6 +782,12 @@ static const struct jl_key_desc run_keys[] = {
 		  "loop's 16 worst cycles and first 100 misses, and the last 8 MB per CPU; the disk stays bounded "
 		  "whatever the duration); auto: worst when the loops keep rings (samples_memory), all otherwise",
 	  .parse = run_trace_keep, .format = fmt_trace_keep },
+	{ .name = "percentiles", .slot = JL_RUN_KEY_PERCENTILES, .syntax = "auto|exact|histogram", .def = "auto",
+	  .range = "auto, exact or histogram",
+	  .help = "how the percentiles of loops that keep rings (samples_memory) are found: exact (every value also "
+		  "goes to a file in /tmp, 24 bytes a cycle; the memory stays flat), or from the rings' histograms "
+		  "(within 0.1%); auto: exact when the file fits (at most 1 GB and a quarter of /tmp's free space, "
+		  "samples_memory on a tmpfs /tmp)", .parse = run_percentiles, .format = fmt_percentiles },
 };
 
 const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

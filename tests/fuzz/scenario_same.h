@@ -48,6 +48,10 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 	JL_SAME_FIELD("run.seed", a->seed, b->seed);
 	JL_SAME_FIELD("run.grace", a->grace_ns, b->grace_ns);
 	JL_SAME_FIELD("run.cleanup", a->cleanup, b->cleanup);
+	JL_SAME_FIELD("run.samples", a->samples, b->samples);
+	JL_SAME_FIELD("run.samples_memory", a->samples_memory, b->samples_memory);
+	JL_SAME_FIELD("run.trace_keep", a->trace_keep, b->trace_keep);
+	JL_SAME_FIELD("run.percentiles", a->percentiles, b->percentiles);
 
 	JL_SAME_FIELD("nthreads", x->nthreads, y->nthreads);
 	for (int i = 0; i < x->nthreads; i++) {

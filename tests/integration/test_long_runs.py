@@ -53,10 +53,11 @@ def nearest_rank(sorted_vals, q):
 
 
 def test_rings_give_every_figure(jl, scenario):
-    """Rings (samples_memory below what the run needs) with samples = all: every cycle is in samples.csv,
-    written while the run went; min, max, mean, misses and the worst 10 are exact, the percentiles within
-    the stated bound of the exact nearest rank"""
-    r = jl("run", loops(scenario, run="samples_memory = 64KB\nsamples = all\n"), timeout=60, check_rc=0)
+    """Rings (samples_memory below what the run needs) with samples = all and percentiles from histograms:
+    every cycle is in samples.csv, written while the run went; min, max, mean, misses and the worst 10 are
+    exact, the percentiles within the stated bound of the exact nearest rank"""
+    r = jl("run", loops(scenario, run="samples_memory = 64KB\nsamples = all\npercentiles = histogram\n"), timeout=60,
+           check_rc=0)
     s = r.summary()
     assert s["samples"] == {"mode": "all", "storage": "ring", "memory_limit_bytes": 65536}
     for name in ("ctrl", "slow"):
@@ -79,6 +80,26 @@ def test_rings_give_every_figure(jl, scenario):
         # samples.csv's period column: wake minus the previous row's wake, the first row 0
         assert rows[0]["period_ns"] == 0
         assert all(b["period_ns"] == b["wake_ns"] - a["wake_ns"] for a, b in zip(rows, rows[1:]))
+
+
+def test_rings_with_exact_percentiles(jl, scenario):
+    """Rings with percentiles = exact: the memory of a ring, and the percentiles of every value (written to
+    a file as the collector reads them) the nearest rank of the rows of samples.csv, for the latency, the
+    period (wake minus the previous cycle's wake) and the response (end minus release)"""
+    r = jl("run", loops(scenario, run="samples_memory = 64KB\nsamples = all\npercentiles = exact\n"), timeout=60,
+           check_rc=0)
+    assert r.summary()["samples"]["storage"] == "ring"
+    for name in ("ctrl", "slow"):
+        t, rows = r.thread(name), rows_of(r, name)
+        assert t["percentiles"] == "exact" and t["cycles"] == len(rows) >= 1000
+        figures = {"latency_ns": [x["latency_ns"] for x in rows],
+                   "period_ns_stats": [b["wake_ns"] - a["wake_ns"] for a, b in zip(rows, rows[1:])],
+                   "response_ns": [x["end_ns"] - x["release_ns"] for x in rows]}
+        for block, values in figures.items():
+            values.sort()
+            for key, q in (("p50", 50), ("p99", 99)) + ((("p90", 90), ("p999", 99.9)) if block == "latency_ns" else ()):
+                assert t[block][key] == nearest_rank(values, q), (name, block, key)
+            assert t[block]["max"] == values[-1]
 
 
 def test_arrays_stay_exact(jl, scenario):

@@ -21,6 +21,7 @@
 #include <kbuffer.h>
 
 #include "include/jitterlab/probe.h"
+#include "rt/base/tmpfile.h"
 #include "rt/trace/io/capture.h"
 #include "rt/trace/io/probe_ring.h"
 
@@ -35,7 +36,7 @@ static long long missed[N];
 
 static void test_encoder_round_trip(void **state)
 {
-	int fd = jl_trace_tmpfile(), n = 0;
+	int fd = jl_tmpfile(), n = 0;
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	unsigned char page[PAGE];
 	int64_t t = 1000000000LL;

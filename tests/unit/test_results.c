@@ -200,7 +200,7 @@ static void test_partial_series_from_its_accumulator(void **state)
 	(void)state;
 	make(&f, 10, 100, JL_OVERRUN_SKIP, rel, NULL, 9, 1, 110);
 	jl_results_free(&f.res, 1);
-	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true), 0);
+	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true, false), 0);
 	for (int i = 0; i < 7; i++) { /* up to release 80 */
 		struct jl_cycle_figures fig;
 		bool counted = jl_series_acc_add(&acc, &f.samples[i], &fig);

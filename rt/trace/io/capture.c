@@ -19,6 +19,7 @@
 
 #include "../../../affinity/cpulist.h"
 #include "../../../affinity/stale_runs.h"
+#include "../../base/tmpfile.h"
 #include "../../base/housekeeping_thread.h"
 #include "../../base/memlock.h"
 #include "capture.h"
@@ -283,7 +284,7 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 			continue; /* offline CPU */
 		if (!t->page_size)
 			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
-		t->cpu[c].fd = jl_trace_tmpfile();
+		t->cpu[c].fd = jl_tmpfile();
 		if (t->cpu[c].fd < 0) {
 			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
 			goto fail;

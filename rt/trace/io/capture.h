@@ -67,9 +67,6 @@ struct jl_trace {
 	struct jl_trace_live *live; /* the analysis while the run goes (live.c), or NULL */
 };
 
-/* tmpfile.c: an anonymous 0600 file in /tmp for raw pages (O_TMPFILE, else a named one unlinked at
- * once); -1 with errno. */
-int jl_trace_tmpfile(void);
 /* Stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);
 /* groups.c: the distinct tracefs systems the events of GROUPS come from that exist on this kernel,

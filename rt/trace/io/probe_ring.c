@@ -28,6 +28,7 @@
 #include <kbuffer.h>
 
 #include "../../../include/jitterlab/probe.h"
+#include "../../base/tmpfile.h"
 #include "capture.h"
 #include "probe_ring.h"
 
@@ -178,7 +179,7 @@ static void flush_recs(struct jl_probe_rings *R, struct ring_own *o, const struc
 	if (!n)
 		return;
 	if (o->fd < 0)
-		o->fd = jl_trace_tmpfile();
+		o->fd = jl_tmpfile();
 	if (o->fd < 0 || write(o->fd, buf, n * sizeof(buf[0])) != (ssize_t)(n * sizeof(buf[0]))) {
 		R->bad += n; /* no room in /tmp: lost, and counted */
 		return;
@@ -460,7 +461,7 @@ static int merge_cpu(struct jl_probe_rings *R, struct tep_handle *tep, const str
 
 	e.data_cap = page_size - e.ts_size - e.commit_size;
 	e.page = calloc(1, (size_t)page_size);
-	e.fd = jl_trace_tmpfile();
+	e.fd = jl_tmpfile();
 	if (!kb || !rs || !in || !e.page || e.fd < 0 || e.ts_size != 8 || (e.commit_size != 4 && e.commit_size != 8))
 		goto out;
 	for (int i = 0; i < R->nassigned; i++) {

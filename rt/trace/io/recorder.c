@@ -28,6 +28,7 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "../../base/tmpfile.h"
 #include "../../base/stream.h"
 #include "capture.h"
 #include "recorder.h"
@@ -121,7 +122,7 @@ int jl_recorder_init(struct jl_trace *t, char *err, size_t errlen)
 	for (int c = 0; c < t->ncpus; c++)
 		r->cpu[c].fd = -1; /* none yet: freeing closes only what was opened */
 	for (int c = 0; c < t->ncpus; c++) {
-		r->cpu[c].fd = jl_trace_tmpfile();
+		r->cpu[c].fd = jl_tmpfile();
 		r->cpu[c].ts = calloc(r->nslots, sizeof(*r->cpu[c].ts));
 		if (r->cpu[c].fd < 0 || !r->cpu[c].ts) {
 			snprintf(err, errlen, "trace: the flight recorder's circle: %s", strerror(errno ? errno : ENOMEM));
