@@ -579,7 +579,9 @@ def test_every_file_parses(jl, scenario, tmp_path):
             lines = data.decode().splitlines()
             assert lines[0] == "# Histogram"
             counts = [int(l.split()[1]) for l in lines[1:] if l and not l.startswith("#")]
-            assert sum(counts) == c["cycles"], (sum(counts), c["cycles"])
+            # a cycle at or beyond the histogram's 20 ms (a noisy VM has them) is an overflow, not a row
+            over = [int(l.split(":")[1].split()[0]) for l in lines if l.startswith("# Histogram Overflows:")]
+            assert len(over) == 1 and sum(counts) + over[0] == c["cycles"], (sum(counts), over, c["cycles"])
         else:
             pytest.fail(f"{p.name}: a file this test does not parse (add its parser here)")
 
