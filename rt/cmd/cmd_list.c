@@ -88,6 +88,23 @@ static void man8_files(FILE *out)
 	}
 }
 
+/* One roff .TP entry: TERM in bold, " (ASIDE)" after it when given, then TEXT and MORE (may be NULL). */
+static void man_tp(FILE *out, const char *term, const char *aside, const char *text, const char *more)
+{
+	fputs(".TP\n", out);
+	jl_roff_text(out, term, "B");
+	if (aside) {
+		fputs(" (", out);
+		jl_roff_text(out, aside, NULL);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+	jl_roff_text(out, text, NULL);
+	if (more)
+		jl_roff_text(out, more, NULL);
+	fputc('\n', out);
+}
+
 /* jitterlab(8): every command from its option table, what the outputs.md contract says of exit
  * statuses and files. */
 static void man8(FILE *out)
@@ -121,34 +138,15 @@ static void man8(FILE *out)
 	man8_files(out);
 	fputs(".SH EXPLANATION PARTS\nThe parts of a late cycle in summary.json (worst[].parts[].kind), report.md and the "
 	      "terminal:\n", out);
-	for (int i = 0; i < jl_npart_kinds; i++) {
-		fputs(".TP\n", out);
-		jl_roff_text(out, jl_part_kinds[i].name, "B");
-		fputc('\n', out);
-		jl_roff_text(out, jl_part_kinds[i].help, NULL);
-		if (jl_part_kinds[i].culprit)
-			jl_roff_text(out, " (may be the cycle's culprit)", NULL);
-		fputc('\n', out);
-	}
+	for (int i = 0; i < jl_npart_kinds; i++)
+		man_tp(out, jl_part_kinds[i].name, NULL, jl_part_kinds[i].help,
+		       jl_part_kinds[i].culprit ? " (may be the cycle's culprit)" : NULL);
 	fputs(".SH SUMMARY.JSON KEYS\nEvery key of a run's summary.json, with the objects it is a key of (. the "
 	      "document itself, [] each element of an array, * each value of a map keyed by a name):\n", out);
-	for (int i = 0; i < JL_NKEYS; i++) {
-		fputs(".TP\n", out);
-		jl_roff_text(out, jl_summary_keys[i].key, "B");
-		fputs(" (", out);
-		jl_roff_text(out, jl_summary_keys[i].places, NULL);
-		fputs(")\n", out);
-		jl_roff_text(out, jl_summary_keys[i].meaning, NULL);
-		fputc('\n', out);
-	}
-	for (int i = 0; i < jl_summary_nmaps; i++) {
-		fputs(".TP\n", out);
-		jl_roff_text(out, jl_summary_maps[i].places, "B");
-		fputs(" (a map)\n", out);
-		jl_roff_text(out, "keyed by ", NULL);
-		jl_roff_text(out, jl_summary_maps[i].meaning, NULL);
-		fputc('\n', out);
-	}
+	for (int i = 0; i < JL_NKEYS; i++)
+		man_tp(out, jl_summary_keys[i].key, jl_summary_keys[i].places, jl_summary_keys[i].meaning, NULL);
+	for (int i = 0; i < jl_summary_nmaps; i++)
+		man_tp(out, jl_summary_maps[i].places, "a map", "keyed by ", jl_summary_maps[i].meaning);
 	fputs(".SH SEE ALSO\n\\fBjitterlab\\-scenario\\fR(5), \\fBcyclictest\\fR(8), \\fBrtla\\fR(1), "
 	      "\\fBtrace\\-cmd\\fR(1), \\fBkernelshark\\fR(1)\n", out);
 }
