@@ -109,9 +109,12 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 	{
 		json_object *host, *smp, *v;
 
-		/* a long run's loops kept rings: samples.csv holds their kept cycles, the analysis may be pruned */
+		/* samples.csv holds only the kept cycles of the loops' rings (samples = worst: a long run): the
+		 * analysis is pruned to them; with every row (samples = all) it is the whole analysis, whose
+		 * figures the run's live analysis gives too */
 		if (json_object_object_get_ex(root, JL_K(samples), &smp) && json_object_object_get_ex(smp, JL_K(storage), &v) &&
-		    !strcmp(json_object_get_string(v), "ring"))
+		    !strcmp(json_object_get_string(v), "ring") && json_object_object_get_ex(smp, JL_K(mode), &v) &&
+		    strcmp(json_object_get_string(v), "all"))
 			for (int i = 0; i < in->nthreads; i++)
 				in->threads[i].partial = true;
 		if (json_object_object_get_ex(root, JL_K(host), &host)) {

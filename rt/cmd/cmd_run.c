@@ -176,7 +176,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 			(mode == JL_SAMPLES_ALL ? rows : mode == JL_SAMPLES_WORST ? (kept < rows ? kept : rows) : 0) * 95.0 / 1e6,
 			mode == JL_SAMPLES_ALL ? "all" : mode == JL_SAMPLES_WORST ? "worst" : "none",
 			!sc->run.trace_groups ? "no trace"
-			: jl_scenario_trace_worst(sc, rings) ? "trace.dat bounded (trace_keep = worst: the last 8 MB of each "
+			: jl_scenario_trace_worst(sc, jl_engine_long(sc)) ? "trace.dat bounded (trace_keep = worst: the last 8 MB of each "
 							       "CPU and the worst cycles' windows)"
 			: "trace.dat not bounded (trace_keep = all: it grows with the events)");
 	}

@@ -527,7 +527,7 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 		}
 	}
 	/* the flight recorder: asked for, or a long run's (its loops keep rings) */
-	if (jl_scenario_trace_worst(sc, r->eng.rings) && jl_trace_recorder_start(r->trace, err, errlen))
+	if (jl_scenario_trace_worst(sc, jl_engine_long(sc)) && jl_trace_recorder_start(r->trace, err, errlen))
 		fprintf(stderr, "jitterlab: warning: the trace keeps every page: %s\n", err);
 	if (jl_trace_record(r->trace, err, errlen)) {
 		fprintf(stderr, "jitterlab: warning: running without a trace: %s\n", err);

@@ -200,7 +200,7 @@ static void drain(struct jl_collector *w, int i, int64_t frontier)
 		}
 		iv->cycles++;
 		iv->misses += f.miss;
-		if (w->rows_open && !w->rows_error) {
+		if (w->rows_open && !w->rows_error && s->measured) { /* samples.csv: the measured series' rows */
 			jl_results_sample_row(w->rows.fp, s->name, s, x, f.period);
 			if (ferror(w->rows.fp))
 				w->rows_error = errno ? errno : EIO;

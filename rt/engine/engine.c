@@ -434,10 +434,18 @@ enum jl_samples_mode jl_engine_samples_mode(const struct jl_scenario *sc)
 {
 	enum jl_samples_mode m = sc->run.samples;
 
-	return m == JL_SAMPLES_AUTO ? (jl_engine_rings(sc) ? JL_SAMPLES_WORST : JL_SAMPLES_ALL) : m;
+	return m == JL_SAMPLES_AUTO ? (jl_engine_long(sc) ? JL_SAMPLES_WORST : JL_SAMPLES_ALL) : m;
 }
 
 bool jl_engine_rings(const struct jl_scenario *sc)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if (sc->threads[i].beh.period_ns && !sc->threads[i].beh.exec[0])
+			return true;
+	return false;
+}
+
+bool jl_engine_long(const struct jl_scenario *sc)
 {
 	return jl_engine_loop_bytes(sc) > (double)sc->run.samples_memory;
 }

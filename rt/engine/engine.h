@@ -204,9 +204,12 @@ const struct jl_thread *jl_series_thread(const struct jl_engine *eng, const stru
 size_t jl_engine_loop_capacity(const struct jl_scenario *sc, int64_t period_ns);
 /* The memory the loops' ([thread] with a period) samples take when every cycle is kept, in bytes. */
 double jl_engine_loop_bytes(const struct jl_scenario *sc);
-/* Do the loops of SC keep a ring each (their samples beyond [run] samples_memory) rather than every
- * cycle? Then the run's memory is flat in its duration: the ring's size, per loop. */
+/* Do the loops of SC keep a ring each? Every loop does, whatever the duration: the run's memory is flat
+ * in it, the ring's size per loop (the collector reads the rings; results.h). */
 bool jl_engine_rings(const struct jl_scenario *sc);
+/* Is SC a long run: would its loops' cycles take more than [run] samples_memory if kept? Then samples =
+ * auto keeps the worst rows only and trace_keep = auto the worst cycles' pages (disk, not memory). */
+bool jl_engine_long(const struct jl_scenario *sc);
 size_t jl_engine_ring_capacity(int64_t period_ns);
 /* The rings' figures are exact when every value they see is written to a file as well (results.h's
  * spill): [run] percentiles = exact, or auto and the file fits (in /tmp on a disk, at most

@@ -63,19 +63,18 @@ enum jl_run_key {
 	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_N
 };
 
-/* [run] samples: what samples.csv holds (and so what a run keeps: see the engine's storage). auto: every
- * cycle when the run keeps them all (samples_memory), else the worst */
+/* [run] samples: what samples.csv holds. auto: every cycle, unless the run is long (samples_memory:
+ * jl_engine_long), then the worst */
 enum jl_samples_mode { JL_SAMPLES_AUTO, JL_SAMPLES_ALL, JL_SAMPLES_WORST, JL_SAMPLES_NONE };
 
 /* [run] trace_keep: which pages of the trace trace.dat holds. all: every one; worst: the flight recorder
  * (the windows of each loop's worst cycles and first misses, and the last pages); auto: worst when the
- * loops keep rings (a long run), all otherwise */
+ * run is long (jl_engine_long), all otherwise */
 enum jl_trace_keep { JL_TRACE_KEEP_AUTO, JL_TRACE_KEEP_ALL, JL_TRACE_KEEP_WORST };
 
-/* [run] percentiles: how the percentiles of the loops that keep rings are found. exact: every value is
- * written to a file in /tmp as well (nearest rank, in flat memory); histogram: from the rings'
- * histograms (no file); auto: exact when the file fits (jl_engine_spill_fits), histogram otherwise. A loop
- * that keeps every sample is exact whatever this says. */
+/* [run] percentiles: how the loops' percentiles are found (every loop keeps a ring). exact: every value
+ * is written to a file in /tmp as well (nearest rank, in flat memory); histogram: from the rings'
+ * histograms (no file); auto: exact when the file fits (jl_engine_spill_fits), histogram otherwise. */
 enum jl_percentiles { JL_PERCENTILES_AUTO, JL_PERCENTILES_EXACT, JL_PERCENTILES_HISTOGRAM };
 
 /* [run] interval: at most this many intervals in a run (their series are preallocated) */
@@ -111,7 +110,7 @@ struct jl_run_spec {
 	int64_t grace_ns;           /* watchdog grace after the end */
 	enum jl_cleanup cleanup;    /* report (default) or remove what the neighbours left */
 	enum jl_samples_mode samples;
-	uint64_t samples_memory;    /* beyond this the loops' samples go through rings (bytes) */
+	uint64_t samples_memory;    /* a long run: its loops' cycles would take more (bytes; jl_engine_long) */
 	int64_t interval_ns;        /* the max-per-interval series; 0 = auto */
 	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
 	struct jl_stop_at stop_at;

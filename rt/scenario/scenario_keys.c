@@ -757,12 +757,13 @@ static const struct jl_key_desc run_keys[] = {
 	{ .name = "samples", .slot = JL_RUN_KEY_SAMPLES, .syntax = "auto|all|worst|none", .def = "auto",
 	  .range = "auto, all, worst or none",
 	  .help = "what samples.csv holds: every measured cycle (all), the worst ones (the 10 worst, the first 1000 "
-		  "misses and the last 1024 cycles of each series), or none; auto: all when the run keeps every "
-		  "sample (samples_memory), worst otherwise", .parse = run_samples, .format = fmt_samples },
+		  "misses and the last 1024 cycles of each series), or none; auto: all unless the run is long "
+		  "(samples_memory), worst then", .parse = run_samples, .format = fmt_samples },
 	{ .name = "samples_memory", .slot = JL_RUN_KEY_SAMPLES_MEMORY, .syntax = "SIZE", .def = "32MB",
 	  .range = "64KB-1TB",
-	  .help = "memory the loops' samples may take: beyond it every loop keeps a ring and the run's memory "
-		  "stays flat whatever its duration (percentiles: see percentiles)",
+	  .help = "what makes a run long: the memory its loops' cycles would take if kept (every loop keeps a "
+		  "ring, the memory stays flat whatever the duration); beyond it samples = auto keeps the worst rows "
+		  "and trace_keep = auto the worst cycles' pages",
 	  .parse = run_samples_memory, .format = fmt_samples_memory },
 	{ .name = "interval", .slot = JL_RUN_KEY_INTERVAL, .syntax = "auto|DURATION", .def = "auto",
 	  .range = "auto, or 100ms or more",
@@ -780,11 +781,11 @@ static const struct jl_key_desc run_keys[] = {
 	  .range = "auto, all or worst",
 	  .help = "which pages of the trace trace.dat keeps: all, or worst (a flight recorder: the windows of each "
 		  "loop's 16 worst cycles and first 100 misses, and the last 8 MB per CPU; the disk stays bounded "
-		  "whatever the duration); auto: worst when the loops keep rings (samples_memory), all otherwise",
+		  "whatever the duration); auto: worst when the run is long (samples_memory), all otherwise",
 	  .parse = run_trace_keep, .format = fmt_trace_keep },
 	{ .name = "percentiles", .slot = JL_RUN_KEY_PERCENTILES, .syntax = "auto|exact|histogram", .def = "auto",
 	  .range = "auto, exact or histogram",
-	  .help = "how the percentiles of loops that keep rings (samples_memory) are found: exact (every value also "
+	  .help = "how the loops' percentiles are found (every loop keeps a ring): exact (every value also "
 		  "goes to a file in /tmp, 24 bytes a cycle; the memory stays flat), or from the rings' histograms "
 		  "(within 0.1%); auto: exact when the file fits (at most 1 GB and a quarter of /tmp's free space, "
 		  "samples_memory on a tmpfs /tmp)", .parse = run_percentiles, .format = fmt_percentiles },

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../base/spill.h"
 #include "../../base/stats.h"
 #include "../../base/stream.h"
 #include "analysis.h"
@@ -30,6 +31,27 @@ struct jl_analysis_tail {
 	struct jl_pair *p;
 	size_t head, n, cap;
 	int64_t from;
+};
+
+/* A live analysis' match of every cycle to its wakeup, as the cycles (jl_analysis_prune_cycles) and the
+ * entry's pairs come: jl_analysis_match's rule (the first wakeup at or after the release, less the clock
+ * slack, if not after the thread's wake plus the slack), and jl_analysis_wakeups' figures (each matched
+ * pair once, with waking >= from, an implicit switch-in bounded by the wake), over a FIFO of the entry's
+ * recent pairs that every resolved cycle trims: flat in the run's duration. */
+struct jl_analysis_matcher {
+	int64_t (*cyc)[2];          /* cycles (release, wake) not resolved yet: [ch, cn) */
+	size_t ch, cn, ccap;
+	struct match_wakeup {
+		int64_t waking, switch_in;
+		bool implicit;
+	} *pr;                      /* the pairs a cycle not resolved yet may match: [ph, pn) */
+	size_t ph, pn, pcap;
+	uint64_t pair_base;         /* pr[0]'s number among the entry's pairs */
+	uint64_t last;              /* the number + 1 of the pair matched last (0: none) */
+	int64_t seen;               /* the latest release given: no cycle comes before it */
+	uint64_t measured, matched;
+	struct jl_stream lat;       /* the matched pairs' latencies */
+	struct jl_spill spill;      /* and every one of them (fd < 0: the histogram's percentiles) */
 };
 
 struct jl_analysis_prune {
@@ -57,6 +79,7 @@ struct jl_analysis_prune {
 	int64_t (*cand)[3];
 	size_t ncand, capcand;
 	bool recheck;               /* the candidates changed: what they kept is looked at again */
+	struct jl_analysis_matcher *match; /* per entry, a live analysis given the cycles; NULL: none */
 };
 
 static int cmp_win(const void *a, const void *b)
@@ -453,6 +476,13 @@ void jl_analysis_prune_free(struct jl_analysis *an)
 	}
 	for (int i = 0; p->tail && i < an->nthreads; i++)
 		free(p->tail[i].p);
+	for (int i = 0; p->match && i < an->nthreads; i++) {
+		free(p->match[i].cyc);
+		free(p->match[i].pr);
+		jl_stream_free(&p->match[i].lat);
+		jl_spill_close(&p->match[i].spill);
+	}
+	free(p->match);
 	free(p->tail);
 	free(p->seg_checked);
 	free(p->cand);
@@ -527,6 +557,145 @@ bool jl_analysis_sample_whole(const struct jl_analysis *an, int ti, size_t si)
 	return !p || !p->whole[ti] || p->whole[ti][si];
 }
 
+/* ---- every cycle matched as it comes (a live analysis given the cycles) ---- */
+
+static int grow(void *arr, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 256;
+	void *g = realloc(*(void **)arr, c * size);
+
+	if (!g)
+		return -1;
+	*(void **)arr = g;
+	*cap = c;
+	return 0;
+}
+
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill)
+{
+	struct jl_analysis_prune *p = an->prune;
+
+	if (!p || !p->live)
+		return 0;
+	for (int i = 0; i < an->nthreads; i++)
+		if (an->threads[i].measured && an->threads[i].owner != i)
+			return 0; /* two series of one thread: their cycles are matched at the end, kept ones only */
+	p->match = calloc(an->nthreads > 0 ? (size_t)an->nthreads : 1, sizeof(*p->match));
+	if (!p->match)
+		return -1;
+	for (int i = 0; i < an->nthreads; i++) {
+		struct jl_analysis_matcher *m = &p->match[i];
+
+		m->spill.fd = -1;
+		m->seen = INT64_MIN;
+		if (an->threads[i].measured && (jl_stream_init(&m->lat, 1, true) < 0 || (spill && jl_spill_open(&m->spill))))
+			return -1;
+	}
+	return 1;
+}
+
+int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const int64_t (*c)[2], size_t n)
+{
+	struct jl_analysis_prune *p = an->prune;
+	struct jl_analysis_matcher *m = p && p->match ? &p->match[ti] : NULL;
+
+	for (size_t k = 0; m && k < n; k++) {
+		if (m->cn == m->ccap) {
+			if (m->ch > m->cn / 2) {
+				memmove(m->cyc, m->cyc + m->ch, (m->cn - m->ch) * sizeof(*m->cyc));
+				m->cn -= m->ch;
+				m->ch = 0;
+			} else if (grow(&m->cyc, &m->ccap, sizeof(*m->cyc)) < 0) {
+				return -1;
+			}
+		}
+		m->cyc[m->cn][0] = c[k][0];
+		m->cyc[m->cn++][1] = c[k][1];
+		if (c[k][0] > m->seen)
+			m->seen = c[k][0];
+	}
+	return 0;
+}
+
+static void match_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
+{
+	struct jl_analysis_matcher *m = &an->prune->match[ti];
+
+	if (m->pn == m->pcap) {
+		if (m->ph > m->pn / 2) {
+			memmove(m->pr, m->pr + m->ph, (m->pn - m->ph) * sizeof(*m->pr));
+			m->pn -= m->ph;
+			m->pair_base += m->ph;
+			m->ph = 0;
+		} else if (grow(&m->pr, &m->pcap, sizeof(*m->pr)) < 0) {
+			m->spill.err = ENOMEM; /* the count would be wrong: said at the end */
+			return;
+		}
+	}
+	m->pr[m->pn++] = (struct match_wakeup){ .waking = pr->waking, .switch_in = pr->switch_in, .implicit = pr->implicit };
+}
+
+/* Resolve entry TI's cycles whose wakeup is surely known: woken (plus the slack) before UPTO, and no
+ * waking of the entry still waits for its switch-in at or before it (its pair is made later). */
+static void match_resolve(struct jl_analysis *an, int ti, int64_t upto)
+{
+	struct jl_analysis_prune *p = an->prune;
+	struct jl_analysis_matcher *m = &p->match[ti];
+
+	while (m->ch < m->cn) {
+		const int64_t rel = m->cyc[m->ch][0], wake = m->cyc[m->ch][1];
+
+		if (wake + JL_ANALYSIS_CLOCK_SLACK_NS >= upto ||
+		    (upto != INT64_MAX && an->pending[ti] && an->pending[ti] <= wake + JL_ANALYSIS_CLOCK_SLACK_NS))
+			break;
+		m->ch++;
+		if (rel < p->from)
+			continue;
+		m->measured++;
+		while (m->ph < m->pn && m->pr[m->ph].waking < rel - JL_ANALYSIS_CLOCK_SLACK_NS)
+			m->ph++;
+		if (m->ph < m->pn && m->pr[m->ph].waking <= wake + JL_ANALYSIS_CLOCK_SLACK_NS) {
+			const struct match_wakeup *x = &m->pr[m->ph];
+			uint64_t num = m->pair_base + m->ph + 1;
+			int64_t in = x->implicit && wake < x->switch_in ? (wake > x->waking ? wake : x->waking) : x->switch_in;
+
+			m->matched++;
+			if (num != m->last && x->waking >= p->from) { /* a pair two cycles matched counts once */
+				jl_stream_add(&m->lat, in - x->waking, 0);
+				if (m->spill.fd >= 0)
+					jl_spill_add(&m->spill, in - x->waking);
+			}
+			m->last = num;
+		}
+	}
+	/* no cycle to come can match a pair woken before the latest release given, less the slack */
+	if (m->ch == m->cn)
+		while (m->ph < m->pn && m->pr[m->ph].waking < m->seen - JL_ANALYSIS_CLOCK_SLACK_NS)
+			m->ph++;
+}
+
+bool jl_analysis_prune_matched(struct jl_analysis *an, int ti, size_t *measured, size_t *matched, struct jl_dist *d,
+			       size_t *n)
+{
+	struct jl_analysis_prune *p = an->prune;
+	struct jl_analysis_matcher *m;
+
+	if (!p || !p->match || !an->threads[ti].measured)
+		return false;
+	m = &p->match[ti];
+	match_resolve(an, ti, INT64_MAX);
+	*measured = m->measured;
+	*matched = m->matched;
+	memset(d, 0, sizeof(*d));
+	*n = (size_t)m->lat.m.n;
+	if (*n) {
+		jl_stream_dist(&m->lat, d);
+		if (m->spill.fd >= 0 && !m->spill.err)
+			jl_spill_percentiles(&m->spill, d);
+	}
+	return !m->spill.err || m->spill.err != ENOMEM;
+}
+
 bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
 {
 	struct jl_analysis_prune *p = an->prune;
@@ -535,6 +704,8 @@ bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair
 		return true;
 	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
+	if (p->match && an->threads[ti].measured)
+		match_pair(an, ti, pr);
 	if (keeps_next(p, &p->pair_at, pr->waking, pr->switch_in + 1))
 		return true;
 	if (p->live && p->tail) { /* maybe one of the loop's last cycles: known at the end */
@@ -647,6 +818,9 @@ int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 	if (!p || now < p->next)
 		return 0;
 	p->next = now + JL_ANALYSIS_PRUNE_LAG_NS;
+	for (int ti = 0; p->match && ti < an->nthreads; ti++)
+		if (an->threads[ti].measured)
+			match_resolve(an, ti, now);
 	closed = jl_analysis_timeline_closed(an, now - JL_ANALYSIS_PRUNE_LAG_NS);
 	if (an->ncpus > p->nseg_checked) { /* CPUs the trace showed since */
 		size_t *g = realloc(p->seg_checked, (size_t)an->ncpus * sizeof(*g));

@@ -62,6 +62,19 @@ bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_d
 struct jl_offcpu;
 bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to, struct jl_offcpu *o,
 			 size_t *first);
+/* A live analysis (jl_analysis_prune_live) that will be given every measured cycle as it comes
+ * (jl_analysis_prune_cycles, in release order per entry, each before the events after its wake are fed)
+ * matches each to its wakeup as the whole analysis would, in flat memory: the counts and the matched
+ * wakeups' latencies (every one to a file too when SPILL: exact percentiles) are then every cycle's,
+ * not only the kept ones'. 1: matching; 0: not this analysis (not live, or series sharing a thread);
+ * -1: ENOMEM. */
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill);
+int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const int64_t (*c)[2], size_t n);
+/* After the last event: entry TI's cycles measured (released at or after from) and matched, and the
+ * latencies of the pairs they matched (D, *N); false when the analysis was not matching. */
+struct jl_dist;
+bool jl_analysis_prune_matched(struct jl_analysis *an, int ti, size_t *measured, size_t *matched, struct jl_dist *d,
+			       size_t *n);
 /* What a pruned analysis forgot (for the summary): states, pairs, segments. */
 void jl_analysis_prune_counts(const struct jl_analysis *an, size_t *states, size_t *pairs, size_t *segs);
 /* (Also the prune_ops' compact, pair and free): forget what no kept window needs, once a

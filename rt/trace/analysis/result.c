@@ -186,11 +186,18 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		int64_t *v;
 
 		bool every = false;
+		size_t cm, cn;
 
 		if (!th->measured)
 			continue;
-		if (jl_analysis_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
+		if (jl_analysis_prune_matched(an, i, &cm, &cn, &d, &n)) {
+			/* a live analysis matched every cycle as it came: the whole analysis' figures */
+			measured += cm;
+			matched += cn;
+		} else if (jl_analysis_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
 			every = true;
+			measured += th->measured_samples;
+			matched += th->matched;
 		} else {
 			v = jl_analysis_wakeups(an, i, in->from, &n);
 			if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
@@ -202,6 +209,8 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 				return -1;
 			}
 			free(v);
+			measured += th->measured_samples;
+			matched += th->matched;
 		}
 		o = json_object_new_object();
 		/* of what: the wakeups matched to the cycles (the whole analysis), or every wakeup of the thread
@@ -222,8 +231,7 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		json_object_object_add(s, JL_K(pairs), json_object_new_int64(
 						      (int64_t)(th->npairs + an->threads[th->owner].pairs_forgotten)));
 		json_object_object_add(sw, th->name, s);
-		measured += th->measured_samples;
-		matched += th->matched;
+
 	}
 	json_object_object_add(b, JL_K(wakeup_ns), wk);
 	json_object_object_add(b, JL_K(sched_switch), sw);

@@ -47,6 +47,8 @@ struct live_series {
 	int64_t last_release;
 	int64_t rel[JL_KEEP_TAIL];    /* the releases of its last cycles (a ring): its kept tail's start */
 	bool seen;
+	int64_t (*cyc)[2];            /* every measured cycle (release, wake) since the last step: the matcher's */
+	size_t ncyc, capcyc;
 };
 
 struct jl_trace_live {
@@ -71,6 +73,7 @@ struct jl_trace_live {
 	int64_t (*pend)[2];
 	size_t npend, cappend;
 	bool cand_changed;
+	bool matching;                /* every cycle goes to the analysis' matcher (jl_analysis_prune_match) */
 	int64_t (*cand)[2];           /* scratch: every series' candidates' windows */
 	/* figures */
 	uint64_t steps;
@@ -125,6 +128,22 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 	k->last_release = x->release;
 	k->rel[k->cycles++ % JL_KEEP_TAIL] = x->release;
 	k->seen = true;
+	if (L->matching) {
+		if (k->ncyc == k->capcyc) {
+			size_t cap = k->capcyc ? k->capcyc * 2 : 256;
+			int64_t (*g)[2] = realloc(k->cyc, cap * sizeof(*g));
+
+			if (!g) {
+				atomic_store(&L->error, ENOMEM);
+				pthread_mutex_unlock(&L->mu);
+				return;
+			}
+			k->cyc = g;
+			k->capcyc = cap;
+		}
+		k->cyc[k->ncyc][0] = x->release;
+		k->cyc[k->ncyc++][1] = x->wake;
+	}
 	pthread_mutex_unlock(&L->mu);
 }
 
@@ -157,6 +176,13 @@ static void take_windows(struct jl_trace_live *L)
 	L->npend = 0;
 	if (L->cand_changed && live_candidates(L) < 0)
 		atomic_store(&L->error, ENOMEM);
+	for (int i = 0; L->matching && i < L->nser; i++) {
+		struct live_series *k = &L->ser[i];
+
+		if (k->ncyc && jl_analysis_prune_cycles(&L->an, i, (const int64_t (*)[2])k->cyc, k->ncyc) < 0)
+			atomic_store(&L->error, ENOMEM);
+		k->ncyc = 0;
+	}
 }
 
 /* Feed the analysis what is safe now: see the file's comment. */
@@ -245,6 +271,8 @@ void jl_trace_live_free(struct jl_trace *t)
 		jl_ksyms_free(&L->ksyms);
 	jl_analysis_free(&L->an);
 	pthread_mutex_destroy(&L->mu);
+	for (int i = 0; L->ser && i < L->nser; i++)
+		free(L->ser[i].cyc);
 	free(L->ser);
 	free(L->cand);
 	free(L->pend);
@@ -309,6 +337,11 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 		jl_topk_init(&L->ser[i].lat, JL_ANALYSIS_PRUNE_WORST);
 		jl_topk_init(&L->ser[i].miss, JL_ANALYSIS_PRUNE_MISSES);
 	}
+	/* every cycle matched as it comes (its wakeup figures exact where the rings' percentiles are) */
+	rc = L->nser == n ? jl_analysis_prune_match(&L->an, jl_engine_spill_fits(eng->sc, NULL)) : 0;
+	if (rc < 0)
+		goto nomem;
+	L->matching = rc > 0;
 	for (int c = 0; c < t->ncpus; c++)
 		L->fds[c] = t->cpu[c].fd;
 	L->src = (struct jl_trace_pages){ .tep = jl_trace_pages_tep(t->groups, err, errlen), .ncpus = t->ncpus,
