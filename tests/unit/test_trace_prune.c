@@ -273,6 +273,7 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 	struct arrival *arr;
 
 	assert_int_equal(jl_analysis_prune_live(an, g->from), 1);
+	assert_int_equal(jl_analysis_prune_match(an, true), 1); /* every cycle matched as it comes */
 	for (int i = 0; i < NLOOPS; i++) {
 		total += g->ns[i];
 		jl_topk_init(&lat[i], 16);
@@ -315,6 +316,9 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 		for (; k < na && arr[k].at <= g->ev[e].ts; k++) { /* just in time */
 			const struct jl_analysis_sample *x = arr[k].x;
 			int i = arr[k].loop, slot;
+			int64_t c[1][2] = { { x->release, x->wake } };
+
+			assert_int_equal(jl_analysis_prune_cycles(an, i, (const int64_t (*)[2])c, 1), 0);
 
 			if ((slot = jl_topk_add(&lat[i], x->wake - x->release, x->cycle)) >= 0) {
 				jl_analysis_prune_window(x, true, back, cw[i][slot]);
@@ -345,7 +349,13 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 		}
 		assert_int_equal(jl_analysis_feed(an, &g->ev[e]), 0);
 	}
-	/* after it: the samples, the window's end, then the rest */
+	/* after it: the cycles not given yet (io/live.c hands them over as its thread stops), the samples, the
+	 * window's end, then the rest */
+	for (; k < na; k++) {
+		int64_t c[1][2] = { { arr[k].x->release, arr[k].x->wake } };
+
+		assert_int_equal(jl_analysis_prune_cycles(an, arr[k].loop, (const int64_t (*)[2])c, 1), 0);
+	}
 	for (int t = 0; t < NLOOPS; t++) {
 		an->threads[t].samples = kept[t];
 		an->threads[t].nsamples = nkept[t];
@@ -491,6 +501,30 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 	assert_int_equal(np + fs, nw);
 	print_message("kept %zu of %zu states, pairs and segments\n", kept_items(&pruned), kept_items(&whole));
 	assert_true(kept_items(&pruned) * 4 < kept_items(&whole));
+	if (mode == LIVE) { /* every cycle matched as it came: what the whole analysis of every sample says */
+		struct jl_analysis all;
+
+		analyse(&all, &g, g.s, g.ns, WHOLE);
+		assert_int_equal(jl_analysis_match(&all, g.from), 0);
+		for (int i = 0; i < NLOOPS; i++) {
+			size_t measured, matched, n, nall;
+			struct jl_dist d, da;
+			int64_t *v = jl_analysis_wakeups(&all, i, g.from, &nall);
+
+			assert_true(jl_analysis_prune_matched(&pruned, i, &measured, &matched, &d, &n));
+			assert_int_equal(measured, all.threads[i].measured_samples);
+			assert_int_equal(matched, all.threads[i].matched);
+			assert_true(measured > nkept[i] && matched > measured * 9 / 10);
+			assert_non_null(v);
+			assert_int_equal(jl_dist_compute(v, nall, NULL, &da), 0);
+			assert_int_equal(n, nall);
+			assert_int_equal(d.p50, da.p50);
+			assert_int_equal(d.p99, da.p99);
+			assert_int_equal(d.max, da.max);
+			free(v);
+		}
+		jl_analysis_free(&all);
+	}
 	jl_analysis_free(&whole);
 	jl_analysis_free(&pruned);
 	for (int i = 0; i < NLOOPS; i++) {

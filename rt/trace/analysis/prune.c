@@ -50,6 +50,7 @@ struct jl_analysis_matcher {
 	uint64_t last;              /* the number + 1 of the pair matched last (0: none) */
 	int64_t seen;               /* the latest release given: no cycle comes before it */
 	uint64_t measured, matched;
+	bool failed;                /* a pair found no room: the counts would be wrong (the kept cycles' then) */
 	struct jl_stream lat;       /* the matched pairs' latencies */
 	struct jl_spill spill;      /* and every one of them (fd < 0: the histogram's percentiles) */
 };
@@ -628,7 +629,7 @@ static void match_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
 			m->pair_base += m->ph;
 			m->ph = 0;
 		} else if (grow(&m->pr, &m->pcap, sizeof(*m->pr)) < 0) {
-			m->spill.err = ENOMEM; /* the count would be wrong: said at the end */
+			m->failed = true;
 			return;
 		}
 	}
@@ -680,7 +681,7 @@ bool jl_analysis_prune_matched(struct jl_analysis *an, int ti, size_t *measured,
 	struct jl_analysis_prune *p = an->prune;
 	struct jl_analysis_matcher *m;
 
-	if (!p || !p->match || !an->threads[ti].measured)
+	if (!p || !p->match || !an->threads[ti].measured || p->match[ti].failed)
 		return false;
 	m = &p->match[ti];
 	match_resolve(an, ti, INT64_MAX);
@@ -690,10 +691,10 @@ bool jl_analysis_prune_matched(struct jl_analysis *an, int ti, size_t *measured,
 	*n = (size_t)m->lat.m.n;
 	if (*n) {
 		jl_stream_dist(&m->lat, d);
-		if (m->spill.fd >= 0 && !m->spill.err)
+		if (m->spill.fd >= 0 && !m->spill.err) /* else the histogram's (a write failed: /tmp full) */
 			jl_spill_percentiles(&m->spill, d);
 	}
-	return !m->spill.err || m->spill.err != ENOMEM;
+	return true;
 }
 
 bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
