@@ -459,7 +459,7 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
     # wait was 9.6 ms. Such a run says nothing of the rule: it is run again, at most 3 times.
     # In the RT lane's emulated guest a vCPU can also stop for tens of ms (TCG): the loop's timer interrupt
     # then comes that late, the trace says so ("timer interrupt late"), and the run shows the emulator,
-    # not the rule. Such a run is run again there too; on a host it stays a failure.
+    # not the rule. Such a run is run again there too, and so is one where the host stole CPU 1 (steal).
     for attempt in range(3):
         r = run_scenario(tmp_path / f"a{attempt}", "lower_spinner",
                          LOWER_SPINNER.replace("trace = sched, irq, timer", f"trace = {groups}"))
@@ -468,12 +468,16 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
         late = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
         held = LANE == "rt" and late and max(max(late, key=lambda c: c["latency_ns"])["parts"],
                                              key=lambda p: p["duration_ns"])["name"] == "timer interrupt late"
-        if waited and not held:
+        # a VM's host can take the vCPU itself for tens of ms (CI saw "spinner kept running 41854 us while it
+        # was runnable ... the vCPU: the trace cannot tell"); /proc/stat's steal says so, in 10 ms ticks
+        stolen = (r.summary()["host"]["steal_ns"] or {}).get("1") or 0
+        if waited and not held and stolen < 10_000_000:
             break
-        print(f"attempt {attempt}: " + ("the emulator held the vCPU (timer interrupt late)" if waited else
+        print(f"attempt {attempt}: " + ("the emulator held the vCPU (timer interrupt late)" if held else
+                                        f"the host stole CPU 1 for {stolen} ns" if waited else
                                         f"the loop never waited 10 ms (max {r.thread('loop')['latency_ns']['max']} ns)"))
     else:
-        pytest.skip("3 runs and RT throttling never held the loop 10 ms here (or the emulator did first)")
+        pytest.skip("3 runs and RT throttling never held the loop 10 ms here (or the emulator or the host did first)")
     worst = [c for c in r.summary()["trace"]["worst"] if c["thread"] == "loop" and c["window"] == "wakeup"]
     assert worst, r.summary()["trace"]
     c = max(worst, key=lambda c: c["latency_ns"])
