@@ -710,8 +710,15 @@ static void test_pid_churn(void **state)
 		}
 		assert_string_equal(jl_analysis_comm(&an, pid), comm); /* the live task, never a previous one */
 		assert_int_equal(jl_analysis_feed(&an, &dead), 0);
+		if (i % 3 == 0) { /* preempted while it exits: out still runnable, in again, then its last switch-out */
+			struct jl_event pre = tev_switch(t + 6, 0, pid, 120, 0, 0, 120, "swapper/0");
+			struct jl_event back = tev_switch(t + 7, 0, 0, 120, 0, pid, 120, comm);
+
+			assert_int_equal(jl_analysis_feed(&an, &pre), 0);
+			assert_int_equal(jl_analysis_feed(&an, &back), 0);
+		}
 		{
-			struct jl_event out = tev_switch(t + 6, 0, pid, 120, 0x10 /* EXIT_DEAD */, 0, 120, "swapper/0");
+			struct jl_event out = tev_switch(t + 8, 0, pid, 120, 0x10 /* EXIT_DEAD */, 0, 120, "swapper/0");
 
 			assert_int_equal(jl_analysis_feed(&an, &out), 0);
 		}

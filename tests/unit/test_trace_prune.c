@@ -1,6 +1,7 @@
 /* Unit test of the pruned analysis (rt/trace/analysis/prune.c) against the whole one (analysis/feed.c): the
  * same ten seconds of events (four 1 kHz FIFO loops beside a CFS hog on CPU 1, IRQs, a FIFO 90 intruder
- * now and then (before the loops, or preempting one), stalls where the hog is not preempted for 2 ms, a housekeeping task on CPU 0) and the same
+ * now and then (before the loops, or preempting one), stalls where the hog is not preempted for 2 ms, a housekeeping task on CPU 0 that
+ * forks 500 short-lived children a second) and the same
  * kept cycles (the worst, the misses, the last ones, every 50th: what a ring keeps) go to an analysis that
  * keeps everything and to one that prunes. They must explain the same worst cycles part by part, match
  * the same samples, give the same off-CPU totals, while the pruned one keeps a small part of the states
@@ -31,6 +32,9 @@
 #define HOG 500
 #define INTRUDER 200
 #define HK 300
+#define KEEPER 600    /* HK's child that lives on */
+#define KID0 1000     /* HK's children that exit at once: KIDS every 10 ms */
+#define KIDS 5
 #define US 1000LL
 #define MS 1000000LL
 #define MISS_NS (1500 * US)
@@ -82,9 +86,9 @@ static void sw(struct gen *g, int64_t ts, int cpu, int prev, int pprio, int psta
 	e->pid = next;
 	e->prio = nprio;
 	snprintf(e->comm, sizeof(e->comm), "%s", next == HOG ? "hog" : next == INTRUDER ? "intruder" : next == HK ? "hk"
-		 : next == 0 ? "swapper/1" : "loop");
+		 : next == KEEPER ? "keeper" : next == 0 ? "swapper/1" : "loop");
 	snprintf(e->prev_comm, sizeof(e->prev_comm), "%s", prev == HOG ? "hog" : prev == INTRUDER ? "intruder"
-		 : prev == HK ? "hk" : prev == 0 ? "swapper/1" : "loop");
+		 : prev == HK ? "hk" : prev == KEEPER ? "keeper" : prev == 0 ? "swapper/1" : "loop");
 }
 
 static void waking(struct gen *g, int64_t ts, int cpu, int cur, int pid, int prio)
@@ -95,6 +99,18 @@ static void waking(struct gen *g, int64_t ts, int cpu, int cur, int pid, int pri
 	e->prio = prio;
 	e->target_cpu = cpu;
 	snprintf(e->comm, sizeof(e->comm), "t%d", pid);
+}
+
+/* A task born (FORK: PARENT forks PID) or gone (EXIT) */
+static void birth(struct gen *g, int64_t ts, int cpu, int parent, int pid, int kind)
+{
+	struct jl_event *e = push(g, ts, cpu, parent, kind);
+
+	e->pid = pid;
+	e->prev_pid = parent;
+	e->prio = 120;
+	snprintf(e->comm, sizeof(e->comm), "%s", pid == KEEPER ? "keeper" : "kid");
+	snprintf(e->prev_comm, sizeof(e->prev_comm), "hk");
 }
 
 static void sample(struct gen *g, int i, int64_t release, int64_t in, int64_t out, uint64_t cycle)
@@ -124,11 +140,20 @@ static void generate(struct gen *g, bool stalls)
 	g->to = 10 * MS + (SLOTS - 100) * MS;
 	sw(g, 1 * US, 1, 0, 120, 0, HOG, 120);
 	sw(g, 2 * US, 0, 0, 120, 0, HK, 120);
+	/* a child born after 250 others, that lives on, runs once (CPU 0 is idle then) and exits at the end */
+	birth(g, 508 * MS, 0, HK, KEEPER, JL_EVENT_FORK);
+	sw(g, 508 * MS + 100 * US, 0, 0, 120, 0, KEEPER, 120);
+	sw(g, 508 * MS + 200 * US, 0, KEEPER, 120, 1, 0, 120);
+	birth(g, 10 * MS + SLOTS * MS + 5 * MS, 0, HK, KEEPER, JL_EVENT_EXIT);
 	for (int k = 0; k < SLOTS / 10; k++) { /* CPU 0: the housekeeping task runs 2 ms of every 10 */
 		int64_t t = 5 * MS + k * 10 * MS;
 
 		waking(g, t - 1 * US, 0, 0, HK, 120);
 		sw(g, t, 0, 0, 120, 0, HK, 120);
+		for (int j = 0; j < KIDS; j++) { /* and forks children that exit at once: churn */
+			birth(g, t + (j + 1) * 100 * US, 0, HK, KID0 + k * KIDS + j, JL_EVENT_FORK);
+			birth(g, t + (j + 1) * 100 * US + 50 * US, 0, HK, KID0 + k * KIDS + j, JL_EVENT_EXIT);
+		}
 		sw(g, t + 2 * MS, 0, HK, 120, 1, 0, 120);
 	}
 	for (int k = 0; k < SLOTS; k++) {
@@ -495,6 +520,18 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 		nw += whole.threads[i].nstates;
 		np += pruned.threads[i].nstates;
 	}
+	/* the churn: every birth in the whole one; the pruned one forgot those of children long gone, kept the
+	 * living child's (its name and parent still found) */
+	assert_int_equal(whole.nbirths, 1 + (SLOTS / 10) * KIDS);
+	assert_true(pruned.births_forgotten > 0 && pruned.nbirths * 4 < whole.nbirths);
+	assert_int_equal(pruned.nbirths + pruned.births_forgotten, whole.nbirths);
+	assert_int_equal(jl_analysis_parent(&pruned, KEEPER), HK);
+	assert_int_equal(jl_analysis_parent(&whole, KEEPER), HK);
+	assert_int_equal(jl_analysis_parent(&whole, KID0), HK);
+	assert_int_equal(jl_analysis_parent(&pruned, KID0), 0); /* gone 10 s before the end, in no window */
+	/* the living child's birth moved as others went: its exit at the end still wrote its name there */
+	assert_non_null(jl_analysis_comm(&pruned, KEEPER));
+	assert_string_equal(jl_analysis_comm(&pruned, KEEPER), "keeper");
 	/* and kept a small part of what the whole one did */
 	jl_analysis_prune_counts(&pruned, &fs, &fp, &fg);
 	assert_true(fs > 0 && fp > 0 && fg > 0);

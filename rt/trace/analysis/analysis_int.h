@@ -81,7 +81,12 @@ struct jl_analysis_task *jl_task_slot(struct jl_analysis *an, int32_t pid);
 /* PID's slot with KPRIO and COMM (NULL or "": the comm it had). */
 struct jl_analysis_task *jl_task_note(struct jl_analysis *an, int32_t pid, int32_t kprio, const char *comm);
 /* PID exited: out of the table (its comm stays with its birth). */
-void jl_task_forget(struct jl_analysis *an, int32_t pid);
+void jl_task_forget(struct jl_analysis *an, int32_t pid, int64_t ts);
+/* Forget the births GONE(AN, birth, CTX) says nobody will ask about (their order kept; the live tasks'
+ * indices into them follow). A failed allocation forgets nothing. */
+void jl_task_births_forget(struct jl_analysis *an,
+			   bool (*gone)(const struct jl_analysis *an, const struct jl_analysis_birth *b, const void *ctx),
+			   const void *ctx);
 /* NAME's id (jl_analysis_name), stored once. */
 uint32_t jl_name_intern(struct jl_analysis *an, const char *name);
 /* The id of LIT, a string constant (its address stands for it: interned once). */

@@ -263,9 +263,12 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 			       (ev->prev_state & ~0x100LL) == 0 ? JL_TS_PREEMPTED : JL_TS_BLOCKED, 0, -1, NULL) < 0)
 			return -1;
 	}
-	/* a task's last switch-out (prev_state EXIT_DEAD or EXIT_ZOMBIE, after its sched_process_exit)
-	 * does not bring it back into the table */
-	if (!(ev->prev_state & 0x30) || jl_task_find(an, ev->prev_pid))
+	/* a task's last switch-out (prev_state EXIT_DEAD or EXIT_ZOMBIE, after its sched_process_exit) does not
+	 * bring it back into the table, and takes it out if it ran again between its exit and now (preempted
+	 * while it exited: a neighbour that forks thousands of children a second would fill the table) */
+	if (ev->prev_state & 0x30)
+		jl_task_forget(an, ev->prev_pid, ev->ts);
+	else
 		jl_task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
 	{
 		const struct jl_analysis_task *k = jl_task_note(an, ev->pid, ev->prio, ev->comm);
@@ -440,21 +443,31 @@ static int on_task_exit(struct jl_analysis *an, const struct jl_event *ev)
 {
 	/* a task that exits leaves the table (its pid may come back as another task); the current
 	 * task of no CPU is it any more once it has switched out (sched_switch follows) */
-	jl_task_forget(an, ev->pid);
+	jl_task_forget(an, ev->pid, ev->ts);
 	return 0;
 }
 
 
+/* A task born: sched_process_fork and task_newtask both say so (one birth: the second adds the thread
+ * flag, or is a new task of a reused pid once the first has exited) */
 static int on_birth(struct jl_analysis *an, const struct jl_event *ev)
 {
-	struct jl_analysis_birth b = { .pid = ev->pid, .parent = ev->prev_pid,
+	struct jl_analysis_birth b = { .pid = ev->pid, .parent = ev->prev_pid, .born = ev->ts,
 				  .thread = ev->kind == JL_EVENT_NEWTASK && (ev->arg & 0x10000) };
+	struct jl_analysis_task *t;
 
-
-	if (ev->pid > 0 && append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
+	if (ev->pid <= 0)
+		return 0;
+	t = jl_task_find(an, ev->pid);
+	if (t && t->birth && t->birth <= an->nbirths && !an->births[t->birth - 1].exited) {
+		an->births[t->birth - 1].thread |= b.thread;
+		return 0;
+	}
+	if (append(&an->births, &an->nbirths, &an->capbirths, &b, sizeof(b)) < 0)
 		return -1;
-	if (ev->pid > 0 && jl_task_slot(an, ev->pid))
-		jl_task_slot(an, ev->pid)->birth = an->nbirths;
+	t = jl_task_slot(an, ev->pid);
+	if (t)
+		t->birth = an->nbirths;
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "../../base/stats.h"
 #include "../../base/stream.h"
 #include "analysis.h"
+#include "analysis_int.h"
 #include "offcpu.h"
 #include "prune.h"
 #include "worst.h"
@@ -811,6 +812,14 @@ static void compact_states(struct jl_analysis *an, int ti, int64_t closed)
 	p->oc_done[ti] = done;
 }
 
+/* A birth nobody will ask about again: its task lived wholly before CLOSED (*CTX), in no kept window */
+static bool birth_gone(const struct jl_analysis *an, const struct jl_analysis_birth *b, const void *ctx)
+{
+	const int64_t closed = *(const int64_t *)ctx;
+
+	return b->exited && b->exited < closed && !jl_analysis_prune_keeps(an, b->born, b->exited + 1);
+}
+
 int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 {
 	struct jl_analysis_prune *p = an->prune;
@@ -871,5 +880,6 @@ int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 		p->seg_checked[c] = kept;
 	}
 	p->recheck = false;
+	jl_task_births_forget(an, birth_gone, &closed);
 	return 0;
 }

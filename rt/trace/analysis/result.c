@@ -275,6 +275,8 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		json_object_object_add(pr, JL_K(forgotten_states), json_object_new_int64((int64_t)st));
 		json_object_object_add(pr, JL_K(forgotten_pairs), json_object_new_int64((int64_t)pa));
 		json_object_object_add(pr, JL_K(forgotten_segments), json_object_new_int64((int64_t)sg));
+		json_object_object_add(pr, JL_K(forgotten_births), json_object_new_int64((int64_t)an->births_forgotten));
+		json_object_object_add(pr, JL_K(births_kept), json_object_new_int64((int64_t)an->nbirths));
 		json_object_object_add(b, JL_K(pruned), pr);
 	}
 	json_object_object_add(b, JL_K(measured_cycles), json_object_new_int64((int64_t)measured));

@@ -70,7 +70,7 @@ struct jl_analysis_task *jl_task_slot(struct jl_analysis *an, int32_t pid)
 }
 
 /* A task exited: its entry goes; the entries after it in its run move up where their probe allows. */
-void jl_task_forget(struct jl_analysis *an, int32_t pid)
+void jl_task_forget(struct jl_analysis *an, int32_t pid, int64_t ts)
 {
 	struct jl_analysis_task *t = jl_task_find(an, pid);
 	const size_t mask = an->task_cap - 1;
@@ -78,8 +78,10 @@ void jl_task_forget(struct jl_analysis *an, int32_t pid)
 
 	if (!t)
 		return;
-	if (t->birth && t->birth <= an->nbirths) /* its name outlives it, with its birth */
+	if (t->birth && t->birth <= an->nbirths) { /* its name outlives it, with its birth */
 		jl_event_copy(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), t->comm, sizeof(t->comm));
+		an->births[t->birth - 1].exited = ts > 0 ? ts : 1;
+	}
 	i = (size_t)(t - an->tasks);
 	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
 		size_t k = jl_task_home(an, an->tasks[j].pid);
@@ -93,6 +95,35 @@ void jl_task_forget(struct jl_analysis *an, int32_t pid)
 	memset(&an->tasks[i], 0, sizeof(an->tasks[i]));
 	an->task_live--;
 	an->tasks_forgotten++;
+}
+
+void jl_task_births_forget(struct jl_analysis *an,
+			   bool (*gone)(const struct jl_analysis *an, const struct jl_analysis_birth *b, const void *ctx),
+			   const void *ctx)
+{
+	uint32_t *moved;
+	size_t j = 0;
+
+	if (!an->nbirths)
+		return;
+	moved = malloc(an->nbirths * sizeof(*moved));
+	if (!moved)
+		return; /* kept until the next time */
+	for (size_t i = 0; i < an->nbirths; i++) {
+		if (gone(an, &an->births[i], ctx)) {
+			moved[i] = 0;
+			an->births_forgotten++;
+			continue;
+		}
+		an->births[j] = an->births[i];
+		moved[i] = (uint32_t)++j;
+	}
+	if (j < an->nbirths) /* the live tasks' births moved down: their index with them */
+		for (size_t k = 0; k < an->task_cap; k++)
+			if (an->tasks[k].pid > 0 && an->tasks[k].birth)
+				an->tasks[k].birth = an->tasks[k].birth <= an->nbirths ? moved[an->tasks[k].birth - 1] : 0;
+	an->nbirths = j;
+	free(moved);
 }
 
 size_t jl_analysis_tasks_live(const struct jl_analysis *an)
