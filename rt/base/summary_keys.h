@@ -22,8 +22,11 @@
 	X(after_run_s, "trace.live", "seconds of the trace's end-of-run work (feed the rest, trace.dat, results)") \
 	X(age_ns, "threads[]", "age of the consumed data at the callback's start (start - origin), with count") \
 	X(algorithm, "syncs[]", "how the sync pairs its two inputs: approximate or slop") \
+	X(analysis, "memory.projected", "how the analysis holds the trace: recent (pruned, flat) or whole (every event), none") \
+	X(analysis_bytes, "memory.projected", "the analysis' state at its largest, beyond setup") \
 	X(at_ns, "checkpoint stop_at", "stop_at: the crossing cycle's end; checkpoint: when written") \
 	X(bad, "trace.probe.rings", "probe records not kept (out of order or range, ring written over, /tmp full)") \
+	X(births_kept, "trace.pruned", "births the pruned analysis still held at the end (live tasks, kept windows)") \
 	X(blocked_ns, "trace.off_cpu.* trace.off_cpu.*.woken_by[]", "time asleep; per waker: the sleep time it ended") \
 	X(boosts, "locks[] trace.pi_boosts[]", "sched_pi_setprio raises of the thread; per pi lock: its takers' sum") \
 	X(boot_isolation, "host", "isolation the kernel command line asked for and what the kernel did of it") \
@@ -41,6 +44,7 @@
 	X(check, "expect[]", "the expectation as written (\"control.latency.p99 < 2ms\")") \
 	X(checkpoint, ".", "only in a checkpoint written mid-run: {complete: false, number, at_ns, note}") \
 	X(checkpoints, ".", "checkpoints of summary.json written during the run") \
+	X(children_peak_bytes, "memory", "the largest program the run started (ru_maxrss of its children; not in peak_bytes)") \
 	X(choice, "host.preempt_detail.config", "the preemption model the config chose (none, voluntary, full, lazy)") \
 	X(cleanup, "leftovers", "[run] cleanup: report or remove") \
 	X(client_latency_ns, "sources[]", "latency as the client saw it: to the reply, or to its deadline") \
@@ -91,8 +95,9 @@
 	X(ended, "leftovers.processes[]", "the process was ended by cleanup = remove") \
 	X(error, "expect[] leftovers.shm[] threads[] trace", "why: no value, no trace, shm entry kept, thread failed") \
 	X(errors, "locks[]", "acquisitions that failed (EINVAL: a ceiling below the caller)") \
-	X(events, "trace trace.live trace.recorded", "trace: records; live: fed during the run; recorded: names") \
+	X(events, "trace trace.live trace.recorded memory.projected", "trace: records; live: fed during the run; recorded: names; memory: the projection's") \
 	X(events_per_busy_s, "trace.live", "events the live analysis went through per busy second") \
+	X(events_per_s, "memory.projected", "the trace's event rate over the warm-up") \
 	X(evidence, "leftovers.shm[]", "the run's process that had the entry open or mapped: pid, comm, how") \
 	X(exclusive, "host.shield", "both shield cpusets got cpu_exclusive = 1") \
 	X(exec, "threads[]", "the exec neighbour's command line") \
@@ -109,6 +114,7 @@
 	X(first_misses_per_loop, "trace.kept", "missed deadlines kept from the start of each loop (release to end)") \
 	X(forced_drops, "locks[]", "biglock: drops at a check point on a waiter's request") \
 	X(forgotten_pairs, "trace.pruned", "wakeup pairs the pruned analysis counted and did not keep") \
+	X(forgotten_births, "trace.pruned", "births of exited tasks the pruned analysis forgot (a churning neighbour's)") \
 	X(forgotten_segments, "trace.pruned", "CPU timeline segments the pruned analysis forgot") \
 	X(forgotten_states, "trace.pruned", "thread states the pruned analysis forgot") \
 	X(from_ns, "trace.gaps[]", "start of the gap: nothing is known on its CPU in [from_ns, to_ns)") \
@@ -186,6 +192,7 @@
 	X(measured_cycles, "trace", "measured cycles the analysis saw (released in the measured phase)") \
 	X(mem_node, "threads[]", "[thread] mem_node: the NUMA node asked for") \
 	X(mem_node_used, "threads[]", "the NUMA node the thread's memory is on (-1: unknown)") \
+	X(memory, ".", "jitterlab's own memory: the projection made when measuring began, the peak taken (VmHWM)") \
 	X(memory_limit_bytes, "samples", "[run] samples_memory: above it loops keep rings") \
 	X(messages, "syncs[].inputs[] threads[]", "thread: its topic's counts; sync input: messages arrived") \
 	X(method, "host.shield threads[].percentiles", "percentiles: how computed; shield: cgroup-v1, -v2 or boot") \
@@ -236,6 +243,7 @@
 	X(partition, "host.shield", "cgroup v2 shield: cpuset.cpus.partition as read back") \
 	X(parts, "trace.worst[]", "what the cycle's window is made of, one part each") \
 	X(path, "threads[].chain", "the chain's callbacks, head to end") \
+	X(peak_bytes, "memory", "VmHWM of jitterlab's process (its threads) once the analysis and results were done") \
 	X(pending, "host.restore sources[].status", "restore: not put back yet; status: unanswered at the end") \
 	X(pending_inputs, "threads[].chain", "head runs in the window newer than every output's data") \
 	X(percentiles, "threads[]", "\"exact\" (every value kept), or the histogram's {method, relative_error}") \
@@ -260,6 +268,7 @@
 	X(probe, "trace", "the probe server: connections, refused, rings") \
 	X(problems, "host.boot_isolation", "what the kernel ignored or refused of the isolation, in words") \
 	X(processes, "leftovers leftovers.removed", "the run's tree's processes still alive; removed: how many ended") \
+	X(projected, "memory", "the budget stated when the measured phase began (null: it never began)") \
 	X(pruned, "trace", "a long run's analysis in flat memory: what it kept and forgot") \
 	X(published, "threads[].messages", "messages published to the topic's history") \
 	X(publisher, "threads[].poll_model", "the topic's one timer publisher") \
@@ -282,6 +291,7 @@
 	X(rereads, "threads[].messages", "polls that read a message they had read before") \
 	X(response_ns, "threads[] trace.worst[]", "end - release: per series the distribution; a cycle's") \
 	X(restore, "host", "the undo of the machine's settings: complete, pending") \
+	X(results_bytes, "memory.projected", "what the results and the files written at the end take") \
 	X(rings, "trace.probe", "the probe's rings: threads, records, lost, bad, refused") \
 	X(root_isolated, "host.shield", "cgroup v2 shield: the root's cpuset.cpus.isolated") \
 	X(rt, "host.preempt_detail", "a PREEMPT_RT kernel") \
@@ -293,6 +303,7 @@
 	X(runtime_ns, "host.fair_server.cpus.*", "the fair server's runtime on this CPU") \
 	X(runtime_us, "host.rt_bandwidth", "sched_rt_runtime_us (-1: unlimited)") \
 	X(samples, ".", "how samples were kept: mode, storage, memory limit") \
+	X(samples_bytes, "memory.projected", "of setup: the series' storage (rings or arrays) and accumulators") \
 	X(scan_max_ns, "leftovers", "the longest scan") \
 	X(scans, "leftovers", "scans of the run's process tree") \
 	X(scenario, ".", "the scenario's name") \
@@ -302,6 +313,7 @@
 	X(series, "intervals stop_at", "intervals: per series its figures per interval; stop_at: the series checked") \
 	X(sets, "syncs[]", "sets the sync emitted") \
 	X(settle_ms, "host.shield", "cgroup v2 shield: how long the partition took to settle") \
+	X(setup_bytes, "memory.projected", "VmRSS when the measured phase began (preallocated, prefaulted)") \
 	X(shield, "host", "the CPU shield of [run] isolate: CPUs, method, tasks moved") \
 	X(shm, "leftovers leftovers.removed", "/dev/shm entries the run's processes left; removed: how many") \
 	X(shm_dir, "leftovers", "the shared-memory directory watched") \
@@ -349,6 +361,7 @@
 	X(to_prio, "trace.pi_boosts[]", "the highest priority a boost raised it to (kernel prio)") \
 	X(tool, ".", "always \"jitterlab\"") \
 	X(topic, "syncs[].inputs[] threads[].messages", "the topic consumed") \
+	X(total_bytes, "memory.projected", "setup + analysis + results: the peak must stay within it") \
 	X(trace, ".", "the trace: what was recorded and the wakeup analysis") \
 	X(tree_seen, "leftovers", "processes of the run's tree ever recorded (roots included)") \
 	X(type, "leftovers.shm[] leftovers.shm_not_ours[]", "file, directory, symlink, other") \

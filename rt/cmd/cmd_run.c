@@ -135,8 +135,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	double have = (double)pages * (double)psize, need = 0, rows = 0, kept = 0;
 	const bool rings = jl_engine_rings(sc);
-	const double per_loop = 3.0 * (double)jl_hist_buckets() * 8 + (double)sizeof(struct jl_us_hist) +
-				(double)jl_series_acc_kept_max() * (double)(sizeof(struct jl_kept) + sizeof(struct jl_sample));
+	const double per_loop = (double)jl_series_acc_bytes();
 	const enum jl_samples_mode mode = jl_engine_samples_mode(sc);
 
 	for (int i = 0; i < sc->nthreads; i++) {

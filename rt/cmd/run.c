@@ -24,6 +24,7 @@
 #include "../summary/expect.h"
 #include "../base/host.h"
 #include "../base/memlock.h"
+#include "../base/memory.h"
 #include "../base/output.h"
 #include "../base/units.h"
 #include "../summary/plot.h"
@@ -60,6 +61,7 @@ struct run_ctx {
 	struct jl_collector collector;          /* the run's reader while it runs (collector.h) */
 	bool collecting;
 	bool stopped_at;                /* [run] stop_at ended the run */
+	struct jl_memory_budget mem;    /* projected when the measured phase begins, the peak at the end */
 };
 
 static enum jl_samples_mode samples_mode(const struct run_ctx *r)
@@ -371,6 +373,7 @@ static int finish(struct run_ctx *r, int status)
 	json_object_object_add(summary, JL_K(trace), tr.block ? json_object_get(tr.block) : trace_block_disabled(r->trace_error));
 	jl_summary_lock_boosts(summary);
 	json_object_object_add(summary, JL_K(leftovers), jl_leftovers_json(&r->leftovers));
+	json_object_object_add(summary, JL_K(memory), jl_memory_json(&r->mem));
 	status = judge(r, summary, status);
 
 	/* the run directory's files written at the end (run_outputs.c: the registry of them all) */
@@ -542,6 +545,34 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 		fprintf(stderr, "jitterlab: warning: %s: probed programs are not measured\n", err);
 }
 
+/* The memory budget, when the measured phase begins: what is set up (measured), and what the analysis will
+ * add at the trace's rate of events (base/memory.h) over the last second before (the warm-up's, when it
+ * lasts a second or more; else the measured phase's first). Stated unless quiet. Call at the measured phase's
+ * start with the events counted a second before it or at its start (EV0 at T0). True when the run was
+ * stopped meanwhile. */
+#define MEMORY_RATE_OVER_NS 1000000000LL
+static bool project_memory(struct run_ctx *r, const sigset_t *sigs, uint64_t ev0, int64_t t0)
+{
+	uint64_t events;
+	enum jl_analysis_hold hold = jl_trace_hold(r->trace, &r->eng, &events);
+	char line[512];
+
+	if (hold != JL_HOLD_NONE && jl_now_ns() - t0 < MEMORY_RATE_OVER_NS / 2) {
+		int64_t at = t0 + MEMORY_RATE_OVER_NS;
+
+		if (wait_until(r, sigs, at < r->eng.t_end ? at : r->eng.t_end))
+			return true;
+		hold = jl_trace_hold(r->trace, &r->eng, &events);
+	}
+	r->mem.setup = jl_memory_status("VmRSS");
+	r->mem.samples = (int64_t)jl_results_series_bytes(&r->eng);
+	jl_memory_project(&r->mem, hold, events, events > ev0 ? events - ev0 : 0, jl_now_ns() - t0,
+			  r->eng.t_end - jl_now_ns());
+	jl_memory_line(&r->mem, line, sizeof(line));
+	log_msg(r, "jitterlab: %s\n", line);
+	return false;
+}
+
 /* The threads have started: the watchdog, the live analysis and the collector, then the warm-up and the
  * measured phase until their end, a signal or [run] stop_at; then the threads are stopped and joined and
  * what they locked is unlocked. Returns the status so far. */
@@ -551,6 +582,8 @@ static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_
 	int status = JL_EXIT_OK;
 	cpu_set_t hk;
 	bool stopped;
+	uint64_t ev0 = 0;
+	int64_t ev0_at;
 
 	watchdog_on(&r->watchdog, housekeeping_cpus(&r->eng, &hk) ? &hk : NULL);
 	if (r->trace) { /* a long run's analysis goes along with it (before the collector: it hands it the cycles) */
@@ -568,11 +601,18 @@ static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_
 		status = JL_EXIT_RUNTIME;
 	}
 	/* steal time and SMIs: read at the start and the end of the measured phase (host.c) */
-	stopped = status != JL_EXIT_OK || wait_until(r, sigs, r->eng.t_measure);
+	/* the memory budget's rate of events: from a second before the measured phase (project_memory) */
+	ev0_at = r->eng.t_measure - MEMORY_RATE_OVER_NS;
+	stopped = status != JL_EXIT_OK || wait_until(r, sigs, ev0_at > jl_now_ns() ? ev0_at : jl_now_ns());
+	if (!stopped) {
+		ev0_at = jl_now_ns();
+		(void)jl_trace_hold(r->trace, &r->eng, &ev0);
+		stopped = wait_until(r, sigs, r->eng.t_measure);
+	}
 	if (!stopped) {
 		jl_host_sample_take(&r->phase[0]);
 		r->phase_taken = true;
-		stopped = wait_until(r, sigs, r->eng.t_end);
+		stopped = project_memory(r, sigs, ev0, ev0_at) || wait_until(r, sigs, r->eng.t_end);
 	}
 	if (r->phase_taken)
 		jl_host_sample_take(&r->phase[1]);

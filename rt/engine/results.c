@@ -190,6 +190,21 @@ size_t jl_series_acc_kept_max(void)
 	return JL_WORST_K + JL_KEEP_MISSES + JL_KEEP_TAIL;
 }
 
+size_t jl_series_acc_bytes(void)
+{
+	return 5 * jl_hist_buckets() * sizeof(uint64_t) + sizeof(struct jl_us_hist) + 5 * sizeof(struct jl_spill) +
+	       jl_series_acc_kept_max() * (sizeof(struct jl_kept) + sizeof(struct jl_sample));
+}
+
+size_t jl_results_series_bytes(const struct jl_engine *eng)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < eng->nseries; i++)
+		n += eng->series[i].cap * sizeof(struct jl_sample) + (eng->series[i].ring ? jl_series_acc_bytes() : 0);
+	return n;
+}
+
 static int cmp_kept(const void *a, const void *b)
 {
 	const struct jl_kept *x = a, *y = b;

@@ -88,6 +88,10 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struc
 /* The kept cycles, in release order, without repeats, into OUT (at most jl_series_acc_kept_max()). */
 size_t jl_series_acc_kept_max(void);
 size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out);
+/* What one accumulator takes beside its series (histograms, spill buffers, kept cycles), in bytes */
+size_t jl_series_acc_bytes(void);
+/* What ENG's series take now: their rings or arrays, and a ring's accumulator (the collector's), in bytes */
+size_t jl_results_series_bytes(const struct jl_engine *eng);
 
 struct jl_series_result {
 	const struct jl_series *s;

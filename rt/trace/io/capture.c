@@ -303,6 +303,8 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		snprintf(err, errlen, "trace: cannot start the trace reader thread: %s", strerror(errno));
 		goto fail;
 	}
+	/* the parser now, before the budget measures the setup (a failure is said when it is needed) */
+	(void)jl_trace_tep(t, err, errlen);
 	*out = t; /* recording begins with jl_trace_record(), once the filters are in place */
 	return 0;
 fail:
@@ -316,6 +318,7 @@ int jl_trace_record(struct jl_trace *t, char *err, size_t errlen)
 		snprintf(err, errlen, "trace: cannot turn tracing on in %s: %s", t->name, strerror(errno));
 		return -1;
 	}
+	t->t_on = jl_now_ns();
 	return 0;
 }
 
@@ -378,6 +381,43 @@ static uint64_t lost_in_stats(const struct jl_trace *t)
 	return n;
 }
 
+/* Events recorded so far on every CPU: read, still in the buffer, or written over */
+static uint64_t events_in_stats(const struct jl_trace *t)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; t->inst && c < t->ncpus; c++) {
+		char file[64], *stats;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		stats = tracefs_instance_file_read(t->inst, file, NULL);
+		if (stats) {
+			n += stat_value(stats, "entries:") + stat_value(stats, "read events:") + stat_value(stats, "overrun:");
+			free(stats);
+		}
+	}
+	return n;
+}
+
+enum jl_analysis_hold jl_trace_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events)
+{
+	bool recent = eng->rings;
+
+	/* the kernel's events and the probes' records, which join them in trace.dat */
+	*events = t && t->t_on && !t->stopped ? events_in_stats(t) + jl_probe_rings_records(t->rings) : 0;
+	if (!t)
+		return JL_HOLD_NONE;
+	/* pruned (live or after the run) only when every measured series is a loop's ring: an executor's
+	 * callbacks, a probed program, a thread measured from its wakeups need the whole analysis */
+	for (int u = 0; u < eng->nunits; u++)
+		if (JL_MEASURE_FROM_TRACE(eng->units[u].spec->beh.measure))
+			recent = false;
+	for (int i = 0; recent && i < eng->nseries; i++)
+		if (eng->series[i].measured && !eng->series[i].ring)
+			recent = false;
+	return t->live || recent ? JL_HOLD_RECENT : JL_HOLD_WHOLE;
+}
+
 uint64_t jl_trace_lost_now(const struct jl_trace *t)
 {
 	return t && !t->stopped ? lost_in_stats(t) : 0;
@@ -425,12 +465,21 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
+struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen)
+{
+	if (!t->tep)
+		t->tep = jl_trace_pages_tep(t->groups, err, errlen);
+	return t->tep;
+}
+
 void jl_trace_destroy(struct jl_trace *t)
 {
 	if (!t)
 		return;
 	jl_trace_probe_unserve(t);
 	jl_trace_live_free(t); /* before the files it reads are closed */
+	if (t->tep)
+		tep_free(t->tep);
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);
 		pthread_join(t->reader, NULL);

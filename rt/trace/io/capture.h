@@ -47,6 +47,7 @@ struct jl_trace {
 	atomic_bool reader_stop;
 	int reader_errno;
 	bool stopped;
+	int64_t t_on;          /* when recording began (CLOCK_MONOTONIC ns; 0: not yet) */
 	uint64_t lost_events;  /* overrun + dropped events, all CPUs */
 	char clock[512];       /* the instance's trace_clock file, e.g. "local global [mono] ..." */
 	char missing[512];     /* optional events the kernel could not enable, "system:name,..." */
@@ -65,7 +66,13 @@ struct jl_trace {
 	struct jl_recorder *rec;   /* the flight recorder (trace_keep = worst; recorder.c), NULL: every page */
 	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
 	struct jl_trace_live *live; /* the analysis while the run goes (live.c), or NULL */
+	struct tep_handle *tep;     /* the event formats: one parser for the run (jl_trace_tep), or NULL */
 };
+
+/* The run's event parser (the formats of its groups' systems), made once, at the start (so that it is in
+ * the memory the budget measures as set up): the live analysis, the probes' merge and the finish share it.
+ * NULL with ERR when the formats cannot be read. */
+struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen);
 
 /* Stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);

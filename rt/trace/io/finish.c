@@ -283,7 +283,6 @@ out:
 static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err, size_t errlen)
 {
 	struct tep_handle *tep;
-	int rc;
 
 	if (t->ncpus < 1 || (!t->merged_fd && !(t->merged_fd = calloc((size_t)t->ncpus, sizeof(*t->merged_fd))))) {
 		snprintf(err, errlen, "trace: out of memory");
@@ -291,12 +290,10 @@ static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err,
 	}
 	for (int c = 0; c < t->ncpus; c++)
 		t->merged_fd[c] = -1;
-	tep = jl_trace_pages_tep(t->groups, err, errlen);
+	tep = jl_trace_tep(t, err, errlen);
 	if (!tep)
 		return -1;
-	rc = jl_probe_rings_merge(t->rings, tep, t->ncpus, t->page_size, fds, bytes, t->merged_fd, err, errlen);
-	tep_free(tep);
-	return rc;
+	return jl_probe_rings_merge(t->rings, tep, t->ncpus, t->page_size, fds, bytes, t->merged_fd, err, errlen);
 }
 
 int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
@@ -366,7 +363,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	/* the analysis reads the pages trace.dat was written from, one page per CPU at a time (reading
 	 * trace.dat through libtracecmd would map it whole: its size in RSS) */
-	pages = (struct jl_trace_pages){ .tep = jl_trace_pages_tep(t->groups, err, errlen), .ncpus = t->ncpus,
+	pages = (struct jl_trace_pages){ .tep = jl_trace_tep(t, err, errlen), .ncpus = t->ncpus,
 					 .page_size = t->page_size, .cpu_fd = fds, .cpu_bytes = bytes };
 	if (!pages.tep)
 		goto out;
@@ -411,8 +408,6 @@ out:
 	t->advice = NULL;
 	if (have_syms)
 		jl_ksyms_free(&ksyms);
-	if (pages.tep)
-		tep_free(pages.tep);
 	jl_analysis_free(&an);
 	free(fds);
 	free(bytes);

@@ -265,8 +265,6 @@ void jl_trace_live_free(struct jl_trace *t)
 		return;
 	jl_trace_live_stop(t);
 	jl_trace_stream_close(L->st);
-	if (L->src.tep)
-		tep_free(L->src.tep);
 	if (L->have_syms)
 		jl_ksyms_free(&L->ksyms);
 	jl_analysis_free(&L->an);
@@ -344,7 +342,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	L->matching = rc > 0;
 	for (int c = 0; c < t->ncpus; c++)
 		L->fds[c] = t->cpu[c].fd;
-	L->src = (struct jl_trace_pages){ .tep = jl_trace_pages_tep(t->groups, err, errlen), .ncpus = t->ncpus,
+	L->src = (struct jl_trace_pages){ .tep = jl_trace_tep(t, err, errlen), .ncpus = t->ncpus,
 					  .page_size = t->page_size, .cpu_fd = L->fds, .cpu_bytes = L->bytes };
 	if (!L->src.tep) {
 		jl_trace_live_free(t);

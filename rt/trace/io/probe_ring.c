@@ -186,7 +186,7 @@ static void flush_recs(struct jl_probe_rings *R, struct ring_own *o, const struc
 	}
 	for (size_t i = 0; i < n; i++)
 		R->per_cpu[buf[i].cpu]++;
-	R->records += n;
+	__atomic_store_n(&R->records, R->records + n, __ATOMIC_RELAXED); /* read while the run goes (jl_probe_rings_records) */
 }
 
 void jl_probe_rings_drain(struct jl_probe_rings *R)
@@ -229,6 +229,11 @@ void jl_probe_rings_drain(struct jl_probe_rings *R)
 		flush_recs(R, o, buf, n);
 		__atomic_store_n(&c->tail, o->tail, __ATOMIC_RELEASE);
 	}
+}
+
+uint64_t jl_probe_rings_records(const struct jl_probe_rings *R)
+{
+	return R ? __atomic_load_n(&R->records, __ATOMIC_RELAXED) : 0;
 }
 
 void jl_probe_rings_count(const struct jl_probe_rings *R, struct jl_probe_rings_stats *s)

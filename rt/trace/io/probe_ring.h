@@ -27,6 +27,8 @@ int jl_probe_rings_assign(struct jl_probe_rings *R, int32_t pid, int32_t tid);
 /* Move what the rings hold into their files (one thread at a time: the probe server's, then the finish). */
 void jl_probe_rings_drain(struct jl_probe_rings *R);
 void jl_probe_rings_count(const struct jl_probe_rings *R, struct jl_probe_rings_stats *s);
+/* The records drained so far (any thread, while the drain goes on) */
+uint64_t jl_probe_rings_records(const struct jl_probe_rings *R);
 /* Each CPU's pages (FDS, BYTES) that the rings have records of, written anew with them (as raw_data events
  * in time order): FDS and BYTES then name the new files, which OWNED holds too (-1 elsewhere) for the
  * caller to close. 0, or -1 with ERR. */
