@@ -125,17 +125,14 @@ def check_budget(s, err, rusage_peak, hold):
     line = next(l for l in err.splitlines() if "jitterlab: memory:" in l)
     said = float(re.search(r"at most ([0-9.]+) MB projected", line).group(1))
     assert abs(said - p["total_bytes"] / 1e6) < 0.06, (line, p)
-    # the peak: VmHWM as the run read it, and the kernel's own count taken here (which also covers the
-    # files written after the summary, and the largest program the run reaped: jitterlab's peak then
-    # can be read only from summary.json)
+    # the peak: VmHWM as the run read it, within the projection, and not above the kernel's own count taken
+    # here by wait4 (which is the larger of jitterlab's peak and the largest program it reaped: a
+    # neighbour, a probed program, gnuplot drawing the plots after the summary was written)
     peak = m["peak_bytes"]
     # (the kernel's RSS counters are per-CPU, read approximately: a MB of slack where two readings meet)
     assert p["setup_bytes"] - (1 << 20) <= peak <= p["total_bytes"], (peak, p)
     assert peak <= rusage_peak + (1 << 20), (peak, rusage_peak)
-    if not m["children_peak_bytes"]:
-        assert rusage_peak <= p["total_bytes"], (rusage_peak, p)
-    else:
-        assert m["children_peak_bytes"] <= rusage_peak + (1 << 20), m
+    assert (m["children_peak_bytes"] or 0) <= rusage_peak + (1 << 20), m
     return p, peak
 
 

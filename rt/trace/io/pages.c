@@ -1,6 +1,7 @@
 /* pages: a run's recorded pages, as trace.dat holds them, read without trace.dat (read.h: struct
  * jl_trace_pages), and the stream the live analysis reads as the reader appends to them. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,17 +143,55 @@ int jl_pages_iterate(const struct jl_trace_pages *src, jl_record_fn fn, void *da
 	return rc;
 }
 
+/* One system's event formats into TEP; false when none could be parsed */
+static bool parse_system(struct tep_handle *tep, const char *sys)
+{
+	char **events = tracefs_system_events(NULL, sys);
+	bool any = false;
+
+	for (char **e = events; e && *e; e++) {
+		char path[512], *buf;
+		int len = 0;
+
+		snprintf(path, sizeof(path), "events/%s/%s/format", sys, *e);
+		buf = tracefs_instance_file_read(NULL, path, &len);
+		if (buf && len > 0 && tep_parse_event(tep, buf, (unsigned long)len, sys) == 0)
+			any = true;
+		free(buf);
+	}
+	tracefs_list_free(events);
+	return any;
+}
+
+/* The parser of the groups' events: libtracefs' tracefs_local_events_system() would also load
+ * /proc/kallsyms into its function map (12 MB on a distribution kernel, in every traced run's peak),
+ * while the few function names a trace needs come from syms.c. So: the header page, the formats of the
+ * groups' systems and ftrace's, and the printk formats, each parsed by libtraceevent. */
 struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 {
 	const char *sys[20];
-	int n = jl_trace_systems(groups, sys, 18);
-	struct tep_handle *tep;
+	int n = jl_trace_systems(groups, sys, 18), len = 0;
+	struct tep_handle *tep = tep_alloc();
+	char *buf = tep ? tracefs_instance_file_read(NULL, "events/header_page", &len) : NULL;
+	bool ok = buf && len > 0 && tep_parse_header_page(tep, buf, (unsigned long)len, (int)sizeof(long)) == 0;
 
+	free(buf);
+	if (ok) { /* what libtracefs sets up beside the formats: this machine's long, its CPUs */
+		tep_set_long_size(tep, (int)sizeof(long));
+		tep_set_cpus(tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+	}
 	sys[n++] = "ftrace"; /* raw_data: the markers and the probes' records */
-	sys[n] = NULL;
-	tep = tracefs_local_events_system(NULL, sys);
-	if (!tep)
+	for (int i = 0; ok && i < n; i++)
+		(void)parse_system(tep, sys[i]); /* a system the kernel lacks has none: its events are optional */
+	if (!ok || tep_get_events_count(tep) == 0) {
 		snprintf(err, errlen, "trace: cannot read this kernel's event formats: %s", strerror(errno ? errno : EIO));
+		tep_free(tep);
+		return NULL;
+	}
+	buf = tracefs_instance_file_read(NULL, "printk_formats", &len); /* best effort, as libtracefs does */
+	if (buf && len > 0)
+		tep_parse_printk_formats(tep, buf);
+	free(buf);
 	return tep;
 }
 
