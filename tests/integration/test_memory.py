@@ -15,74 +15,12 @@ import threading
 import pytest
 
 from conftest import BIN, LANE
+from memory_scenarios import scenarios
 
 PROBE_LOOP = pathlib.Path(BIN).parent / "examples" / "probe_loop"
 BOUND = 64 << 20  # the issue's bound for the loops' scenario, at every duration
 
-FOUR = """
-    [run]
-    duration = 4s
-    warmup = 1s
-    trace = sched
-
-    [thread loop]
-    policy = fifo
-    priority = 70
-    cpus = 1
-    count = 4
-    rate = 1000Hz
-    work = spin 10us
-
-    [thread cfs]
-    cpus = 1
-    work = sin 100000
-"""
-
-SCENARIOS = {
-    "four": FOUR,
-    "sched_irq_timer": FOUR.replace("trace = sched", "trace = sched, irq, timer"),
-    "executor": """
-        [run]
-        duration = 4s
-        warmup = 1s
-        trace = sched
-
-        [executor pool]
-        threads = 4
-        cpus = 1
-
-        [callback control]
-        executor = pool
-        group = control
-        period = 1ms
-        work = spin 50us
-
-        [callback scan]
-        executor = pool
-        group = scan
-        period = 16667us
-        work = sin 500000
-    """,
-    "probe": f"""
-        [run]
-        duration = 4s
-        warmup = 1s
-        trace = sched
-
-        [thread ctl]
-        exec = {PROBE_LOOP} 1000 50
-        measure = probe
-        policy = fifo
-        priority = 70
-        cpus = 1
-
-        [thread cfs]
-        cpus = 1
-        work = sin 100000
-    """,
-    "churn": FOUR.replace("[thread cfs]\n    cpus = 1\n    work = sin 100000",
-                          "[thread churn]\n    cpus = 1\n    exec = /bin/sh -c 'while :; do /bin/true; done'"),
-}
+SCENARIOS = scenarios(PROBE_LOOP)
 
 
 def run_measured(tmp_path, name, text, *args, timeout=120):

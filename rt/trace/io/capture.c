@@ -363,8 +363,8 @@ static uint64_t stat_value(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Events the kernel lost so far on every CPU (per_cpu/cpuN/stats: overrun + dropped events) */
-static uint64_t lost_in_stats(const struct jl_trace *t)
+/* The sum over every CPU of the per_cpu/cpuN/stats values named in KEYS (NULL-terminated) */
+static uint64_t stats_sum(const struct jl_trace *t, const char *const *keys)
 {
 	uint64_t n = 0;
 
@@ -373,30 +373,27 @@ static uint64_t lost_in_stats(const struct jl_trace *t)
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
 		stats = tracefs_instance_file_read(t->inst, file, NULL);
-		if (stats) {
-			n += stat_value(stats, "overrun:") + stat_value(stats, "dropped events:");
-			free(stats);
-		}
+		for (const char *const *k = keys; stats && *k; k++)
+			n += stat_value(stats, *k);
+		free(stats);
 	}
 	return n;
+}
+
+/* Events the kernel lost so far on every CPU */
+static uint64_t lost_in_stats(const struct jl_trace *t)
+{
+	static const char *const keys[] = { "overrun:", "dropped events:", NULL };
+
+	return stats_sum(t, keys);
 }
 
 /* Events recorded so far on every CPU: read, still in the buffer, or written over */
 static uint64_t events_in_stats(const struct jl_trace *t)
 {
-	uint64_t n = 0;
+	static const char *const keys[] = { "entries:", "read events:", "overrun:", NULL };
 
-	for (int c = 0; t->inst && c < t->ncpus; c++) {
-		char file[64], *stats;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
-		stats = tracefs_instance_file_read(t->inst, file, NULL);
-		if (stats) {
-			n += stat_value(stats, "entries:") + stat_value(stats, "read events:") + stat_value(stats, "overrun:");
-			free(stats);
-		}
-	}
-	return n;
+	return stats_sum(t, keys);
 }
 
 enum jl_analysis_hold jl_trace_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events)
