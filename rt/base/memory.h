@@ -34,9 +34,9 @@ struct jl_memory_budget {
 /* The analysis' cost per event it holds, and how long a pruned one holds them (measured: design-notes.md,
  * issue 27): a pruned analysis keeps the last second of trace time and what the live feed has not
  * compacted yet; a whole one every event's state, its pairs and its CPU's segments. */
-#define JL_MEMORY_RECENT_BYTES_PER_EVENT 450
+#define JL_MEMORY_RECENT_BYTES_PER_EVENT 350
 #define JL_MEMORY_RECENT_HELD_S 3.0
-#define JL_MEMORY_WHOLE_BYTES_PER_EVENT 320
+#define JL_MEMORY_WHOLE_BYTES_PER_EVENT 224
 /* what the end takes beyond the analysis: results, decompositions, summary.json and the plots' data */
 #define JL_MEMORY_RESULTS_BYTES (8LL << 20)
 
