@@ -462,13 +462,6 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen)
-{
-	if (!t->tep)
-		t->tep = jl_trace_pages_tep(t->groups, err, errlen);
-	return t->tep;
-}
-
 void jl_trace_destroy(struct jl_trace *t)
 {
 	if (!t)

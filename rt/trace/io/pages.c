@@ -195,6 +195,13 @@ struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 	return tep;
 }
 
+struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen)
+{
+	if (!t->tep)
+		t->tep = jl_trace_pages_tep(t->groups, err, errlen);
+	return t->tep;
+}
+
 /* ---- the recorded pages read as they grow (the live analysis) ---- */
 
 struct jl_trace_stream {
