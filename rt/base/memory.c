@@ -27,6 +27,8 @@ void jl_memory_project(struct jl_memory_budget *b, enum jl_analysis_hold hold, u
 {
 	b->hold = hold;
 	b->events_per_s = span_ns > 0 ? (double)recent * 1e9 / (double)span_ns : 0;
+	if (remaining_ns < 0)
+		remaining_ns = 0;
 	switch (hold) {
 	case JL_HOLD_RECENT:
 		b->events = (int64_t)(b->events_per_s * JL_MEMORY_RECENT_HELD_S);

@@ -27,7 +27,8 @@ struct jl_memory_budget {
 	int64_t analysis;      /* projected: the analysis' state at its largest, beyond setup */
 	int64_t results;       /* projected: the results and files written at the end */
 	int64_t total;         /* setup + analysis + results */
-	int64_t peak;          /* measured: VmHWM once the analysis and the results are done (0: unread) */
+	int64_t peak;          /* measured: VmHWM once the analysis and the results are done, before the files
+				* are written (-1: unreadable) */
 	int64_t children_peak; /* measured: the largest program the run started and reaped (ru_maxrss) */
 };
 

@@ -97,7 +97,7 @@
 	X(errors, "locks[]", "acquisitions that failed (EINVAL: a ceiling below the caller)") \
 	X(events, "trace trace.live trace.recorded memory.projected", "trace: records; live: fed during the run; recorded: names; memory: the projection's") \
 	X(events_per_busy_s, "trace.live", "events the live analysis went through per busy second") \
-	X(events_per_s, "memory.projected", "the trace's event rate over the warm-up") \
+	X(events_per_s, "memory.projected", "the trace's event rate over the second before measuring (or its first)") \
 	X(evidence, "leftovers.shm[]", "the run's process that had the entry open or mapped: pid, comm, how") \
 	X(exclusive, "host.shield", "both shield cpusets got cpu_exclusive = 1") \
 	X(exec, "threads[]", "the exec neighbour's command line") \
@@ -243,7 +243,7 @@
 	X(partition, "host.shield", "cgroup v2 shield: cpuset.cpus.partition as read back") \
 	X(parts, "trace.worst[]", "what the cycle's window is made of, one part each") \
 	X(path, "threads[].chain", "the chain's callbacks, head to end") \
-	X(peak_bytes, "memory", "VmHWM of jitterlab's process (its threads) once the analysis and results were done") \
+	X(peak_bytes, "memory", "VmHWM of jitterlab's process (its threads) after the analysis, before the files") \
 	X(pending, "host.restore sources[].status", "restore: not put back yet; status: unanswered at the end") \
 	X(pending_inputs, "threads[].chain", "head runs in the window newer than every output's data") \
 	X(percentiles, "threads[]", "\"exact\" (every value kept), or the histogram's {method, relative_error}") \

@@ -54,7 +54,7 @@ for name, (text, durations) in SCENARIOS.items():
             s = json.load(f)
         m = s["memory"]
         pr = m["projected"] or {}
-        print(f"{name:<16} {d:>8} {m['peak_bytes'] / 1e6:8.1f} {ru.ru_maxrss / 1024:8.1f} "
+        print(f"{name:<16} {d:>8} {m['peak_bytes'] / 1e6:8.1f} {ru.ru_maxrss * 1024 / 1e6:8.1f} "
               f"{pr.get('total_bytes', 0) / 1e6:9.1f} {pr.get('analysis', '-'):>8} {pr.get('events_per_s', 0):9.0f} "
               f"{s['samples']['mode']:>7} {(m['children_peak_bytes'] or 0) / 1e6:10.1f}", flush=True)
         subprocess.run(["rm", "-rf", out])

@@ -469,12 +469,15 @@ def test_lower_fifo_spinner_is_rt_throttling(tmp_path, groups):
         held = LANE == "rt" and late and max(max(late, key=lambda c: c["latency_ns"])["parts"],
                                              key=lambda p: p["duration_ns"])["name"] == "timer interrupt late"
         # a VM's host can take the vCPU itself for tens of ms (CI saw "spinner kept running 41854 us while it
-        # was runnable ... the vCPU: the trace cannot tell"); /proc/stat's steal says so, in 10 ms ticks
+        # was runnable ... the vCPU: the trace cannot tell"): a run whose worst wait is that, while
+        # /proc/stat's steal (10 ms ticks) says the host took CPU 1, shows the host, not the rule
         stolen = (r.summary()["host"]["steal_ns"] or {}).get("1") or 0
-        if waited and not held and stolen < 10_000_000:
+        vcpu = late and max(max(late, key=lambda c: c["latency_ns"])["parts"],
+                            key=lambda p: p["duration_ns"])["kind"] == "unpreempted"
+        if waited and not held and not (vcpu and stolen >= 10_000_000):
             break
         print(f"attempt {attempt}: " + ("the emulator held the vCPU (timer interrupt late)" if held else
-                                        f"the host stole CPU 1 for {stolen} ns" if waited else
+                                        f"the host held the vCPU (stole CPU 1 for {stolen} ns)" if waited else
                                         f"the loop never waited 10 ms (max {r.thread('loop')['latency_ns']['max']} ns)"))
     else:
         pytest.skip("3 runs and RT throttling never held the loop 10 ms here (or the emulator or the host did first)")

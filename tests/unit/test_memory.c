@@ -25,14 +25,18 @@ static void test_recent_is_flat(void **state)
 	jl_memory_project(&b, JL_HOLD_RECENT, 123456, 5000, 500000000LL, 3600LL * 1000000000LL);
 	assert_true(b.taken);
 	assert_true(b.events_per_s > 9999.0 && b.events_per_s < 10001.0);
-	assert_int_equal(b.events, (int64_t)(10000 * JL_MEMORY_RECENT_HELD_S));
-	assert_int_equal(b.analysis, b.events * JL_MEMORY_RECENT_BYTES_PER_EVENT);
-	assert_int_equal(b.total, 30 * MB + b.analysis + JL_MEMORY_RESULTS_BYTES);
-	{ /* the same an hour shorter: the same budget */
-		struct jl_memory_budget c = { .setup = 30 * MB };
+	/* a few seconds of events (1 to 10), each costing what an event's state can (64 B to 4 KB) */
+	assert_true(b.events >= 10000 && b.events <= 100000);
+	assert_true(b.analysis >= b.events * 64 && b.analysis <= b.events * 4096);
+	assert_true(b.results > 0);
+	assert_int_equal(b.total, 30 * MB + b.analysis + b.results);
+	{ /* the same an hour shorter: the same budget; twice the rate: twice the analysis */
+		struct jl_memory_budget c = { .setup = 30 * MB }, d = { .setup = 30 * MB };
 
 		jl_memory_project(&c, JL_HOLD_RECENT, 123456, 5000, 500000000LL, 1000000000LL);
 		assert_int_equal(c.total, b.total);
+		jl_memory_project(&d, JL_HOLD_RECENT, 123456, 10000, 500000000LL, 1000000000LL);
+		assert_int_equal(d.analysis, 2 * b.analysis);
 	}
 	jl_memory_line(&b, line, sizeof(line));
 	assert_non_null(strstr(line, "flat in the duration"));
@@ -49,8 +53,15 @@ static void test_whole_grows_with_what_is_left(void **state)
 	/* 2000 events so far, 1000 of them in the last second; 60 s left: 2000 + 60000 events in all */
 	jl_memory_project(&b, JL_HOLD_WHOLE, 2000, 1000, 1000000000LL, 60LL * 1000000000LL);
 	assert_int_equal(b.events, 62000);
-	assert_int_equal(b.analysis, 62000LL * JL_MEMORY_WHOLE_BYTES_PER_EVENT);
-	assert_int_equal(b.total, 10 * MB + b.analysis + JL_MEMORY_RESULTS_BYTES);
+	assert_true(b.analysis >= b.events * 64 && b.analysis <= b.events * 4096);
+	assert_int_equal(b.total, 10 * MB + b.analysis + b.results);
+	{ /* 120 s left: 122000 events, the analysis in proportion */
+		struct jl_memory_budget c = { .setup = 10 * MB };
+
+		jl_memory_project(&c, JL_HOLD_WHOLE, 2000, 1000, 1000000000LL, 120LL * 1000000000LL);
+		assert_int_equal(c.events, 122000);
+		assert_int_equal(c.analysis * 62000, b.analysis * 122000);
+	}
 	jl_memory_line(&b, line, sizeof(line));
 	assert_non_null(strstr(line, "growing with the duration"));
 	assert_non_null(strstr(line, "62000 events"));
@@ -65,7 +76,7 @@ static void test_no_trace(void **state)
 	jl_memory_project(&b, JL_HOLD_NONE, 0, 0, 0, 1000000000LL);
 	assert_int_equal(b.analysis, 0);
 	assert_int_equal(b.events_per_s > 0, 0);
-	assert_int_equal(b.total, 5 * MB + JL_MEMORY_RESULTS_BYTES);
+	assert_int_equal(b.total, 5 * MB + b.results);
 	jl_memory_line(&b, line, sizeof(line));
 	assert_non_null(strstr(line, "no trace"));
 }

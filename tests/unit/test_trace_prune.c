@@ -523,7 +523,8 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 	/* the churn: every birth in the whole one; the pruned one forgot those of children long gone, kept the
 	 * living child's (its name and parent still found) */
 	assert_int_equal(whole.nbirths, 1 + (SLOTS / 10) * KIDS);
-	assert_true(pruned.births_forgotten > 0 && pruned.nbirths * 4 < whole.nbirths);
+	/* (this trace keeps a window every 50 ms: a birth within 20 ms before one is kept, about half) */
+	assert_true(pruned.births_forgotten > 1000 && pruned.nbirths * 3 < whole.nbirths * 2);
 	assert_int_equal(pruned.nbirths + pruned.births_forgotten, whole.nbirths);
 	assert_int_equal(jl_analysis_parent(&pruned, KEEPER), HK);
 	assert_int_equal(jl_analysis_parent(&whole, KEEPER), HK);

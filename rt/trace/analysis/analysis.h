@@ -177,7 +177,8 @@ struct jl_analysis_birth {
 	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
 	char comm[JL_EVENT_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
 	int64_t born, exited;        /* when (exited: 0 while it lives); a pruned analysis forgets the births
-				      * of tasks that lived wholly before its horizon, in no kept window */
+				      * of tasks that lived wholly before its horizon, in no kept window
+				      * (jl_task_births_forget, prune.c's birth_gone) */
 };
 
 #define JL_ANALYSIS_IRQS 1024
@@ -215,7 +216,7 @@ struct jl_analysis {
 	struct jl_analysis_task *tasks;   /* pid -> last known prio and comm (private hash: the live tasks) */
 	size_t task_cap, task_live;
 	uint64_t tasks_forgotten;    /* tasks that exited, taken out of the table */
-	uint64_t births_forgotten;   /* births a pruned analysis forgot (compact_births) */
+	uint64_t births_forgotten;   /* births a pruned analysis forgot (jl_task_births_forget) */
 	size_t implicit_switches;    /* switches inferred from common_pid (the kernel did not record them) */
 	size_t *vm_heuristic;        /* per CPU: switches out of idle inferred from a woken task's first record
 				      * (used only on CPUs whose trace shows no switch out of the idle task) */

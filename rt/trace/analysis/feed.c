@@ -266,9 +266,13 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 	/* a task's last switch-out (prev_state EXIT_DEAD or EXIT_ZOMBIE, after its sched_process_exit) does not
 	 * bring it back into the table, and takes it out if it ran again between its exit and now (preempted
 	 * while it exited: a neighbour that forks thousands of children a second would fill the table) */
-	if (ev->prev_state & 0x30)
-		jl_task_forget(an, ev->prev_pid, ev->ts);
-	else
+	if (ev->prev_state & 0x30) {
+		const struct jl_analysis_task *k = jl_task_find(an, ev->prev_pid);
+
+		/* (not a new task that got the pid meanwhile: its birth is there, not exited) */
+		if (k && (!k->birth || k->birth > an->nbirths || an->births[k->birth - 1].exited))
+			jl_task_forget(an, ev->prev_pid, ev->ts);
+	} else
 		jl_task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
 	{
 		const struct jl_analysis_task *k = jl_task_note(an, ev->pid, ev->prio, ev->comm);

@@ -812,12 +812,14 @@ static void compact_states(struct jl_analysis *an, int ti, int64_t closed)
 	p->oc_done[ti] = done;
 }
 
-/* A birth nobody will ask about again: its task lived wholly before CLOSED (*CTX), in no kept window */
+/* A birth nobody will ask about again: its task lived wholly before CLOSED (*CTX), and neither its life nor
+ * the 20 ms after it meets a kept window (a cycle's own wakeup is in its window; a pair that only ends in
+ * one may have begun a little before: its waker's name is asked then) */
 static bool birth_gone(const struct jl_analysis *an, const struct jl_analysis_birth *b, const void *ctx)
 {
-	const int64_t closed = *(const int64_t *)ctx;
+	const int64_t closed = *(const int64_t *)ctx, until = b->exited + JL_ANALYSIS_PRUNE_BACK_MIN;
 
-	return b->exited && b->exited < closed && !jl_analysis_prune_keeps(an, b->born, b->exited + 1);
+	return b->exited && until < closed && !jl_analysis_prune_keeps(an, b->born, until);
 }
 
 int jl_analysis_compact(struct jl_analysis *an, int64_t now)

@@ -303,8 +303,10 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		snprintf(err, errlen, "trace: cannot start the trace reader thread: %s", strerror(errno));
 		goto fail;
 	}
-	/* the parser now, before the budget measures the setup (a failure is said when it is needed) */
+	/* the parser and the symbols now, before the budget measures the setup (a failure is said when it is
+	 * needed) */
 	(void)jl_trace_tep(t, err, errlen);
+	(void)jl_trace_ksyms(t);
 	*out = t; /* recording begins with jl_trace_record(), once the filters are in place */
 	return 0;
 fail:
@@ -470,6 +472,8 @@ void jl_trace_destroy(struct jl_trace *t)
 	jl_trace_live_free(t); /* before the files it reads are closed */
 	if (t->tep)
 		tep_free(t->tep);
+	if (t->ksyms_state > 0)
+		jl_ksyms_free(&t->ksyms);
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);
 		pthread_join(t->reader, NULL);

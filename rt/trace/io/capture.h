@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "syms.h"
 #include "trace.h"
 
 #define JL_TRACE_MARK_ID 0x4a4c4d4bu /* "JLMK": id of our trace_marker_raw records */
@@ -67,12 +68,17 @@ struct jl_trace {
 	cpu_set_t reader_cpus;      /* where the reader (and the live analysis) run (none set: anywhere) */
 	struct jl_trace_live *live; /* the analysis while the run goes (live.c), or NULL */
 	struct tep_handle *tep;     /* the event formats: one parser for the run (jl_trace_tep), or NULL */
+	struct jl_ksyms ksyms;      /* the kernel's symbols, for timer and irq groups (jl_trace_ksyms) */
+	int ksyms_state;            /* 0: not tried, 1: loaded, -1: unreadable or not needed */
 };
 
 /* The run's event parser (the formats of its groups' systems), made once, at the start (so that it is in
  * the memory the budget measures as set up): the live analysis, the probes' merge and the finish share it.
  * NULL with ERR when the formats cannot be read. */
 struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen);
+/* The kernel's symbols, to name hrtimer and IPI callbacks (timer and irq groups), loaded once at the start
+ * like the parser and shared the same way; NULL when the groups need none or /proc/kallsyms is unreadable. */
+const struct jl_ksyms *jl_trace_ksyms(struct jl_trace *t);
 
 /* Stop recording, drain every page and read the lost-event counters. */
 int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen);

@@ -246,7 +246,7 @@ static void fn_name(struct jl_decoder *r, unsigned long long addr, bool inside, 
 	fn = tep_find_function(r->tep, addr);
 	if (fn && inside)
 		start = tep_find_function_address(r->tep, addr);
-	if (fn && r->pages) /* the live tep knows it, the file written from the pages does not yet */
+	if (fn && r->pages) /* a parser that has the kernel's symbols (the run's own has none: syms.c below) */
 		note_used(r->info, start, fn);
 	if (!fn && r->live) {
 		fn = inside ? jl_ksyms_find_near(r->live, addr, &s0) : jl_ksyms_find(r->live, addr);

@@ -307,9 +307,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	struct jl_trace_readinfo info;
 	struct jl_analysis an = { 0 };
 	struct jl_tracedat_src src;
-	struct jl_ksyms ksyms = { 0 };
 	struct jl_trace_pages pages = { 0 };
-	bool have_syms = false;
 	int *fds = NULL, rc = -1;
 	uint64_t *bytes = NULL;
 
@@ -394,8 +392,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	if (t->rec) /* the flight recorder dropped pages: explain only what it kept whole */
 		jl_analysis_prune_cover(&an, covered, t->rec);
 	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
-	have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&ksyms) == 0;
-	if (jl_trace_read_pages(&pages, &an, have_syms ? &ksyms : NULL, &info, err, errlen) < 0)
+	if (jl_trace_read_pages(&pages, &an, jl_trace_ksyms(t), &info, err, errlen) < 0)
 		goto out;
 	if (jl_trace_wakeup_fill(eng, &an, err, errlen) < 0) /* measure = wakeups: its samples are the pairs */
 		goto out;
@@ -406,8 +403,6 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	rc = 0;
 out:
 	t->advice = NULL;
-	if (have_syms)
-		jl_ksyms_free(&ksyms);
 	jl_analysis_free(&an);
 	free(fds);
 	free(bytes);

@@ -59,8 +59,6 @@ struct jl_trace_live {
 	struct jl_trace_pages src;
 	int *fds;
 	uint64_t *bytes;              /* the sizes the stream reads up to (a snapshot of the reader's) */
-	struct jl_ksyms ksyms;
-	bool have_syms;
 	int64_t from, back, fed_to;
 	pthread_t thread;
 	bool started;
@@ -265,8 +263,6 @@ void jl_trace_live_free(struct jl_trace *t)
 		return;
 	jl_trace_live_stop(t);
 	jl_trace_stream_close(L->st);
-	if (L->have_syms)
-		jl_ksyms_free(&L->ksyms);
 	jl_analysis_free(&L->an);
 	pthread_mutex_destroy(&L->mu);
 	for (int i = 0; L->ser && i < L->nser; i++)
@@ -348,8 +344,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 		jl_trace_live_free(t);
 		return -1;
 	}
-	L->have_syms = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&L->ksyms) == 0;
-	L->st = jl_trace_stream_open(&L->src, &L->an, L->have_syms ? &L->ksyms : NULL);
+	L->st = jl_trace_stream_open(&L->src, &L->an, jl_trace_ksyms(t));
 	if (!L->st)
 		goto nomem;
 	rc = jl_housekeeping_thread_start(&L->thread, &t->reader_cpus, "jl-analysis", live_main, L); /* beside the reader */

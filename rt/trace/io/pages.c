@@ -184,7 +184,8 @@ struct tep_handle *jl_trace_pages_tep(unsigned groups, char *err, size_t errlen)
 	for (int i = 0; ok && i < n; i++)
 		(void)parse_system(tep, sys[i]); /* a system the kernel lacks has none: its events are optional */
 	if (!ok || tep_get_events_count(tep) == 0) {
-		snprintf(err, errlen, "trace: cannot read this kernel's event formats: %s", strerror(errno ? errno : EIO));
+		snprintf(err, errlen, "trace: cannot read this kernel's event formats: %s",
+			 !tep ? "out of memory" : !ok ? "events/header_page is unreadable" : "none of the groups' formats parsed");
 		tep_free(tep);
 		return NULL;
 	}
@@ -200,6 +201,13 @@ struct tep_handle *jl_trace_tep(struct jl_trace *t, char *err, size_t errlen)
 	if (!t->tep)
 		t->tep = jl_trace_pages_tep(t->groups, err, errlen);
 	return t->tep;
+}
+
+const struct jl_ksyms *jl_trace_ksyms(struct jl_trace *t)
+{
+	if (!t->ksyms_state)
+		t->ksyms_state = (t->groups & (JL_TRACE_TIMER | JL_TRACE_IRQ)) && jl_ksyms_load(&t->ksyms) == 0 ? 1 : -1;
+	return t->ksyms_state > 0 ? &t->ksyms : NULL;
 }
 
 /* ---- the recorded pages read as they grow (the live analysis) ---- */
