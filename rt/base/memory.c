@@ -72,10 +72,6 @@ static const char *hold_name(enum jl_analysis_hold h)
 	return h == JL_HOLD_RECENT ? "recent" : h == JL_HOLD_WHOLE ? "whole" : "none";
 }
 
-static void add_i64(json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
 
 json_object *jl_memory_json(struct jl_memory_budget *b)
 {
@@ -85,14 +81,14 @@ json_object *jl_memory_json(struct jl_memory_budget *b)
 	b->peak = jl_memory_status("VmHWM");
 	b->children_peak = getrusage(RUSAGE_CHILDREN, &ru) ? -1 : (int64_t)ru.ru_maxrss * 1024;
 	if (b->taken) {
-		add_i64(p, JL_K(setup_bytes), b->setup);
-		add_i64(p, JL_K(samples_bytes), b->samples);
+		jl_json_add_i64(p, JL_K(setup_bytes), b->setup);
+		jl_json_add_i64(p, JL_K(samples_bytes), b->samples);
 		json_object_object_add(p, JL_K(analysis), json_object_new_string(hold_name(b->hold)));
 		json_object_object_add(p, JL_K(events_per_s), json_object_new_double(b->events_per_s));
-		add_i64(p, JL_K(events), b->events);
-		add_i64(p, JL_K(analysis_bytes), b->analysis);
-		add_i64(p, JL_K(results_bytes), b->results);
-		add_i64(p, JL_K(total_bytes), b->total);
+		jl_json_add_i64(p, JL_K(events), b->events);
+		jl_json_add_i64(p, JL_K(analysis_bytes), b->analysis);
+		jl_json_add_i64(p, JL_K(results_bytes), b->results);
+		jl_json_add_i64(p, JL_K(total_bytes), b->total);
 		json_object_object_add(o, JL_K(projected), p);
 	} else {
 		json_object_put(p);

@@ -6,6 +6,15 @@
 #ifndef JL_SUMMARY_KEYS_H
 #define JL_SUMMARY_KEYS_H
 
+#include <json-c/json.h>
+#include <stdint.h>
+
+/* The one writer of an integer key (every summary.json writer's most common line) */
+static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
 /* X(key, places, meaning): PLACES the objects it is a key of, space-separated paths from the document's
  * top ("." = the top itself, "threads[]" each element of the array threads, "trace.off_cpu.*" each value of
  * a map keyed by a name); MEANING one short line (units in the key's suffix: _ns, _us, _s, _hz, _bytes). */

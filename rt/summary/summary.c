@@ -15,26 +15,22 @@
 #include "../scenario/scenario.h"
 #include "../base/summary_keys.h"
 
-static void add_i64(json_object *o, const char *k, int64_t v)
-{
-	json_object_object_add(o, k, json_object_new_int64(v));
-}
 
 static json_object *dist_json(const struct jl_dist *d, bool full)
 {
 	json_object *o = json_object_new_object();
 
-	add_i64(o, JL_K(min), d->min);
-	add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
+	jl_json_add_i64(o, JL_K(min), d->min);
+	jl_json_add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
 	if (full)
-		add_i64(o, JL_K(stddev), (int64_t)(d->stddev + 0.5));
-	add_i64(o, JL_K(p50), d->p50);
+		jl_json_add_i64(o, JL_K(stddev), (int64_t)(d->stddev + 0.5));
+	jl_json_add_i64(o, JL_K(p50), d->p50);
 	if (full)
-		add_i64(o, JL_K(p90), d->p90);
-	add_i64(o, JL_K(p99), d->p99);
+		jl_json_add_i64(o, JL_K(p90), d->p90);
+	jl_json_add_i64(o, JL_K(p99), d->p99);
 	if (full)
-		add_i64(o, JL_K(p999), d->p999);
-	add_i64(o, JL_K(max), d->max);
+		jl_json_add_i64(o, JL_K(p999), d->p999);
+	jl_json_add_i64(o, JL_K(max), d->max);
 	return o;
 }
 
@@ -90,7 +86,7 @@ static json_object *series_json(const struct jl_series_result *r)
 	json_object_object_add(t, JL_K(priority), json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
 	json_object_object_add(t, JL_K(nice), json_object_new_int(spec->place.nice));
 	json_object_object_add(t, JL_K(cpus), json_object_new_string(r->cpus));
-	add_i64(t, JL_K(period_ns), r->period_ns);
+	jl_json_add_i64(t, JL_K(period_ns), r->period_ns);
 	json_object_object_add(t, JL_K(measured), json_object_new_boolean(r->measured));
 	json_object_object_add(t, JL_K(kind), json_object_new_string(r->s->kind));
 	json_object_object_add(t, JL_K(tid), json_object_new_int(th ? th->tid : r->s->tid));
@@ -108,31 +104,31 @@ static json_object *series_json(const struct jl_series_result *r)
 	}
 	if (th && th->errmsg[0])
 		json_object_object_add(t, JL_K(error), json_object_new_string(th->errmsg));
-	add_i64(t, JL_K(cycles), (int64_t)r->cycles);
+	jl_json_add_i64(t, JL_K(cycles), (int64_t)r->cycles);
 	if (r->periodic) {
-		add_i64(t, JL_K(releases), (int64_t)r->releases);
-		add_i64(t, JL_K(not_started), (int64_t)r->not_started);
+		jl_json_add_i64(t, JL_K(releases), (int64_t)r->releases);
+		jl_json_add_i64(t, JL_K(not_started), (int64_t)r->not_started);
 	}
-	add_i64(t, JL_K(window_start_ns), r->window_start_ns);
-	add_i64(t, JL_K(window_end_ns), r->window_end_ns);
+	jl_json_add_i64(t, JL_K(window_start_ns), r->window_start_ns);
+	jl_json_add_i64(t, JL_K(window_end_ns), r->window_end_ns);
 	if (r->s->dropped)
-		add_i64(t, JL_K(dropped_samples), (int64_t)r->s->dropped);
+		jl_json_add_i64(t, JL_K(dropped_samples), (int64_t)r->s->dropped);
 	json_object_object_add(t, JL_K(rate_hz), json_object_new_double(r->rate_hz));
 	json_object_object_add(t, JL_K(nominal_hz), json_object_new_double(r->nominal_hz));
-	add_i64(t, JL_K(misses), (int64_t)r->misses);
-	add_i64(t, JL_K(skipped), (int64_t)r->skipped);
+	jl_json_add_i64(t, JL_K(misses), (int64_t)r->misses);
+	jl_json_add_i64(t, JL_K(skipped), (int64_t)r->skipped);
 	if (r->periodic || r->cycles) {
 		json_object *worst = json_object_new_array();
 
 		o = dist_json(&r->latency, true);
-		add_i64(o, JL_K(max_cycle), (int64_t)r->latency_max_cycle);
+		jl_json_add_i64(o, JL_K(max_cycle), (int64_t)r->latency_max_cycle);
 		json_object_object_add(t, JL_K(latency_ns), o);
 		percentiles_json(t, r->exact);
 		for (int k = 0; k < r->nworst; k++) {
 			json_object *w = json_object_new_object();
 
-			add_i64(w, JL_K(cycle), (int64_t)r->worst[k].cycle);
-			add_i64(w, JL_K(latency_ns), r->worst[k].value);
+			jl_json_add_i64(w, JL_K(cycle), (int64_t)r->worst[k].cycle);
+			jl_json_add_i64(w, JL_K(latency_ns), r->worst[k].value);
 			json_object_array_add(worst, w);
 		}
 		json_object_object_add(t, JL_K(worst), worst);
@@ -143,38 +139,38 @@ static json_object *series_json(const struct jl_series_result *r)
 	}
 	if (r->s->has_origin) {
 		o = dist_json(&r->age, true);
-		add_i64(o, JL_K(count), (int64_t)r->aged);
+		jl_json_add_i64(o, JL_K(count), (int64_t)r->aged);
 		json_object_object_add(t, JL_K(age_ns), o);
 		json_object_object_add(t, JL_K(e2e_ns), dist_json(&r->e2e, true));
 	}
 	if (r->s->msgs.subscriber) {
 		json_object *m = json_object_new_object();
 
-		add_i64(m, JL_K(published), (int64_t)r->s->msgs.published);
-		add_i64(m, JL_K(consumed), (int64_t)r->s->msgs.consumed);
-		add_i64(m, JL_K(dropped), (int64_t)r->s->msgs.dropped);
-		add_i64(m, JL_K(rereads), (int64_t)r->s->msgs.rereads);
-		add_i64(m, JL_K(never_consumed), (int64_t)r->s->msgs.never);
-		add_i64(m, JL_K(limit_errors), (int64_t)r->s->msgs.limit_errors);
+		jl_json_add_i64(m, JL_K(published), (int64_t)r->s->msgs.published);
+		jl_json_add_i64(m, JL_K(consumed), (int64_t)r->s->msgs.consumed);
+		jl_json_add_i64(m, JL_K(dropped), (int64_t)r->s->msgs.dropped);
+		jl_json_add_i64(m, JL_K(rereads), (int64_t)r->s->msgs.rereads);
+		jl_json_add_i64(m, JL_K(never_consumed), (int64_t)r->s->msgs.never);
+		jl_json_add_i64(m, JL_K(limit_errors), (int64_t)r->s->msgs.limit_errors);
 		json_object_object_add(m, JL_K(mode), json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
 		json_object_object_add(m, JL_K(consumed_fraction), json_object_new_double(r->s->msgs.published
 			? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
 		json_object_object_add(t, JL_K(messages), m);
 	}
 	o = json_object_new_object();
-	add_i64(o, JL_K(calls), (int64_t)r->work_calls);
-	add_i64(o, JL_K(mean_ns), (int64_t)(r->work_mean_ns + 0.5));
-	add_i64(o, JL_K(max_ns), r->work_max_ns);
+	jl_json_add_i64(o, JL_K(calls), (int64_t)r->work_calls);
+	jl_json_add_i64(o, JL_K(mean_ns), (int64_t)(r->work_mean_ns + 0.5));
+	jl_json_add_i64(o, JL_K(max_ns), r->work_max_ns);
 	json_object_object_add(t, JL_K(work), o);
-	add_i64(t, JL_K(cpu_time_ns), r->cpu_time_ns);
+	jl_json_add_i64(t, JL_K(cpu_time_ns), r->cpu_time_ns);
 	o = json_object_new_object();
-	add_i64(o, JL_K(voluntary), r->ctx_voluntary);
-	add_i64(o, JL_K(involuntary), r->ctx_involuntary);
+	jl_json_add_i64(o, JL_K(voluntary), r->ctx_voluntary);
+	jl_json_add_i64(o, JL_K(involuntary), r->ctx_involuntary);
 	json_object_object_add(t, JL_K(ctx_switches), o);
 	json_object_object_add(t, JL_K(cpus_used), json_object_new_string(r->cpus_used));
 	core_types_json(t, r->cpus_used);
 	if (spec->beh.start_ns)
-		add_i64(t, JL_K(start_ns), spec->beh.start_ns);
+		jl_json_add_i64(t, JL_K(start_ns), spec->beh.start_ns);
 	if (spec->place.mem_node >= 0) {
 		json_object_object_add(t, JL_K(mem_node), json_object_new_int(spec->place.mem_node));
 		json_object_object_add(t, JL_K(mem_node_used), json_object_new_int(th ? th->mem_node_used : -1));
@@ -186,9 +182,9 @@ static json_object *short_dist_json(const struct jl_dist *d)
 {
 	json_object *o = json_object_new_object();
 
-	add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
-	add_i64(o, JL_K(p99), d->p99);
-	add_i64(o, JL_K(max), d->max);
+	jl_json_add_i64(o, JL_K(mean), (int64_t)(d->mean + 0.5));
+	jl_json_add_i64(o, JL_K(p99), d->p99);
+	jl_json_add_i64(o, JL_K(max), d->max);
 	return o;
 }
 
@@ -235,11 +231,11 @@ static void poll_model_json(const struct jl_engine *eng, const struct jl_series_
 	tq = c->period_ns;
 	o = json_object_new_object();
 	json_object_object_add(o, JL_K(publisher), json_object_new_string(pub->name));
-	add_i64(o, JL_K(publisher_period_ns), tp);
-	add_i64(o, JL_K(poll_period_ns), tq);
+	jl_json_add_i64(o, JL_K(publisher_period_ns), tp);
+	jl_json_add_i64(o, JL_K(poll_period_ns), tq);
 	x = json_object_new_object();
-	add_i64(x, JL_K(expected), (tp < tq ? tp : tq) / 2);
-	add_i64(x, JL_K(measured), (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
+	jl_json_add_i64(x, JL_K(expected), (tp < tq ? tp : tq) / 2);
+	jl_json_add_i64(x, JL_K(measured), (int64_t)(res[i].age.mean - pr->e2e.mean + 0.5));
 	{
 		int64_t m = tp < tq ? tp : tq, big = tp < tq ? tq : tp;
 		bool harmonic = m > 0 && big % m == 0;
@@ -249,8 +245,8 @@ static void poll_model_json(const struct jl_engine *eng, const struct jl_series_
 			int64_t phase = eng->series[i].first_release - eng->series[k_of(eng, pub->name)].first_release;
 			int64_t end = (int64_t)(pr->e2e.mean + 0.5), locked = ((phase - end) % m + m) % m;
 
-			add_i64(o, JL_K(phase_ns), ((phase % m) + m) % m);
-			add_i64(x, JL_K(expected_phase_locked), locked ? locked : m);
+			jl_json_add_i64(o, JL_K(phase_ns), ((phase % m) + m) % m);
+			jl_json_add_i64(x, JL_K(expected_phase_locked), locked ? locked : m);
 		}
 	}
 	json_object_object_add(o, JL_K(added_age_ns), x);
@@ -296,30 +292,30 @@ static void chain_json(const struct jl_engine *eng, const struct jl_series_resul
 		json_object_object_add(st, JL_K(wait_ns), short_dist_json(&c.stages[k].wait));
 		json_object_object_add(st, JL_K(run_ns), short_dist_json(&c.stages[k].run));
 		json_object_object_add(x, JL_K(callback), json_object_new_string(s->name));
-		add_i64(x, JL_K(wait_ns), c.stages[k].worst_wait);
-		add_i64(x, JL_K(run_ns), c.stages[k].worst_run);
+		jl_json_add_i64(x, JL_K(wait_ns), c.stages[k].worst_wait);
+		jl_json_add_i64(x, JL_K(run_ns), c.stages[k].worst_run);
 		json_object_array_add(ws, x);
 		json_object_array_add(stages, st);
 	}
 	json_object_object_add(o, JL_K(path), a);
 	json_object_object_add(o, JL_K(hops), h);
-	add_i64(o, JL_K(outputs), (int64_t)c.outputs);
-	add_i64(o, JL_K(other_paths), (int64_t)c.other_paths);
-	add_i64(o, JL_K(broken_links), (int64_t)c.broken);
-	add_i64(o, JL_K(inputs), (int64_t)c.inputs);
-	add_i64(o, JL_K(unused_inputs), (int64_t)c.unused_inputs);
-	add_i64(o, JL_K(pending_inputs), (int64_t)c.pending_inputs);
+	jl_json_add_i64(o, JL_K(outputs), (int64_t)c.outputs);
+	jl_json_add_i64(o, JL_K(other_paths), (int64_t)c.other_paths);
+	jl_json_add_i64(o, JL_K(broken_links), (int64_t)c.broken);
+	jl_json_add_i64(o, JL_K(inputs), (int64_t)c.inputs);
+	jl_json_add_i64(o, JL_K(unused_inputs), (int64_t)c.unused_inputs);
+	jl_json_add_i64(o, JL_K(pending_inputs), (int64_t)c.pending_inputs);
 	w = dist_json(&c.data_age, false);
-	add_i64(w, JL_K(count), (int64_t)c.data_age.n);
+	jl_json_add_i64(w, JL_K(count), (int64_t)c.data_age.n);
 	json_object_object_add(o, JL_K(data_age_ns), w);
 	w = dist_json(&c.reaction, false);
-	add_i64(w, JL_K(count), (int64_t)c.reaction.n);
+	jl_json_add_i64(w, JL_K(count), (int64_t)c.reaction.n);
 	json_object_object_add(o, JL_K(reaction_ns), w);
-	add_i64(o, JL_K(bound_ns), c.bound_ns);
+	jl_json_add_i64(o, JL_K(bound_ns), c.bound_ns);
 	json_object_object_add(o, JL_K(stages), stages);
 	w = json_object_new_object();
-	add_i64(w, JL_K(e2e_ns), c.worst_e2e);
-	add_i64(w, JL_K(end_ns), c.worst_end);
+	jl_json_add_i64(w, JL_K(e2e_ns), c.worst_e2e);
+	jl_json_add_i64(w, JL_K(end_ns), c.worst_end);
 	json_object_object_add(w, JL_K(stages), ws);
 	json_object_object_add(o, JL_K(worst), w);
 	json_object_object_add(t, JL_K(chain), o);
@@ -348,9 +344,9 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 	if (l->kind == JL_LOCK_CEILING)
 		json_object_object_add(o, JL_K(ceiling), json_object_new_int(l->ceiling));
 	if (l->kind == JL_LOCK_BIGLOCK) {
-		add_i64(o, JL_K(switch_interval_ns), l->big.interval_ns);
-		add_i64(o, JL_K(handoffs), (int64_t)l->big.handoffs);
-		add_i64(o, JL_K(forced_drops), (int64_t)atomic_load(&((struct jl_lock *)l)->big.forced));
+		jl_json_add_i64(o, JL_K(switch_interval_ns), l->big.interval_ns);
+		jl_json_add_i64(o, JL_K(handoffs), (int64_t)l->big.handoffs);
+		jl_json_add_i64(o, JL_K(forced_drops), (int64_t)atomic_load(&((struct jl_lock *)l)->big.forced));
 	}
 	if (!wait || !hold) {
 		free(wait);
@@ -373,7 +369,7 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 
 			x = json_object_new_object();
 			json_object_object_add(x, JL_K(tid), json_object_new_int(th->tid));
-			add_i64(x, JL_K(acquisitions), (int64_t)m);
+			jl_json_add_i64(x, JL_K(acquisitions), (int64_t)m);
 			if (!jl_dist_compute(wait, m, NULL, &d))
 				json_object_object_add(x, JL_K(wait_ns), short_dist_json(&d));
 			json_object_object_add(by, th->name, x);
@@ -387,9 +383,9 @@ static json_object *lock_json(const struct jl_engine *eng, const struct jl_lock 
 		wait[k] = s->got - s->ask;
 		hold[k++] = s->rel - s->got;
 	}
-	add_i64(o, JL_K(acquisitions), (int64_t)k);
-	add_i64(o, JL_K(not_kept), (int64_t)jl_lock_dropped(l));
-	add_i64(o, JL_K(errors), (int64_t)atomic_load(&l->errors));
+	jl_json_add_i64(o, JL_K(acquisitions), (int64_t)k);
+	jl_json_add_i64(o, JL_K(not_kept), (int64_t)jl_lock_dropped(l));
+	jl_json_add_i64(o, JL_K(errors), (int64_t)atomic_load(&l->errors));
 	{
 		struct jl_dist dw, dh;
 
@@ -445,18 +441,18 @@ static json_object *sources_json(const struct jl_engine *eng)
 		}
 		json_object_object_add(o, JL_K(name), json_object_new_string(sp->t.name));
 		json_object_object_add(o, JL_K(queue), json_object_new_string(sp->target));
-		add_i64(o, JL_K(requests), (int64_t)total);
+		jl_json_add_i64(o, JL_K(requests), (int64_t)total);
 		for (int k = 0; k < 4; k++)
-			add_i64(st, jl_req_status_name((enum jl_req_status)k), (int64_t)count[k]);
+			jl_json_add_i64(st, jl_req_status_name((enum jl_req_status)k), (int64_t)count[k]);
 		json_object_object_add(o, JL_K(status), st);
 		if (!jl_dist_compute(lat, m, NULL, &d)) {
 			json_object *l = dist_json(&d, false);
 
-			add_i64(l, JL_K(count), (int64_t)m);
+			jl_json_add_i64(l, JL_K(count), (int64_t)m);
 			json_object_object_add(o, JL_K(client_latency_ns), l);
 		}
-		add_i64(o, JL_K(wasted_ns), wasted);
-		add_i64(o, JL_K(wasted_max_ns), wmax);
+		jl_json_add_i64(o, JL_K(wasted_ns), wasted);
+		jl_json_add_i64(o, JL_K(wasted_max_ns), wmax);
 		json_object_array_add(arr, o);
 	}
 	free(lat);
@@ -493,7 +489,7 @@ void jl_summary_lock_boosts(json_object *summary)
 					sum += json_object_get_int64(bn);
 			}
 		}
-		add_i64(l, JL_K(boosts), sum);
+		jl_json_add_i64(l, JL_K(boosts), sum);
 	}
 }
 
@@ -520,9 +516,9 @@ static json_object *intervals_json(const struct jl_engine *eng, const struct jl_
 		n = w->nintervals;
 	if (n < 0)
 		n = 0;
-	add_i64(o, JL_K(interval_ns), w->o.interval_ns);
-	add_i64(o, JL_K(start_ns), w->t_first);
-	add_i64(o, JL_K(count), n);
+	jl_json_add_i64(o, JL_K(interval_ns), w->o.interval_ns);
+	jl_json_add_i64(o, JL_K(start_ns), w->t_first);
+	jl_json_add_i64(o, JL_K(count), n);
 	buf = malloc(((size_t)n + 1) * 4 * sizeof(*buf));
 	if (!buf)
 		return o;
@@ -586,12 +582,12 @@ static json_object *stop_at_json(const struct jl_scenario *sc, const struct jl_c
 	json_object_object_add(o, JL_K(series), json_object_new_string(sc->run.stop_at.series));
 	json_object_object_add(o, JL_K(metric), json_object_new_string(
 		sc->run.stop_at.metric == JL_STOP_AT_RESPONSE ? "response" : "latency"));
-	add_i64(o, JL_K(threshold_ns), sc->run.stop_at.threshold_ns);
+	jl_json_add_i64(o, JL_K(threshold_ns), sc->run.stop_at.threshold_ns);
 	json_object_object_add(o, JL_K(fired), json_object_new_boolean(jl_collector_stop_fired(w)));
 	if (jl_collector_stop_fired(w)) {
-		add_i64(o, JL_K(cycle), (int64_t)w->stopped.cycle);
-		add_i64(o, JL_K(value_ns), w->stopped.value);
-		add_i64(o, JL_K(at_ns), w->stopped.at);
+		jl_json_add_i64(o, JL_K(cycle), (int64_t)w->stopped.cycle);
+		jl_json_add_i64(o, JL_K(value_ns), w->stopped.value);
+		jl_json_add_i64(o, JL_K(at_ns), w->stopped.at);
 	}
 	return o;
 }
@@ -604,7 +600,7 @@ static void collector_json(json_object *s, const struct jl_engine *eng, const st
 
 	json_object_object_add(smp, JL_K(mode), json_object_new_string(info->samples_mode ? info->samples_mode : "all"));
 	json_object_object_add(smp, JL_K(storage), json_object_new_string(eng->rings ? "ring" : "array"));
-	add_i64(smp, JL_K(memory_limit_bytes), (int64_t)eng->sc->run.samples_memory);
+	jl_json_add_i64(smp, JL_K(memory_limit_bytes), (int64_t)eng->sc->run.samples_memory);
 	json_object_object_add(s, JL_K(samples), smp);
 	if (!w)
 		return;
@@ -612,7 +608,7 @@ static void collector_json(json_object *s, const struct jl_engine *eng, const st
 	if (eng->sc->run.stop_at.set)
 		json_object_object_add(s, JL_K(stop_at), stop_at_json(eng->sc, w));
 	json_object_object_add(s, JL_K(watch_cpus), json_object_new_string(w->cpus));
-	add_i64(s, JL_K(checkpoints), w->checkpoints);
+	jl_json_add_i64(s, JL_K(checkpoints), w->checkpoints);
 }
 
 json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
@@ -627,16 +623,16 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
 	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
 	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
-	add_i64(s, JL_K(duration_ns), now > eng->t_measure ? now - eng->t_measure : 0);
-	add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
-	add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
-	add_i64(s, JL_K(t0_ns), eng->t0);
-	add_i64(s, JL_K(t_measure_ns), eng->t_measure);
-	add_i64(s, JL_K(t_end_ns), eng->t_end);
+	jl_json_add_i64(s, JL_K(duration_ns), now > eng->t_measure ? now - eng->t_measure : 0);
+	jl_json_add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
+	jl_json_add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
+	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
+	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
 	json_object_object_add(s, JL_K(host), jl_host_describe());
 	json_object_object_add(cp, JL_K(complete), json_object_new_boolean(false));
-	add_i64(cp, JL_K(at_ns), now);
-	add_i64(cp, JL_K(number), w->checkpoints + 1);
+	jl_json_add_i64(cp, JL_K(at_ns), now);
+	jl_json_add_i64(cp, JL_K(number), w->checkpoints + 1);
 	json_object_object_add(cp, JL_K(note), json_object_new_string(
 		"the run was still going: figures so far, percentiles from histograms; the final summary replaces this"));
 	json_object_object_add(s, JL_K(checkpoint), cp);
@@ -665,18 +661,18 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
 	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
 	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
-	add_i64(s, JL_K(duration_ns), measured > 0 ? measured : 0);
-	add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
-	add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+	jl_json_add_i64(s, JL_K(duration_ns), measured > 0 ? measured : 0);
+	jl_json_add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
+	jl_json_add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
 	json_object_object_add(s, JL_K(exit_status), json_object_new_int(0));
 	json_object_object_add(s, JL_K(interrupted), json_object_new_boolean(info->interrupted));
 	json_object_object_add(s, JL_K(watchdog_fired), json_object_new_boolean(info->watchdog_fired));
 	json_object_object_add(s, JL_K(watchdog_cpus), json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
 	if (info->stuck && info->stuck[0])
 		json_object_object_add(s, JL_K(stuck_threads), json_object_new_string(info->stuck));
-	add_i64(s, JL_K(t0_ns), eng->t0);
-	add_i64(s, JL_K(t_measure_ns), eng->t_measure);
-	add_i64(s, JL_K(t_end_ns), eng->t_end);
+	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
+	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
+	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
 	json_object_object_add(s, JL_K(host), host);
 	for (int i = 0; i < eng->nseries; i++) {
 		json_object *t = series_json(&res[i]);
@@ -715,7 +711,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 
 				json_object_object_add(th, JL_K(name), json_object_new_string(eng->threads[t].name));
 				json_object_object_add(th, JL_K(tid), json_object_new_int(eng->threads[t].tid));
-				add_i64(th, JL_K(callbacks_run), (int64_t)eng->threads[t].callbacks_run);
+				jl_json_add_i64(th, JL_K(callbacks_run), (int64_t)eng->threads[t].callbacks_run);
 				json_object_array_add(ths, th);
 			}
 			json_object_object_add(o, JL_K(threads), ths);
@@ -736,21 +732,21 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 
 			json_object_object_add(o, JL_K(name), json_object_new_string(rep[i].spec->name));
 			json_object_object_add(o, JL_K(algorithm), json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
-			add_i64(o, JL_K(sets), (int64_t)m->out);
+			jl_json_add_i64(o, JL_K(sets), (int64_t)m->out);
 			json_object_object_add(o, JL_K(rate_hz), json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
 			for (int k = 0; k < 2; k++) {
 				json_object *x = json_object_new_object();
 
 				json_object_object_add(x, JL_K(topic), json_object_new_string(rep[i].spec->inputs[k]));
-				add_i64(x, JL_K(messages), (int64_t)m->in[k]);
-				add_i64(x, JL_K(used), (int64_t)m->used[k]);
+				jl_json_add_i64(x, JL_K(messages), (int64_t)m->in[k]);
+				jl_json_add_i64(x, JL_K(used), (int64_t)m->used[k]);
 				json_object_object_add(x, JL_K(used_fraction),
 						       json_object_new_double(m->in[k] ? (double)m->used[k] / (double)m->in[k] : 0));
 				json_object_array_add(in, x);
 			}
 			json_object_object_add(o, JL_K(inputs), in);
-			add_i64(o, JL_K(pair_diff_mean_ns), m->out ? m->diff_sum / (int64_t)m->out : 0);
-			add_i64(o, JL_K(pair_diff_max_ns), m->diff_max);
+			jl_json_add_i64(o, JL_K(pair_diff_mean_ns), m->out ? m->diff_sum / (int64_t)m->out : 0);
+			jl_json_add_i64(o, JL_K(pair_diff_max_ns), m->diff_max);
 			json_object_array_add(sy, o);
 		}
 		json_object_object_add(s, JL_K(syncs), sy);
@@ -762,7 +758,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 			json_object_object_add(s, JL_K(sources), sources_json(eng));
 		jl_executor_requests(eng, &n, &lost);
 		if (n || lost) /* beyond the preallocated slots (sized from the sources and the calling timers) */
-			add_i64(s, JL_K(requests_lost), (int64_t)lost);
+			jl_json_add_i64(s, JL_K(requests_lost), (int64_t)lost);
 	}
 	if (eng->nlocks) {
 		json_object *lk = json_object_new_array();
