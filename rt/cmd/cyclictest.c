@@ -29,6 +29,8 @@
 #include "../base/output.h"
 #include "../engine/results.h"
 #include "sweep_child.h"
+#include "rtla.h"
+#include "../trace/io/noise.h"
 #include "../summary/table.h"
 #include "../base/units.h"
 #include "../base/welch.h"
@@ -282,8 +284,11 @@ static double median_of(json_object *runs, const char *key)
 
 static const char *const stat_keys[] = { "min_ns", "avg_ns", "p50_ns", "p99_ns", "max_ns" };
 static const char *const stat_names[] = { "min", "avg", "p50", "p99", "max" };
-/* the sides of a comparison: the two compared like with like, then jitterlab's exact figures */
-static const char *const sides[] = { "cyclictest", "jitterlab", "jitterlab_exact" };
+/* the columns of a comparison: those measured by cyclictest's rule (whole us, 1 us buckets), then
+ * jitterlab's exact figures; the timerlat columns only where rtla timerlat ran */
+enum { SIDE_CT, SIDE_JL, SIDE_JL_EXACT, SIDE_TL_THREAD, SIDE_TL_IRQ, NSIDES };
+static const char *const sides[NSIDES] = { "cyclictest", "jitterlab", "jitterlab_exact", "timerlat_thread",
+					   "timerlat_irq" };
 
 #define CT_METHOD                                                                                              \
 	"like with like: the cyclictest and jitterlab columns both follow cyclictest's rule (latency = wake - "   \
@@ -300,12 +305,18 @@ static void finish_doc(json_object *doc)
 
 	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *ratio = json_object_new_object();
-		double med[3][5];
+		json_object *ratio_tl = json_object_new_object();
+		double med[NSIDES][5];
 
-		for (int s = 0; s < 3; s++) {
-			json_object *side = jget(t, sides[s]), *runs = jget(side, "runs"), *beyond = json_object_new_array();
+		for (int s = 0; s < NSIDES; s++) {
+			json_object *side = jget(t, sides[s]), *runs = jget(side, "runs"), *beyond;
 			double c = median_of(runs, "cycles"), o = median_of(runs, "overflows");
 
+			for (int k = 0; k < 5; k++)
+				med[s][k] = NAN;
+			if (!side)
+				continue;
+			beyond = json_object_new_array();
 			for (int k = 0; k < 5; k++) {
 				med[s][k] = median_of(runs, stat_keys[k]);
 				json_object_object_add(side, stat_keys[k], isfinite(med[s][k]) ? json_object_new_double(med[s][k]) : NULL);
@@ -313,7 +324,7 @@ static void finish_doc(json_object *doc)
 					json_object_array_add(beyond, json_object_new_string(stat_names[k]));
 			}
 			json_object_object_add(side, "cycles", isfinite(c) ? json_object_new_double(c) : NULL);
-			if (s < 2) {
+			if (s != SIDE_JL_EXACT) {
 				json_object_object_add(side, "overflows", isfinite(o) ? json_object_new_double(o) : NULL);
 				json_object_object_add(side, "beyond_histogram", beyond);
 			} else {
@@ -321,11 +332,16 @@ static void finish_doc(json_object *doc)
 			}
 		}
 		for (int k = 0; k < 5; k++) {
-			double a = med[0][k], b = med[1][k];
+			double a = med[SIDE_CT][k], b = med[SIDE_JL][k], c = med[SIDE_TL_THREAD][k];
 
 			json_object_object_add(ratio, stat_names[k], isfinite(a) && isfinite(b) && a > 0 ? json_object_new_double(b / a) : NULL);
+			json_object_object_add(ratio_tl, stat_names[k], isfinite(a) && isfinite(c) && a > 0 ? json_object_new_double(c / a) : NULL);
 		}
 		json_object_object_add(t, "ratio", ratio);
+		if (jget(t, sides[SIDE_TL_THREAD]))
+			json_object_object_add(t, "ratio_timerlat", ratio_tl);
+		else
+			json_object_put(ratio_tl);
 	}
 }
 
@@ -363,12 +379,32 @@ static const char *count_cell(json_object *side, const char *key, char *buf, siz
 	return buf;
 }
 
+/* One worst cycle of the document (a side's "worst"): its explanation, and for timerlat's the kernel's
+ * accounting beside it. */
+static void print_worst(FILE *out, const char *who, json_object *w)
+{
+	json_object *agree = jget(w, "agreement");
+
+	if (!w)
+		return;
+	fprintf(out, "  %s (run %d, %s, CPU %d): %s\n", who, json_object_get_int(jget(w, "run")),
+		json_object_get_string(jget(w, "series")), json_object_get_int(jget(w, "cpu")),
+		json_object_get_string(jget(w, "text")));
+	if (jget(w, "kernel_text"))
+		fprintf(out, "    the kernel's accounting (osnoise) in the same window: %s\n",
+			json_object_get_string(jget(w, "kernel_text")));
+	for (size_t i = 0; agree && i < json_object_array_length(agree); i++)
+		fprintf(out, "    %s\n", json_object_get_string(json_object_array_get_idx(agree, i)));
+}
+
 void jl_cyclictest_print(FILE *out, json_object *doc)
 {
-	json_object *threads = jget(doc, "threads"), *method = jget(doc, "method");
+	json_object *threads = jget(doc, "threads"), *method = jget(doc, "method"), *tl = jget(doc, "timerlat");
 	int hist_us = jget(doc, "histogram_us") ? json_object_get_int(jget(doc, "histogram_us")) : JL_CYCLICTEST_HIST_US;
+	bool has_tl = tl && json_object_get_boolean(jget(tl, "available"));
 
-	fprintf(out, "cyclictest vs jitterlab: %s, %d run(s) each, interleaved%s (medians over runs)\n",
+	fprintf(out, "%s: %s, %d run(s) each, interleaved%s (medians over runs)\n",
+		has_tl ? "cyclictest vs rtla timerlat vs jitterlab" : "cyclictest vs jitterlab",
 		json_object_get_string(jget(doc, "scenario")), json_object_get_int(jget(doc, "runs")),
 		json_object_get_boolean(jget(doc, "interrupted")) ? ", interrupted" : "");
 	if (method)
@@ -376,27 +412,58 @@ void jl_cyclictest_print(FILE *out, json_object *doc)
 	else /* a comparison written before the like-with-like rule */
 		fprintf(out, "method: not recorded (an older comparison): its jitterlab column is exact ns, its cyclictest "
 			     "column whole us truncated, about 0.5 us lower by that alone\n");
+	if (tl && has_tl)
+		fprintf(out, "timerlat: %s (%s)\n", json_object_get_string(jget(tl, "method")),
+			json_object_get_string(jget(tl, "command")));
+	else if (tl)
+		fprintf(out, "timerlat: not run: %s\n", json_object_get_string(jget(tl, "why")));
 	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *ct = jget(t, "cyclictest"), *jl = jget(t, "jitterlab");
-		json_object *ex = jget(t, "jitterlab_exact"), *ratio = jget(t, "ratio");
-		char a[48], b[48], c[48];
+		json_object *ex = jget(t, "jitterlab_exact"), *ratio = jget(t, "ratio"), *rtl = jget(t, "ratio_timerlat");
+		json_object *tt = jget(t, "timerlat_thread"), *ti = jget(t, "timerlat_irq");
+		char a[48], b[48], c[48], d[48], e[48];
 
 		fprintf(out, "\n%s: period %s, %s, cpus %s\n", json_object_get_string(jget(t, "name")),
 			jl_value_format(json_object_get_double(jget(t, "period_ns")), JL_UNIT_NS, false, a, sizeof(a)),
 			json_object_get_string(jget(t, "policy")), json_object_get_string(jget(t, "cpus")));
-		fprintf(out, "  %-10s %14s %14s %22s %16s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest",
-			"jitterlab exact");
+		if (has_tl)
+			fprintf(out, "  %-8s %12s %13s %12s %12s %8s %8s %16s\n", "latency", "cyclictest", "timerlat thr",
+				"timerlat irq", "jitterlab", "jl/ct", "tl/ct", "jitterlab exact");
+		else
+			fprintf(out, "  %-10s %14s %14s %22s %16s\n", "latency", "cyclictest", "jitterlab", "jitterlab/cyclictest",
+				"jitterlab exact");
 		for (int k = 0; k < 5; k++) {
-			json_object *r = jget(ratio, stat_names[k]);
-			char rr[32];
+			json_object *r = jget(ratio, stat_names[k]), *r2 = jget(rtl, stat_names[k]);
+			char rr[32], r2s[32];
 
 			snprintf(rr, sizeof(rr), r ? "%.2f" : "-", r ? json_object_get_double(r) : 0.0);
-			fprintf(out, "  %-10s %14s %14s %22s %16s\n", stat_names[k], cell(ct, k, hist_us * 1e3, a, sizeof(a)),
-				cell(jl, k, hist_us * 1e3, b, sizeof(b)), rr, cell(ex, k, hist_us * 1e3, c, sizeof(c)));
+			snprintf(r2s, sizeof(r2s), r2 ? "%.2f" : "-", r2 ? json_object_get_double(r2) : 0.0);
+			if (has_tl)
+				fprintf(out, "  %-8s %12s %13s %12s %12s %8s %8s %16s\n", stat_names[k],
+					cell(ct, k, hist_us * 1e3, a, sizeof(a)), cell(tt, k, hist_us * 1e3, d, sizeof(d)),
+					cell(ti, k, hist_us * 1e3, e, sizeof(e)), cell(jl, k, hist_us * 1e3, b, sizeof(b)), rr, r2s,
+					cell(ex, k, hist_us * 1e3, c, sizeof(c)));
+			else
+				fprintf(out, "  %-10s %14s %14s %22s %16s\n", stat_names[k], cell(ct, k, hist_us * 1e3, a, sizeof(a)),
+					cell(jl, k, hist_us * 1e3, b, sizeof(b)), rr, cell(ex, k, hist_us * 1e3, c, sizeof(c)));
 		}
-		fprintf(out, "  %-10s %14s %14s\n", "cycles", count_cell(ct, "cycles", a, sizeof(a)), count_cell(jl, "cycles", b, sizeof(b)));
-		fprintf(out, "  beyond the %d us histogram: cyclictest %s, jitterlab %s cycles per run (median)\n", hist_us,
-			count_cell(ct, "overflows", a, sizeof(a)), count_cell(jl, "overflows", b, sizeof(b)));
+		if (has_tl) {
+			fprintf(out, "  %-8s %12s %13s %12s %12s\n", "cycles", count_cell(ct, "cycles", a, sizeof(a)),
+				count_cell(tt, "cycles", d, sizeof(d)), count_cell(ti, "cycles", e, sizeof(e)),
+				count_cell(jl, "cycles", b, sizeof(b)));
+			fprintf(out, "  beyond the %d us histogram: cyclictest %s, timerlat %s, jitterlab %s cycles per run (median)\n",
+				hist_us, count_cell(ct, "overflows", a, sizeof(a)), count_cell(tt, "overflows", d, sizeof(d)),
+				count_cell(jl, "overflows", b, sizeof(b)));
+		} else {
+			fprintf(out, "  %-10s %14s %14s\n", "cycles", count_cell(ct, "cycles", a, sizeof(a)),
+				count_cell(jl, "cycles", b, sizeof(b)));
+			fprintf(out, "  beyond the %d us histogram: cyclictest %s, jitterlab %s cycles per run (median)\n", hist_us,
+				count_cell(ct, "overflows", a, sizeof(a)), count_cell(jl, "overflows", b, sizeof(b)));
+		}
+		if (jget(tt, "worst") || jget(jl, "worst"))
+			fprintf(out, "  the worst wakeups, explained from jitterlab's trace of each run:\n");
+		print_worst(out, "timerlat's worst", jget(tt, "worst"));
+		print_worst(out, "jitterlab's loop's worst", jget(jl, "worst"));
 	}
 }
 
@@ -566,8 +633,17 @@ static void add_jl_run(json_object *runs, json_object *thread, const char *dir, 
 	json_object_array_add(runs, o);
 }
 
+/* What one repetition runs, in this order: cyclictest in the loops' place, rtla timerlat in their place
+ * (where it can run), jitterlab's loops. */
+enum ct_kind { KIND_CT, KIND_TL, KIND_JL };
+
 struct ct {
 	struct jl_repeat_opts o;
+	struct jl_rtla_probe rtla;
+	bool tl;                         /* the timerlat column runs */
+	char tl_why[512], tl_cmd[512];   /* why it does not; rtla's command line */
+	enum ct_kind order[3];
+	int nkinds;
 	struct jl_scenario *base, *ct;   /* the scenario (jitterlab's side); the cyclictest side's (scratch) */
 	int measured[MAX_MEASURED], nm;  /* the loops cyclictest takes the place of */
 	cpu_set_t main_cpus;             /* cyclictest's main thread and jitterlab's own threads */
@@ -622,10 +698,71 @@ static int ct_plan(void *ctx, int argc, char **argv)
 		jl_scenario_auto_housekeeping(s->base, &s->main_cpus);
 	if (!ct_lines_fit(s->base, s->measured, s->nm, s->o.runs, &s->main_cpus, err, sizeof(err)))
 		goto bad;
+	/* the kernel's instrument: where rtla timerlat can run, and in which mode */
+	jl_rtla_probe(&s->rtla, true);
+	if (s->rtla.why_timerlat[0])
+		snprintf(s->tl_why, sizeof(s->tl_why), "%s", s->rtla.why_timerlat);
+	else if (jl_rtla_timerlat_cmdline(s->base, s->measured, s->nm, s->rtla.user_threads, s->tl_cmd, sizeof(s->tl_cmd),
+					  s->tl_why, sizeof(s->tl_why)) == 0)
+		s->tl = true;
+	s->order[s->nkinds++] = KIND_CT;
+	if (s->tl)
+		s->order[s->nkinds++] = KIND_TL;
+	s->order[s->nkinds++] = KIND_JL;
+	if (!s->tl && !s->o.quiet)
+		fprintf(stderr, "cyclictest: no timerlat column: %s\n", s->tl_why);
 	return JL_LIFE_GO;
 bad:
 	fprintf(stderr, "jitterlab cyclictest: %s\n", err);
 	return JL_EXIT_USAGE;
+}
+
+/* What each column measures, in words (cyclictest.json's "method" of each side). */
+static const char *side_method(const struct ct *s, int side)
+{
+	switch (side) {
+	case SIDE_CT:
+		return "cyclictest -t 1 in the loop's place (clock_nanosleep, TIMER_ABSTIME): its wakeup in user space, "
+		       "whole us truncated (rt-tests' calcdiff)";
+	case SIDE_JL:
+		return "jitterlab's loop, its samples.csv by cyclictest's rule: whole us truncated, 1 us buckets";
+	case SIDE_JL_EXACT:
+		return "jitterlab's loop, summary.json: the same cycles in exact ns";
+	case SIDE_TL_THREAD:
+		return s->rtla.user_threads
+			       ? "rtla timerlat hist -u, the Usr columns: timer expiry to the user-space thread's return from "
+				 "read(timerlat_fd), rtla's whole us (truncated), 1 us buckets"
+			       : "rtla timerlat hist, the Thr columns: timer expiry to the kernel thread timerlat/N running "
+				 "(no return to user space: this rtla has no -u), rtla's whole us (truncated), 1 us buckets";
+	default:
+		return "rtla timerlat hist, the IRQ columns: timer expiry to timerlat's hrtimer handler, whole us";
+	}
+}
+
+/* cyclictest.json's "timerlat": whether the column ran, why not, how. */
+static void ct_doc_timerlat(struct ct *s)
+{
+	json_object *o = json_object_new_object();
+	char ver[32];
+
+	json_object_object_add(o, "available", json_object_new_boolean(s->tl));
+	json_object_object_add(o, "why", s->tl ? NULL : json_object_new_string(s->tl_why));
+	snprintf(ver, sizeof(ver), "%d.%d", s->rtla.major, s->rtla.minor);
+	json_object_object_add(o, "rtla_version", s->rtla.major ? json_object_new_string(ver) : NULL);
+	json_object_object_add(o, "mode", !s->tl ? NULL
+					  : json_object_new_string(s->rtla.user_threads ? "user threads (-u)"
+											: "kernel threads (rtla < 6.6 has no -u)"));
+	json_object_object_add(o, "auto_analysis", json_object_new_boolean(s->rtla.auto_analysis));
+	json_object_object_add(o, "command", s->tl ? json_object_new_string(s->tl_cmd) : NULL);
+	json_object_object_add(o, "method", json_object_new_string(side_method(s, SIDE_TL_THREAD)));
+	json_object_object_add(o, "window", json_object_new_string(
+		"rtla starts with the warm-up (its setup, seconds under emulation, would else come out of the measured "
+		"phase) and ends with the measured phase: its histogram also holds what it sampled of the warm-up"));
+	json_object_object_add(o, "agreement_rule", json_object_new_string(
+		"timerlat's worst wakeup that the tracer sampled, window [sched_waking, switch-in] on its CPU: the "
+		"osnoise events' time in the window per class (irq: IRQs; softirq; thread: other tasks) against "
+		"jitterlab's parts (irq + timer + ipi; softirq; task + unpreempted); agree within 5 us or 25%"));
+	json_object_object_add(s->doc, "timerlat", o);
 }
 
 /* cyclictest.json's skeleton: the comparison, and per loop its runs on each side (filled as they come). */
@@ -643,6 +780,7 @@ static void ct_doc_new(struct ct *s)
 	json_object_object_add(s->doc, "runs", json_object_new_int(s->o.runs));
 	json_object_object_add(s->doc, "method", json_object_new_string(CT_METHOD));
 	json_object_object_add(s->doc, "histogram_us", json_object_new_int(JL_CYCLICTEST_HIST_US));
+	ct_doc_timerlat(s);
 	s->threads = json_object_new_array();
 	json_object_object_add(s->doc, "threads", s->threads);
 	for (int k = 0; k < s->nm; k++) {
@@ -658,9 +796,13 @@ static void ct_doc_new(struct ct *s)
 			 jl_policy_name(t->place.policy), t->place.priority);
 		json_object_object_add(to, "policy", json_object_new_string(policy));
 		json_object_object_add(to, "cpus", json_object_new_string(cpus));
-		for (int side = 0; side < 3; side++) {
-			json_object *x = json_object_new_object();
+		for (int side = 0; side < NSIDES; side++) {
+			json_object *x;
 
+			if ((side == SIDE_TL_THREAD || side == SIDE_TL_IRQ) && !s->tl)
+				continue;
+			x = json_object_new_object();
+			json_object_object_add(x, "method", json_object_new_string(side_method(s, side)));
 			json_object_object_add(x, "runs", json_object_new_array());
 			json_object_object_add(to, sides[side], x);
 		}
@@ -698,26 +840,36 @@ static int ct_open(void *ctx)
 
 static int ct_nruns(const void *ctx)
 {
-	return ((const struct ct *)ctx)->o.runs * 2;
+	return ((const struct ct *)ctx)->o.runs * ((const struct ct *)ctx)->nkinds;
 }
 
-/* The cyclictest side of repetition REP: each measured thread becomes an exec neighbour running
- * cyclictest, into CTINI. JL_LIFE_GO, or the exit status (said). */
-static int ct_side_scenario(struct ct *s, int rep, char *ctini, size_t len)
+/* The side of repetition REP that KIND runs in the loops' place, into INI: for cyclictest, each measured
+ * thread becomes an exec neighbour running cyclictest; for timerlat, the first one runs rtla timerlat on
+ * every loop's CPUs (rtla runs one tracer for all), the others' places sleep. On the timerlat side a traced
+ * scenario also records the osnoise group, and the kernel threads timerlat/N are measured from the trace
+ * (measure = wakeups, threads = kthread:timerlat/N; rtla -u's user threads are rtla's own: timerlatu/N).
+ * JL_LIFE_GO, or the exit status (said). */
+static int ct_side_scenario(struct ct *s, enum ct_kind kind, int rep, char *ini, size_t len)
 {
 	char err[JL_ERR_MAX + 256], path[PATH_MAX + 64], cmdline[1024];
 
 	memcpy(s->ct, s->base, sizeof(*s->ct));
 	s->ct->nexpect = 0;
+	if (kind == KIND_TL && s->ct->run.trace_groups)
+		s->ct->run.trace_groups |= JL_TRACE_OSNOISE;
 	for (int k = 0; k < s->nm; k++) {
 		struct jl_thread_spec *t = &s->ct->threads[s->measured[k]];
 
-		ct_json_path(s->dir, s->direct, t->name, rep, path, sizeof(path));
-		ct_json_create(s->direct, path);
-		if (jl_cyclictest_cmdline(s->base, &s->base->threads[s->measured[k]], &s->main_cpus, path, cmdline,
-					  sizeof(cmdline), err, sizeof(err))) {
-			fprintf(stderr, "jitterlab cyclictest: %s\n", err);
-			return JL_EXIT_USAGE;
+		if (kind == KIND_TL) {
+			snprintf(cmdline, sizeof(cmdline), "%s", k ? "sleep infinity" : s->tl_cmd);
+		} else {
+			ct_json_path(s->dir, s->direct, t->name, rep, path, sizeof(path));
+			ct_json_create(s->direct, path);
+			if (jl_cyclictest_cmdline(s->base, &s->base->threads[s->measured[k]], &s->main_cpus, path, cmdline,
+						  sizeof(cmdline), err, sizeof(err))) {
+				fprintf(stderr, "jitterlab cyclictest: %s\n", err);
+				return JL_EXIT_USAGE;
+			}
 		}
 		snprintf(t->beh.exec, sizeof(t->beh.exec), "%s", cmdline);
 		t->beh.period_ns = 0;
@@ -732,13 +884,30 @@ static int ct_side_scenario(struct ct *s, int rep, char *ctini, size_t len)
 		t->beh.start_ns = 1;             /* start with the measured phase, not the warm-up */
 		memset(t->key_line, 0, sizeof(t->key_line));
 		t->key_line[JL_THREAD_KEY_EXEC] = t->line;
+		if (kind == KIND_TL) {
+			/* rtla from the warm-up on: its setup takes time (seconds under emulation) that would else
+			 * come out of the measured phase */
+			t->beh.start_ns = 0;
+			/* rtla itself (and the sleepers) where jitterlab's own threads go: its threads are the kernel's
+			 * (or its -u threads, which it pins itself). A traced run measures rtla's unit from the trace,
+			 * and a measured unit may not share the housekeeping CPUs: there rtla goes where it likes. */
+			t->place.cpus_set = CPU_COUNT(&s->main_cpus) > 0 && !(!k && s->ct->run.trace_groups);
+			if (t->place.cpus_set)
+				t->place.cpus = s->main_cpus;
+			if (!k && s->ct->run.trace_groups) {
+				t->beh.measure = JL_MEASURE_WAKEUPS;
+				snprintf(t->beh.threads, sizeof(t->beh.threads), "%s",
+					 s->rtla.user_threads ? "timerlatu/*" : "kthread:timerlat/*");
+			}
+		}
 	}
 	if (jl_scenario_validate(s->ct, err, sizeof(err))) {
-		fprintf(stderr, "jitterlab cyclictest: the cyclictest scenario is not valid: %s\n", err);
+		fprintf(stderr, "jitterlab cyclictest: the %s scenario is not valid: %s\n", kind == KIND_TL ? "timerlat" : "cyclictest",
+			err);
 		return JL_EXIT_RUNTIME;
 	}
-	snprintf(ctini, len, "%s/cyclictest-r%d.ini", s->dir, rep);
-	jl_scenario_write_file(ctini, s->ct);
+	snprintf(ini, len, "%s/%s-r%d.ini", s->dir, kind == KIND_TL ? "timerlat" : "cyclictest", rep);
+	jl_scenario_write_file(ini, s->ct);
 	return JL_LIFE_GO;
 }
 
@@ -765,6 +934,189 @@ static json_object *ct_jl_thread(const struct ct *s, json_object *sum, int k, co
 	return th;
 }
 
+/* The worst wakeup (window "wakeup") in summary SUM of the series NAME (PREFIX: the series NAME.*) on CPUS
+ * (NULL: any) with a latency below BELOW: its trace.worst[] entry, or NULL. */
+static json_object *worst_of(json_object *sum, const char *name, bool prefix, const cpu_set_t *cpus, int64_t below)
+{
+	json_object *w = jget(jget(sum, JL_K(trace)), JL_K(worst)), *best = NULL;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; w && i < json_object_array_length(w); i++) {
+		json_object *e = json_object_array_get_idx(w, i);
+		const char *tn = json_object_get_string(jget(e, JL_K(thread)));
+		int cpu = json_object_get_int(jget(e, JL_K(cpu)));
+
+		if (!tn || (prefix ? strncmp(tn, name, n) || tn[n] != '.' : strcmp(tn, name)) ||
+		    strcmp(json_object_get_string(jget(e, JL_K(window))), "wakeup") ||
+		    (cpus && (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, cpus))) ||
+		    json_object_get_int64(jget(e, JL_K(latency_ns))) >= below)
+			continue;
+		if (!best || json_object_get_int64(jget(e, JL_K(latency_ns))) > json_object_get_int64(jget(best, JL_K(latency_ns))))
+			best = e;
+	}
+	return best;
+}
+
+#define AGREE_NS 5000 /* the kernel's accounting and jitterlab's parts agree within 5 us or 25% */
+
+/* The kernel's accounting of E's window [waking, switch-in] (osnoise events on its CPU in RDIR's trace.dat)
+ * set beside jitterlab's parts, into W: kernel (the events), kernel_ns and jitterlab_ns per class,
+ * agreement (sentences), agrees. */
+static bool kernel_beside(json_object *w, json_object *e, const char *rdir)
+{
+	static const char *const cls[] = { "irq", "softirq", "thread", "nmi" };
+	struct jl_kernel_noise kn[64];
+	int64_t from = json_object_get_int64(jget(e, JL_K(waking_ns))), to = json_object_get_int64(jget(e, JL_K(switch_in_ns)));
+	int64_t kns[JL_NOISE_N] = { 0 }, jns[JL_NOISE_N] = { 0 };
+	json_object *list = json_object_new_array(), *ko = json_object_new_object(), *jo = json_object_new_object();
+	json_object *agree = json_object_new_array(), *parts = jget(e, JL_K(parts));
+	char dat[PATH_MAX + 16], err[256], text[512] = "", a[48], b[48];
+	bool all = true;
+	int n = 0;
+	size_t o = 0;
+	int64_t first;
+
+	snprintf(dat, sizeof(dat), "%s/trace.dat", rdir);
+	if (jl_trace_kernel_noise(dat, json_object_get_int(jget(e, JL_K(cpu))), from, to, kn, 64, &n, &first, err, sizeof(err))) {
+		json_object_object_add(w, "kernel_error", json_object_new_string(err));
+		json_object_put(list), json_object_put(ko), json_object_put(jo), json_object_put(agree);
+		return true;
+	}
+	if (from < first) { /* the tracer was not sampling the CPU yet (rtla sets up, then samples) */
+		json_object_put(list), json_object_put(ko), json_object_put(jo), json_object_put(agree);
+		return false;
+	}
+	for (int i = 0; i < n && i < 64; i++) {
+		int64_t lo = kn[i].end - kn[i].duration > from ? kn[i].end - kn[i].duration : from;
+		int64_t ov = (kn[i].end < to ? kn[i].end : to) - lo;
+		json_object *x = json_object_new_object();
+
+		if (ov <= 0)
+			ov = 0;
+		kns[kn[i].cls] += ov;
+		json_object_object_add(x, "class", json_object_new_string(jl_noise_class_name(kn[i].cls)));
+		json_object_object_add(x, "name", json_object_new_string(kn[i].name));
+		json_object_object_add(x, "id", json_object_new_int(kn[i].id));
+		json_object_object_add(x, "duration_ns", json_object_new_int64(kn[i].duration));
+		json_object_object_add(x, "in_window_ns", json_object_new_int64(ov));
+		json_object_array_add(list, x);
+		if (ov >= 1000 && o < sizeof(text))
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s %s %s", o ? ", " : "", jl_noise_class_name(kn[i].cls),
+					      kn[i].name[0] ? kn[i].name : "-", jl_value_format((double)ov, JL_UNIT_NS, false, a, sizeof(a)));
+	}
+	for (size_t i = 0; parts && i < json_object_array_length(parts); i++) {
+		json_object *p = json_object_array_get_idx(parts, i);
+		const char *k = json_object_get_string(jget(p, JL_K(kind)));
+		int64_t d = json_object_get_int64(jget(p, JL_K(duration_ns)));
+
+		if (!strcmp(k, "irq") || !strcmp(k, "timer") || !strcmp(k, "ipi"))
+			jns[JL_NOISE_IRQ] += d;
+		else if (!strcmp(k, "softirq"))
+			jns[JL_NOISE_SOFTIRQ] += d;
+		else if (!strcmp(k, "task") || !strcmp(k, "unpreempted"))
+			jns[JL_NOISE_THREAD] += d;
+	}
+	for (int c = 0; c < JL_NOISE_N; c++) {
+		int64_t hi = kns[c] > jns[c] ? kns[c] : jns[c], diff = llabs(kns[c] - jns[c]);
+		char line[256];
+
+		json_object_object_add(ko, cls[c], json_object_new_int64(kns[c]));
+		json_object_object_add(jo, cls[c], json_object_new_int64(jns[c]));
+		if (c == JL_NOISE_NMI || diff <= AGREE_NS || diff * 4 <= hi)
+			continue;
+		all = false;
+		snprintf(line, sizeof(line), "disagree on %s: the kernel counts %s in the window, jitterlab's parts %s", cls[c],
+			 jl_value_format((double)kns[c], JL_UNIT_NS, false, a, sizeof(a)),
+			 jl_value_format((double)jns[c], JL_UNIT_NS, false, b, sizeof(b)));
+		json_object_array_add(agree, json_object_new_string(line));
+	}
+	if (all)
+		json_object_array_add(agree, json_object_new_string(
+			n ? "agree: irq, softirq and thread time within 5 us or 25% of jitterlab's parts"
+			  : "agree only by absence: no osnoise event in the window (the kernel counted no interference)"));
+	if (kns[JL_NOISE_NMI])
+		json_object_array_add(agree, json_object_new_string("the kernel counts NMI time, which jitterlab's trace cannot see"));
+	json_object_object_add(w, "kernel", list);
+	json_object_object_add(w, "kernel_events", json_object_new_int(n));
+	json_object_object_add(w, "kernel_text", json_object_new_string(text[0] ? text : "no interference counted"));
+	json_object_object_add(w, "kernel_ns", ko);
+	json_object_object_add(w, "jitterlab_ns", jo);
+	json_object_object_add(w, "agreement", agree);
+	json_object_object_add(w, "agrees", json_object_new_boolean(all));
+	return true;
+}
+
+/* Keep E (a trace.worst[] entry of run REP in RDIR) as SIDE's "worst" when it is worse than the one kept;
+ * KERNEL: with the kernel's accounting beside it, and only if the tracer sampled its CPU by then (false:
+ * it did not, E not kept). */
+static bool keep_worst(json_object *side, json_object *e, int rep, const char *rdir, bool kernel)
+{
+	json_object *w = jget(side, "worst");
+	static const char *const copy[] = { "cycle", "cpu", "latency_ns", "waking_ns", "switch_in_ns", "text", "parts",
+					    "culprit", "advice" };
+
+	if (!e || (w && json_object_get_int64(jget(w, "latency_ns")) >= json_object_get_int64(jget(e, JL_K(latency_ns)))))
+		return true;
+	w = json_object_new_object();
+	json_object_object_add(w, "run", json_object_new_int(rep));
+	json_object_object_add(w, "dir", json_object_new_string(rdir));
+	json_object_object_add(w, "series", json_object_get(jget(e, JL_K(thread))));
+	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
+		json_object_object_add(w, copy[i], json_object_get(jget(e, copy[i])));
+	if (kernel && !kernel_beside(w, e, rdir)) {
+		json_object_put(w);
+		return false;
+	}
+	json_object_object_add(side, "worst", w);
+	return true;
+}
+
+/* What rtla timerlat printed in run REP (its log in RDIR: the first loop's place), per loop on its CPUs,
+ * and timerlat's worst wakeup from jitterlab's trace of the run. */
+static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *log)
+{
+	char err[JL_ERR_MAX + 256], path[PATH_MAX + 64];
+	const char *tln = s->base->threads[s->measured[0]].name;
+	struct jl_rtla_hist h;
+	json_object *sum;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s.log", rdir, tln);
+	text = rdir[0] ? jl_rtla_read_file(path) : NULL;
+	if (!text || jl_rtla_hist_parse(text, JL_CYCLICTEST_HIST_US, &h, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab cyclictest: rtla timerlat's output %s: %s (log: %s)\n", path,
+			text ? err : strerror(errno), log);
+		free(text);
+		return;
+	}
+	free(text);
+	sum = jl_child_read_summary(rdir, err, sizeof(err));
+	for (int k = 0; k < s->nm; k++) {
+		const struct jl_thread_spec *t = &s->base->threads[s->measured[k]];
+		const cpu_set_t *cpus = t->place.cpus_set ? &t->place.cpus : NULL;
+		json_object *to = json_object_array_get_idx(s->threads, (size_t)k);
+		struct jl_cyclictest_result r;
+
+		if (jl_rtla_hist_result(&h, s->rtla.user_threads ? "Usr" : "Thr", cpus, &r, err, sizeof(err)) == 0)
+			add_ct_run(jget(jget(to, sides[SIDE_TL_THREAD]), "runs"), &r, "log", path, rep);
+		else
+			fprintf(stderr, "jitterlab cyclictest: rtla timerlat's output for '%s': %s\n", t->name, err);
+		if (jl_rtla_hist_result(&h, "IRQ", cpus, &r, err, sizeof(err)) == 0)
+			add_ct_run(jget(jget(to, sides[SIDE_TL_IRQ]), "runs"), &r, "log", path, rep);
+		/* timerlat's worst among the wakeups the tracer sampled (its thread wakes before rtla has set it
+		 * up, and those first wakeups are no timerlat samples) */
+		for (int64_t below = INT64_MAX;;) {
+			json_object *e = worst_of(sum, tln, true, cpus, below);
+
+			if (!e || keep_worst(jget(to, sides[SIDE_TL_THREAD]), e, rep, rdir, true))
+				break;
+			below = json_object_get_int64(jget(e, JL_K(latency_ns)));
+		}
+	}
+	json_object_put(sum);
+	jl_rtla_hist_free(&h);
+}
+
 /* What one run of SIDE gave for each measured thread, into the document. */
 static void ct_collect(struct ct *s, int rep, int side, const char *rdir, const char *log)
 {
@@ -789,6 +1141,7 @@ static void ct_collect(struct ct *s, int rep, int side, const char *rdir, const 
 		json_object *th = ct_jl_thread(s, sum, k, &sn);
 
 		if (th) {
+			keep_worst(jget(to, "jitterlab"), worst_of(sum, sn, false, NULL, INT64_MAX), rep, rdir, false);
 			add_jl_run(jget(jget(to, "jitterlab_exact"), "runs"), th, rdir, rep);
 			if (jl_cyclictest_bucket_samples(rdir, sn, &r, err, sizeof(err)))
 				fprintf(stderr, "jitterlab cyclictest: %s\n", err);
@@ -807,7 +1160,11 @@ static int ct_run(void *ctx, int i, const sigset_t *child_mask)
 	struct jl_child_run cr = { 0 };
 	char err[JL_ERR_MAX + 256], ctini[PATH_MAX + 64], name[32], out[PATH_MAX + 32], log[PATH_MAX + 64];
 	char rdir[PATH_MAX];
-	int rep = i / 2 + 1, side = i % 2, rc = side ? JL_LIFE_GO : ct_side_scenario(s, rep, ctini, sizeof(ctini));
+	enum ct_kind kind = s->order[i % s->nkinds];
+	static const char *const kind_dir[] = { "cyclictest", "timerlat", "jitterlab" };
+	static const char *const kind_what[] = { "cyclictest in its place", "rtla timerlat in its place", "jitterlab's loop" };
+	int rep = i / s->nkinds + 1, side = kind == KIND_JL;
+	int rc = kind == KIND_JL ? JL_LIFE_GO : ct_side_scenario(s, kind, rep, ctini, sizeof(ctini));
 	bool intr = false;
 
 	if (rc != JL_LIFE_GO) {
@@ -816,16 +1173,15 @@ static int ct_run(void *ctx, int i, const sigset_t *child_mask)
 		return JL_LIFE_STOP;
 	}
 	snprintf(name, sizeof(name), "r%d", rep);
-	snprintf(out, sizeof(out), "%s/%s", s->dir, side ? "jitterlab" : "cyclictest");
-	snprintf(log, sizeof(log), "%s/%s-r%d.log", s->dir, side ? "jitterlab" : "cyclictest", rep);
+	snprintf(out, sizeof(out), "%s/%s", s->dir, kind_dir[kind]);
+	snprintf(log, sizeof(log), "%s/%s-r%d.log", s->dir, kind_dir[kind], rep);
 	cr.scenario = side ? s->jlini : ctini;
 	cr.out_dir = out;
 	cr.name = name;
 	cr.log_path = log;
 	cr.timeout_ns = s->base->run.warmup_ns + s->base->run.duration_ns + 60 * JL_NSEC_PER_SEC;
 	if (!s->o.quiet)
-		fprintf(stderr, "cyclictest: run %d of %d: %s\n", i + 1, s->o.runs * 2,
-			side ? "jitterlab's loop" : "cyclictest in its place");
+		fprintf(stderr, "cyclictest: run %d of %d: %s\n", i + 1, s->o.runs * s->nkinds, kind_what[kind]);
 	rc = jl_child_run_exec(&cr, child_mask, &intr, rdir, sizeof(rdir), err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "jitterlab cyclictest: %s\n", err);
@@ -835,9 +1191,11 @@ static int ct_run(void *ctx, int i, const sigset_t *child_mask)
 	if (intr || rc == JL_EXIT_INTERRUPTED)
 		return JL_LIFE_STOP;
 	if (rc != JL_EXIT_OK && rc != JL_EXIT_EXPECT)
-		fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n",
-			side ? "jitterlab" : "cyclictest", rc, log);
-	ct_collect(s, rep, side, rdir, log);
+		fprintf(stderr, "jitterlab cyclictest: the %s run exited %d; its log: %s\n", kind_dir[kind], rc, log);
+	if (kind == KIND_TL)
+		ct_collect_tl(s, rep, rdir, log);
+	else
+		ct_collect(s, rep, side, rdir, log);
 	return JL_LIFE_NEXT;
 }
 
@@ -873,7 +1231,8 @@ static int ct_verdict(void *ctx, bool interrupted)
 		json_object *to = json_object_array_get_idx(s->threads, (size_t)k);
 
 		if (!json_object_array_length(jget(jget(to, "cyclictest"), "runs")) ||
-		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")))
+		    !json_object_array_length(jget(jget(to, "jitterlab"), "runs")) ||
+		    (s->tl && !json_object_array_length(jget(jget(to, sides[SIDE_TL_THREAD]), "runs"))))
 			s->status = JL_EXIT_RUNTIME;
 	}
 	return interrupted || jl_stopping() ? JL_EXIT_INTERRUPTED : s->status;

@@ -1,7 +1,8 @@
 /* doctor: `jitterlab doctor [--json]`: how ready this machine is for real-time work. One table of
  * checks (name, what it looks at); each check fills a status (ok / warn / fail), what it saw and one
  * line of advice. Read-only: must never change, mount or start anything on the machine (the tool
- * versions are read by running `TOOL --version`-style commands, nothing else). */
+ * versions are read by running `TOOL --version`-style commands, nothing else), except what --noise asks
+ * for: rtla osnoise for a few seconds, under the machine lock (rtla makes and removes its own instance). */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 
 #include "../../affinity/cli.h"
 #include "commands.h"
+#include "rtla.h"
 #include "../../affinity/kversion.h"
 #include "../base/host.h"
 #include "../trace/io/trace.h"
@@ -470,7 +472,9 @@ static void check_tracefs(struct jl_doctor_result *r)
 				snprintf(optional + o, sizeof(optional) - o, " %s", e->name);
 			}
 		}
-		if (required_missing || !found)
+		if (!found && tg->where_it_exists)
+			snprintf(optional + strlen(optional), sizeof(optional) - strlen(optional), " %s (group)", tg->name);
+		else if (required_missing || !found)
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s", tg->name);
 		else
 			snprintf(have + strlen(have), sizeof(have) - strlen(have), " %s", tg->name);
@@ -687,25 +691,127 @@ static const struct {
 
 #define NCHECKS (sizeof(checks) / sizeof(checks[0]))
 
+enum { D_JSON = 1, D_NOISE, D_NOISE_TIME };
+
 static const struct jl_cli_opt doctor_opts[] = {
-	{ "json", 'j', NULL, "print the checks as JSON on stdout instead of the table", 1 },
+	{ "json", 'j', NULL, "print the checks as JSON on stdout instead of the table", D_JSON },
+	{ "noise", 'n', "CPUS", "also measure these CPUs' noise (a list, or all) with rtla osnoise: the kernel's "
+				"osnoise tracer runs its workload on them, so never beside a run (the machine lock)", D_NOISE },
+	{ "noise-time", 0, "S", "how long --noise measures, in seconds (1-600, default 5)", D_NOISE_TIME },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
 const struct jl_cli jl_cli_doctor = { "doctor", "", "real-time readiness of this machine, one line per check",
 				      doctor_opts };
 
+#define NOISE_MAX_CPUS 256
+#define NOISE_LOCK_WAIT_MS 10000
+
+/* --noise: rtla osnoise top on CPUS for SECONDS under the machine lock, as JSON: {measured, why | command,
+ * seconds, cpus[] (rtla.h's fields)}. Changes nothing itself: rtla makes and removes its own tracing instance
+ * (and ends with doctor: PR_SET_PDEATHSIG). */
+static json_object *measure_noise(const cpu_set_t *cpus, int seconds)
+{
+	json_object *o = json_object_new_object();
+	struct jl_rtla_noise rows[NOISE_MAX_CPUS];
+	struct jl_rtla_probe p;
+	char why[512] = "", cmd[512] = "";
+	int n = 0, lock = -1;
+
+	jl_rtla_probe(&p, false);
+	if (p.why_osnoise[0])
+		snprintf(why, sizeof(why), "%s", p.why_osnoise);
+	else if (geteuid() != 0)
+		snprintf(why, sizeof(why), "the osnoise tracer needs root (sudo jitterlab doctor --noise ...)");
+	else if ((lock = jl_journal_lock(jl_journal_default_dir(), NOISE_LOCK_WAIT_MS)) < 0)
+		snprintf(why, sizeof(why), "%s", errno == EWOULDBLOCK
+			 ? "a jitterlab run holds the machine lock (waited 10 s): the tracer's workload never runs beside a run"
+			 : "cannot take the machine lock");
+	else if (jl_rtla_noise_measure(cpus, seconds, rows, NOISE_MAX_CPUS, &n, cmd, sizeof(cmd), why, sizeof(why)))
+		n = 0;
+	if (lock >= 0)
+		close(lock);
+	json_object_object_add(o, "measured", json_object_new_boolean(n > 0));
+	json_object_object_add(o, "tool", json_object_new_string("rtla osnoise top"));
+	json_object_object_add(o, "why", n ? NULL : json_object_new_string(why));
+	json_object_object_add(o, "command", cmd[0] ? json_object_new_string(cmd) : NULL);
+	json_object_object_add(o, "seconds", json_object_new_int(seconds));
+	if (n) {
+		json_object *arr = json_object_new_array();
+
+		for (int i = 0; i < n; i++)
+			json_object_array_add(arr, jl_rtla_noise_json(&rows[i]));
+		json_object_object_add(o, "cpus", arr);
+	}
+	return o;
+}
+
+static int64_t jint(json_object *o, const char *a, const char *b)
+{
+	json_object *x = NULL;
+
+	if (!json_object_object_get_ex(o, a, &x))
+		return 0;
+	if (b && !json_object_object_get_ex(x, b, &x))
+		return 0;
+	return json_object_get_int64(x);
+}
+
+static void print_noise(json_object *n)
+{
+	json_object *cpus = NULL, *v = NULL;
+
+	printf("\nnoise (rtla osnoise top, %d s):", (int)jint(n, "seconds", NULL));
+	if (!json_object_object_get_ex(n, "cpus", &cpus)) {
+		json_object_object_get_ex(n, "why", &v);
+		printf(" not measured: %s\n", json_object_get_string(v));
+		return;
+	}
+	printf("\n");
+	for (size_t i = 0; i < json_object_array_length(cpus); i++) {
+		json_object *c = json_object_array_get_idx(cpus, i), *av = NULL;
+
+		json_object_object_get_ex(c, "available_pct", &av);
+		printf("  CPU %-3d noise %9.3f ms of %.3f s (%.4f%% left to tasks), max %8.3f ms in a period, largest single "
+		       "%8.3f ms; hw %lld nmi %lld irq %lld softirq %lld thread %lld\n",
+		       (int)jint(c, "cpu", NULL), (double)jint(c, "noise_ns", NULL) / 1e6, (double)jint(c, "runtime_ns", NULL) / 1e9,
+		       json_object_get_double(av), (double)jint(c, "max_noise_ns", NULL) / 1e6,
+		       (double)jint(c, "max_single_noise_ns", NULL) / 1e6, (long long)jint(c, "interference", "hw"),
+		       (long long)jint(c, "interference", "nmi"), (long long)jint(c, "interference", "irq"),
+		       (long long)jint(c, "interference", "softirq"), (long long)jint(c, "interference", "thread"));
+	}
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct jl_doctor_result res[NCHECKS];
 	struct jl_cli_walk w = JL_CLI_START;
-	int count[3] = { 0 }, c;
-	bool json = false;
+	int count[3] = { 0 }, c, noise_s = 5;
+	bool json = false, noise = false;
+	json_object *noise_doc = NULL;
+	cpu_set_t noise_cpus;
 	const char *v;
+	char err[256];
 
 	while ((c = jl_cli_next(&jl_cli_doctor, argc, argv, &w, &v)) != JL_CLI_END) {
-		if (c == 1) {
+		if (c == D_JSON) {
 			json = true;
+		} else if (c == D_NOISE) {
+			noise = true;
+			if (!strcmp(v, "all") ? jl_cpulist_online(&noise_cpus) != 0
+					      : jl_cpulist_parse(v, &noise_cpus, err, sizeof(err)) != 0) {
+				fprintf(stderr, "jitterlab doctor: --noise %s: %s\n", v, strcmp(v, "all") ? err : "cannot read the online CPUs");
+				return JL_EXIT_USAGE;
+			}
+		} else if (c == D_NOISE_TIME) {
+			char *end;
+			long s = strtol(v, &end, 10);
+
+			if (*end || end == v || s < 1 || s > 600) {
+				fprintf(stderr, "jitterlab doctor: --noise-time %s: expected whole seconds, 1-600\n", v);
+				return JL_EXIT_USAGE;
+			}
+			noise_s = (int)s;
 		} else if (c == JL_CLI_HELP) {
 			jl_cli_help(stdout, &jl_cli_doctor);
 			return JL_EXIT_OK;
@@ -721,6 +827,8 @@ int cmd_doctor(int argc, char **argv)
 		checks[i].fn(&res[i]);
 		count[res[i].status]++;
 	}
+	if (noise)
+		noise_doc = measure_noise(&noise_cpus, noise_s);
 	if (json) {
 		json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
@@ -738,6 +846,8 @@ int cmd_doctor(int argc, char **argv)
 		json_object_object_add(o, "ok", json_object_new_int(count[JL_DOC_OK]));
 		json_object_object_add(o, "warn", json_object_new_int(count[JL_DOC_WARN]));
 		json_object_object_add(o, "fail", json_object_new_int(count[JL_DOC_FAIL]));
+		if (noise_doc)
+			json_object_object_add(o, "noise", noise_doc);
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 		return JL_EXIT_OK;
@@ -745,6 +855,10 @@ int cmd_doctor(int argc, char **argv)
 	printf("%-16s %-5s %-44s %s\n", "CHECK", "", "SEEN", "ADVICE");
 	for (size_t i = 0; i < NCHECKS; i++)
 		printf("%-16s %-5s %-44.44s %s\n", checks[i].name, status_name[res[i].status], res[i].value, res[i].advice);
+	if (noise_doc) {
+		print_noise(noise_doc);
+		json_object_put(noise_doc);
+	}
 	printf("\ndoctor: %d ok, %d warn, %d fail\n", count[JL_DOC_OK], count[JL_DOC_WARN], count[JL_DOC_FAIL]);
 	return JL_EXIT_OK;
 }

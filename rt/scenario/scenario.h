@@ -35,7 +35,7 @@ enum jl_policy { JL_POLICY_OTHER, JL_POLICY_BATCH, JL_POLICY_IDLE, JL_POLICY_FIF
 enum jl_overrun { JL_OVERRUN_SKIP, JL_OVERRUN_CATCHUP };
 
 /* [run] trace groups (bit mask) */
-enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2 };
+enum { JL_TRACE_SCHED = 1 << 0, JL_TRACE_IRQ = 1 << 1, JL_TRACE_TIMER = 1 << 2, JL_TRACE_OSNOISE = 1 << 3 };
 
 enum jl_irq_affinity { JL_IRQ_KEEP, JL_IRQ_HOUSEKEEPING };
 

@@ -237,7 +237,10 @@ KEY_FORMAT(fmt_warmup)
 static const struct {
 	const char *name;
 	unsigned bit;
-} trace_bits[] = { { "sched", JL_TRACE_SCHED }, { "irq", JL_TRACE_IRQ }, { "timer", JL_TRACE_TIMER } };
+} trace_bits[] = { { "sched", JL_TRACE_SCHED },
+		    { "irq", JL_TRACE_IRQ },
+		    { "timer", JL_TRACE_TIMER },
+		    { "osnoise", JL_TRACE_OSNOISE } };
 
 RKEY_PARSE(run_trace)
 {
@@ -708,8 +711,8 @@ static const struct jl_key_desc run_keys[] = {
 	{ .name = "warmup", .slot = JL_RUN_KEY_WARMUP, .syntax = "DURATION", .def = "1s", .range = "0 or more",
 	  .help = "time before measuring; cycles then are recorded but excluded from statistics",
 	  .parse = run_warmup, .format = fmt_warmup },
-	{ .name = "trace", .slot = JL_RUN_KEY_TRACE, .syntax = "off|sched,irq,timer", .def = "sched",
-	  .range = "off, or a comma list of sched, irq, timer",
+	{ .name = "trace", .slot = JL_RUN_KEY_TRACE, .syntax = "off|sched,irq,timer,osnoise", .def = "sched",
+	  .range = "off, or a comma list of sched, irq, timer, osnoise",
 	  .help = "the kernel events recorded with ftrace, as event groups (jitterlab list: trace groups)",
 	  .parse = run_trace, .format = fmt_trace },
 	{ .name = "trace_buffer", .slot = JL_RUN_KEY_TRACE_BUFFER, .syntax = "SIZE", .def = "16MB",

@@ -437,7 +437,9 @@ KEY_APPLIES(measure_applies)
 }
 
 /* threads = PATTERN: which threads of an exec'd program measure = wakeups measures. A glob on the thread
- * names (fnmatch), tid:N, or new:N (the Nth task the program's process tree created, from 1). */
+ * names (fnmatch), tid:N, new:N (the Nth task the program's process tree created, from 1), or kthread:GLOB
+ * (kernel threads born during the run whose names match: those the program has the kernel start, such as
+ * rtla timerlat's timerlat/N; kthreadd is their parent, not the program). */
 KEY_PARSE(beh_threads)
 {
 	(void)d, (void)key;
@@ -446,8 +448,8 @@ KEY_PARSE(beh_threads)
 		return 0;
 	}
 	if (strlen(value) >= sizeof(v->beh->threads) || !*value) {
-		snprintf(why, wl, "'%.40s' is not a thread pattern (expected all, a glob on thread names, tid:N or new:N; "
-			 "at most %zu characters)", value, sizeof(v->beh->threads) - 1);
+		snprintf(why, wl, "'%.40s' is not a thread pattern (expected all, a glob on thread names, tid:N, new:N or "
+			 "kthread:GLOB; at most %zu characters)", value, sizeof(v->beh->threads) - 1);
 		return -1;
 	}
 	if (!strncmp(value, "tid:", 4) || !strncmp(value, "new:", 4)) {
@@ -458,6 +460,10 @@ KEY_PARSE(beh_threads)
 			snprintf(why, wl, "'%s' is not a thread pattern (expected %.4sN, N a positive integer)", value, value);
 			return -1;
 		}
+	}
+	if (!strcmp(value, "kthread:")) {
+		snprintf(why, wl, "'%s' names no kernel thread (expected kthread:GLOB, e.g. kthread:timerlat/*)", value);
+		return -1;
 	}
 	snprintf(v->beh->threads, sizeof(v->beh->threads), "%s", value);
 	return 0;
@@ -520,9 +526,10 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .help = "record per-cycle samples for this thread (probe, wakeups: for the threads of an exec'd program)",
 	  .parse = beh_measure, .format = fmt_measure, .applies = measure_applies },
 	{ .name = "threads", .slot = JL_THREAD_KEY_THREADS, .syntax = "all|PATTERN", .def = "all",
-	  .range = "all, a glob on thread names, tid:N or new:N (the Nth task the program created)",
+	  .range = "all, a glob on thread names, tid:N, new:N (the Nth task the program created) or kthread:GLOB "
+		   "(kernel threads born during the run, e.g. kthread:timerlat/*)",
 	  .help = "measure = wakeups: the threads of the exec'd process tree to measure (followed through fork, "
-		  "exec and rename)",
+		  "exec and rename), or the kernel threads it has the kernel start",
 	  .parse = beh_threads, .format = fmt_threads, .applies = threads_applies },
 	{ .name = "exec", .slot = JL_THREAD_KEY_EXEC, .syntax = "COMMAND", .def_doc = "none: a built-in thread",
 	  .range = "a command line of at most 1023 characters",

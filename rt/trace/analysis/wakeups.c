@@ -5,7 +5,9 @@
  * fork and task_newtask events: followed through fork, exec and rename), filtered by the pattern: a glob
  * on the thread's name (its last comm), tid:N, or new:N (the Nth task the tree created). Each selected
  * thread is one series whose samples are its wakeups: ready = the sched_waking, start = the switch-in,
- * end = its next switch-out (run time per wakeup). A thread whose wakeups come at a steady period (80% of
+ * end = its next switch-out (run time per wakeup). With kthread:GLOB the unit's threads are instead the
+ * kernel threads born during the run (kthreadd's children) whose names match: rtla timerlat's timerlat/N,
+ * started by the kernel when rtla starts the tracer, belong to no program's tree. A thread whose wakeups come at a steady period (80% of
  * the intervals within 10% of their median) gets that period as its nominal rate. Pure (reads the
  * analysis), except for adding the series to the engine after the run. */
 #include <fnmatch.h>
@@ -19,8 +21,12 @@
 #include "prune.h"
 #include "series.h"
 
+#define KTHREADD 2 /* the parent of every kernel thread */
+
 static bool selected(const char *pattern, int32_t pid, int nth, const char *comm)
 {
+	if (!strncmp(pattern, "kthread:", 8))
+		return comm && fnmatch(pattern + 8, comm, 0) == 0;
 	if (!pattern[0])
 		return true;
 	if (!strncmp(pattern, "tid:", 4))
@@ -36,12 +42,17 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, 
 		const struct jl_thread *th = &eng->threads[t];
 		const struct jl_thread_spec *spec = th->spec;
 		int nth = 0, found = 0;
+		bool kthreads;
 
 		if (!th->is_exec || spec->beh.measure != JL_MEASURE_WAKEUPS || th->tid <= 0)
 			continue;
+		kthreads = !strncmp(spec->beh.threads, "kthread:", 8);
 		/* the child first, then its tree's tasks in the order they were born */
 		for (long i = -1; i < (long)an->nbirths; i++) {
 			int32_t pid = i < 0 ? th->tid : an->births[i].pid;
+
+			if (kthreads && (i < 0 || jl_analysis_parent(an, pid) != KTHREADD))
+				continue;
 			const char *comm = jl_analysis_comm(an, pid);
 			char what[24], name[JL_SERIES_NAME_MAX];
 			struct jl_series *s;
@@ -53,7 +64,7 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, 
 				/* task_newtask and sched_process_fork both record a clone: count each task once */
 				for (long j = 0; j < i && !again; j++)
 					again = an->births[j].pid == pid;
-				if (again || !jl_analysis_in_tree(an, th->tid, pid))
+				if (again || (!kthreads && !jl_analysis_in_tree(an, th->tid, pid)))
 					continue;
 				nth++;
 			}

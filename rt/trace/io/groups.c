@@ -52,12 +52,28 @@ static const struct jl_trace_event timer_events[] = {
 	{ NULL, NULL, 0 },
 };
 
+/* The kernel's own interference accounting (Linux 5.16+): osnoise:* fire only on the CPUs where the
+ * osnoise or timerlat tracer's workload samples (rtla osnoise / timerlat running), each an interference with
+ * its start and its duration net of what nested in it. Useless in a normal run (nothing fires) and the
+ * tracer disturbs a loop: `jitterlab cyclictest` records them on its timerlat column's run. */
+static const struct jl_trace_event osnoise_events[] = {
+	{ "osnoise", "irq_noise", 0 },
+	{ "osnoise", "softirq_noise", 0 },
+	{ "osnoise", "thread_noise", 0 },
+	{ "osnoise", "nmi_noise", 0 },
+	{ "osnoise", "sample_threshold", 0 },
+	{ NULL, NULL, 0 },
+};
+
 const struct jl_trace_group jl_trace_groups[] = {
 	{ JL_TRACE_SCHED, "sched", sched_events,
-	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone" },
+	  "wakeups and who held the CPU; priority inheritance; threads born, renamed, gone", false },
 	{ JL_TRACE_IRQ, "irq", irq_events,
-	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)" },
-	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat" },
+	  "interrupt time in a wait (IRQs, softirqs on the measured CPUs); inter-processor interrupts (6.5+)", false },
+	{ JL_TRACE_TIMER, "timer", timer_events, "timer callbacks (on the measured CPUs), named in trace.dat", false },
+	{ JL_TRACE_OSNOISE, "osnoise", osnoise_events,
+	  "the kernel's interference accounting (irq/softirq/thread/nmi noise): only while rtla timerlat or "
+	  "osnoise runs (jitterlab cyclictest's timerlat column)", true },
 };
 const int jl_trace_ngroups = sizeof(jl_trace_groups) / sizeof(jl_trace_groups[0]);
 

@@ -38,6 +38,7 @@ struct jl_trace_group {
 	const char *name;          /* the group's name in [run] trace */
 	const struct jl_trace_event *events; /* ended by { NULL } */
 	const char *help;
+	bool where_it_exists;      /* a kernel without any of its events lacks nothing a run needs */
 };
 extern const struct jl_trace_group jl_trace_groups[];
 extern const int jl_trace_ngroups;
