@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from conftest import read_text
+
 
 SCEN = """
     ; a 1 kHz FIFO loop on CPU 1 with a CFS neighbour on the same CPU, 3 s
@@ -122,6 +124,18 @@ def test_cyclictest_side_by_side(jl, scenario, tmp_path):
     # report reads the comparison back
     rep = jl("report", d, timeout=30, check_rc=0)
     assert "jitterlab/cyclictest" in rep.stdout
+    # every column says what it measures
+    for side in ("cyclictest", "jitterlab", "jitterlab_exact"):
+        assert isinstance(t[side]["method"], str) and t[side]["method"], side
+    # the kernel's instrument: on a kernel without the timerlat tracer its column says why, and the rest ran
+    tl = doc["timerlat"]
+    tracers = (read_text("/sys/kernel/tracing/available_tracers") or "").split()
+    if "timerlat" not in tracers:
+        assert tl["available"] is False and "no timerlat tracer" in tl["why"], tl
+        assert tl["command"] is None and "timerlat_thread" not in t and "timerlat_irq" not in t
+        assert "timerlat: not run: the kernel has no timerlat tracer" in r.stdout
+        assert "no timerlat column" in r.stderr
+        assert not (d / "timerlat").exists()
 
 
 def test_cyclictest_needs_a_measured_loop(jl, scenario):
@@ -166,3 +180,20 @@ def test_cyclictest_beside_a_probed_program(jl, scenario, tmp_path):
         assert 1200 <= t[side]["runs"][0]["cycles"] <= 2400, (side, t[side]["runs"][0]["cycles"])
     jl_sum = json.load(open(pathlib.Path(t["jitterlab"]["runs"][0]["dir"]) / "summary.json"))
     assert [x["name"] for x in jl_sum["threads"] if x.get("measured")] == ["ctl.loop"]
+
+
+def test_doctor_noise_says_why_it_cannot_run(jl):
+    """doctor --noise where the kernel has no osnoise tracer: the checks as usual, the noise section says
+    why, nothing was run. (The RT lane measures it: test_rt_kernel.py.)"""
+    tracers = (read_text("/sys/kernel/tracing/available_tracers") or "").split()
+    if "osnoise" in tracers:
+        pytest.skip("this kernel has the osnoise tracer: the RT lane's test measures with it")
+    doc = json.loads(jl("doctor", "--json", "--noise", "all", "--noise-time", "1", timeout=60, check_rc=0).stdout)
+    assert doc["checks"] and doc["noise"]["measured"] is False, doc["noise"]
+    assert "no osnoise tracer" in doc["noise"]["why"] and doc["noise"]["command"] is None
+    assert "cpus" not in doc["noise"]
+    r = jl("doctor", "--noise", "0", timeout=60, check_rc=0)
+    assert "noise (rtla osnoise top, 5 s): not measured: the kernel has no osnoise tracer" in r.stdout
+    # a bad CPU list or time is a usage error
+    assert jl("doctor", "--noise", "0-x", timeout=30).rc == 2
+    assert jl("doctor", "--noise", "0", "--noise-time", "0", timeout=30).rc == 2

@@ -5,6 +5,7 @@ Structure only: in the guest every timing is the emulator's. A loop at FIFO 40 r
 and one at FIFO 80 above them, on the CPU that handles the guest's writable 9p share's virtio IRQ; a
 neighbour on the other CPU writes to that share, so the IRQ's handler thread wakes on the loops' CPU while
 they run, back to back (paced 2 ms apart, the IRQ thread was not always among the worst cycles' parts)."""
+import fcntl
 import json
 import os
 import pathlib
@@ -155,3 +156,102 @@ def test_cfs_loop_is_woken_by_ktimers(jl, scenario):
     for w in led:
         assert w["advice_rule"] == "timer-softirq" and "policy = fifo" in w["advice"], w
 
+
+
+INSTRUMENTS = """
+    ; a 1 kHz FIFO 80 loop on CPU 1 beside a CFS hog; 3 s of warm-up: rtla's setup takes about 2 s under
+    ; emulation, and it starts with the warm-up
+    [run]
+    duration = 4s
+    warmup = 3s
+    trace = sched,irq
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 1kHz
+    work = none
+
+    [thread hog]
+    policy = other
+    cpus = 1
+    work = sin 100000
+    """
+
+
+def _rtla_counts(text, kind, cpu):
+    """The count row of rtla timerlat hist's KIND-CPU column (IRQ-001, Thr-001), read from its text."""
+    head = next(line.split() for line in text.splitlines() if line.startswith("Index"))
+    col = head.index(f"{kind}-{cpu:03d}")
+    row = next(line.split() for line in text.splitlines() if line.startswith("count:"))
+    return int(row[col])
+
+
+@pytest.mark.needs("timerlat")
+def test_three_instruments_side_by_side(jl, scenario, tmp_path):
+    """cyclictest, rtla timerlat and jitterlab's loop, one run each on the same CPU, priority and load: the
+    table's columns, rtla's own text read back, timerlat's thread measured from jitterlab's trace, and its
+    worst wakeup set beside the kernel's accounting. Structure only (emulated timings)."""
+    r = jl("cyclictest", scenario("instruments", INSTRUMENTS), timeout=600, check_rc=0)
+    d = (tmp_path / "out" / "instruments" / "latest").resolve()
+    doc = json.load(open(d / "cyclictest.json"))
+    tl = doc["timerlat"]
+    assert tl["available"] is True and tl["why"] is None and tl["rtla_version"], tl
+    assert "-c 1 " in tl["command"] and "-p 1000 " in tl["command"] and "-P f:80" in tl["command"], tl
+    major, minor = (int(x) for x in tl["rtla_version"].split(".")[:2])
+    user = (major, minor) >= (6, 6)
+    assert tl["mode"].startswith("user threads" if user else "kernel threads"), tl
+    t = doc["threads"][0]
+    for side in ("cyclictest", "timerlat_thread", "timerlat_irq", "jitterlab", "jitterlab_exact"):
+        assert len(t[side]["runs"]) == 1 and t[side]["method"], side
+        assert t[side]["runs"][0]["cycles"] > 0 and t[side]["max_ns"] is not None, side
+    assert ("Usr" if user else "Thr") in t["timerlat_thread"]["method"]
+    assert set(t["ratio_timerlat"]) == {"min", "avg", "p50", "p99", "max"}
+    # rtla's own histogram, read here from its text: the columns hold its counts
+    run = t["timerlat_thread"]["runs"][0]
+    text = pathlib.Path(run["log"]).read_text()
+    assert "timerlat histogram" in text.splitlines()[0]
+    assert run["cycles"] == _rtla_counts(text, "Usr" if user else "Thr", 1)
+    assert t["timerlat_irq"]["runs"][0]["cycles"] == _rtla_counts(text, "IRQ", 1)
+    # the timerlat run: rtla in the loop's place, its thread measured from the trace, osnoise recorded
+    tl_sum = json.load(open(pathlib.Path(run["log"]).parent / "summary.json"))
+    series = [x for x in tl_sum["threads"] if x["name"].startswith("control.timerlat")]
+    assert series and series[0]["kind"] == "wakeups" and series[0]["cycles"] > 0, tl_sum["threads"]
+    assert "osnoise:irq_noise" in json.dumps(tl_sum["trace"]), "the osnoise group was not recorded"
+    # timerlat's worst wakeup, explained by jitterlab and by the kernel's accounting of the same window
+    w = t["timerlat_thread"].get("worst")
+    assert w, "no worst wakeup of timerlat's thread kept"
+    assert w["series"].startswith("control.timerlat") and w["cpu"] == 1 and w["text"], w
+    assert set(w["kernel_ns"]) == {"irq", "softirq", "thread", "nmi"} and set(w["jitterlab_ns"]) == set(w["kernel_ns"])
+    assert w["agreement"] and isinstance(w["agrees"], bool)
+    assert w["agrees"] == (not any(a.startswith("disagree") for a in w["agreement"])), w["agreement"]
+    assert t["jitterlab"]["worst"]["series"] == "control"
+    # one table with the three instruments and both worst wakeups
+    assert "cyclictest vs rtla timerlat vs jitterlab" in r.stdout and "timerlat thr" in r.stdout
+    assert "timerlat's worst" in r.stdout and "the kernel's accounting (osnoise)" in r.stdout
+    # rtla removed its tracing instance; nothing of the tracer is left running
+    assert not [p for p in pathlib.Path("/sys/kernel/tracing/instances").iterdir() if p.name.startswith("timerlat")]
+    assert (read_text("/sys/kernel/tracing/current_tracer") or "nop") == "nop"
+
+
+@pytest.mark.needs("timerlat")
+def test_doctor_noise_measures_and_never_beside_a_run(jl):
+    doc = json.loads(jl("doctor", "--json", "--noise", "0-1", "--noise-time", "2", timeout=120, check_rc=0).stdout)
+    n = doc["noise"]
+    assert n["measured"] is True and n["command"].startswith("rtla osnoise top"), n
+    assert [c["cpu"] for c in n["cpus"]] == [0, 1]
+    for c in n["cpus"]:
+        assert c["runtime_ns"] > 0 and 0 <= c["noise_ns"] <= c["runtime_ns"] and 0 < c["available_pct"] <= 100
+        assert c["max_single_noise_ns"] <= c["max_noise_ns"] <= c["noise_ns"]
+        assert set(c["interference"]) == {"hw", "nmi", "irq", "softirq", "thread"}
+    # a run holds the machine lock: the tracer's workload does not start beside it
+    state = os.environ.get("JITTERLAB_STATE_DIR") or "/run/jitterlab"
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    fd = os.open(os.path.join(state, "machine.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        doc = json.loads(jl("doctor", "--json", "--noise", "1", "--noise-time", "1", timeout=120, check_rc=0).stdout)
+    finally:
+        os.close(fd)
+    assert doc["noise"]["measured"] is False and "holds the machine lock" in doc["noise"]["why"], doc["noise"]

@@ -342,6 +342,36 @@ static void test_offcpu_migration_and_new_n(void **state)
 	teardown(&f);
 }
 
+/* kthread:GLOB: the kernel threads born during the run (kthreadd's children) whose names match, and not
+ * the program's own tasks of the same name: rtla timerlat's timerlat/1 is kthreadd's child, renamed after
+ * its birth. */
+static void test_kthread_pattern(void **state)
+{
+	struct fake f;
+	char err[256];
+
+	(void)state;
+	for (int glob = 0; glob < 2; glob++) {
+		setup(&f, 0);
+		f.sc.threads[0].beh.measure = JL_MEASURE_WAKEUPS;
+		born(&f, 10, CHILD, WORKER, true); /* the program's own thread, named timerlat/9: not a kthread */
+		born(&f, 20, 2, 700, false);       /* kthreadd starts the tracer's thread */
+		born(&f, 30, 2, 701, false);       /* and a worker that does not match */
+		/* their names as the switches give them (a kthread is named after its birth) */
+		feed(&f, tev_switch(40, 1, 0, 120, 0, 700, 120, "timerlat/1"));
+		feed(&f, tev_switch(41, 1, 700, 120, 1, WORKER, 120, "timerlat/9"));
+		feed(&f, tev_switch(42, 1, WORKER, 120, 1, 701, 120, "kworker/1:2"));
+		snprintf(f.sc.threads[0].beh.threads, sizeof(f.sc.threads[0].beh.threads), "%s",
+			 glob ? "timerlat/*" : "kthread:timerlat/*");
+		assert_int_equal(jl_trace_wakeup_series(&f.eng, &f.an, err, sizeof(err)), 0);
+		assert_int_equal(f.eng.nseries, 1);
+		/* kthread: the kernel's thread; a plain glob: the program's tree only */
+		assert_int_equal(f.eng.series[0].tid, glob ? WORKER : 700);
+		assert_string_equal(f.eng.series[0].name, glob ? "ctl.timerlat_9" : "ctl.timerlat_1");
+		teardown(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),
 		cmocka_unit_test(test_offcpu_migration_and_new_n),
+		cmocka_unit_test(test_kthread_pattern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
