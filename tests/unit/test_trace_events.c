@@ -389,6 +389,37 @@ static void test_ipi_part(void **state)
 	jl_analysis_free(&an);
 }
 
+/* The local APIC timer's interrupt (x86 irq_vectors:local_timer_*, irq -5) makes the waking and goes on
+ * for 3 ms after it while a CFS hog is the interrupted task: the wait is that interrupt's, as the kernel's
+ * osnoise accounting counts it (irq noise local_timer:236), not the hog "kept running while runnable". */
+static void test_local_timer_irq_after_the_waking(void **state)
+{
+	struct jl_event e[] = {
+		sw(0, 1, 0, 120, CFS, 120, "hog"),
+		ev(1000, 1, CFS, JL_EVENT_IRQ_ENTRY, JL_EVENT_IRQ_LOCAL_TIMER, "LOC local timer"),
+		wake(1005, 1, CFS, LOOP, 19, JL_EVENT_WAKING),
+		ev(4000, 1, CFS, JL_EVENT_IRQ_EXIT, JL_EVENT_IRQ_LOCAL_TIMER, NULL),
+		sw(4004, 1, CFS, 120, LOOP, 19, "control"),
+	};
+	struct jl_analysis_sample s[] = { { .release = 1000000, .wake = 4006000, .cycle = 1 } };
+	const struct jl_part *p;
+	struct jl_cycle w[5];
+	struct jl_analysis an;
+	int nw;
+
+	(void)state;
+	setup_an(&an, s, 1);
+	assert_int_equal(jl_analysis_run(&an, e, 5), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 5, 0, &nw, NULL), 0);
+	p = find_part(&w[0], JL_PART_IRQ, "LOC local timer");
+	assert_non_null(p);
+	assert_int_equal(p->duration_ns, (4000 - 1005) * 1000);
+	assert_int_equal(p->pid, JL_EVENT_IRQ_LOCAL_TIMER);
+	assert_null(find_part(&w[0], JL_PART_UNPREEMPTED, "hog"));
+	assert_null(find_part(&w[0], JL_PART_IPI, "LOC local timer"));
+	jl_analysis_free(&an);
+}
+
 /* A CFS task preempted by the FIFO loop within 4 us is not a blocking task: that is the preemption path
  * ("preempting hog"). One that keeps running for long is named for it: test_trace_bandwidth.c. */
 static void test_lower_priority_is_not_culprit(void **state)
@@ -786,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_name_helpers_are_libc),
 		cmocka_unit_test(test_part_kind_registry),
 		cmocka_unit_test(test_ipi_part),
+		cmocka_unit_test(test_local_timer_irq_after_the_waking),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,7 +84,8 @@ enum jl_event_kind {
 	JL_EVENT_WAKEUP_NEW,    /* sched_wakeup_new of pid */
 	JL_EVENT_WAKEUP,        /* sched_wakeup (informational) */
 	JL_EVENT_MIGRATE,       /* pid moved to target_cpu */
-	JL_EVENT_IRQ_ENTRY,     /* pid = irq number, comm = handler name */
+	JL_EVENT_IRQ_ENTRY,     /* pid = irq number, comm = handler name; x86 vectors: IPIs -2 (reschedule),
+			       * -3, -4 (call function), JL_EVENT_IRQ_LOCAL_TIMER the local APIC timer */
 	JL_EVENT_IRQ_EXIT,
 	JL_EVENT_SOFTIRQ_ENTRY, /* pid = vector */
 	JL_EVENT_SOFTIRQ_EXIT,
@@ -107,6 +108,8 @@ enum jl_event_kind {
 	JL_EVENT_PROBE,         /* a probe record (include/jitterlab/probe.h) written by pid: mark_thread = its
 			       * kind (wake, end, name), expires = the release it names, comm = the name */
 };
+
+#define JL_EVENT_IRQ_LOCAL_TIMER (-5)
 
 struct jl_event {
 	int64_t ts;

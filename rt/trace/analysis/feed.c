@@ -347,8 +347,9 @@ static int on_irq_entry(struct jl_analysis *an, const struct jl_event *ev)
 	if (ev->pid >= 0)
 		snprintf(name, sizeof(name), "%d %s", ev->pid, ev->comm);
 	else
-		snprintf(name, sizeof(name), "%s", ev->comm); /* an IPI handler: "IPI reschedule" */
-	jl_timeline_push_ctx(an, c, ev->pid < 0 ? JL_PART_IPI : JL_PART_IRQ, ev->pid, name);
+		snprintf(name, sizeof(name), "%s", ev->comm); /* a vector: "IPI reschedule", "LOC local timer" */
+	jl_timeline_push_ctx(an, c, ev->pid < 0 && ev->pid != JL_EVENT_IRQ_LOCAL_TIMER ? JL_PART_IPI : JL_PART_IRQ, ev->pid,
+			     name);
 	return 0;
 }
 

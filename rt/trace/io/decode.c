@@ -43,6 +43,11 @@ static const struct evdef evdefs[] = {
 	{ "irq_vectors", "call_function_exit", JL_EVENT_IRQ_EXIT, { 0 } },
 	{ "irq_vectors", "call_function_single_entry", JL_EVENT_IRQ_ENTRY, { 0 } },
 	{ "irq_vectors", "call_function_single_exit", JL_EVENT_IRQ_EXIT, { 0 } },
+	/* x86's local APIC timer (LOC in /proc/interrupts): the hrtimers' hard interrupt, irq -5. The
+	 * interrupt goes on after the waking it makes; without it that time looked like the task it
+	 * interrupted (the kernel's osnoise accounting counts it as irq noise) */
+	{ "irq_vectors", "local_timer_entry", JL_EVENT_IRQ_ENTRY, { 0 } },
+	{ "irq_vectors", "local_timer_exit", JL_EVENT_IRQ_EXIT, { 0 } },
 	{ "irq", "softirq_entry", JL_EVENT_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
 	{ "irq", "softirq_exit", JL_EVENT_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
 	{ "timer", "hrtimer_expire_entry", JL_EVENT_TIMER_ENTRY,
@@ -330,9 +335,15 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 		if (!k->f[F_IRQ]) { /* an IPI handler: named by its event */
 			const char *n = evdefs[k->def].name;
 
-			ev->pid = !strncmp(n, "reschedule", 10) ? -2 : !strncmp(n, "call_function_single", 20) ? -4 : -3;
-			snprintf(ev->comm, sizeof(ev->comm), "IPI %s", ev->pid == -2 ? "reschedule" : ev->pid == -4
-				 ? "call function single" : "call function");
+			ev->pid = !strncmp(n, "reschedule", 10)		  ? -2
+				  : !strncmp(n, "call_function_single", 20) ? -4
+				  : !strncmp(n, "local_timer", 11)	  ? JL_EVENT_IRQ_LOCAL_TIMER
+									  : -3;
+			if (ev->pid == JL_EVENT_IRQ_LOCAL_TIMER)
+				snprintf(ev->comm, sizeof(ev->comm), "LOC local timer");
+			else
+				snprintf(ev->comm, sizeof(ev->comm), "IPI %s", ev->pid == -2 ? "reschedule" : ev->pid == -4
+					 ? "call function single" : "call function");
 		}
 		break;
 	case JL_EVENT_SOFTIRQ_ENTRY:

@@ -19,7 +19,7 @@ enum { F_PREV_PID, F_PREV_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_PID, F_NEXT_PR
        F_PARENT_COMM, F_CHILD_PID, F_CHILD_COMM, F_OLDCOMM, F_NEWCOMM, F_CLONE_FLAGS, F_GROUP_DEAD, F_CPU,
        F_CPUMASK, F_CALLSITE, F_CALLBACK, F_HRTIMER, F_NOW, F_EXPIRES, F_SOFTEXPIRES, F_N };
 
-#define JL_DECODER_EVENTS 26 /* the rows of decode.c's evdefs[] */
+#define JL_DECODER_EVENTS 28 /* the rows of decode.c's evdefs[] */
 
 struct jl_decoder_event {
 	int id;

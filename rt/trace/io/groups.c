@@ -43,6 +43,9 @@ static const struct jl_trace_event irq_events[] = {
 	{ "irq_vectors", "call_function_exit", JL_TRACE_EV_LOCAL },
 	{ "irq_vectors", "call_function_single_entry", JL_TRACE_EV_LOCAL },
 	{ "irq_vectors", "call_function_single_exit", JL_TRACE_EV_LOCAL },
+	/* the local APIC timer's interrupt: the hrtimers' (the loop's own) */
+	{ "irq_vectors", "local_timer_entry", JL_TRACE_EV_LOCAL },
+	{ "irq_vectors", "local_timer_exit", JL_TRACE_EV_LOCAL },
 	{ NULL, NULL, 0 },
 };
 static const struct jl_trace_event timer_events[] = {
