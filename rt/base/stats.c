@@ -27,6 +27,23 @@ uint64_t jl_percentile_rank(uint64_t n, double q)
 	return (uint64_t)rank;
 }
 
+int64_t jl_buckets_percentile(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
+{
+	uint64_t n = overflows, cum = 0, rank;
+
+	for (int b = 0; b < nbuckets; b++)
+		n += cnt[b];
+	if (!n)
+		return -1;
+	rank = jl_percentile_rank(n, q);
+	for (int b = 0; b < nbuckets; b++) {
+		cum += cnt[b];
+		if (cum >= rank)
+			return b;
+	}
+	return -1; /* the rank lies among the overflows */
+}
+
 int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q)
 {
 	return sorted[jl_percentile_rank(n, q) - 1];

@@ -34,8 +34,12 @@ struct jl_dist {
 };
 
 /* The nearest-rank rule: the 1-based rank ceil(Q/100 * N) of percentile Q, clamped to 1..N (N > 0).
- * Every percentile jitterlab reports uses it, histogram ones included (cyclictest.h). */
+ * Every percentile jitterlab reports uses it, histogram ones included (jl_buckets_percentile). */
 uint64_t jl_percentile_rank(uint64_t n, double q);
+/* Nearest-rank percentile Q over histogram buckets CNT[0..NBUCKETS) plus OVERFLOWS values beyond the
+ * last: the bucket's index, or -1 when the rank falls among the overflows (or there is no value). The
+ * rule of cyclictest's and rtla's 1 us histograms (cyclictest.h, rtla.h). */
+int64_t jl_buckets_percentile(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q);
 /* Nearest-rank percentile Q (0 < Q <= 100) of SORTED[0..N). N must be > 0. */
 int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q);
 

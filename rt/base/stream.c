@@ -79,17 +79,12 @@ void jl_hist_reset(struct jl_hist *h)
 
 int64_t jl_hist_percentile(const struct jl_hist *h, double q)
 {
-	uint64_t rank, seen = 0;
+	int64_t b;
 
 	if (!h->n)
 		return 0;
-	rank = jl_percentile_rank(h->n, q);
-	for (size_t b = 0; b < NBUCKETS; b++) {
-		seen += h->counts[b];
-		if (seen >= rank)
-			return jl_hist_bucket_high(b);
-	}
-	return jl_hist_bucket_high(NBUCKETS - 1);
+	b = jl_buckets_percentile(h->counts, NBUCKETS, 0, q); /* the clamped values are in the end buckets */
+	return jl_hist_bucket_high(b < 0 ? NBUCKETS - 1 : (size_t)b);
 }
 
 void jl_topk_init(struct jl_topk *t, int k)

@@ -58,23 +58,6 @@ static json_object *ct_get(json_object *o, const char *key)
 
 /* ---- cyclictest's rule: whole microseconds, 1 us buckets, nearest rank ---- */
 
-int64_t jl_cyclictest_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q)
-{
-	uint64_t n = overflows, cum = 0, rank;
-
-	for (int b = 0; b < nbuckets; b++)
-		n += cnt[b];
-	if (!n)
-		return -1;
-	rank = jl_percentile_rank(n, q);
-	for (int b = 0; b < nbuckets; b++) {
-		cum += cnt[b];
-		if (cum >= rank)
-			return b;
-	}
-	return -1; /* the rank lies among the overflows */
-}
-
 /* p50/p99/p99.9 of R from the JL_CYCLICTEST_HIST_US buckets CNT and R->overflows, in ns (bucket floor x 1000). */
 static void hist_percentiles(struct jl_cyclictest_result *r, const uint64_t *cnt)
 {
@@ -82,7 +65,7 @@ static void hist_percentiles(struct jl_cyclictest_result *r, const uint64_t *cnt
 	int64_t *out[3] = { &r->p50_ns, &r->p99_ns, &r->p999_ns };
 
 	for (int q = 0; q < 3; q++) {
-		int64_t b = jl_cyclictest_hist_percentile_us(cnt, JL_CYCLICTEST_HIST_US, r->overflows, qs[q]);
+		int64_t b = jl_buckets_percentile(cnt, JL_CYCLICTEST_HIST_US, r->overflows, qs[q]);
 
 		*out[q] = b < 0 ? -1 : b * 1000;
 	}
@@ -1078,7 +1061,7 @@ static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *l
 	char err[JL_ERR_MAX + 256], path[PATH_MAX + 64];
 	const char *tln = s->base->threads[s->measured[0]].name;
 	struct jl_rtla_hist h;
-	json_object *sum;
+	json_object *sum, *aa;
 	char *text;
 
 	snprintf(path, sizeof(path), "%s/%s.log", rdir, tln);
@@ -1089,6 +1072,7 @@ static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *l
 		free(text);
 		return;
 	}
+	aa = jl_rtla_aa_parse(text); /* rtla 6.3+ prints it where a threshold stopped the trace */
 	free(text);
 	sum = jl_child_read_summary(rdir, err, sizeof(err));
 	for (int k = 0; k < s->nm; k++) {
@@ -1097,9 +1081,14 @@ static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *l
 		json_object *to = json_object_array_get_idx(s->threads, (size_t)k);
 		struct jl_cyclictest_result r;
 
-		if (jl_rtla_hist_result(&h, s->rtla.user_threads ? "Usr" : "Thr", cpus, &r, err, sizeof(err)) == 0)
-			add_ct_run(jget(jget(to, sides[SIDE_TL_THREAD]), "runs"), &r, "log", path, rep);
-		else
+		if (jl_rtla_hist_result(&h, s->rtla.user_threads ? "Usr" : "Thr", cpus, &r, err, sizeof(err)) == 0) {
+			json_object *runs = jget(jget(to, sides[SIDE_TL_THREAD]), "runs");
+
+			add_ct_run(runs, &r, "log", path, rep);
+			if (aa)
+				json_object_object_add(json_object_array_get_idx(runs, json_object_array_length(runs) - 1),
+						       "auto_analysis", json_object_get(aa));
+		} else
 			fprintf(stderr, "jitterlab cyclictest: rtla timerlat's output for '%s': %s\n", t->name, err);
 		if (jl_rtla_hist_result(&h, "IRQ", cpus, &r, err, sizeof(err)) == 0)
 			add_ct_run(jget(jget(to, sides[SIDE_TL_IRQ]), "runs"), &r, "log", path, rep);
@@ -1114,6 +1103,7 @@ static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *l
 		}
 	}
 	json_object_put(sum);
+	json_object_put(aa);
 	jl_rtla_hist_free(&h);
 }
 

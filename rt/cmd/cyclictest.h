@@ -18,7 +18,7 @@
 
 /* One measurement thread's figures by cyclictest's rule, in ns (whole us x 1000): latency = wake -
  * intended expiry truncated to us (jl_cyclictest_latency_us), min/avg/max over every cycle, percentiles
- * nearest-rank (stats.h) over the 1 us buckets. */
+ * nearest-rank (jl_buckets_percentile, stats.h) over the 1 us buckets. */
 struct jl_cyclictest_result {
 	uint64_t cycles;
 	int64_t min_ns, max_ns;
@@ -27,10 +27,6 @@ struct jl_cyclictest_result {
 	uint64_t overflows;              /* cycles at or beyond JL_CYCLICTEST_HIST_US us (none is dropped) */
 	int cpu;
 };
-
-/* Nearest-rank percentile Q over 1 us buckets CNT[0..NBUCKETS) plus OVERFLOWS values beyond them: the
- * bucket (us), or -1 when the rank falls among the overflows (or there is no value). */
-int64_t jl_cyclictest_hist_percentile_us(const uint64_t *cnt, int nbuckets, uint64_t overflows, double q);
 
 /* cyclictest's rule applied to thread THREAD of jitterlab run RUN_DIR (its samples.csv). 0, or -1 with ERR. */
 int jl_cyclictest_bucket_samples(const char *run_dir, const char *thread, struct jl_cyclictest_result *r, char *err, size_t errlen);

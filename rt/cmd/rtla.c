@@ -304,7 +304,7 @@ int jl_rtla_hist_result(const struct jl_rtla_hist *h, const char *kind, const cp
 	r->cycles = count;
 	r->avg_ns = !count ? 0 : r->overflows ? wavg / (double)count * 1000 : (double)sum / (double)count * 1000;
 	for (int q = 0; q < 3; q++) {
-		int64_t b = jl_cyclictest_hist_percentile_us(cnt, h->nbuckets, r->overflows, qs[q]);
+		int64_t b = jl_buckets_percentile(cnt, h->nbuckets, r->overflows, qs[q]);
 
 		*(q == 0 ? &r->p50_ns : q == 1 ? &r->p99_ns : &r->p999_ns) = b < 0 ? -1 : b * 1000;
 	}

@@ -58,7 +58,7 @@ int jl_rtla_hist_parse(const char *text, int nbuckets, struct jl_rtla_hist *h, c
 void jl_rtla_hist_free(struct jl_rtla_hist *h);
 
 /* The figures of the KIND columns of the CPUs in CPUS (NULL: every column of KIND) summed, by cyclictest's
- * rule (the buckets are whole us: jl_cyclictest_hist_percentile_us over the summed buckets; min and max
+ * rule (the buckets are whole us: jl_buckets_percentile over the summed buckets; min and max
  * rtla's, over the CPUs; avg over the buckets when nothing overflowed, else rtla's count-weighted avg).
  * r->cpu is the CPU when one column was summed, else -1. 0, or -1 with ERR (no such column). */
 int jl_rtla_hist_result(const struct jl_rtla_hist *h, const char *kind, const cpu_set_t *cpus,

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "rt/cmd/cyclictest.h"
+#include "rt/base/stats.h"
 
 /* `cyclictest -q -m -t 1 --policy=fifo -p 80 -i 1000 -l 200 -h 400 --json=...`, as written (trimmed of
  * sysinfo). 200 cycles, all inside the histogram. By hand, cumulative counts: ... 17:79, 18:100 -> p50
@@ -128,13 +129,13 @@ static void test_hand_histogram(void **state)
 	assert_int_equal(r.cpu, 1);
 	/* the bucket function on its own, with overflows */
 	cnt[3] = 500, cnt[4] = 400, cnt[5] = 95, cnt[7] = 4, cnt[12] = 1;
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 100), 12);
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 0.01), 3);
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 45), 4);   /* 2000 values: rank 900 */
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 50), 12);  /* rank 1000, the last in range */
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 1000, 50.1), -1); /* rank 1002: an overflow */
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 0, 100), 12);
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 0, 0.01), 3);
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 1000, 45), 4);   /* 2000 values: rank 900 */
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 1000, 50), 12);  /* rank 1000, the last in range */
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 1000, 50.1), -1); /* rank 1002: an overflow */
 	memset(cnt, 0, sizeof(cnt));
-	assert_int_equal(jl_cyclictest_hist_percentile_us(cnt, 16, 0, 50), -1);
+	assert_int_equal(jl_buckets_percentile(cnt, 16, 0, 50), -1);
 }
 
 static void test_refused(void **state)
