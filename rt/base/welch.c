@@ -70,6 +70,96 @@ int jl_welch_test(const struct jl_runstats *a, const struct jl_runstats *b, doub
 	return 0;
 }
 
+size_t jl_ranksum_scratch(int na, int nb)
+{
+	return (size_t)(na + nb) * 2 + (size_t)na * (size_t)nb + 1;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* P(U >= K) under the null for sample sizes M and N. The number of arrangements with U = k is the number
+ * of partitions of k into at most M parts each at most N: the coefficient of q^k in the Gaussian binomial
+ * [M+N choose M]_q = prod_{i=1..M} (1 - q^(N+i)) / (1 - q^i), built in DP[0..MN] by one multiplication and
+ * one exact division per i (exact in doubles up to 2^53 arrangements: far beyond any number of runs). */
+static double ranksum_sf(int m, int n, double k, double *dp)
+{
+	int mn = m * n;
+	double total = 0, tail = 0;
+
+	for (int i = 0; i <= mn; i++)
+		dp[i] = 0;
+	dp[0] = 1;
+	for (int i = 1; i <= m; i++) {
+		/* multiply by (1 - q^(n+i)), then divide by (1 - q^i) (exact: the result is a polynomial) */
+		for (int x = mn; x >= n + i; x--)
+			dp[x] -= dp[x - (n + i)];
+		for (int x = i; x <= mn; x++)
+			dp[x] += dp[x - i];
+	}
+	for (int x = 0; x <= mn; x++) {
+		total += dp[x];
+		if (x >= k)
+			tail += dp[x];
+	}
+	return total > 0 ? tail / total : 1;
+}
+
+int jl_ranksum_test(const double *a, int na, const double *b, int nb, double *scratch, struct jl_ranksum *r)
+{
+	double *all = scratch, *sorted = scratch + na + nb, r1 = 0, u1, u2, u, tie_term = 0;
+	int n = na + nb;
+
+	memset(r, 0, sizeof(*r));
+	if (na < 1 || nb < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(all, a, (size_t)na * sizeof(*a));
+	memcpy(all + na, b, (size_t)nb * sizeof(*b));
+	memcpy(sorted, all, (size_t)n * sizeof(*all));
+	qsort(sorted, (size_t)n, sizeof(*sorted), cmp_double);
+	for (int i = 0; i < n;) {
+		int j = i;
+
+		while (j + 1 < n && sorted[j + 1] == sorted[i])
+			j++;
+		if (j > i) {
+			double t = j - i + 1;
+
+			r->ties = true;
+			tie_term += t * t * t - t;
+		}
+		i = j + 1;
+	}
+	for (int i = 0; i < na; i++) { /* A's ranks: 1 + below + (equal - 1) / 2 */
+		int below = 0, equal = 0;
+
+		for (int k = 0; k < n; k++)
+			below += sorted[k] < a[i], equal += sorted[k] == a[i];
+		r1 += below + (equal + 1) / 2.0;
+	}
+	u1 = r1 - na * (na + 1) / 2.0;
+	u2 = (double)na * nb - u1;
+	r->u = u1;
+	u = u1 > u2 ? u1 : u2;
+	if (!r->ties && (na <= 8 || nb <= 8)) {
+		r->exact = true;
+		r->p = 2 * ranksum_sf(na, nb, u, scratch + 2 * n);
+	} else {
+		double mu = na * (double)nb / 2, s = sqrt(na * (double)nb / 12.0 * ((n + 1) - tie_term / ((double)n * (n - 1))));
+
+		r->p = s > 0 ? 2 * gsl_cdf_ugaussian_Q((u - mu - 0.5) / s) : 1;
+	}
+	if (r->p > 1)
+		r->p = 1;
+	return 0;
+}
+
 char *jl_value_format(double v, enum jl_metric_unit unit, bool is_signed, char *buf, size_t len)
 {
 	const char *sign = is_signed && v >= 0 ? "+" : "";
@@ -129,13 +219,6 @@ char *jl_welch_verdict(const struct jl_welch *w, enum jl_metric_unit unit, char 
 	snprintf(buf, len, "%s: %s, t = %.2f, df ≈ %.1f, %s, 95%% CI ±%s",
 		 w->significant ? "real difference" : "no measurable difference", d, w->t, w->df, p, h);
 	return buf;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int jl_bimodal_check(const double *v, int n, double *scratch, struct jl_bimodal *b)

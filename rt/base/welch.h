@@ -35,6 +35,22 @@ int jl_runstats_compute(const double *v, int n, struct jl_runstats *s);
 /* Welch's t test of B against A at CONFIDENCE (e.g. 0.95). Returns 0 (W->valid may still be false). */
 int jl_welch_test(const struct jl_runstats *a, const struct jl_runstats *b, double confidence, struct jl_welch *w);
 
+/* The Wilcoxon-Mann-Whitney rank-sum test of A[0..NA) against B[0..NB), two-sided, as SciPy's
+ * mannwhitneyu(a, b, method='auto', use_continuity=True) computes it: U is A's statistic (U1 = R1 -
+ * NA(NA+1)/2, ties given their mean rank); the p-value is exact (the null distribution counted) when there is
+ * no tie and a side has at most 8 values, else the normal approximation with the tie correction and the
+ * continuity correction; it is clipped to 1. SCRATCH holds NA + NB doubles plus (NA*NB + 1) doubles for the
+ * exact count. Returns 0, or -1 (EINVAL: a side empty). */
+struct jl_ranksum {
+	double u;        /* A's U */
+	double p;        /* two-sided */
+	bool exact;      /* the exact distribution (else the normal approximation) */
+	bool ties;
+};
+int jl_ranksum_test(const double *a, int na, const double *b, int nb, double *scratch, struct jl_ranksum *r);
+/* How many doubles jl_ranksum_test's SCRATCH needs. */
+size_t jl_ranksum_scratch(int na, int nb);
+
 /* Human value with its unit, for verdicts and tables: ns -> "412 us" / "3.62 ms" / "1.20 s"; Hz -> "0.33 Hz";
  * counts -> "12". SIGNED prefixes a '+' to non-negative values. */
 char *jl_value_format(double v, enum jl_metric_unit unit, bool is_signed, char *buf, size_t len);

@@ -67,6 +67,86 @@ static void test_welch_published(void **state)
 	assert_non_null(strstr(buf, "±3.09 Hz"));
 }
 
+/* The textbook case: Wikipedia's "Welch's t-test" article, its three examples (Welch's t, the
+ * Welch-Satterthwaite df and the two-sided p, as the article prints them, rounded): A1 against A2. */
+static void test_welch_textbook(void **state)
+{
+	static const double e1a[] = { 27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4 };
+	static const double e1b[] = { 27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4 };
+	static const double e2a[] = { 17.2, 20.9, 22.6, 18.1, 21.7, 21.4, 23.5, 24.2, 14.7, 21.8 };
+	static const double e2b[] = { 21.5, 22.8, 21.0, 23.0, 21.6, 23.6, 22.5, 20.7, 23.4, 21.8,
+				      20.7, 21.7, 21.5, 22.5, 23.6, 21.5, 22.5, 23.5, 21.5, 21.8 };
+	static const double e3a[] = { 19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0 };
+	static const double e3b[] = { 28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7,
+				      23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3 };
+	static const struct {
+		const double *a, *b;
+		int na, nb;
+		double t, df, p;
+	} ex[] = { { e1a, e1b, 15, 15, -2.46, 25.0, 0.021 }, { e2a, e2b, 10, 20, -1.57, 9.9, 0.149 },
+		   { e3a, e3b, 10, 20, -2.22, 24.5, 0.036 } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		struct jl_runstats a, b;
+		struct jl_welch w;
+
+		jl_runstats_compute(ex[i].a, ex[i].na, &a);
+		jl_runstats_compute(ex[i].b, ex[i].nb, &b);
+		/* the article's t is A1 - A2; jl_welch_test's difference is B - A */
+		jl_welch_test(&b, &a, 0.95, &w);
+		assert_near(w.t, ex[i].t, 0.01); /* the article rounds to two places */
+		assert_near(w.df, ex[i].df, 0.05);
+		assert_near(w.p, ex[i].p, 0.001);
+	}
+}
+
+/* The rank-sum test against SciPy's mannwhitneyu (method 'auto', use_continuity=True, two-sided), whose
+ * values below are the ones SciPy's own test suite records (scipy/stats/tests/test_mannwhitneyu.py, each
+ * checked there against R: options(digits=16); wilcox.test(x, y, exact=..., correct=TRUE)); SciPy is not on
+ * our machines, so they were not recomputed here:
+ *   gh-9184: x = 0.80 0.83 1.89 1.04 1.45 1.38 1.91 1.64 0.73 1.46, y = 1.15 0.88 0.90 0.74 1.21:
+ *            U = 35; exact (no tie, y has 5 values) p = 0.2544122544123
+ *   gh-11355 (ties: the normal approximation): x = 1 2 3 4, y = 3 6 7 8 inf 3 2 1 4 4 5: U = 10,
+ *            p = 0.1297704873477; x = 1 2 inf 4, same y: U = 17.5, p = 0.5988856695752
+ *   gh-2118: x = 1 2 3, y = 1.5 2.5: U = 3 = mn/2, p = 1 (clipped, exact or not)
+ * and one counted by hand: x = 1 2 3, y = 4 5 6: U = 0, and 2 of the C(6,3) = 20 equally likely
+ * arrangements are as extreme (U = 0 or 9): p = 2/20 = 0.1. */
+static void test_ranksum(void **state)
+{
+	static const double x1[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46 }, y1[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+	static const double x2[] = { 1, 2, 3, 4 }, y2[] = { 3, 6, 7, 8, INFINITY, 3, 2, 1, 4, 4, 5 };
+	static const double x3[] = { 1, 2, INFINITY, 4 };
+	static const double x4[] = { 1, 2, 3 }, y4[] = { 1.5, 2.5 }, y5[] = { 4, 5, 6 };
+	double scratch[256];
+	struct jl_ranksum r;
+
+	(void)state;
+	assert_true(jl_ranksum_scratch(10, 11) <= sizeof(scratch) / sizeof(scratch[0]));
+	assert_int_equal(jl_ranksum_test(x1, 10, y1, 5, scratch, &r), 0);
+	assert_true(r.exact && !r.ties);
+	assert_near(r.u, 35, 0);
+	assert_near(r.p, 0.2544122544123, 1e-12);
+	assert_int_equal(jl_ranksum_test(x2, 4, y2, 11, scratch, &r), 0);
+	assert_true(!r.exact && r.ties);
+	assert_near(r.u, 10, 0);
+	assert_near(r.p, 0.1297704873477, 1e-12);
+	assert_int_equal(jl_ranksum_test(x3, 4, y2, 11, scratch, &r), 0);
+	assert_near(r.u, 17.5, 0);
+	assert_near(r.p, 0.5988856695752, 1e-12);
+	assert_int_equal(jl_ranksum_test(x4, 3, y4, 2, scratch, &r), 0);
+	assert_near(r.u, 3, 0);
+	assert_near(r.p, 1, 0);
+	assert_int_equal(jl_ranksum_test(x4, 3, y5, 3, scratch, &r), 0);
+	assert_true(r.exact);
+	assert_near(r.u, 0, 0);
+	assert_near(r.p, 0.1, 1e-12);
+	assert_int_equal(jl_ranksum_test(y5, 3, x4, 3, scratch, &r), 0); /* the other way round: U = 9, the same p */
+	assert_near(r.u, 9, 0);
+	assert_near(r.p, 0.1, 1e-12);
+	assert_int_equal(jl_ranksum_test(x4, 0, y5, 3, scratch, &r), -1);
+}
+
 /* Hand-computed: A = 1..5 (mean 3, var 2.5), B = 6,8,..,14 (mean 10, var 10):
  * se = sqrt(0.5 + 2) = 1.5811, t = 7 / 1.5811 = 4.4272, df = 6.25 / (0.25/4 + 4/4) = 5.8824,
  * two-sided p = 0.00465, 95% CI half-width = t(0.975, 5.88) * se = 3.888. */
@@ -315,7 +395,8 @@ int main(void)
 		cmocka_unit_test(test_welch_hand),   cmocka_unit_test(test_welch_degenerate),
 		cmocka_unit_test(test_value_format), cmocka_unit_test(test_bimodal),
 		cmocka_unit_test(test_transient),   cmocka_unit_test(test_sweep_flags),
-		cmocka_unit_test(test_cyclictest_json),
+		cmocka_unit_test(test_cyclictest_json), cmocka_unit_test(test_welch_textbook),
+		cmocka_unit_test(test_ranksum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
