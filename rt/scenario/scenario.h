@@ -20,6 +20,7 @@
 #define JL_MAX_CALLBACKS 64
 #define JL_MAX_TOPICS 32
 #define JL_MAX_BUDGETS 32
+#define JL_MAX_GATES 32
 #define JL_MAX_SYNCS 8
 #define JL_MAX_NODES 32
 #define JL_MAX_LOCKS 16
@@ -305,6 +306,24 @@ struct jl_expect {
 	int line;
 };
 
+/* [gate]: LABEL = SERIES.METRIC OP baseline [+|- AMOUNT[%]] | SERIES.METRIC no worse. Checked by
+ * `jitterlab compare` and `sweep --baseline` against a baseline, on the 95% CI of the change (new - baseline,
+ * Welch over runs): OP <= fails when the CI's lower bound is above the allowance, OP >= when its upper bound is
+ * below it; `no worse` fails when the CI lies wholly on the metric's worse side (metrics.h: better). */
+enum jl_gate_kind { JL_GATE_NO_WORSE, JL_GATE_LE, JL_GATE_GE };
+
+struct jl_gate {
+	char label[JL_NAME_MAX];
+	char text[256];             /* as written */
+	char thread[JL_NAME_MAX];   /* the series (thread, callback, sync, lock, source) */
+	char metric[32];
+	enum jl_gate_kind kind;
+	double amount;              /* the allowance: a fraction of the baseline's mean (relative) or a value in
+				     * the metric's unit; signed (+ allows an increase, - asks for a decrease) */
+	bool relative;              /* AMOUNT was a percentage */
+	int line;
+};
+
 struct jl_condition {
 	char label[JL_NAME_MAX];
 	char overrides[1024];       /* "SECTION.KEY=VALUE; ..." */
@@ -341,6 +360,8 @@ struct jl_scenario {
 	struct jl_topic_spec topics[JL_MAX_TOPICS];
 	int nbudgets;
 	struct jl_budget budgets[JL_MAX_BUDGETS];
+	int ngates;
+	struct jl_gate gates[JL_MAX_GATES];
 	int nsyncs;
 	struct jl_sync_spec syncs[JL_MAX_SYNCS];
 	int nnodes;
@@ -367,6 +388,8 @@ int jl_scenario_load(const char *path, const char *const *sets, int nsets, struc
 		     size_t errlen);
 /* Apply one "SECTION.KEY=VALUE" override (as --set does); then call jl_scenario_validate(). */
 int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, size_t errlen);
+/* One gate line in [gate]'s form (`compare --gate`), into G (labelled by its own text). 0, or -1 with WHY. */
+int jl_scenario_gate_check(const char *value, struct jl_gate *g, char *why, size_t wl);
 /* Cross-key checks (policy vs priority, cpus online, ...). Called by the parse functions. */
 int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen);
 /* Write the effective scenario, every key explicit, as INI that parses back to the same model. */

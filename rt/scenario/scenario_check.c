@@ -526,6 +526,39 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	return 0;
 }
 
+/* An [expect] or [gate] line's SERIES.METRIC: the series exists, and the metric is one of its kind's. */
+static int check_metric_ref(const struct jl_scenario *sc, const char *section, const char *label, const char *thread,
+			    const char *metric, int line, char *err, size_t errlen)
+{
+	const struct jl_metric_desc *m = jl_metric_get(metric);
+	enum jl_metric_scope target = JL_SCOPE_SERIES;
+	const char *what = "thread or callback";
+
+	for (int k = 0; k < sc->nsyncs; k++)
+		if (!strcmp(sc->syncs[k].name, thread))
+			target = JL_SCOPE_SYNC, what = "[sync]";
+	if (jl_scenario_lock(sc, thread))
+		target = JL_SCOPE_LOCK, what = "[lock]";
+	for (int k = 0; k < sc->nsources; k++)
+		if (!strcmp(sc->sources[k].t.name, thread))
+			target = JL_SCOPE_SOURCE, what = "[source]";
+	if (target == JL_SCOPE_SERIES && !thread_name_exists(sc, thread))
+		VFAIL(line, "[%s] %s: no thread, callback, sync, lock or source '%s'", section, label, thread);
+	if (m && m->scope != target && !(m->scope == JL_SCOPE_BOTH && (target == JL_SCOPE_SERIES || target == JL_SCOPE_SYNC))) {
+		char names[512];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int k = 0; k < jl_nmetrics && used < sizeof(names); k++) /* the registry's, never a copy */
+			if (jl_metrics[k].scope == target || (jl_metrics[k].scope == JL_SCOPE_BOTH && target == JL_SCOPE_SYNC))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+							 jl_metrics[k].name);
+		VFAIL(line, "[%s] %s: %s is not a metric of a %s ('%s'; expected one of %s)", section, label, metric, what,
+		      thread, target == JL_SCOPE_SERIES ? "the series metrics (jitterlab list)" : names);
+	}
+	return 0;
+}
+
 int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 {
 	cpu_set_t online;
@@ -626,35 +659,14 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 			VFAIL(sc->budgets[i].line, "[budget] %s.%s: no callback '%s' (expected the name of a [callback] section)",
 			      sc->budgets[i].e2e ? "e2e" : "stage", sc->budgets[i].callback, sc->budgets[i].callback);
 	}
-	for (int i = 0; i < sc->nexpect; i++) {
-		const struct jl_expect *e = &sc->expect[i];
-		const struct jl_metric_desc *m = jl_metric_get(e->metric);
-		enum jl_metric_scope target = JL_SCOPE_SERIES;
-		const char *what = "thread or callback";
-
-		for (int k = 0; k < sc->nsyncs; k++)
-			if (!strcmp(sc->syncs[k].name, e->thread))
-				target = JL_SCOPE_SYNC, what = "[sync]";
-		if (jl_scenario_lock(sc, e->thread))
-			target = JL_SCOPE_LOCK, what = "[lock]";
-		for (int k = 0; k < sc->nsources; k++)
-			if (!strcmp(sc->sources[k].t.name, e->thread))
-				target = JL_SCOPE_SOURCE, what = "[source]";
-		if (target == JL_SCOPE_SERIES && !thread_name_exists(sc, e->thread))
-			VFAIL(e->line, "[expect] %s: no thread, callback, sync, lock or source '%s'", e->label, e->thread);
-		if (m && m->scope != target && !(m->scope == JL_SCOPE_BOTH && (target == JL_SCOPE_SERIES || target == JL_SCOPE_SYNC))) {
-			char names[512];
-			size_t used = 0;
-
-			names[0] = '\0';
-			for (int k = 0; k < jl_nmetrics && used < sizeof(names); k++) /* the registry's, never a copy */
-				if (jl_metrics[k].scope == target || (jl_metrics[k].scope == JL_SCOPE_BOTH && target == JL_SCOPE_SYNC))
-					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
-								 jl_metrics[k].name);
-			VFAIL(e->line, "[expect] %s: %s is not a metric of a %s ('%s'; expected one of %s)", e->label, e->metric,
-			      what, e->thread, target == JL_SCOPE_SERIES ? "the series metrics (jitterlab list)" : names);
-		}
-	}
+	for (int i = 0; i < sc->nexpect; i++)
+		if (check_metric_ref(sc, "expect", sc->expect[i].label, sc->expect[i].thread, sc->expect[i].metric,
+				     sc->expect[i].line, err, errlen))
+			return -1;
+	for (int i = 0; i < sc->ngates; i++)
+		if (check_metric_ref(sc, "gate", sc->gates[i].label, sc->gates[i].thread, sc->gates[i].metric,
+				     sc->gates[i].line, err, errlen))
+			return -1;
 	return 0;
 }
 

@@ -19,6 +19,10 @@ extern const char *const jl_policy_names[JL_POLICY_N];
 /* VALUE ("THREAD.METRIC OP VALUE") of expectation LABEL into E. 0, or -1 with a reason in WHY. */
 int jl_scenario_expect_parse(const char *label, const char *value, struct jl_expect *e, char *why, size_t wl);
 
+/* VALUE ("SERIES.METRIC <= baseline + 10%", "SERIES.METRIC no worse") of gate LABEL into G. 0, or -1 with
+ * WHY. */
+int jl_scenario_gate_parse(const char *label, const char *value, struct jl_gate *g, char *why, size_t wl);
+
 /* A cpu list key (cpus, isolate): parse VALUE into SET and TEXT (JL_CPUS_TEXT_MAX: the list as written
  * when it names CPUs, else ""); format it back; the comment line the writer puts before a list that
  * names CPUs (NULL for numbers). */

@@ -115,7 +115,7 @@ int jl_section_add(const struct jl_section_kind *k, struct jl_scenario *sc, cons
 extern const struct jl_section_kind jl_section_kinds[];
 extern const int jl_nsection_kinds;
 extern const struct jl_key_table jl_keys_run, jl_keys_placement, jl_keys_copies, jl_keys_behaviour, jl_keys_expect, jl_keys_sweep,
-	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget, jl_keys_sync, jl_keys_node, jl_keys_lock, jl_keys_queue, jl_keys_source;
+	jl_keys_executor, jl_keys_callback, jl_keys_topic, jl_keys_budget, jl_keys_gate, jl_keys_sync, jl_keys_node, jl_keys_lock, jl_keys_queue, jl_keys_source;
 
 /* The section kind called NAME, or NULL. */
 const struct jl_section_kind *jl_section_kind_find(const char *name);

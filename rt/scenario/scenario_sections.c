@@ -16,16 +16,98 @@
 
 /* ---- [expect] ---- */
 
+/* LHS[0..N) "SERIES.METRIC" (METRIC may itself hold a dot) into THREAD and METRIC (the registry's name). */
+static int metric_ref(const char *lhs, size_t n, char *thread, size_t tlen, char *metric, size_t mlen, char *why, size_t wl)
+{
+	int m = -1;
+
+	for (int i = 0; i < jl_nmetrics; i++) {
+		size_t ml = strlen(jl_metrics[i].name);
+
+		if (n > ml + 1 && lhs[n - ml - 1] == '.' && !strncmp(lhs + n - ml, jl_metrics[i].name, ml)) {
+			m = i;
+			break;
+		}
+	}
+	if (m < 0) {
+		char names[768];
+		size_t used = 0;
+
+		names[0] = '\0';
+		for (int i = 0; i < jl_nmetrics && used < sizeof(names); i++) /* the registry's, never a copy */
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", jl_metrics[i].name);
+		snprintf(why, wl, "'%.*s' does not name THREAD.METRIC (metrics: %s)", (int)n, lhs, names);
+		return -1;
+	}
+	snprintf(metric, mlen, "%s", jl_metrics[m].name);
+	n -= strlen(jl_metrics[m].name) + 1;
+	if (n >= tlen) {
+		snprintf(why, wl, "thread name in '%s' is too long", lhs);
+		return -1;
+	}
+	memcpy(thread, lhs, n);
+	thread[n] = '\0';
+	return 0;
+}
+
+/* TEXT as a value of UNIT (a duration, a fraction 0..1, a rate in Hz, a count) into *V; SIGNED allows a
+ * negative one (a gate's allowance). 0, or -1 with WHY. */
+static int unit_value(enum jl_metric_unit unit, const char *text, bool is_signed, double *v, char *why, size_t wl)
+{
+	bool neg = false;
+	char *end;
+
+	if (is_signed && *text == '-')
+		neg = true, text++;
+	switch (unit) {
+	case JL_UNIT_NS: {
+		int64_t ns;
+
+		if (jl_parse_duration(text, &ns, why, wl))
+			return -1;
+		*v = neg ? -(double)ns : (double)ns;
+		return 0;
+	}
+	case JL_UNIT_FRACTION:
+		*v = strtod(text, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == text || *end || !isfinite(*v) || *v < 0 || *v > 1) {
+			snprintf(why, wl, "'%s' is not a fraction (expected a number from 0 to 1, e.g. 0.2)", text);
+			return -1;
+		}
+		break;
+	case JL_UNIT_HZ:
+		*v = strtod(text, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (end == text || (*end && strcasecmp(end, "Hz")) || !isfinite(*v)) {
+			snprintf(why, wl, "'%s' is not a rate in Hz (e.g. 99 or 99.5Hz)", text);
+			return -1;
+		}
+		break;
+	case JL_UNIT_COUNT: {
+		long long c;
+
+		if (jl_parse_int(text, 0, 0x7fffffffffffffffLL, &c, why, wl))
+			return -1;
+		*v = (double)c;
+		break;
+	}
+	}
+	if (neg)
+		*v = -*v;
+	return 0;
+}
+
 int jl_scenario_expect_parse(const char *label, const char *value, struct jl_expect *e, char *why, size_t wl)
 {
 	static const struct {
 		const char *text;
 		enum jl_cmp op;
 	} ops[] = { { "<=", JL_CMP_LE }, { ">=", JL_CMP_GE }, { "==", JL_CMP_EQ }, { "<", JL_CMP_LT }, { ">", JL_CMP_GT } };
-	char lhs[160], rhs[96];
-	const char *p = strpbrk(value, "<>=");
+	const char *p = strpbrk(value, "<>="), *rhs;
 	size_t oplen = 0, n;
-	int m = -1;
 
 	memset(e, 0, sizeof(*e));
 	snprintf(e->label, sizeof(e->label), "%s", label);
@@ -44,88 +126,111 @@ int jl_scenario_expect_parse(const char *label, const char *value, struct jl_exp
 	n = (size_t)(p - value);
 	while (n && isspace((unsigned char)value[n - 1]))
 		n--;
-	if (n == 0 || n >= sizeof(lhs))
+	if (n == 0 || n >= 160)
 		goto syntax;
-	memcpy(lhs, value, n);
-	lhs[n] = '\0';
-	p += oplen;
-	while (isspace((unsigned char)*p))
-		p++;
-	snprintf(rhs, sizeof(rhs), "%s", p);
-	if (!rhs[0])
+	for (rhs = p + oplen; isspace((unsigned char)*rhs); rhs++)
+		;
+	if (!*rhs)
 		goto syntax;
-	/* THREAD.METRIC where METRIC may itself contain a dot */
-	for (int i = 0; i < jl_nmetrics; i++) {
-		size_t ml = strlen(jl_metrics[i].name);
-
-		if (n > ml + 1 && lhs[n - ml - 1] == '.' && !strcmp(lhs + n - ml, jl_metrics[i].name)) {
-			m = i;
-			break;
-		}
-	}
-	if (m < 0) {
-		char names[768];
-		size_t used = 0;
-
-		names[0] = '\0';
-		for (int i = 0; i < jl_nmetrics && used < sizeof(names); i++) /* the registry's, never a copy */
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", jl_metrics[i].name);
-		snprintf(why, wl, "'%s' does not name THREAD.METRIC (metrics: %s)", lhs, names);
+	if (metric_ref(value, n, e->thread, sizeof(e->thread), e->metric, sizeof(e->metric), why, wl))
 		return -1;
-	}
-	snprintf(e->metric, sizeof(e->metric), "%s", jl_metrics[m].name);
-	n -= strlen(jl_metrics[m].name) + 1;
-	if (n >= sizeof(e->thread)) {
-		snprintf(why, wl, "thread name in '%s' is too long", lhs);
-		return -1;
-	}
-	memcpy(e->thread, lhs, n);
-	e->thread[n] = '\0';
-	switch (jl_metrics[m].unit) {
-	case JL_UNIT_NS: {
-		int64_t ns;
-
-		if (jl_parse_duration(rhs, &ns, why, wl))
-			return -1;
-		e->value = (double)ns;
-		return 0;
-	}
-	case JL_UNIT_FRACTION: {
-		char *end;
-
-		e->value = strtod(rhs, &end);
-		while (isspace((unsigned char)*end))
-			end++;
-		if (end == rhs || *end || !isfinite(e->value) || e->value < 0 || e->value > 1) {
-			snprintf(why, wl, "'%s' is not a fraction (expected a number from 0 to 1, e.g. 0.2)", rhs);
-			return -1;
-		}
-		return 0;
-	}
-	case JL_UNIT_HZ: {
-		char *end;
-
-		e->value = strtod(rhs, &end);
-		while (isspace((unsigned char)*end))
-			end++;
-		if (end == rhs || (*end && strcasecmp(end, "Hz")) || !isfinite(e->value)) {
-			snprintf(why, wl, "'%s' is not a rate in Hz (e.g. 99 or 99.5Hz)", rhs);
-			return -1;
-		}
-		return 0;
-	}
-	case JL_UNIT_COUNT: {
-		long long v;
-
-		if (jl_parse_int(rhs, 0, 0x7fffffffffffffffLL, &v, why, wl))
-			return -1;
-		e->value = (double)v;
-		return 0;
-	}
-	}
+	return unit_value(jl_metric_get(e->metric)->unit, rhs, false, &e->value, why, wl);
 syntax:
 	snprintf(why, wl, "'%s' is not an expectation (expected THREAD.METRIC OP VALUE, OP one of < <= > >= ==, e.g. control.latency.p99 < 2ms)", value);
 	return -1;
+}
+
+/* ---- [gate] ---- */
+
+int jl_scenario_gate_parse(const char *label, const char *value, struct jl_gate *g, char *why, size_t wl)
+{
+	static const char expected[] = "expected SERIES.METRIC <= baseline + 10%, SERIES.METRIC >= baseline - 5%, "
+				       "SERIES.METRIC <= baseline + 50us or SERIES.METRIC no worse";
+	const char *p, *q;
+	size_t n, vl = strlen(value);
+	const struct jl_metric_desc *m;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->label, sizeof(g->label), "%s", label);
+	snprintf(g->text, sizeof(g->text), "%s", value);
+	while (vl && isspace((unsigned char)value[vl - 1]))
+		vl--;
+	if (vl > 9 && !strncmp(value + vl - 8, "no worse", 8) && isspace((unsigned char)value[vl - 9])) {
+		g->kind = JL_GATE_NO_WORSE;
+		n = vl - 9;
+		while (n && isspace((unsigned char)value[n - 1]))
+			n--;
+		if (!n || n >= 160)
+			goto syntax;
+		if (metric_ref(value, n, g->thread, sizeof(g->thread), g->metric, sizeof(g->metric), why, wl))
+			return -1;
+		m = jl_metric_get(g->metric);
+		if (m->better == JL_BETTER_NEITHER) {
+			snprintf(why, wl, "%s has no worse side (neither more nor less is a regression): give a bound, e.g. "
+					  "%s.%s <= baseline + 10%%", g->metric, g->thread, g->metric);
+			return -1;
+		}
+		return 0;
+	}
+	if (!(p = strpbrk(value, "<>")) || p[1] != '=')
+		goto syntax;
+	g->kind = *p == '<' ? JL_GATE_LE : JL_GATE_GE;
+	n = (size_t)(p - value);
+	while (n && isspace((unsigned char)value[n - 1]))
+		n--;
+	if (!n || n >= 160)
+		goto syntax;
+	if (metric_ref(value, n, g->thread, sizeof(g->thread), g->metric, sizeof(g->metric), why, wl))
+		return -1;
+	m = jl_metric_get(g->metric);
+	for (q = p + 2; isspace((unsigned char)*q); q++)
+		;
+	if (strncmp(q, "baseline", 8))
+		goto syntax;
+	for (q += 8; isspace((unsigned char)*q); q++)
+		;
+	if (!*q)
+		return 0; /* OP baseline: an allowance of 0 */
+	if (*q != '+' && *q != '-')
+		goto syntax;
+	{
+		bool neg = *q == '-';
+		char amt[96];
+		size_t al;
+
+		for (q++; isspace((unsigned char)*q); q++)
+			;
+		snprintf(amt, sizeof(amt), "%s", q);
+		al = strlen(amt);
+		while (al && isspace((unsigned char)amt[al - 1]))
+			amt[--al] = '\0';
+		if (!al)
+			goto syntax;
+		if (amt[al - 1] == '%') {
+			char *end;
+
+			amt[--al] = '\0';
+			g->amount = strtod(amt, &end) / 100.0;
+			if (end == amt || *end || !isfinite(g->amount) || g->amount < 0) {
+				snprintf(why, wl, "'%s%%' is not a percentage (expected e.g. 10%%)", amt);
+				return -1;
+			}
+			g->relative = true;
+		} else if (unit_value(m->unit, amt, false, &g->amount, why, wl)) {
+			return -1;
+		}
+		if (neg)
+			g->amount = -g->amount;
+	}
+	return 0;
+syntax:
+	snprintf(why, wl, "'%s' is not a gate (%s)", value, expected);
+	return -1;
+}
+
+int jl_scenario_gate_check(const char *value, struct jl_gate *g, char *why, size_t wl)
+{
+	return jl_scenario_gate_parse("cli", value, g, why, wl);
 }
 
 #define KEY_PARSE(fn) \
@@ -181,6 +286,57 @@ static const struct jl_key_desc expect_keys[] = {
 };
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
+
+/* LABEL = SERIES.METRIC OP baseline [+|- AMOUNT] | SERIES.METRIC no worse; a --set of a label replaces it. */
+KEY_PARSE(gate_key)
+{
+	struct jl_scenario *sc = v->sc;
+
+	(void)d;
+	for (int i = 0; i < sc->ngates; i++) {
+		if (!strcmp(sc->gates[i].label, key)) {
+			memmove(&sc->gates[i], &sc->gates[i + 1], (size_t)(sc->ngates - i - 1) * sizeof(sc->gates[0]));
+			sc->ngates--;
+			break;
+		}
+	}
+	if (sc->ngates >= JL_MAX_GATES) {
+		snprintf(why, wl, "too many gates (at most %d)", JL_MAX_GATES);
+		return JL_KEY_FAIL_WHOLE;
+	}
+	if (strlen(key) >= JL_NAME_MAX || !*key ||
+	    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
+		snprintf(why, wl, "label '%s' is not valid (expected LABEL = SERIES.METRIC <= baseline + 10%%, LABEL "
+				  "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
+		return JL_KEY_FAIL_WHOLE;
+	}
+	if (jl_scenario_gate_parse(key, value, &sc->gates[sc->ngates], why, wl))
+		return JL_KEY_FAIL;
+	sc->gates[sc->ngates++].line = v->line;
+	return 0;
+}
+
+KEY_ENTRY(gate_entry)
+{
+	if (i >= v->sc->ngates)
+		return false;
+	*key = v->sc->gates[i].label;
+	*value = v->sc->gates[i].text;
+	return true;
+}
+
+static const struct jl_key_desc gate_keys[] = {
+	{ .name = "", .pattern = "LABEL", .syntax = "SERIES.METRIC <= baseline + AMOUNT | SERIES.METRIC >= baseline - AMOUNT | SERIES.METRIC no worse",
+	  .range = "AMOUNT a percentage of the baseline's mean (10%) or a value in the metric's unit (50us); "
+		   "METRIC one of jitterlab list's metrics",
+	  .help = "a regression gate, checked by `jitterlab compare` and `sweep --baseline` on the 95% CI of the "
+		  "change over runs (at least 3 a side): <= fails when the CI's lower bound is above the allowance, "
+		  ">= when its upper bound is below it, no worse when the CI lies wholly on the worse side; exit status 3, "
+		  "e.g. p99 = control.latency.p99 <= baseline + 10%",
+	  .slot = 0, .parse = gate_key, .entry = gate_entry },
+};
+
+const struct jl_key_table jl_keys_gate = { "gate", gate_keys, (int)(sizeof(gate_keys) / sizeof(gate_keys[0])) };
 
 /* Where an instance of a section was defined: its name (cut to a name's length), file and line. */
 static void section_origin(char *nm, size_t nmlen, char *f, size_t flen, int *ln, const char *name, const char *file,
@@ -663,6 +819,12 @@ static int add_sweep(struct jl_scenario *sc, const char *name, const char *file,
 static const struct jl_key_table *const run_tables[] = { &jl_keys_run, NULL };
 static const struct jl_key_table *const expect_tables[] = { &jl_keys_expect, NULL };
 static const struct jl_key_table *const budget_tables[] = { &jl_keys_budget, NULL };
+static const struct jl_key_table *const gate_tables[] = { &jl_keys_gate, NULL };
+
+static int count_gate(const struct jl_scenario *sc)
+{
+	return sc->ngates ? 1 : 0;
+}
 
 static int count_budget(const struct jl_scenario *sc)
 {
@@ -701,6 +863,8 @@ const struct jl_section_kind jl_section_kinds[] = {
 	  .named = true, .tables = source_tables, .view = view_source, .max = JL_MAX_SOURCES, .store = &source_store },
 	{ .name = "budget", .help = "latency budgets checked after the run: exit 3 and a table when one is exceeded",
 	  .tables = budget_tables, .count = count_budget, .view = view_sc, .add = add_none },
+	{ .name = "gate", .help = "regression gates: a metric's change against a baseline, judged by `jitterlab compare`",
+	  .tables = gate_tables, .count = count_gate, .view = view_sc, .add = add_none },
 };
 
 const int jl_nsection_kinds = (int)(sizeof(jl_section_kinds) / sizeof(jl_section_kinds[0]));

@@ -145,6 +145,18 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_STR("budget callback", x->budgets[i].callback, y->budgets[i].callback);
 		JL_SAME_FIELD("budget", x->budgets[i].limit_ns, y->budgets[i].limit_ns);
 	}
+	JL_SAME_FIELD("ngates", x->ngates, y->ngates);
+	for (int i = 0; i < x->ngates; i++) {
+		const struct jl_gate *e = &x->gates[i], *f = &y->gates[i];
+
+		JL_SAME_STR("gate label", e->label, f->label);
+		JL_SAME_STR("gate text", e->text, f->text);
+		JL_SAME_STR("gate thread", e->thread, f->thread);
+		JL_SAME_STR("gate metric", e->metric, f->metric);
+		JL_SAME_FIELD("gate kind", e->kind, f->kind);
+		JL_SAME_FIELD("gate relative", e->relative, f->relative);
+		JL_SAME_FIELD("gate amount", memcmp(&e->amount, &f->amount, sizeof(e->amount)), 0);
+	}
 	JL_SAME_FIELD("nexpect", x->nexpect, y->nexpect);
 	for (int i = 0; i < x->nexpect; i++) {
 		const struct jl_expect *e = &x->expect[i], *f = &y->expect[i];

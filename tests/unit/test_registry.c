@@ -39,7 +39,7 @@ static int teardown(void **state)
 
 /* A scenario with one instance of every implemented section kind. */
 static const char every_section[] = "[run]\n[thread a]\nrate = 100Hz\n[executor e]\n[node n]\nexecutor = e\n[callback c]\nnode = n\n"
-				    "period = 10ms\npublish = t\nlock = k\n[callback srv]\nexecutor = e\ntrigger = q\n[queue q]\n[source s]\ntarget = q\nrate = 5Hz\n[lock k]\n[topic t]\n[topic u]\n[sync y]\ninputs = t, u\n[budget]\ne2e.c = 1s\nstage.c = 1s\n[expect]\nx = a.misses == 0\n[sweep]\n"
+				    "period = 10ms\npublish = t\nlock = k\n[callback srv]\nexecutor = e\ntrigger = q\n[queue q]\n[source s]\ntarget = q\nrate = 5Hz\n[lock k]\n[topic t]\n[topic u]\n[sync y]\ninputs = t, u\n[budget]\ne2e.c = 1s\nstage.c = 1s\n[expect]\nx = a.misses == 0\n[gate]\ng = a.latency.p99 <= baseline + 10%\n[sweep]\n"
 				    "condition.c1 = a.nice=1\nvary.a.work = spin 1ms, spin 2ms\ncompare = c1:c1\n";
 
 static void parse_ok(struct jl_scenario *sc, const char *text)

@@ -5,6 +5,7 @@
  * ($JITTERLAB_SYSFS_ROOT). Parsing never touches the machine (it only reads the online CPUs and, for
  * those names, the CPU topology). */
 #include <ctype.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,6 +311,19 @@ static const struct err_case expects[] = {
 	{ "[thread a]\n[expect]\nx = a.pair_diff.max < 1ms\n", "x.ini:3: [expect] x: pair_diff.max is not a metric of a thread or callback ('a'", NULL },
 	{ "[lock l]\n[thread a]\nlock = l\n[expect]\nx = l.latency.p99 < 1ms\n", "x.ini:5: [expect] x: latency.p99 is not a metric of a [lock] ('l'; expected one of acquisitions, wait.mean", NULL },
 	{ "[thread a]\n[expect]\nx = a.messages.consumed_fraction > 1.5\n", "x.ini:3: [expect]", "is not a fraction" },
+	/* [gate]: SERIES.METRIC OP baseline [+|- AMOUNT] or SERIES.METRIC no worse */
+	{ "[thread a]\n[gate]\ng = a.latency.p99 <= base + 10%\n", "x.ini:3: [gate] g: 'a.latency.p99 <= base + 10%' is not a gate",
+	  "SERIES.METRIC no worse" },
+	{ "[thread a]\n[gate]\ng = a.latency.p99 < baseline\n", "x.ini:3: [gate] g:", "is not a gate" },
+	{ "[thread a]\n[gate]\ng = a.latency.p99 <= baseline * 2\n", "x.ini:3: [gate] g:", "is not a gate" },
+	{ "[thread a]\n[gate]\ng = a.latency.p99 <= baseline + ten%\n", "x.ini:3: [gate] g: 'ten%' is not a percentage", NULL },
+	{ "[thread a]\n[gate]\ng = a.latency.p99 <= baseline + 10\n", "x.ini:3: [gate] g: '10' has no unit", NULL },
+	{ "[thread a]\n[gate]\ng = a.period.mean no worse\n", "x.ini:3: [gate] g: period.mean has no worse side",
+	  "a.period.mean <= baseline + 10%" },
+	{ "[thread a]\n[gate]\ng = a.latency.p98 no worse\n", "x.ini:3: [gate] g: 'a.latency.p98' does not name THREAD.METRIC", NULL },
+	{ "[thread a]\n[gate]\ng = ghost.latency.p99 no worse\n", "x.ini:3: [gate] g: no thread, callback, sync, lock or source 'ghost'", NULL },
+	{ "[thread a]\n[gate]\ng = a.pair_diff.max no worse\n", "x.ini:3: [gate] g: pair_diff.max is not a metric of a thread or callback", NULL },
+	{ "[thread a]\n[gate]\ng = a.misses no worse\ng = a.skipped no worse\n", "x.ini:4: [gate]: key 'g' is set twice", NULL },
 	{ "[thread a]\n[expect]\nbad label = a.misses == 0\n", "x.ini:3: [expect]: label 'bad label' is not valid", NULL },
 	{ "[thread a]\n[expect]\n= a.misses == 0\n", "x.ini:3: [expect]: label '' is not valid", NULL },
 };
@@ -592,6 +606,45 @@ static void test_contract_example(void **state)
 	assert_int_equal(sc->nexpect, 1);
 }
 
+/* [gate]'s forms into the model: the kind, the allowance (a fraction when relative, the metric's unit when
+ * not, signed), and a --set of a label replacing it. */
+static void test_gates(void **state)
+{
+	struct jl_scenario *sc;
+	char err[JL_ERR_MAX];
+
+	(void)state;
+	sc = parse_ok("[thread a]\nrate = 1kHz\n[gate]\np = a.latency.p99 <= baseline + 10%\nr = a.rate_hz >= baseline - 5Hz\n"
+		      "w = a.latency.max no worse\nz = a.misses <= baseline\nd = a.latency.p50 <= baseline - 2us\n");
+	assert_int_equal(sc->ngates, 5);
+	assert_string_equal(sc->gates[0].thread, "a");
+	assert_string_equal(sc->gates[0].metric, "latency.p99");
+	assert_int_equal(sc->gates[0].kind, JL_GATE_LE);
+	assert_true(sc->gates[0].relative);
+	assert_true(fabs(sc->gates[0].amount - 0.10) < 1e-12);
+	assert_int_equal(sc->gates[1].kind, JL_GATE_GE);
+	assert_false(sc->gates[1].relative);
+	assert_true(fabs(sc->gates[1].amount + 5) < 1e-12); /* - 5 Hz: a drop of 5 Hz allowed */
+	assert_int_equal(sc->gates[2].kind, JL_GATE_NO_WORSE);
+	assert_string_equal(sc->gates[2].metric, "latency.max");
+	assert_int_equal(sc->gates[3].kind, JL_GATE_LE);
+	assert_true(sc->gates[3].amount == 0 && !sc->gates[3].relative);
+	assert_true(fabs(sc->gates[4].amount + 2000) < 1e-9); /* - 2us: asks for an improvement of 2000 ns */
+	assert_int_equal(jl_scenario_set(sc, "gate.p=a.latency.p99 no worse", err, sizeof(err)), 0);
+	assert_int_equal(sc->ngates, 5);
+	assert_int_equal(sc->gates[4].kind, JL_GATE_NO_WORSE);
+	assert_string_equal(sc->gates[4].label, "p");
+	/* written back as written, and parsed back the same */
+	{
+		char *text = write_str(sc);
+
+		assert_non_null(strstr(text, "[gate]\n"));
+		assert_non_null(strstr(text, "r = a.rate_hz >= baseline - 5Hz\n"));
+		assert_non_null(strstr(text, "p = a.latency.p99 no worse\n"));
+		free(text);
+	}
+}
+
 /* jl_scenario_write's output parses back to the same model, and writing again gives the same text. */
 static void test_round_trip(void **state)
 {
@@ -599,7 +652,7 @@ static void test_round_trip(void **state)
 		"[thread a]\n",
 		"[run]\nduration = 2s\nwarmup = 0s\ntrace = off\n[thread c]\npolicy = fifo\npriority = 80\ncpus = 1\n"
 		"rate = 100Hz\nwork = spin 200us\n[thread hog]\ncpus = 1\nwork = sin 50000000\n"
-		"[expect]\nok = c.misses == 0\nr = c.rate_hz > 99\n",
+		"[expect]\nok = c.misses == 0\nr = c.rate_hz > 99\n[gate]\np99 = c.latency.p99 <= baseline + 10%\nw = c.misses no worse\n",
 		"[run]\nname = all-keys\nduration = 1.5s\nwarmup = 250ms\ntrace = timer, sched\ntrace_buffer = 4MB\n"
 		"trace_threshold = 500us\nisolate = 1\nirq_affinity = housekeeping\ncpu_dma_latency = off\n"
 		"rt_runtime = 950ms\nseed = 42\ngrace = 3s\n\n"
@@ -971,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_cpu_names_not_hybrid),
 		cmocka_unit_test(test_cpu_names_round_trip),
+		cmocka_unit_test(test_gates),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
