@@ -443,6 +443,37 @@ bool jl_host_hypervisor(char *sig, size_t len)
 #endif
 }
 
+/* The value of the first "KEY : value" line of /proc/cpuinfo into BUF ("" when none). */
+static bool cpuinfo_field(const char *key, char *buf, size_t len)
+{
+	char line[512];
+	size_t kl = strlen(key);
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	bool found = false;
+
+	buf[0] = '\0';
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (strncmp(line, key, kl) || !c || strspn(line + kl, " \t") != (size_t)(c - line - (ptrdiff_t)kl))
+			continue;
+		c += 1 + strspn(c + 1, " \t");
+		c[strcspn(c, "\n")] = '\0';
+		snprintf(buf, len, "%s", c);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+const char *jl_host_cpu_model(char *buf, size_t len)
+{
+	cpuinfo_field("model name", buf, len);
+	return buf;
+}
+
 bool jl_host_emulated(void)
 {
 	char sig[16];
@@ -548,6 +579,7 @@ json_object *jl_host_describe(void)
 		json_object_object_add(h, JL_K(virtualization), json_object_new_string(what));
 	if (jl_host_hypervisor(buf, sizeof(buf)) && buf[0])
 		json_object_object_add(h, JL_K(hypervisor), json_object_new_string(buf));
+	json_object_object_add(h, JL_K(cpu_model), json_object_new_string(jl_host_cpu_model(buf, sizeof(buf))));
 	/* qemu's TCG: the CPU itself is emulated, every timing is the emulator's */
 	json_object_object_add(h, JL_K(emulated), json_object_new_boolean(jl_host_emulated()));
 	if (read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof(buf)))
@@ -763,19 +795,9 @@ int jl_host_parse_steal(const char *text, uint64_t *steal, int max, int *ncpus)
 
 static bool cpu_is_intel(void)
 {
-	char line[256];
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	bool intel = false;
+	char v[64];
 
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "vendor_id", 9)) {
-			intel = strstr(line, "GenuineIntel") != NULL;
-			break;
-		}
-	fclose(f);
-	return intel;
+	return cpuinfo_field("vendor_id", v, sizeof(v)) && !strcmp(v, "GenuineIntel");
 }
 
 #define MSR_SMI_COUNT 0x34

@@ -75,6 +75,8 @@ bool jl_host_hypervisor(char *sig, size_t len);
 
 /* qemu's TCG: an emulated CPU, whose timings are the emulator's, never the kernel's. */
 bool jl_host_emulated(void);
+/* The CPU's model name (/proc/cpuinfo's first "model name"; "" when it has none) in BUF. */
+const char *jl_host_cpu_model(char *buf, size_t len);
 /* A new JSON object with the contract's host keys, and preempt_detail, boot_isolation, rt_bandwidth and
  * fair_server (mounting debugfs for the preempt mode and the fair server's files if it is not mounted,
  * unmounting it after). */

@@ -194,7 +194,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(max_cycle, "intervals.series.* threads[].latency_ns", "cycle of the max latency (per interval too)") \
 	X(max_lag_s, "trace.live", "largest lag: a step's end less the trace time fed up to") \
 	X(max_latency_ns, "intervals.series.*", "each interval's worst latency (-1: no cycle in it)") \
-	X(max_ns, "threads[].work", "longest work call") \
+	X(max_ns, "threads[].work budget[]", "longest work call; a budget's e2e_ns.max or response_ns.max") \
 	X(mean, "intervals.cpufreq_khz.* locks[].hold_ns locks[].threads.*.wait_ns locks[].wait_ns sources[].client_latency_ns threads[].age_ns threads[].chain.data_age_ns threads[].chain.reaction_ns threads[].chain.stages[].run_ns threads[].chain.stages[].wait_ns threads[].e2e_ns threads[].latency_ns threads[].period_ns_stats threads[].response_ns", "the mean, rounded to ns (cpufreq_khz: per interval)") \
 	X(mean_ns, "threads[].work", "mean work call duration") \
 	X(measured, "threads[] threads[].poll_model.added_age_ns threads[].poll_model.consumed_fraction", "a measured series (else a neighbour); poll_model: the measured value") \
@@ -215,6 +215,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(missing, "trace.recorded", "events the kernel could not enable (system:name,...)") \
 	X(mode, "host.preempt_detail samples threads[].messages trace.kept", "preempt mode; samples: all|worst|none; messages: poll|trigger; kept: worst") \
 	X(mode_from, "host.preempt_detail", "where the preemption mode was read") \
+	X(cpu_model, "host", "the CPU's model name (/proc/cpuinfo; \"\" when it has none)") \
 	X(model, "host.preempt_detail", "the preemption model (rt, rt+full, dynamic(full), voluntary, ...)") \
 	X(moved, "host.irqs", "IRQs whose affinity was changed") \
 	X(moved_during_run, "host.irqs", "steered IRQs someone else (irqbalance) moved during the run") \

@@ -15,11 +15,13 @@ int cmd_report(int argc, char **argv);     /* rt/cmd/report.c */
 int cmd_doctor(int argc, char **argv);     /* rt/cmd/doctor.c */
 int cmd_restore(int argc, char **argv);    /* rt/cmd/restore.c */
 int cmd_list(int argc, char **argv);       /* rt/cmd/cmd_list.c */
+int cmd_baseline(int argc, char **argv);   /* rt/cmd/compare.c */
+int cmd_compare(int argc, char **argv);    /* rt/cmd/compare.c */
 
 /* Each command's options (affinity/cli.h), from which its parser, its --help and its part of
  * jitterlab(8) come; all of them, for the top-level help, the man page and the tests. */
 extern const struct jl_cli jl_cli_run, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
-	jl_cli_restore, jl_cli_list;
+	jl_cli_restore, jl_cli_list, jl_cli_baseline, jl_cli_compare;
 extern const struct jl_cli *const jl_cli_all[];
 extern const int jl_cli_nall;
 

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "doctor", cmd_doctor, &jl_cli_doctor },
 	{ "restore", cmd_restore, &jl_cli_restore },
 	{ "list", cmd_list, &jl_cli_list },
+	{ "baseline", cmd_baseline, &jl_cli_baseline },
+	{ "compare", cmd_compare, &jl_cli_compare },
 };
 
 static void usage(FILE *out)

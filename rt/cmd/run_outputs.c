@@ -1,6 +1,7 @@
 /* run_outputs: the registry of a run directory's files and the writers of those the run's end writes
  * (run_outputs.h). Each file goes through the one atomic, root-safe writer (rt/base/output.c). */
 #include "run_outputs.h"
+#include "compare.h"
 
 #include <stdio.h>
 
@@ -81,6 +82,11 @@ static int write_summary(const struct jl_run_out *o)
 	return jl_output_write_json(o->dir, "summary.json", o->summary);
 }
 
+static int write_budget_md(const struct jl_run_out *o)
+{
+	return o->eng->sc->nbudgets ? jl_budget_write(o->dir) : 0;
+}
+
 static int write_report(const struct jl_run_out *o)
 {
 	const struct jl_trace_result *tr = o->trace;
@@ -131,6 +137,10 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "the run's end", write_summary },
 	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",
 	  "the run's end", write_report },
+	{ "budget.md", "markdown", "a scenario with a [budget]",
+	  "the budget document: per stage its target, the measured p99 and max, the margin left, the conditions "
+	  "(host, load, duration) and the run (a sweep's: means over runs with their 95% CI)",
+	  "the run's end, after summary.json (rt/summary/baseline.c); a sweep's at its end", write_budget_md },
 	{ "trace.dat", "trace.dat", "[run] trace other than off",
 	  "the ftrace recording (trace-cmd's format), for trace-cmd report and KernelShark",
 	  "the trace's finish, before the analysis (rt/trace/io/finish.c)", NULL },

@@ -21,6 +21,8 @@
 #include "../base/stop.h"
 #include "../base/output.h"
 #include "sweep_child.h"
+#include "compare.h"
+#include "../summary/baseline.h"
 #include "../summary/table.h"
 #include "../base/units.h"
 
@@ -28,7 +30,7 @@
 
 const struct jl_cli jl_cli_sweep = { "sweep", "SCENARIO",
 				     "repeat conditions round-robin and say which differences are real",
-				     jl_repeat_cli_opts };
+				     jl_sweep_cli_opts };
 
 static char *trim(char *s)
 {
@@ -308,6 +310,7 @@ struct sweep {
 	struct jl_sweep_data d;
 	char stamp[64];
 	int status, total, usable;
+	int compare_status;            /* --baseline: jl_compare_run's exit status */
 	double t_start, per_run_s;
 };
 
@@ -331,6 +334,31 @@ static int validate_conditions(struct sweep *s, char *err, size_t errlen)
 		}
 		cond_facts(&s->d.conds[c], s->sc);
 	}
+	return 0;
+}
+
+/* --baseline: readable, of this scenario, and every gate's metric in it, before the first run (exit 2). */
+static int check_baseline(struct sweep *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX], e2[PATH_MAX + 512];
+	struct stat st;
+	json_object *b, *sc = NULL;
+
+	snprintf(path, sizeof(path), "%s", s->o.baseline);
+	if (stat(path, &st) && !strchr(path, '/'))
+		snprintf(path, sizeof(path), "baselines/%s", s->o.baseline);
+	if (!(b = jl_runset_read(path, e2, sizeof(e2)))) {
+		snprintf(err, errlen, "--baseline: %s", e2);
+		return -1;
+	}
+	json_object_object_get_ex(b, "scenario", &sc);
+	if (!sc || strcmp(json_object_get_string(sc), s->base->run.name)) {
+		snprintf(err, errlen, "--baseline %s is of scenario '%s', this sweep runs '%s'", path,
+			 sc ? json_object_get_string(sc) : "?", s->base->run.name);
+		json_object_put(b);
+		return -1;
+	}
+	json_object_put(b);
 	return 0;
 }
 
@@ -364,6 +392,8 @@ static int sweep_plan(void *ctx, int argc, char **argv)
 		goto bad;
 	s->d.npairs = build_pairs(s->base, s->d.conds, s->d.nconds, &s->d.pairs, err, sizeof(err));
 	if (s->d.npairs < 0)
+		goto bad;
+	if (s->o.baseline && check_baseline(s, err, sizeof(err)))
 		goto bad;
 	return JL_LIFE_GO;
 bad:
@@ -502,6 +532,14 @@ static void sweep_close(void *ctx, bool interrupted)
 	if (interrupted)
 		s->d.interrupted = true;
 	save_results(&s->d, true, s->o.json ? PRINT_JSON : PRINT_TABLE);
+	if (jl_budget_write(s->d.dir))
+		fprintf(stderr, "jitterlab sweep: cannot write %s/budget.md\n", s->d.dir);
+	if (s->o.baseline && !s->d.interrupted) {
+		printf("\nagainst baseline %s:\n", s->o.baseline);
+		fflush(stdout);
+		s->compare_status = jl_compare_run(s->o.baseline, s->d.dir, s->d.dir, NULL, 0, false, false, s->o.json);
+		printf("compare.json and compare.md in %s\n", s->d.dir);
+	}
 }
 
 static int sweep_verdict(void *ctx, bool interrupted)
@@ -516,6 +554,8 @@ static int sweep_verdict(void *ctx, bool interrupted)
 		fprintf(stderr, "jitterlab sweep: no run produced a usable summary\n");
 		return JL_EXIT_RUNTIME;
 	}
+	if (s->status == JL_EXIT_OK && s->compare_status)
+		return s->compare_status;
 	return s->status;
 }
 

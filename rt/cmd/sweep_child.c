@@ -195,19 +195,31 @@ json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen
 
 /* ---- the options of sweep and cyclictest ---- */
 
-enum { R_RUNS = 1, R_OUT, R_SET, R_DURATION, R_WARMUP, R_NO_TRACE, R_QUIET, R_JSON };
+enum { R_RUNS = 1, R_OUT, R_SET, R_DURATION, R_WARMUP, R_NO_TRACE, R_QUIET, R_JSON, R_BASELINE };
+
+/* The options every repeating command has (sweep adds --baseline). */
+#define REPEAT_OPTS \
+	{ "runs", 'n', "N", "runs of each condition (sweep: default [sweep] runs, 5) or side (cyclictest: default 1), " \
+			    "interleaved round-robin", R_RUNS }, \
+	{ "out", 'o', "DIR", "output root (default traces)", R_OUT }, \
+	{ "set", 's', "S.K=V", "override any scenario key in every run (repeatable, at most 64)", R_SET }, \
+	{ "duration", 'd', "D", "measured time of each run, overriding [run] duration", R_DURATION }, \
+	{ "warmup", 'w', "D", "time before measuring in each run, overriding [run] warmup", R_WARMUP }, \
+	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", R_NO_TRACE }, \
+	{ "quiet", 'q', NULL, "print only where the results are, and errors", R_QUIET }, \
+	{ "json", 'j', NULL, "print the document written (sweep.json, cyclictest.json) on stdout instead of the table", \
+	  R_JSON },
 
 const struct jl_cli_opt jl_repeat_cli_opts[] = {
-	{ "runs", 'n', "N", "runs of each condition (sweep: default [sweep] runs, 5) or side (cyclictest: default 1), "
-			    "interleaved round-robin", R_RUNS },
-	{ "out", 'o', "DIR", "output root (default traces)", R_OUT },
-	{ "set", 's', "S.K=V", "override any scenario key in every run (repeatable, at most 64)", R_SET },
-	{ "duration", 'd', "D", "measured time of each run, overriding [run] duration", R_DURATION },
-	{ "warmup", 'w', "D", "time before measuring in each run, overriding [run] warmup", R_WARMUP },
-	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", R_NO_TRACE },
-	{ "quiet", 'q', NULL, "print only where the results are, and errors", R_QUIET },
-	{ "json", 'j', NULL, "print the document written (sweep.json, cyclictest.json) on stdout instead of the table",
-	  R_JSON },
+	REPEAT_OPTS
+	{ NULL, 0, NULL, NULL, 0 },
+};
+
+const struct jl_cli_opt jl_sweep_cli_opts[] = {
+	REPEAT_OPTS
+	{ "baseline", 'b', "BASELINE", "after the runs, compare them against BASELINE (a baseline's directory, or its name "
+				       "under ./baselines) and check the scenario's [gate]s: compare.json and compare.md in "
+				       "the sweep's directory, exit 3 when a gate fails", R_BASELINE },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -226,6 +238,9 @@ int jl_repeat_opts_parse(const struct jl_cli *cli, int argc, char **argv, int ma
 			return -1;
 		}
 		switch (c) {
+		case R_BASELINE:
+			o->baseline = v;
+			break;
 		case R_RUNS: {
 			long long n;
 			char why[128];

@@ -53,10 +53,11 @@ struct jl_repeat_opts {
 	const char *sets[JL_REPEAT_MAX_SETS];
 	int nsets;
 	bool quiet, json;
+	const char *baseline;         /* sweep --baseline */
 	char setbuf[3][160];          /* --duration, --warmup as run.duration=..., run.warmup=... */
 };
 
-extern const struct jl_cli_opt jl_repeat_cli_opts[];
+extern const struct jl_cli_opt jl_repeat_cli_opts[], jl_sweep_cli_opts[];
 
 /* Parse ARGV with CLI (whose opts are jl_repeat_cli_opts) into O; --runs in 1..MAX_RUNS. 0, 1 when --help
  * was printed, or -1 after saying what is wrong (exit 2). */

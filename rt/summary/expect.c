@@ -8,7 +8,7 @@
 #include "summary.h"
 #include "../base/summary_keys.h"
 
-static bool lookup(json_object *summary, const char *thread, const char *metric, double *v)
+bool jl_metric_value(json_object *summary, const char *thread, const char *metric, double *v)
 {
 	json_object *t, *w;
 
@@ -58,7 +58,7 @@ static json_object *one(const struct jl_expect *e, const char *thread, json_obje
 {
 	json_object *o = json_object_new_object();
 	double v = 0;
-	bool found = lookup(summary, thread, e->metric, &v), ok = found && holds(e->op, v, e->value);
+	bool found = jl_metric_value(summary, thread, e->metric, &v), ok = found && holds(e->op, v, e->value);
 
 	json_object_object_add(o, JL_K(label), json_object_new_string(e->label));
 	json_object_object_add(o, JL_K(check), json_object_new_string(e->text));
@@ -118,6 +118,8 @@ json_object *jl_budget_evaluate(const struct jl_scenario *sc, json_object *summa
 		bool found = t && jl_json_get_double(t, JL_K(cycles), &cycles) && cycles > 0 &&
 			     jl_json_get_double(t, b->e2e ? JL_K2(e2e_ns, p99) : JL_K2(response_ns, p99), &v);
 		bool ok = found && v <= (double)b->limit_ns;
+		double mx = 0;
+		bool has_max = found && jl_json_get_double(t, b->e2e ? JL_K2(e2e_ns, max) : JL_K2(response_ns, max), &mx);
 		char stage[JL_NAME_MAX + 8];
 
 		snprintf(stage, sizeof(stage), "%s.%s", b->e2e ? "e2e" : "stage", b->callback);
@@ -126,6 +128,7 @@ json_object *jl_budget_evaluate(const struct jl_scenario *sc, json_object *summa
 		json_object_object_add(o, JL_K(kind), json_object_new_string(b->e2e ? "e2e" : "stage"));
 		json_object_object_add(o, JL_K(budget_ns), json_object_new_int64(b->limit_ns));
 		json_object_object_add(o, JL_K(p99_ns), found ? json_object_new_int64((int64_t)v) : NULL);
+		json_object_object_add(o, JL_K(max_ns), has_max ? json_object_new_int64((int64_t)mx) : NULL);
 		json_object_object_add(o, JL_K(margin_ns), found ? json_object_new_int64(b->limit_ns - (int64_t)v) : NULL);
 		json_object_object_add(o, JL_K(ok), json_object_new_boolean(ok));
 		if (!ok)

@@ -6,6 +6,10 @@
 
 #include "../scenario/scenario.h"
 
+/* The value of METRIC (jl_metrics' name) of series THREAD (a thread, callback, sync, lock or source) in
+ * SUMMARY: true with *V, false when it has none (a loop without a measured cycle has no latency). The one
+ * lookup of [expect], [gate] and baselines. */
+bool jl_metric_value(json_object *summary, const char *thread, const char *metric, double *v);
 /* Evaluate every expectation of SC against SUMMARY; return a JSON array (the summary's "expect")
  * of {label, check, thread, value, ok[, error]} and set *FAILED to the number that did not hold. */
 json_object *jl_expect_evaluate(const struct jl_scenario *sc, json_object *summary, int *failed);
