@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ini.h>
+
 #include "commands.h"
 #include "compare.h"
 #include "../base/output.h"
@@ -244,32 +246,69 @@ out:
 	return rc;
 }
 
+struct gate_read {
+	struct jl_gate *g;
+	int max, n;
+	char why[600];
+	bool failed;
+};
+
+/* inih's handler: the [gate] section's lines, each through the one gate parser; the other sections are
+ * another machine's business (a scenario.ini from a bigger machine names CPUs this one lacks, and the
+ * comparison needs only its gates). */
+static int gate_line(void *user, const char *section, const char *name, const char *value)
+{
+	struct gate_read *r = user;
+	char why[512];
+
+	if (r->failed || strcmp(section, "gate"))
+		return 1;
+	if (r->n >= r->max) {
+		snprintf(r->why, sizeof(r->why), "[gate]: too many gates (at most %d)", r->max);
+		r->failed = true;
+		return 0;
+	}
+	if (jl_scenario_gate_check(name, value, &r->g[r->n], why, sizeof(why))) {
+		snprintf(r->why, sizeof(r->why), "[gate] %.64s: %s", name, why);
+		r->failed = true;
+		return 0;
+	}
+	r->n++;
+	return 1;
+}
+
 /* The gates of the scenario as run at INI (NULL: none) plus the --gate lines EXTRA[0..NEXTRA), into G. */
 static int gates_of(const char *ini, const char *const *extra, int nextra, struct jl_gate *g, int max, int *n, char *err,
 		    size_t errlen)
 {
-	static struct jl_scenario sc; /* large: never on the stack */
+	struct gate_read r = { .g = g, .max = max };
 
-	*n = 0;
 	if (ini) {
-		if (jl_scenario_parse_file(ini, &sc, err, errlen))
+		int rc = ini_parse(ini, gate_line, &r); /* the line of the first error */
+
+		if (r.failed) {
+			snprintf(err, errlen, "%s:%d: %s", ini, rc, r.why);
 			return -1;
-		for (int i = 0; i < sc.ngates && *n < max; i++)
-			g[(*n)++] = sc.gates[i];
+		}
+		if (rc) {
+			snprintf(err, errlen, "%s: %s", ini, rc < 0 ? "cannot read the file" : "not a scenario (a syntax error)");
+			return -1;
+		}
 	}
 	for (int i = 0; i < nextra; i++) {
 		char why[512];
 
-		if (*n >= max) {
+		if (r.n >= max) {
 			snprintf(err, errlen, "--gate: too many gates (at most %d)", max);
 			return -1;
 		}
-		if (jl_scenario_gate_check(extra[i], &g[*n], why, sizeof(why))) {
+		if (jl_scenario_gate_check("cli", extra[i], &g[r.n], why, sizeof(why))) {
 			snprintf(err, errlen, "--gate '%s': %s", extra[i], why);
 			return -1;
 		}
-		(*n)++;
+		r.n++;
 	}
+	*n = r.n;
 	return 0;
 }
 

@@ -388,8 +388,9 @@ int jl_scenario_load(const char *path, const char *const *sets, int nsets, struc
 		     size_t errlen);
 /* Apply one "SECTION.KEY=VALUE" override (as --set does); then call jl_scenario_validate(). */
 int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, size_t errlen);
-/* One gate line in [gate]'s form (`compare --gate`), into G (labelled by its own text). 0, or -1 with WHY. */
-int jl_scenario_gate_check(const char *value, struct jl_gate *g, char *why, size_t wl);
+/* One gate line LABEL = VALUE in [gate]'s form, outside a scenario (`compare --gate`, a run's scenario.ini
+ * read for its gates alone), into G. 0, or -1 with WHY. */
+int jl_scenario_gate_check(const char *label, const char *value, struct jl_gate *g, char *why, size_t wl);
 /* Cross-key checks (policy vs priority, cpus online, ...). Called by the parse functions. */
 int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen);
 /* Write the effective scenario, every key explicit, as INI that parses back to the same model. */

@@ -228,9 +228,9 @@ syntax:
 	return -1;
 }
 
-int jl_scenario_gate_check(const char *value, struct jl_gate *g, char *why, size_t wl)
+int jl_scenario_gate_check(const char *label, const char *value, struct jl_gate *g, char *why, size_t wl)
 {
-	return jl_scenario_gate_parse("cli", value, g, why, wl);
+	return jl_scenario_gate_parse(label, value, g, why, wl);
 }
 
 #define KEY_PARSE(fn) \

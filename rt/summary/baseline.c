@@ -262,8 +262,27 @@ static json_object *read_run(const char *dir, char *err, size_t errlen)
 	return set;
 }
 
+/* A run of a sweep that was moved (copied off the machine, an artifact of CI): sweep.json names its runs by
+ * the path they had, inside the sweep's directory SWEEP_WAS; when RD is not there, the same path under DIR. */
+static const char *moved(const char *dir, const char *sweep_was, const char *rd, char *buf, size_t len)
+{
+	const char *leaf;
+	char pat[PATH_MAX + 2];
+	const char *at;
+
+	if (!access(rd, F_OK) || !sweep_was || !*sweep_was)
+		return rd;
+	leaf = strrchr(sweep_was, '/') ? strrchr(sweep_was, '/') + 1 : sweep_was;
+	snprintf(pat, sizeof(pat), "/%s/", leaf);
+	if (!(at = strstr(rd, pat)))
+		return rd;
+	snprintf(buf, len, "%s/%s", dir, at + strlen(pat));
+	return buf;
+}
+
 static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 {
+	char moved_buf[PATH_MAX + 16];
 	char p[PATH_MAX + 16];
 	json_object *sw = NULL, *set = NULL, *conds, *out = json_object_new_array();
 	json_object **sums = NULL;
@@ -296,6 +315,7 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 
 			if (!rd || !*rd || (u && !json_object_get_boolean(u)))
 				continue; /* an interrupted or failed run: sweep.json says so; it is not a sample */
+			rd = moved(dir, gets(sw, "dir"), rd, moved_buf, sizeof(moved_buf));
 			snprintf(sp, sizeof(sp), "%s/summary.json", rd);
 			if (!(sums[n] = read_json(sp, err, errlen))) {
 				size_t l = strlen(err);
@@ -303,7 +323,7 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 				snprintf(err + l, errlen - l, " (a run of sweep %s)", dir);
 				goto fail;
 			}
-			dirs[n++] = rd;
+			dirs[n++] = strdup(rd);
 			if (!get(set, "scenario_ini"))
 				json_object_object_add(set, "scenario_ini", scenario_ini_of(rd));
 			if (!get(set, "host"))
@@ -311,7 +331,7 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 		}
 		json_object_array_add(out, condition_of(gets(co, "label") ? gets(co, "label") : "?", sums, dirs, n));
 		for (int i = 0; i < n; i++)
-			json_object_put(sums[i]);
+			json_object_put(sums[i]), free((char *)dirs[i]);
 		free(sums), free(dirs);
 		sums = NULL, dirs = NULL;
 	}
@@ -325,7 +345,7 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 fail:
 	if (sums)
 		for (size_t i = 0; sums[i]; i++)
-			json_object_put(sums[i]);
+			json_object_put(sums[i]), free((char *)dirs[i]);
 	free(sums), free(dirs);
 	json_object_put(sw), json_object_put(set), json_object_put(out);
 	return NULL;
@@ -1001,18 +1021,21 @@ void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
 				continue;
 			snprintf(ch, sizeof(ch), "%s", fmtv(get(m, "change"), u, true, d, sizeof(d)));
 			if (is_num(rel))
-				snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), " (%+.0f%%)", 100 * json_object_get_double(rel));
+				snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), fabs(json_object_get_double(rel)) < 0.1 ? " (%+.1f%%)" : " (%+.0f%%)",
+					 100 * json_object_get_double(rel));
 			if (is_num(json_object_array_get_idx(ci, 0)))
 				snprintf(cis, sizeof(cis), "[%s, %s]", fmtv(json_object_array_get_idx(ci, 0), u, true, lo, sizeof(lo)),
 					 fmtv(json_object_array_get_idx(ci, 1), u, true, hi, sizeof(hi)));
 			else
 				snprintf(cis, sizeof(cis), "-");
 			if (is_num(get(m, "p")))
-				snprintf(p, sizeof(p), "%.3f", json_object_get_double(get(m, "p")));
+				snprintf(p, sizeof(p), json_object_get_double(get(m, "p")) < 0.001 ? "<0.001" : "%.3f",
+					 json_object_get_double(get(m, "p")));
 			else
 				snprintf(p, sizeof(p), "-");
 			if (is_num(get(get(m, "rank_test"), "p")))
-				snprintf(pr, sizeof(pr), "%.3f", json_object_get_double(get(get(m, "rank_test"), "p")));
+				snprintf(pr, sizeof(pr), json_object_get_double(get(get(m, "rank_test"), "p")) < 0.001 ? "<0.001" : "%.3f",
+					 json_object_get_double(get(get(m, "rank_test"), "p")));
 			else
 				snprintf(pr, sizeof(pr), "-");
 			snprintf(sm, sizeof(sm), "%s.%s", s, mn);

@@ -162,8 +162,9 @@ def test_same_scenario_again_passes_with_exit_0(kept, jl, scenario, tmp_path):
 @pytest.mark.rt
 def test_one_run_a_side_gives_the_effect_and_no_verdict(jl, scenario, tmp_path):
     p = scenario("one", LOOP.format(hogs="").replace("[gate]\n    rate = control.rate_hz >= baseline - 20%", ""))
-    a = jl("run", p, timeout=60, out_dir=tmp_path / "a", check_rc=0).dir
-    b = jl("run", p, timeout=60, out_dir=tmp_path / "b", check_rc=0).dir
+    jl("run", p, timeout=60, out_dir=tmp_path / "a", check_rc=0)
+    jl("run", p, timeout=60, out_dir=tmp_path / "b", check_rc=0)
+    a, b = ((tmp_path / side / "cfsloop" / "latest").resolve() for side in "ab")
     r = _compare(a, b, "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
@@ -241,12 +242,12 @@ def test_budget_md_for_a_run_and_a_sweep(jl, scenario, tmp_path):
     listener = r.thread("listener")
     assert b["max_ns"] == listener["e2e_ns"]["max"]
     row = [l for l in md.splitlines() if l.startswith("| e2e.listener |")]
-    assert row and "| 50.0 ms |" in row[0] and "within" in row[0], md
+    assert row and "| 50.00 ms |" in row[0] and "within" in row[0], md
     assert "hog: other, cpus 1" in md and str(r.dir) in md and "kernel `" in md
     r = jl("sweep", p, "--runs", "2", timeout=120, check_rc=0)
     sweep = (tmp_path / "out" / "bud" / "latest").resolve()
     md = (sweep / "budget.md").read_text()
-    assert "(2 runs)" in md and "2 run(s) of 1.00 s each" in md, md
+    assert "(2 runs)" in md and "2 run(s) of 1.000 s each" in md, md
 
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
