@@ -111,17 +111,32 @@ static int write_text(const char *dir, const char *file, const char *text)
 	return jl_output_commit(&of);
 }
 
+/* The budget document of SET, in memory (malloc'd; NULL when SET has no budget). */
+static char *budget_text(json_object *set)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool any;
+
+	if (!f)
+		return NULL;
+	any = jl_budget_markdown(f, set);
+	fclose(f);
+	if (!any) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int write_budget(const char *dir, json_object *set)
 {
-	struct jl_outfile of;
+	char *text = budget_text(set);
+	int rc = text ? write_text(dir, "budget.md", text) : 0;
 
-	if (jl_output_open(&of, dir, "budget.md"))
-		return -1;
-	if (!jl_budget_markdown(of.fp, set)) {
-		jl_output_abort(&of);
-		return 0;
-	}
-	return jl_output_commit(&of);
+	free(text);
+	return rc;
 }
 
 int jl_budget_write(const char *dir)
@@ -147,7 +162,7 @@ int cmd_baseline(int argc, char **argv)
 	bool force = false;
 	json_object *sets[64] = { 0 }, *b = NULL;
 	char err[PATH_MAX + 512], dir[PATH_MAX], created[32], bjson[PATH_MAX + 32];
-	char *text = NULL;
+	char *text = NULL, *budget = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -206,6 +221,7 @@ int cmd_baseline(int argc, char **argv)
 			goto out;
 		}
 	}
+	budget = budget_text(b); /* everything is made before anything is written */
 	snprintf(bjson, sizeof(bjson), "%s/%s/baseline.json", parent, name);
 	if (!access(bjson, F_OK) && !force) {
 		fprintf(stderr, "jitterlab baseline save: %s exists (--force replaces it)\n", bjson);
@@ -217,9 +233,22 @@ int cmd_baseline(int argc, char **argv)
 		goto out;
 	}
 	if (jl_output_write_json(dir, "baseline.json", b) || (text && write_text(dir, "scenario.ini", text)) ||
-	    write_budget(dir, b)) {
+	    (budget && write_text(dir, "budget.md", budget))) {
 		fprintf(stderr, "jitterlab baseline save: writing into %s: %s\n", dir, strerror(errno));
 		goto out;
+	}
+	/* --force over a baseline that had them: no stale scenario (its gates) or budget left behind */
+	{
+		static const char *const files[] = { "scenario.ini", "budget.md" };
+		const char *made[] = { text, budget };
+
+		for (int i = 0; i < 2; i++) {
+			char p[PATH_MAX + 32];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+			if (!made[i] && unlink(p) && errno != ENOENT)
+				fprintf(stderr, "jitterlab baseline save: %s: %s\n", p, strerror(errno));
+		}
 	}
 	{
 		json_object *conds = NULL;
@@ -242,7 +271,7 @@ out:
 	for (int i = 0; i < 64; i++)
 		json_object_put(sets[i]);
 	json_object_put(b);
-	free(text);
+	free(text), free(budget);
 	return rc;
 }
 
@@ -326,6 +355,9 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 		goto out;
 	}
 	json_object_object_get_ex(b, "scenario_ini", &ini);
+	if (!ini)
+		fprintf(stderr, "jitterlab compare: %s has no scenario.ini: its [gate]s are unknown, only --gate lines are "
+				"judged\n", new_path);
 	if (gates_of(ini ? json_object_get_string(ini) : NULL, extra, nextra, gates, (int)(sizeof(gates) / sizeof(gates[0])),
 		     &ngates, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab compare: %s\n", err);

@@ -1,4 +1,5 @@
 /* main: dispatch `jitterlab COMMAND ...` through one table of commands. */
+#include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 {
 	/* a closed pipe (`| head`, a dead `tee`) must give EPIPE, never kill a run before it restores */
 	signal(SIGPIPE, SIG_IGN);
+	/* a statistic of odd input is an error to report (NaN out), never an abort() inside GSL */
+	gsl_set_error_handler_off();
 	if (argc < 2) {
 		usage(stderr);
 		return JL_EXIT_USAGE;

@@ -337,12 +337,15 @@ static int validate_conditions(struct sweep *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* --baseline: readable, of this scenario, and every gate's metric in it, before the first run (exit 2). */
+/* --baseline: readable, of this scenario, with a condition for each of the sweep's and every gate's metric,
+ * before the first run (exit 2, nothing started). */
 static int check_baseline(struct sweep *s, char *err, size_t errlen)
 {
 	char path[PATH_MAX], e2[PATH_MAX + 512];
+	const char *labels[JL_MAX_CONDITIONS];
 	struct stat st;
-	json_object *b, *sc = NULL;
+	json_object *b;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s", s->o.baseline);
 	if (stat(path, &st) && !strchr(path, '/'))
@@ -351,15 +354,14 @@ static int check_baseline(struct sweep *s, char *err, size_t errlen)
 		snprintf(err, errlen, "--baseline: %s", e2);
 		return -1;
 	}
-	json_object_object_get_ex(b, "scenario", &sc);
-	if (!sc || strcmp(json_object_get_string(sc), s->base->run.name)) {
-		snprintf(err, errlen, "--baseline %s is of scenario '%s', this sweep runs '%s'", path,
-			 sc ? json_object_get_string(sc) : "?", s->base->run.name);
-		json_object_put(b);
-		return -1;
-	}
+	for (int c = 0; c < s->d.nconds; c++)
+		labels[c] = s->d.conds[c].label;
+	rc = jl_compare_precheck(b, path, s->base->run.name, labels, s->d.nconds, s->base->gates, s->base->ngates, e2,
+				 sizeof(e2));
+	if (rc)
+		snprintf(err, errlen, "--baseline: %s", e2);
 	json_object_put(b);
-	return 0;
+	return rc;
 }
 
 static int sweep_plan(void *ctx, int argc, char **argv)
@@ -535,10 +537,13 @@ static void sweep_close(void *ctx, bool interrupted)
 	if (jl_budget_write(s->d.dir))
 		fprintf(stderr, "jitterlab sweep: cannot write %s/budget.md\n", s->d.dir);
 	if (s->o.baseline && !s->d.interrupted) {
-		printf("\nagainst baseline %s:\n", s->o.baseline);
-		fflush(stdout);
+		FILE *say = s->o.json ? stderr : stdout; /* --json: stdout holds sweep.json alone */
+
+		fprintf(say, "\nagainst baseline %s:\n", s->o.baseline);
+		fflush(say);
 		s->compare_status = jl_compare_run(s->o.baseline, s->d.dir, s->d.dir, NULL, 0, false, false, s->o.json);
-		printf("compare.json and compare.md in %s\n", s->d.dir);
+		if (s->compare_status == JL_EXIT_OK || s->compare_status == JL_EXIT_EXPECT)
+			fprintf(say, "compare.json and compare.md in %s\n", s->d.dir);
 	}
 }
 

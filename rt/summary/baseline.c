@@ -33,6 +33,11 @@ static const struct {
 	{ "clocksource", false, "another clocksource" },
 	{ "sched_rt_runtime_us", false, "another RT throttling budget" },
 	{ "hostname", false, "another host name" },
+	/* the knobs of the machine the runs found (a run's own are in its scenario) */
+	{ "boot_isolation", false, "other boot-time isolation (isolcpus, nohz_full, rcu_nocbs)" },
+	{ "rt_bandwidth", false, "another RT bandwidth setting" },
+	{ "fair_server", false, "another fair server setting" },
+	{ "idle_states", false, "other CPU idle states" },
 };
 #define NFINGERPRINT (int)(sizeof(fingerprint) / sizeof(fingerprint[0]))
 
@@ -50,9 +55,21 @@ static const char *gets(json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+/* A number, and a finite one: json-c reads NaN and Infinity, and a statistic of them means nothing. */
 static bool is_num(json_object *v)
 {
-	return v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int));
+	return v && (json_object_is_type(v, json_type_int) ||
+		     (json_object_is_type(v, json_type_double) && isfinite(json_object_get_double(v))));
+}
+
+static bool is_arr(json_object *v)
+{
+	return v && json_object_is_type(v, json_type_array);
+}
+
+static size_t alen(json_object *v)
+{
+	return is_arr(v) ? json_object_array_length(v) : 0;
 }
 
 static json_object *jnum(double v)
@@ -102,7 +119,7 @@ static json_object *load_of(json_object *summary)
 {
 	json_object *arr = json_object_new_array(), *threads = get(summary, JL_K(threads));
 
-	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
+	for (size_t i = 0; i < alen(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i), *m = get(t, JL_K(measured));
 		char line[256];
 
@@ -235,6 +252,21 @@ static json_object *scenario_ini_of(const char *dir)
 	return access(p, R_OK) ? NULL : json_object_new_string(p);
 }
 
+/* A jitterlab run's summary: a scenario name and a threads array (what the reading needs), the scenario
+ * SCENARIO's when given. */
+static int check_summary(json_object *sum, const char *path, const char *scenario, char *err, size_t errlen)
+{
+	if (!gets(sum, JL_K(scenario)) || !is_arr(get(sum, JL_K(threads)))) {
+		snprintf(err, errlen, "%s: no scenario or threads: not a jitterlab run's summary", path);
+		return -1;
+	}
+	if (scenario && strcmp(gets(sum, JL_K(scenario)), scenario)) {
+		snprintf(err, errlen, "%s: a run of scenario '%s' in a sweep of '%s'", path, gets(sum, JL_K(scenario)), scenario);
+		return -1;
+	}
+	return 0;
+}
+
 static json_object *read_run(const char *dir, char *err, size_t errlen)
 {
 	char p[PATH_MAX + 16];
@@ -244,8 +276,7 @@ static json_object *read_run(const char *dir, char *err, size_t errlen)
 	snprintf(p, sizeof(p), "%s/summary.json", dir);
 	if (!(sum = read_json(p, err, errlen)))
 		return NULL;
-	if (!gets(sum, JL_K(scenario)) || !get(sum, JL_K(threads))) {
-		snprintf(err, errlen, "%s: no scenario or threads: not a jitterlab run's summary", p);
+	if (check_summary(sum, p, NULL, err, errlen)) {
 		json_object_put(sum);
 		return NULL;
 	}
@@ -292,14 +323,14 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 	if (!(sw = read_json(p, err, errlen)))
 		goto fail;
 	conds = get(sw, "conditions");
-	if (!gets(sw, "scenario") || !conds || !json_object_is_type(conds, json_type_array)) {
+	if (!gets(sw, "scenario") || !is_arr(conds)) {
 		snprintf(err, errlen, "%s: no scenario or conditions: not a jitterlab sweep", p);
 		goto fail;
 	}
 	set = set_new("sweep", gets(sw, "scenario"), dir);
 	for (size_t c = 0; c < json_object_array_length(conds); c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *runs = get(co, "runs");
-		size_t nr = runs && json_object_is_type(runs, json_type_array) ? json_object_array_length(runs) : 0;
+		size_t nr = alen(runs);
 		int n = 0;
 
 		sums = calloc(nr + 1, sizeof(*sums));
@@ -317,10 +348,12 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 				continue; /* an interrupted or failed run: sweep.json says so; it is not a sample */
 			rd = moved(dir, gets(sw, "dir"), rd, moved_buf, sizeof(moved_buf));
 			snprintf(sp, sizeof(sp), "%s/summary.json", rd);
-			if (!(sums[n] = read_json(sp, err, errlen))) {
+			if (!(sums[n] = read_json(sp, err, errlen)) || check_summary(sums[n], sp, NULL, err, errlen)) {
 				size_t l = strlen(err);
 
 				snprintf(err + l, errlen - l, " (a run of sweep %s)", dir);
+				if (sums[n])
+					json_object_put(sums[n]), sums[n] = NULL;
 				goto fail;
 			}
 			dirs[n++] = strdup(rd);
@@ -379,14 +412,50 @@ static int check_baseline(json_object *b, const char *file, char *err, size_t er
 		BAD("no scenario name");
 	if (!conds || !json_object_is_type(conds, json_type_array) || !json_object_array_length(conds))
 		BAD("no conditions");
+	if (get(b, "host") && !json_object_is_type(get(b, "host"), json_type_object))
+		BAD("host is not an object");
 	for (size_t c = 0; c < json_object_array_length(conds); c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *runs = get(co, "runs"), *series = get(co, "series");
+		json_object *budget = get(co, "budget"), *load = get(co, "load");
 		size_t nr;
 
-		if (!gets(co, "label") || !runs || !json_object_is_type(runs, json_type_array) || !series ||
-		    !json_object_is_type(series, json_type_object))
+		if (!gets(co, "label") || !is_arr(runs) || !series || !json_object_is_type(series, json_type_object))
 			BAD("condition %zu has no label, runs or series", c + 1);
 		nr = json_object_array_length(runs);
+		for (size_t r = 0; r < nr; r++) {
+			json_object *ro = json_object_array_get_idx(runs, r);
+
+			if (!ro || !json_object_is_type(ro, json_type_object) || !gets(ro, "dir"))
+				BAD("condition '%s': run %zu is not an object with a dir", gets(co, "label"), r + 1);
+			for (size_t k = 0; k < r; k++)
+				if (!strcmp(gets(json_object_array_get_idx(runs, k), "dir"), gets(ro, "dir")))
+					BAD("condition '%s': run %s is there twice", gets(co, "label"), gets(ro, "dir"));
+		}
+		if (load && !is_arr(load))
+			BAD("condition '%s': load is not an array", gets(co, "label"));
+		for (size_t i = 0; i < alen(load); i++)
+			if (!json_object_is_type(json_object_array_get_idx(load, i), json_type_string))
+				BAD("condition '%s': load %zu is not a string", gets(co, "label"), i + 1);
+		if (budget && !is_arr(budget))
+			BAD("condition '%s': budget is not an array", gets(co, "label"));
+		for (size_t i = 0; i < alen(budget); i++) {
+			json_object *st = json_object_array_get_idx(budget, i);
+			static const char *const arrays[] = { "p99_ns", "max_ns" };
+
+			if (!st || !json_object_is_type(st, json_type_object) || !gets(st, "stage") || !is_num(get(st, "budget_ns")))
+				BAD("condition '%s': budget %zu has no stage or budget_ns", gets(co, "label"), i + 1);
+			for (int a = 0; a < 2; a++) {
+				json_object *v = get(st, arrays[a]);
+
+				if (!is_arr(v) || json_object_array_length(v) != nr)
+					BAD("budget %s of condition '%s': %s does not hold one value per run (%zu runs)", gets(st, "stage"),
+					    gets(co, "label"), arrays[a], nr);
+				for (size_t k = 0; k < nr; k++)
+					if (json_object_array_get_idx(v, k) && !is_num(json_object_array_get_idx(v, k)))
+						BAD("budget %s of condition '%s': run %zu's %s is not a finite number", gets(st, "stage"),
+						    gets(co, "label"), k + 1, arrays[a]);
+			}
+		}
 		json_object_object_foreach(series, sn, mo)
 		{
 			if (!json_object_is_type(mo, json_type_object))
@@ -395,13 +464,13 @@ static int check_baseline(json_object *b, const char *file, char *err, size_t er
 			{
 				if (!jl_metric_get(mn))
 					BAD("series '%s': '%s' is not a metric", sn, mn);
-				if (!vals || !json_object_is_type(vals, json_type_array) || json_object_array_length(vals) != nr)
+				if (!is_arr(vals) || json_object_array_length(vals) != nr)
 					BAD("%s.%s of condition '%s' does not hold one value per run (%zu runs)", sn, mn, gets(co, "label"), nr);
 				for (size_t i = 0; i < nr; i++) {
 					json_object *v = json_object_array_get_idx(vals, i);
 
 					if (v && !is_num(v))
-						BAD("%s.%s of condition '%s': run %zu's value is not a number", sn, mn, gets(co, "label"), i + 1);
+						BAD("%s.%s of condition '%s': run %zu's value is not a finite number", sn, mn, gets(co, "label"), i + 1);
 				}
 			}
 		}
@@ -500,7 +569,7 @@ static void merge_condition(json_object *into, json_object *from)
 	{
 		json_object *bi = get(into, "budget"), *bf = get(from, "budget");
 
-		for (size_t k = 0; bf && k < json_object_array_length(bf); k++) {
+		for (size_t k = 0; k < alen(bf); k++) {
 			json_object *sf2 = json_object_array_get_idx(bf, k), *st = NULL;
 
 			for (size_t j = 0; j < json_object_array_length(bi); j++)
@@ -544,28 +613,63 @@ json_object *jl_baseline_build(json_object *const *sets, int n, const char *name
 			json_object_put(conds), json_object_put(src);
 			return NULL;
 		}
+	/* one run counted twice would narrow every interval computed from the baseline */
+	for (int i = 0; i < n; i++)
+		for (size_t c = 0; c < alen(get(sets[i], "conditions")); c++) {
+			json_object *runs = get(json_object_array_get_idx(get(sets[i], "conditions"), c), "runs");
+
+			for (size_t r = 0; r < alen(runs); r++) {
+				const char *d = gets(json_object_array_get_idx(runs, r), "dir");
+
+				for (int j = 0; d && j <= i; j++)
+					for (size_t c2 = 0; c2 < alen(get(sets[j], "conditions")); c2++) {
+						json_object *r2 = get(json_object_array_get_idx(get(sets[j], "conditions"), c2), "runs");
+
+						for (size_t k = 0; k < alen(r2); k++) {
+							const char *d2 = gets(json_object_array_get_idx(r2, k), "dir");
+
+							if ((j < i || c2 < c || (c2 == c && k < r)) && d2 && !strcmp(d, d2)) {
+								snprintf(err, errlen, "run %s is given twice: a baseline counts each run once", d);
+								json_object_put(conds), json_object_put(src);
+								return NULL;
+							}
+						}
+					}
+			}
+		}
 	b = set_new("baseline", scen, "");
 	json_object_object_add(b, "name", json_object_new_string(name));
 	json_object_object_add(b, "created", json_object_new_string(created));
 	for (int i = 0; i < n; i++) {
 		json_object *cs = get(sets[i], "conditions"), *ss = get(sets[i], "sources");
 
-		for (size_t k = 0; ss && k < json_object_array_length(ss); k++)
+		for (size_t k = 0; k < alen(ss); k++)
 			json_object_array_add(src, json_object_get(json_object_array_get_idx(ss, k)));
-		for (size_t c = 0; c < json_object_array_length(cs); c++) {
-			json_object *co = json_object_array_get_idx(cs, c), *into = NULL;
+		for (size_t c = 0; c < alen(cs); c++) {
+			json_object *co = json_object_array_get_idx(cs, c), *into = NULL, *copy = NULL;
 
 			for (size_t k = 0; k < json_object_array_length(conds); k++)
 				if (!strcmp(gets(json_object_array_get_idx(conds, k), "label"), gets(co, "label")))
 					into = json_object_array_get_idx(conds, k);
-			if (into)
+			if (into) {
 				merge_condition(into, co);
-			else
-				json_object_array_add(conds, json_object_get(co));
+				continue;
+			}
+			/* a copy: the sets stay as they were read */
+			if (json_object_deep_copy(co, &copy, NULL) || !copy) {
+				snprintf(err, errlen, "out of memory");
+				json_object_put(conds), json_object_put(src), json_object_put(b);
+				return NULL;
+			}
+			if (!is_arr(get(copy, "budget")))
+				json_object_object_add(copy, "budget", json_object_new_array());
+			if (!is_arr(get(copy, "load")))
+				json_object_object_add(copy, "load", json_object_new_array());
+			json_object_array_add(conds, copy);
 		}
 	}
 	json_object_object_add(b, "sources", src);
-	json_object_object_add(b, "host", json_object_get(get(sets[0], "host")));
+	json_object_object_add(b, "host", get(sets[0], "host") ? json_object_get(get(sets[0], "host")) : NULL);
 	json_object_object_add(b, "conditions", conds);
 	return b;
 }
@@ -812,13 +916,69 @@ static bool any_value(json_object *vals)
 	return false;
 }
 
+/* Which of BASE's conditions CA each of NEW's LABELS[0..N) is compared with: the only one of each side, or
+ * the one of the same label. The number of pairs, or -1 with ERR when there is none. */
+static int pair_conditions(json_object *ca, const char *const *labels, int n, int pairs[64][2], const char *base_path,
+			   const char *new_path, char *err, size_t errlen)
+{
+	size_t nca = alen(ca);
+	int np = 0;
+
+	if (nca == 1 && n == 1) {
+		pairs[0][0] = 0, pairs[0][1] = 0;
+		return 1;
+	}
+	for (size_t i = 0; i < nca && np < 64; i++)
+		for (int j = 0; j < n && np < 64; j++)
+			if (!strcmp(gets(json_object_array_get_idx(ca, i), "label"), labels[j]))
+				pairs[np][0] = (int)i, pairs[np][1] = j, np++;
+	if (!np)
+		snprintf(err, errlen, "%s and %s have no condition in common (conditions are matched by their label)", base_path,
+			 new_path);
+	return np ? np : -1;
+}
+
+/* Every gate's metric has a value in BASE's side of every pair. */
+static int gates_measured(json_object *ca, int pairs[64][2], int np, const struct jl_gate *gates, int ngates,
+			  const char *base_path, char *err, size_t errlen)
+{
+	for (int g = 0; g < ngates; g++)
+		for (int p = 0; p < np; p++) {
+			json_object *a = json_object_array_get_idx(ca, (size_t)pairs[p][0]);
+
+			if (!any_value(metric_vals(a, gates[g].thread, gates[g].metric))) {
+				snprintf(err, errlen, "[gate] %s: %s has no %s.%s (condition '%s'): a gate's metric must be measured "
+						      "on both sides", gates[g].label, base_path, gates[g].thread, gates[g].metric,
+					 gets(a, "label"));
+				return -1;
+			}
+		}
+	return 0;
+}
+
+int jl_compare_precheck(json_object *base, const char *base_path, const char *scenario, const char *const *labels,
+			int nlabels, const struct jl_gate *gates, int ngates, char *err, size_t errlen)
+{
+	int pairs[64][2], np;
+
+	if (strcmp(gets(base, "scenario"), scenario)) {
+		snprintf(err, errlen, "%s is of scenario '%s', this one is '%s': a baseline of another scenario cannot judge it",
+			 base_path, gets(base, "scenario"), scenario);
+		return -1;
+	}
+	np = pair_conditions(get(base, "conditions"), labels, nlabels < 64 ? nlabels : 64, pairs, base_path, "this sweep",
+			     err, errlen);
+	return np < 0 ? -1 : gates_measured(get(base, "conditions"), pairs, np, gates, ngates, base_path, err, errlen);
+}
+
 json_object *jl_compare_build(json_object *base, json_object *new, const char *base_path, const char *new_path,
 			      const struct jl_gate *gates, int ngates, int *gates_failed, char *err, size_t errlen)
 {
 	json_object *ca = get(base, "conditions"), *cb = get(new, "conditions");
 	json_object *root, *conds, *garr, *only_a, *only_b, *budgets;
-	size_t nca = json_object_array_length(ca), ncb = json_object_array_length(cb);
+	size_t ncb = json_object_array_length(cb);
 	int pairs[64][2], np = 0;
+	const char *labels[64];
 
 	*gates_failed = 0;
 	if (strcmp(gets(base, "scenario"), gets(new, "scenario"))) {
@@ -827,30 +987,20 @@ json_object *jl_compare_build(json_object *base, json_object *new, const char *b
 			 gets(new, "scenario"));
 		return NULL;
 	}
-	if (nca == 1 && ncb == 1) {
-		pairs[np][0] = 0, pairs[np][1] = 0, np++;
-	} else {
-		for (size_t i = 0; i < nca && np < 64; i++)
-			for (size_t j = 0; j < ncb && np < 64; j++)
-				if (!strcmp(gets(json_object_array_get_idx(ca, i), "label"), gets(json_object_array_get_idx(cb, j), "label")))
-					pairs[np][0] = (int)i, pairs[np][1] = (int)j, np++;
-	}
-	if (!np) {
-		snprintf(err, errlen, "%s and %s have no condition in common (conditions are matched by their label)",
-			 base_path, new_path);
+	for (size_t j = 0; j < ncb && j < 64; j++)
+		labels[j] = gets(json_object_array_get_idx(cb, j), "label");
+	if ((np = pair_conditions(ca, labels, (int)(ncb < 64 ? ncb : 64), pairs, base_path, new_path, err, errlen)) < 0 ||
+	    gates_measured(ca, pairs, np, gates, ngates, base_path, err, errlen))
 		return NULL;
-	}
-	/* every gate's metric on both sides, in every matched condition, before anything is judged */
+	/* NEW's side of every gate, before anything is judged */
 	for (int g = 0; g < ngates; g++)
 		for (int p = 0; p < np; p++) {
-			json_object *a = json_object_array_get_idx(ca, (size_t)pairs[p][0]), *b = json_object_array_get_idx(cb, (size_t)pairs[p][1]);
-			bool in_a = any_value(metric_vals(a, gates[g].thread, gates[g].metric)),
-			     in_b = any_value(metric_vals(b, gates[g].thread, gates[g].metric));
+			json_object *b = json_object_array_get_idx(cb, (size_t)pairs[p][1]);
 
-			if (!in_a || !in_b) {
+			if (!any_value(metric_vals(b, gates[g].thread, gates[g].metric))) {
 				snprintf(err, errlen, "[gate] %s: %s has no %s.%s (condition '%s'): a gate's metric must be measured "
-						      "on both sides", gates[g].label, !in_a ? base_path : new_path, gates[g].thread,
-					 gates[g].metric, gets(!in_a ? a : b, "label"));
+						      "on both sides", gates[g].label, new_path, gates[g].thread, gates[g].metric,
+					 gets(b, "label"));
 				return NULL;
 			}
 		}
@@ -996,10 +1146,16 @@ void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
 		json_object *d = json_object_array_get_idx(hd, i);
 		bool doubtful = json_object_get_boolean(get(d, "doubtful"));
 
-		fprintf(out, md ? "- **%s**: %s (%s: `%s` vs `%s`)\n" : "  %s: %s (%s: %s vs %s)\n",
-			doubtful ? "doubtful" : "note", gets(d, "text"), gets(d, "key"),
-			get(d, "baseline") ? json_object_get_string(get(d, "baseline")) : "?",
-			get(d, "new") ? json_object_get_string(get(d, "new")) : "?");
+		json_object *va = get(d, "baseline"), *vb = get(d, "new");
+		bool simple = (!va || !json_object_is_type(va, json_type_object)) && (!vb || !json_object_is_type(vb, json_type_object));
+
+		if (simple)
+			fprintf(out, md ? "- **%s**: %s (%s: `%s` vs `%s`)\n" : "  %s: %s (%s: %s vs %s)\n",
+				doubtful ? "doubtful" : "note", gets(d, "text"), gets(d, "key"), va ? json_object_get_string(va) : "?",
+				vb ? json_object_get_string(vb) : "?");
+		else
+			fprintf(out, md ? "- **%s**: %s (%s: the two in compare.json)\n" : "  %s: %s (%s: the two in compare.json)\n",
+				doubtful ? "doubtful" : "note", gets(d, "text"), gets(d, "key"));
 	}
 	for (size_t c = 0; conds && c < json_object_array_length(conds); c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *ms = get(co, "metrics");

@@ -39,6 +39,11 @@ json_object *jl_baseline_build(json_object *const *sets, int n, const char *name
 json_object *jl_compare_build(json_object *base, json_object *new, const char *base_path, const char *new_path,
 			      const struct jl_gate *gates, int ngates, int *gates_failed, char *err, size_t errlen);
 
+/* Before a sweep judged by BASE starts: BASE is of SCENARIO, pairs with the sweep's condition LABELS[0..N),
+ * and has every gate's metric. 0, or -1 with ERR. */
+int jl_compare_precheck(json_object *base, const char *base_path, const char *scenario, const char *const *labels,
+			int nlabels, const struct jl_gate *gates, int ngates, char *err, size_t errlen);
+
 /* The comparison's table (MARKDOWN: compare.md). ALL: every metric, else the headline ones, the changed
  * ones and the gated ones. */
 void jl_compare_print(FILE *out, json_object *cmp, bool markdown, bool all);

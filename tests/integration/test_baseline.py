@@ -5,8 +5,9 @@ and writes nothing; budget.md for a run and a sweep.
 
 The loop spins 600 us of every 1 ms: alone it keeps its 1 kHz; beside two CFS hogs on its CPU the fair share
 leaves it about a third of the CPU, so it cannot (a FIFO loop would not do: on our VMs a CFS hog lowers a FIFO
-loop's latency by keeping the vCPU out of idle). Everything checked is computed here from the runs'
-summary.json files, never taken from compare's own figures."""
+loop's latency by keeping the vCPU out of idle). The means and changes checked are computed here from the
+runs' summary.json files; the statistics themselves (CI, p, the gates' rules at their boundaries) are checked
+on hand-made baselines whose Welch figures were worked out by hand (test_gates_at_their_boundaries)."""
 import json
 import shlex
 import shutil
@@ -262,15 +263,120 @@ def test_readme_ci_recipe_works_as_written(tmp_path):
     assert len(ours) == 3 and all(shlex.split(l)[:2] in (["sudo", "jitterlab"], ["jitterlab", "baseline"]) for l in ours), ours
     (tmp_path / "scenarios").mkdir()
     shutil.copy(README.parent / "scenarios" / "regression.ini", tmp_path / "scenarios")
-    for line in ours:
+    for i, line in enumerate(ours):
         argv = shlex.split(line)
         argv = argv[1:] if argv[0] == "sudo" else argv
         r = subprocess.run([BIN] + argv[1:], cwd=tmp_path, capture_output=True, text=True, timeout=400)
-        assert r.returncode == 0, f"{line}: exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+        # the last line is the judgement: the same build should pass, but a noisy VM may drift past a gate;
+        # either way it must judge (0 or 3), never fail to run
+        assert r.returncode in ((0, 3) if i == len(ours) - 1 else (0,)), f"{line}: exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    judged = r.returncode
     b = json.loads((tmp_path / "baselines" / "reference" / "baseline.json").read_text())
     assert len(b["conditions"][0]["runs"]) == 5 and b["scenario"] == "regression"
     sweep = (tmp_path / "ci-runs" / "regression" / "latest").resolve()
     doc = json.loads((sweep / "compare.json").read_text())
-    assert doc["gates_failed"] == 0 and len(doc["gates"]) == 4
+    assert len(doc["gates"]) == 4 and (doc["gates_failed"] > 0) == (judged == 3)
+    assert all(g["status"] in ("pass", "fail") for g in doc["gates"])
     assert all(g["n_baseline"] == 5 and g["n_new"] == 5 for g in doc["gates"])
     assert (sweep / "compare.md").read_text().startswith("# Compare: regression")
+
+
+# --- the statistics, on hand-made baselines ------------------------------------------------------------
+# A = 1..5 us, B = 6, 8, .., 14 us of x.latency.p99 (test_welch.c's hand-worked case): the change is +7 us,
+# se = sqrt(2.5/5 + 10/5) = 1.5811 us, df = 6.25 / (0.25/4 + 4/4) = 5.8824, t(0.975, 5.8824) = 2.4590,
+# so the 95% CI is [+3.112 us, +10.888 us]; the baseline's mean is 3 us.
+
+def _hand(tmp, name, values, scenario="hand", extra=None):
+    d = tmp / name
+    d.mkdir()
+    b = {"tool": "jitterlab", "kind": "baseline", "format": 1, "name": name, "scenario": scenario,
+         "host": {"kernel": "k"}, "conditions": [{
+             "label": "base", "load": [], "budget": [],
+             "runs": [{"dir": f"/runs/{name}/{i}", "host": {"kernel": "k"}} for i in range(len(values))],
+             "series": {"x": {"latency.p99": values, "rate_hz": [1000.0] * len(values)}}}]}
+    if extra:
+        extra(b)
+    (d / "baseline.json").write_text(json.dumps(b))
+    return d
+
+
+@pytest.mark.parametrize("gate, status", [
+    ("x.latency.p99 no worse", "fail"),                # the CI lies wholly above 0
+    ("x.latency.p99 <= baseline + 3us", "fail"),       # lower bound 3.112 us > 3 us
+    ("x.latency.p99 <= baseline + 3.2us", "pass"),     # 3.112 us <= 3.2 us
+    ("x.latency.p99 <= baseline + 100%", "fail"),      # 100% of 3 us = 3 us < 3.112 us
+    ("x.latency.p99 <= baseline + 110%", "pass"),      # 3.3 us
+    ("x.latency.p99 >= baseline + 10.8us", "pass"),    # upper bound 10.888 us >= 10.8 us
+    ("x.latency.p99 >= baseline + 11us", "fail"),      # 10.888 us < 11 us
+    ("x.rate_hz no worse", "pass"),                    # no change at all: a single-point CI at 0
+    ("x.rate_hz >= baseline - 1%", "pass"),
+])
+def test_gates_at_their_boundaries(tmp_path, gate, status):
+    a = _hand(tmp_path, "a", [1000.0, 2000.0, 3000.0, 4000.0, 5000.0])
+    b = _hand(tmp_path, "b", [6000.0, 8000.0, 10000.0, 12000.0, 14000.0])
+    r = _compare(a, b, "--json", "--gate", gate)
+    assert r.returncode == (3 if status == "fail" else 0), r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    [g] = doc["gates"]
+    assert g["status"] == status, g
+    m = _metric(doc, "x", "latency.p99")
+    assert m["change"] == pytest.approx(7000) and m["mean_baseline"] == pytest.approx(3000)
+    assert m["ci95"][0] == pytest.approx(3112, abs=1) and m["ci95"][1] == pytest.approx(10888, abs=1)
+    assert m["df"] == pytest.approx(5.8824, abs=1e-3) and m["verdict"] == "regressed"
+    # the rank test: all five of B above all five of A, no ties: exact, 2 / C(10,5) = 2/252
+    assert m["rank_test"]["method"] == "exact" and m["rank_test"]["p"] == pytest.approx(2 / 252)
+    # the host differs in nothing here: no doubt raised
+    assert doc["host_differences"] == []
+
+
+def test_a_doubtful_host_is_flagged(tmp_path):
+    a = _hand(tmp_path, "a", [1000.0, 2000.0, 3000.0])
+    b = _hand(tmp_path, "b", [1000.0, 2000.0, 3000.0], extra=lambda d: d["host"].update(kernel="other", hostname="h2"))
+    doc = json.loads(_compare(a, b, "--json").stdout)
+    diffs = {d["key"]: d for d in doc["host_differences"]}
+    assert diffs["kernel"]["doubtful"] is True and diffs["kernel"]["baseline"] == "k" and diffs["kernel"]["new"] == "other"
+    assert diffs["hostname"]["doubtful"] is False
+    assert _metric(doc, "x", "latency.p99")["verdict"] == "no measurable change"
+
+
+@pytest.mark.parametrize("what, breaks, words", [
+    ("nan", lambda b: b["conditions"][0]["series"]["x"]["latency.p99"].__setitem__(0, float("nan")), "not a finite number"),
+    ("budget not an array", lambda b: b["conditions"][0].__setitem__("budget", "x"), "budget is not an array"),
+    ("a stage without a name", lambda b: b["conditions"][0].__setitem__("budget", [{"budget_ns": 1, "p99_ns": [None] * 3,
+                                                                                    "max_ns": [None] * 3}]), "has no stage"),
+    ("a run twice", lambda b: b["conditions"][0]["runs"].__setitem__(1, b["conditions"][0]["runs"][0]), "is there twice"),
+    ("another format", lambda b: b.__setitem__("format", 2), "format 2"),
+    ("not a metric", lambda b: b["conditions"][0]["series"]["x"].__setitem__("latency.p98", [1, 2, 3]), "'latency.p98' is not a metric"),
+])
+def test_corrupted_baselines_are_refused_whole(tmp_path, what, breaks, words):
+    good = _hand(tmp_path, "good", [1000.0, 2000.0, 3000.0])
+    bad = _hand(tmp_path, "bad", [1000.0, 2000.0, 3000.0], extra=breaks)
+    for args in ((bad, good), (good, bad)):
+        r = _compare(*args, "--out", tmp_path / "cmp")
+        assert r.returncode == 2 and str(bad / "baseline.json") in r.stderr and words in r.stderr, (what, r.stderr)
+    r = subprocess.run([BIN, "baseline", "save", str(bad), "--as", "again", "--dir", str(tmp_path / "kept")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and words in r.stderr, r.stderr
+    assert not (tmp_path / "cmp").exists() and not (tmp_path / "kept").exists(), "bad input wrote something"
+
+
+def test_baseline_save_merges_and_refuses_a_run_twice(tmp_path):
+    a = _hand(tmp_path, "a", [1000.0, 2000.0, 3000.0], extra=lambda b: b["conditions"][0].pop("budget"))
+    b = _hand(tmp_path, "b", [4000.0, 5000.0])
+    r = subprocess.run([BIN, "baseline", "save", str(a), str(b), "--as", "both", "--dir", str(tmp_path / "kept")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    kept = json.loads((tmp_path / "kept" / "both" / "baseline.json").read_text())
+    [c] = kept["conditions"]
+    assert c["series"]["x"]["latency.p99"] == [1000.0, 2000.0, 3000.0, 4000.0, 5000.0] and len(c["runs"]) == 5
+    r = subprocess.run([BIN, "baseline", "save", str(a), str(a), "--as", "twice", "--dir", str(tmp_path / "kept")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "is given twice" in r.stderr and not (tmp_path / "kept" / "twice").exists()
+
+
+def test_sweep_against_another_scenarios_baseline_starts_nothing(kept, jl, scenario, tmp_path):
+    base, _ = kept
+    p = scenario("elsewhere", LOOP.format(hogs="").replace("name = cfsloop", "name = elsewhere"))
+    r = jl("sweep", p, "--runs", "3", "--baseline", base, timeout=60)
+    assert r.rc == 2 and "of scenario 'cfsloop'" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists(), "a sweep started"
