@@ -11,6 +11,11 @@
         probe.end()
         nxt += period_ns
 
+A server whose workers each serve any method marks a request with its method's series instead:
+probe.wake(sent_ns, series="ping") ... probe.end(). Every thread's wakes of one series name make that
+series; wakes and ends nest (the end closes the thread's latest open wake), so a request's own outgoing
+call can be marked inside it.
+
 Run it under jitterlab as `exec = python3 my_loop.py` with `measure = probe`. It writes the same records
 as jitterlab/probe.h, the same way: each thread gets a ring in memory the run shares with the program,
 and a call stores one 32-byte record stamped with time.monotonic_ns() (CLOCK_MONOTONIC, the clock of the
@@ -36,9 +41,9 @@ import time
 PROBE_ID = 0x4A4C5042  # "JLPB"
 RING_MAGIC = 0x4A4C5052  # "JLPR"
 RING_VERSION = 1
-WAKE, END, NAME = 1, 2, 3
+WAKE, END, NAME, SERIES = 1, 2, 3, 4
 _REC = struct.Struct("<IIq")     # id, kind, release_ns: WAKE and END (the marker's)
-_NAMED = struct.Struct("<IIq16s")  # and the name: NAME
+_NAMED = struct.Struct("<IIq16s")  # and the name: NAME, SERIES
 # the ring's (include/jitterlab/probe.h): native order and alignment, so that the head is one 8-byte store
 _AREA = struct.Struct("@IIIIII")   # magic, version, nrings, cap, ctl_off, rec_off
 _U64 = struct.Struct("@Q")
@@ -197,8 +202,11 @@ def _put(r, kind, release_ns, name):
     _U64.pack_into(_area, ctl, head + 1)  # after the record: x86 keeps the order of stores
 
 
-def wake(release_ns=0):
-    """The loop woke for the cycle due at RELEASE_NS (CLOCK_MONOTONIC ns; 0 when it has none)."""
+def wake(release_ns=0, series=None):
+    """The loop woke for the cycle due at RELEASE_NS (CLOCK_MONOTONIC ns; 0 when it has none). SERIES
+    (at most 15 characters of [a-z0-9_-]): this wake belongs to that series, not to the thread's."""
+    if series is not None:
+        _named(SERIES, series)
     r = _me.ring
     if r and r[0] - r[1] <= r[4]:  # the common case, _put inlined: each call costs what it measures
         head = r[0]
@@ -233,13 +241,17 @@ def end():
         _write(_fd, _REC.pack(PROBE_ID, END, 0), _REC.size)
 
 
-def name(text):
-    """Name this thread's series (at most 15 characters of [a-z0-9_-])."""
+def _named(kind, text):
     if _fd == -1:
         return
     r = _ring()
     b = text.encode()[:15]
     if r:
-        _put(r, NAME, 0, b)
+        _put(r, kind, 0, b)
     elif r is None:
-        _write(_fd, _NAMED.pack(PROBE_ID, NAME, 0, b), _NAMED.size)
+        _write(_fd, _NAMED.pack(PROBE_ID, kind, 0, b), _NAMED.size)
+
+
+def name(text):
+    """Name this thread's series (at most 15 characters of [a-z0-9_-])."""
+    _named(NAME, text)

@@ -62,15 +62,24 @@ extern "C" {
 
 #define JL_PROBE_ID 0x4a4c5042u /* "JLPB": the first 4 bytes of every probe record in the trace */
 
-enum jl_probe_kind { JL_PROBE_WAKE = 1, JL_PROBE_END = 2, JL_PROBE_NAME = 3 };
+/* SERIES: the thread's next WAKE (and the END that closes it) belongs to the series the record names,
+ * whichever thread of the program makes it (a request served by any worker of a pool). */
+enum jl_probe_kind { JL_PROBE_WAKE = 1, JL_PROBE_END = 2, JL_PROBE_NAME = 3, JL_PROBE_SERIES = 4 };
+
+/* Does a record of KIND carry a name (the 32-byte shape) rather than a release? */
+static inline int jl_probe_kind_named(uint32_t kind)
+{
+	return kind == JL_PROBE_NAME || kind == JL_PROBE_SERIES;
+}
 
 /* One record as the trace holds it (trace_marker_raw's, and what jitterlab writes for a ring's record;
- * little-endian on every platform jitterlab runs on): WAKE and END are the first 16 bytes, NAME all 32. */
+ * little-endian on every platform jitterlab runs on): WAKE and END are the first 16 bytes, NAME and SERIES
+ * all 32. */
 struct jl_probe_rec {
 	uint32_t id;
 	uint32_t kind;
 	int64_t release_ns; /* WAKE: the CLOCK_MONOTONIC time the loop meant to wake, 0 = none */
-	char name[16];      /* NAME: the series' name, [a-z0-9_-], NUL-padded */
+	char name[16];      /* NAME, SERIES: the series' name, [a-z0-9_-], NUL-padded */
 };
 
 /* ---- the rings (shared with the run) ---- */
@@ -103,7 +112,7 @@ struct jl_probe_ring_rec {
 	int32_t cpu;      /* the CPU it was made on */
 	union {
 		int64_t release_ns; /* WAKE */
-		char name[16];      /* NAME */
+		char name[16];      /* NAME, SERIES */
 	} u;
 };
 
@@ -383,6 +392,16 @@ static inline void jl_probe_wake(int64_t release_ns)
 static inline void jl_probe_end(void)
 {
 	jl_probe__record(JL_PROBE_END, 0, NULL);
+}
+
+/* The same as jl_probe_wake, for a wake that belongs to series SERIES (at most 15 characters of
+ * [a-z0-9_-]) rather than to the thread's: a server whose workers each serve any method marks a request
+ * with its method's name, and every worker's requests of that method make one series. Wakes and ends
+ * nest: the end closes the thread's latest open wake (a request's own outgoing call inside it). */
+static inline void jl_probe_wake_as(const char *series, int64_t release_ns)
+{
+	jl_probe__record(JL_PROBE_SERIES, 0, series ? series : "");
+	jl_probe__record(JL_PROBE_WAKE, release_ns, NULL);
 }
 
 /* Name this thread's series (at most 15 characters of [a-z0-9_-]); without it, the thread's name. */

@@ -2,6 +2,7 @@
  * io/read.c decodes them from trace_marker_raw: a probed program's threads (one a child of the
  * exec'd process, one a thread it created, one of an unrelated process), wake/end records, names. What is
  * checked is counted here from the sequences. Also: include/jitterlab/probe.h outside a run is a no-op. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -205,6 +206,71 @@ static void test_scenario_period_and_names(void **state)
 	teardown(&f);
 }
 
+/* A server's requests: wakes marked with a SERIES name make one series per name of the unit, whichever
+ * thread served them; a request's own outgoing call nests inside it (an end closes the thread's latest
+ * open wake); a thread's unmarked wakes stay its own series; a SERIES record names one wake only. */
+static void test_series_per_wake(void **state)
+{
+	struct fake f;
+	const struct jl_series *ping, *price, *call, *own;
+	char err[256];
+
+	(void)state;
+	setup(&f, 0);
+	born(&f, 10, CHILD, WORKER, true);
+	/* the main thread serves a ping (sent at 900 us), then a price whose call to C nests inside it */
+	probe(&f, 1000, CHILD, JL_PROBE_SERIES, 0, "ping");
+	probe(&f, 1010, CHILD, JL_PROBE_WAKE, 900, NULL);
+	probe(&f, 1030, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 2000, CHILD, JL_PROBE_SERIES, 0, "price");
+	probe(&f, 2010, CHILD, JL_PROBE_WAKE, 1500, NULL);
+	probe(&f, 2020, CHILD, JL_PROBE_SERIES, 0, "call-quote");
+	probe(&f, 2030, CHILD, JL_PROBE_WAKE, 2025, NULL);
+	probe(&f, 7030, CHILD, JL_PROBE_END, 0, NULL); /* the call's reply: 5 ms */
+	probe(&f, 7040, CHILD, JL_PROBE_END, 0, NULL); /* the price's reply */
+	/* the worker serves a ping too, and then an unmarked wake: its own series */
+	probe(&f, 3000, WORKER, JL_PROBE_SERIES, 0, "ping");
+	probe(&f, 3100, WORKER, JL_PROBE_WAKE, 2000, NULL);
+	probe(&f, 3150, WORKER, JL_PROBE_END, 0, NULL);
+	probe(&f, 4000, WORKER, JL_PROBE_WAKE, 0, NULL);
+	probe(&f, 4010, WORKER, JL_PROBE_END, 0, NULL);
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	assert_int_equal(f.eng.nseries, 4);
+	ping = series(&f, "ctl.ping");
+	price = series(&f, "ctl.price");
+	call = series(&f, "ctl.call-quote");
+	own = series(&f, "ctl.501");
+	assert_non_null(ping);
+	assert_non_null(price);
+	assert_non_null(call);
+	assert_non_null(own);
+	/* both threads' pings, each from its release (the client's send time) */
+	assert_int_equal(jl_series_count(ping), 2);
+	assert_int_equal(jl_series_at(ping, 0)->wake - jl_series_at(ping, 0)->release, 110 * 1000);
+	assert_int_equal(jl_series_at(ping, 0)->tid, CHILD);
+	assert_int_equal(jl_series_at(ping, 1)->wake - jl_series_at(ping, 1)->release, 1100 * 1000);
+	assert_int_equal(jl_series_at(ping, 1)->tid, WORKER);
+	assert_false(ping->periodic);
+	/* the call closed first, inside the price */
+	assert_int_equal(jl_series_count(call), 1);
+	assert_int_equal(jl_series_at(call, 0)->end - jl_series_at(call, 0)->wake, 5000 * 1000);
+	assert_int_equal(jl_series_count(price), 1);
+	assert_int_equal(jl_series_at(price, 0)->end - jl_series_at(price, 0)->release, (7040 - 1500) * 1000);
+	assert_int_equal(jl_series_count(own), 1);
+	/* the ping's worst wait (the worker's: sent at 2000 us, started at 3100 us) explained by the pool: through
+	 * that 1100 us the main thread served the price (from 2010 us: 1090 us of it) and was inside its call to C
+	 * (from 2030 us: 1070 us of it); the first ping's 110 us wait is under the 1 ms worth explaining */
+	assert_int_equal(ping->pool.wait_ns, 1100 * 1000);
+	assert_int_equal(ping->pool.cycle, jl_series_at(ping, 1)->cycle);
+	assert_int_equal(ping->pool.threads, 1);
+	assert_true(fabs(ping->pool.busy - 1090.0 / 1100) < 1e-9);
+	assert_true(fabs(ping->pool.in_calls - 1070.0 / 1100) < 1e-9);
+	assert_string_equal(ping->pool.serving, "ctl.price");
+	assert_string_equal(ping->pool.calls, "ctl.call-quote");
+	assert_int_equal(call->pool.wait_ns, 0); /* a call's release is its start: no wait */
+	teardown(&f);
+}
+
 /* Outside a run the probe does nothing; JITTERLAB_PROBE naming no run: it gives up once (no second
  * connect: the descriptor stays -1). */
 static void test_probe_outside_a_run(void **state)
@@ -377,6 +443,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_become_series),
 		cmocka_unit_test(test_scenario_period_and_names),
+		cmocka_unit_test(test_series_per_wake),
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),
 		cmocka_unit_test(test_offcpu_migration_and_new_n),

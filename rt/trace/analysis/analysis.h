@@ -151,9 +151,9 @@ struct jl_analysis_probe {
 	int64_t ts;                  /* when it was written: a wake's start, an end */
 	int64_t release;             /* wake: the release it names (0 = none) */
 	int32_t pid;                 /* the thread that wrote it */
-	int32_t kind;                /* JL_PROBE_WAKE, _END, _NAME */
+	int32_t kind;                /* JL_PROBE_WAKE, _END, _NAME, _SERIES */
 	int32_t cpu;                 /* where it was written */
-	char name[16];               /* name: the series' name */
+	char name[16];               /* name, series: the series' name */
 };
 
 /* The pruner's calls from the analysis it prunes (prune.c sets them with an->prune): the feed

@@ -2,7 +2,8 @@
  * become one series per probing thread of a `measure = probe` unit, so that they get everything a built-in
  * loop gets. A record belongs to the unit whose exec'd child the writing thread descends from (the fork and
  * task_newtask events of the trace). The records come from programs that mark their own cycles
- * (include/jitterlab/probe.h) through io/probe_server.c. */
+ * (include/jitterlab/probe.h) through io/probe_server.c. A wake marked with a SERIES name goes to that
+ * name's series of the unit, whichever of its threads made it (a server's method, served by any worker). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +27,38 @@ static int unit_of(const struct jl_engine *eng, const struct jl_analysis *an, in
 	return -1;
 }
 
+/* A series of probe records: a probing thread's own (its wakes without a SERIES record), or a named one
+ * of a unit (every wake its threads marked with that SERIES name). */
 struct prober {
-	int32_t pid;
+	int32_t pid;        /* the thread's, or the first writer's of a named series */
 	int unit;
+	bool named;         /* a SERIES name: all of the unit's threads' wakes of that name */
 	char name[16];
 	size_t nwake;
+	/* while the records are turned into cycles */
+	int si;             /* its series in the engine (an index: adding a series may move them all); -1: none */
+	int64_t period;
+	uint64_t cycle, unpaired, far;
+	bool named_release;
+};
+
+/* A thread's state while its records are read: the SERIES name its next wake takes, and its open wakes
+ * (an end closes the latest: a request's own outgoing call nests inside it). */
+#define OPEN_MAX 8
+struct writer {
+	int32_t pid;
+	char pending[16];
+	int nopen;
+	struct {
+		size_t key;
+		int64_t wake, release;
+	} open[OPEN_MAX];
 };
 
 /* The period of a probed series: the scenario's, else the median step between the releases it named
- * (or between its wakes when it named none); 0 when it has fewer than 3 cycles. */
-static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_analysis *an, int32_t pid)
+ * (or between its wakes when it named none); 0 when it has fewer than 3 cycles. KOF[i] is the series of
+ * probe record i's wake (-1: not a wake). */
+static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_analysis *an, const long *kof, long key)
 {
 	int64_t *v, prev = 0, period = 0;
 	size_t n = 0;
@@ -49,7 +72,7 @@ static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_a
 		const struct jl_analysis_probe *p = &an->probes[i];
 		int64_t at;
 
-		if (p->pid != pid || p->kind != JL_PROBE_WAKE)
+		if (kof[i] != key)
 			continue;
 		at = p->release ? p->release : p->ts;
 		if (prev && at > prev)
@@ -62,47 +85,181 @@ static int64_t probe_period(const struct jl_thread_spec *spec, const struct jl_a
 	return period;
 }
 
+static struct writer *writer_of(struct writer **w, size_t *nw, int32_t pid)
+{
+	struct writer *grown;
+
+	for (size_t i = 0; i < *nw; i++)
+		if ((*w)[i].pid == pid)
+			return &(*w)[i];
+	grown = realloc(*w, (*nw + 1) * sizeof(**w));
+	if (!grown)
+		return NULL;
+	*w = grown;
+	memset(&grown[*nw], 0, sizeof(grown[*nw]));
+	grown[*nw].pid = pid;
+	return &grown[(*nw)++];
+}
+
+/* The series a record of thread PID of UNIT goes to (a new one when none is): its index, or -1 (ENOMEM). */
+static long key_of(struct prober **pr, size_t *npr, int32_t pid, int unit, const char *series)
+{
+	struct prober *grown;
+
+	for (size_t k = 0; k < *npr; k++) {
+		if (series && (*pr)[k].named && (*pr)[k].unit == unit && !strcmp((*pr)[k].name, series))
+			return (long)k;
+		if (!series && !(*pr)[k].named && (*pr)[k].pid == pid)
+			return (long)k;
+	}
+	grown = realloc(*pr, (*npr + 1) * sizeof(**pr));
+	if (!grown)
+		return -1;
+	*pr = grown;
+	grown[*npr] = (struct prober){ .pid = pid, .unit = unit, .named = series != NULL, .si = -1 };
+	if (series)
+		snprintf(grown[*npr].name, sizeof(grown[*npr].name), "%s", series);
+	return (long)(*npr)++;
+}
+
+/* The share of [FROM, TO) that [A, B) covers, in ns. */
+static int64_t overlap(int64_t a, int64_t b, int64_t from, int64_t to)
+{
+	int64_t lo = a > from ? a : from, hi = b < to ? b : to;
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* A named series' worst wait for a worker, explained by what the unit's threads did through it: every
+ * sample of the unit's named series that overlaps the wait is a request a thread served (outer) or a call
+ * it made inside one (a sample inside another of the same thread). PR[0..NPR) are the series. */
+static void pool_wait(struct jl_engine *eng, const struct prober *pr, size_t npr, size_t k)
+{
+	struct jl_series *s = &eng->series[pr[k].si];
+	struct jl_pool_wait *pw = &s->pool;
+	const struct jl_sample *worst = NULL;
+	int64_t from, to, busy = 0, in_calls = 0;
+	enum { MAXT = 256, MAXC = 4096 };
+	int32_t tids[MAXT];
+	int nt = 0, nc = 0;
+	static struct {
+		const struct jl_sample *x;
+		size_t j;
+	} cand[MAXC]; /* after the run, one thread: static keeps 64 KB off the stack */
+	int64_t serve_ns[64] = { 0 }, call_ns[64] = { 0 }; /* by series (index into PR, at most 64 counted) */
+
+	for (size_t i = 0; i < jl_series_count(s); i++) {
+		const struct jl_sample *x = jl_series_at(s, i);
+
+		if (!worst || x->wake - x->release > worst->wake - worst->release)
+			worst = x;
+	}
+	if (!worst || worst->wake - worst->release < 1000000)
+		return; /* under 1 ms (an outgoing call's own series: its release is its start): no wait to explain */
+	from = worst->release, to = worst->wake;
+	/* the samples that overlap the wait (a sample that holds one that does overlaps it too) */
+	for (size_t j = 0; j < npr; j++) {
+		const struct jl_series *o;
+
+		if (!pr[j].named || pr[j].unit != pr[k].unit || pr[j].si < 0)
+			continue;
+		o = &eng->series[pr[j].si];
+		for (size_t i = 0; i < jl_series_count(o) && nc < MAXC; i++) {
+			const struct jl_sample *x = jl_series_at(o, i);
+
+			if (x != worst && overlap(x->wake, x->end, from, to))
+				cand[nc].x = x, cand[nc].j = j, nc++;
+		}
+	}
+	for (int c = 0; c < nc; c++) {
+		const struct jl_sample *x = cand[c].x;
+		int64_t ov = overlap(x->wake, x->end, from, to);
+		bool inner = false;
+		int t;
+
+		for (int c2 = 0; c2 < nc && !inner; c2++) /* inside another of its thread: a call made while serving */
+			inner = c2 != c && cand[c2].x->tid == x->tid && cand[c2].x->wake <= x->wake && x->end <= cand[c2].x->end &&
+				(cand[c2].x->wake < x->wake || x->end < cand[c2].x->end || c2 < c);
+		if (inner) {
+			in_calls += ov;
+			if (cand[c].j < 64)
+				call_ns[cand[c].j] += ov;
+			continue;
+		}
+		busy += ov;
+		if (cand[c].j < 64)
+			serve_ns[cand[c].j] += ov;
+		for (t = 0; t < nt && tids[t] != x->tid; t++)
+			;
+		if (t == nt && nt < MAXT)
+			tids[nt++] = x->tid;
+	}
+	memset(pw, 0, sizeof(*pw));
+	pw->cycle = worst->cycle;
+	pw->wait_ns = to - from;
+	pw->threads = nt;
+	pw->busy = nt ? (double)busy / ((double)nt * (double)(to - from)) : 0;
+	pw->in_calls = nt ? (double)in_calls / ((double)nt * (double)(to - from)) : 0;
+	for (size_t j = 0, bs = 0, bc = 0; j < npr && j < 64; j++) {
+		if (serve_ns[j] > serve_ns[bs] || (j == 0 && serve_ns[0])) {
+			bs = j;
+			snprintf(pw->serving, sizeof(pw->serving), "%s", eng->series[pr[j].si].name);
+		}
+		if (call_ns[j] > call_ns[bc] || (j == 0 && call_ns[0])) {
+			bc = j;
+			snprintf(pw->calls, sizeof(pw->calls), "%s", eng->series[pr[j].si].name);
+		}
+	}
+}
+
 int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	struct prober *pr = NULL;
-	size_t npr = 0;
+	struct writer *wr = NULL;
+	size_t npr = 0, nwr = 0;
+	long *kof = calloc(an->nprobes ? an->nprobes : 1, sizeof(*kof));
 	int rc = -1;
 
-	/* the probing threads, in the order they first wrote */
+	if (!kof)
+		goto oom;
+	/* the series, in the order they first wrote; each wake's series */
 	for (size_t i = 0; i < an->nprobes; i++) {
 		const struct jl_analysis_probe *p = &an->probes[i];
-		size_t k;
+		struct writer *w;
+		int u;
 
-		for (k = 0; k < npr && pr[k].pid != p->pid; k++)
-			;
-		if (k == npr) {
-			int u = unit_of(eng, an, p->pid);
-			struct prober *grown;
-
-			if (u < 0)
-				continue; /* a program of no `measure = probe` unit: not measured */
-			grown = realloc(pr, (npr + 1) * sizeof(*pr));
-			if (!grown)
-				goto oom;
-			pr = grown;
-			pr[npr] = (struct prober){ .pid = p->pid, .unit = u };
-			npr++;
+		kof[i] = -1;
+		if ((u = unit_of(eng, an, p->pid)) < 0)
+			continue; /* a program of no `measure = probe` unit: not measured */
+		if (!(w = writer_of(&wr, &nwr, p->pid)))
+			goto oom;
+		if (p->kind == JL_PROBE_SERIES) {
+			snprintf(w->pending, sizeof(w->pending), "%s", p->name);
+			jl_analysis_clean_name(w->pending);
+			continue;
 		}
-		if (p->kind == JL_PROBE_NAME && p->name[0])
-			snprintf(pr[k].name, sizeof(pr[k].name), "%s", p->name);
-		if (p->kind == JL_PROBE_WAKE)
-			pr[k].nwake++;
+		if (p->kind != JL_PROBE_WAKE && p->kind != JL_PROBE_NAME)
+			continue;
+		if ((kof[i] = key_of(&pr, &npr, p->pid, u, p->kind == JL_PROBE_WAKE && w->pending[0] ? w->pending : NULL)) < 0)
+			goto oom;
+		if (p->kind == JL_PROBE_NAME) {
+			if (p->name[0])
+				snprintf(pr[kof[i]].name, sizeof(pr[kof[i]].name), "%s", p->name);
+			kof[i] = -1;
+			continue;
+		}
+		pr[kof[i]].nwake++;
+		w->pending[0] = '\0'; /* a SERIES record names one wake */
 	}
 	for (size_t k = 0; k < npr; k++) {
 		const struct jl_thread_spec *spec = eng->units[pr[k].unit].spec;
 		char name[JL_SERIES_NAME_MAX], what[16];
 		struct jl_series *s;
-		int64_t wake = 0, release = 0, period = probe_period(spec, an, pr[k].pid);
-		uint64_t cycle = 0, unpaired = 0, far = 0;
-		bool open = false, named_release = false;
 
-		/* UNIT.NAME: the probe's name, else the thread's comm, else its tid; a second thread of the same
-		 * name gets its tid appended */
+		if (!pr[k].nwake)
+			continue; /* a name record alone */
+		/* UNIT.NAME: the series' or the probe's name, else the thread's comm, else its tid; a second
+		 * thread of the same name gets its tid appended */
 		snprintf(what, sizeof(what), "%s", pr[k].name);
 		if (!what[0] && jl_analysis_comm(an, pr[k].pid))
 			snprintf(what, sizeof(what), "%s", jl_analysis_comm(an, pr[k].pid));
@@ -118,61 +275,99 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 		s = jl_engine_add_found_series(eng, pr[k].unit, name, pr[k].nwake + 1, err, errlen);
 		if (!s)
 			goto out;
+		pr[k].si = (int)(s - eng->series);
+		/* requests: each has its own release (the client's send), no grid and no period to estimate */
+		pr[k].period = pr[k].named ? 0 : probe_period(spec, an, kof, (long)k);
 		s->kind = "probe";
 		s->tid = pr[k].pid;
 		s->measured = true;
-		s->periodic = period > 0;
-		s->period_ns = period;
-		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : period;
-		for (size_t i = 0; i < an->nprobes; i++) {
-			const struct jl_analysis_probe *p = &an->probes[i];
+		s->periodic = pr[k].period > 0;
+		s->period_ns = pr[k].period;
+		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : pr[k].period;
+	}
+	/* one pass: each thread's wakes open, its ends close the latest open one, into that wake's series */
+	for (size_t i = 0; i < nwr; i++)
+		wr[i].nopen = 0;
+	for (size_t i = 0; i < an->nprobes; i++) {
+		const struct jl_analysis_probe *p = &an->probes[i];
+		struct writer *w;
 
-			if (p->pid != pr[k].pid)
-				continue;
-			if (p->kind == JL_PROBE_WAKE) {
-				unpaired += open; /* a wake after a wake: the first had no end */
-				wake = p->ts;
-				release = p->release ? p->release : p->ts;
-				named_release |= p->release != 0;
-				/* a release more than 10 s from its wake is not CLOCK_MONOTONIC ns (us? the wall clock?) */
-				far += p->release && (p->release - p->ts > 10 * JL_NSEC_PER_SEC || p->ts - p->release > 10 * JL_NSEC_PER_SEC);
-				open = true;
-				if (!s->first_release)
-					s->first_release = release;
-			} else if (p->kind == JL_PROBE_END && !open) {
-				unpaired++;
-			} else if (p->kind == JL_PROBE_END && open) {
-				/* the cycle index counts releases on the grid from the first, so skipped ones show */
-				int64_t on_grid = period > 0 ? (release - s->first_release + period / 2) / period : (int64_t)cycle;
-				uint64_t c = on_grid > 0 ? (uint64_t)on_grid : 0;
+		if (kof[i] < 0 && p->kind != JL_PROBE_END)
+			continue;
+		if (unit_of(eng, an, p->pid) < 0 || !(w = writer_of(&wr, &nwr, p->pid)))
+			continue;
+		if (p->kind == JL_PROBE_WAKE) {
+			struct prober *k = &pr[kof[i]];
+			struct jl_series *ks = &eng->series[k->si];
 
-				if (c < cycle)
-					c = cycle; /* never backwards (a release off the grid) */
-				jl_series_append(s, &(struct jl_sample){ .release = release, .wake = wake, .end = p->ts,
-									  .origin = release, .tid = pr[k].pid, .cycle = c,
-									  .skipped = (uint32_t)(c - cycle), .cpu = p->cpu });
-				jl_series_count_work(s, p->ts - wake);
-				cycle = c + 1;
-				open = false;
+			if (w->nopen == OPEN_MAX) { /* wakes that never end: the oldest is not a cycle */
+				pr[w->open[0].key].unpaired++;
+				memmove(&w->open[0], &w->open[1], (OPEN_MAX - 1) * sizeof(w->open[0]));
+				w->nopen--;
 			}
+			w->open[w->nopen].key = (size_t)kof[i];
+			w->open[w->nopen].wake = p->ts;
+			w->open[w->nopen].release = p->release ? p->release : p->ts;
+			w->nopen++;
+			k->named_release |= p->release != 0;
+			/* a release more than 10 s from its wake is not CLOCK_MONOTONIC ns (us? the wall clock?) */
+			k->far += p->release && (p->release - p->ts > 10 * JL_NSEC_PER_SEC || p->ts - p->release > 10 * JL_NSEC_PER_SEC);
+			if (!ks->first_release)
+				ks->first_release = p->release ? p->release : p->ts;
+		} else if (p->kind == JL_PROBE_END && !w->nopen) {
+			for (size_t k = 0; k < npr; k++) /* an end with no wake: the thread's own series counts it */
+				if (!pr[k].named && pr[k].pid == p->pid && pr[k].si >= 0)
+					pr[k].unpaired++;
+		} else if (p->kind == JL_PROBE_END) {
+			struct prober *k = &pr[w->open[--w->nopen].key];
+			struct jl_series *ks = &eng->series[k->si];
+			int64_t release = w->open[w->nopen].release, wake = w->open[w->nopen].wake;
+			/* the cycle index counts releases on the grid from the first, so skipped ones show */
+			int64_t on_grid = k->period > 0 ? (release - ks->first_release + k->period / 2) / k->period : (int64_t)k->cycle;
+			uint64_t c = on_grid > 0 ? (uint64_t)on_grid : 0;
+
+			if (c < k->cycle || k->named)
+				c = k->cycle; /* never backwards; a named series' requests are counted, not gridded */
+			jl_series_append(ks, &(struct jl_sample){ .release = release, .wake = wake, .end = p->ts,
+								     .origin = release, .tid = p->pid, .cycle = c,
+								     .skipped = (uint32_t)(c - k->cycle), .cpu = p->cpu });
+			jl_series_count_work(ks, p->ts - wake);
+			k->cycle = c + 1;
 		}
-		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + period : 0;
-		if (!named_release && !spec->beh.period_ns) {
+	}
+	for (size_t i = 0; i < nwr; i++)
+		for (int o = 0; o < wr[i].nopen; o++)
+			pr[wr[i].open[o].key].unpaired++; /* a wake the run's end cut off: not a cycle */
+	for (size_t k = 0; k < npr; k++) {
+		struct jl_series *s;
+
+		if (pr[k].si < 0)
+			continue;
+		s = &eng->series[pr[k].si];
+		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + pr[k].period : 0;
+		if (!pr[k].named_release && !eng->units[pr[k].unit].spec->beh.period_ns) {
 			/* no release was named: ready = wake, not a grid (a grid would invent skipped releases) */
 			s->periodic = false;
 		}
-		if (unpaired)
+		if (pr[k].named)
+			s->periodic = false; /* requests: each its own release, no grid */
+		if (pr[k].unpaired)
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu wake or end records without their pair "
-				"(not cycles)\n", s->name, (unsigned long long)unpaired);
-		if (far)
+				"(not cycles)\n", s->name, (unsigned long long)pr[k].unpaired);
+		if (pr[k].far)
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu releases more than 10 s from their wake: "
-				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)far);
+				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)pr[k].far);
 	}
+	for (size_t k = 0; k < npr; k++)
+		if (pr[k].named && pr[k].si >= 0)
+			pool_wait(eng, pr, npr, k);
 	rc = 0;
 	goto out;
 oom:
 	snprintf(err, errlen, "probe: out of memory");
 out:
 	free(pr);
+	free(wr);
+	free(kof);
 	return rc;
 }

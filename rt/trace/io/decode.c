@@ -418,7 +418,7 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 			ev->mark_thread = (int32_t)p.kind;
 			ev->expires = p.release_ns;
 			p.name[sizeof(p.name) - 1] = '\0';
-			snprintf(ev->comm, sizeof(ev->comm), "%s", p.kind == JL_PROBE_NAME ? p.name : "");
+			snprintf(ev->comm, sizeof(ev->comm), "%s", jl_probe_kind_named(p.kind) ? p.name : "");
 			break;
 		}
 		if ((uint32_t)num(r, k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||

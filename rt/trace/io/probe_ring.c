@@ -169,7 +169,7 @@ int jl_probe_rings_assign(struct jl_probe_rings *R, int32_t pid, int32_t tid)
 static bool rec_ok(const struct jl_probe_rings *R, const struct ring_own *o, const struct jl_probe_ring_rec *r,
 		   int64_t now)
 {
-	return r->kind >= JL_PROBE_WAKE && r->kind <= JL_PROBE_NAME && r->cpu >= 0 && r->cpu < R->ncpus && r->ts > 0 &&
+	return r->kind >= JL_PROBE_WAKE && r->kind <= JL_PROBE_SERIES && r->cpu >= 0 && r->cpu < R->ncpus && r->ts > 0 &&
 	       r->ts >= o->last_ts && r->ts <= now + 1000000000LL;
 }
 
@@ -217,7 +217,7 @@ void jl_probe_rings_drain(struct jl_probe_rings *R)
 				R->bad++;
 				continue;
 			}
-			if (r.kind == JL_PROBE_NAME)
+			if (jl_probe_kind_named(r.kind))
 				r.u.name[sizeof(r.u.name) - 1] = '\0';
 			o->last_ts = r.ts;
 			buf[n++] = r;
@@ -398,13 +398,13 @@ static bool raw_format(struct tep_handle *tep, struct rawfmt *f)
 static int raw_event(const struct rawfmt *f, int32_t tid, const struct jl_probe_ring_rec *r, unsigned char *out)
 {
 	struct jl_probe_rec p;
-	size_t n = r->kind == JL_PROBE_NAME ? sizeof(p) : offsetof(struct jl_probe_rec, name);
+	size_t n = jl_probe_kind_named(r->kind) ? sizeof(p) : offsetof(struct jl_probe_rec, name);
 
 	memset(out, 0, 128);
 	memset(&p, 0, sizeof(p));
 	p.id = JL_PROBE_ID;
 	p.kind = r->kind;
-	if (r->kind == JL_PROBE_NAME)
+	if (jl_probe_kind_named(r->kind))
 		memcpy(p.name, r->u.name, sizeof(p.name));
 	else
 		p.release_ns = r->u.release_ns;
