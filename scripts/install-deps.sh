@@ -8,8 +8,9 @@ build_pkgs=(build-essential pkg-config clang libclang-rt-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libnuma-dev libinih-dev
             libjson-c-dev libgsl-dev libcmocka-dev zlib1g-dev)
 # man-db and groff-base: `man jitterlab`, and tests/integration/test_man.py renders the generated pages
+# python3-grpcio: the published gRPC chain for real (examples/grpc_chain, scripts/grpc-chain.sh)
 run_pkgs=(python3 python3-pytest rt-tests stress-ng trace-cmd gnuplot-nox kernelshark xvfb xauth procps util-linux
-          man-db groff-base)
+          man-db groff-base python3-grpcio)
 # make check's RT lane: a PREEMPT_RT guest under qemu (tests/rt/guest.sh; the kernel package itself is
 # fetched with apt-get download and unpacked into build/rt, never installed), and rtla of the same kernel
 # python3-pytest-timeout: a test stuck in the guest fails with its stack instead of eating the lane's time
