@@ -7,7 +7,8 @@
 # deadline not propagated. Like is compared with like: the ten Pings of each column are the ones sent from
 # the Orders' moment, 0.2 s apart (the model's pings source is set to exactly those ten).
 # Figures, never pass/fail. From the repository root, as root (sudo: the servers run as you):
-#   sudo scripts/grpc-chain.sh            (about two minutes)     D=1 DEADLINE=0.2 for a scaled run
+#   sudo scripts/grpc-chain.sh            (about two minutes)     D=1 DEADLINE=0.2 for a scaled run, KEEP=1 keeps
+#                                                                  the run directories (their path is printed)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -15,17 +16,17 @@ source "$(dirname "$0")/lib.sh"
 d=${D:-5}
 dl=${DEADLINE:-1}
 tmp=$(mktemp -d /tmp/jitterlab-grpc-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT  # KEEP=1: the runs stay, for KernelShark and report
 chmod 755 "$tmp"
-users=()
-[ -n "${SUDO_UID:-}" ] || users=(--set a.user=root --set b.user=root --set c.user=root --set client.user=root)
+# the servers run as the invoking user (user = invoking); run as root without sudo, that user is root
+[ -n "${SUDO_UID:-}" ] || export SUDO_UID=0 SUDO_GID=0
 server() { # NAME PORT WORKERS MODE
     echo "/usr/bin/python3 examples/grpc_chain/chain.py server --name $1 --port $2 --workers $3 --next $(($2 + 1)) --mode $4"
 }
 real() { # NAME MODE CLIENT-ARGS...: the run directory as $tmp/real-NAME
     local name=$1 mode=$2
     shift 2
-    timeout 180 "$bin" run scenarios/grpc-chain.ini --out "$tmp/out-$name" -q "${users[@]}" \
+    timeout 180 "$bin" run scenarios/grpc-chain.ini --out "$tmp/out-$name" -q \
         --set "a.exec=$(server a 50151 16 "$mode")" --set "b.exec=$(server b 50152 4 "$mode")" \
         --set "c.exec=/usr/bin/python3 examples/grpc_chain/chain.py server --name c --port 50153 --workers 16 --delay $d" \
         --set "client.exec=/usr/bin/python3 examples/grpc_chain/chain.py client --a 50151 --b 50152 --interval 0.2 --linger 60 $*" \
@@ -49,7 +50,7 @@ real propagated propagate --deadline "$dl"
 real unpropagated none --deadline "$dl"
 echo "grpc-chain: the model, four conditions ..." >&2
 model alone orders.start=60s
-model none orders.deadline=none
+model none orders.deadline=60s  # no deadline within the run
 model propagated "orders.deadline=${dl}s" price.deadline_propagation=yes
 model unpropagated "orders.deadline=${dl}s"
 /usr/bin/python3 - "$tmp" "$d" "$dl" <<'PY'
@@ -84,10 +85,11 @@ def real(name):
         return None
     pings = [x for x in log if x.get("method") == "ping"]
     orders = [x for x in log if x.get("method") == "order"]
-    ends = [x["sent_ns"] / 1e9 + x["seconds"] for x in pings]
+    # the pings that waited (more than 0.1 s): did they end together, as published?
+    ends = [x["sent_ns"] / 1e9 + x["seconds"] for x in pings if x["seconds"] > 0.1]
     series = {t["name"]: t for t in summary["threads"]}
     out = {"pings": f"{rng([x['seconds'] for x in pings])}"
-           + (f", ends within {max(ends) - min(ends):.3f} s of one another" if ends else "")}
+           + (f", the {len(ends)} that waited ended within {max(ends) - min(ends):.3f} s of one another" if len(ends) > 1 else "")}
     if orders:
         out["orders"] = f"{rng([x['seconds'] for x in orders])} ({statuses(orders, 'status')})"
     wait = series.get("b.ping", {}).get("latency_ns", {}).get("max")
@@ -131,6 +133,7 @@ def model(name):
 
 titles = {"alone": "Ping alone", "none": "MODE none, under 8 Orders",
           "propagated": f"{deadline:g} s deadline, propagated", "unpropagated": f"{deadline:g} s deadline, not propagated"}
+print(f"runs in {tmp}\n" if os.environ.get("KEEP") else "", end="")
 print(f"The published gRPC chain: paper (Python gRPC, C {5} s, deadline 1 s), real (this machine, C {delay:g} s, "
       f"deadline {deadline:g} s), model (scenarios/pool-exhaustion.ini, the same)\n")
 for name in ("alone", "none", "propagated", "unpropagated"):
