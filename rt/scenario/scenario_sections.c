@@ -4,6 +4,7 @@
  * the registry shares (scenario_registry.h). Pure. */
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,31 +239,49 @@ int jl_scenario_gate_check(const char *label, const char *value, struct jl_gate 
 #define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
 #define KEY_ENTRY(fn) static bool fn(const struct jl_key_view *v, int i, const char **key, const char **value)
 
-/* LABEL = THREAD.METRIC OP VALUE. A --set of a label replaces the expectation of that label (a file
- * cannot name a label twice: the parser refuses a key set twice). */
-KEY_PARSE(expect_key)
+/* The slot a LABEL = ... line of a labelled section ([expect], [gate]) fills in ITEMS[0..*N) (SIZE bytes
+ * each, the label first): an earlier line of the same label is taken out (a --set replaces it; a file cannot
+ * name a label twice: the parser refuses a key set twice), the label and the room checked. Its index, or
+ * JL_KEY_FAIL_WHOLE with WHY. */
+static int labelled_slot(void *items, int *n, size_t size, int max, const char *key, const char *what, const char *form,
+			 char *why, size_t wl)
 {
-	struct jl_scenario *sc = v->sc;
+	char *base = items;
 
-	(void)d;
-	for (int i = 0; i < sc->nexpect; i++) {
-		if (!strcmp(sc->expect[i].label, key)) {
-			memmove(&sc->expect[i], &sc->expect[i + 1], (size_t)(sc->nexpect - i - 1) * sizeof(sc->expect[0]));
-			sc->nexpect--;
+	for (int i = 0; i < *n; i++) {
+		if (!strcmp(base + (size_t)i * size, key)) {
+			memmove(base + (size_t)i * size, base + (size_t)(i + 1) * size, (size_t)(*n - i - 1) * size);
+			(*n)--;
 			break;
 		}
 	}
-	if (sc->nexpect >= JL_MAX_EXPECT) {
-		snprintf(why, wl, "too many expectations (at most %d)", JL_MAX_EXPECT);
+	if (*n >= max) {
+		snprintf(why, wl, "too many %s (at most %d)", what, max);
 		return JL_KEY_FAIL_WHOLE;
 	}
 	if (strlen(key) >= JL_NAME_MAX || !*key ||
 	    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
-		snprintf(why, wl, "label '%s' is not valid (expected LABEL = THREAD.METRIC OP VALUE, LABEL "
-				  "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
+		snprintf(why, wl, "label '%s' is not valid (expected LABEL = %s, LABEL of letters, digits, '_', '-', '.', at "
+				  "most %d characters)", key, form, JL_NAME_MAX - 1);
 		return JL_KEY_FAIL_WHOLE;
 	}
-	if (jl_scenario_expect_parse(key, value, &sc->expect[sc->nexpect], why, wl))
+	return *n;
+}
+
+_Static_assert(offsetof(struct jl_expect, label) == 0 && offsetof(struct jl_gate, label) == 0,
+	       "labelled_slot finds a line by the label its struct starts with");
+
+/* LABEL = THREAD.METRIC OP VALUE. */
+KEY_PARSE(expect_key)
+{
+	struct jl_scenario *sc = v->sc;
+	int i = labelled_slot(sc->expect, &sc->nexpect, sizeof(sc->expect[0]), JL_MAX_EXPECT, key, "expectations",
+			      "THREAD.METRIC OP VALUE", why, wl);
+
+	(void)d;
+	if (i < 0)
+		return i;
+	if (jl_scenario_expect_parse(key, value, &sc->expect[i], why, wl))
 		return JL_KEY_FAIL;
 	sc->expect[sc->nexpect++].line = v->line;
 	return 0;
@@ -287,30 +306,17 @@ static const struct jl_key_desc expect_keys[] = {
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
-/* LABEL = SERIES.METRIC OP baseline [+|- AMOUNT] | SERIES.METRIC no worse; a --set of a label replaces it. */
+/* LABEL = SERIES.METRIC OP baseline [+|- AMOUNT] | SERIES.METRIC no worse. */
 KEY_PARSE(gate_key)
 {
 	struct jl_scenario *sc = v->sc;
+	int i = labelled_slot(sc->gates, &sc->ngates, sizeof(sc->gates[0]), JL_MAX_GATES, key, "gates",
+			      "SERIES.METRIC <= baseline + 10%", why, wl);
 
 	(void)d;
-	for (int i = 0; i < sc->ngates; i++) {
-		if (!strcmp(sc->gates[i].label, key)) {
-			memmove(&sc->gates[i], &sc->gates[i + 1], (size_t)(sc->ngates - i - 1) * sizeof(sc->gates[0]));
-			sc->ngates--;
-			break;
-		}
-	}
-	if (sc->ngates >= JL_MAX_GATES) {
-		snprintf(why, wl, "too many gates (at most %d)", JL_MAX_GATES);
-		return JL_KEY_FAIL_WHOLE;
-	}
-	if (strlen(key) >= JL_NAME_MAX || !*key ||
-	    key[strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")]) {
-		snprintf(why, wl, "label '%s' is not valid (expected LABEL = SERIES.METRIC <= baseline + 10%%, LABEL "
-				  "of letters, digits, '_', '-', '.', at most %d characters)", key, JL_NAME_MAX - 1);
-		return JL_KEY_FAIL_WHOLE;
-	}
-	if (jl_scenario_gate_parse(key, value, &sc->gates[sc->ngates], why, wl))
+	if (i < 0)
+		return i;
+	if (jl_scenario_gate_parse(key, value, &sc->gates[i], why, wl))
 		return JL_KEY_FAIL;
 	sc->gates[sc->ngates++].line = v->line;
 	return 0;

@@ -17,6 +17,7 @@
  * header_event), re-encoded: time deltas and extends, the lost-events flags and count of each page. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,9 +204,17 @@ void jl_probe_rings_drain(struct jl_probe_rings *R)
 		if (o->broken)
 			continue;
 		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+		for (int again = 0; again < 3 && (head < o->tail || head - o->tail > R->cap); again++) {
+			sched_yield(); /* a second look before a ring is given up: a head caught mid-store (seen once
+					* in the emulated RT guest) reads right the next time */
+			head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+		}
 		if (head < o->tail || head - o->tail > R->cap) {
 			o->broken = true; /* the program wrote its control over */
 			R->bad++;
+			fprintf(stderr, "jitterlab: probe: ring %d given up: its head %llu against the %llu records read "
+				"(at most %u ahead): the program wrote over its ring's control\n", i, (unsigned long long)head,
+				(unsigned long long)o->tail, (unsigned)R->cap);
 			continue;
 		}
 		while (o->tail < head) {
