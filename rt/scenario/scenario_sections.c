@@ -271,65 +271,45 @@ static int labelled_slot(void *items, int *n, size_t size, int max, const char *
 _Static_assert(offsetof(struct jl_expect, label) == 0 && offsetof(struct jl_gate, label) == 0,
 	       "labelled_slot finds a line by the label its struct starts with");
 
+/* A labelled section's key and its entry for the writer: the slot, the line's parser, its line number. */
+#define LABELLED_KEY(fn, arr, n, max, what, form, parse)                                                       \
+	KEY_PARSE(fn)                                                                                           \
+	{                                                                                                       \
+		struct jl_scenario *sc = v->sc;                                                                 \
+		int i = labelled_slot(sc->arr, &sc->n, sizeof(sc->arr[0]), max, key, what, form, why, wl);      \
+                                                                                                                \
+		(void)d;                                                                                        \
+		if (i < 0)                                                                                      \
+			return i;                                                                               \
+		if (parse(key, value, &sc->arr[i], why, wl))                                                    \
+			return JL_KEY_FAIL;                                                                     \
+		sc->arr[sc->n++].line = v->line;                                                                \
+		return 0;                                                                                       \
+	}                                                                                                       \
+	KEY_ENTRY(fn##_entry)                                                                                   \
+	{                                                                                                       \
+		if (i >= v->sc->n)                                                                              \
+			return false;                                                                           \
+		*key = v->sc->arr[i].label;                                                                     \
+		*value = v->sc->arr[i].text;                                                                    \
+		return true;                                                                                    \
+	}
+
 /* LABEL = THREAD.METRIC OP VALUE. */
-KEY_PARSE(expect_key)
-{
-	struct jl_scenario *sc = v->sc;
-	int i = labelled_slot(sc->expect, &sc->nexpect, sizeof(sc->expect[0]), JL_MAX_EXPECT, key, "expectations",
-			      "THREAD.METRIC OP VALUE", why, wl);
-
-	(void)d;
-	if (i < 0)
-		return i;
-	if (jl_scenario_expect_parse(key, value, &sc->expect[i], why, wl))
-		return JL_KEY_FAIL;
-	sc->expect[sc->nexpect++].line = v->line;
-	return 0;
-}
-
-KEY_ENTRY(expect_entry)
-{
-	if (i >= v->sc->nexpect)
-		return false;
-	*key = v->sc->expect[i].label;
-	*value = v->sc->expect[i].text;
-	return true;
-}
+LABELLED_KEY(expect_key, expect, nexpect, JL_MAX_EXPECT, "expectations", "THREAD.METRIC OP VALUE", jl_scenario_expect_parse)
 
 static const struct jl_key_desc expect_keys[] = {
 	{ .name = "", .pattern = "LABEL", .syntax = "THREAD.METRIC OP VALUE",
 	  .range = "OP one of < <= > >= ==, METRIC one of jitterlab list's metrics, VALUE with the metric's unit",
 	  .help = "an assertion checked after the run (exit status 3 if it fails), e.g. "
 		  "fifo_rate = control.rate_hz > 99",
-	  .slot = 0, .parse = expect_key, .entry = expect_entry },
+	  .slot = 0, .parse = expect_key, .entry = expect_key_entry },
 };
 
 const struct jl_key_table jl_keys_expect = { "expect", expect_keys, (int)(sizeof(expect_keys) / sizeof(expect_keys[0])) };
 
 /* LABEL = SERIES.METRIC OP baseline [+|- AMOUNT] | SERIES.METRIC no worse. */
-KEY_PARSE(gate_key)
-{
-	struct jl_scenario *sc = v->sc;
-	int i = labelled_slot(sc->gates, &sc->ngates, sizeof(sc->gates[0]), JL_MAX_GATES, key, "gates",
-			      "SERIES.METRIC <= baseline + 10%", why, wl);
-
-	(void)d;
-	if (i < 0)
-		return i;
-	if (jl_scenario_gate_parse(key, value, &sc->gates[i], why, wl))
-		return JL_KEY_FAIL;
-	sc->gates[sc->ngates++].line = v->line;
-	return 0;
-}
-
-KEY_ENTRY(gate_entry)
-{
-	if (i >= v->sc->ngates)
-		return false;
-	*key = v->sc->gates[i].label;
-	*value = v->sc->gates[i].text;
-	return true;
-}
+LABELLED_KEY(gate_key, gates, ngates, JL_MAX_GATES, "gates", "SERIES.METRIC <= baseline + 10%", jl_scenario_gate_parse)
 
 static const struct jl_key_desc gate_keys[] = {
 	{ .name = "", .pattern = "LABEL", .syntax = "SERIES.METRIC <= baseline + AMOUNT | SERIES.METRIC >= baseline - AMOUNT | SERIES.METRIC no worse",
@@ -339,7 +319,7 @@ static const struct jl_key_desc gate_keys[] = {
 		  "change over runs (at least 3 a side): <= fails when the CI's lower bound is above the allowance, "
 		  ">= when its upper bound is below it, no worse when the CI lies wholly on the worse side; exit status 3, "
 		  "e.g. p99 = control.latency.p99 <= baseline + 10%",
-	  .slot = 0, .parse = gate_key, .entry = gate_entry },
+	  .slot = 0, .parse = gate_key, .entry = gate_key_entry },
 };
 
 const struct jl_key_table jl_keys_gate = { "gate", gate_keys, (int)(sizeof(gate_keys) / sizeof(gate_keys[0])) };
