@@ -69,11 +69,13 @@ class Server:
                 timeout = max(0.0, left - MARGIN_S)
         start = time.monotonic_ns()
         probe.wake(start, series=series)
-        fut = rpc.future(b"", timeout=timeout, metadata=((SENT, str(start)),))
-        if self.a.mode == "propagate":
-            context.add_callback(fut.cancel)
         try:
+            fut = rpc.future(b"", timeout=timeout, metadata=((SENT, str(start)),))
+            if self.a.mode == "propagate":
+                context.add_callback(fut.cancel)
             return fut.result()
+        except grpc.FutureCancelledError:  # cancelled with the incoming call: it has ended, say so to nobody
+            context.abort(grpc.StatusCode.CANCELLED, f"{self.a.name}: the incoming call ended")
         finally:
             probe.end()
 

@@ -31,7 +31,7 @@ def _scenario(tmp_path, mode="none", orders=8, deadline=None, delay=1.0):
     text = f"""
 [run]
 name = chain
-duration = 5s
+duration = 10s
 warmup = 0s
 trace = sched
 grace = 5s

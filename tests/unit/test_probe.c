@@ -271,6 +271,31 @@ static void test_series_per_wake(void **state)
 	teardown(&f);
 }
 
+/* A loop's wake whose end was lost is not closed by a later stray end: the next wake replaces it (as before
+ * named wakes could nest), so a lost end never makes one long invented cycle. */
+static void test_lost_end_is_no_cycle(void **state)
+{
+	struct fake f;
+	const struct jl_series *c;
+	char err[256];
+
+	(void)state;
+	setup(&f, 0);
+	probe(&f, 1000, CHILD, JL_PROBE_WAKE, 1000, NULL); /* its end is lost */
+	probe(&f, 2000, CHILD, JL_PROBE_WAKE, 2000, NULL);
+	probe(&f, 2100, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 3000, CHILD, JL_PROBE_WAKE, 3000, NULL);
+	probe(&f, 3100, CHILD, JL_PROBE_END, 0, NULL);
+	probe(&f, 900000, CHILD, JL_PROBE_END, 0, NULL); /* a stray end: closes nothing */
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	assert_int_equal(f.eng.nseries, 1);
+	c = &f.eng.series[0];
+	assert_int_equal(jl_series_count(c), 2);
+	assert_int_equal(jl_series_at(c, 0)->wake, 2000 * 1000);
+	assert_int_equal(jl_series_at(c, 1)->end, 3100 * 1000);
+	teardown(&f);
+}
+
 /* Outside a run the probe does nothing; JITTERLAB_PROBE naming no run: it gives up once (no second
  * connect: the descriptor stays -1). */
 static void test_probe_outside_a_run(void **state)
@@ -444,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_records_become_series),
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_series_per_wake),
+		cmocka_unit_test(test_lost_end_is_no_cycle),
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),
 		cmocka_unit_test(test_offcpu_migration_and_new_n),

@@ -156,6 +156,20 @@ static void pool_wait(struct jl_engine *eng, const struct prober *pr, size_t npr
 	}
 	if (!worst || worst->wake - worst->release < 1000000)
 		return; /* under 1 ms (an outgoing call's own series: its release is its start): no wait to explain */
+	for (size_t j = 0; j < npr; j++) { /* a call made inside a request did not wait for a worker: it had one */
+		const struct jl_series *o;
+
+		if (!pr[j].named || pr[j].unit != pr[k].unit || pr[j].si < 0)
+			continue;
+		o = &eng->series[pr[j].si];
+		for (size_t i = 0; i < jl_series_count(o); i++) {
+			const struct jl_sample *y = jl_series_at(o, i);
+
+			if (y != worst && y->tid == worst->tid && y->wake <= worst->wake && worst->end <= y->end &&
+			    (y->wake < worst->wake || worst->end < y->end))
+				return;
+		}
+	}
 	from = worst->release, to = worst->wake;
 	/* the samples that overlap the wait (a sample that holds one that does overlaps it too) */
 	for (size_t j = 0; j < npr; j++) {
@@ -200,6 +214,8 @@ static void pool_wait(struct jl_engine *eng, const struct prober *pr, size_t npr
 	pw->threads = nt;
 	pw->busy = nt ? (double)busy / ((double)nt * (double)(to - from)) : 0;
 	pw->in_calls = nt ? (double)in_calls / ((double)nt * (double)(to - from)) : 0;
+	if (pw->in_calls > pw->busy)
+		pw->in_calls = pw->busy; /* calls nested in calls count once: they are inside the same request */
 	for (size_t j = 0, bs = 0, bc = 0; j < npr && j < 64; j++) {
 		if (serve_ns[j] > serve_ns[bs] || (j == 0 && serve_ns[0])) {
 			bs = j;
@@ -300,6 +316,12 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			struct prober *k = &pr[kof[i]];
 			struct jl_series *ks = &eng->series[k->si];
 
+			/* a loop's wake over its own open wake: the earlier one lost its end, it is not a cycle (only a
+			 * named wake nests: a request's call inside it; an end never closes a wake that lost its own) */
+			if (!k->named && w->nopen && !pr[w->open[w->nopen - 1].key].named) {
+				pr[w->open[w->nopen - 1].key].unpaired++;
+				w->nopen--;
+			}
 			if (w->nopen == OPEN_MAX) { /* wakes that never end: the oldest is not a cycle */
 				pr[w->open[0].key].unpaired++;
 				memmove(&w->open[0], &w->open[1], (OPEN_MAX - 1) * sizeof(w->open[0]));
@@ -335,9 +357,7 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			k->cycle = c + 1;
 		}
 	}
-	for (size_t i = 0; i < nwr; i++)
-		for (int o = 0; o < wr[i].nopen; o++)
-			pr[wr[i].open[o].key].unpaired++; /* a wake the run's end cut off: not a cycle */
+	/* wakes still open at the run's end were cut off by it: not cycles, and nothing to warn about */
 	for (size_t k = 0; k < npr; k++) {
 		struct jl_series *s;
 
