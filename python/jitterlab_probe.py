@@ -56,6 +56,7 @@ _fd = -2       # -2: not connected yet, -1: no run
 _write = None  # libc write(2), called with the interpreter lock held
 _getcpu = None  # libc sched_getcpu (rseq or the vDSO)
 _area = None   # the rings' memory, mapped once
+_series_bytes = {}  # wake(series=): each name encoded once
 _lock = threading.Lock()  # one connection, whichever thread calls first
 class _Me(threading.local):
     """Per thread: its ring ([head, tail as last read, control, records, mask]), None for the marker, 0 when
@@ -205,15 +206,21 @@ def _put(r, kind, release_ns, name):
 def wake(release_ns=0, series=None):
     """The loop woke for the cycle due at RELEASE_NS (CLOCK_MONOTONIC ns; 0 when it has none). SERIES
     (at most 15 characters of [a-z0-9_-]): this wake belongs to that series, not to the thread's."""
-    if series is not None:
-        _named(SERIES, series)
     r = _me.ring
-    if r and r[0] - r[1] <= r[4]:  # the common case, _put inlined: each call costs what it measures
-        head = r[0]
+    if r and r[0] - r[1] < r[4]:  # room for two records: the common case, _put inlined (each call costs what
+        head = r[0]               # it measures), a SERIES record and its WAKE published together
+        if series is not None:
+            b = _series_bytes.get(series)
+            if b is None:
+                b = _series_bytes.setdefault(series, series.encode()[:15])
+            _RNAMED.pack_into(_area, r[3] + (head & r[4]) * 32, time.monotonic_ns(), SERIES, _getcpu(), b)
+            head += 1
         _RREC.pack_into(_area, r[3] + (head & r[4]) * 32, time.monotonic_ns(), WAKE, _getcpu(), release_ns)
         r[0] = head + 1
         _U64.pack_into(_area, r[2], head + 1)
         return
+    if series is not None:
+        _named(SERIES, series)
     if _fd == -1:
         return
     r = r or _ring()

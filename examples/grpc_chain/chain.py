@@ -94,7 +94,7 @@ class Server:
                     while time.monotonic() < end and context.is_active():
                         time.sleep(min(0.1, max(0.0, end - time.monotonic())))
                     return b"quote"
-                return b"pong"
+                return str(threading.get_native_id()).encode()  # the pong: the worker that served it
             except grpc.RpcError as e:
                 context.abort(e.code(), f"{name}: downstream: {e.details()}")
             finally:
@@ -135,13 +135,15 @@ def client(a):
     def one(method, rpc, i, at_ns, timeout):
         time.sleep(max(0.0, (at_ns - time.monotonic_ns()) / 1e9))
         sent = time.monotonic_ns()
-        status = "OK"
+        status, reply = "OK", b""
         try:
-            rpc(b"", timeout=timeout, metadata=((SENT, str(sent)),))
+            reply = rpc(b"", timeout=timeout, metadata=((SENT, str(sent)),))
         except grpc.RpcError as e:
             status = e.code().name
+        served_by = int(reply) if method == "ping" and reply.isdigit() else None  # the server thread's tid
         with lock:
-            say(method=method, i=i, sent_ns=sent, seconds=(time.monotonic_ns() - sent) / 1e9, status=status)
+            say(method=method, i=i, sent_ns=sent, seconds=(time.monotonic_ns() - sent) / 1e9, status=status,
+                served_by=served_by)
 
     ts = [threading.Thread(target=one, args=("order", order, i, start, a.deadline)) for i in range(a.orders)]
     ts += [threading.Thread(target=one, args=("ping", ping, i, start + int(i * a.interval * 1e9), None))

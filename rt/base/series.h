@@ -77,19 +77,6 @@ static inline int64_t jl_cyclictest_latency_us(int64_t release_ns, int64_t wake_
 	return ds * 1000000 + dn / 1000;
 }
 
-/* A request series of a probed server (wakes marked with a probe SERIES name): its worst wait for a worker
- * (release -> wake) and what the unit's threads were doing through it: serving requests, and inside them
- * nested calls (rt/trace/analysis/probe_series.c). wait_ns 0: not computed. */
-struct jl_pool_wait {
-	uint64_t cycle;
-	int64_t wait_ns;
-	int threads;                         /* the unit's threads that served a request during the wait */
-	double busy;                         /* their mean share of the wait spent serving */
-	double in_calls;                     /* their mean share of it spent inside a nested call */
-	char serving[JL_SERIES_NAME_MAX];    /* the request series they served most of the wait */
-	char calls[JL_SERIES_NAME_MAX];      /* the nested call series they were in most of it ("": none) */
-};
-
 struct jl_series {
 	char name[JL_SERIES_NAME_MAX];
 	const char *kind;           /* the driver's name: "periodic", "continuous", "exec", ... */
@@ -102,6 +89,8 @@ struct jl_series {
 	bool measured;              /* its samples are the measured figures (samples.csv, latency, ...) */
 	bool periodic;              /* released on a grid: first_release + k * period_ns */
 	bool trace_only;            /* measure = wakeups: its samples are a thread's wakeups, from the trace */
+	bool any_thread;            /* a probed server's request series (a SERIES name): any of its unit's threads
+				     * serves one, each sample's tid says which (the trace explains it as a pool's) */
 	int64_t period_ns;          /* 0 = not periodic */
 	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
 	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */
@@ -119,7 +108,6 @@ struct jl_series {
 	bool adopted_heap;          /* the array is malloc()'s (adopted), not mmap()'s */
 	uint64_t appended;          /* partial: the samples appended in all, kept or not */
 	uint64_t dropped;           /* appends beyond cap, or into a full ring (reported, never silent) */
-	struct jl_pool_wait pool;   /* a probed request series: its worst wait for a worker, explained */
 
 	/* counters of its work, kept by the writer */
 	uint64_t work_calls;

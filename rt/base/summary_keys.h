@@ -24,7 +24,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(PREEMPT_RT, "host.preempt_detail.config", "the kernel's config has CONFIG_PREEMPT_RT") \
 	X(acquisitions, "locks[] locks[].threads.*", "times taken in the measured phase (per lock, per taker)") \
 	X(added_age_ns, "threads[].poll_model", "age a poll adds: expected min(Tp, Tq) / 2, measured") \
-	X(advice, "trace.worst[] threads[].pool_wait", "one line of remedy for the cycle's main cause (null: no rule applies)") \
+	X(advice, "trace.worst[]", "one line of remedy for the cycle's main cause (null: no rule applies)") \
 	X(advice_rule, "trace.worst[]", "the name of the rule that gave the advice (null: none)") \
 	X(after_run_analysis_s, "trace.live", "seconds to feed the analysis what was left once the run ended") \
 	X(after_run_events, "trace.live", "trace events fed to the analysis after the run ended") \
@@ -43,11 +43,10 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(broken_links, "threads[].chain", "outputs whose links to the head broke (a dropped sample, too deep)") \
 	X(budget, ".", "the [budget] checks, one per stage or e2e budget") \
 	X(budget_ns, "budget[]", "the budget's limit") \
-	X(busy_fraction, "threads[].pool_wait", "their mean share of the wait spent serving requests") \
 	X(busy_s, "trace.live", "seconds the live analysis spent feeding events while the run went") \
 	X(callback, "budget[] threads[].chain.stages[] threads[].chain.worst.stages[]", "the callback (series) name") \
 	X(callbacks_run, "executors[].threads[]", "callbacks this pool thread ran") \
-	X(calls, "threads[].work threads[].pool_wait", "work calls (a loop: one per measured cycle); pool_wait: the nested call series the threads were in most") \
+	X(calls, "threads[].work", "work calls (a loop: one per measured cycle)") \
 	X(ceiling, "locks[]", "the priority ceiling of a ceiling lock (PTHREAD_PRIO_PROTECT)") \
 	X(cgroup, "host.shield", "cgroup v2 shield: the shield's cgroup directory") \
 	X(chain, "threads[]", "the chain ending at this subscriber: path, data age, reaction, stages") \
@@ -80,7 +79,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(cpus_used, "threads[]", "the CPUs the series' measured cycles ran on") \
 	X(ctx_switches, "threads[]", "context switches of the OS thread: voluntary and involuntary") \
 	X(culprit, "trace.worst[]", "the part held most responsible for the cycle (null: none)") \
-	X(cycle, "stop_at threads[].worst[] trace.worst[] threads[].pool_wait", "the cycle's number (as in samples.csv)") \
+	X(cycle, "stop_at threads[].worst[] trace.worst[]", "the cycle's number (as in samples.csv)") \
 	X(cycles, "intervals.series.* threads[]", "measured cycles (samples.csv rows); per interval: cycles in it") \
 	X(data_age_ns, "threads[].chain", "per used input: origin to the end of the last output using it") \
 	X(deadline_exceeded, "sources[].status", "requests whose client gave up at its deadline before the reply") \
@@ -144,7 +143,6 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(implicit_in, "trace.sched_switch.*", "switch-ins seen only as the thread's first record on a CPU") \
 	X(implicit_switches, "trace", "switches inferred from common_pid (the kernel did not record them)") \
 	X(in, "trace.sched_switch.*", "sched_switch records switching the thread in") \
-	X(in_calls_fraction, "threads[].pool_wait", "their mean share of the wait spent inside a nested call") \
 	X(inode, "leftovers.shm[] leftovers.shm_not_ours[]", "the entry's inode") \
 	X(inputs, "syncs[] threads[].chain", "sync: its two inputs; chain: head runs an output could reflect") \
 	X(interrupted, ".", "a signal ended the measured phase early (stop_at does not count)") \
@@ -270,7 +268,6 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(policy, "threads[] trace.worst[].culprit trace.worst[].parts[]", "scheduling policy (parts: \"FIFO 90\")") \
 	X(poll_model, "threads[]", "a poll's analytic expectation beside the measured (one timer publisher)") \
 	X(poll_period_ns, "threads[].poll_model", "the poll's period (Tq)") \
-	X(pool_wait, "threads[]", "a probed request series: its worst wait for a worker, and what the unit's threads did through it") \
 	X(ppid, "leftovers.processes[]", "the parent process") \
 	X(preempt, "host", "the preemption model (as host.preempt_detail.model)") \
 	X(preempt_detail, "host", "how the preemption model was found: uname, config, cmdline, debugfs") \
@@ -324,7 +321,6 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(sched_rt_runtime_us, "host", "/proc/sys/kernel/sched_rt_runtime_us as read (a string)") \
 	X(sched_switch, "trace", "per measured thread: its sched_switch and waking records") \
 	X(series, "intervals stop_at", "intervals: per series its figures per interval; stop_at: the series checked") \
-	X(serving, "threads[].pool_wait", "the request series they served most of the wait") \
 	X(sets, "syncs[]", "sets the sync emitted") \
 	X(settle_ms, "host.shield", "cgroup v2 shield: how long the partition took to settle") \
 	X(setup_bytes, "memory.projected", "VmRSS when the measured phase began (preallocated, prefaulted)") \
@@ -363,11 +359,10 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(tasks_moved, "host.shield", "tasks moved to the housekeeping CPUs") \
 	X(tasks_pinned, "host.shield", "tasks left where they were: pinned by their owner to shield CPUs") \
 	X(tasks_unmovable, "host.shield", "tasks the kernel refused to move (per-CPU kernel threads)") \
-	X(text, "trace.worst[] threads[].pool_wait", "the cycle explained in one line") \
+	X(text, "trace.worst[]", "the cycle explained in one line") \
 	X(thermal_mC, "intervals", "per thermal zone: its highest temperature per interval") \
 	X(thread, "expect[] host.restore.pending[] threads[] trace.worst[]", "the thread's name (null: none)") \
 	X(threads, ". executors[] locks[] trace.probe.rings", "series; pool threads; per taker; threads with a ring") \
-	X(threads_busy, "threads[].pool_wait", "the unit's threads that served a request during the wait") \
 	X(threads_shielded, "host.shield", "measured threads placed in the shield") \
 	X(threshold_ns, "stop_at", "the stop_at threshold") \
 	X(tid, "executors[].threads[] locks[].threads.* threads[] trace.pi_boosts[] trace.sched_switch.* trace.worst[]", "thread id") \
@@ -392,7 +387,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(virtualized, "host", "the machine is a virtual machine") \
 	X(vm_heuristic_cpus, "trace", "per CPU: switches out of idle inferred from a woken task's first record") \
 	X(voluntary, "threads[].ctx_switches", "voluntary context switches") \
-	X(wait_ns, "locks[] locks[].threads.* threads[].chain.stages[] threads[].chain.worst.stages[] threads[].pool_wait", "lock asked -> taken; a stage's wait before its start; pool_wait: the request's release -> its wake") \
+	X(wait_ns, "locks[] locks[].threads.* threads[].chain.stages[] threads[].chain.worst.stages[]", "lock asked -> taken; a stage's wait before its start") \
 	X(wake_ns, "trace.worst[]", "the cycle's wake") \
 	X(wakeup_ns, "trace trace.worst[]", "per thread: its wakeup latencies; a cycle's switch-in - waking") \
 	X(wakeup_wait_ns, "trace.off_cpu.*", "time woken and waiting to run") \

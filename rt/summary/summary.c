@@ -158,39 +158,6 @@ static json_object *series_json(const struct jl_series_result *r)
 			? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
 		json_object_object_add(t, JL_K(messages), m);
 	}
-	if (r->s->pool.wait_ns > 0) {
-		const struct jl_pool_wait *pw = &r->s->pool;
-		char text[512], wait[32];
-
-		jl_format_duration_human(pw->wait_ns, wait, sizeof(wait));
-		if (pw->threads) {
-			int n = snprintf(text, sizeof(text), "%s cycle %llu waited %s for a worker: %d thread(s) of its program "
-					 "served requests (%s) through %.0f%% of the wait", r->s->name,
-					 (unsigned long long)pw->cycle, wait, pw->threads, pw->serving, 100 * pw->busy);
-
-			if (pw->calls[0] && n > 0 && (size_t)n < sizeof(text))
-				snprintf(text + n, sizeof(text) - (size_t)n, ", blocked in calls (%s) through %.0f%% of it", pw->calls,
-					 100 * pw->in_calls);
-		} else {
-			snprintf(text, sizeof(text), "%s cycle %llu waited %s for a worker while no request of its program was "
-				 "being served (the trace's parts say where its threads were)", r->s->name,
-				 (unsigned long long)pw->cycle, wait);
-		}
-		o = json_object_new_object();
-		jl_json_add_i64(o, JL_K(cycle), (int64_t)pw->cycle);
-		jl_json_add_i64(o, JL_K(wait_ns), pw->wait_ns);
-		json_object_object_add(o, JL_K(threads_busy), json_object_new_int(pw->threads));
-		json_object_object_add(o, JL_K(busy_fraction), json_object_new_double(pw->busy));
-		json_object_object_add(o, JL_K(in_calls_fraction), json_object_new_double(pw->in_calls));
-		json_object_object_add(o, JL_K(serving), pw->serving[0] ? json_object_new_string(pw->serving) : NULL);
-		json_object_object_add(o, JL_K(calls), pw->calls[0] ? json_object_new_string(pw->calls) : NULL);
-		json_object_object_add(o, JL_K(text), json_object_new_string(text));
-		/* advice only where the pool was held through the wait: its threads busy serving at least 90% of it */
-		json_object_object_add(o, JL_K(advice), pw->threads && pw->busy >= 0.9 ? json_object_new_string(
-			"the pool was exhausted: more workers, a separate pool for the cheap methods, deadlines propagated "
-			"(a call then ends with its caller) or a limit on the slow method's queue") : NULL);
-		json_object_object_add(t, JL_K(pool_wait), o);
-	}
 	o = json_object_new_object();
 	jl_json_add_i64(o, JL_K(calls), (int64_t)r->work_calls);
 	jl_json_add_i64(o, JL_K(mean_ns), (int64_t)(r->work_mean_ns + 0.5));

@@ -676,25 +676,6 @@ static void print_expect(FILE *out, json_object *summary, enum jl_table_style st
 	}
 }
 
-/* Probed request series (a server's methods): the worst wait for a worker, and what the pool did then. */
-static void print_pool_waits(FILE *out, json_object *threads, enum jl_table_style style)
-{
-	bool any = false;
-
-	for (size_t i = 0; threads && i < json_object_array_length(threads); i++) {
-		json_object *pw;
-
-		if (!json_object_object_get_ex(json_object_array_get_idx(threads, i), JL_K(pool_wait), &pw))
-			continue;
-		if (!any)
-			fprintf(out, style == JL_TABLE_MARKDOWN ? "\n### Request pools\n\n" : "\n  request pools (probed servers):\n");
-		any = true;
-		fprintf(out, style == JL_TABLE_MARKDOWN ? "- %s\n" : "    %s\n", str(pw, JL_K(text)));
-		if (json_object_get_string(json_object_object_get(pw, JL_K(advice))))
-			fprintf(out, style == JL_TABLE_MARKDOWN ? "  - advice: %s\n" : "      advice: %s\n", str(pw, JL_K(advice)));
-	}
-}
-
 /* The [budget] table: stage, budget, measured p99, margin, verdict. */
 static void print_budget(FILE *out, json_object *summary, enum jl_table_style style)
 {
@@ -832,7 +813,6 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 	print_locks(out, summary, style);
 	print_sources(out, summary, style);
 	print_chains(out, threads, style);
-	print_pool_waits(out, threads, style);
 	print_expect(out, summary, style);
 	print_budget(out, summary, style);
 }

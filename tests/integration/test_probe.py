@@ -431,3 +431,43 @@ def test_forked_child_gets_its_own_ring(jl, scenario):
     assert (rings["threads"], rings["bad"], rings["lost"]) == (2, 0, 0), rings
     assert rings["records"] == 2 * (1 + 2 * 500), rings
 
+
+
+REQUESTS = ROOT / "tests" / "helpers" / "probe_requests.py"
+
+
+def test_python_requests_go_to_their_named_series(jl, scenario):
+    """A Python server's requests (wake(release, series=...)): whichever of its two threads served one, it is
+    in its method's series, with its own release; a call made inside a request is a series of its own and
+    closes first; no thread gets a series of its own. Counted against the program's own log."""
+    p = scenario("requests", f"""
+        [run]
+        duration = 3s
+        warmup = 0s
+        trace = sched
+        [thread srv]
+        exec = /usr/bin/python3 {REQUESTS} 100
+        measure = probe
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    s = r.summary()
+    log = (r.dir / "srv.log").read_text()
+    assert log.startswith("connected"), log[:200]
+    served = [line.split()[1:] for line in log.splitlines() if line.startswith("served ")]
+    assert len(served) == 300, len(served)  # 100 each, half of them prices with a call inside
+    rows = r.samples()
+    for name in ("ping", "price", "call"):
+        mine = sorted(int(rel) for series, rel, _ in served if series == name and s["t_measure_ns"] <= int(rel) < s["t_end_ns"])
+        got = sorted(int(row["release_ns"]) for row in rows if row["thread"] == f"srv.{name}")
+        assert got == mine and len(mine) >= 90, (name, len(got), len(mine))
+        t = r.thread(f"srv.{name}")
+        assert t["kind"] == "probe" and t["cycles"] == len(mine) and t["skipped"] == 0, t
+    # both threads served pings and prices
+    assert len({tid for series, _, tid in served if series == "ping"}) == 2
+    # a request's latency is its wait from the release it named (1 ms before its start): never less
+    assert min(int(row["latency_ns"]) for row in rows if row["thread"] in ("srv.ping", "srv.price")) >= 1_000_000
+    # a price holds its call: its response outlasts the call's 2 ms sleep
+    assert min(int(row["response_ns"]) for row in rows if row["thread"] == "srv.price") >= 3_000_000
+    assert not [t for t in s["threads"] if t["kind"] == "probe" and t["name"] not in ("srv.ping", "srv.price", "srv.call")]
+    rings = s["trace"]["probe"]["rings"]
+    assert (rings["threads"], rings["lost"], rings["bad"]) == (2, 0, 0), rings

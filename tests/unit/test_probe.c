@@ -2,7 +2,6 @@
  * io/read.c decodes them from trace_marker_raw: a probed program's threads (one a child of the
  * exec'd process, one a thread it created, one of an unrelated process), wake/end records, names. What is
  * checked is counted here from the sequences. Also: include/jitterlab/probe.h outside a run is a no-op. */
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +15,13 @@
 
 #include "include/jitterlab/probe.h"
 #include "rt/engine/engine.h"
+#include "rt/trace/analysis/advice.h"
 #include "rt/trace/analysis/analysis.h"
 #include "rt/trace/analysis/event.h"
 #include "rt/trace/analysis/offcpu.h"
+#include "rt/trace/analysis/parts.h"
 #include "rt/trace/analysis/series.h"
+#include "rt/trace/analysis/worst.h"
 #include "tests/unit/tev_builders.h"
 
 #define CHILD 500   /* the exec'd program's pid */
@@ -257,17 +259,115 @@ static void test_series_per_wake(void **state)
 	assert_int_equal(jl_series_count(price), 1);
 	assert_int_equal(jl_series_at(price, 0)->end - jl_series_at(price, 0)->release, (7040 - 1500) * 1000);
 	assert_int_equal(jl_series_count(own), 1);
-	/* the ping's worst wait (the worker's: sent at 2000 us, started at 3100 us) explained by the pool: through
-	 * that 1100 us the main thread served the price (from 2010 us: 1090 us of it) and was inside its call to C
-	 * (from 2030 us: 1070 us of it); the first ping's 110 us wait is under the 1 ms worth explaining */
-	assert_int_equal(ping->pool.wait_ns, 1100 * 1000);
-	assert_int_equal(ping->pool.cycle, jl_series_at(ping, 1)->cycle);
-	assert_int_equal(ping->pool.threads, 1);
-	assert_true(fabs(ping->pool.busy - 1090.0 / 1100) < 1e-9);
-	assert_true(fabs(ping->pool.in_calls - 1070.0 / 1100) < 1e-9);
-	assert_string_equal(ping->pool.serving, "ctl.price");
-	assert_string_equal(ping->pool.calls, "ctl.call-quote");
-	assert_int_equal(call->pool.wait_ns, 0); /* a call's release is its start: no wait */
+	/* the named series are a pool's (any worker serves them: the trace explains them so); a thread's own
+	 * series is its own */
+	assert_true(ping->any_thread && price->any_thread && call->any_thread);
+	assert_false(own->any_thread);
+	teardown(&f);
+}
+
+/* A server's request waits for its pool, explained from the trace as a pool's callback (rt/trace/analysis/
+ * window.c): two workers (CHILD and WORKER) each serve a price whose call to C nests inside it; a ping sent
+ * at 2000 us starts on WORKER at 4300 us. Counted here from the records: both workers serve a price through
+ * [2000, 4130), both inside their calls; through [4130, 4140) WORKER's call has returned but its price
+ * has not; WORKER then sleeps until the server's poller (700) wakes it at 4200 (the request on its way
+ * since 4140); a CFS hog holds its CPU until 4280; the worker runs 5 us and blocks on a lock (a GIL) that
+ * the main thread (CHILD) releases at 4290, waits 5 us more behind the hog and runs 5 us to the probe's wake
+ * at 4300. */
+static void test_request_waits_for_the_pool(void **state)
+{
+	enum { POLLER = 700 };
+	struct jl_event e[] = {
+		tev_switch(4000, 1, 0, 120, 0, WORKER, 120, "worker"),
+		tev_switch(4100, 0, 0, 120, 0, POLLER, 120, "poller"),
+		tev_switch(4145, 1, WORKER, 120, 1, HOGP, 120, "hog"),
+		tev_wake(4200, 0, POLLER, WORKER, 120, JL_EVENT_WAKING),
+		tev_switch(4280, 1, HOGP, 120, 0, WORKER, 120, "worker"),
+		tev_switch(4285, 1, WORKER, 120, 1, HOGP, 120, "hog"),
+		tev_switch(4286, 0, POLLER, 120, 1, CHILD, 120, "python3"),
+		tev_wake(4290, 0, CHILD, WORKER, 120, JL_EVENT_WAKING),
+		tev_switch(4295, 1, HOGP, 120, 0, WORKER, 120, "worker"),
+		tev_switch(4360, 1, WORKER, 120, 1, HOGP, 120, "hog"),
+	};
+	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+		{ 1000, CHILD, JL_PROBE_SERIES, 0, "price" },       { 1010, CHILD, JL_PROBE_WAKE, 900, NULL },
+		{ 1020, CHILD, JL_PROBE_SERIES, 0, "call-quote" },  { 1030, CHILD, JL_PROBE_WAKE, 1025, NULL },
+		{ 1100, WORKER, JL_PROBE_SERIES, 0, "price" },      { 1110, WORKER, JL_PROBE_WAKE, 1050, NULL },
+		{ 1120, WORKER, JL_PROBE_SERIES, 0, "call-quote" }, { 1130, WORKER, JL_PROBE_WAKE, 1125, NULL },
+		{ 4130, WORKER, JL_PROBE_END, 0, NULL },            { 4140, WORKER, JL_PROBE_END, 0, NULL },
+		{ 4290, WORKER, JL_PROBE_SERIES, 0, "ping" },       { 4300, WORKER, JL_PROBE_WAKE, 2000, NULL },
+		{ 4350, WORKER, JL_PROBE_END, 0, NULL },            { 6030, CHILD, JL_PROBE_END, 0, NULL },
+		{ 6040, CHILD, JL_PROBE_END, 0, NULL },
+	};
+	struct jl_analysis_sample *samples = NULL;
+	struct jl_analysis_thread *th;
+	struct jl_cycle w[8];
+	const struct jl_cycle *ping = NULL;
+	const struct jl_part *p;
+	struct jl_trace_advice_in in;
+	struct jl_analysis an;
+	struct fake f;
+	char err[256], advice[512];
+	int n = 0, nw = 0, workers = 0;
+	int64_t all = 0, some = 0, free_ns = 0, hog = 0, lock = 0, total = 0;
+
+	(void)state;
+	e[3].target_cpu = e[7].target_cpu = 1; /* the poller, then the lock's holder, on CPU 0 wake the worker on CPU 1 */
+	setup(&f, 0);
+	born(&f, 10, CHILD, WORKER, true);
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
+		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	th = jl_trace_engine_series(&f.eng, &samples, &n, false);
+	assert_non_null(th);
+	/* three request series, then the two workers as the pool's threads */
+	assert_int_equal(n, 5);
+	for (int i = 0; i < n; i++) {
+		assert_true(th[i].requests);
+		assert_int_equal(th[i].executor, 1);
+		assert_int_equal(th[i].pool_size, 2);
+		workers += th[i].pool;
+	}
+	assert_int_equal(workers, 2);
+	assert_int_equal(jl_analysis_init(&an, th, n, 2), 0);
+	assert_int_equal(jl_analysis_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 8, 0, &nw, NULL), 0);
+	for (int i = 0; i < nw; i++)
+		if (!strcmp(an.threads[w[i].thread].name, "ctl.ping"))
+			ping = &w[i];
+	assert_non_null(ping);
+	assert_int_equal(ping->latency_ns, 2300 * 1000);
+	assert_int_equal(ping->tid, WORKER); /* the worker that served it, not the series' first writer */
+	for (int i = 0; i < ping->nparts; i++) {
+		p = &ping->parts[i];
+		total += p->duration_ns;
+		assert_int_not_equal(p->kind, JL_PART_EXECUTOR);
+		assert_int_not_equal(p->kind, JL_PART_TIMER); /* a worker's wakeup by the poller is no timer's */
+		if (p->kind == JL_PART_POOL && !strcmp(p->name, "pool: all 2 workers busy serving ctl.price")) {
+			if (strstr(p->detail, "all inside calls they made (ctl.call-quote)"))
+				all += p->duration_ns;
+			else if (strstr(p->detail, "some inside calls they made (ctl.call-quote)"))
+				some += p->duration_ns;
+		} else if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: a worker free", 19)) {
+			free_ns += p->duration_ns;
+		} else if (p->kind == JL_PART_TASK && p->pid == HOGP) {
+			hog += p->duration_ns;
+		} else if (p->kind == JL_PART_BLOCKED && p->pid == CHILD) {
+			lock += p->duration_ns; /* the lock's holder named: it woke the worker */
+		}
+	}
+	assert_int_equal(all, 2130 * 1000);
+	assert_int_equal(some, 10 * 1000);
+	assert_int_equal(free_ns, 60 * 1000);
+	assert_int_equal(hog, (80 + 5) * 1000);
+	assert_int_equal(lock, 5 * 1000);
+	assert_int_equal(total, 2300 * 1000);
+	jl_trace_advice_from_host(NULL, &in);
+	assert_string_equal(jl_trace_advice(&an, ping, &in, advice, sizeof(advice)), "pool");
+	assert_non_null(strstr(advice, "more workers"));
+	jl_analysis_free(&an);
+	free(th);
+	free(samples);
 	teardown(&f);
 }
 
@@ -469,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_records_become_series),
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_series_per_wake),
+		cmocka_unit_test(test_request_waits_for_the_pool),
 		cmocka_unit_test(test_lost_end_is_no_cycle),
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),

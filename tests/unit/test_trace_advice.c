@@ -150,6 +150,24 @@ static void test_ipi_is_not_steered(void **state)
 	assert_string_equal(jl_trace_advice(&an, &c, &in, out, sizeof(out)), "irq-on-cpu");
 }
 
+/* A request that waited for an exhausted pool gets the pool's remedies; a request that was on its way to a
+ * free worker (also a "pool" part) gets none: nothing was exhausted. */
+static void test_pool_exhausted(void **state)
+{
+	struct jl_cycle c = cycle(JL_PART_POOL, "pool: all 4 workers busy serving b.price", 0);
+	struct jl_trace_advice_in in = facts(false, 0);
+	char out[512];
+
+	(void)state;
+	loop_is("CFS nice 0");
+	assert_string_equal(jl_trace_advice(&an, &c, &in, out, sizeof(out)), "pool");
+	assert_string_equal(out, "the request waited 10.0 ms for a worker (all 4 workers busy serving b.price): more "
+				 "workers, a separate pool for the cheap methods, deadlines propagated (a call then ends "
+				 "with its caller) or a limit on the slow method's queue");
+	c = cycle(JL_PART_POOL, "pool: a worker free, the request not yet taken", 0);
+	assert_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
+}
+
 static void test_no_rule_no_advice(void **state)
 {
 	struct jl_cycle c = cycle(JL_PART_RUNNING, "running", 0);
@@ -170,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_cfs_loop_and_higher_rt),
 		cmocka_unit_test(test_idle_exit_and_unpreempted_by_host),
 		cmocka_unit_test(test_ipi_is_not_steered),
+		cmocka_unit_test(test_pool_exhausted),
 		cmocka_unit_test(test_no_rule_no_advice),
 	};
 

@@ -45,6 +45,7 @@ static void test_part_kind_registry(void **state)
 		{ JL_PART_IRQ, 2, false, "irq" },         { JL_PART_SOFTIRQ, 3, false, "softirq" },
 		{ JL_PART_LOST, 4, false, "lost" },       { JL_PART_OTHER, 4, false, "other" },
 		{ JL_PART_IPI, 2, false, "ipi" }, /* added with the registry: an IPI's handler was an "irq" */
+		{ JL_PART_POOL, 0, false, "pool" },
 	};
 
 	(void)state;

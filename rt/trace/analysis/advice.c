@@ -247,6 +247,18 @@ static int say_executor(const struct ctx *x, char *out, size_t len)
 			"an executor of its own", x->p->name);
 }
 
+static bool pool_exhausted(const struct ctx *x)
+{
+	return x->p->kind == JL_PART_POOL && !strncmp(x->p->name, "pool: all ", 10);
+}
+
+static int say_pool(const struct ctx *x, char *out, size_t len)
+{
+	return snprintf(out, len, "the request waited %.1f ms for a worker (%s): more workers, a separate pool for the "
+			"cheap methods, deadlines propagated (a call then ends with its caller) or a limit on the slow "
+			"method's queue", (double)x->p->duration_ns / 1e6, x->p->name + 6);
+}
+
 static bool lost(const struct ctx *x)
 {
 	return x->p->kind == JL_PART_LOST;
@@ -303,6 +315,7 @@ static const struct rule {
 	{ "ipi", ipi, say_ipi },
 	{ "unexplained", unexplained, say_unexplained },
 	{ "executor", executor_wait, say_executor },
+	{ "pool", pool_exhausted, say_pool },
 	{ "lost", lost, say_lost },
 	{ "pi-holder", pi_holder, say_pi_holder },
 	{ "inversion", inversion, say_inversion },

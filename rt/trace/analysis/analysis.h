@@ -88,6 +88,9 @@ struct jl_analysis_thread {
 	size_t nlent, caplent;
 	bool pool;                   /* a pool thread of a multi-threaded executor: its wakeups and states are
 				      * analysed for the callbacks it ran, never listed as cycles of its own */
+	bool requests;               /* with `executor`: a probed server's request series (its "callbacks") or
+				      * worker (its `pool`): the pool is the threads that served its requests, a
+				      * run inside another of the same worker is a call made while serving it */
 	int owner;                   /* the entry the events of this pid go to (the first measured entry with
 				      * the pid, else the first): jl_analysis_match gives every other entry of the
 				      * same thread (two series written by one thread) a copy of its pairs and

@@ -18,10 +18,12 @@
  * - "other" named "preempting NAME": the short time the kernel took to preempt it.
  * For a CFS task woken, every task that ran first is a "task" (fair share). "lost": the window overlaps a
  * gap of lost events. "running" and "blocked": parts of the response window (wake -> end of work).
- * "executor": a callback ready while its executor's thread ran another callback (which one: the name). */
+ * "executor": a callback ready while its executor's thread ran another callback (which one: the name).
+ * "pool": a probed server's request ready while every worker of its program served another request (which,
+ * and the calls they were in: the name and the detail), or while it was on its way to a free worker. */
 enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER,
 		    JL_PART_THROTTLE, JL_PART_UNPREEMPTED, JL_PART_LOST, JL_PART_RUNNING, JL_PART_BLOCKED,
-		    JL_PART_EXECUTOR, JL_PART_IPI, JL_PART_N };
+		    JL_PART_EXECUTOR, JL_PART_IPI, JL_PART_POOL, JL_PART_N };
 
 #define JL_UNPREEMPTED_NS 100000 /* a lower task still running this long after an RT wakeup is not "preempting" */
 /* The longest a switch out of the idle task, or a "return" (switch-in to the loop's own clock read), may

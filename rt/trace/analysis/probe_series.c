@@ -122,112 +122,6 @@ static long key_of(struct prober **pr, size_t *npr, int32_t pid, int unit, const
 	return (long)(*npr)++;
 }
 
-/* The share of [FROM, TO) that [A, B) covers, in ns. */
-static int64_t overlap(int64_t a, int64_t b, int64_t from, int64_t to)
-{
-	int64_t lo = a > from ? a : from, hi = b < to ? b : to;
-
-	return hi > lo ? hi - lo : 0;
-}
-
-/* A named series' worst wait for a worker, explained by what the unit's threads did through it: every
- * sample of the unit's named series that overlaps the wait is a request a thread served (outer) or a call
- * it made inside one (a sample inside another of the same thread). PR[0..NPR) are the series. */
-static void pool_wait(struct jl_engine *eng, const struct prober *pr, size_t npr, size_t k)
-{
-	struct jl_series *s = &eng->series[pr[k].si];
-	struct jl_pool_wait *pw = &s->pool;
-	const struct jl_sample *worst = NULL;
-	int64_t from, to, busy = 0, in_calls = 0;
-	enum { MAXT = 256, MAXC = 4096 };
-	int32_t tids[MAXT];
-	int nt = 0, nc = 0;
-	static struct {
-		const struct jl_sample *x;
-		size_t j;
-	} cand[MAXC]; /* after the run, one thread: static keeps 64 KB off the stack */
-	int64_t serve_ns[64] = { 0 }, call_ns[64] = { 0 }; /* by series (index into PR, at most 64 counted) */
-
-	for (size_t i = 0; i < jl_series_count(s); i++) {
-		const struct jl_sample *x = jl_series_at(s, i);
-
-		if (!worst || x->wake - x->release > worst->wake - worst->release)
-			worst = x;
-	}
-	if (!worst || worst->wake - worst->release < 1000000)
-		return; /* under 1 ms (an outgoing call's own series: its release is its start): no wait to explain */
-	for (size_t j = 0; j < npr; j++) { /* a call made inside a request did not wait for a worker: it had one */
-		const struct jl_series *o;
-
-		if (!pr[j].named || pr[j].unit != pr[k].unit || pr[j].si < 0)
-			continue;
-		o = &eng->series[pr[j].si];
-		for (size_t i = 0; i < jl_series_count(o); i++) {
-			const struct jl_sample *y = jl_series_at(o, i);
-
-			if (y != worst && y->tid == worst->tid && y->wake <= worst->wake && worst->end <= y->end &&
-			    (y->wake < worst->wake || worst->end < y->end))
-				return;
-		}
-	}
-	from = worst->release, to = worst->wake;
-	/* the samples that overlap the wait (a sample that holds one that does overlaps it too) */
-	for (size_t j = 0; j < npr; j++) {
-		const struct jl_series *o;
-
-		if (!pr[j].named || pr[j].unit != pr[k].unit || pr[j].si < 0)
-			continue;
-		o = &eng->series[pr[j].si];
-		for (size_t i = 0; i < jl_series_count(o) && nc < MAXC; i++) {
-			const struct jl_sample *x = jl_series_at(o, i);
-
-			if (x != worst && overlap(x->wake, x->end, from, to))
-				cand[nc].x = x, cand[nc].j = j, nc++;
-		}
-	}
-	for (int c = 0; c < nc; c++) {
-		const struct jl_sample *x = cand[c].x;
-		int64_t ov = overlap(x->wake, x->end, from, to);
-		bool inner = false;
-		int t;
-
-		for (int c2 = 0; c2 < nc && !inner; c2++) /* inside another of its thread: a call made while serving */
-			inner = c2 != c && cand[c2].x->tid == x->tid && cand[c2].x->wake <= x->wake && x->end <= cand[c2].x->end &&
-				(cand[c2].x->wake < x->wake || x->end < cand[c2].x->end || c2 < c);
-		if (inner) {
-			in_calls += ov;
-			if (cand[c].j < 64)
-				call_ns[cand[c].j] += ov;
-			continue;
-		}
-		busy += ov;
-		if (cand[c].j < 64)
-			serve_ns[cand[c].j] += ov;
-		for (t = 0; t < nt && tids[t] != x->tid; t++)
-			;
-		if (t == nt && nt < MAXT)
-			tids[nt++] = x->tid;
-	}
-	memset(pw, 0, sizeof(*pw));
-	pw->cycle = worst->cycle;
-	pw->wait_ns = to - from;
-	pw->threads = nt;
-	pw->busy = nt ? (double)busy / ((double)nt * (double)(to - from)) : 0;
-	pw->in_calls = nt ? (double)in_calls / ((double)nt * (double)(to - from)) : 0;
-	if (pw->in_calls > pw->busy)
-		pw->in_calls = pw->busy; /* calls nested in calls count once: they are inside the same request */
-	for (size_t j = 0, bs = 0, bc = 0; j < npr && j < 64; j++) {
-		if (serve_ns[j] > serve_ns[bs] || (j == 0 && serve_ns[0])) {
-			bs = j;
-			snprintf(pw->serving, sizeof(pw->serving), "%s", eng->series[pr[j].si].name);
-		}
-		if (call_ns[j] > call_ns[bc] || (j == 0 && call_ns[0])) {
-			bc = j;
-			snprintf(pw->calls, sizeof(pw->calls), "%s", eng->series[pr[j].si].name);
-		}
-	}
-}
-
 int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	struct prober *pr = NULL;
@@ -296,6 +190,7 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 		pr[k].period = pr[k].named ? 0 : probe_period(spec, an, kof, (long)k);
 		s->kind = "probe";
 		s->tid = pr[k].pid;
+		s->any_thread = pr[k].named;
 		s->measured = true;
 		s->periodic = pr[k].period > 0;
 		s->period_ns = pr[k].period;
@@ -378,9 +273,6 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu releases more than 10 s from their wake: "
 				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)pr[k].far);
 	}
-	for (size_t k = 0; k < npr; k++)
-		if (pr[k].named && pr[k].si >= 0)
-			pool_wait(eng, pr, npr, k);
 	rc = 0;
 	goto out;
 oom:

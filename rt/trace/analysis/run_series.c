@@ -7,29 +7,76 @@
 #include "analysis.h"
 #include "series.h"
 
+/* A probed server's workers: the threads that served its request series (any_thread), per unit. */
+struct worker {
+	int unit;
+	int32_t tid;
+};
+
+/* The distinct (unit, tid) of the samples of every any_thread series into *W (caller frees); their count, or
+ * -1 (ENOMEM). */
+static int probe_workers(const struct jl_engine *eng, struct worker **w)
+{
+	int n = 0, cap = 0;
+
+	*w = NULL;
+	for (int i = 0; i < eng->nseries; i++) {
+		const struct jl_series *es = &eng->series[i];
+
+		for (size_t j = 0; es->any_thread && j < jl_series_count(es); j++) {
+			const int32_t tid = jl_series_at(es, j)->tid;
+			int k;
+
+			for (k = 0; k < n && ((*w)[k].unit != es->unit || (*w)[k].tid != tid); k++)
+				;
+			if (k < n)
+				continue;
+			if (n == cap) {
+				struct worker *grown = realloc(*w, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(**w));
+
+				if (!grown) {
+					free(*w);
+					*w = NULL;
+					return -1;
+				}
+				*w = grown;
+			}
+			(*w)[n++] = (struct worker){ es->unit, tid };
+		}
+	}
+	return n;
+}
+
 /* The engine's series as the analysis sees them, one entry each, in the engine's order (the trace
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
- * wakeups of that thread are what its samples are paired with. Samples converted (caller frees
- * *SAMPLES). */
+ * wakeups of that thread are what its samples are paired with. Then the pools' threads: a multi-threaded
+ * executor's, and a probed server's workers (its request series are explained as a pool's callbacks:
+ * whichever worker served one). Samples converted (caller frees *SAMPLES). */
 struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial)
 {
 	struct jl_analysis_thread *th;
+	struct worker *workers;
 	size_t total = 0, k = 0;
-	int npool = 0, e;
+	int npool = 0, nworkers, e;
 
 	*samples = NULL;
 	for (int u = 0; u < eng->nunits; u++) /* a multi-threaded executor's pool threads: entries of their own */
 		if (eng->units[u].spec->beh.kind == JL_BEH_EXECUTOR && eng->units[u].nthreads > 1)
 			npool += eng->units[u].nthreads;
-	th = calloc((size_t)(eng->nseries + npool) + 1, sizeof(*th));
-	if (!th)
+	if ((nworkers = probe_workers(eng, &workers)) < 0)
 		return NULL;
+	th = calloc((size_t)(eng->nseries + npool + nworkers) + 1, sizeof(*th));
+	if (!th) {
+		free(workers);
+		return NULL;
+	}
 	for (int i = 0; i < eng->nseries; i++)
 		total += jl_series_count(&eng->series[i]);
 	*samples = calloc(total ? total : 1, sizeof(**samples));
 	if (!*samples) {
 		free(th);
+		free(workers);
 		return NULL;
 	}
 	for (int i = 0; i < eng->nseries; i++) {
@@ -46,6 +93,12 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 			th[i].executor = es->unit + 1;
 			th[i].pool_size = un->nthreads;
 			th[i].group = es->group;
+		} else if (es->any_thread) { /* a server's method: its pool is the unit's workers */
+			th[i].executor = es->unit + 1;
+			th[i].requests = true;
+			th[i].group = -1;
+			for (int w = 0; w < nworkers; w++)
+				th[i].pool_size += workers[w].unit == es->unit;
 		}
 		th[i].measured = es->measured;
 		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
@@ -84,6 +137,19 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 					 th[e].policy, sizeof(th[e].policy));
 		}
 	}
+	for (int w = 0; w < nworkers; w++, e++) {
+		const struct jl_thread_spec *spec = eng->units[workers[w].unit].spec;
+		int size = 0;
+
+		for (int v = 0; v < nworkers; v++)
+			size += workers[v].unit == workers[w].unit;
+		snprintf(th[e].name, sizeof(th[e].name), "%.40s.worker-%d", spec->name, (int)workers[w].tid);
+		th[e].pid = workers[w].tid;
+		th[e].measured = th[e].pool = th[e].requests = true;
+		th[e].executor = workers[w].unit + 1;
+		th[e].pool_size = size; /* its policy: from the trace (the program may set its threads' own) */
+	}
+	free(workers);
 	*count = e;
 	return th;
 }

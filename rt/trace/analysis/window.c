@@ -5,6 +5,7 @@
  * work, and who ended the sleep: the task, IRQ, softirq or hrtimer that woke it) and the wait after that
  * wakeup. Pure: reads the analysis only. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -274,7 +275,10 @@ void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t
 void jl_analysis_decompose_cycle(const struct jl_analysis *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
 			    struct jl_cycle *c)
 {
-	if (!an->threads[ti].samples || wake <= p->switch_in || !jl_analysis_left_cpu(an, ti, p->switch_in, wake)) {
+	/* a pool's thread has no samples of its own, but its states: what held it after its wakeup (a lock, an
+	 * interpreter's) is said as for a loop */
+	if ((!an->threads[ti].samples && !an->threads[ti].pool) || wake <= p->switch_in ||
+	    !jl_analysis_left_cpu(an, ti, p->switch_in, wake)) {
 		jl_analysis_decompose(an, p, release, wake, c);
 		return;
 	}
@@ -309,26 +313,30 @@ static void add_wakeup_rest(const struct jl_analysis *an, int ti, const struct j
 	memset(&w, 0, sizeof(w));
 	jl_analysis_decompose_cycle(an, ti, p, from, wake, &w);
 	for (int i = 0; i < w.nparts; i++)
-		jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
-				  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
+		if (w.parts[i].duration_ns > 0) /* a wakeup's empty "timer" (it shows on a loop's) says nothing here */
+			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
+					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
 	c->waking = p->waking;
 	c->switch_in = p->switch_in;
 	c->cpu = p->cpu;
 }
 
-#define POOL_RUNS 256
-
-/* A run of another callback of the executor inside a late callback's wait */
+/* A run of another callback of the executor (a request a worker served, or a call it made while serving
+ * one) inside a late callback's wait */
 struct pool_run {
-	int64_t from, to;
+	int64_t from, to;            /* its overlap with the wait */
+	int64_t wake;                /* its own start: the outermost of a worker's runs started first */
 	int entry;
+	int32_t tid;                 /* the thread that ran it */
 	bool group;                  /* of the late callback's own mutually exclusive group */
 };
 
-/* The pool thread TID's wakeup that ended in [FROM - slack, TO]: the last one, or NULL; *ENTRY: that
- * thread's entry */
+/* The pool thread TID's wakeup that ended in [FROM - slack, TO]: the last one (FIRST: the first one), or
+ * NULL; *ENTRY: that thread's entry. An executor's thread may be woken more than once before it takes a
+ * callback (the last one dispatched it); a server's worker is woken first by the request's arrival, and
+ * what held it after that is in its states. */
 static const struct jl_pair *pool_wakeup(const struct jl_analysis *an, int executor, int32_t tid, int64_t from, int64_t to,
-					 int *entry)
+					 bool first, int *entry)
 {
 	const struct jl_pair *best = NULL;
 
@@ -339,71 +347,172 @@ static const struct jl_pair *pool_wakeup(const struct jl_analysis *an, int execu
 			continue;
 		*entry = j;
 		for (size_t k = 0; k < o->npairs; k++)
-			if (o->pairs[k].waking >= from - JL_ANALYSIS_CLOCK_SLACK_NS && o->pairs[k].switch_in <= to)
+			if (o->pairs[k].waking >= from - JL_ANALYSIS_CLOCK_SLACK_NS && o->pairs[k].switch_in <= to &&
+			    !(first && best))
 				best = &o->pairs[k];
 		return best;
 	}
 	return NULL;
 }
 
-/* A callback of a multi-threaded executor: in its wait [release, start), the stretches in which it could
- * not start (a callback of its own mutually exclusive group ran: named; or every pool thread ran another
- * callback), the free time between them, then the wakeup of the pool thread that took it (its trace
- * pair), or the dispatch when that thread was awake already. */
+/* The value most common in V[0..N), or -1 when N is 0 */
+static int mode_of(const int *v, int n)
+{
+	int best = -1, best_n = 0;
+
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		for (int j = 0; j < n; j++)
+			k += v[j] == v[i];
+		if (k > best_n)
+			best = v[i], best_n = k;
+	}
+	return best;
+}
+
+/* The runs of a late callback's wait and what a stretch of it is worked out with: sized for its runs */
+struct pool_wait {
+	struct pool_run *runs;
+	int nruns;
+	int64_t *cuts;
+	int *act, *serve, *calls;
+};
+
+/* What the pool's threads did in a stretch of a wait, [A, B) (inside every active run of W's runs):
+ * *BUSY the threads that ran something, *HOLDER a run of the late callback's own group (an entry, -1:
+ * none); of a server's workers, *IN_CALLS those inside a call, *SERVING and *CALL the entries most of them
+ * served and called (-1: none). */
+static void stretch_of(const struct pool_wait *w, int64_t a, int64_t b, int *busy, int *holder, int *in_calls, int *serving,
+		       int *call)
+{
+	const struct pool_run *runs = w->runs;
+	int nact = 0;
+
+	*busy = *in_calls = 0;
+	*holder = -1;
+	for (int r = 0; r < w->nruns; r++)
+		if (runs[r].from <= a && runs[r].to >= b) {
+			w->act[nact++] = r;
+			if (runs[r].group && *holder < 0)
+				*holder = runs[r].entry;
+		}
+	for (int i = 0; i < nact; i++) {
+		int outer = w->act[i], inner = w->act[i];
+		bool seen = false;
+
+		for (int k = 0; k < nact; k++) { /* a thread counts once: at its first active run */
+			const int q = w->act[k];
+
+			if (k == i || runs[q].tid != runs[w->act[i]].tid)
+				continue;
+			seen |= k < i;
+			if (runs[q].wake < runs[outer].wake)
+				outer = q;
+			if (runs[q].wake > runs[inner].wake)
+				inner = q;
+		}
+		if (seen)
+			continue;
+		w->serve[(*busy)++] = runs[outer].entry;
+		if (inner != outer) /* a run inside another of its thread: a call made while serving */
+			w->calls[(*in_calls)++] = runs[inner].entry;
+	}
+	*serving = mode_of(w->serve, *busy);
+	*call = mode_of(w->calls, *in_calls);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* A request's wait while a worker of its server was free */
+static const char request_free[] = "pool: a worker free, the request not yet taken";
+static const char request_free_detail[] = "a worker of its program was free: the request was on its way (the "
+					  "network, the server's queue) or being handed over";
+
+/* A callback of a multi-threaded executor, or a request of a probed server: in its wait [release, start),
+ * the stretches in which it could not start (a callback of its own mutually exclusive group ran: named; or
+ * every pool thread ran another callback, or served another request: which, and the calls they were in),
+ * the free time between them, then the wakeup of the pool thread that took it (its trace pair), or the
+ * dispatch when that thread was awake already. */
 static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c)
 {
 	const struct jl_analysis_thread *t = &an->threads[ti];
 	const struct jl_analysis_sample *s = &t->samples[si];
-	struct pool_run runs[POOL_RUNS];
-	int64_t cuts[2 * POOL_RUNS + 2], busy_until = s->release, free_before = 0, free_run = 0;
-	int nruns = 0, ncuts = 0, pe = -1;
+	struct pool_wait w = { 0 };
+	int64_t busy_until = s->release, free_before = 0, free_run = 0;
+	int n = 0, ncuts = 0, pe = -1;
 	const struct jl_pair *p;
 	char name[96], detail[160];
 
-	for (int j = 0; j < an->nthreads && nruns < POOL_RUNS; j++) {
-		const struct jl_analysis_thread *o = &an->threads[j];
+	/* the runs of the executor's other callbacks (a server's other requests) that overlap the wait: two passes,
+	 * to count them, then to keep them */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = 0; j < an->nthreads; j++) {
+			const struct jl_analysis_thread *o = &an->threads[j];
 
-		if (o->executor != t->executor || !o->samples || o->pool)
-			continue;
-		for (size_t k = 0; k < o->nsamples && nruns < POOL_RUNS; k++) {
-			const struct jl_analysis_sample *x = &o->samples[k];
-			int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
+			if (o->executor != t->executor || !o->samples || o->pool)
+				continue;
+			for (size_t k = 0; k < o->nsamples; k++) {
+				const struct jl_analysis_sample *x = &o->samples[k];
+				int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
 
-			if (b > a && !(j == ti && k == si))
-				runs[nruns++] = (struct pool_run){ a, b, j, t->group >= 0 && o->group == t->group };
+				if ((j == ti && k == si) || b <= a)
+					continue;
+				/* a request's call was made by its own worker, inside it: what held that worker was the request */
+				if (t->requests && x->tid == s->tid && x->wake <= s->wake && s->end <= x->end)
+					continue;
+				if (pass)
+					w.runs[w.nruns++] = (struct pool_run){ a, b, x->wake, j, x->tid, t->group >= 0 && o->group == t->group };
+				else
+					n++;
+			}
+		}
+		if (pass)
+			break;
+		w.runs = malloc((size_t)(n ? n : 1) * sizeof(*w.runs));
+		w.cuts = malloc((size_t)(2 * n + 2) * sizeof(*w.cuts));
+		w.act = malloc((size_t)(n ? n : 1) * sizeof(*w.act));
+		w.serve = malloc((size_t)(n ? n : 1) * sizeof(*w.serve));
+		w.calls = malloc((size_t)(n ? n : 1) * sizeof(*w.calls));
+		if (!w.runs || !w.cuts || !w.act || !w.serve || !w.calls) {
+			jl_cycle_add_part(c, JL_PART_OTHER, "not explained (out of memory)", -1, 0, s->wake - s->release, NULL);
+			goto out;
 		}
 	}
-	cuts[ncuts++] = s->release;
-	cuts[ncuts++] = s->wake;
-	for (int r = 0; r < nruns; r++) {
-		cuts[ncuts++] = runs[r].from;
-		cuts[ncuts++] = runs[r].to;
+	w.cuts[ncuts++] = s->release;
+	w.cuts[ncuts++] = s->wake;
+	for (int r = 0; r < w.nruns; r++) {
+		w.cuts[ncuts++] = w.runs[r].from;
+		w.cuts[ncuts++] = w.runs[r].to;
 	}
-	for (int i = 1; i < ncuts; i++) /* insertion sort: a few dozen cuts */
-		for (int k = i; k > 0 && cuts[k - 1] > cuts[k]; k--) {
-			int64_t tmp = cuts[k];
-
-			cuts[k] = cuts[k - 1];
-			cuts[k - 1] = tmp;
-		}
+	qsort(w.cuts, (size_t)ncuts, sizeof(*w.cuts), cmp_i64);
 	for (int i = 0; i + 1 < ncuts; i++) {
-		const int64_t a = cuts[i], b = cuts[i + 1];
-		int holder = -1, active = 0;
+		const int64_t a = w.cuts[i], b = w.cuts[i + 1];
+		int holder, busy, in_calls, serving, call;
 
 		if (b <= a || a < s->release || b > s->wake)
 			continue;
-		for (int r = 0; r < nruns; r++)
-			if (runs[r].from <= a && runs[r].to >= b) {
-				active++;
-				if (runs[r].group && holder < 0)
-					holder = runs[r].entry;
-			}
+		stretch_of(&w, a, b, &busy, &holder, &in_calls, &serving, &call);
 		if (holder >= 0) {
 			snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
 				 holder == ti ? " (its previous run)" : "");
 			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
 					  "a callback of its mutually exclusive group ran: it could not start on any thread");
-		} else if (active >= t->pool_size) {
+		} else if (busy >= t->pool_size && t->requests && serving >= 0) {
+			snprintf(name, sizeof(name), "pool: all %d workers busy serving %s", t->pool_size, an->threads[serving].name);
+			if (in_calls)
+				snprintf(detail, sizeof(detail), "every worker of its program served another request, %s inside "
+					 "calls they made (%s)", in_calls == busy ? "all" : "some", an->threads[call].name);
+			else
+				snprintf(detail, sizeof(detail), "every worker of its program served another request, none "
+					 "inside a call");
+			jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, b - a, detail);
+		} else if (busy >= t->pool_size) {
 			snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
 			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
 					  "every thread of its executor ran another callback");
@@ -415,17 +524,30 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 		free_run = 0;
 		busy_until = b;
 	}
-	if (free_before)
+	if (free_before && t->requests)
+		jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, free_before, request_free_detail);
+	else if (free_before)
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
 				  "a thread and its group were free, and no thread had taken it yet");
-	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, &pe);
-	if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
+	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, t->requests, &pe);
+	if (p && pe >= 0 && t->requests && p->waking > busy_until) {
+		/* a worker asleep until the request reached it: the server's own thread (its poller) woke it, no
+		 * timer: the time before that waking was the request on its way */
+		jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, p->waking - busy_until, request_free_detail);
+		add_wakeup_rest(an, pe, p, p->waking, s->wake, c);
+	} else if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
 		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
 	} else if (s->wake > busy_until) {
-		snprintf(detail, sizeof(detail), "from when it could run to its start on pool thread %d (awake already)",
-			 (int)s->tid);
+		snprintf(detail, sizeof(detail), "from when it could run to its start on %s thread %d (awake already)",
+			 t->requests ? "worker" : "pool", (int)s->tid);
 		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until, detail);
 	}
+out:
+	free(w.runs);
+	free(w.cuts);
+	free(w.act);
+	free(w.serve);
+	free(w.calls);
 }
 
 void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)
@@ -435,7 +557,7 @@ void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t
 	int64_t busy_until = s->release, ran_total = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (t->pool_size > 1) {
+	if (t->pool_size > 1 || t->requests) {
 		decompose_pool_callback(an, ti, si, c);
 		c->tid = s->tid;
 		goto done;
