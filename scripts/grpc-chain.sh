@@ -24,9 +24,11 @@ server() { # NAME PORT WORKERS MODE
     echo "/usr/bin/python3 examples/grpc_chain/chain.py server --name $1 --port $2 --workers $3 --next $(($2 + 1)) --mode $4"
 }
 real() { # NAME MODE CLIENT-ARGS...: the run directory as $tmp/real-NAME
-    local name=$1 mode=$2
+    local name=$1 mode=$2 client=()
     shift 2
-    timeout 180 "$bin" run scenarios/grpc-chain.ini --out "$tmp/out-$name" -q \
+    # the client's deadline is A's: its requests are the client's (what B and C do after it is wasted_ns)
+    [[ " $* " == *" --deadline "* ]] && client=(--set "a.deadline=${dl}s")
+    timeout 180 "$bin" run scenarios/grpc-chain.ini --out "$tmp/out-$name" -q "${client[@]}" \
         --set "a.exec=$(server a 50151 16 "$mode")" --set "b.exec=$(server b 50152 4 "$mode")" \
         --set "c.exec=/usr/bin/python3 examples/grpc_chain/chain.py server --name c --port 50153 --workers 16 --delay $d" \
         --set "client.exec=/usr/bin/python3 examples/grpc_chain/chain.py client --a 50151 --b 50152 --interval 0.2 --linger 60 $*" \
@@ -98,18 +100,13 @@ def real(name):
     q = series.get("c.quote")
     if q and q.get("cycles"):
         out["c"] = f"C's quotes took {q['response_ns']['min'] / 1e9:.3f}-{q['response_ns']['max'] / 1e9:.3f} s"
-    # the work done after the client gave up, from the probe records: every order was sent at one moment,
-    # so each B price and C quote that ended after that moment + the deadline worked the rest for nothing
-    if orders and any(x["status"] == "DEADLINE_EXCEEDED" for x in orders):
-        gave_up = min(x["sent_ns"] for x in orders) + deadline * 1e9
-        wasted = 0
-        for unit in ("b.price", "c.quote"):
-            try:
-                rows = [r for r in csv.DictReader(open(os.path.join(d, "samples.csv"))) if r["thread"] == unit]
-            except OSError:
-                rows = []
-            wasted += sum(max(0, int(r["end_ns"]) - max(gave_up, int(r["wake_ns"]))) for r in rows)
-        out["wasted"] = f"B and C worked {wasted / 1e9 / len(orders):.3f} s per order after the client gave up"
+    # the work done after the client gave up, from the probe records (summary.json wasted_ns: each B price
+    # and C quote linked to its order through the calls, from the moment the client gave up on it)
+    if orders and "given_up" in series.get("a.order", {}) and any(x["status"] == "DEADLINE_EXCEEDED" for x in orders):
+        wasted = sum(series.get(u, {}).get("wasted_ns", 0) for u in ("b.price", "c.quote"))
+        up = series["a.order"]["given_up"]
+        out["wasted"] = (f"B and C worked {wasted / 1e9 / len(orders):.3f} s per order after the client gave up "
+                         + (f"({up} given up)" if up else "(none given up: A answered, with the error, first)"))
     return out
 
 

@@ -91,6 +91,10 @@ struct jl_series {
 	bool trace_only;            /* measure = wakeups: its samples are a thread's wakeups, from the trace */
 	bool any_thread;            /* a probed server's request series (a SERIES name): any of its unit's threads
 				     * serves one, each sample's tid says which (the trace explains it as a pool's) */
+	/* a request series: the work its requests did after their client had given up (wasted), and of those
+	 * that were a client's (a series with a deadline), how many it gave up on (probe_series.c) */
+	int64_t wasted_ns;
+	uint64_t given_up;
 	int64_t period_ns;          /* 0 = not periodic */
 	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
 	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */

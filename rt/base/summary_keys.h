@@ -128,6 +128,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(forgotten_states, "trace.pruned", "thread states the pruned analysis forgot") \
 	X(from_ns, "trace.gaps[]", "start of the gap: nothing is known on its CPU in [from_ns, to_ns)") \
 	X(gaps, "trace trace.kept", "trace: lost-event gaps (first 100); kept: gaps of dropped pages") \
+	X(given_up, "threads[]", "a probed request series with a deadline (a client's): its requests not answered by their release + deadline") \
 	X(group_sched, "host.rt_bandwidth", "RT group scheduling is on (null: unknown)") \
 	X(group_sched_from, "host.rt_bandwidth", "where group_sched was read") \
 	X(handoffs, "locks[]", "biglock: extra release/retake round trips per work call") \
@@ -395,7 +396,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(wakings, "trace.sched_switch.*", "sched_waking records of the thread") \
 	X(warmup_ns, ".", "[run] warmup") \
 	X(wasted_max_ns, "sources[]", "the largest wasted work of one request") \
-	X(wasted_ns, "sources[]", "server work done after the client had given up") \
+	X(wasted_ns, "sources[] threads[]", "server work done after the client had given up (threads[]: a probed server's request series, its requests' own)") \
 	X(watch_cpus, ".", "where the collector ran (\"\": unpinned)") \
 	X(watchdog_cpus, ".", "where the watchdog was pinned (\"\": unpinned)") \
 	X(watchdog_fired, ".", "threads did not end in time and were demoted to SCHED_OTHER") \

@@ -7,6 +7,7 @@ by the servers' probe series (one series per method, whichever of a pool's worke
 under load wait about one C delay, against milliseconds alone (a wide band, not a timing target); with
 propagation no Ping waits more than the deadline and a margin. The published figures and scale are
 scripts/grpc-chain.sh's, not the tests'."""
+import csv
 import json
 import os
 import pathlib
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.skipif(subprocess.run(["/usr/bin/python3", "-c", "impor
 
 
 def _scenario(tmp_path, mode="none", orders=8, deadline=None, delay=1.0):
+    """DEADLINE: the client's on each Order, and A's `deadline` (its requests are the client's)"""
     server = f"/usr/bin/python3 {CHAIN} server"
     client = f"/usr/bin/python3 {CHAIN} client --a 50161 --b 50162 --orders {orders} --pings 10 --interval 0.2 --linger 60"
     if deadline:
@@ -40,6 +42,7 @@ grace = 5s
 exec = {server} --name a --port 50161 --workers 16 --next 50162 --mode {mode}
 measure = probe
 user = invoking
+{f"deadline = {int(deadline * 1000)}ms" if deadline else ""}
 
 [thread b]
 exec = {server} --name b --port 50162 --workers 4 --next 50163 --mode {mode}
@@ -75,6 +78,11 @@ def _run(tmp_path, path):
     log = [json.loads(line) for line in (d / "client.log").read_text().splitlines() if line.startswith("{")]
     assert {"done": True} in log, f"the client did not finish:\n{(d / 'client.log').read_text()}"
     return summary, [x for x in log if "method" in x]
+
+
+def _rows(tmp_path):
+    d = (tmp_path / "userdir" / "out" / "chain" / "latest").resolve()
+    return list(csv.DictReader(open(d / "samples.csv")))
 
 
 def _series(summary, name):
@@ -126,3 +134,26 @@ def test_propagated_deadline_bounds_the_pings_wait(tmp_path):
     assert _series(s, "b.ping")["cycles"] == 10
     # C's quotes were cancelled with their callers: none ran its full delay
     assert _series(s, "c.quote")["response_ns"]["max"] < 0.9e9
+    # A's deadline is the client's, but A answered first (the downstream's DEADLINE_EXCEEDED, 50 ms early per
+    # hop): no order was given up unanswered, as the client saw, and B and C did (almost) nothing after it
+    assert _series(s, "a.order")["given_up"] == 0 and max(x["seconds"] for x in orders) < 0.2
+    assert _series(s, "b.price")["wasted_ns"] + _series(s, "c.quote")["wasted_ns"] < 0.5e9
+
+
+def test_unpropagated_deadline_wastes_the_work(tmp_path):
+    """Without propagation the client gives up at 0.2 s and B and C work on: the work after that moment is
+    wasted_ns, linked from the client's order through A's call to B's price and B's call to C's quote (each
+    call's start is the callee's release). Checked against the client's own send times and the raw rows."""
+    s, log = _run(tmp_path, _scenario(tmp_path, deadline=0.2))
+    orders = [x for x in log if x["method"] == "order"]
+    assert len(orders) == 8 and all(x["status"] == "DEADLINE_EXCEEDED" for x in orders), orders
+    assert _series(s, "a.order")["given_up"] == 8
+    rows = _rows(tmp_path)
+    gave = min(x["sent_ns"] for x in orders) + 0.2e9  # all eight were sent at one moment
+    for name in ("b.price", "c.quote"):
+        mine = sum(max(0, int(r["end_ns"]) - max(gave, int(r["wake_ns"]))) for r in rows if r["thread"] == name)
+        got = _series(s, name)["wasted_ns"]
+        # 4 ran 1 s from the start (0.8 s after), 4 waited for them and ran 1 s more: about 7.2 s
+        assert 5e9 < mine < 9e9, (name, mine)
+        assert abs(got - mine) < 0.1e9 + 0.05 * mine, (name, got, mine)
+    assert _series(s, "b.call-quote")["wasted_ns"] == 0  # a call is its caller's time, counted once

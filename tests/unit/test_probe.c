@@ -371,6 +371,53 @@ static void test_request_waits_for_the_pool(void **state)
 	teardown(&f);
 }
 
+/* The work done after a client gave up: the unit's `deadline` (1 ms) makes its series a client's. Order 1
+ * (sent at 5 us, answered at 5000 us) was given up at 1005 us; its call to price (started at 100 us) became
+ * WORKER's price request (the same release), which ran from 150 to 4900 us: 3895 us of it after the give-up;
+ * the order itself held CHILD 3995 us after it; the call is the order's own time, not counted again. Order 2
+ * was answered in 500 us: nothing given up, nothing wasted. */
+static void test_wasted_after_the_client_gave_up(void **state)
+{
+	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+		{ 10, CHILD, JL_PROBE_SERIES, 0, "order" },        { 10, CHILD, JL_PROBE_WAKE, 5, NULL },
+		{ 100, CHILD, JL_PROBE_SERIES, 0, "call-price" },  { 100, CHILD, JL_PROBE_WAKE, 100, NULL },
+		{ 150, WORKER, JL_PROBE_SERIES, 0, "price" },      { 150, WORKER, JL_PROBE_WAKE, 100, NULL },
+		{ 4900, WORKER, JL_PROBE_END, 0, NULL },           { 4990, CHILD, JL_PROBE_END, 0, NULL },
+		{ 5000, CHILD, JL_PROBE_END, 0, NULL },
+		{ 10010, CHILD, JL_PROBE_SERIES, 0, "order" },     { 10010, CHILD, JL_PROBE_WAKE, 10000, NULL },
+		{ 10020, CHILD, JL_PROBE_SERIES, 0, "call-price" }, { 10020, CHILD, JL_PROBE_WAKE, 10020, NULL },
+		{ 10030, WORKER, JL_PROBE_SERIES, 0, "price" },    { 10030, WORKER, JL_PROBE_WAKE, 10020, NULL },
+		{ 10400, WORKER, JL_PROBE_END, 0, NULL },          { 10480, CHILD, JL_PROBE_END, 0, NULL },
+		{ 10500, CHILD, JL_PROBE_END, 0, NULL },
+	};
+	const struct jl_series *order, *call, *price;
+	struct fake f;
+	char err[256];
+
+	(void)state;
+	setup(&f, 0);
+	f.sc.threads[0].beh.deadline_ns = 1 * MS;
+	born(&f, 5, CHILD, WORKER, true);
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
+		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	order = series(&f, "ctl.order");
+	call = series(&f, "ctl.call-price");
+	price = series(&f, "ctl.price");
+	assert_non_null(order);
+	assert_non_null(call);
+	assert_non_null(price);
+	assert_int_equal(jl_series_count(order), 2);
+	assert_int_equal(jl_series_count(price), 2);
+	assert_int_equal(order->wasted_ns, (5000 - 1005) * 1000);
+	assert_int_equal(order->given_up, 1);
+	assert_int_equal(price->wasted_ns, (4900 - 1005) * 1000);
+	assert_int_equal(price->given_up, 0); /* its client was the order, not it */
+	assert_int_equal(call->wasted_ns, 0);
+	assert_int_equal(call->given_up, 0);
+	teardown(&f);
+}
+
 /* A loop's wake whose end was lost is not closed by a later stray end: the next wake replaces it (as before
  * named wakes could nest), so a lost end never makes one long invented cycle. */
 static void test_lost_end_is_no_cycle(void **state)
@@ -570,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_series_per_wake),
 		cmocka_unit_test(test_request_waits_for_the_pool),
+		cmocka_unit_test(test_wasted_after_the_client_gave_up),
 		cmocka_unit_test(test_lost_end_is_no_cycle),
 		cmocka_unit_test(test_probe_outside_a_run),
 		cmocka_unit_test(test_wakeups_become_samples),

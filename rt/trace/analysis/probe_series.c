@@ -122,6 +122,141 @@ static long key_of(struct prober **pr, size_t *npr, int32_t pid, int unit, const
 	return (long)(*npr)++;
 }
 
+/* ---- the work done after a client gave up (wasted) ----
+ * A request series with a deadline (its unit's `deadline`) is a client's: a request of it that had not
+ * ended by its release + deadline was given up then. Every request it caused inherits that moment: a call
+ * made inside it (a sample inside another of its thread), and the request that call became at its server
+ * (a request whose release is the call's: the caller passes the call's start as the send time, as
+ * examples/grpc_chain does). What a request did after that moment is wasted, as the model counts it
+ * (rt/engine/executor.c jl_request_wasted); a call is its caller's time, not work of its own, so it only
+ * passes the moment on. */
+struct req {
+	const struct jl_sample *x;
+	int si;          /* its series in the engine */
+	long parent;     /* a call: the request of its thread it was made in; -1: none */
+	long cause;      /* a request its server got: the call it was (another thread's); -1: none */
+	int64_t gave;    /* when the client of its chain gave up (0: never) */
+	int state;       /* 0: not worked out, 1: being worked out, 2: done */
+};
+
+struct by_release {
+	int64_t release;
+	long i;
+};
+
+static int cmp_tid_wake(const void *pa, const void *pb)
+{
+	const struct req *a = pa, *b = pb;
+
+	if (a->x->tid != b->x->tid)
+		return a->x->tid < b->x->tid ? -1 : 1;
+	if (a->x->wake != b->x->wake)
+		return a->x->wake < b->x->wake ? -1 : 1;
+	return a->x->end > b->x->end ? -1 : a->x->end < b->x->end; /* the outer first */
+}
+
+static int cmp_release(const void *pa, const void *pb)
+{
+	const struct by_release *a = pa, *b = pb;
+
+	return a->release < b->release ? -1 : a->release > b->release;
+}
+
+/* The moment the client of Q[I]'s chain gave up (0: never): its caller's, else its own series' deadline's
+ * (the earlier where both are). */
+static int64_t chain_gave(const struct jl_engine *eng, struct req *q, long i)
+{
+	struct req *r = &q[i];
+	const int64_t dl = eng->series[r->si].deadline_ns;
+	int64_t up = r->parent >= 0 ? r->parent : r->cause, own = 0;
+
+	if (r->state)
+		return r->state == 2 ? r->gave : 0; /* 1: a loop of links (inconsistent records): no moment */
+	r->state = 1;
+	r->gave = up >= 0 ? chain_gave(eng, q, (long)up) : 0;
+	if (dl > 0 && r->parent < 0 && r->x->end > r->x->release + dl)
+		own = r->x->release + dl;
+	if (own && (!r->gave || own < r->gave))
+		r->gave = own;
+	r->state = 2;
+	return r->gave;
+}
+
+/* Each named series' wasted_ns and given_up, over its requests released in the measured phase. */
+static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_t npr)
+{
+	struct req *q;
+	struct by_release *calls;
+	long *open;
+	size_t n = 0, k = 0, ncalls = 0;
+	int depth = 0;
+
+	for (size_t j = 0; j < npr; j++)
+		if (pr[j].named && pr[j].si >= 0)
+			n += jl_series_count(&eng->series[pr[j].si]);
+	if (!n)
+		return 0;
+	q = calloc(n, sizeof(*q));
+	calls = calloc(n, sizeof(*calls));
+	open = calloc(n, sizeof(*open));
+	if (!q || !calls || !open) {
+		free(q);
+		free(calls);
+		free(open);
+		return -1;
+	}
+	for (size_t j = 0; j < npr; j++)
+		for (size_t i = 0; pr[j].named && pr[j].si >= 0 && i < jl_series_count(&eng->series[pr[j].si]); i++)
+			q[k++] = (struct req){ jl_series_at(&eng->series[pr[j].si], i), pr[j].si, -1, -1, 0, 0 };
+	/* calls: per thread, in start order, a request inside the latest one still open is a call made in it */
+	qsort(q, n, sizeof(*q), cmp_tid_wake);
+	for (size_t i = 0; i < n; i++) {
+		if (i && q[i].x->tid != q[i - 1].x->tid)
+			depth = 0;
+		while (depth && q[open[depth - 1]].x->end <= q[i].x->wake)
+			depth--;
+		if (depth && q[i].x->end <= q[open[depth - 1]].x->end) {
+			q[i].parent = open[depth - 1];
+			calls[ncalls++] = (struct by_release){ q[i].x->release, (long)i };
+		}
+		open[depth++] = (long)i;
+	}
+	/* the call each request was at its server: the same release, another thread */
+	qsort(calls, ncalls, sizeof(*calls), cmp_release);
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = ncalls;
+
+		if (q[i].parent >= 0)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (calls[mid].release < q[i].x->release)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ncalls && calls[lo].release == q[i].x->release && q[i].cause < 0; lo++)
+			if (q[calls[lo].i].x->tid != q[i].x->tid)
+				q[i].cause = calls[lo].i;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jl_series *s = &eng->series[q[i].si];
+		const int64_t gave = chain_gave(eng, q, (long)i), from = q[i].x->wake > gave ? q[i].x->wake : gave;
+
+		if (q[i].x->release < eng->t_measure || q[i].parent >= 0)
+			continue;
+		if (gave && q[i].x->end > from)
+			s->wasted_ns += q[i].x->end - from;
+		if (q[i].cause < 0 && gave && gave == q[i].x->release + s->deadline_ns)
+			s->given_up++; /* a client's request, given up at its own deadline */
+	}
+	free(q);
+	free(calls);
+	free(open);
+	return 0;
+}
+
 int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
 {
 	struct prober *pr = NULL;
@@ -273,6 +408,8 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu releases more than 10 s from their wake: "
 				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)pr[k].far);
 	}
+	if (requests_wasted(eng, pr, npr) < 0)
+		goto oom;
 	rc = 0;
 	goto out;
 oom:
