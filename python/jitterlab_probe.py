@@ -212,18 +212,26 @@ def wake(release_ns=0, series=None):
         if series is not None:
             b = _series_bytes.get(series)
             if b is None:
-                b = _series_bytes.setdefault(series, series.encode()[:15])
+                b = series.encode()[:15]
+                if len(_series_bytes) < 256:  # a program's methods, not names made per request
+                    _series_bytes[series] = b
             _RNAMED.pack_into(_area, r[3] + (head & r[4]) * 32, time.monotonic_ns(), SERIES, _getcpu(), b)
             head += 1
         _RREC.pack_into(_area, r[3] + (head & r[4]) * 32, time.monotonic_ns(), WAKE, _getcpu(), release_ns)
         r[0] = head + 1
         _U64.pack_into(_area, r[2], head + 1)
         return
-    if series is not None:
-        _named(SERIES, series)
     if _fd == -1:
         return
     r = r or _ring()
+    if r and series is not None:  # the name and its wake both, or neither (a name alone would go to the next wake)
+        r[1] = _U64.unpack_from(_area, r[2] + 64)[0]
+        if r[0] - r[1] >= r[4]:  # no room for two: both counted lost, never waited for
+            _U64.pack_into(_area, r[2] + 8, _U64.unpack_from(_area, r[2] + 8)[0] + 2)
+            return
+        _put(r, SERIES, 0, series.encode()[:15])
+    elif series is not None:
+        _named(SERIES, series)
     if r:
         _put(r, WAKE, release_ns, None)
     elif r is None:

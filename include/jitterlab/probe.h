@@ -400,6 +400,13 @@ static inline void jl_probe_end(void)
  * nest: the end closes the thread's latest open wake (a request's own outgoing call inside it). */
 static inline void jl_probe_wake_as(const char *series, int64_t release_ns)
 {
+	struct jl_probe__tls *me = &jl_probe__me;
+
+	/* the name and its wake both, or neither (counted lost): a name alone would go to the thread's next wake */
+	if (me->state == 1 && me->ctl->head - __atomic_load_n(&me->ctl->tail, __ATOMIC_ACQUIRE) + 1 > me->mask) {
+		__atomic_store_n(&me->ctl->lost, me->ctl->lost + 2, __ATOMIC_RELAXED);
+		return;
+	}
 	jl_probe__record(JL_PROBE_SERIES, 0, series ? series : "");
 	jl_probe__record(JL_PROBE_WAKE, release_ns, NULL);
 }

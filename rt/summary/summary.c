@@ -160,7 +160,8 @@ static json_object *series_json(const struct jl_series_result *r)
 	}
 	if (r->s->any_thread) { /* a probed server's request series: the work its requests did for nobody */
 		jl_json_add_i64(t, JL_K(wasted_ns), r->s->wasted_ns);
-		jl_json_add_i64(t, JL_K(given_up), (int64_t)r->s->given_up);
+		if (r->s->deadline_ns > 0) /* a client's: its requests have a deadline */
+			jl_json_add_i64(t, JL_K(given_up), (int64_t)r->s->given_up);
 	}
 	o = json_object_new_object();
 	jl_json_add_i64(o, JL_K(calls), (int64_t)r->work_calls);

@@ -135,15 +135,16 @@ def test_propagated_deadline_bounds_the_pings_wait(tmp_path):
     # C's quotes were cancelled with their callers: none ran its full delay
     assert _series(s, "c.quote")["response_ns"]["max"] < 0.9e9
     # A's deadline is the client's, but A answered first (the downstream's DEADLINE_EXCEEDED, 50 ms early per
-    # hop): no order was given up unanswered, as the client saw, and B and C did (almost) nothing after it
+    # hop): no order was given up unanswered, as the client's own clock saw
     assert _series(s, "a.order")["given_up"] == 0 and max(x["seconds"] for x in orders) < 0.2
-    assert _series(s, "b.price")["wasted_ns"] + _series(s, "c.quote")["wasted_ns"] < 0.5e9
 
 
 def test_unpropagated_deadline_wastes_the_work(tmp_path):
     """Without propagation the client gives up at 0.2 s and B and C work on: the work after that moment is
     wasted_ns, linked from the client's order through A's call to B's price and B's call to C's quote (each
-    call's start is the callee's release). Checked against the client's own send times and the raw rows."""
+    call's start is the callee's release). The rule (the work after the give-up) is the model's definition;
+    what is independent here is the give-up moment (the client's own send times, not the probe's links) and
+    the rows (every b.price and c.quote row of samples.csv, none linked)."""
     s, log = _run(tmp_path, _scenario(tmp_path, deadline=0.2))
     orders = [x for x in log if x["method"] == "order"]
     assert len(orders) == 8 and all(x["status"] == "DEADLINE_EXCEEDED" for x in orders), orders

@@ -269,8 +269,7 @@ static void test_series_per_wake(void **state)
 /* A server's request waits for its pool, explained from the trace as a pool's callback (rt/trace/analysis/
  * window.c): two workers (CHILD and WORKER) each serve a price whose call to C nests inside it; a ping sent
  * at 2000 us starts on WORKER at 4300 us. Counted here from the records: both workers serve a price through
- * [2000, 4130), both inside their calls; through [4130, 4140) WORKER's call has returned but its price
- * has not; WORKER then sleeps until the server's poller (700) wakes it at 4200 (the request on its way
+ * [2000, 4140), inside their calls but for WORKER's last 10 us (its call returned at 4130): one part; WORKER then sleeps until the server's poller (700) wakes it at 4200 (the request on its way
  * since 4140); a CFS hog holds its CPU until 4280; the worker runs 5 us and blocks on a lock (a GIL) that
  * the main thread (CHILD) releases at 4290, waits 5 us more behind the hog and runs 5 us to the probe's wake
  * at 4300. */
@@ -309,7 +308,7 @@ static void test_request_waits_for_the_pool(void **state)
 	struct fake f;
 	char err[256], advice[512];
 	int n = 0, nw = 0, workers = 0;
-	int64_t all = 0, some = 0, free_ns = 0, hog = 0, lock = 0, total = 0;
+	int64_t all = 0, free_ns = 0, hog = 0, lock = 0, total = 0;
 
 	(void)state;
 	e[3].target_cpu = e[7].target_cpu = 1; /* the poller, then the lock's holder, on CPU 0 wake the worker on CPU 1 */
@@ -344,10 +343,10 @@ static void test_request_waits_for_the_pool(void **state)
 		assert_int_not_equal(p->kind, JL_PART_EXECUTOR);
 		assert_int_not_equal(p->kind, JL_PART_TIMER); /* a worker's wakeup by the poller is no timer's */
 		if (p->kind == JL_PART_POOL && !strcmp(p->name, "pool: all 2 workers busy serving ctl.price")) {
-			if (strstr(p->detail, "all inside calls they made (ctl.call-quote)"))
-				all += p->duration_ns;
-			else if (strstr(p->detail, "some inside calls they made (ctl.call-quote)"))
-				some += p->duration_ns;
+			/* one part: 2 workers x 2130 us in calls and 1 x 10 us, of 2 x 2140 us: 99.8% */
+			assert_string_equal(p->detail, "every worker of its program served another request, inside calls "
+						       "they made (ctl.call-quote) 100% of the time");
+			all += p->duration_ns;
 		} else if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: a worker free", 19)) {
 			free_ns += p->duration_ns;
 		} else if (p->kind == JL_PART_TASK && p->pid == HOGP) {
@@ -356,8 +355,7 @@ static void test_request_waits_for_the_pool(void **state)
 			lock += p->duration_ns; /* the lock's holder named: it woke the worker */
 		}
 	}
-	assert_int_equal(all, 2130 * 1000);
-	assert_int_equal(some, 10 * 1000);
+	assert_int_equal(all, 2140 * 1000);
 	assert_int_equal(free_ns, 60 * 1000);
 	assert_int_equal(hog, (80 + 5) * 1000);
 	assert_int_equal(lock, 5 * 1000);
@@ -371,11 +369,90 @@ static void test_request_waits_for_the_pool(void **state)
 	teardown(&f);
 }
 
+/* The worker that takes a request is woken inside its previous request too (C's reply to its call, at 4120
+ * us): that wakeup is the previous request's. CHILD frees at 3000 us, WORKER at 4140 us; the ping (sent at
+ * 2000 us) reaches WORKER with the poller's waking at 4200 us, a CFS hog holds the CPU until 4280 us, and its
+ * wake record is at 4300 us. Counted by hand: both busy 1000 us, on its way 1200 us (3000 -> 4200), 80 us
+ * behind the hog, 20 us to the wake. */
+static void test_request_waits_past_the_workers_last_wakeup(void **state)
+{
+	enum { POLLER = 700 };
+	struct jl_event e[] = {
+		tev_switch(1000, 1, 0, 120, 0, WORKER, 120, "worker"),
+		tev_switch(1100, 0, 0, 120, 0, POLLER, 120, "poller"),
+		tev_switch(1140, 1, WORKER, 120, 1, HOGP, 120, "hog"),     /* blocked in its call to C */
+		tev_wake(4120, 0, POLLER, WORKER, 120, JL_EVENT_WAKING),     /* C's reply */
+		tev_switch(4125, 1, HOGP, 120, 0, WORKER, 120, "worker"),
+		tev_switch(4145, 1, WORKER, 120, 1, HOGP, 120, "hog"),     /* its price answered: back to the queue */
+		tev_wake(4200, 0, POLLER, WORKER, 120, JL_EVENT_WAKING),     /* the ping */
+		tev_switch(4280, 1, HOGP, 120, 0, WORKER, 120, "worker"),
+		tev_switch(4360, 1, WORKER, 120, 1, HOGP, 120, "hog"),
+	};
+	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+		{ 1000, CHILD, JL_PROBE_SERIES, 0, "price" },       { 1010, CHILD, JL_PROBE_WAKE, 900, NULL },
+		{ 1020, CHILD, JL_PROBE_SERIES, 0, "call-quote" },  { 1030, CHILD, JL_PROBE_WAKE, 1025, NULL },
+		{ 1100, WORKER, JL_PROBE_SERIES, 0, "price" },      { 1110, WORKER, JL_PROBE_WAKE, 1050, NULL },
+		{ 1120, WORKER, JL_PROBE_SERIES, 0, "call-quote" }, { 1130, WORKER, JL_PROBE_WAKE, 1125, NULL },
+		{ 2990, CHILD, JL_PROBE_END, 0, NULL },             { 3000, CHILD, JL_PROBE_END, 0, NULL },
+		{ 4130, WORKER, JL_PROBE_END, 0, NULL },            { 4140, WORKER, JL_PROBE_END, 0, NULL },
+		{ 4290, WORKER, JL_PROBE_SERIES, 0, "ping" },       { 4300, WORKER, JL_PROBE_WAKE, 2000, NULL },
+		{ 4350, WORKER, JL_PROBE_END, 0, NULL },
+	};
+	struct jl_analysis_sample *samples = NULL;
+	struct jl_analysis_thread *th;
+	struct jl_cycle w[8];
+	const struct jl_cycle *ping = NULL;
+	struct jl_analysis an;
+	struct fake f;
+	char err[256];
+	int n = 0, nw = 0;
+	int64_t all = 0, free_ns = 0, hog = 0, total = 0;
+
+	(void)state;
+	e[3].target_cpu = e[6].target_cpu = 1;
+	setup(&f, 0);
+	born(&f, 10, CHILD, WORKER, true);
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
+		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
+	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
+	th = jl_trace_engine_series(&f.eng, &samples, &n, false);
+	assert_non_null(th);
+	assert_int_equal(jl_analysis_init(&an, th, n, 2), 0);
+	assert_int_equal(jl_analysis_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 8, 0, &nw, NULL), 0);
+	for (int i = 0; i < nw; i++)
+		if (!strcmp(an.threads[w[i].thread].name, "ctl.ping"))
+			ping = &w[i];
+	assert_non_null(ping);
+	assert_int_equal(ping->latency_ns, 2300 * 1000);
+	for (int i = 0; i < ping->nparts; i++) {
+		const struct jl_part *p = &ping->parts[i];
+
+		total += p->duration_ns;
+		if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: all 2 workers busy", 24))
+			all += p->duration_ns;
+		else if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: a worker free", 19))
+			free_ns += p->duration_ns;
+		else if (p->kind == JL_PART_TASK && p->pid == HOGP)
+			hog += p->duration_ns;
+	}
+	assert_int_equal(all, 1000 * 1000);
+	assert_int_equal(free_ns, 1200 * 1000);
+	assert_int_equal(hog, 80 * 1000);
+	assert_int_equal(total, 2300 * 1000);
+	assert_int_equal(ping->waking, 4200 * 1000); /* the ping's wakeup, not the call's reply */
+	jl_analysis_free(&an);
+	free(th);
+	free(samples);
+	teardown(&f);
+}
+
 /* The work done after a client gave up: the unit's `deadline` (1 ms) makes its series a client's. Order 1
  * (sent at 5 us, answered at 5000 us) was given up at 1005 us; its call to price (started at 100 us) became
  * WORKER's price request (the same release), which ran from 150 to 4900 us: 3895 us of it after the give-up;
  * the order itself held CHILD 3995 us after it; the call is the order's own time, not counted again. Order 2
- * was answered in 500 us: nothing given up, nothing wasted. */
+ * was answered in 500 us: nothing given up, nothing wasted. Order 3, released after the measured window
+ * (20 ms), is not counted. */
 static void test_wasted_after_the_client_gave_up(void **state)
 {
 	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
@@ -389,6 +466,9 @@ static void test_wasted_after_the_client_gave_up(void **state)
 		{ 10030, WORKER, JL_PROBE_SERIES, 0, "price" },    { 10030, WORKER, JL_PROBE_WAKE, 10020, NULL },
 		{ 10400, WORKER, JL_PROBE_END, 0, NULL },          { 10480, CHILD, JL_PROBE_END, 0, NULL },
 		{ 10500, CHILD, JL_PROBE_END, 0, NULL },
+		/* after the measured window (it ends at 20 ms): given up, and not counted */
+		{ 30010, CHILD, JL_PROBE_SERIES, 0, "order" },     { 30010, CHILD, JL_PROBE_WAKE, 30000, NULL },
+		{ 32000, CHILD, JL_PROBE_END, 0, NULL },
 	};
 	const struct jl_series *order, *call, *price;
 	struct fake f;
@@ -397,6 +477,7 @@ static void test_wasted_after_the_client_gave_up(void **state)
 	(void)state;
 	setup(&f, 0);
 	f.sc.threads[0].beh.deadline_ns = 1 * MS;
+	f.eng.t_end = 20 * MS;
 	born(&f, 5, CHILD, WORKER, true);
 	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
 		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
@@ -407,7 +488,7 @@ static void test_wasted_after_the_client_gave_up(void **state)
 	assert_non_null(order);
 	assert_non_null(call);
 	assert_non_null(price);
-	assert_int_equal(jl_series_count(order), 2);
+	assert_int_equal(jl_series_count(order), 3);
 	assert_int_equal(jl_series_count(price), 2);
 	assert_int_equal(order->wasted_ns, (5000 - 1005) * 1000);
 	assert_int_equal(order->given_up, 1);
@@ -617,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_period_and_names),
 		cmocka_unit_test(test_series_per_wake),
 		cmocka_unit_test(test_request_waits_for_the_pool),
+		cmocka_unit_test(test_request_waits_past_the_workers_last_wakeup),
 		cmocka_unit_test(test_wasted_after_the_client_gave_up),
 		cmocka_unit_test(test_lost_end_is_no_cycle),
 		cmocka_unit_test(test_probe_outside_a_run),

@@ -160,10 +160,15 @@ static void test_pool_exhausted(void **state)
 
 	(void)state;
 	loop_is("CFS nice 0");
+	/* a second stretch in which the workers served pings: the pool was held through both */
+	c.parts[2] = c.parts[0];
+	snprintf(c.parts[2].name, sizeof(c.parts[2].name), "pool: all 4 workers busy serving b.ping");
+	c.parts[2].duration_ns = 3000000;
+	c.nparts = 3;
 	assert_string_equal(jl_trace_advice(&an, &c, &in, out, sizeof(out)), "pool");
-	assert_string_equal(out, "the request waited 10.0 ms for a worker (all 4 workers busy serving b.price): more "
-				 "workers, a separate pool for the cheap methods, deadlines propagated (a call then ends "
-				 "with its caller) or a limit on the slow method's queue");
+	assert_string_equal(out, "the request waited 13.0 ms for a worker, its pool held (all 4 workers busy serving "
+				 "b.price): more workers, a separate pool for the cheap methods, deadlines propagated (a "
+				 "call then ends with its caller) or a limit on the slow method's queue");
 	c = cycle(JL_PART_POOL, "pool: a worker free, the request not yet taken", 0);
 	assert_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
 }

@@ -237,15 +237,15 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 				hi = mid;
 		}
 		for (; lo < ncalls && calls[lo].release == q[i].x->release && q[i].cause < 0; lo++)
-			if (q[calls[lo].i].x->tid != q[i].x->tid)
-				q[i].cause = calls[lo].i;
+			if (q[calls[lo].i].x->tid != q[i].x->tid && q[calls[lo].i].x->wake <= q[i].x->wake)
+				q[i].cause = calls[lo].i; /* served after the call was made, on another thread */
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct jl_series *s = &eng->series[q[i].si];
 		const int64_t gave = chain_gave(eng, q, (long)i), from = q[i].x->wake > gave ? q[i].x->wake : gave;
 
-		if (q[i].x->release < eng->t_measure || q[i].parent >= 0)
-			continue;
+		if (q[i].x->release < eng->t_measure || q[i].x->release >= jl_engine_window_end(eng) || q[i].parent >= 0)
+			continue; /* the measured window's requests, as every other figure */
 		if (gave && q[i].x->end > from)
 			s->wasted_ns += q[i].x->end - from;
 		if (q[i].cause < 0 && gave && gave == q[i].x->release + s->deadline_ns)
@@ -283,6 +283,8 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			jl_analysis_clean_name(w->pending);
 			continue;
 		}
+		if (p->kind == JL_PROBE_END)
+			w->pending[0] = '\0'; /* a SERIES record names the wake right after it: that wake was lost */
 		if (p->kind != JL_PROBE_WAKE && p->kind != JL_PROBE_NAME)
 			continue;
 		if ((kof[i] = key_of(&pr, &npr, p->pid, u, p->kind == JL_PROBE_WAKE && w->pending[0] ? w->pending : NULL)) < 0)

@@ -275,9 +275,9 @@ void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t
 void jl_analysis_decompose_cycle(const struct jl_analysis *an, int ti, const struct jl_pair *p, int64_t release, int64_t wake,
 			    struct jl_cycle *c)
 {
-	/* a pool's thread has no samples of its own, but its states: what held it after its wakeup (a lock, an
-	 * interpreter's) is said as for a loop */
-	if ((!an->threads[ti].samples && !an->threads[ti].pool) || wake <= p->switch_in ||
+	/* a server's worker has no samples of its own, but its states: what held it after its wakeup (a lock,
+	 * the interpreter's) is said as for a loop */
+	if ((!an->threads[ti].samples && !(an->threads[ti].pool && an->threads[ti].requests)) || wake <= p->switch_in ||
 	    !jl_analysis_left_cpu(an, ti, p->switch_in, wake)) {
 		jl_analysis_decompose(an, p, release, wake, c);
 		return;
@@ -313,7 +313,8 @@ static void add_wakeup_rest(const struct jl_analysis *an, int ti, const struct j
 	memset(&w, 0, sizeof(w));
 	jl_analysis_decompose_cycle(an, ti, p, from, wake, &w);
 	for (int i = 0; i < w.nparts; i++)
-		if (w.parts[i].duration_ns > 0) /* a wakeup's empty "timer" (it shows on a loop's) says nothing here */
+		/* a server's worker: an empty "timer" (a loop's always shows) says nothing, no timer woke it */
+		if (w.parts[i].duration_ns > 0 || !an->threads[ti].requests)
 			jl_cycle_add_part(c, (int)w.parts[i].kind, w.parts[i].name, w.parts[i].pid, w.parts[i].kprio,
 					  w.parts[i].duration_ns, w.parts[i].detail[0] ? w.parts[i].detail : NULL);
 	c->waking = p->waking;
@@ -371,40 +372,41 @@ static int mode_of(const int *v, int n)
 	return best;
 }
 
-/* The runs of a late callback's wait and what a stretch of it is worked out with: sized for its runs */
-struct pool_wait {
-	struct pool_run *runs;
-	int nruns;
-	int64_t *cuts;
-	int *act, *serve, *calls;
+/* An end of a run in a late callback's wait: its start or its end */
+struct run_edge {
+	int64_t t;
+	int r;
+	bool start;
 };
 
-/* What the pool's threads did in a stretch of a wait, [A, B) (inside every active run of W's runs):
- * *BUSY the threads that ran something, *HOLDER a run of the late callback's own group (an entry, -1:
- * none); of a server's workers, *IN_CALLS those inside a call, *SERVING and *CALL the entries most of them
- * served and called (-1: none). */
-static void stretch_of(const struct pool_wait *w, int64_t a, int64_t b, int *busy, int *holder, int *in_calls, int *serving,
-		       int *call)
+static int cmp_edge(const void *pa, const void *pb)
 {
-	const struct pool_run *runs = w->runs;
-	int nact = 0;
+	const struct run_edge *a = pa, *b = pb;
 
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (int)a->start - (int)b->start; /* at one time the ends first: a stretch holds the runs it is inside */
+}
+
+/* What the pool's threads did through a stretch of a wait, ACT[0..NACT) the runs active in it: *BUSY the
+ * threads that ran something, *HOLDER a run of the late callback's own group (an entry, -1: none); of a
+ * server's workers, *IN_CALLS those inside a call, *SERVING and *CALL the entries most of them served and
+ * called (-1: none). SERVE and CALLS: scratch, NACT each. */
+static void stretch_of(const struct pool_run *runs, const int *act, int nact, int *serve, int *calls, int *busy, int *holder,
+		       int *in_calls, int *serving, int *call)
+{
 	*busy = *in_calls = 0;
 	*holder = -1;
-	for (int r = 0; r < w->nruns; r++)
-		if (runs[r].from <= a && runs[r].to >= b) {
-			w->act[nact++] = r;
-			if (runs[r].group && *holder < 0)
-				*holder = runs[r].entry;
-		}
 	for (int i = 0; i < nact; i++) {
-		int outer = w->act[i], inner = w->act[i];
+		int outer = act[i], inner = act[i];
 		bool seen = false;
 
+		if (runs[act[i]].group && *holder < 0)
+			*holder = runs[act[i]].entry;
 		for (int k = 0; k < nact; k++) { /* a thread counts once: at its first active run */
-			const int q = w->act[k];
+			const int q = act[k];
 
-			if (k == i || runs[q].tid != runs[w->act[i]].tid)
+			if (k == i || runs[q].tid != runs[act[i]].tid)
 				continue;
 			seen |= k < i;
 			if (runs[q].wake < runs[outer].wake)
@@ -414,20 +416,23 @@ static void stretch_of(const struct pool_wait *w, int64_t a, int64_t b, int *bus
 		}
 		if (seen)
 			continue;
-		w->serve[(*busy)++] = runs[outer].entry;
+		serve[(*busy)++] = runs[outer].entry;
 		if (inner != outer) /* a run inside another of its thread: a call made while serving */
-			w->calls[(*in_calls)++] = runs[inner].entry;
+			calls[(*in_calls)++] = runs[inner].entry;
 	}
-	*serving = mode_of(w->serve, *busy);
-	*call = mode_of(w->calls, *in_calls);
+	*serving = mode_of(serve, *busy);
+	*call = mode_of(calls, *in_calls);
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-	const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return a < b ? -1 : a > b;
-}
+/* A server's stretches of a wait in which every worker was busy, summed by the request series most of them
+ * served: one part each, its detail the workers' share of it inside calls they made */
+struct busy_sum {
+	int serving;
+	int64_t ns;
+	double thread_ns, in_calls_ns; /* thread-time busy, and of it inside a call */
+	int call;                      /* the call series of the longest stretch with calls (-1: none) */
+	int64_t call_ns;
+};
 
 /* A request's wait while a worker of its server was free */
 static const char request_free[] = "pool: a worker free, the request not yet taken";
@@ -438,19 +443,24 @@ static const char request_free_detail[] = "a worker of its program was free: the
  * the stretches in which it could not start (a callback of its own mutually exclusive group ran: named; or
  * every pool thread ran another callback, or served another request: which, and the calls they were in),
  * the free time between them, then the wakeup of the pool thread that took it (its trace pair), or the
- * dispatch when that thread was awake already. */
+ * dispatch when that thread was awake already. The stretches come from one sweep over the ends of the runs
+ * that overlap the wait. */
 static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c)
 {
 	const struct jl_analysis_thread *t = &an->threads[ti];
 	const struct jl_analysis_sample *s = &t->samples[si];
-	struct pool_wait w = { 0 };
-	int64_t busy_until = s->release, free_before = 0, free_run = 0;
-	int n = 0, ncuts = 0, pe = -1;
+	struct pool_run *runs = NULL;
+	struct run_edge *edges = NULL;
+	struct busy_sum *sums = NULL;
+	int *act = NULL, *serve = NULL, *calls = NULL;
+	int64_t busy_until = s->release, free_before = 0, free_run = 0, worker_free = 0, at = s->release;
+	int n = 0, nruns = 0, nact = 0, nsums = 0, pe = -1;
+	size_t ne = 0, e = 0;
 	const struct jl_pair *p;
 	char name[96], detail[160];
 
-	/* the runs of the executor's other callbacks (a server's other requests) that overlap the wait: two passes,
-	 * to count them, then to keep them */
+	/* the runs of the executor's other callbacks (a server's other requests) that overlap the wait: two
+	 * passes, to count them, then to keep them */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int j = 0; j < an->nthreads; j++) {
 			const struct jl_analysis_thread *o = &an->threads[j];
@@ -467,74 +477,111 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 				if (t->requests && x->tid == s->tid && x->wake <= s->wake && s->end <= x->end)
 					continue;
 				if (pass)
-					w.runs[w.nruns++] = (struct pool_run){ a, b, x->wake, j, x->tid, t->group >= 0 && o->group == t->group };
+					runs[nruns++] = (struct pool_run){ a, b, x->wake, j, x->tid, t->group >= 0 && o->group == t->group };
 				else
 					n++;
 			}
 		}
 		if (pass)
 			break;
-		w.runs = malloc((size_t)(n ? n : 1) * sizeof(*w.runs));
-		w.cuts = malloc((size_t)(2 * n + 2) * sizeof(*w.cuts));
-		w.act = malloc((size_t)(n ? n : 1) * sizeof(*w.act));
-		w.serve = malloc((size_t)(n ? n : 1) * sizeof(*w.serve));
-		w.calls = malloc((size_t)(n ? n : 1) * sizeof(*w.calls));
-		if (!w.runs || !w.cuts || !w.act || !w.serve || !w.calls) {
+		runs = malloc((size_t)(n ? n : 1) * sizeof(*runs));
+		edges = malloc((size_t)(2 * n + 1) * sizeof(*edges));
+		sums = malloc((size_t)(n ? n : 1) * sizeof(*sums));
+		act = malloc((size_t)(n ? n : 1) * sizeof(*act));
+		serve = malloc((size_t)(n ? n : 1) * sizeof(*serve));
+		calls = malloc((size_t)(n ? n : 1) * sizeof(*calls));
+		if (!runs || !edges || !sums || !act || !serve || !calls) {
 			jl_cycle_add_part(c, JL_PART_OTHER, "not explained (out of memory)", -1, 0, s->wake - s->release, NULL);
 			goto out;
 		}
 	}
-	w.cuts[ncuts++] = s->release;
-	w.cuts[ncuts++] = s->wake;
-	for (int r = 0; r < w.nruns; r++) {
-		w.cuts[ncuts++] = w.runs[r].from;
-		w.cuts[ncuts++] = w.runs[r].to;
+	for (int r = 0; r < nruns; r++) {
+		edges[ne++] = (struct run_edge){ runs[r].from, r, true };
+		edges[ne++] = (struct run_edge){ runs[r].to, r, false };
+		if (runs[r].tid == s->tid && runs[r].to > worker_free)
+			worker_free = runs[r].to; /* the worker that took it was busy until then */
 	}
-	qsort(w.cuts, (size_t)ncuts, sizeof(*w.cuts), cmp_i64);
-	for (int i = 0; i + 1 < ncuts; i++) {
-		const int64_t a = w.cuts[i], b = w.cuts[i + 1];
+	qsort(edges, ne, sizeof(*edges), cmp_edge);
+	while (at < s->wake) {
+		int64_t next;
 		int holder, busy, in_calls, serving, call;
 
-		if (b <= a || a < s->release || b > s->wake)
-			continue;
-		stretch_of(&w, a, b, &busy, &holder, &in_calls, &serving, &call);
+		for (; e < ne && edges[e].t <= at; e++) { /* the runs active from AT on */
+			if (edges[e].start) {
+				act[nact++] = edges[e].r;
+				continue;
+			}
+			for (int i = 0; i < nact; i++)
+				if (act[i] == edges[e].r) {
+					act[i] = act[--nact];
+					break;
+				}
+		}
+		next = e < ne && edges[e].t < s->wake ? edges[e].t : s->wake;
+		stretch_of(runs, act, nact, serve, calls, &busy, &holder, &in_calls, &serving, &call);
 		if (holder >= 0) {
 			snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
 				 holder == ti ? " (its previous run)" : "");
-			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, next - at,
 					  "a callback of its mutually exclusive group ran: it could not start on any thread");
 		} else if (busy >= t->pool_size && t->requests && serving >= 0) {
-			snprintf(name, sizeof(name), "pool: all %d workers busy serving %s", t->pool_size, an->threads[serving].name);
-			if (in_calls)
-				snprintf(detail, sizeof(detail), "every worker of its program served another request, %s inside "
-					 "calls they made (%s)", in_calls == busy ? "all" : "some", an->threads[call].name);
-			else
-				snprintf(detail, sizeof(detail), "every worker of its program served another request, none "
-					 "inside a call");
-			jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, b - a, detail);
+			int k;
+
+			for (k = 0; k < nsums && sums[k].serving != serving; k++)
+				;
+			if (k == nsums)
+				sums[nsums++] = (struct busy_sum){ .serving = serving, .call = -1 };
+			sums[k].ns += next - at;
+			sums[k].thread_ns += (double)busy * (double)(next - at);
+			sums[k].in_calls_ns += (double)in_calls * (double)(next - at);
+			if (call >= 0 && next - at > sums[k].call_ns)
+				sums[k].call = call, sums[k].call_ns = next - at;
 		} else if (busy >= t->pool_size) {
 			snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
-			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, b - a,
+			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, next - at,
 					  "every thread of its executor ran another callback");
 		} else {
-			free_run += b - a;
+			free_run += next - at;
+			at = next;
 			continue;
 		}
 		free_before += free_run; /* free time followed by a blocked stretch: the hand-off between them */
 		free_run = 0;
-		busy_until = b;
+		busy_until = next;
+		at = next;
+	}
+	for (int k = 0; k < nsums; k++) {
+		if (t->pool_size > 1)
+			snprintf(name, sizeof(name), "pool: all %d workers busy serving %s", t->pool_size,
+				 an->threads[sums[k].serving].name);
+		else
+			snprintf(name, sizeof(name), "pool: its one worker busy serving %s", an->threads[sums[k].serving].name);
+		if (sums[k].call >= 0)
+			snprintf(detail, sizeof(detail), "every worker of its program served another request, inside calls they "
+				 "made (%s) %.0f%% of the time", an->threads[sums[k].call].name,
+				 100.0 * sums[k].in_calls_ns / sums[k].thread_ns);
+		else
+			snprintf(detail, sizeof(detail), "every worker of its program served another request, none inside a call");
+		jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, sums[k].ns, detail);
 	}
 	if (free_before && t->requests)
 		jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, free_before, request_free_detail);
 	else if (free_before)
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
 				  "a thread and its group were free, and no thread had taken it yet");
-	p = pool_wakeup(an, t->executor, s->tid, busy_until, s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, t->requests, &pe);
-	if (p && pe >= 0 && t->requests && p->waking > busy_until) {
-		/* a worker asleep until the request reached it: the server's own thread (its poller) woke it, no
-		 * timer: the time before that waking was the request on its way */
-		jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, p->waking - busy_until, request_free_detail);
-		add_wakeup_rest(an, pe, p, p->waking, s->wake, c);
+	/* a server's worker: its first wakeup once it was free (a wakeup inside its previous request is that
+	 * request's); an executor's thread: its last one (it may be woken more than once before it takes one) */
+	p = pool_wakeup(an, t->executor, s->tid, t->requests && worker_free > busy_until ? worker_free : busy_until,
+			s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, t->requests, &pe);
+	if (p && pe >= 0 && t->requests) {
+		/* asleep until the request reached it: the server's own thread (its poller) woke it, no timer: the
+		 * time before that waking was the request on its way (the waking bounded by its start: the trace
+		 * clock may read a little ahead) */
+		const int64_t waking = p->waking < s->wake ? p->waking : s->wake;
+
+		if (waking > busy_until)
+			jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, waking - busy_until, request_free_detail);
+		add_wakeup_rest(an, pe, p, waking > busy_until ? waking : busy_until, s->wake, c);
 	} else if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
 		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
 	} else if (s->wake > busy_until) {
@@ -543,11 +590,12 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until, detail);
 	}
 out:
-	free(w.runs);
-	free(w.cuts);
-	free(w.act);
-	free(w.serve);
-	free(w.calls);
+	free(runs);
+	free(edges);
+	free(sums);
+	free(act);
+	free(serve);
+	free(calls);
 }
 
 void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)
