@@ -112,6 +112,21 @@ int main(int argc, char **argv)
 			pause();
 		return 0;
 	}
+	if (!strcmp(mode, "burstnamed") && argc > 2) { /* requests of one method, back to back */
+		long pairs = atol(argv[2]), calls = 0;
+
+		jl_probe_init();
+		for (long i = 0; i < pairs; i++) {
+			jl_probe_wake_as("req", 0);
+			jl_probe_end();
+			calls += 3; /* its name, its wake, its end */
+		}
+		printf("calls %ld\n", calls);
+		fflush(stdout);
+		while (!stop) /* the run ends it */
+			pause();
+		return 0;
+	}
 	if (!strcmp(mode, "forever")) {
 		jl_probe_init();
 		printf("connected\n");

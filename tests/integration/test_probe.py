@@ -380,6 +380,36 @@ def test_full_ring_is_counted(jl, scenario):
 
 
 @pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
+def test_full_ring_keeps_a_name_with_its_wake(jl, scenario):
+    """Named wakes back to back (jl_probe_wake_as) into a ring that fills: a name and its wake are kept both
+    or lost both, so no kept wake is ever without its name (it would make a series of the thread's own);
+    every call is a record kept or one counted lost."""
+    p = scenario("burstnamed", f"""
+        [run]
+        duration = 1s
+        warmup = 0s
+        trace = sched
+        [thread ctl]
+        exec = {PATHS} burstnamed 200000
+        measure = probe
+        """)
+    r = jl("run", p, timeout=60, check_rc=0)
+    calls = int(re.search(r"^calls (\d+)$", (r.dir / "ctl.log").read_text(), re.M)[1])
+    rings = r.summary()["trace"]["probe"]["rings"]
+    assert calls == 600000
+    assert rings["lost"] > 0 and rings["bad"] == 0
+    assert rings["records"] + rings["lost"] == calls, rings
+    probed = [t["name"] for t in r.summary()["threads"] if t["kind"] == "probe"]
+    assert probed == ["ctl.req"], probed
+    assert r.thread("ctl.req")["cycles"] > 100
+    # in trace.dat (trace-cmd, an independent reader): every name record is followed by its thread's wake
+    kinds = [_probe_kind(text) for _, _, _, ev, text in _report(r.dir / "trace.dat") if ev == "raw_data"]
+    kinds = [k for k in kinds if k is not None]
+    assert kinds.count(4) == kinds.count(1) > 100, (kinds.count(4), kinds.count(1))
+    assert all(b == 1 for a, b in zip(kinds, kinds[1:]) if a == 4)
+
+
+@pytest.mark.skipif(not PATHS.exists(), reason="build/tests/helpers/probe_paths is not built")
 def test_program_killed_while_it_writes(jl, scenario):
     """A program killed in the middle of its writes: the run ends normally, keeps what was drained, and
     finds nothing bad (a record is published only once it is whole)."""
