@@ -34,23 +34,26 @@ def test_probed_python_loop_is_measured(jl, scenario):
         """)
     r = jl("run", p, timeout=60, check_rc=0)
     s = r.summary()
+    # a rare failure in the RT lane (a ring given up, seen twice in about eight lanes and never alone): what
+    # the run said comes with every assertion below, so that the next one can be told apart
+    said = f"\nstderr: {r.stderr[-3000:]}\nprobe: {s.get('trace', {}).get('probe')}"
     t = r.thread("ctl.counter")
-    assert t["kind"] == "probe" and t["measured"] is True
-    assert t["tid"] == r.thread("ctl")["tid"]  # the program's main thread
+    assert t["kind"] == "probe" and t["measured"] is True, said
+    assert t["tid"] == r.thread("ctl")["tid"], said  # the program's main thread
     log = (r.dir / "ctl.log").read_text()
-    assert log.startswith("connected"), log[:200]
+    assert log.startswith("connected"), log[:200] + said
     releases = [int(x) for x in re.findall(r"^release (\d+)$", log, re.M)]
     # the program's own count of the cycles released in the measured phase
     mine = [x for x in releases if s["t_measure_ns"] <= x < s["t_end_ns"]]
     # 100 releases in 2 s; the emulated RT guest runs Python slowly enough to reach only 50 (seen): timings
     # mean nothing there, the structure below does
-    assert len(mine) > (50 if LANE == "host" else 5)
-    assert t["cycles"] == len(mine)
+    assert len(mine) > (50 if LANE == "host" else 5), said
+    assert t["cycles"] == len(mine), (t["cycles"], len(mine), said)
     rows = [row for row in r.samples() if row["thread"] == "ctl.counter"]
-    assert [row["release_ns"] for row in rows] == mine
+    assert [row["release_ns"] for row in rows] == mine, said
     # the program never skips a release (it catches up): every release of the window is one of its cycles
-    assert t["period_ns"] == 20_000_000 and t["releases"] == len(mine) and t["skipped"] == 0
-    assert [e["ok"] for e in s["expect"]] == [True]
+    assert t["period_ns"] == 20_000_000 and t["releases"] == len(mine) and t["skipped"] == 0, (t, said)
+    assert [e["ok"] for e in s["expect"]] == [True], said
     # paired with the kernel's wakeups of that thread
     assert s["trace"]["matched_cycles"] >= len(mine) // 2, s["trace"]
     # the socket is gone with the run; the program was the one connection
