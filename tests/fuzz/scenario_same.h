@@ -118,12 +118,24 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 		JL_SAME_STR("callback poll", s->poll, t->poll);
 		JL_SAME_STR("callback publish", s->publish, t->publish);
 	}
+	/* topics and queues share one array, in the order their sections came; a written scenario has each kind's
+	 * sections together (the order within a kind kept): what must be the same is each kind's list, by name */
 	JL_SAME_FIELD("ntopics", x->ntopics, y->ntopics);
-	for (int i = 0; i < x->ntopics; i++) {
-		JL_SAME_STR("topic name", x->topics[i].name, y->topics[i].name);
-		JL_SAME_FIELD("topic depth", x->topics[i].depth, y->topics[i].depth);
-		JL_SAME_FIELD("topic keep", x->topics[i].keep, y->topics[i].keep);
-	}
+	for (int kind = 0; kind < 2; kind++)
+		for (int i = 0, j = 0;; i++, j++) {
+			for (; i < x->ntopics && x->topics[i].queue != kind; i++)
+				;
+			for (; j < y->ntopics && y->topics[j].queue != kind; j++)
+				;
+			if (i >= x->ntopics || j >= y->ntopics) {
+				JL_SAME_FIELD(kind ? "queues" : "topics", i >= x->ntopics, j >= y->ntopics);
+				break;
+			}
+			JL_SAME_STR("topic name", x->topics[i].name, y->topics[j].name);
+			JL_SAME_FIELD("topic depth", x->topics[i].depth, y->topics[j].depth);
+			JL_SAME_FIELD("topic keep", x->topics[i].keep, y->topics[j].keep);
+			JL_SAME_FIELD("queue limit", x->topics[i].limit, y->topics[j].limit);
+		}
 	JL_SAME_FIELD("nsyncs", x->nsyncs, y->nsyncs);
 	for (int i = 0; i < x->nsyncs; i++) {
 		const struct jl_sync_spec *s = &x->syncs[i], *t = &y->syncs[i];
