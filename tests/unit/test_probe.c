@@ -266,11 +266,59 @@ static void test_series_per_wake(void **state)
 	teardown(&f);
 }
 
+/* A probe record of a test's program: at US, by PID, its kind, the release it names (us), a name */
+struct rec {
+	int64_t us;
+	int pid, kind;
+	int64_t release;
+	const char *name;
+};
+
+/* A probed server's run, analysed: its records REC become series (CHILD and WORKER its two workers), its
+ * sched events E are fed, and the worst cycles go into X->w; the ping's cycle, or NULL. */
+struct explained {
+	struct fake f;
+	struct jl_analysis an;
+	struct jl_analysis_thread *th;
+	struct jl_analysis_sample *samples;
+	struct jl_cycle w[8];
+	int n, nw;
+};
+
+static const struct jl_cycle *explain_ping(struct explained *x, const struct rec *rec, size_t nrec, struct jl_event *e,
+					   size_t ne)
+{
+	char err[256];
+
+	setup(&x->f, 0);
+	born(&x->f, 5, CHILD, WORKER, true);
+	for (size_t i = 0; i < nrec; i++)
+		probe(&x->f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
+	assert_int_equal(jl_trace_probe_series(&x->f.eng, &x->f.an, err, sizeof(err)), 0);
+	x->th = jl_trace_engine_series(&x->f.eng, &x->samples, &x->n, false);
+	assert_non_null(x->th);
+	assert_int_equal(jl_analysis_init(&x->an, x->th, x->n, 2), 0);
+	assert_int_equal(jl_analysis_run(&x->an, e, ne), 0);
+	assert_int_equal(jl_analysis_worst(&x->an, 0, x->w, 8, 0, &x->nw, NULL), 0);
+	for (int i = 0; i < x->nw; i++)
+		if (!strcmp(x->an.threads[x->w[i].thread].name, "ctl.ping"))
+			return &x->w[i];
+	return NULL;
+}
+
+static void explained_free(struct explained *x)
+{
+	jl_analysis_free(&x->an);
+	free(x->th);
+	free(x->samples);
+	teardown(&x->f);
+}
+
 /* A server's request waits for its pool, explained from the trace as a pool's callback (rt/trace/analysis/
  * window.c): two workers (CHILD and WORKER) each serve a price whose call to C nests inside it; a ping sent
  * at 2000 us starts on WORKER at 4300 us. Counted here from the records: both workers serve a price through
- * [2000, 4140), inside their calls but for WORKER's last 10 us (its call returned at 4130): one part; WORKER then sleeps until the server's poller (700) wakes it at 4200 (the request on its way
- * since 4140); a CFS hog holds its CPU until 4280; the worker runs 5 us and blocks on a lock (a GIL) that
+ * [2000, 4140), inside their calls but for WORKER's last 10 us (its call returned at 4130): one part;
+ * WORKER then sleeps until the server's poller (700) wakes it at 4200 (the request on its way since 4140); a CFS hog holds its CPU until 4280; the worker runs 5 us and blocks on a lock (a GIL) that
  * the main thread (CHILD) releases at 4290, waits 5 us more behind the hog and runs 5 us to the probe's wake
  * at 4300. */
 static void test_request_waits_for_the_pool(void **state)
@@ -288,7 +336,7 @@ static void test_request_waits_for_the_pool(void **state)
 		tev_switch(4295, 1, HOGP, 120, 0, WORKER, 120, "worker"),
 		tev_switch(4360, 1, WORKER, 120, 1, HOGP, 120, "hog"),
 	};
-	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+	static const struct rec rec[] = {
 		{ 1000, CHILD, JL_PROBE_SERIES, 0, "price" },       { 1010, CHILD, JL_PROBE_WAKE, 900, NULL },
 		{ 1020, CHILD, JL_PROBE_SERIES, 0, "call-quote" },  { 1030, CHILD, JL_PROBE_WAKE, 1025, NULL },
 		{ 1100, WORKER, JL_PROBE_SERIES, 0, "price" },      { 1110, WORKER, JL_PROBE_WAKE, 1050, NULL },
@@ -298,42 +346,26 @@ static void test_request_waits_for_the_pool(void **state)
 		{ 4350, WORKER, JL_PROBE_END, 0, NULL },            { 6030, CHILD, JL_PROBE_END, 0, NULL },
 		{ 6040, CHILD, JL_PROBE_END, 0, NULL },
 	};
-	struct jl_analysis_sample *samples = NULL;
-	struct jl_analysis_thread *th;
-	struct jl_cycle w[8];
-	const struct jl_cycle *ping = NULL;
+	const struct jl_cycle *ping;
 	const struct jl_part *p;
 	struct jl_trace_advice_in in;
-	struct jl_analysis an;
-	struct fake f;
-	char err[256], advice[512];
-	int n = 0, nw = 0, workers = 0;
+	struct explained x;
+	char advice[512];
+	int workers = 0;
 	int64_t all = 0, free_ns = 0, hog = 0, lock = 0, total = 0;
 
 	(void)state;
 	e[3].target_cpu = e[7].target_cpu = 1; /* the poller, then the lock's holder, on CPU 0 wake the worker on CPU 1 */
-	setup(&f, 0);
-	born(&f, 10, CHILD, WORKER, true);
-	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
-		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
-	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
-	th = jl_trace_engine_series(&f.eng, &samples, &n, false);
-	assert_non_null(th);
+	ping = explain_ping(&x, rec, sizeof(rec) / sizeof(rec[0]), e, sizeof(e) / sizeof(e[0]));
 	/* three request series, then the two workers as the pool's threads */
-	assert_int_equal(n, 5);
-	for (int i = 0; i < n; i++) {
-		assert_true(th[i].requests);
-		assert_int_equal(th[i].executor, 1);
-		assert_int_equal(th[i].pool_size, 2);
-		workers += th[i].pool;
+	assert_int_equal(x.n, 5);
+	for (int i = 0; i < x.n; i++) {
+		assert_true(x.th[i].requests);
+		assert_int_equal(x.th[i].executor, 1);
+		assert_int_equal(x.th[i].pool_size, 2);
+		workers += x.th[i].pool;
 	}
 	assert_int_equal(workers, 2);
-	assert_int_equal(jl_analysis_init(&an, th, n, 2), 0);
-	assert_int_equal(jl_analysis_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
-	assert_int_equal(jl_analysis_worst(&an, 0, w, 8, 0, &nw, NULL), 0);
-	for (int i = 0; i < nw; i++)
-		if (!strcmp(an.threads[w[i].thread].name, "ctl.ping"))
-			ping = &w[i];
 	assert_non_null(ping);
 	assert_int_equal(ping->latency_ns, 2300 * 1000);
 	assert_int_equal(ping->tid, WORKER); /* the worker that served it, not the series' first writer */
@@ -361,12 +393,9 @@ static void test_request_waits_for_the_pool(void **state)
 	assert_int_equal(lock, 5 * 1000);
 	assert_int_equal(total, 2300 * 1000);
 	jl_trace_advice_from_host(NULL, &in);
-	assert_string_equal(jl_trace_advice(&an, ping, &in, advice, sizeof(advice)), "pool");
+	assert_string_equal(jl_trace_advice(&x.an, ping, &in, advice, sizeof(advice)), "pool");
 	assert_non_null(strstr(advice, "more workers"));
-	jl_analysis_free(&an);
-	free(th);
-	free(samples);
-	teardown(&f);
+	explained_free(&x);
 }
 
 /* The worker that takes a request is woken inside its previous request too (C's reply to its call, at 4120
@@ -388,7 +417,7 @@ static void test_request_waits_past_the_workers_last_wakeup(void **state)
 		tev_switch(4280, 1, HOGP, 120, 0, WORKER, 120, "worker"),
 		tev_switch(4360, 1, WORKER, 120, 1, HOGP, 120, "hog"),
 	};
-	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+	static const struct rec rec[] = {
 		{ 1000, CHILD, JL_PROBE_SERIES, 0, "price" },       { 1010, CHILD, JL_PROBE_WAKE, 900, NULL },
 		{ 1020, CHILD, JL_PROBE_SERIES, 0, "call-quote" },  { 1030, CHILD, JL_PROBE_WAKE, 1025, NULL },
 		{ 1100, WORKER, JL_PROBE_SERIES, 0, "price" },      { 1110, WORKER, JL_PROBE_WAKE, 1050, NULL },
@@ -398,31 +427,13 @@ static void test_request_waits_past_the_workers_last_wakeup(void **state)
 		{ 4290, WORKER, JL_PROBE_SERIES, 0, "ping" },       { 4300, WORKER, JL_PROBE_WAKE, 2000, NULL },
 		{ 4350, WORKER, JL_PROBE_END, 0, NULL },
 	};
-	struct jl_analysis_sample *samples = NULL;
-	struct jl_analysis_thread *th;
-	struct jl_cycle w[8];
-	const struct jl_cycle *ping = NULL;
-	struct jl_analysis an;
-	struct fake f;
-	char err[256];
-	int n = 0, nw = 0;
+	const struct jl_cycle *ping;
+	struct explained x;
 	int64_t all = 0, free_ns = 0, hog = 0, total = 0;
 
 	(void)state;
 	e[3].target_cpu = e[6].target_cpu = 1;
-	setup(&f, 0);
-	born(&f, 10, CHILD, WORKER, true);
-	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++)
-		probe(&f, rec[i].us, rec[i].pid, rec[i].kind, rec[i].release, rec[i].name);
-	assert_int_equal(jl_trace_probe_series(&f.eng, &f.an, err, sizeof(err)), 0);
-	th = jl_trace_engine_series(&f.eng, &samples, &n, false);
-	assert_non_null(th);
-	assert_int_equal(jl_analysis_init(&an, th, n, 2), 0);
-	assert_int_equal(jl_analysis_run(&an, e, sizeof(e) / sizeof(e[0])), 0);
-	assert_int_equal(jl_analysis_worst(&an, 0, w, 8, 0, &nw, NULL), 0);
-	for (int i = 0; i < nw; i++)
-		if (!strcmp(an.threads[w[i].thread].name, "ctl.ping"))
-			ping = &w[i];
+	ping = explain_ping(&x, rec, sizeof(rec) / sizeof(rec[0]), e, sizeof(e) / sizeof(e[0]));
 	assert_non_null(ping);
 	assert_int_equal(ping->latency_ns, 2300 * 1000);
 	for (int i = 0; i < ping->nparts; i++) {
@@ -441,10 +452,7 @@ static void test_request_waits_past_the_workers_last_wakeup(void **state)
 	assert_int_equal(hog, 80 * 1000);
 	assert_int_equal(total, 2300 * 1000);
 	assert_int_equal(ping->waking, 4200 * 1000); /* the ping's wakeup, not the call's reply */
-	jl_analysis_free(&an);
-	free(th);
-	free(samples);
-	teardown(&f);
+	explained_free(&x);
 }
 
 /* The work done after a client gave up: the unit's `deadline` (1 ms) makes its series a client's. Order 1
@@ -455,7 +463,7 @@ static void test_request_waits_past_the_workers_last_wakeup(void **state)
  * (20 ms), is not counted. */
 static void test_wasted_after_the_client_gave_up(void **state)
 {
-	static const struct { int64_t us; int pid, kind; int64_t release; const char *name; } rec[] = {
+	static const struct rec rec[] = {
 		{ 10, CHILD, JL_PROBE_SERIES, 0, "order" },        { 10, CHILD, JL_PROBE_WAKE, 5, NULL },
 		{ 100, CHILD, JL_PROBE_SERIES, 0, "call-price" },  { 100, CHILD, JL_PROBE_WAKE, 100, NULL },
 		{ 150, WORKER, JL_PROBE_SERIES, 0, "price" },      { 150, WORKER, JL_PROBE_WAKE, 100, NULL },
