@@ -314,6 +314,22 @@ static void explained_free(struct explained *x)
 	teardown(&x->f);
 }
 
+/* The time C's parts of KIND whose name starts with PREFIX (NULL: any) and whose pid is PID (0: any) add up
+ * to; KIND -1: every part */
+static int64_t parts_ns(const struct jl_cycle *c, int kind, const char *prefix, int pid)
+{
+	int64_t ns = 0;
+
+	for (int i = 0; i < c->nparts; i++) {
+		const struct jl_part *p = &c->parts[i];
+
+		if ((kind < 0 || (int)p->kind == kind) && (!prefix || !strncmp(p->name, prefix, strlen(prefix))) &&
+		    (!pid || p->pid == pid))
+			ns += p->duration_ns;
+	}
+	return ns;
+}
+
 /* A server's request waits for its pool, explained from the trace as a pool's callback (rt/trace/analysis/
  * window.c): two workers (CHILD and WORKER) each serve a price whose call to C nests inside it; a ping sent
  * at 2000 us starts on WORKER at 4300 us. Counted here from the records: both workers serve a price through
@@ -347,12 +363,10 @@ static void test_request_waits_for_the_pool(void **state)
 		{ 6040, CHILD, JL_PROBE_END, 0, NULL },
 	};
 	const struct jl_cycle *ping;
-	const struct jl_part *p;
 	struct jl_trace_advice_in in;
 	struct explained x;
 	char advice[512];
 	int workers = 0;
-	int64_t all = 0, free_ns = 0, hog = 0, lock = 0, total = 0;
 
 	(void)state;
 	e[3].target_cpu = e[7].target_cpu = 1; /* the poller, then the lock's holder, on CPU 0 wake the worker on CPU 1 */
@@ -369,29 +383,20 @@ static void test_request_waits_for_the_pool(void **state)
 	assert_non_null(ping);
 	assert_int_equal(ping->latency_ns, 2300 * 1000);
 	assert_int_equal(ping->tid, WORKER); /* the worker that served it, not the series' first writer */
-	for (int i = 0; i < ping->nparts; i++) {
-		p = &ping->parts[i];
-		total += p->duration_ns;
-		assert_int_not_equal(p->kind, JL_PART_EXECUTOR);
-		assert_int_not_equal(p->kind, JL_PART_TIMER); /* a worker's wakeup by the poller is no timer's */
-		if (p->kind == JL_PART_POOL && !strcmp(p->name, "pool: all 2 workers busy serving ctl.price")) {
-			/* one part: 2 workers x 2130 us in calls and 1 x 10 us, of 2 x 2140 us: 99.8% */
-			assert_string_equal(p->detail, "every worker of its program served another request, inside calls "
-						       "they made (ctl.call-quote) 100% of the time");
-			all += p->duration_ns;
-		} else if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: a worker free", 19)) {
-			free_ns += p->duration_ns;
-		} else if (p->kind == JL_PART_TASK && p->pid == HOGP) {
-			hog += p->duration_ns;
-		} else if (p->kind == JL_PART_BLOCKED && p->pid == CHILD) {
-			lock += p->duration_ns; /* the lock's holder named: it woke the worker */
-		}
-	}
-	assert_int_equal(all, 2140 * 1000);
-	assert_int_equal(free_ns, 60 * 1000);
-	assert_int_equal(hog, (80 + 5) * 1000);
-	assert_int_equal(lock, 5 * 1000);
-	assert_int_equal(total, 2300 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_EXECUTOR, NULL, 0), 0);
+	assert_int_equal(parts_ns(ping, JL_PART_TIMER, NULL, 0), 0); /* a worker's wakeup by the poller is no timer's */
+	/* one pool part: 2 workers x 2130 us in calls and 1 x 10 us, of 2 x 2140 us: 99.8% */
+	assert_int_equal(parts_ns(ping, JL_PART_POOL, NULL, 0), 2140 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_POOL, "pool: all 2 workers busy serving ctl.price", 0), 2140 * 1000);
+	for (int i = 0; i < ping->nparts; i++)
+		if (ping->parts[i].kind == JL_PART_POOL)
+			assert_string_equal(ping->parts[i].detail, "every worker of its program served another request, "
+								   "inside calls they made (ctl.call-quote) 100% of the time");
+	assert_int_equal(parts_ns(ping, JL_PART_OTHER, "on its way to a free worker", 0), 60 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_TASK, NULL, HOGP), (80 + 5) * 1000);
+	/* the lock's holder named: it woke the worker */
+	assert_int_equal(parts_ns(ping, JL_PART_BLOCKED, NULL, CHILD), 5 * 1000);
+	assert_int_equal(parts_ns(ping, -1, NULL, 0), 2300 * 1000);
 	jl_trace_advice_from_host(NULL, &in);
 	assert_string_equal(jl_trace_advice(&x.an, ping, &in, advice, sizeof(advice)), "pool");
 	assert_non_null(strstr(advice, "more workers"));
@@ -429,28 +434,16 @@ static void test_request_waits_past_the_workers_last_wakeup(void **state)
 	};
 	const struct jl_cycle *ping;
 	struct explained x;
-	int64_t all = 0, free_ns = 0, hog = 0, total = 0;
 
 	(void)state;
 	e[3].target_cpu = e[6].target_cpu = 1;
 	ping = explain_ping(&x, rec, sizeof(rec) / sizeof(rec[0]), e, sizeof(e) / sizeof(e[0]));
 	assert_non_null(ping);
 	assert_int_equal(ping->latency_ns, 2300 * 1000);
-	for (int i = 0; i < ping->nparts; i++) {
-		const struct jl_part *p = &ping->parts[i];
-
-		total += p->duration_ns;
-		if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: all 2 workers busy", 24))
-			all += p->duration_ns;
-		else if (p->kind == JL_PART_POOL && !strncmp(p->name, "pool: a worker free", 19))
-			free_ns += p->duration_ns;
-		else if (p->kind == JL_PART_TASK && p->pid == HOGP)
-			hog += p->duration_ns;
-	}
-	assert_int_equal(all, 1000 * 1000);
-	assert_int_equal(free_ns, 1200 * 1000);
-	assert_int_equal(hog, 80 * 1000);
-	assert_int_equal(total, 2300 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_POOL, "pool: all 2 workers busy", 0), 1000 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_OTHER, "on its way to a free worker", 0), 1200 * 1000);
+	assert_int_equal(parts_ns(ping, JL_PART_TASK, NULL, HOGP), 80 * 1000);
+	assert_int_equal(parts_ns(ping, -1, NULL, 0), 2300 * 1000);
 	assert_int_equal(ping->waking, 4200 * 1000); /* the ping's wakeup, not the call's reply */
 	explained_free(&x);
 }

@@ -151,7 +151,7 @@ static void test_ipi_is_not_steered(void **state)
 }
 
 /* A request that waited for an exhausted pool gets the pool's remedies; a request that was on its way to a
- * free worker (also a "pool" part) gets none: nothing was exhausted. */
+ * free worker (an "other" part) gets none: nothing was exhausted. */
 static void test_pool_exhausted(void **state)
 {
 	struct jl_cycle c = cycle(JL_PART_POOL, "pool: all 4 workers busy serving b.price", 0);
@@ -169,7 +169,7 @@ static void test_pool_exhausted(void **state)
 	assert_string_equal(out, "the request waited 13.0 ms for a worker, its pool held (all 4 workers busy serving "
 				 "b.price): more workers, a separate pool for the cheap methods, deadlines propagated (a "
 				 "call then ends with its caller) or a limit on the slow method's queue");
-	c = cycle(JL_PART_POOL, "pool: a worker free, the request not yet taken", 0);
+	c = cycle(JL_PART_OTHER, "on its way to a free worker", 0);
 	assert_null(jl_trace_advice(&an, &c, &in, out, sizeof(out)));
 }
 

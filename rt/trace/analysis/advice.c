@@ -249,8 +249,7 @@ static int say_executor(const struct ctx *x, char *out, size_t len)
 
 static bool pool_exhausted(const struct ctx *x)
 {
-	return x->p->kind == JL_PART_POOL && (!strncmp(x->p->name, "pool: all ", 10) ||
-					      !strncmp(x->p->name, "pool: its one worker ", 21));
+	return x->p->kind == JL_PART_POOL;
 }
 
 static int say_pool(const struct ctx *x, char *out, size_t len)
@@ -258,7 +257,7 @@ static int say_pool(const struct ctx *x, char *out, size_t len)
 	int64_t held = 0; /* every stretch the pool was held, whichever request series its workers served */
 
 	for (int i = 0; i < x->c->nparts; i++)
-		if (pool_exhausted(&(struct ctx){ .p = &x->c->parts[i] }))
+		if (x->c->parts[i].kind == JL_PART_POOL)
 			held += x->c->parts[i].duration_ns;
 	return snprintf(out, len, "the request waited %.1f ms for a worker, its pool held (%s): more workers, a "
 			"separate pool for the cheap methods, deadlines propagated (a call then ends with its caller) or a "

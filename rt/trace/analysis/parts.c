@@ -53,7 +53,7 @@ const struct jl_part_kind_info jl_part_kinds[JL_PART_N] = {
 				       "name)" },
 	[JL_PART_POOL] = { .name = "pool", .rank = 0,
 			   .help = "a request of a probed server was ready while every worker of its program served "
-				   "another (which, and the calls they were blocked in: the name), or on its way to a free one" },
+				   "another (which: the name; the calls they were inside: the detail)" },
 	[JL_PART_THROTTLE] = { .name = "throttle", .rank = 1, .culprit = true,
 			       .help = "RT bandwidth control kept the RT task off: RT throttling, or the fair server "
 				       "running CFS" },

@@ -20,7 +20,7 @@
  * gap of lost events. "running" and "blocked": parts of the response window (wake -> end of work).
  * "executor": a callback ready while its executor's thread ran another callback (which one: the name).
  * "pool": a probed server's request ready while every worker of its program served another request (which,
- * and the calls they were in: the name and the detail), or while it was on its way to a free worker. */
+ * and the calls they were in: the name and the detail). */
 enum jl_part_kind { JL_PART_IRQ, JL_PART_SOFTIRQ, JL_PART_TASK, JL_PART_TIMER, JL_PART_IDLE_EXIT, JL_PART_OTHER,
 		    JL_PART_THROTTLE, JL_PART_UNPREEMPTED, JL_PART_LOST, JL_PART_RUNNING, JL_PART_BLOCKED,
 		    JL_PART_EXECUTOR, JL_PART_IPI, JL_PART_POOL, JL_PART_N };

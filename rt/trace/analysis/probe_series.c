@@ -12,6 +12,7 @@
 #include "../../../include/jitterlab/probe.h"
 #include "../../base/stats.h"
 #include "../../base/units.h"
+#include "../../engine/request.h"
 #include "analysis.h"
 #include "series.h"
 
@@ -123,20 +124,18 @@ static long key_of(struct prober **pr, size_t *npr, int32_t pid, int unit, const
 }
 
 /* ---- the work done after a client gave up (wasted) ----
- * A request series with a deadline (its unit's `deadline`) is a client's: a request of it that had not
- * ended by its release + deadline was given up then. Every request it caused inherits that moment: a call
- * made inside it (a sample inside another of its thread), and the request that call became at its server
- * (a request whose release is the call's: the caller passes the call's start as the send time, as
- * examples/grpc_chain does). What a request did after that moment is wasted, as the model counts it
- * (rt/engine/executor.c jl_request_wasted); a call is its caller's time, not work of its own, so it only
- * passes the moment on. */
+ * A request series with a deadline (its unit's `deadline`) is a client's: a request of it not answered by
+ * its release + deadline was given up then. The probe's requests become the model's (rt/engine/request.h),
+ * linked the same way, so that the model's rule says what was wasted (jl_request_wasted): a call made inside
+ * a request (a sample inside another of its thread) has that request as its parent, and the request a call
+ * became at its server (the same release, another thread, started after the call: the caller passes its
+ * call's start as the send time, as examples/grpc_chain does) has that call as its parent. A call is its
+ * caller's time, not work of its own: it passes the moment on and adds nothing. */
 struct req {
 	const struct jl_sample *x;
 	int si;          /* its series in the engine */
 	long parent;     /* a call: the request of its thread it was made in; -1: none */
 	long cause;      /* a request its server got: the call it was (another thread's); -1: none */
-	int64_t gave;    /* when the client of its chain gave up (0: never) */
-	int state;       /* 0: not worked out, 1: being worked out, 2: done */
 };
 
 struct by_release {
@@ -162,30 +161,11 @@ static int cmp_release(const void *pa, const void *pb)
 	return a->release < b->release ? -1 : a->release > b->release;
 }
 
-/* The moment the client of Q[I]'s chain gave up (0: never): its caller's, else its own series' deadline's
- * (the earlier where both are). */
-static int64_t chain_gave(const struct jl_engine *eng, struct req *q, long i)
-{
-	struct req *r = &q[i];
-	const int64_t dl = eng->series[r->si].deadline_ns;
-	int64_t up = r->parent >= 0 ? r->parent : r->cause, own = 0;
-
-	if (r->state)
-		return r->state == 2 ? r->gave : 0; /* 1: a loop of links (inconsistent records): no moment */
-	r->state = 1;
-	r->gave = up >= 0 ? chain_gave(eng, q, (long)up) : 0;
-	if (dl > 0 && r->parent < 0 && r->x->end > r->x->release + dl)
-		own = r->x->release + dl;
-	if (own && (!r->gave || own < r->gave))
-		r->gave = own;
-	r->state = 2;
-	return r->gave;
-}
-
-/* Each named series' wasted_ns and given_up, over its requests released in the measured phase. */
+/* Each named series' wasted_ns and given_up, over its requests released in the measured window. */
 static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_t npr)
 {
 	struct req *q;
+	struct jl_request *reqs;
 	struct by_release *calls;
 	long *open;
 	size_t n = 0, k = 0, ncalls = 0;
@@ -197,17 +177,19 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 	if (!n)
 		return 0;
 	q = calloc(n, sizeof(*q));
+	reqs = calloc(n, sizeof(*reqs));
 	calls = calloc(n, sizeof(*calls));
 	open = calloc(n, sizeof(*open));
-	if (!q || !calls || !open) {
+	if (!q || !reqs || !calls || !open) {
 		free(q);
+		free(reqs);
 		free(calls);
 		free(open);
 		return -1;
 	}
 	for (size_t j = 0; j < npr; j++)
 		for (size_t i = 0; pr[j].named && pr[j].si >= 0 && i < jl_series_count(&eng->series[pr[j].si]); i++)
-			q[k++] = (struct req){ jl_series_at(&eng->series[pr[j].si], i), pr[j].si, -1, -1, 0, 0 };
+			q[k++] = (struct req){ jl_series_at(&eng->series[pr[j].si], i), pr[j].si, -1, -1 };
 	/* calls: per thread, in start order, a request inside the latest one still open is a call made in it */
 	qsort(q, n, sizeof(*q), cmp_tid_wake);
 	for (size_t i = 0; i < n; i++) {
@@ -240,18 +222,26 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 			if (q[calls[lo].i].x->tid != q[i].x->tid && q[calls[lo].i].x->wake <= q[i].x->wake)
 				q[i].cause = calls[lo].i; /* served after the call was made, on another thread */
 	}
+	/* the model's requests: a client's with its deadline, every other linked to what caused it */
+	for (size_t i = 0; i < n; i++) {
+		const int64_t dl = eng->series[q[i].si].deadline_ns;
+
+		reqs[i].created = q[i].x->release;
+		reqs[i].deadline = q[i].parent < 0 && q[i].cause < 0 && dl > 0 ? q[i].x->release + dl : 0;
+		reqs[i].start = q[i].x->wake;
+		reqs[i].end = q[i].x->end;
+		reqs[i].parent = (int32_t)(q[i].parent >= 0 ? q[i].parent : q[i].cause);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct jl_series *s = &eng->series[q[i].si];
-		const int64_t gave = chain_gave(eng, q, (long)i), from = q[i].x->wake > gave ? q[i].x->wake : gave;
 
 		if (q[i].x->release < eng->t_measure || q[i].x->release >= jl_engine_window_end(eng) || q[i].parent >= 0)
-			continue; /* the measured window's requests, as every other figure */
-		if (gave && q[i].x->end > from)
-			s->wasted_ns += q[i].x->end - from;
-		if (q[i].cause < 0 && gave && gave == q[i].x->release + s->deadline_ns)
-			s->given_up++; /* a client's request, given up at its own deadline */
+			continue; /* the measured window's requests, as every other figure; a call adds nothing */
+		s->wasted_ns += jl_request_wasted(reqs, n, &reqs[i]);
+		s->given_up += reqs[i].deadline && reqs[i].end > reqs[i].deadline; /* a client's, not answered in time */
 	}
 	free(q);
+	free(reqs);
 	free(calls);
 	free(open);
 	return 0;

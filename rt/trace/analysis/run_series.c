@@ -47,6 +47,16 @@ static int probe_workers(const struct jl_engine *eng, struct worker **w)
 	return n;
 }
 
+/* How many of W[0..N) are UNIT's: its pool's size */
+static int workers_of(const struct worker *w, int n, int unit)
+{
+	int size = 0;
+
+	for (int i = 0; i < n; i++)
+		size += w[i].unit == unit;
+	return size;
+}
+
 /* The engine's series as the analysis sees them, one entry each, in the engine's order (the trace
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Then the pools' threads: a multi-threaded
@@ -97,8 +107,7 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 			th[i].executor = es->unit + 1;
 			th[i].requests = true;
 			th[i].group = -1;
-			for (int w = 0; w < nworkers; w++)
-				th[i].pool_size += workers[w].unit == es->unit;
+			th[i].pool_size = workers_of(workers, nworkers, es->unit);
 		}
 		th[i].measured = es->measured;
 		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
@@ -139,15 +148,13 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 	}
 	for (int w = 0; w < nworkers; w++, e++) {
 		const struct jl_thread_spec *spec = eng->units[workers[w].unit].spec;
-		int size = 0;
 
-		for (int v = 0; v < nworkers; v++)
-			size += workers[v].unit == workers[w].unit;
 		snprintf(th[e].name, sizeof(th[e].name), "%.40s.worker-%d", spec->name, (int)workers[w].tid);
 		th[e].pid = workers[w].tid;
 		th[e].measured = th[e].pool = th[e].requests = true;
 		th[e].executor = workers[w].unit + 1;
-		th[e].pool_size = size; /* its policy: from the trace (the program may set its threads' own) */
+		th[e].pool_size = workers_of(workers, nworkers, workers[w].unit); /* its policy: from the trace (the
+											* program may set its threads' own) */
 	}
 	free(workers);
 	*count = e;

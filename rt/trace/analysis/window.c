@@ -434,10 +434,13 @@ struct busy_sum {
 	int64_t call_ns;
 };
 
-/* A request's wait while a worker of its server was free */
-static const char request_free[] = "pool: a worker free, the request not yet taken";
-static const char request_free_detail[] = "a worker of its program was free: the request was on its way (the "
-					  "network, the server's queue) or being handed over";
+/* A request's wait while a worker of its server was free: no pool held it (an "other" part) */
+static void add_on_its_way(struct jl_cycle *c, int64_t d)
+{
+	jl_cycle_add_part(c, JL_PART_OTHER, "on its way to a free worker", -1, 0, d,
+			  "a worker of its program was free: the request was on its way (the network, the server's "
+			  "queue) or being handed over");
+}
 
 /* A callback of a multi-threaded executor, or a request of a probed server: in its wait [release, start),
  * the stretches in which it could not start (a callback of its own mutually exclusive group ran: named; or
@@ -565,7 +568,7 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 		jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, sums[k].ns, detail);
 	}
 	if (free_before && t->requests)
-		jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, free_before, request_free_detail);
+		add_on_its_way(c, free_before);
 	else if (free_before)
 		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
 				  "a thread and its group were free, and no thread had taken it yet");
@@ -580,7 +583,7 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 		const int64_t waking = p->waking < s->wake ? p->waking : s->wake;
 
 		if (waking > busy_until)
-			jl_cycle_add_part(c, JL_PART_POOL, request_free, -1, 0, waking - busy_until, request_free_detail);
+			add_on_its_way(c, waking - busy_until);
 		add_wakeup_rest(an, pe, p, waking > busy_until ? waking : busy_until, s->wake, c);
 	} else if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
 		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
