@@ -36,7 +36,7 @@ MAN_PAGES := $(BUILD)/man/jitterlab.8 $(BUILD)/man/jitterlab-scenario.5
 
 
 .PHONY: check-host check-rt
-.PHONY: all check run deps install uninstall asan fuzz bench clean unit integration list-tests man
+.PHONY: all check run deps deps-run deps-check install uninstall asan fuzz bench clean unit integration list-tests man docs
 
 all: $(BUILD)/jitterlab $(UNIT_BIN) $(HELPER_BIN) $(EXAMPLE_BIN) $(MAN_PAGES)
 
@@ -86,26 +86,38 @@ $(BUILD)/examples/%: examples/%.c include/jitterlab/probe.h
 	@$(if $(Q),echo "  EXAMPLE $@")
 	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Iinclude -o $@ $<
 
-deps:
-	@scripts/install-deps.sh
+# Each command installs what it uses and nothing more (scripts/install-deps.sh: only missing packages, never an
+# upgrade by name, apt's log in build/install-deps.log): `run` and `install` the build and run profile,
+# `check` also the test lanes' (cmocka, clang's fuzzer, pytest, grpcio, qemu, KernelShark under Xvfb).
+# `make deps` is the check profile. NO_DEPS=1 skips the step (a packager's build with its own dependencies).
+ifeq ($(NO_DEPS),1)
+deps-run deps-check:
+	@:
+else
+deps-run:
+	@scripts/install-deps.sh run
+deps-check:
+	@scripts/install-deps.sh check
+endif
+deps: deps-check
 
 # The README's test command: install deps, build, run every test in two lanes and count both:
 #   the host lane (this kernel: unit tests, the fuzz target for FUZZ_SECONDS, integration tests as root);
 #   the RT lane (a freshly booted PREEMPT_RT guest with cgroup v2 alone: tests/rt/guest.sh, the tests
 #   marked `rt`). `make check-host` and `make check-rt` run one lane each.
-check: deps
+check: deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/check-layers.sh . $(BUILD)/obj
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host rt
 
-check-host: deps
+check-host: deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/check-layers.sh . $(BUILD)/obj
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host
 
-check-rt: deps
+check-rt: deps-check
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(abspath $(BUILD)) tests/check.sh rt
 
@@ -116,7 +128,7 @@ integration: all
 	@JITTERLAB=$(abspath $(BUILD)/jitterlab) UNIT_DIR=$(abspath $(BUILD)/tests) tests/run.sh --integration
 
 # The main job on the built-in quick-start scenario.
-run: deps
+run: deps-run
 	@$(MAKE) --no-print-directory $(BUILD)/jitterlab
 	@$(BUILD)/jitterlab run scenarios/quickstart.ini $(ARGS) || { rc=$$?; \
 		[ $$rc -ne 3 ] || echo "make run: an [expect] of the quickstart did not hold on this machine (see FAIL above)"; \
@@ -155,7 +167,8 @@ bench: all
 		limit=900; [ "$$b" = tests/bench/memory.sh ] && limit=1800; \
 		JITTERLAB=$(abspath $(BUILD)/jitterlab) timeout $$limit "$$b" || echo "bench $$b: exit $$?"; done
 
-install: $(BUILD)/jitterlab $(MAN_PAGES)
+install: deps-run
+	@$(MAKE) --no-print-directory $(BUILD)/jitterlab $(MAN_PAGES)
 	install -D -m 0755 $(BUILD)/jitterlab $(DESTDIR)$(PREFIX)/bin/jitterlab
 	install -D -m 0644 $(BUILD)/man/jitterlab.8 $(DESTDIR)$(PREFIX)/share/man/man8/jitterlab.8
 	install -D -m 0644 $(BUILD)/man/jitterlab-scenario.5 $(DESTDIR)$(PREFIX)/share/man/man5/jitterlab-scenario.5

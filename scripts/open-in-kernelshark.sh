@@ -44,7 +44,9 @@ if [ "$stale" = yes ]; then
     "$bin" analyze "$dir" --kernelshark >/dev/null
 fi
 if ! command -v kernelshark >/dev/null 2>&1; then
-    echo "open-in-kernelshark: kernelshark is not installed (sudo scripts/install-deps.sh)" >&2
+    echo "open-in-kernelshark: KernelShark is not installed; this installs it and nothing else:" >&2
+    echo "    sudo $here/scripts/install-deps.sh view" >&2
+    echo "then: kernelshark -s $session" >&2
     exit 1
 fi
 echo "kernelshark -s $session"

@@ -26,6 +26,7 @@
 #include "../base/memlock.h"
 #include "../base/memory.h"
 #include "../base/output.h"
+#include "../base/path.h"
 #include "../base/units.h"
 #include "../summary/plot.h"
 #include "../engine/leftovers.h"
@@ -334,7 +335,10 @@ static void finish_print(struct run_ctx *r, json_object *summary, const struct j
 		if (tr->text)
 			printf("\nworst cycles:\n%s", tr->text);
 		if (tr->open_hint)
-			printf("\nopen the worst wakeup: %s\n", tr->open_hint);
+			printf("\nopen the worst wakeup: %s\n%s", tr->open_hint,
+			       jl_find_program("kernelshark", NULL, 0)
+				       ? ""
+				       : "  (KernelShark is not installed: sudo apt-get install kernelshark)\n");
 	}
 	if (r->eng.watchdog_fired)
 		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",

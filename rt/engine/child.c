@@ -23,6 +23,7 @@
 #include <wordexp.h>
 
 #include "../base/output.h"
+#include "../base/path.h"
 #include "../base/units.h"
 
 struct jl_child {
@@ -52,28 +53,6 @@ static int split_argv(const char *cmdline, wordexp_t *we, char *err, size_t errl
 	return -1;
 }
 
-static bool find_program(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0;
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 int jl_child_check_cmdline(const char *cmdline, char *err, size_t errlen)
 {
 	wordexp_t we;
@@ -81,7 +60,7 @@ int jl_child_check_cmdline(const char *cmdline, char *err, size_t errlen)
 
 	if (split_argv(cmdline, &we, err, errlen))
 		return -1;
-	if (!find_program(we.we_wordv[0])) {
+	if (!jl_find_program(we.we_wordv[0], NULL, 0)) {
 		snprintf(err, errlen, "program '%s' not found in PATH (install it, or give its full path)", we.we_wordv[0]);
 		rc = -1;
 	}

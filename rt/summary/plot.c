@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../base/output.h"
+#include "../base/path.h"
 #include "../base/samples_read.h"
 #include "../base/series.h"
 #include "../base/summary_keys.h"
@@ -39,21 +40,6 @@ struct series {
 	size_t n, cap;
 	int64_t *cycle, *release, *end, *latency;
 };
-
-/* The gnuplot that PATH names (an empty PATH hides it) into EXE. */
-static bool have_gnuplot(char *exe, size_t len)
-{
-	const char *path = getenv("PATH");
-	char buf[4096], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(exe, len, "%s/gnuplot", d);
-		if (d[0] == '/' && !access(exe, X_OK))
-			return true;
-	}
-	return false;
-}
 
 /* Print S as a gnuplot single-quoted string: '' stands for a quote inside; a control character (which
  * could end the command line) becomes '?'. Nothing else is special in single quotes. */
@@ -254,7 +240,7 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 	FILE *f;
 
 	err[0] = '\0';
-	if (!have_gnuplot(exe, sizeof(exe))) {
+	if (!jl_find_program("gnuplot", exe, sizeof(exe))) {
 		snprintf(err, errlen, "gnuplot is not installed: no plots (apt-get install gnuplot-nox)");
 		return 0;
 	}
@@ -560,7 +546,7 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 	int made = 0, nk;
 
 	err[0] = '\0';
-	if (!have_gnuplot(exe, sizeof(exe))) {
+	if (!jl_find_program("gnuplot", exe, sizeof(exe))) {
 		snprintf(err, errlen, "gnuplot is not installed: no strip plots or tick timelines (apt-get install gnuplot-nox)");
 		return 0;
 	}

@@ -7,6 +7,7 @@ import csv
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import textwrap
 import time
@@ -63,8 +64,46 @@ HAS = {
 }
 
 
+# The Debian packages a test may use, each with how the test finds it. All are in the `check` profile of
+# scripts/install-deps.sh (test_install_deps.py holds this table to that list), which `make check` and .ci/run
+# install. A test marked @pytest.mark.package(NAME...) or calling require_package(NAME) is skipped where one
+# is missing, with the command that installs it; under JITTERLAB_STRICT_DEPS=1 (.ci/run: the script ran
+# there) a missing one is a failure, so a test can never skip in CI for a package the script forgot.
+def _python_module(name):
+    return subprocess.run(["/usr/bin/python3", "-c", f"import {name}"], capture_output=True).returncode == 0
+
+
+PACKAGES = {
+    "rt-tests": lambda: shutil.which("cyclictest") is not None,
+    "stress-ng": lambda: shutil.which("stress-ng") is not None,
+    "trace-cmd": lambda: shutil.which("trace-cmd") is not None,
+    "gnuplot-nox": lambda: shutil.which("gnuplot") is not None,
+    "kernelshark": lambda: shutil.which("kernelshark") is not None,
+    "xvfb": lambda: shutil.which("xvfb-run") is not None,
+    "man-db": lambda: shutil.which("man") is not None,
+    "groff-base": lambda: shutil.which("groff") is not None,
+    "python3-grpcio": lambda: _python_module("grpc"),
+}
+STRICT_DEPS = os.environ.get("JITTERLAB_STRICT_DEPS") == "1"
+_present = {}
+
+
+def require_package(*names):
+    """Skip (or, under JITTERLAB_STRICT_DEPS=1, fail) unless every package NAME is installed."""
+    for name in names:
+        assert name in PACKAGES, f"unknown package {name}: add it to PACKAGES and to install-deps.sh's check profile"
+        if name not in _present:
+            _present[name] = PACKAGES[name]()
+        if _present[name]:
+            continue
+        if STRICT_DEPS:
+            pytest.fail(f"{name} is not installed, yet scripts/install-deps.sh check installs it (JITTERLAB_STRICT_DEPS=1)")
+        pytest.skip(f"{name} is not installed (sudo scripts/install-deps.sh check)")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "rt: also runs in the PREEMPT_RT lane's guest (make check-rt)")
+    config.addinivalue_line("markers", "package(*names): uses these Debian packages (require_package)")
     config.addinivalue_line("markers", "needs(*what): runs only on a kernel that has each of: " + ", ".join(HAS))
     config.addinivalue_line("markers", "first: runs first in its lane (the fresh machine's restore test)")
 
@@ -101,6 +140,7 @@ def lane_needs(request):
     missing = [w for w in _needs(request.node) if not HAS[w]]
     if missing:
         pytest.fail(f"the {LANE} lane's kernel lacks {missing}")
+    require_package(*[p for m in request.node.iter_markers("package") for p in m.args])
     yield
 
 

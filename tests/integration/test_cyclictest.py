@@ -4,7 +4,6 @@ JSON parsed too. Structural assertions only (3 s runs on a shared 2-CPU VM)."""
 import json
 import os
 import pathlib
-import shutil
 import threading
 import time
 
@@ -73,7 +72,7 @@ def watch_cyclictest(token, seen, stop):
         time.sleep(0.2)
 
 
-@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
+@pytest.mark.package("rt-tests")
 def test_cyclictest_side_by_side(jl, scenario, tmp_path):
     path = scenario("ctside", SCEN)
     seen, stop = {}, threading.Event()
@@ -150,7 +149,7 @@ def test_cyclictest_needs_a_measured_loop(jl, scenario):
     assert "no measured periodic thread" in r.stderr
 
 
-@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
+@pytest.mark.package("rt-tests")
 def test_cyclictest_beside_a_probed_program(jl, scenario, tmp_path):
     """A probed program with a period is a loop too: cyclictest runs in its place, and the jitterlab
     column is the program's probed series."""

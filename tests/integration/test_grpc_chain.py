@@ -20,8 +20,7 @@ from conftest import BIN
 CHAIN = pathlib.Path(__file__).resolve().parents[2] / "examples" / "grpc_chain" / "chain.py"
 NOBODY = 65534
 
-pytestmark = pytest.mark.skipif(subprocess.run(["/usr/bin/python3", "-c", "import grpc"], capture_output=True).returncode != 0,
-                                reason="python3-grpcio is not installed (scripts/install-deps.sh installs it)")
+pytestmark = pytest.mark.package("python3-grpcio")
 
 
 def _scenario(tmp_path, mode="none", orders=8, deadline=None, delay=1.0):

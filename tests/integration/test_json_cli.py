@@ -10,7 +10,6 @@ import csv
 import json
 import math
 import pathlib
-import shutil
 
 import pytest
 
@@ -126,7 +125,7 @@ def nearest_rank(sorted_values, q):
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
+@pytest.mark.package("rt-tests")
 def test_cyclictest_json_like_with_like(jl, scenario, tmp_path):
     path = scenario("jct", LOOP)
     r = jl("cyclictest", path, "--json", timeout=90, check_rc=0)

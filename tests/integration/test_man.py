@@ -6,7 +6,6 @@ never from the generator itself. Skips only where man or groff is not installed.
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -16,8 +15,7 @@ from conftest import BIN
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "scenarios" / "quickstart.ini"
 
-pytestmark = pytest.mark.skipif(not shutil.which("man") or not shutil.which("groff"),
-                                reason="man and groff are not installed (scripts/install-deps.sh installs them)")
+pytestmark = pytest.mark.package("man-db", "groff-base")
 
 
 def run(*args, **kw):

@@ -354,7 +354,7 @@ def test_sweep_tree_parses(jl, scenario, tmp_path):
     run_back(run_inis, tmp_path)
 
 
-@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="cyclictest (rt-tests) not installed")
+@pytest.mark.package("rt-tests")
 def test_cyclictest_tree_parses(jl, scenario, tmp_path):
     path = scenario("outct", CYCLICTEST)
     jl("cyclictest", path, timeout=120, check_rc=0)

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the lo
 
 STATE = pathlib.Path(os.environ.get("JITTERLAB_STATE_DIR") or "/run/jitterlab")
 NOBODY = 65534
-needs_gnuplot = pytest.mark.skipif(shutil.which("gnuplot") is None, reason="gnuplot not installed")
+needs_gnuplot = pytest.mark.package("gnuplot-nox")
 
 LOOP = """
     [run]

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import BIN, NCPU, Run, wait_for_thread, wait_no_shield
+from conftest import BIN, NCPU, Run, require_package, wait_for_thread, wait_no_shield
 
 pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loops, CPU 0 kept free)")
 
@@ -257,8 +257,7 @@ def test_exec_neighbour_ignoring_sigint_is_killed(jl, scenario):
 
 
 def test_exec_stress_ng_leaves_no_process(jl, scenario):
-    if not any(pathlib.Path(d, "stress-ng").exists() for d in os.environ.get("PATH", "/usr/bin").split(":")):
-        pytest.skip("stress-ng is not installed")
+    require_package("stress-ng")
     token = str(700000 + uuid.uuid4().int % 99999)
     r, started, left = run_with_exec(jl, scenario, "exec_stress",
                                      f"stress-ng --cpu 1 --timeout {token} --quiet", token)

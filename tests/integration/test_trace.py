@@ -295,8 +295,7 @@ def test_kernelshark_session(spin_run):
     assert f"kernelshark -s {spin_run.dir / 'kernelshark.json'}" in spin_run.stdout
 
 
-@pytest.mark.skipif(not (shutil.which("kernelshark") and shutil.which("xvfb-run")),
-                    reason="kernelshark and xvfb-run are not installed")
+@pytest.mark.package("kernelshark", "xvfb")
 def test_kernelshark_opens_the_session_headless(spin_run, tmp_path):
     cache = tmp_path / "kscache"
     cache.mkdir()

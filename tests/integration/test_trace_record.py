@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import NCPU
+from conftest import NCPU, require_package
 
 pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the loop, CPU 0 kept free)")
 
@@ -58,8 +58,7 @@ def kid_run(tmp_path_factory):
 
 
 def report(run):
-    if not shutil.which("trace-cmd"):
-        pytest.skip("trace-cmd is not installed")
+    require_package("trace-cmd")
     p = subprocess.run(["trace-cmd", "report", str(run.dir / "trace.dat")], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr
