@@ -1,4 +1,4 @@
-/* samples_read: the one reader of samples.csv (outputs.md: thread,cycle,release_ns,wake_ns,end_ns,
+/* samples_read: the one reader of samples.csv (docs/outputs.md: thread,cycle,release_ns,wake_ns,end_ns,
  * latency_ns,period_ns,response_ns,miss,skipped), for analyze, plots, sweeps and the cyclictest bridge.
  * Columns are found by the header's names, so a file with fewer columns (a helper program's own cycles
  * given to `analyze`) reads as long as thread, cycle, release_ns and wake_ns are there. Never writes. */

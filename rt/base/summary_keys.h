@@ -1,8 +1,8 @@
-/* summary_keys: every key summary.json has, declared once (outputs.md is the contract for the main ones).
+/* summary_keys: every key summary.json has, declared once (docs/outputs.md is the contract for the main ones).
  * Its writers and its readers (table.c, report.c, plot.c) name a key with JL_K(key), a path of two or three
  * with JL_K2/JL_K3 ("latency_ns.p99"): a key missing here does not compile. `jitterlab list --keys` and
  * jitterlab(8) print the table with each key's places and meaning; tests/integration/test_outputs.py checks
- * every summary.json a run writes, and outputs.md, against it. */
+ * every summary.json a run writes, and docs/outputs.md, against it. */
 #ifndef JL_SUMMARY_KEYS_H
 #define JL_SUMMARY_KEYS_H
 

@@ -17,7 +17,7 @@
 #include "../trace/io/trace.h"
 #include "../base/work.h"
 
-enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE, OPT_KEYS };
+enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE, OPT_KEYS, OPT_SCENARIO };
 
 static const struct jl_cli_opt list_opts[] = {
 	{ "dict", 0, NULL, "print the libFuzzer dictionary of the scenario format instead (make fuzz uses it)", OPT_DICT },
@@ -25,6 +25,8 @@ static const struct jl_cli_opt list_opts[] = {
 	{ "example", 0, "FILE", "with --man 5: the scenario shown in EXAMPLE (default: none)", OPT_EXAMPLE },
 	{ "keys", 0, NULL, "print summary.json's keys instead, one per line: KEY, TAB, its places, TAB, its meaning "
 			   "(KEY * : the place is a map keyed by the names the meaning says)", OPT_KEYS },
+	{ "scenario", 0, NULL, "print only the scenario sections and their keys (docs/scenario-keys.md is made from it)",
+	  OPT_SCENARIO },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -33,7 +35,7 @@ const struct jl_cli jl_cli_list = { "list", "",
 				    "scenario sections and keys",
 				    list_opts };
 
-/* jitterlab(8)'s EXIT STATUS: what the outputs.md contract says of them. */
+/* jitterlab(8)'s EXIT STATUS: what docs/outputs.md says of them. */
 static void man8_exit_status(FILE *out)
 {
 	static const struct {
@@ -42,7 +44,8 @@ static void man8_exit_status(FILE *out)
 		{ "0", "ran, and every [expect] held" },
 		{ "1", "runtime failure: could not set a policy, a thread died, tracing failed and was required" },
 		{ "2", "usage or scenario error: nothing was started or changed" },
-		{ "3", "ran, but an [expect] failed" },
+		{ "3", "ran, but an [expect] or a [budget] failed, a [gate] failed (compare, sweep --baseline), or a run "
+		       "ended at its [run] stop_at threshold" },
 		{ "130", "interrupted by SIGINT, after restoring everything" },
 	};
 
@@ -54,7 +57,7 @@ static void man8_exit_status(FILE *out)
 	}
 }
 
-/* jitterlab(8)'s FILES: what the outputs.md contract says of them, a run directory's own files after it. */
+/* jitterlab(8)'s FILES: what docs/outputs.md says of them, a run directory's own files after it. */
 static void man8_files(FILE *out)
 {
 	static const struct {
@@ -105,7 +108,7 @@ static void man_tp(FILE *out, const char *term, const char *aside, const char *t
 	fputc('\n', out);
 }
 
-/* jitterlab(8): every command from its option table, what the outputs.md contract says of exit
+/* jitterlab(8): every command from its option table, what the docs/outputs.md contract says of exit
  * statuses and files. */
 static void man8(FILE *out)
 {
@@ -154,7 +157,7 @@ static void man8(FILE *out)
 /* What `list` was asked. */
 struct list_args {
 	const char *man, *example;
-	bool dict, keys;
+	bool dict, keys, scenario;
 };
 
 /* ARGV into A, checked: 0, 1 when --help was printed, or -1 after saying what is wrong (exit 2). */
@@ -185,6 +188,9 @@ static int parse_args(struct list_args *a, int argc, char **argv)
 			break;
 		case OPT_KEYS:
 			a->keys = true;
+			break;
+		case OPT_SCENARIO:
+			a->scenario = true;
 			break;
 		}
 	}
@@ -289,6 +295,10 @@ int cmd_list(int argc, char **argv)
 			printf("%s\t%s\t%s\n", jl_summary_keys[i].key, jl_summary_keys[i].places, jl_summary_keys[i].meaning);
 		for (int i = 0; i < jl_summary_nmaps; i++)
 			printf("*\t%s\t%s\n", jl_summary_maps[i].places, jl_summary_maps[i].meaning);
+		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
+	}
+	if (a.scenario) {
+		jl_scenario_doc_list(stdout);
 		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
 	}
 	if (a.man && !strcmp(a.man, "8")) {

@@ -133,7 +133,7 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "one row per part of each explained cycle (summary.json trace.worst, in its order): the cycle, its window, "
 	  "latency, response and miss, the part's place in it, kind, name, pid, priority and duration",
 	  "the run's end", write_parts },
-	{ "summary.json", "json", "every run", "everything the run measured, machine-readable (outputs.md)",
+	{ "summary.json", "json", "every run", "everything the run measured, machine-readable (docs/outputs.md)",
 	  "the run's end", write_summary },
 	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",
 	  "the run's end", write_report },

@@ -451,7 +451,7 @@ void jl_results_free(struct jl_series_result *res, int n)
 	}
 }
 
-/* samples.csv (outputs.md): one row per measured cycle of every measured series, through the one
+/* samples.csv (docs/outputs.md): one row per measured cycle of every measured series, through the one
  * root-safe writer. */
 void jl_results_sample_row(FILE *fp, const char *name, const struct jl_series *ser, const struct jl_sample *s,
 			   int64_t period)

@@ -1,4 +1,4 @@
-/* scenario: the model of a scenario file (contract: shared/design/scenario-format.md) and its parser.
+/* scenario: the model of a scenario file (contract: docs/scenario-format.md) and its parser.
  * Parsing never touches the machine: errors are reported as "FILE:LINE: context: reason" and the
  * caller exits 2. The effective scenario (every default written out) can be written back as INI. */
 #ifndef JL_SCENARIO_H

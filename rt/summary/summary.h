@@ -1,4 +1,4 @@
-/* summary: the summary.json document (contract: shared/design/outputs.md), built with json-c from
+/* summary: the summary.json document (contract: docs/outputs.md), built with json-c from
  * a run's results. The terminal table, report.md, [expect] and `jitterlab report` all read this
  * document, so what the user sees and what the file says can never disagree. */
 #ifndef JL_SUMMARY_H

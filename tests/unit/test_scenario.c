@@ -580,7 +580,7 @@ static void test_count_and_expect(void **state)
 	assert_int_equal(sc->expect[3].op, JL_CMP_LE);
 }
 
-/* The contract's own example (shared/design/scenario-format.md) parses. */
+/* The contract's own example (docs/scenario-format.md) parses. */
 static void test_contract_example(void **state)
 {
 	struct jl_scenario *sc;

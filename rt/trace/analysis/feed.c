@@ -1,7 +1,7 @@
 /* feed: the analysis pass over a merged event stream, one handler per event kind (handlers[] below,
  * as rtla's timerlat dispatches its events): wakeup pairs per analysed thread, their states, and each
  * CPU's timeline (timeline.c); decompose.c explains cycles from them. Pure: no tracefs, no files, no
- * globals. Rules (platform-facts.md, tracing notes): first sched_waking (or wakeup_new) of a pid -> next
+ * globals. Rules (docs/platform-facts.md, tracing notes): first sched_waking (or wakeup_new) of a pid -> next
  * sched_switch with next_pid == pid; a pending wake is dropped if the task switches out first, or when
  * events were lost; the real CPU is the switch record's CPU. A task that writes a record on a CPU where no
  * switch put it was switched in untraced: after lost events (the CPU's state is unknown), or out of idle

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The parts a cycle's latency is made of (contract: outputs.md trace.worst[].parts[].kind, plus the kinds
+/* The parts a cycle's latency is made of (contract: docs/outputs.md trace.worst[].parts[].kind, plus the kinds
  * after OTHER). A task is kind "task" (it blocked the wakeup) unless the woken task is real-time (RT or
  * DEADLINE) and the task has a lower priority. Then, while a lower task runs and the woken RT task waits:
  * - "throttle": RT bandwidth control kept the RT task off (RT throttling ended by sched_rt_period_timer,

@@ -1,4 +1,4 @@
-/* result: turn a finished wakeup analysis into summary.json's "trace" block (outputs.md) and the
+/* result: turn a finished wakeup analysis into summary.json's "trace" block (docs/outputs.md) and the
  * worst cycles explained as text (terminal and report.md). Shared by the run and `jitterlab analyze`.
  * JSON is built with json-c only; this file never reads traces or touches the machine. */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* kshark: write the KernelShark 2.2.1 session (kernelshark.json) that opens trace.dat on one wakeup:
  * markers A (waking) and B (switch-in) as ROWS of KernelShark's merged time-sorted list, the view range
  * around them, the CPU plot of its CPU, task plots of the loop and its culprit, the sched_events plugin.
- * Rules measured on KernelShark 2.2.1 (platform-facts.md): the data file path is absolute and "time" is
+ * Rules measured on KernelShark 2.2.1 (docs/platform-facts.md): the data file path is absolute and "time" is
  * exactly the file's st_mtime, or loading fails ("Timestamp mismatch!"). JSON is built with json-c only
  * and written by the output writer (output.h). */
 #include <errno.h>

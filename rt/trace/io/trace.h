@@ -30,7 +30,7 @@ struct jl_trace_event {
 	unsigned flags;            /* JL_TRACE_EV_* */
 };
 
-/* The event groups of [run] trace (scenario-format.md): the one registry; `jitterlab list` prints it. A
+/* The event groups of [run] trace (docs/scenario-format.md): the one registry; `jitterlab list` prints it. A
  * group's events may come from several tracefs systems (sched takes task_*, irq takes ipi_*): trace.dat
  * stores the formats of every system the recorded groups use. */
 struct jl_trace_group {
