@@ -1,8 +1,9 @@
 /* irq: steer IRQs off the shield (see irq.h). Each IRQ's mask and effective CPU are journalled together
  * (an "irq" entry): the undo puts the effective CPU back first, then the mask.
- * Must never: write an affinity before its old value is journalled, set an IRQ thread's CPU mask
- * (sched_setaffinity on it would record a user request that every later IRQ move is intersected with;
- * IRQ threads follow their IRQ's effective affinity by themselves), or treat a refused IRQ as a
+ * The IRQ threads' masks are journalled before the first IRQ moves (irq_threads.h: the undo puts them
+ * back after every IRQ is back).
+ * Must never: write an affinity before its old value is journalled, set an IRQ thread's CPU mask during
+ * the run (they follow their IRQ's effective affinity by themselves), or treat a refused IRQ as a
  * failure of the run (managed IRQs refuse by design: they are listed, and the run goes on). */
 #include "irq.h"
 
@@ -98,6 +99,13 @@ int jl_irq_steer_apply(struct jl_irq_steer *st, const char *proc_irq, const cpu_
 	d = opendir(proc_irq);
 	if (!d) {
 		snprintf(err, errlen, "irq: cannot read %s: %s", proc_irq, strerror(errno));
+		return -1;
+	}
+	/* the IRQ threads follow their IRQs' moves: their masks first, put back after every IRQ is (a no-op
+	 * when the shield journalled them already, before its cgroup changes); the machine's alone */
+	if (!strcmp(proc_irq, JL_PROC_IRQ) && jl_journal_record_irq_threads(j)) {
+		snprintf(err, errlen, "irq: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
+		closedir(d);
 		return -1;
 	}
 	/* IRQs that appear during the run follow the default affinity */

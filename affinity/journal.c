@@ -5,6 +5,7 @@
 #include "journal.h"
 #include "cpulist.h"
 #include "journal_int.h"
+#include "irq_threads.h"
 #include "procfs.h"
 
 #include <dirent.h>
@@ -230,12 +231,42 @@ int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, 
 	return append(j, o);
 }
 
+int jl_journal_record_irq_thread_masks(struct jl_journal *j, const struct jl_irq_thread_mask *t, int n)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+	for (int i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+		char list[4096];
+
+		json_object_object_add(e, "tid", json_object_new_int(t[i].tid));
+		json_object_object_add(e, "start", json_object_new_uint64(t[i].start));
+		json_object_object_add(e, "irq", json_object_new_int(t[i].irq));
+		json_object_object_add(e, "cpus", json_object_new_string(jl_cpulist_format(&t[i].cpus, list, sizeof(list))));
+		json_object_object_add(e, "effective", json_object_new_string(t[i].effective));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "op", json_object_new_string("irqthreads"));
+	json_object_object_add(o, "threads", arr);
+	if (append(j, o))
+		return -1;
+	j->irq_threads = true;
+	return 0;
+}
+
 int jl_journal_record_irq_threads(struct jl_journal *j)
 {
-	json_object *o = json_object_new_object();
+	struct jl_irq_thread_mask *t;
+	int n, rc;
 
-	json_object_object_add(o, "op", json_object_new_string("irqthreads"));
-	return append(j, o);
+	if (j->irq_threads)
+		return 0; /* the first one is the oldest, undone last: after every cgroup and IRQ change */
+	n = jl_irq_threads_scan(&t);
+	if (n < 0)
+		return -1;
+	rc = jl_journal_record_irq_thread_masks(j, t, n);
+	free(t);
+	return rc;
 }
 
 int jl_journal_record_child(struct jl_journal *j, pid_t pid)

@@ -76,13 +76,19 @@ struct jl_task_mask {
  * 0 or -1 with errno. */
 int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, int n);
 
-/* Record, before a cpuset change, that IRQ threads must follow their IRQs again after it. A cpuset change
- * resets an IRQ thread's mask (the kernel set it, from the IRQ's effective affinity), and the kernel
- * re-derives it only in irq_thread_check_affinity(), at the IRQ's next interrupt after an affinity write
- * flagged the thread. Undo writes every threaded IRQ's smp_affinity_list with its own value (the flag);
- * an IRQ thread never gets sched_setaffinity. A quiet IRQ's thread keeps the wrong mask until its next
- * interrupt: a note. 0 or -1 with errno. */
+/* Record, before a cpuset change or an IRQ move, every IRQ thread's CPU mask (and its IRQ's effective CPU)
+ * in one entry; a second call on the same journal records nothing (the first, oldest entry is undone
+ * last, after every cgroup and IRQ change). A cpuset change resets an IRQ thread's mask, and an IRQ move
+ * makes the thread follow; the kernel re-derives the mask only at the IRQ's next interrupt after an
+ * affinity write flagged it (Linux 6.9+: at once). Undo writes every threaded IRQ's smp_affinity_list with
+ * its own value (the flag), then puts each journalled thread's mask back where it differs and
+ * sched_setaffinity leaves nothing behind (irq_threads.h); a thread left to the kernel is a note. 0 or -1
+ * with errno. */
 int jl_journal_record_irq_threads(struct jl_journal *j);
+
+struct jl_irq_thread_mask;
+/* The same entry from T[N] (tests: threads that are not this machine's). */
+int jl_journal_record_irq_thread_masks(struct jl_journal *j, const struct jl_irq_thread_mask *t, int n);
 
 /* Record a child process (pid and its start time) so a replay can end it if it is still that process. */
 int jl_journal_record_child(struct jl_journal *j, pid_t pid);
@@ -110,7 +116,9 @@ void jl_journal_abandon(struct jl_journal *j);
  * journal is stale. After the undo, NOTES (a json array, or NULL) receives one object per thing the
  * kernel has not put back yet: {"kind":"irq", "irq", "name", "effective_before", "effective_after",
  * "why"} for an IRQ still delivered elsewhere, {"kind":"irq_thread", "irq", "name", "thread", "pid",
- * "mask", "effective", "why"} for an IRQ thread whose mask is not its IRQ's effective CPUs yet. */
+ * "mask", "effective", "why"} for an IRQ thread not back on its journalled mask (or, one the journal does
+ * not name, not on its IRQ's effective CPUs): left to the kernel on Linux 6.2+ (irq_threads.h), or following
+ * its IRQ whose move back waits for the IRQ's next interrupt. */
 int jl_journal_replay(const char *path, char *report, size_t reportlen, json_object *notes);
 
 /* One journal found in a directory. */

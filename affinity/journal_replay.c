@@ -8,6 +8,7 @@
 #include "fair_server.h"
 #include "stale_runs.h"
 #include "cpulist.h"
+#include "irq_threads.h"
 #include "procfs.h"
 #include "cgroupfs.h"
 #include "runnames.h"
@@ -248,9 +249,65 @@ static const char *irq_effective_path(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+static int irq_of_path(const char *path);
+
+/* How many interrupts IRQ (of the smp_affinity_list PATH, /proc/irq/N/...) took on the CPUs of LIST, from
+ * the interrupts file beside its irq directory (/proc/interrupts; a test's fake tree has none): -1 when it
+ * cannot be read. */
+static long long irq_count_on(const char *path, const char *list)
+{
+	char file[4200], line[8192], want[16];
+	const char *at = strstr(path, "/irq/");
+	int cpu_of[1024], ncols = 0, irq = irq_of_path(path);
+	long long sum = -1;
+	cpu_set_t set;
+	FILE *f;
+
+	if (!at || irq < 0 || jl_cpulist_parse(list, &set, NULL, 0))
+		return -1;
+	snprintf(file, sizeof(file), "%.*s/interrupts", (int)(at - path), path);
+	if (!(f = fopen(file, "re")))
+		return -1;
+	if (fgets(line, sizeof(line), f)) /* the header: CPU0 CPU1 ... (online CPUs only) */
+		for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok && ncols < 1024;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			cpu_of[ncols++] = strncmp(tok, "CPU", 3) ? -1 : atoi(tok + 3);
+	snprintf(want, sizeof(want), "%d:", irq);
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok = strtok_r(line, " \t\n", &save);
+
+		if (!tok || strcmp(tok, want))
+			continue;
+		sum = 0;
+		for (int c = 0; c < ncols && (tok = strtok_r(NULL, " \t\n", &save)); c++)
+			if (cpu_of[c] >= 0 && cpu_of[c] < CPU_SETSIZE && CPU_ISSET(cpu_of[c], &set))
+				sum += atoll(tok);
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* Is an IRQ entry's move back to its effective CPU done: delivered there, and (where the interrupts file
+ * says) an interrupt taken there since the write? x86 shows the new CPU as effective at once but keeps the
+ * old vector until the first interrupt on the new one, and a mask written meanwhile that holds the old CPU
+ * takes the IRQ back there (measured in the RT guest: write 1, then 0-1 at once: delivered to CPU 0). */
+static bool irq_moved_back(json_object *o)
+{
+	const char *path = str_field(o, "path"), *eff = str_field(o, "effective");
+	char epath[4200], now[1024];
+	json_object *v;
+
+	if (jl_knob_read(irq_effective_path(path, epath, sizeof(epath)), now, sizeof(now)))
+		return true; /* freed meanwhile: nothing to wait for */
+	if (strcmp(now, eff))
+		return false;
+	return !json_object_object_get_ex(o, "_count", &v) || irq_count_on(path, eff) > json_object_get_int64(v);
+}
+
 /* Phase 1 of the IRQ undo, for every irq entry of a replay at once: write each IRQ's old effective CPU
  * where it is delivered elsewhere now, then wait (IRQ_SETTLE_MS for all of them together) until each
- * is delivered there; a move is applied at the IRQ's next interrupt. Phase 2 is undo_irq. */
+ * move is done (irq_moved_back); a move is applied at the IRQ's next interrupt. Phase 2 is undo_irq. */
 static void irq_effective_first(json_object *arr)
 {
 	size_t n = json_object_array_length(arr);
@@ -266,8 +323,17 @@ static void irq_effective_first(json_object *arr)
 			continue;
 		if (jl_knob_read(epath, now, sizeof(now)) || !strcmp(now, eff))
 			continue;
-		if (jl_knob_write(path, eff) == 0) {
+		long long count = irq_count_on(path, eff);
+
+		if (count >= 0)
+			json_object_object_add(o, "_count", json_object_new_int64(count));
+		int rc = jl_knob_write(path, eff), busy = rc && errno == EBUSY;
+
+		if (rc == 0 || busy) {
+			/* EBUSY: an earlier move of it is not cleaned up yet (x86): written again below */
 			json_object_object_add(o, "_settling", json_object_new_boolean(1));
+			if (busy)
+				json_object_object_add(o, "_busy", json_object_new_boolean(1));
 			waiting = true;
 		}
 	}
@@ -275,15 +341,16 @@ static void irq_effective_first(json_object *arr)
 		struct timespec ts = { 0, 5 * 1000000L };
 
 		waiting = false;
-		for (size_t i = 0; i < n && !waiting; i++) {
+		for (size_t i = 0; i < n; i++) {
 			json_object *o = json_object_array_get_idx(arr, i), *v;
-			char epath[4200], now[1024];
 
 			if (!json_object_object_get_ex(o, "_settling", &v))
 				continue;
-			waiting = jl_knob_read(irq_effective_path(str_field(o, "path"), epath, sizeof(epath)), now,
-					       sizeof(now)) == 0 &&
-				  strcmp(now, str_field(o, "effective"));
+			if (json_object_object_get_ex(o, "_busy", &v) &&
+			    (jl_knob_write(str_field(o, "path"), str_field(o, "effective")) == 0 || errno != EBUSY))
+				json_object_object_del(o, "_busy");
+			if (json_object_object_get_ex(o, "_busy", &v) || !irq_moved_back(o))
+				waiting = true;
 		}
 		if (waiting)
 			nanosleep(&ts, NULL);
@@ -351,23 +418,55 @@ static int undo_masks(json_object *o, char *report, size_t len)
 	return 0;
 }
 
-/* Every threaded IRQ's smp_affinity_list written with its own value: the kernel flags the IRQ's threads
- * and re-derives their masks from the IRQ's effective affinity at its next interrupt (see
- * jl_journal_record_irq_threads). An IRQ thread never gets sched_setaffinity. */
-static int undo_irq_threads(json_object *o, char *report, size_t len)
+/* The journalled threads of an irqthreads entry, parsed (malloc'd into *OUT; NULL when none). Their count,
+ * or -1 when the entry is malformed. */
+static int irq_threads_of(json_object *o, struct jl_irq_thread_mask **out)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *d;
-	unsigned char *done = calloc(1 << 17, 1); /* IRQ numbers already written (below 1 << 20) */
+	json_object *arr, *v;
+	size_t n;
 
-	(void)o;
-	if (!done) {
-		if (proc)
-			closedir(proc);
-		say(report, len, "IRQ threads: %s", strerror(ENOMEM));
+	*out = NULL;
+	if (!json_object_object_get_ex(o, "threads", &arr))
+		return 0; /* a journal written before the threads were journalled: the flags alone */
+	if (!json_object_is_type(arr, json_type_array))
 		return -1;
+	n = json_object_array_length(arr);
+	if (!n)
+		return 0;
+	if (!(*out = calloc(n, sizeof(**out))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		struct jl_irq_thread_mask *t = &(*out)[i];
+		const char *cpus = str_field(e, "cpus"), *eff = str_field(e, "effective");
+
+		if (!cpus || jl_cpulist_parse(cpus, &t->cpus, NULL, 0) || !json_object_object_get_ex(e, "tid", &v) ||
+		    (t->tid = json_object_get_int(v)) <= 0 || !json_object_object_get_ex(e, "start", &v)) {
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+		t->start = json_object_get_uint64(v);
+		t->irq = json_object_object_get_ex(e, "irq", &v) ? json_object_get_int(v) : -1;
+		snprintf(t->effective, sizeof(t->effective), "%s", eff ? eff : "");
 	}
-	while (proc && (d = readdir(proc))) {
+	return (int)n;
+}
+
+/* Every threaded IRQ's smp_affinity_list written with its own value (the kernel flags the IRQ's threads to
+ * re-derive their masks: at its next interrupt, from Linux 6.9 at once). Not with a unit test's fake knobs:
+ * the machine's IRQs are not theirs. */
+static void flag_irq_threads(char *report, size_t len)
+{
+	DIR *proc;
+	struct dirent *d;
+	unsigned char *done;
+
+	if (allow_prefix[0])
+		return;
+	proc = opendir("/proc");
+	done = calloc(1 << 17, 1); /* IRQ numbers already written (below 1 << 20) */
+	while (proc && done && (d = readdir(proc))) {
 		char path[96], mask[1024];
 		pid_t tid = (pid_t)atoi(d->d_name);
 		int irq = tid > 0 ? jl_irq_thread_irq(tid, NULL) : -1;
@@ -383,6 +482,55 @@ static int undo_irq_threads(json_object *o, char *report, size_t len)
 	if (proc)
 		closedir(proc);
 	free(done);
+	if (!done)
+		say(report, len, "IRQ threads: %s", strerror(ENOMEM));
+}
+
+/* The IRQ threads after every cgroup and IRQ change is undone (see jl_journal_record_irq_threads): the
+ * flags, a moment for the threads the kernel woke to re-derive their masks, then each journalled thread's
+ * mask put back where it differs. A thread left to the kernel, or one that refused, is marked on the entry
+ * ("_left": tid -> why) for the notes (irq_thread_notes). */
+static int undo_irq_threads(json_object *o, char *report, size_t len)
+{
+	struct jl_irq_thread_mask *t;
+	enum jl_irq_thread_state *state;
+	int n = irq_threads_of(o, &t), err, refused = 0;
+	json_object *left;
+
+	if (n < 0) {
+		say(report, len, "journal corrupted at line %d: malformed irqthreads entry", line_of(o));
+		return -1;
+	}
+	flag_irq_threads(report, len);
+	if (!n)
+		return 0;
+	if (!allow_prefix[0])
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	if (!(state = calloc((size_t)n, sizeof(*state)))) {
+		free(t);
+		say(report, len, "IRQ threads: %s", strerror(ENOMEM));
+		return -1;
+	}
+	jl_irq_threads_put_back(t, n, state, &err);
+	left = json_object_new_object();
+	for (int i = 0; i < n; i++) {
+		char key[16];
+
+		if (state[i] != JL_IRQT_LEFT && state[i] != JL_IRQT_REFUSED)
+			continue;
+		refused += state[i] == JL_IRQT_REFUSED;
+		snprintf(key, sizeof(key), "%d", (int)t[i].tid);
+		json_object_object_add(left, key, json_object_new_string(
+			state[i] == JL_IRQT_LEFT ? "left to the kernel: on Linux 6.2+ sched_setaffinity would keep this "
+						   "mask as a user mask that narrows the thread's later masks"
+						 : strerror(err)));
+	}
+	json_object_object_add(o, "_left", left);
+	if (refused)
+		say(report, len, "%d IRQ thread%s refused %s CPU mask back (%s)", refused, refused == 1 ? "" : "s",
+		    refused == 1 ? "its" : "their", strerror(err));
+	free(state);
+	free(t);
 	return 0;
 }
 
@@ -437,12 +585,79 @@ static json_object *note_new(const char *kind, int irq, const char *name, const 
 
 #define IRQ_THREAD_SETTLE_MS 200
 
-/* IRQ threads whose mask is not their IRQ's effective CPUs: a note each (at most 64), after waiting
- * IRQ_THREAD_SETTLE_MS for interrupts to come. Returns how many. */
-static int irq_thread_notes(char *report, size_t len, json_object *notes)
+/* A note about IRQ thread TID of IRQ (COMM: its name, "" when unknown) running on MASK while its IRQ is
+ * delivered to EFF. */
+static void irq_thread_note(json_object *notes, pid_t tid, int irq, const char *comm, const cpu_set_t *mask,
+			    const char *eff, const char *why)
+{
+	char epath[64], name[64], list[1024];
+	json_object *o;
+
+	snprintf(epath, sizeof(epath), "/proc/irq/%d/effective_affinity_list", irq);
+	irq_name(epath, name, sizeof(name));
+	o = note_new("irq_thread", irq, name, why);
+	json_object_object_add(o, "thread", json_object_new_string(comm));
+	json_object_object_add(o, "pid", json_object_new_int(tid));
+	json_object_object_add(o, "mask", json_object_new_string(jl_cpulist_format(mask, list, sizeof(list))));
+	json_object_object_add(o, "effective", json_object_new_string(eff));
+	json_object_array_add(notes, o);
+}
+
+/* The journalled IRQ threads (every irqthreads entry of ARR) whose mask is not the journalled one after the
+ * undo: left to the kernel, refused, or re-derived by the kernel from an IRQ whose move back waits for its
+ * next interrupt. A note each (at most 64; JOURNALLED gets every journalled tid). Returns how many. */
+static int journalled_thread_notes(json_object *arr, json_object *notes, json_object *journalled)
+{
+	const struct jl_task_ops *ops = jl_irq_threads_ops();
+	int count = 0;
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *left = NULL, *why;
+		const char *op = str_field(o, "op");
+		struct jl_irq_thread_mask *t;
+		int n;
+
+		if (!op || strcmp(op, "irqthreads") || (n = irq_threads_of(o, &t)) <= 0)
+			continue;
+		json_object_object_get_ex(o, "_left", &left);
+		for (int k = 0; k < n; k++) {
+			char key[16], comm[16] = "", epath[64], eff[1024] = "";
+			cpu_set_t now;
+
+			snprintf(key, sizeof(key), "%d", (int)t[k].tid);
+			json_object_object_add(journalled, key, json_object_new_boolean(1));
+			if (!ops->same(t[k].tid, t[k].start, t[k].irq) || ops->get(t[k].tid, &now) ||
+			    CPU_EQUAL(&now, &t[k].cpus))
+				continue;
+			snprintf(epath, sizeof(epath), "/proc/irq/%d/effective_affinity_list", t[k].irq);
+			if (jl_knob_read(epath, eff, sizeof(eff)))
+				eff[0] = '\0';
+			jl_irq_thread_irq(t[k].tid, comm);
+			if (++count > 64 || !notes)
+				continue;
+			if (left && json_object_object_get_ex(left, key, &why))
+				irq_thread_note(notes, t[k].tid, t[k].irq, comm, &now, eff, json_object_get_string(why));
+			else
+				irq_thread_note(notes, t[k].tid, t[k].irq, comm, &now, eff,
+						strcmp(eff, t[k].effective)
+							? "its IRQ's move back waits for the IRQ's next interrupt, and the "
+							  "thread follows it then"
+							: "the kernel changed it again after it was put back");
+		}
+		free(t);
+	}
+	return count;
+}
+
+/* IRQ threads the journal did not name (born during the run, or a journal of an older jitterlab) whose mask
+ * is not their IRQ's effective CPUs: a note each (at most 64), after waiting IRQ_THREAD_SETTLE_MS for
+ * interrupts to come. Not with a unit test's fake knobs (the machine's threads are not theirs). */
+static int unjournalled_thread_notes(json_object *notes, json_object *journalled)
 {
 	int n = 0;
 
+	if (allow_prefix[0])
+		return 0;
 	for (int ms = 0; ms <= IRQ_THREAD_SETTLE_MS; ms += 20) {
 		DIR *proc = opendir("/proc");
 		struct dirent *d;
@@ -450,26 +665,18 @@ static int irq_thread_notes(char *report, size_t len, json_object *notes)
 
 		n = 0;
 		while (proc && (d = readdir(proc))) {
-			char comm[16], epath[64], eff[1024], mask[1024], name[64];
+			char comm[16], epath[64], eff[1024];
 			pid_t tid = (pid_t)atoi(d->d_name);
 			int irq = tid > 0 ? jl_irq_thread_irq(tid, comm) : -1;
 			cpu_set_t m, e;
-			json_object *o;
 
 			snprintf(epath, sizeof(epath), "/proc/irq/%d/effective_affinity_list", irq);
-			if (irq < 0 || jl_knob_read(epath, eff, sizeof(eff)) || !eff[0] ||
-			    jl_cpulist_parse(eff, &e, NULL, 0) || sched_getaffinity(tid, sizeof(m), &m) || CPU_EQUAL(&m, &e))
+			if (irq < 0 || json_object_object_get_ex(journalled, d->d_name, NULL) ||
+			    jl_knob_read(epath, eff, sizeof(eff)) || !eff[0] || jl_cpulist_parse(eff, &e, NULL, 0) ||
+			    sched_getaffinity(tid, sizeof(m), &m) || CPU_EQUAL(&m, &e))
 				continue;
-			n++;
-			if (!last || !notes || n > 64)
-				continue;
-			irq_name(epath, name, sizeof(name));
-			o = note_new("irq_thread", irq, name, "corrects itself at the IRQ's next interrupt");
-			json_object_object_add(o, "thread", json_object_new_string(comm));
-			json_object_object_add(o, "pid", json_object_new_int(tid));
-			json_object_object_add(o, "mask", json_object_new_string(jl_cpulist_format(&m, mask, sizeof(mask))));
-			json_object_object_add(o, "effective", json_object_new_string(eff));
-			json_object_array_add(notes, o);
+			if (++n <= 64 && last && notes)
+				irq_thread_note(notes, tid, irq, comm, &m, eff, "corrects itself at the IRQ's next interrupt");
 		}
 		if (proc)
 			closedir(proc);
@@ -477,9 +684,21 @@ static int irq_thread_notes(char *report, size_t len, json_object *notes)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
+	return n;
+}
+
+/* IRQ threads not where they were before the run after the undo: notes (see the two above). Returns how
+ * many. */
+static int irq_thread_notes(json_object *arr, char *report, size_t len, json_object *notes)
+{
+	json_object *journalled = json_object_new_object();
+	int n = journalled_thread_notes(arr, notes, journalled);
+
+	n += unjournalled_thread_notes(notes, journalled);
+	json_object_put(journalled);
 	if (n)
-		say(report, len, "%d IRQ thread%s not on %s IRQ's CPU yet (%s at the IRQ's next interrupt)", n,
-		    n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "corrects itself" : "each corrects itself");
+		say(report, len, "%d IRQ thread%s not back on %s CPUs yet (see the notes)", n, n == 1 ? "" : "s",
+		    n == 1 ? "its" : "their");
 	return n;
 }
 
@@ -510,6 +729,17 @@ void jl_journal_note_print(FILE *f, const char *prefix, json_object *note)
 			why);
 }
 
+/* Does the cpu list MASK hold every CPU of the list AT? */
+static bool list_holds(const char *mask, const char *at)
+{
+	cpu_set_t m, a, both;
+
+	if (!mask || !at || jl_cpulist_parse(mask, &m, NULL, 0) || jl_cpulist_parse(at, &a, NULL, 0))
+		return false;
+	CPU_AND(&both, &m, &a);
+	return CPU_EQUAL(&both, &a);
+}
+
 /* After the undo: what the kernel has not put back yet, as notes (REPORT's text and NOTES' objects): IRQs
  * still delivered elsewhere than before the run (x86 moves an IRQ at its next interrupt), and, when the
  * journal touched IRQs or cpusets, IRQ threads whose mask is not their IRQ's effective CPUs. */
@@ -530,18 +760,29 @@ static void after_replay(json_object *arr, char *report, size_t len, json_object
 		    !strcmp(now, eff))
 			continue;
 		irq_name(path, name, sizeof(name));
-		say(report, len, "IRQ %d%s%s: delivered to CPU %s, was %s (no interrupt came to apply the move; the mask is back)",
-		    irq, name[0] ? " " : "", name, now, eff);
-		if (!notes)
-			continue;
-		n = note_new("irq", irq, name, "no interrupt came to apply the move (x86 moves an IRQ at its next "
-					       "interrupt); the mask is back");
+		/* the move back waits for an interrupt; once the old mask is written over it, a mask that holds
+		 * the CPU the IRQ is on keeps it there (x86 moves only to leave a CPU outside the mask) */
+		{
+			bool stays = list_holds(str_field(o, "old"), now);
+			const char *why = stays ? "no interrupt came within 1 s to apply the move back (x86 moves an IRQ at "
+						  "its next interrupt); the mask is back, and as it holds the CPU the IRQ is "
+						  "on, the IRQ stays there until its affinity is written again"
+						: "no interrupt came to apply the move (x86 moves an IRQ at its next "
+						  "interrupt); the mask is back";
+
+			say(report, len, "IRQ %d%s%s: delivered to CPU %s, was %s (%s)", irq, name[0] ? " " : "", name, now,
+			    eff, stays ? "no interrupt came to move it back; the mask is back, and holds that CPU"
+				       : "no interrupt came to apply the move; the mask is back");
+			if (!notes)
+				continue;
+			n = note_new("irq", irq, name, why);
+		}
 		json_object_object_add(n, "effective_before", json_object_new_string(eff));
 		json_object_object_add(n, "effective_after", json_object_new_string(now));
 		json_object_array_add(notes, n);
 	}
-	if (threads && !allow_prefix[0]) /* unit tests' fake knobs: the machine's IRQ threads are not theirs */
-		irq_thread_notes(report, len, notes);
+	if (threads)
+		irq_thread_notes(arr, report, len, notes);
 }
 
 static int undo_cgroup(json_object *o, char *report, size_t len)

@@ -312,19 +312,6 @@ def assert_irqs_back(before, after, pending):
             assert (n["effective_before"], n["effective_after"]) == (eff, after[irq][1]), n
 
 
-def assert_irq_threads_follow(pending, fired_since):
-    """Each IRQ thread runs where its IRQ is delivered (the kernel's rule), or the run's report names it
-    as correcting itself at the IRQ's next interrupt, which must not have come since (FIRED_SINCE: the IRQ
-    numbers whose count grew since the run ended)."""
-    said = {n["pid"] for n in pending if n.get("kind") == "irq_thread"}
-    for tid, (irq, comm) in irq_threads().items():
-        eff, mask = read_text(f"/proc/irq/{irq}/effective_affinity_list"), cpus_of(tid)
-        if not eff or mask is None or mask == eff:
-            continue
-        assert tid in said, f"{comm} runs on {mask}, its IRQ on {eff}, and the report does not say so: {pending}"
-        assert irq not in fired_since, f"{comm}: IRQ {irq} fired since the run, yet its thread runs on {mask}, not {eff}"
-
-
 def pytest_sessionfinish(session, exitstatus):
     """The RT lane's guest forgets everything at power-off: when a test failed there, its run directories
     (the session's temporary tree, files under 64 MB) come back in the lane's output folder, failed-tmp/."""

@@ -1,7 +1,8 @@
 /* test_journal: affinity/journal.c, irq.c and topology.c on a temp directory with fake knob files:
  * write/replay in reverse order, a crash (the writer killed) between the journal write and the knob
  * change, a torn last line, cgroup directory entries, children (a reused pid is never killed), IRQ
- * steering on a fake /proc/irq, SMT siblings on a fake sysfs. Touches no machine state. */
+ * steering on a fake /proc/irq, IRQ threads' masks put back (fake tasks through jl_irq_threads_set_ops),
+ * SMT siblings on a fake sysfs. Touches no machine state. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #include "affinity/cpulist.h"
 #include "affinity/fair_server.h"
 #include "affinity/irq.h"
+#include "affinity/irq_threads.h"
 #include "affinity/journal.h"
 #include "affinity/stale_runs.h"
 #include "rt/engine/machine.h"
@@ -672,6 +674,86 @@ static void test_irq_undo_effective_cpu_first(void **state)
 	assert_null(strstr(report, "delivered to CPU"));
 }
 
+/* An MSI-like IRQ: a write of CPU 1 shows as effective at once, but the move is done only when an
+ * interrupt comes on the new vector (its count on CPU 1 grows, 30 ms later here); the old mask written
+ * before that (0-1, which holds the old CPU) takes the IRQ back to CPU 0, as x86 does. */
+struct fake_msi {
+	char dir[600], root[400];
+	atomic_bool stop, reverted;
+};
+
+static void interrupts(const char *root, int on0, int on1)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "           CPU0       CPU1\n 26: %10d %10d   PCI-MSI 32769-edge      virtio0-requests",
+		 on0, on1);
+	put(root, "interrupts", line);
+}
+
+static void *fake_msi_kernel(void *arg)
+{
+	struct fake_msi *k = arg;
+	struct timespec t0 = { 0 }, now;
+	bool moving = false, done = false;
+
+	while (!atomic_load(&k->stop)) {
+		const char *mask = get(k->dir, "smp_affinity_list");
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!strcmp(mask, "1") && !moving && !done) {
+			put(k->dir, "effective_affinity_list", "1");
+			moving = true;
+			t0 = now;
+		} else if (moving && !strcmp(mask, "0-1")) {
+			put(k->dir, "effective_affinity_list", "0"); /* the old vector again */
+			atomic_store(&k->reverted, true);
+			moving = false;
+		} else if (moving && (now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 30000000L) {
+			interrupts(k->root, 500, 1); /* the first interrupt on the new vector: the move is done */
+			moving = false;
+			done = true;
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void test_irq_undo_waits_for_the_move_to_complete(void **state)
+{
+	struct fixture *f = *state;
+	struct jl_irq_steer st;
+	struct jl_journal *j;
+	struct fake_msi k = { .stop = false, .reverted = false };
+	char proc[400], err[256], report[512];
+	cpu_set_t hk;
+	pthread_t kernel;
+
+	snprintf(k.root, sizeof(k.root), "%s", f->root);
+	snprintf(proc, sizeof(proc), "%s/irq", f->root);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	snprintf(k.dir, sizeof(k.dir), "%s/26", proc);
+	mkdir(k.dir, 0755);
+	put(k.dir, "smp_affinity_list", "0-1");
+	put(k.dir, "effective_affinity_list", "1");
+	interrupts(f->root, 0, 0);
+	CPU_ZERO(&hk);
+	CPU_SET(0, &hk);
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
+	put(k.dir, "effective_affinity_list", "0");
+	interrupts(f->root, 500, 0); /* it ran on CPU 0 during the run */
+
+	assert_int_equal(pthread_create(&kernel, NULL, fake_msi_kernel, &k), 0);
+	assert_int_equal(jl_journal_finish(j, report, sizeof(report), NULL), 0);
+	atomic_store(&k.stop, true);
+	pthread_join(kernel, NULL);
+	assert_false(atomic_load(&k.reverted));
+	assert_string_equal(get(k.dir, "smp_affinity_list"), "0-1");
+	assert_string_equal(get(k.dir, "effective_affinity_list"), "1");
+	assert_null(strstr(report, "delivered to CPU"));
+}
+
 /* No interrupt comes to apply the move back: the mask is restored all the same, and the report says
  * where the IRQ is still delivered. */
 static void test_irq_undo_effective_cpu_not_back(void **state)
@@ -706,6 +788,8 @@ static void test_irq_undo_effective_cpu_not_back(void **state)
 	assert_true(json_object_object_get_ex(n, "effective_before", &v) && !strcmp(json_object_get_string(v), "1"));
 	assert_true(json_object_object_get_ex(n, "effective_after", &v) && !strcmp(json_object_get_string(v), "0"));
 	assert_true(json_object_object_get_ex(n, "why", &v) && strstr(json_object_get_string(v), "next interrupt"));
+	/* the mask now back (0-1) holds CPU 0: no later interrupt moves it back, and the note says so */
+	assert_non_null(strstr(json_object_get_string(v), "stays there until its affinity is written again"));
 	json_object_put(notes);
 }
 
@@ -937,6 +1021,209 @@ static void test_leftover_names(void **state)
 	assert_int_equal(jl_stale_instance_pid("jitterlab-"), 0);
 }
 
+/* ---- IRQ threads' masks (issue 39): fake tasks, a fake cgroup and a fake IRQ ---- */
+
+struct fake_task {
+	pid_t tid;
+	int irq;
+	cpu_set_t mask;
+};
+
+static struct {
+	struct fake_task t[4];
+	int n, sets, sets_before_undo;
+	bool kept;            /* the kernel keeps a user mask (6.2+) */
+	char cgdir[600];      /* must be gone when a thread's mask is set back */
+	char irqdir[600];     /* its smp_affinity_list must be back when a thread's mask is set back */
+} ft;
+
+static struct fake_task *ft_find(pid_t tid)
+{
+	for (int i = 0; i < ft.n; i++)
+		if (ft.t[i].tid == tid)
+			return &ft.t[i];
+	return NULL;
+}
+
+static bool ft_same(pid_t tid, unsigned long long start, int irq)
+{
+	struct fake_task *t = ft_find(tid);
+
+	return t && start == 1000u + (unsigned)tid && t->irq == irq;
+}
+
+static int ft_get(pid_t tid, cpu_set_t *m)
+{
+	struct fake_task *t = ft_find(tid);
+
+	if (!t) {
+		errno = ESRCH;
+		return -1;
+	}
+	*m = t->mask;
+	return 0;
+}
+
+static int ft_set(pid_t tid, const cpu_set_t *m)
+{
+	struct fake_task *t = ft_find(tid);
+	struct stat st;
+	char now[64];
+
+	if (!t) {
+		errno = ESRCH;
+		return -1;
+	}
+	/* the order: the partition is gone and every IRQ is back before any thread's mask is set */
+	if (stat(ft.cgdir, &st) == 0 || jl_knob_read(ft.irqdir, now, sizeof(now)) || strcmp(now, "0-1"))
+		ft.sets_before_undo++;
+	t->mask = *m;
+	ft.sets++;
+	return 0;
+}
+
+static bool ft_kept(void)
+{
+	return ft.kept;
+}
+
+static const struct jl_task_ops fake_ops = { ft_same, ft_get, ft_set, ft_kept };
+
+static cpu_set_t cpus(const char *list)
+{
+	cpu_set_t s;
+
+	assert_int_equal(jl_cpulist_parse(list, &s, NULL, 0), 0);
+	return s;
+}
+
+/* A shielded run's journal as v2_apply and the IRQ steering write it: the IRQ threads' masks first, then
+ * the partition's cgroup, then an IRQ's move. During the run the partition rewrote the threads' masks
+ * ("1 -> 0-1", "0 -> 0-1"). The replay undoes the IRQ, then the cgroup, then sets each thread back. */
+static void replay_irq_threads(struct fixture *f, bool kept, json_object *notes, char *report, size_t rlen)
+{
+	struct jl_irq_thread_mask t[3] = {
+		{ .tid = 101, .start = 1101, .irq = 9, .effective = "1" },     /* irq/9-acpi: 1 */
+		{ .tid = 102, .start = 1102, .irq = 12, .effective = "" },     /* its IRQ's effective CPU unknown */
+		{ .tid = 103, .start = 1103, .irq = 1, .effective = "1" },     /* never fired: 0-1 */
+	};
+	struct jl_irq_steer st;
+	struct jl_journal *j;
+	char proc[400], parent[600], err[256], line[8192];
+	cpu_set_t hk = cpus("0");
+	FILE *fp;
+	int lines = 0;
+
+	memset(&ft, 0, sizeof(ft));
+	ft.kept = kept;
+	t[0].cpus = cpus("1");
+	t[1].cpus = cpus("0");
+	t[2].cpus = cpus("0-1");
+	for (int i = 0; i < 3; i++)
+		ft.t[ft.n++] = (struct fake_task){ t[i].tid, t[i].irq, t[i].cpus };
+	jl_irq_threads_set_ops(&fake_ops);
+
+	snprintf(ft.cgdir, sizeof(ft.cgdir), "%s/jitterlab-1-shield", f->root);
+	put(f->root, "tasks", "");
+	path_of(parent, sizeof(parent), f->root, "tasks");
+	snprintf(proc, sizeof(proc), "%s/irq", f->root);
+	assert_int_equal(mkdir(proc, 0755), 0);
+	snprintf(ft.irqdir, sizeof(ft.irqdir), "%s/24", proc);
+	assert_int_equal(mkdir(ft.irqdir, 0755), 0);
+	put(ft.irqdir, "smp_affinity_list", "0-1");
+	put(ft.irqdir, "effective_affinity_list", "0");
+	snprintf(ft.irqdir, sizeof(ft.irqdir), "%s/24/smp_affinity_list", proc);
+
+	assert_int_equal(jl_journal_open(&j, f->state), 0);
+	assert_int_equal(jl_journal_record_irq_thread_masks(j, t, 3), 0);
+	assert_int_equal(jl_journal_record_irq_threads(j), 0); /* the steering's own: already there, nothing */
+	assert_int_equal(jl_journal_record_cgroup(j, ft.cgdir, "tasks", parent), 0);
+	assert_int_equal(mkdir(ft.cgdir, 0755), 0);
+	assert_int_equal(jl_irq_steer_apply(&st, proc, &hk, j, err, sizeof(err)), 0);
+	fp = fopen(jl_journal_path(j), "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		lines += strstr(line, "\"irqthreads\"") != NULL;
+	fclose(fp);
+	assert_int_equal(lines, 1);
+
+	ft.t[0].mask = cpus("0-1"); /* the partition, made and dissolved */
+	ft.t[1].mask = cpus("0-1");
+	ft.t[2].mask = cpus("0");   /* and a thread that followed its IRQ */
+	assert_int_equal(jl_journal_finish(j, report, rlen, notes), 0);
+	jl_irq_threads_set_ops(NULL);
+	assert_int_equal(ft.sets_before_undo, 0);
+}
+
+static json_object *thread_note(json_object *notes, int pid)
+{
+	for (size_t i = 0; i < json_object_array_length(notes); i++) {
+		json_object *n = json_object_array_get_idx(notes, i), *v;
+
+		if (json_object_object_get_ex(n, "kind", &v) && !strcmp(json_object_get_string(v), "irq_thread") &&
+		    json_object_object_get_ex(n, "pid", &v) && json_object_get_int(v) == pid)
+			return n;
+	}
+	return NULL;
+}
+
+/* Before Linux 6.2 every thread is set back, and none is reported. */
+static void test_irq_threads_put_back_after_the_partition(void **state)
+{
+	json_object *notes = json_object_new_array();
+	char report[1024];
+
+	replay_irq_threads(*state, false, notes, report, sizeof(report));
+	assert_int_equal(ft.sets, 3);
+	for (int i = 0; i < 3; i++) {
+		cpu_set_t want = cpus(i == 0 ? "1" : i == 1 ? "0" : "0-1");
+
+		assert_true(CPU_EQUAL(&ft.t[i].mask, &want));
+		assert_null(thread_note(notes, ft.t[i].tid));
+	}
+	assert_null(strstr(report, "IRQ thread"));
+	json_object_put(notes);
+}
+
+/* From 6.2 a thread is set back only where the user mask it leaves is its IRQ's one effective CPU; the
+ * others are left to the kernel and said, with why. */
+static void test_irq_threads_left_to_the_kernel_on_6_2(void **state)
+{
+	json_object *notes = json_object_new_array(), *n, *v;
+	char report[1024];
+	cpu_set_t one = cpus("1"), both = cpus("0-1"), zero = cpus("0");
+
+	replay_irq_threads(*state, true, notes, report, sizeof(report));
+	assert_int_equal(ft.sets, 1);
+	assert_true(CPU_EQUAL(&ft.t[0].mask, &one));
+	assert_null(thread_note(notes, 101));
+	assert_true(CPU_EQUAL(&ft.t[1].mask, &both));
+	assert_true(CPU_EQUAL(&ft.t[2].mask, &zero));
+	for (int pid = 102; pid <= 103; pid++) {
+		n = thread_note(notes, pid);
+		assert_non_null(n);
+		assert_true(json_object_object_get_ex(n, "why", &v));
+		assert_non_null(strstr(json_object_get_string(v), "left to the kernel"));
+	}
+	assert_true(json_object_object_get_ex(thread_note(notes, 103), "mask", &v));
+	assert_string_equal(json_object_get_string(v), "0");
+	assert_non_null(strstr(report, "2 IRQ threads not back"));
+	json_object_put(notes);
+}
+
+static void test_irq_thread_may_set(void **state)
+{
+	cpu_set_t one = cpus("1"), both = cpus("0-1");
+
+	(void)state;
+	assert_true(jl_irq_thread_may_set(&both, "1", false)); /* before 6.2: no user mask is kept */
+	assert_true(jl_irq_thread_may_set(&one, "", false));
+	assert_true(jl_irq_thread_may_set(&one, "1", true));   /* the IRQ's own single CPU */
+	assert_false(jl_irq_thread_may_set(&one, "0", true));  /* another CPU than its IRQ's */
+	assert_false(jl_irq_thread_may_set(&one, "", true));   /* unknown */
+	assert_false(jl_irq_thread_may_set(&both, "0-1", true)); /* a wide mask would narrow later ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -959,6 +1246,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shield_isolated_at_boot_is_a_no_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_irq_undo_effective_cpu_not_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_irq_undo_waits_for_the_move_to_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_siblings_fake_sysfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_middle_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_owner_with_entries_is_stale, setup, teardown),
@@ -967,6 +1255,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlink_and_unsafe_dir_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_journals_newest_first, setup, teardown),
 		cmocka_unit_test(test_leftover_names),
+		cmocka_unit_test_setup_teardown(test_irq_threads_put_back_after_the_partition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_irq_threads_left_to_the_kernel_on_6_2, setup, teardown),
+		cmocka_unit_test(test_irq_thread_may_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
