@@ -2,13 +2,17 @@
 # The documents made from the code, and the README's sample outputs made from real runs.
 #
 #   scripts/docs.sh [--check]      docs/summary-keys.md (jitterlab list --keys) and docs/scenario-keys.md
-#                                  (jitterlab list --scenario), from the code's own tables. --check writes
-#                                  nothing and exits 1 naming each stale file (make check runs it:
-#                                  tests/integration/test_docs.py)
+#                                  (jitterlab list --scenario), from the code's own tables, and every block
+#                                  between `<!-- generated: ARGS -->` and `<!-- end generated -->` in
+#                                  README.md and docs/*.md (what `jitterlab ARGS` prints: the exit statuses).
+#                                  --check writes nothing and exits 1 naming each stale file (make check
+#                                  runs it: tests/integration/test_docs.py)
 #   sudo scripts/docs.sh --samples README.md's sample outputs: every fenced block right after a line
 #                                  `<!-- sample: ARGS -->` becomes what `build/jitterlab ARGS` prints now
 #                                  (ARGS split on spaces, no shell; stdout alone; run from the repository,
-#                                  so a run's directory is under traces/). A block marked
+#                                  so a run's directory is under traces/). `<!-- sample: ARGS ; keep N: TEXT -->`
+#                                  keeps the first N lines that hold TEXT and the advice lines of their loop
+#                                  (worst cycles and their advice). A block marked
 #                                  `<!-- sample (by hand): ... -->` says how it was made, and is not run here.
 # JITTERLAB names the binary (default build/jitterlab).
 set -euo pipefail
@@ -73,6 +77,39 @@ doc() {
 }
 doc summary-keys.md summary_keys
 doc scenario-keys.md scenario_keys
+
+# Blocks inside README.md and docs/*.md: the lines between `<!-- generated: ARGS -->` and
+# `<!-- end generated -->` are what `jitterlab ARGS` prints (ARGS split on spaces, no shell).
+blocks() { # FILE: the file with every block made anew, on stdout
+    local state=text line args
+    while IFS= read -r line; do
+        case $state in
+            text)
+                printf '%s\n' "$line"
+                if [[ $line =~ ^'<!-- generated: '(.*)' -->'$ ]]; then
+                    read -ra args <<<"${BASH_REMATCH[1]}"
+                    "$bin" "${args[@]}" || return 1
+                    state=skip
+                fi ;;
+            skip)
+                if [[ $line == '<!-- end generated -->' ]]; then
+                    printf '%s\n' "$line"
+                    state=text
+                fi ;;
+        esac
+    done <"$1"
+    [ "$state" = text ] || { echo "docs: $1 ends inside a generated block" >&2; return 1; }
+}
+for f in "${README:-$here/README.md}" "$docs"/*.md; do
+    grep -q '^<!-- generated: ' "$f" || continue
+    new=$(blocks "$f") || exit 1
+    if [ "$mode" = check ]; then
+        [ "$new" = "$(cat "$f")" ] || { echo "docs: $f has a stale generated block: scripts/docs.sh writes it" >&2; stale=1; }
+    elif [ "$mode" = write ]; then
+        printf '%s\n' "$new" >"$f.tmp" && mv -f "$f.tmp" "$f"
+        echo "docs: wrote the generated blocks of $f"
+    fi
+done
 [ "$mode" = samples ] || exit "$stale"
 
 # --samples: the README's marked blocks, from real runs (root: a run sets real-time policies)
@@ -86,7 +123,11 @@ while IFS= read -r line; do
         text)
             printf '%s\n' "$line" >>"$tmp"
             if [[ $line =~ ^'<!-- sample: '(.*)' -->'$ ]]; then
-                read -ra args <<<"${BASH_REMATCH[1]}"
+                spec=${BASH_REMATCH[1]} keep=0 text=
+                if [[ $spec =~ ^(.*)' ; keep '([0-9]+)': '(.*)$ ]]; then
+                    spec=${BASH_REMATCH[1]} keep=${BASH_REMATCH[2]} text=${BASH_REMATCH[3]}
+                fi
+                read -ra args <<<"$spec"
                 state=want
             fi
             ;;
@@ -94,10 +135,17 @@ while IFS= read -r line; do
             printf '%s\n' "$line" >>"$tmp"
             [[ $line == '```'* ]] || { echo "docs: a sample marker is not followed by a fenced block" >&2; exit 1; }
             echo "docs: jitterlab ${args[*]}" >&2
-            (cd "$here" && "$bin" "${args[@]}") >>"$tmp" || {
-                rc=$?
-                [ "$rc" -eq 3 ] || { echo "docs: jitterlab ${args[*]} exited $rc" >&2; exit 1; }
-            }
+            rc=0
+            (cd "$here" && "$bin" "${args[@]}") >"$tmp.out" || rc=$?
+            [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { echo "docs: jitterlab ${args[*]} exited $rc" >&2; exit 1; }
+            if [ "$keep" -gt 0 ]; then
+                # data, not code: TEXT is matched as a plain string (index), never as a pattern
+                TEXT=$text awk -v n="$keep" 'index($0, ENVIRON["TEXT"]) && k < n { k++; on = 1; print; next }
+                    on && /^ *advice: / { print; next } /^  [^ ]/ || /^$/ { on = 0 }' "$tmp.out" >>"$tmp"
+            else
+                cat "$tmp.out" >>"$tmp"
+            fi
+            rm -f "$tmp.out"
             state=old
             ;;
         old)

@@ -17,7 +17,7 @@
 #include "../trace/io/trace.h"
 #include "../base/work.h"
 
-enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE, OPT_KEYS, OPT_SCENARIO };
+enum { OPT_DICT = 1, OPT_MAN, OPT_EXAMPLE, OPT_KEYS, OPT_SCENARIO, OPT_EXIT };
 
 static const struct jl_cli_opt list_opts[] = {
 	{ "dict", 0, NULL, "print the libFuzzer dictionary of the scenario format instead (make fuzz uses it)", OPT_DICT },
@@ -27,6 +27,8 @@ static const struct jl_cli_opt list_opts[] = {
 			   "(KEY * : the place is a map keyed by the names the meaning says)", OPT_KEYS },
 	{ "scenario", 0, NULL, "print only the scenario sections and their keys (docs/scenario-keys.md is made from it)",
 	  OPT_SCENARIO },
+	{ "exit-status", 0, NULL, "print the exit statuses as a markdown table instead (README.md and docs/outputs.md)",
+	  OPT_EXIT },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -35,25 +37,41 @@ const struct jl_cli jl_cli_list = { "list", "",
 				    "scenario sections and keys",
 				    list_opts };
 
-/* jitterlab(8)'s EXIT STATUS: what docs/outputs.md says of them. */
+const struct jl_exit_status jl_exit_statuses[] = {
+	{ JL_EXIT_OK, "ran, and every [expect] and [budget] held (compare and sweep --baseline: every [gate] held)" },
+	{ JL_EXIT_RUNTIME, "runtime failure: a policy could not be set, a thread died, tracing failed where it was "
+			   "required, a file could not be written" },
+	{ JL_EXIT_USAGE, "usage or scenario error: nothing was started or changed" },
+	{ JL_EXIT_EXPECT, "ran, but an [expect] or a [budget] failed, a [gate] failed (compare, sweep --baseline), or "
+			  "the run ended at its [run] stop_at threshold" },
+	{ JL_EXIT_INTERRUPTED, "interrupted by SIGINT or SIGTERM, after everything was put back" },
+};
+const int jl_exit_nstatuses = (int)(sizeof(jl_exit_statuses) / sizeof(jl_exit_statuses[0]));
+
+/* jitterlab(8)'s EXIT STATUS: the table above. */
 static void man8_exit_status(FILE *out)
 {
-	static const struct {
-		const char *code, *text;
-	} exits[] = {
-		{ "0", "ran, and every [expect] held" },
-		{ "1", "runtime failure: could not set a policy, a thread died, tracing failed and was required" },
-		{ "2", "usage or scenario error: nothing was started or changed" },
-		{ "3", "ran, but an [expect] or a [budget] failed, a [gate] failed (compare, sweep --baseline), or a run "
-		       "ended at its [run] stop_at threshold" },
-		{ "130", "interrupted by SIGINT, after restoring everything" },
-	};
-
 	fputs(".SH EXIT STATUS\n", out);
-	for (size_t i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
-		fprintf(out, ".TP\n%s\n", exits[i].code);
-		jl_roff_text(out, exits[i].text, NULL);
+	for (int i = 0; i < jl_exit_nstatuses; i++) {
+		fprintf(out, ".TP\n%d\n", jl_exit_statuses[i].code);
+		jl_roff_text(out, jl_exit_statuses[i].text, NULL);
 		fputc('\n', out);
+	}
+}
+
+/* `list --exit-status`: the table above as markdown, for README.md and docs/outputs.md (scripts/docs.sh). */
+static void list_exit_statuses(FILE *out)
+{
+	fprintf(out, "| status | meaning |\n|---|---|\n");
+	for (int i = 0; i < jl_exit_nstatuses; i++) {
+		fprintf(out, "| %d | ", jl_exit_statuses[i].code);
+		for (const char *c = jl_exit_statuses[i].text; *c; c++) { /* [expect] as code, the rest as it is */
+			if (*c == '[' || *c == ']')
+				fputs(*c == '[' ? "`[" : "]`", out);
+			else
+				fputc(*c, out);
+		}
+		fprintf(out, " |\n");
 	}
 }
 
@@ -157,7 +175,7 @@ static void man8(FILE *out)
 /* What `list` was asked. */
 struct list_args {
 	const char *man, *example;
-	bool dict, keys, scenario;
+	bool dict, keys, scenario, exit;
 };
 
 /* ARGV into A, checked: 0, 1 when --help was printed, or -1 after saying what is wrong (exit 2). */
@@ -191,6 +209,9 @@ static int parse_args(struct list_args *a, int argc, char **argv)
 			break;
 		case OPT_SCENARIO:
 			a->scenario = true;
+			break;
+		case OPT_EXIT:
+			a->exit = true;
 			break;
 		}
 	}
@@ -295,6 +316,10 @@ int cmd_list(int argc, char **argv)
 			printf("%s\t%s\t%s\n", jl_summary_keys[i].key, jl_summary_keys[i].places, jl_summary_keys[i].meaning);
 		for (int i = 0; i < jl_summary_nmaps; i++)
 			printf("*\t%s\t%s\n", jl_summary_maps[i].places, jl_summary_maps[i].meaning);
+		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
+	}
+	if (a.exit) {
+		list_exit_statuses(stdout);
 		return ferror(stdout) ? JL_EXIT_RUNTIME : JL_EXIT_OK;
 	}
 	if (a.scenario) {

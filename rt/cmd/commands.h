@@ -1,11 +1,20 @@
 /* commands: the jitterlab subcommands, one table in main.c. Each returns the process exit status
- * (0 ok, 1 runtime failure, 2 usage/scenario error, 3 an expectation failed, 130 interrupted). */
+ * (jl_exit_statuses says what each means). */
 #ifndef JL_COMMANDS_H
 #define JL_COMMANDS_H
 
 #include "../../affinity/cli.h"
 
 enum jl_exit { JL_EXIT_OK = 0, JL_EXIT_RUNTIME = 1, JL_EXIT_USAGE = 2, JL_EXIT_EXPECT = 3, JL_EXIT_INTERRUPTED = 130 };
+
+/* What each exit status means: the one table that `jitterlab --help`, jitterlab(8)'s EXIT STATUS and
+ * `jitterlab list --exit-status` (README.md and docs/outputs.md, written by scripts/docs.sh) print. */
+struct jl_exit_status {
+	int code;
+	const char *text;
+};
+extern const struct jl_exit_status jl_exit_statuses[];
+extern const int jl_exit_nstatuses;
 
 int cmd_run(int argc, char **argv);        /* rt/cmd/cmd_run.c */
 int cmd_sweep(int argc, char **argv);      /* rt/cmd/sweep.c */

@@ -30,8 +30,9 @@ static void usage(FILE *out)
 	fprintf(out, "usage: jitterlab COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].cli->about);
-	fprintf(out, "\n  jitterlab COMMAND --help   for a command's options\n"
-		     "exit status: 0 ok, 1 runtime failure, 2 usage or scenario error, 3 an [expect] failed, 130 interrupted\n");
+	fprintf(out, "\n  jitterlab COMMAND --help   for a command's options\n\nexit status:\n");
+	for (int i = 0; i < jl_exit_nstatuses; i++)
+		fprintf(out, "  %-4d %s\n", jl_exit_statuses[i].code, jl_exit_statuses[i].text);
 }
 
 int main(int argc, char **argv)

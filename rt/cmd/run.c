@@ -35,6 +35,7 @@
 #include "../base/stop.h"
 #include "../summary/summary.h"
 #include "../summary/table.h"
+#include "../summary/verdict.h"
 #include "../trace/io/trace.h"
 #include "../base/summary_keys.h"
 
@@ -332,20 +333,26 @@ static void finish_print(struct run_ctx *r, json_object *summary, const struct j
 		jl_json_print(stdout, summary);
 	} else if (!r->o->quiet) {
 		jl_table_print(stdout, summary, JL_TABLE_TEXT);
-		if (tr->text)
-			printf("\nworst cycles:\n%s", tr->text);
-		if (tr->open_hint)
-			printf("\nopen the worst wakeup: %s\n%s", tr->open_hint,
-			       jl_find_program("kernelshark", NULL, 0)
-				       ? ""
-				       : "  (KernelShark is not installed: sudo apt-get install kernelshark)\n");
+		jl_verdict_cycles(stdout, summary);
 	}
 	if (r->eng.watchdog_fired)
 		fprintf(stderr, "jitterlab: watchdog: threads did not end in time and were demoted to SCHED_OTHER%s%s\n",
 			r->eng.stuck[0] ? "; still stuck: " : "", r->eng.stuck);
 	fputs(jl_leftovers_warning(&r->leftovers, err, sizeof(err)), stderr);
-	if (!r->o->json)
-		printf("%srun directory: %s\n", r->o->quiet ? "" : "\n", r->dir);
+	if (r->o->json)
+		return;
+	if (!r->o->quiet) {
+		/* the answer last, where the eye lands: the verdict, then where to look */
+		fflush(stderr);
+		jl_verdict_line(stdout, summary);
+		jl_verdict_files(stdout, r->dir);
+		if (tr->open_hint)
+			printf("open the worst wakeup: %s\n%s", tr->open_hint,
+			       jl_find_program("kernelshark", NULL, 0)
+				       ? ""
+				       : "  (KernelShark is not installed: sudo apt-get install kernelshark)\n");
+	}
+	printf("run directory: %s\n", r->dir);
 }
 
 static int finish(struct run_ctx *r, int status)

@@ -7,6 +7,7 @@
 
 #include "../base/output.h"
 #include "../summary/table.h"
+#include "../summary/verdict.h"
 
 static int write_samples(const struct jl_run_out *o)
 {
@@ -95,6 +96,7 @@ static int write_report(const struct jl_run_out *o)
 	if (jl_output_open(&of, o->dir, "report.md"))
 		return -1;
 	jl_table_print(of.fp, o->summary, JL_TABLE_MARKDOWN);
+	jl_verdict_line(of.fp, o->summary);
 	if (tr && tr->text)
 		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
 	if (tr && tr->open_hint)

@@ -1,0 +1,24 @@
+/* verdict: how a run's terminal output ends, made from summary.json alone (so `report` could print the
+ * same): the worst cycles grouped per loop, real-time loops first, a few each (report.md keeps them all), a
+ * cycle explained both as a wakeup and as a missed deadline shown once (over its response window), each
+ * advice once with the cycles it covers; then where the files are; then one verdict line: the exit
+ * status and what decided it, and per measured loop its p99, max and misses. */
+#ifndef JL_VERDICT_H
+#define JL_VERDICT_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+/* Cycles shown per loop on the terminal. */
+#define JL_VERDICT_CYCLES 3
+
+/* The worst cycles of SUMMARY's trace block, grouped (nothing when it has none). */
+void jl_verdict_cycles(FILE *out, json_object *summary);
+
+/* "verdict: ..." for SUMMARY, one line. */
+void jl_verdict_line(FILE *out, json_object *summary);
+
+/* Where a run's files are: report.md and the plots found in DIR (one line; nothing when DIR has neither). */
+void jl_verdict_files(FILE *out, const char *dir);
+
+#endif
