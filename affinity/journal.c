@@ -213,19 +213,24 @@ int jl_journal_record_move(struct jl_journal *j, pid_t pid, const char *procs)
 	return append(j, o);
 }
 
+/* One task of a masks or irqthreads entry: which task (tid and start time) and its CPU mask. */
+static json_object *task_json(pid_t tid, unsigned long long start, const cpu_set_t *cpus)
+{
+	json_object *e = json_object_new_object();
+	char list[4096];
+
+	json_object_object_add(e, "tid", json_object_new_int(tid));
+	json_object_object_add(e, "start", json_object_new_uint64(start));
+	json_object_object_add(e, "cpus", json_object_new_string(jl_cpulist_format(cpus, list, sizeof(list))));
+	return e;
+}
+
 int jl_journal_record_masks(struct jl_journal *j, const struct jl_task_mask *t, int n)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
-	for (int i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
-		char list[4096];
-
-		json_object_object_add(e, "tid", json_object_new_int(t[i].tid));
-		json_object_object_add(e, "start", json_object_new_uint64(t[i].start));
-		json_object_object_add(e, "cpus", json_object_new_string(jl_cpulist_format(&t[i].cpus, list, sizeof(list))));
-		json_object_array_add(arr, e);
-	}
+	for (int i = 0; i < n; i++)
+		json_object_array_add(arr, task_json(t[i].tid, t[i].start, &t[i].cpus));
 	json_object_object_add(o, "op", json_object_new_string("masks"));
 	json_object_object_add(o, "tasks", arr);
 	return append(j, o);
@@ -236,13 +241,9 @@ int jl_journal_record_irq_thread_masks(struct jl_journal *j, const struct jl_irq
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
 	for (int i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
-		char list[4096];
+		json_object *e = task_json(t[i].tid, t[i].start, &t[i].cpus);
 
-		json_object_object_add(e, "tid", json_object_new_int(t[i].tid));
-		json_object_object_add(e, "start", json_object_new_uint64(t[i].start));
 		json_object_object_add(e, "irq", json_object_new_int(t[i].irq));
-		json_object_object_add(e, "cpus", json_object_new_string(jl_cpulist_format(&t[i].cpus, list, sizeof(list))));
 		json_object_object_add(e, "effective", json_object_new_string(t[i].effective));
 		json_object_array_add(arr, e);
 	}
