@@ -235,8 +235,8 @@ static void list_thread_keys(void)
 		enum jl_policy p;
 		const char *help;
 	} policies[] = {
-		{ JL_POLICY_FIFO, "SCHED_FIFO, priority 1-98: runs until it blocks or a higher priority wakes" },
-		{ JL_POLICY_RR, "SCHED_RR, priority 1-98: like fifo, with a time slice among equal priorities" },
+		{ JL_POLICY_FIFO, "SCHED_FIFO, priority 1-99: runs until it blocks or a higher priority wakes" },
+		{ JL_POLICY_RR, "SCHED_RR, priority 1-99: like fifo, with a time slice among equal priorities" },
 		{ JL_POLICY_OTHER, "SCHED_OTHER (CFS/EEVDF), nice -20..19: shares the CPU fairly" },
 		{ JL_POLICY_BATCH, "SCHED_BATCH, nice -20..19: CFS, treated as CPU-bound (fewer preemptions)" },
 		{ JL_POLICY_IDLE, "SCHED_IDLE: runs only when nothing else wants the CPU" },

@@ -134,6 +134,37 @@ static int validate_housekeeping(struct jl_scenario *sc, const cpu_set_t *online
 	return 0;
 }
 
+/* Priority 99 is the watchdog's too (it runs at FIFO 99 on the housekeeping CPUs, to demote threads that do
+ * not end): a thread at 99 may not share a CPU with it, or the watchdog could never run there. Whether
+ * PLACE may: "" when it may, else why not (into WHY). */
+static const char *prio99_conflict(const struct jl_scenario *sc, const struct jl_placement *place,
+				   const cpu_set_t *online, char *why, size_t len)
+{
+	cpu_set_t hk, both;
+	char a[256], b[256];
+
+	why[0] = '\0';
+	if (place->priority != 99)
+		return why;
+	if (!place->cpus_set) {
+		snprintf(why, len, "without cpus it may run on every CPU, the watchdog's included (expected cpus = CPUs "
+			 "the watchdog does not use, or a priority in 1-98)");
+		return why;
+	}
+	if (sc->run.housekeeping_set)
+		CPU_AND(&hk, &sc->run.housekeeping, online);
+	else if (!jl_scenario_auto_housekeeping(sc, &hk))
+		CPU_ZERO(&hk);
+	CPU_AND(&both, &hk, &place->cpus);
+	if (!CPU_COUNT(&hk))
+		snprintf(why, len, "no CPU is left for the watchdog (expected a CPU no measured thread is pinned to, or a "
+			 "priority in 1-98)");
+	else if (CPU_COUNT(&both))
+		snprintf(why, len, "it shares CPU %s with the watchdog (housekeeping CPUs %s; expected cpus outside them, or "
+			 "a priority in 1-98)", jl_cpulist_format(&both, a, sizeof(a)), jl_cpulist_format(&hk, b, sizeof(b)));
+	return why;
+}
+
 /* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
  * that exists, a timer period, names unique among threads, executors and callbacks. */
 static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
@@ -232,10 +263,16 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		if (t->place.policy == JL_POLICY_DEADLINE)
 			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "executor '%s': policy deadline is not supported for executors "
 			      "(expected fifo, rr, other, batch or idle)", t->name);
-		if (jl_policy_is_rt(t->place.policy) && (t->place.priority < 1 || t->place.priority > 98))
+		if (jl_policy_is_rt(t->place.policy) && (t->place.priority < 1 || t->place.priority > 99))
 			VFAIL(line_of(t, t->key_line[JL_THREAD_KEY_PRIORITY] ? JL_THREAD_KEY_PRIORITY : JL_THREAD_KEY_POLICY),
-			      "executor '%s': policy %s needs a priority in 1-98 (99 is the watchdog's)", t->name,
-			      jl_policy_name(t->place.policy));
+			      "executor '%s': policy %s needs a priority in 1-99", t->name, jl_policy_name(t->place.policy));
+		{
+			char why[512];
+
+			if (jl_policy_is_rt(t->place.policy) && prio99_conflict(sc, &t->place, online, why, sizeof(why))[0])
+				VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "executor '%s': priority 99 is the watchdog's, and %s",
+				      t->name, why);
+		}
 		{
 			char buf[256];
 
@@ -425,11 +462,15 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
 	if (jl_policy_is_rt(t->place.policy)) {
 		if (!t->key_line[JL_THREAD_KEY_PRIORITY] && !t->place.priority)
-			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy %s needs a priority (1-98)", t->name, pol);
-		if (t->place.priority < 1 || t->place.priority > 98)
-			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY),
-			      "thread '%s': priority %d is out of range for policy %s (1-98; 99 is the watchdog's)", t->name,
-			      t->place.priority, pol);
+			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy %s needs a priority (1-99)", t->name, pol);
+		char why[512];
+
+		if (t->place.priority < 1 || t->place.priority > 99)
+			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority %d is out of range for policy %s (1-99)",
+			      t->name, t->place.priority, pol);
+		if (prio99_conflict(sc, &t->place, online, why, sizeof(why))[0])
+			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority 99 is the watchdog's, and %s", t->name,
+			      why);
 	} else if (t->key_line[JL_THREAD_KEY_PRIORITY]) {
 		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
 		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");

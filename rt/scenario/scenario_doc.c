@@ -212,7 +212,7 @@ int jl_scenario_doc_man(FILE *out, const char *example)
 		  "section. Unknown sections and unknown keys are errors: a typo never silently becomes a default.\n");
 	para(out, ".PP", "Every error names the file, the line, the key and what was expected, and jitterlab exits with "
 			 "status 2 before anything is started or any machine setting is touched, e.g.");
-	para(out, ".PP", "scenarios/x.ini:14: thread 'control': priority 120 is out of range for policy fifo (1-98)");
+	para(out, ".PP", "scenarios/x.ini:14: thread 'control': priority 120 is out of range for policy fifo (1-99)");
 	para(out, ".PP", "Any key can be overridden on the command line with --set SECTION.KEY=VALUE (for a named "
 			 "section, NAME.KEY=VALUE). The scenario as run, every default written out, is saved as "
 			 "scenario.ini in the run directory and parses back to the same scenario.");

@@ -229,7 +229,7 @@ static const struct jl_key_desc placement_keys[] = {
 	  .help = "the scheduling policy (jitterlab list: policies)", .parse = place_policy, .format = fmt_policy,
 	  .after_set = policy_after_set },
 	{ .name = "priority", .slot = JL_THREAD_KEY_PRIORITY, .syntax = "N", .def_doc = "none: required for fifo and rr",
-	  .range = "1-98 for fifo and rr", .help = "real-time priority (99 is reserved for the harness's watchdog); only for fifo and rr",
+	  .range = "1-99 for fifo and rr", .help = "real-time priority; only for fifo and rr (99 only on CPUs the harness's FIFO 99 watchdog does not use)",
 	  .parse = place_priority, .format = fmt_priority, .applies = is_rt },
 	{ .name = "nice", .slot = JL_THREAD_KEY_NICE, .syntax = "N", .def = "0", .range = "-20-19",
 	  .help = "nice value; only for other and batch", .parse = place_nice, .format = fmt_nice, .applies = is_fair },

@@ -105,3 +105,39 @@ def test_exit_statuses_are_one_table():
     manned = {int(m.group(1)): m.group(2).replace("\\-", "-") for m in re.finditer(r"^\.TP\n(\d+)\n(.*)$", sect, re.M)}
     assert readme == helped == manned, (readme, helped, manned)
     assert "stop_at" in readme[3] and "[gate]" in readme[3]
+
+
+PRIO99 = """
+[run]
+duration = 1s
+warmup = 100ms
+trace = off
+
+[thread control]
+policy = fifo
+priority = 99
+cpus = {cpus}
+rate = 1kHz
+work = spin 20us
+"""
+
+
+def test_priority_99_off_the_watchdogs_cpu(tmp_path):
+    """OSADL's -p99: allowed for a loop pinned off the housekeeping CPUs, where the watchdog (FIFO 99) runs;
+    refused with the reason where the two would share a CPU, before anything starts."""
+    ok = tmp_path / "p99.ini"
+    ok.write_text(PRIO99.format(cpus="1"))
+    p = subprocess.run([BIN, "run", str(ok), "--out", str(tmp_path / "o"), "--json"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    import json
+    s = json.loads(p.stdout)
+    t = next(t for t in s["threads"] if t["name"] == "control")
+    assert t["priority"] == 99 and t["cycles"] > 0 and t["cpus_used"] == "1", t
+    assert s["watchdog_cpus"] == "0", s.get("watchdog_cpus")
+    bad = tmp_path / "p99bad.ini"
+    bad.write_text(PRIO99.format(cpus="0-1"))
+    p = subprocess.run([BIN, "run", str(bad), "--out", str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert f"{bad}:9: thread 'control': priority 99 is the watchdog's" in p.stderr, p.stderr
+    assert not (tmp_path / "b").exists()

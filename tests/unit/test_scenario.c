@@ -220,7 +220,7 @@ static const struct err_case values[] = {
 	{ "[thread a]\nnice = x\n", "x.ini:2: thread 'a': nice: 'x' is not an integer", NULL },
 	{ "[thread a]\ncount = 0\n", "x.ini:2: thread 'a': count: 0 is out of range", "1 to 64" },
 	{ "[thread a]\ncount = 65\n", "x.ini:2: thread 'a': count: 65 is out of range", NULL },
-	{ "[thread a]\npolicy = fifo\npriority = high\n", "x.ini:3: thread 'a': priority: 'high' is not a priority", "1-98" },
+	{ "[thread a]\npolicy = fifo\npriority = high\n", "x.ini:3: thread 'a': priority: 'high' is not a priority", "1-99" },
 	{ "[run]\nseed = -1\n[thread a]\n", "x.ini:2: [run] seed: -1 is out of range", NULL },
 	{ "[thread a]\nmem_node = x\n", "x.ini:2: thread 'a': mem_node:", NULL },
 	{ "[thread a]\nmem_node = 1000\n", "x.ini:2: thread 'a': mem_node 1000 does not exist", "nodes 0-" },
@@ -252,14 +252,19 @@ static const struct err_case values[] = {
 
 static const struct err_case cross[] = {
 	{ "[thread control]\npolicy = fifo\npriority = 120\n",
-	  "x.ini:3: thread 'control': priority 120 is out of range for policy fifo (1-98", NULL },
+	  "x.ini:3: thread 'control': priority 120 is out of range for policy fifo (1-99", NULL },
+	{ "[thread control]\npolicy = rr\npriority = 100\n",
+	  "x.ini:3: thread 'control': priority 100 is out of range for policy rr (1-99)", NULL },
+	/* 99 is the watchdog's too: only on CPUs it does not use (issue 42) */
 	{ "[thread control]\npolicy = rr\npriority = 99\n",
-	  "x.ini:3: thread 'control': priority 99 is out of range for policy rr (1-98", "watchdog" },
+	  "x.ini:3: thread 'control': priority 99 is the watchdog's, and without cpus it may run on every CPU", "1-98" },
+	{ "[run]\nhousekeeping = 0\n[thread n]\npolicy = fifo\npriority = 99\ncpus = 0\nrate = 1kHz\nmeasure = no\n",
+	  "x.ini:5: thread 'n': priority 99 is the watchdog's, and it shares CPU 0 with the watchdog", "outside them" },
 	{ "[thread control]\npriority = 0\npolicy = fifo\n",
-	  "x.ini:2: thread 'control': priority 0 is out of range for policy fifo (1-98", NULL },
+	  "x.ini:2: thread 'control': priority 0 is out of range for policy fifo (1-99", NULL },
 	{ "[thread a]\npriority = 5\n", "x.ini:2: thread 'a': priority is only for fifo and rr (policy is other", "use nice" },
 	{ "[thread a]\npolicy = idle\npriority = 5\n", "x.ini:3: thread 'a': priority is only for fifo and rr (policy is idle", NULL },
-	{ "[thread a]\npolicy = fifo\n", "x.ini:2: thread 'a': policy fifo needs a priority (1-98)", NULL },
+	{ "[thread a]\npolicy = fifo\n", "x.ini:2: thread 'a': policy fifo needs a priority (1-99)", NULL },
 	{ "[thread a]\nrate = 1Hz\npolicy = rr\n", "x.ini:3: thread 'a': policy rr needs a priority", NULL },
 	{ "[thread a]\npolicy = fifo\npriority = 50\nnice = 5\n", "x.ini:4: thread 'a': nice is only for other and batch", NULL },
 	{ "[thread a]\nperiod = 10ms\nrate = 100Hz\n", "x.ini:3: thread 'a': period and rate both given", "one of them" },
@@ -433,7 +438,7 @@ static void test_parse_file(void **state)
 	assert_int_equal(ftruncate(fd, 0), 0);
 	assert_int_equal(pwrite(fd, bad, sizeof(bad) - 1, 0), (ssize_t)sizeof(bad) - 1);
 	assert_int_equal(jl_scenario_parse_file(path, sc_a, err, sizeof(err)), -1);
-	snprintf(expect, sizeof(expect), "%s:4: thread 'control': priority 120 is out of range for policy fifo (1-98", path);
+	snprintf(expect, sizeof(expect), "%s:4: thread 'control': priority 120 is out of range for policy fifo (1-99", path);
 	assert_int_equal(strncmp(err, expect, strlen(expect)), 0);
 
 	assert_int_equal(ftruncate(fd, 0), 0);
@@ -515,6 +520,16 @@ static void test_defaults(void **state)
 		}
 	}
 	free(out);
+}
+
+/* Priority 99 on a CPU the watchdog does not use (auto housekeeping: the CPUs no measured thread is pinned
+ * to, CPU 0 here) is OSADL's and many users' setting: it parses (issue 42). */
+static void test_priority_99_off_the_watchdog(void **state)
+{
+	struct jl_scenario *sc = parse_ok("[thread c]\npolicy = fifo\npriority = 99\ncpus = 1\nrate = 1kHz\n");
+
+	(void)state;
+	assert_int_equal(sc->threads[0].place.priority, 99);
 }
 
 static void test_periodic_defaults(void **state)
@@ -867,7 +882,7 @@ static void test_set_errors(void **state)
 	set_err("control.prio=5", "--set control.prio=5: thread 'control': unknown key 'prio'", "expected one of");
 	set_err("control.priority=abc", "--set control.priority=abc: thread 'control': priority: 'abc' is not a priority", NULL);
 	set_err("run.duration=10", "--set run.duration=10: [run] duration: '10' has no unit", NULL);
-	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-98");
+	set_err("control.priority=120", "x.ini", "priority 120 is out of range for policy fifo (1-99");
 	set_err("scan.priority=5", "x.ini", "priority is only for fifo and rr");
 	set_err("scan.cpus=1023", "x.ini", "not online");
 	set_err("expect.x=ghost.misses == 0", "x.ini", "no thread, callback, sync, lock or source 'ghost'");
@@ -1004,6 +1019,7 @@ static void test_cpu_names_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_priority_99_off_the_watchdog),
 		cmocka_unit_test(test_err_sections),
 		cmocka_unit_test(test_err_syntax),
 		cmocka_unit_test(test_err_keys),
