@@ -28,6 +28,16 @@ case "${1:-}" in
 esac
 [ -x "$bin" ] || { echo "docs: $bin is not built (make)" >&2; exit 1; }
 
+# FILE gets stdin: written to a fresh name beside it (mktemp: never through a link already there), handed to
+# the sudo user, renamed over FILE (a link named FILE is replaced, never followed)
+put() {
+    local t
+    t=$(mktemp "$(dirname "$1")/.docs.XXXXXX") || return 1
+    cat >"$t" && chmod 644 "$t" || { rm -f "$t"; return 1; }
+    [ -z "${SUDO_UID:-}" ] || chown "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$t"
+    mv -fT "$t" "$1"
+}
+
 summary_keys() {
     cat <<'EOF'
 # Every key of summary.json
@@ -71,7 +81,7 @@ doc() {
             stale=1
         fi
     elif [ "$mode" = write ]; then
-        printf '%s\n' "$new" >"$file.tmp" && mv -f "$file.tmp" "$file"
+        printf '%s\n' "$new" | put "$file"
         echo "docs: wrote $file"
     fi
 }
@@ -106,7 +116,7 @@ for f in "${README:-$here/README.md}" "$docs"/*.md; do
     if [ "$mode" = check ]; then
         [ "$new" = "$(cat "$f")" ] || { echo "docs: $f has a stale generated block: scripts/docs.sh writes it" >&2; stale=1; }
     elif [ "$mode" = write ]; then
-        printf '%s\n' "$new" >"$f.tmp" && mv -f "$f.tmp" "$f"
+        printf '%s\n' "$new" | put "$f"
         echo "docs: wrote the generated blocks of $f"
     fi
 done
@@ -157,5 +167,5 @@ while IFS= read -r line; do
     esac
 done <"$readme"
 [ "$state" = text ] || { echo "docs: $readme ends inside a sample" >&2; exit 1; }
-cat "$tmp" >"$readme"
+put "$readme" <"$tmp"
 echo "docs: README.md's samples regenerated (run directories under traces/)"

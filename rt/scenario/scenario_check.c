@@ -165,6 +165,23 @@ static const char *prio99_conflict(const struct jl_scenario *sc, const struct jl
 	return why;
 }
 
+/* A fifo or rr thread's or executor's (KIND) priority: given, in 1-99, and 99 only off the watchdog's CPUs. */
+static int validate_rt_priority(const struct jl_scenario *sc, const struct jl_thread_spec *t, const char *kind,
+				const cpu_set_t *online, char *err, size_t errlen)
+{
+	const char *pol = jl_policy_name(t->place.policy);
+	char why[512];
+
+	if (!t->key_line[JL_THREAD_KEY_PRIORITY] && !t->place.priority)
+		VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "%s '%s': policy %s needs a priority (1-99)", kind, t->name, pol);
+	if (t->place.priority < 1 || t->place.priority > 99)
+		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "%s '%s': priority %d is out of range for policy %s (1-99)", kind,
+		      t->name, t->place.priority, pol);
+	if (prio99_conflict(sc, &t->place, online, why, sizeof(why))[0])
+		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "%s '%s': priority 99 is the watchdog's, and %s", kind, t->name, why);
+	return 0;
+}
+
 /* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
  * that exists, a timer period, names unique among threads, executors and callbacks. */
 static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
@@ -263,16 +280,8 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 		if (t->place.policy == JL_POLICY_DEADLINE)
 			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "executor '%s': policy deadline is not supported for executors "
 			      "(expected fifo, rr, other, batch or idle)", t->name);
-		if (jl_policy_is_rt(t->place.policy) && (t->place.priority < 1 || t->place.priority > 99))
-			VFAIL(line_of(t, t->key_line[JL_THREAD_KEY_PRIORITY] ? JL_THREAD_KEY_PRIORITY : JL_THREAD_KEY_POLICY),
-			      "executor '%s': policy %s needs a priority in 1-99", t->name, jl_policy_name(t->place.policy));
-		{
-			char why[512];
-
-			if (jl_policy_is_rt(t->place.policy) && prio99_conflict(sc, &t->place, online, why, sizeof(why))[0])
-				VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "executor '%s': priority 99 is the watchdog's, and %s",
-				      t->name, why);
-		}
+		if (jl_policy_is_rt(t->place.policy) && validate_rt_priority(sc, t, "executor", online, err, errlen))
+			return -1;
 		{
 			char buf[256];
 
@@ -461,16 +470,8 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	if (t->key_line[JL_THREAD_KEY_PERIOD] && t->key_line[JL_THREAD_KEY_RATE])
 		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
 	if (jl_policy_is_rt(t->place.policy)) {
-		if (!t->key_line[JL_THREAD_KEY_PRIORITY] && !t->place.priority)
-			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy %s needs a priority (1-99)", t->name, pol);
-		char why[512];
-
-		if (t->place.priority < 1 || t->place.priority > 99)
-			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority %d is out of range for policy %s (1-99)",
-			      t->name, t->place.priority, pol);
-		if (prio99_conflict(sc, &t->place, online, why, sizeof(why))[0])
-			VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority 99 is the watchdog's, and %s", t->name,
-			      why);
+		if (validate_rt_priority(sc, t, "thread", online, err, errlen))
+			return -1;
 	} else if (t->key_line[JL_THREAD_KEY_PRIORITY]) {
 		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
 		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");

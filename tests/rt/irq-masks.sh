@@ -5,7 +5,8 @@
 # Prints per run the threads whose mask or IRQ changed, and what the run reported as pending.
 n=${1:-4}
 bin=${JITTERLAB:-build/jitterlab}
-ini=$(mktemp /tmp/irq-masks.XXXXXX)
+dir=$(mktemp -d /tmp/irq-masks.XXXXXX)
+ini=$dir/irqmasks.ini
 cat > "$ini" <<'INI'
 [run]
 name = irqmasks
@@ -33,20 +34,20 @@ snap() {
 }
 k=1
 while [ "$k" -le "$n" ]; do
-    snap > /tmp/irq-masks.before
-    "$bin" run "$ini" --out /tmp/irq-masks.out --json > /tmp/irq-masks.json 2>/dev/null
+    snap > $dir/before
+    "$bin" run "$ini" --out $dir/out --json > $dir/summary.json 2>/dev/null
     rc=$?
     sleep 3
-    snap > /tmp/irq-masks.after
-    echo "run $k (exit $rc): $(wc -l < /tmp/irq-masks.before) IRQ threads"
-    diff /tmp/irq-masks.before /tmp/irq-masks.after | sed -n 's/^> /  changed: /p'
+    snap > $dir/after
+    echo "run $k (exit $rc): $(wc -l < $dir/before) IRQ threads"
+    diff $dir/before $dir/after | sed -n 's/^> /  changed: /p'
     /usr/bin/python3 -c "
 import json
-p = json.load(open('/tmp/irq-masks.json'))['host']['restore']['pending']
+p = json.load(open('$dir/summary.json'))['host']['restore']['pending']
 for x in p:
     if x['kind'] == 'irq_thread' or x.get('name'):
         print('  pending:', x['kind'], x['irq'], x.get('name', ''), x.get('effective_before', ''), '->', x.get('effective_after', x.get('mask', '')))
 "
     k=$((k + 1))
 done
-rm -f "$ini"
+rm -rf "$dir"
