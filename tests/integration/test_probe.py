@@ -51,8 +51,11 @@ def test_probed_python_loop_is_measured(jl, scenario):
     assert t["cycles"] == len(mine), (t["cycles"], len(mine), said)
     rows = [row for row in r.samples() if row["thread"] == "ctl.counter"]
     assert [row["release_ns"] for row in rows] == mine, said
-    # the program never skips a release (it catches up): every release of the window is one of its cycles
-    assert t["period_ns"] == 20_000_000 and t["releases"] == len(mine) and t["skipped"] == 0, (t, said)
+    # the program never skips a release (it catches up): every release of the window is one of its cycles,
+    # or the one it had not started when the window ended (not_started: due on the grid just before the end,
+    # logged after it; seen once in the emulated guest as 73 releases against 72 cycles)
+    assert t["period_ns"] == 20_000_000 and t["skipped"] == 0, (t, said)
+    assert t["releases"] == len(mine) + t.get("not_started", 0) and t.get("not_started", 0) <= 1, (t, said)
     assert [e["ok"] for e in s["expect"]] == [True], said
     # paired with the kernel's wakeups of that thread
     assert s["trace"]["matched_cycles"] >= len(mine) // 2, s["trace"]
