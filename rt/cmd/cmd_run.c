@@ -128,8 +128,8 @@ static int check_execs(const struct jl_scenario *sc, char *err, size_t errlen)
 
 /* Sample buffers are preallocated and locked in memory: refuse a scenario whose samples would take more
  * than half of the RAM (the OOM killer would pick some process on the machine, not us). A run whose loops
- * keep rings (beyond [run] samples_memory) needs the same memory whatever its duration. Long runs and
- * runs with rings state what they will take before they start: memory, and the disk samples.csv will. */
+ * keep rings (beyond [run] samples_memory) needs the same memory whatever its duration. Where it matters
+ * (jl_engine_memory_matters) a run states what it will take before it starts: memory, and the disk samples.csv will. */
 static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run_opts *o, char *err, size_t errlen)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -157,7 +157,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 					"half of this machine's %.1f GB: shorten the duration, lower the rates or lower "
 					"[run] samples_memory (rings then keep the memory flat)",
 					need / 1e9, have / 1e9);
-	if ((rings || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC) && !o->quiet && !o->json) {
+	if (jl_engine_memory_matters(sc) && !o->quiet && !o->json) {
 		double spill;
 		bool exact = !rings || jl_engine_spill_fits(sc, &spill);
 		char pct[160];

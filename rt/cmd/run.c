@@ -559,9 +559,9 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 
 /* The memory budget, when the measured phase begins: what is set up (measured), and what the analysis will
  * add at the trace's rate of events (base/memory.h) over the last second before (the warm-up's, when it
- * lasts a second or more; else the measured phase's first). Stated unless quiet. Call at the measured phase's
- * start with the events counted a second before it or at its start (EV0 at T0). True when the run was
- * stopped meanwhile. */
+ * lasts a second or more; else the measured phase's first). Stated on stderr where it matters
+ * (jl_engine_memory_matters) unless quiet, in summary.json always. Call at the measured phase's start with
+ * the events counted a second before it or at its start (EV0 at T0). True when the run was stopped meanwhile. */
 #define MEMORY_RATE_OVER_NS 1000000000LL
 static bool project_memory(struct run_ctx *r, const sigset_t *sigs, uint64_t ev0, int64_t t0)
 {
@@ -581,7 +581,8 @@ static bool project_memory(struct run_ctx *r, const sigset_t *sigs, uint64_t ev0
 	jl_memory_project(&r->mem, hold, events, events > ev0 ? events - ev0 : 0, jl_now_ns() - t0,
 			  r->eng.t_end - jl_now_ns());
 	jl_memory_line(&r->mem, line, sizeof(line));
-	log_msg(r, "jitterlab: %s\n", line);
+	if (jl_engine_memory_matters(r->sc))
+		log_msg(r, "jitterlab: %s\n", line);
 	return false;
 }
 

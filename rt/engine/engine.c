@@ -450,6 +450,11 @@ bool jl_engine_long(const struct jl_scenario *sc)
 	return jl_engine_loop_bytes(sc) > (double)sc->run.samples_memory;
 }
 
+bool jl_engine_memory_matters(const struct jl_scenario *sc)
+{
+	return jl_engine_loop_bytes(sc) * 2 > (double)sc->run.samples_memory || sc->run.duration_ns >= 600 * JL_NSEC_PER_SEC;
+}
+
 static double spill_bytes(const struct jl_scenario *sc)
 {
 	double need = 0;

@@ -210,6 +210,10 @@ bool jl_engine_rings(const struct jl_scenario *sc);
 /* Is SC a long run: would its loops' cycles take more than [run] samples_memory if kept? Then samples =
  * auto keeps the worst rows only and trace_keep = auto the worst cycles' pages (disk, not memory). */
 bool jl_engine_long(const struct jl_scenario *sc);
+/* Does SC's memory projection matter enough to be stated before and when it measures: a long run, one
+ * near its budget (the loops' cycles would take half of [run] samples_memory), or one of 10 minutes or
+ * more. A short run's is in summary.json (memory) alone. */
+bool jl_engine_memory_matters(const struct jl_scenario *sc);
 size_t jl_engine_ring_capacity(int64_t period_ns);
 /* The rings' figures are exact when every value they see is written to a file as well (results.h's
  * spill): [run] percentiles = exact, or auto and the file fits (in /tmp on a disk, at most

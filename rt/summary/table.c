@@ -64,28 +64,49 @@ static double num(json_object *o, const char *path)
 	return v;
 }
 
-static void us(char *buf, size_t len, double ns)
+/* One unit for a column of times (every cell of it in that unit, and the header names it): us below
+ * 10 ms, ms below 10 s, s from there, chosen by the column's largest value. */
+struct unit {
+	double div;
+	const char *name;
+	int prec;
+};
+
+static struct unit unit_for(double max_ns)
 {
-	if (ns >= 1e9)
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	else if (ns >= 1e7)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.1f", ns / 1e3);
+	if (max_ns >= 1e10)
+		return (struct unit){ 1e9, "s", 3 };
+	if (max_ns >= 1e7)
+		return (struct unit){ 1e6, "ms", 2 };
+	return (struct unit){ 1e3, "us", 1 };
 }
 
-/* "X / Y", each as us() writes it. */
-static void us_pair(char *buf, size_t len, double x, double y)
+/* The larger of M and O's value at PATH (an absent one counts 0). */
+static double max_at(double m, json_object *o, const char *path)
+{
+	double v = num(o, path);
+
+	return v > m ? v : m;
+}
+
+/* NS in unit U, the number alone. */
+static void in_unit(char *buf, size_t len, double ns, struct unit u)
+{
+	snprintf(buf, len, "%.*f", u.prec, ns / u.div);
+}
+
+/* "X / Y", both in U. */
+static void unit_pair(char *buf, size_t len, double x, double y, struct unit u)
 {
 	char a[32], b[32];
 
-	us(a, sizeof(a), x);
-	us(b, sizeof(b), y);
+	in_unit(a, sizeof(a), x, u);
+	in_unit(b, sizeof(b), y, u);
 	snprintf(buf, len, "%s / %s", a, b);
 }
 
-/* A distribution cell: O's {mean, p99, max} at PATH as "mean / p99 / max" (us()); "-" when absent. */
-static void dist_cell(char *buf, size_t len, json_object *o, const char *path)
+/* A distribution cell: O's {mean, p99, max} at PATH as "mean / p99 / max" in U; "-" when absent. */
+static void dist_cell(char *buf, size_t len, json_object *o, const char *path, struct unit u)
 {
 	json_object *d = at(o, path);
 	char m[32], pair[64];
@@ -94,9 +115,21 @@ static void dist_cell(char *buf, size_t len, json_object *o, const char *path)
 		snprintf(buf, len, "-");
 		return;
 	}
-	us(m, sizeof(m), num(d, JL_K(mean)));
-	us_pair(pair, sizeof(pair), num(d, JL_K(p99)), num(d, JL_K(max)));
+	in_unit(m, sizeof(m), num(d, JL_K(mean)), u);
+	unit_pair(pair, sizeof(pair), num(d, JL_K(p99)), num(d, JL_K(max)), u);
 	snprintf(buf, len, "%s / %s", m, pair);
+}
+
+/* "LABEL (UNIT)" into BUF ("latency max (us) @cycle": before what follows an '@'). */
+static const char *with_unit(char *buf, size_t len, const char *label, struct unit u)
+{
+	const char *at_ = strstr(label, " @");
+
+	if (at_)
+		snprintf(buf, len, "%.*s (%s)%s", (int)(at_ - label), label, u.name, at_);
+	else
+		snprintf(buf, len, "%s (%s)", label, u.name);
+	return buf;
 }
 
 /* A fraction as a percentage: "26.6%". */
@@ -105,29 +138,33 @@ static void pct(char *buf, size_t len, double frac)
 	snprintf(buf, len, "%.1f%%", frac * 100);
 }
 
-typedef void (*cell_fn)(json_object *t, char *buf, size_t len);
+/* A cell of series T, its times in U (a row without times ignores U). */
+typedef void (*cell_fn)(json_object *t, struct unit u, char *buf, size_t len);
 
-static void c_policy(json_object *t, char *b, size_t l)
+static void c_policy(json_object *t, struct unit u, char *b, size_t l)
 {
 	const char *p = str(t, JL_K(policy));
 
+	(void)u;
 	if (jl_policy_from_name(p) != JL_POLICY_N)
 		jl_policy_format(jl_policy_from_name(p), (int)num(t, JL_K(priority)), (int)num(t, JL_K(nice)), false, b, l);
 	else
 		snprintf(b, l, "%s", p);
 }
-static void c_cpus(json_object *t, char *b, size_t l)
+static void c_cpus(json_object *t, struct unit u, char *b, size_t l)
 {
+	(void)u;
 	snprintf(b, l, "%s (ran on %s)", str(t, JL_K(cpus)), str(t, JL_K(cpus_used)));
 }
-static void c_rate(json_object *t, char *b, size_t l)
+static void c_rate(json_object *t, struct unit u, char *b, size_t l)
 {
+	(void)u;
 	snprintf(b, l, "%.2f / %.2f", num(t, JL_K(rate_hz)), num(t, JL_K(nominal_hz)));
 }
-#define LAT(name, path)                                             \
-	static void name(json_object *t, char *b, size_t l)         \
-	{                                                           \
-		us(b, l, num(t, path));                             \
+#define LAT(name, path)                                                   \
+	static void name(json_object *t, struct unit u, char *b, size_t l) \
+	{                                                                 \
+		in_unit(b, l, num(t, path), u);                           \
 	}
 LAT(c_lmin, JL_K2(latency_ns, min))
 LAT(c_lmean, JL_K2(latency_ns, mean))
@@ -140,10 +177,11 @@ LAT(c_pmax, JL_K2(period_ns_stats, max))
 LAT(c_pstd, JL_K2(period_ns_stats, stddev))
 LAT(c_r99, JL_K2(response_ns, p99))
 LAT(c_rmax, JL_K2(response_ns, max))
-#define COUNT(name, path)                                           \
-	static void name(json_object *t, char *b, size_t l)         \
-	{                                                           \
-		snprintf(b, l, "%lld", (long long)num(t, path));    \
+#define COUNT(name, path)                                                 \
+	static void name(json_object *t, struct unit u, char *b, size_t l) \
+	{                                                                 \
+		(void)u;                                                  \
+		snprintf(b, l, "%lld", (long long)num(t, path));          \
 	}
 COUNT(c_cycles, JL_K(cycles))
 COUNT(c_published, JL_K2(messages, published))
@@ -152,128 +190,138 @@ COUNT(c_dropped, JL_K2(messages, dropped))
 COUNT(c_rereads, JL_K2(messages, rereads))
 COUNT(c_never, JL_K2(messages, never_consumed))
 COUNT(c_limit, JL_K2(messages, limit_errors))
-#define TEXT(name, path)                                            \
-	static void name(json_object *t, char *b, size_t l)         \
-	{                                                           \
-		snprintf(b, l, "%s", at(t, path) ? str(t, path) : "-"); \
+#define TEXT(name, path)                                                  \
+	static void name(json_object *t, struct unit u, char *b, size_t l) \
+	{                                                                 \
+		(void)u;                                                  \
+		snprintf(b, l, "%s", at(t, path) ? str(t, path) : "-");   \
 	}
 TEXT(c_topic, JL_K2(messages, topic))
 TEXT(c_mode, JL_K2(messages, mode))
-#define DIST(name, path)                                            \
-	static void name(json_object *t, char *b, size_t l)         \
-	{                                                           \
-		dist_cell(b, l, t, path);                           \
+#define DIST(name, path)                                                  \
+	static void name(json_object *t, struct unit u, char *b, size_t l) \
+	{                                                                 \
+		dist_cell(b, l, t, path, u);                              \
 	}
 DIST(c_age, JL_K(age_ns))
 DIST(c_e2e, JL_K(e2e_ns))
-static void c_lmax(json_object *t, char *b, size_t l)
+static void c_lmax(json_object *t, struct unit u, char *b, size_t l)
 {
 	char v[32];
 
-	us(v, sizeof(v), num(t, JL_K2(latency_ns, max)));
+	in_unit(v, sizeof(v), num(t, JL_K2(latency_ns, max)), u);
 	snprintf(b, l, "%s @%lld", v, (long long)num(t, JL_K2(latency_ns, max_cycle)));
 }
-static void c_miss(json_object *t, char *b, size_t l)
+static void c_miss(json_object *t, struct unit u, char *b, size_t l)
 {
 	long long owed = (long long)num(t, JL_K(not_started));
 
+	(void)u;
 	snprintf(b, l, owed ? "%lld / %lld +%lld not started" : "%lld / %lld", (long long)num(t, JL_K(misses)),
 		 (long long)num(t, JL_K(skipped)), owed);
 }
-static void c_work(json_object *t, char *b, size_t l)
+static void c_work(json_object *t, struct unit u, char *b, size_t l)
 {
-	us_pair(b, l, num(t, JL_K2(work, mean_ns)), num(t, JL_K2(work, max_ns)));
+	unit_pair(b, l, num(t, JL_K2(work, mean_ns)), num(t, JL_K2(work, max_ns)), u);
 }
-static void c_cs(json_object *t, char *b, size_t l)
+static void c_cs(json_object *t, struct unit u, char *b, size_t l)
 {
+	(void)u;
 	snprintf(b, l, "%lld / %lld", (long long)num(t, JL_K2(ctx_switches, involuntary)), (long long)num(t, JL_K2(ctx_switches, voluntary)));
 }
 
-static void c_fraction(json_object *t, char *b, size_t l)
+static void c_fraction(json_object *t, struct unit u, char *b, size_t l)
 {
+	(void)u;
 	snprintf(b, l, at(t, JL_K2(messages, consumed_fraction)) ? "%.3f" : "-", num(t, JL_K2(messages, consumed_fraction)));
 }
 /* A poller's model (poll_model): the publisher and both periods, then measured beside expected. */
-static void c_poll_periods(json_object *t, char *b, size_t l)
+static void c_poll_periods(json_object *t, struct unit u, char *b, size_t l)
 {
 	char p[80];
 
-	us_pair(p, sizeof(p), num(t, JL_K2(poll_model, publisher_period_ns)), num(t, JL_K2(poll_model, poll_period_ns)));
+	unit_pair(p, sizeof(p), num(t, JL_K2(poll_model, publisher_period_ns)), num(t, JL_K2(poll_model, poll_period_ns)), u);
 	snprintf(b, l, at(t, JL_K(poll_model)) ? "%.40s, %s" : "-", str(t, JL_K2(poll_model, publisher)), p);
 }
-/* Measured / expected in one unit (the larger one's: ms from 1 ms), and with harmonic periods the age the
- * locked phase gives: "15.0 / 7.5 ms, phase-locked 15.0". */
-static void c_poll_age(json_object *t, char *b, size_t l)
+/* Measured / expected, and with harmonic periods the age the locked phase gives: "15.00 / 7.50,
+ * phase-locked 15.00". */
+static void c_poll_age(json_object *t, struct unit u, char *b, size_t l)
 {
-	double m = num(t, JL_K3(poll_model, added_age_ns, measured)), e = num(t, JL_K3(poll_model, added_age_ns, expected));
-	double big = m > e ? m : e, div = big >= 1e6 ? 1e6 : 1e3;
-	const char *unit = big >= 1e6 ? "ms" : "us";
+	char e[32];
 	int o;
 
 	if (!at(t, JL_K(poll_model))) {
 		snprintf(b, l, "-");
 		return;
 	}
-	o = snprintf(b, l, "%.1f / %.1f %s", m / div, e / div, unit);
-	if (at(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)) && o > 0 && (size_t)o < l)
-		snprintf(b + o, l - (size_t)o, ", phase-locked %.1f",
-			 num(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)) / div);
+	unit_pair(b, l, num(t, JL_K3(poll_model, added_age_ns, measured)), num(t, JL_K3(poll_model, added_age_ns, expected)), u);
+	o = (int)strlen(b);
+	if (at(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)) && (size_t)o < l) {
+		in_unit(e, sizeof(e), num(t, JL_K3(poll_model, added_age_ns, expected_phase_locked)), u);
+		snprintf(b + o, l - (size_t)o, ", phase-locked %s", e);
+	}
 }
-static void c_poll_fraction(json_object *t, char *b, size_t l)
+static void c_poll_fraction(json_object *t, struct unit u, char *b, size_t l)
 {
+	(void)u;
 	snprintf(b, l, at(t, JL_K(poll_model)) ? "%.3f / %.3f" : "-", num(t, JL_K3(poll_model, consumed_fraction, measured)),
 		 num(t, JL_K3(poll_model, consumed_fraction, expected)));
 }
 
-/* One row of a table with one column per series: its label, its cells, and the member (path) a row
- * needs: a row no column has is left out (NULL: always printed). */
+/* One row of a table with one column per series: its label, its cells, the member (path) a row needs (a
+ * row no column has is left out; NULL: always printed), and where its cells are times, the members whose
+ * largest value over the columns picks the row's unit (the label then names it). */
 struct col_row {
 	const char *label;
 	cell_fn fn;
 	const char *need;
+	const char *times[3];
 };
 
 static const struct col_row loop_rows[] = {
-	{ "policy", c_policy, NULL },
-	{ "cpus", c_cpus, NULL },
-	{ "cycles", c_cycles, NULL },
-	{ "rate Hz (achieved / nominal)", c_rate, NULL },
-	{ "latency min (us)", c_lmin, NULL },
-	{ "latency mean", c_lmean, NULL },
-	{ "latency p50", c_l50, NULL },
-	{ "latency p90", c_l90, NULL },
-	{ "latency p99", c_l99, NULL },
-	{ "latency p99.9", c_l999, NULL },
-	{ "latency max @cycle", c_lmax, NULL },
-	{ "period p99", c_p99, NULL },
-	{ "period max", c_pmax, NULL },
-	{ "period stddev (jitter)", c_pstd, NULL },
-	{ "response p99", c_r99, NULL },
-	{ "response max", c_rmax, NULL },
-	{ "misses / skipped", c_miss, NULL },
-	{ "work mean / max", c_work, NULL },
-	{ "ctx switches invol / vol", c_cs, NULL },
+	{ "policy", c_policy, NULL, { NULL } },
+	{ "cpus", c_cpus, NULL, { NULL } },
+	{ "cycles", c_cycles, NULL, { NULL } },
+	{ "rate Hz (achieved / nominal)", c_rate, NULL, { NULL } },
+	{ "latency min", c_lmin, NULL, { JL_K2(latency_ns, min) } },
+	{ "latency mean", c_lmean, NULL, { JL_K2(latency_ns, mean) } },
+	{ "latency p50", c_l50, NULL, { JL_K2(latency_ns, p50) } },
+	{ "latency p90", c_l90, NULL, { JL_K2(latency_ns, p90) } },
+	{ "latency p99", c_l99, NULL, { JL_K2(latency_ns, p99) } },
+	{ "latency p99.9", c_l999, NULL, { JL_K2(latency_ns, p999) } },
+	{ "latency max @cycle", c_lmax, NULL, { JL_K2(latency_ns, max) } },
+	{ "period p99", c_p99, NULL, { JL_K2(period_ns_stats, p99) } },
+	{ "period max", c_pmax, NULL, { JL_K2(period_ns_stats, max) } },
+	{ "period stddev, jitter", c_pstd, NULL, { JL_K2(period_ns_stats, stddev) } },
+	{ "response p99", c_r99, NULL, { JL_K2(response_ns, p99) } },
+	{ "response max", c_rmax, NULL, { JL_K2(response_ns, max) } },
+	{ "misses / skipped", c_miss, NULL, { NULL } },
+	{ "work mean / max", c_work, NULL, { JL_K2(work, mean_ns), JL_K2(work, max_ns) } },
+	{ "ctx switches invol / vol", c_cs, NULL, { NULL } },
 };
 
 /* The subscribers' messages: counts, then the data's age, then a poller's model beside its measurement. */
 static const struct col_row message_rows[] = {
-	{ "topic", c_topic, JL_K2(messages, topic) },
-	{ "mode", c_mode, JL_K2(messages, mode) },
-	{ "published", c_published, NULL },
-	{ "consumed", c_consumed, NULL },
-	{ "dropped", c_dropped, NULL },
-	{ "rereads", c_rereads, NULL },
-	{ "never consumed", c_never, NULL },
-	{ "limit errors", c_limit, NULL },
-	{ "consumed fraction", c_fraction, JL_K2(messages, consumed_fraction) },
-	{ "age mean / p99 / max (us)", c_age, JL_K(age_ns) },
-	{ "e2e mean / p99 / max", c_e2e, JL_K(e2e_ns) },
-	{ "polls publisher, Tp / Tq", c_poll_periods, JL_K(poll_model) },
-	{ "added age measured / expected", c_poll_age, JL_K(poll_model) },
-	{ "consumed measured / expected", c_poll_fraction, JL_K(poll_model) },
+	{ "topic", c_topic, JL_K2(messages, topic), { NULL } },
+	{ "mode", c_mode, JL_K2(messages, mode), { NULL } },
+	{ "published", c_published, NULL, { NULL } },
+	{ "consumed", c_consumed, NULL, { NULL } },
+	{ "dropped", c_dropped, NULL, { NULL } },
+	{ "rereads", c_rereads, NULL, { NULL } },
+	{ "never consumed", c_never, NULL, { NULL } },
+	{ "limit errors", c_limit, NULL, { NULL } },
+	{ "consumed fraction", c_fraction, JL_K2(messages, consumed_fraction), { NULL } },
+	{ "age mean / p99 / max", c_age, JL_K(age_ns), { JL_K2(age_ns, max) } },
+	{ "e2e mean / p99 / max", c_e2e, JL_K(e2e_ns), { JL_K2(e2e_ns, max) } },
+	{ "polls publisher, Tp / Tq", c_poll_periods, JL_K(poll_model),
+	  { JL_K2(poll_model, publisher_period_ns), JL_K2(poll_model, poll_period_ns) } },
+	{ "added age measured / expected", c_poll_age, JL_K(poll_model),
+	  { JL_K3(poll_model, added_age_ns, measured), JL_K3(poll_model, added_age_ns, expected),
+	    JL_K3(poll_model, added_age_ns, expected_phase_locked) } },
+	{ "consumed measured / expected", c_poll_fraction, JL_K(poll_model), { NULL } },
 };
 
-static void print_row(FILE *out, const struct table *tb, const char *label, char cells[][96], int width)
+static void print_row(FILE *out, const struct table *tb, const char *label, int lw, char cells[][96], int width)
 {
 	if (tb->style == JL_TABLE_MARKDOWN) {
 		fprintf(out, "| %s |", label);
@@ -282,7 +330,7 @@ static void print_row(FILE *out, const struct table *tb, const char *label, char
 		fputc('\n', out);
 		return;
 	}
-	fprintf(out, "  %-29s", label);
+	fprintf(out, "  %-*s", lw, label);
 	for (int c = 0; c < tb->ncols; c++)
 		fprintf(out, " %*s", width, cells[c]);
 	fputc('\n', out);
@@ -296,30 +344,50 @@ static bool row_shown(const struct table *tb, const struct col_row *row)
 	return !row->need;
 }
 
+/* ROW's unit over TB's columns, and its label with the unit named when its cells are times. */
+static struct unit row_unit(const struct table *tb, const struct col_row *row, char *label, size_t len)
+{
+	double m = 0;
+	struct unit u;
+
+	for (int c = 0; c < tb->ncols; c++)
+		for (int k = 0; k < 3 && row->times[k]; k++)
+			m = max_at(m, tb->cols[c], row->times[k]);
+	u = unit_for(m);
+	if (row->times[0])
+		with_unit(label, len, row->label, u);
+	else
+		snprintf(label, len, "%s", row->label);
+	return u;
+}
+
 /* TB's columns (series) under HEAD, one row per entry of ROWS that some column has. */
 static void print_columns(FILE *out, const struct table *tb, const char *head, const struct col_row *rows, size_t nrows)
 {
-	char cells[MAXCOLS][96];
-	int width = 14;
+	char cells[MAXCOLS][96], label[96];
+	int width = 14, lw = 29;
 
-	for (int c = 0; c < tb->ncols; c++) {
-		int w = (int)strlen(str(tb->cols[c], JL_K(name)));
+	for (size_t r = 0; r < nrows; r++) {
+		struct unit u = row_unit(tb, &rows[r], label, sizeof(label));
 
-		for (size_t r = 0; r < nrows; r++) {
+		if (!row_shown(tb, &rows[r]))
+			continue;
+		if ((int)strlen(label) > lw)
+			lw = (int)strlen(label);
+		for (int c = 0; c < tb->ncols; c++) {
 			char b[96];
 
-			if (!row_shown(tb, &rows[r]))
-				continue;
-			rows[r].fn(tb->cols[c], b, sizeof(b));
-			if ((int)strlen(b) > w)
-				w = (int)strlen(b);
+			rows[r].fn(tb->cols[c], u, b, sizeof(b));
+			if ((int)strlen(b) > width)
+				width = (int)strlen(b);
 		}
-		if (w > width)
-			width = w;
 	}
-	for (int c = 0; c < tb->ncols; c++)
+	for (int c = 0; c < tb->ncols; c++) {
 		snprintf(cells[c], sizeof(cells[c]), "%s", str(tb->cols[c], JL_K(name)));
-	print_row(out, tb, head, cells, width);
+		if ((int)strlen(cells[c]) > width)
+			width = (int)strlen(cells[c]);
+	}
+	print_row(out, tb, head, lw, cells, width);
 	if (tb->style == JL_TABLE_MARKDOWN) {
 		fprintf(out, "|---|");
 		for (int c = 0; c < tb->ncols; c++)
@@ -327,11 +395,13 @@ static void print_columns(FILE *out, const struct table *tb, const char *head, c
 		fputc('\n', out);
 	}
 	for (size_t r = 0; r < nrows; r++) {
+		struct unit u = row_unit(tb, &rows[r], label, sizeof(label));
+
 		if (!row_shown(tb, &rows[r]))
 			continue;
 		for (int c = 0; c < tb->ncols; c++)
-			rows[r].fn(tb->cols[c], cells[c], sizeof(cells[c]));
-		print_row(out, tb, rows[r].label, cells, width);
+			rows[r].fn(tb->cols[c], u, cells[c], sizeof(cells[c]));
+		print_row(out, tb, label, lw, cells, width);
 	}
 }
 
@@ -368,7 +438,16 @@ static bool has_messages(json_object *t)
 static void print_neighbours(FILE *out, json_object *threads, enum jl_table_style style)
 {
 	bool any = false;
+	double m = 0;
+	struct unit u;
+	char wh[64];
 
+	for (size_t i = 0; i < json_object_array_length(threads); i++)
+		if (!is_measured(json_object_array_get_idx(threads, i)))
+			m = max_at(max_at(m, json_object_array_get_idx(threads, i), JL_K2(work, max_ns)),
+				   json_object_array_get_idx(threads, i), JL_K2(work, mean_ns));
+	u = unit_for(m);
+	with_unit(wh, sizeof(wh), "work mean / max", u);
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		json_object *t = json_object_array_get_idx(threads, i);
 		char pol[64], cpus[96], cpu[32];
@@ -378,31 +457,42 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 			continue;
 		if (!any) {
 			if (style == JL_TABLE_MARKDOWN)
-				fprintf(out, "\n| neighbour | policy | cpus | does | work calls | work mean / max | CPU time | invol cs |\n"
-					     "|---|---|---|---|---:|---:|---:|---:|\n");
+				fprintf(out, "\n| neighbour | policy | cpus | does | work calls | %s | CPU time (s) | invol cs |\n"
+					     "|---|---|---|---|---:|---:|---:|---:|\n", wh);
 			else
-				fprintf(out, "\n  %-16s %-14s %-18s %-26s %10s %22s %10s %9s\n", "neighbour", "policy", "cpus", "does",
-					"work calls", "work mean / max (us)", "CPU time", "invol cs");
+				fprintf(out, "\n  %-16s %-14s %-18s %-26s %10s %22s %12s %9s\n", "neighbour", "policy", "cpus", "does",
+					"work calls", wh, "CPU time (s)", "invol cs");
 			any = true;
 		}
-		c_policy(t, pol, sizeof(pol));
-		c_cpus(t, cpus, sizeof(cpus));
-		snprintf(cpu, sizeof(cpu), "%.3f s", num(t, JL_K(cpu_time_ns)) / 1e9);
+		c_policy(t, u, pol, sizeof(pol));
+		c_cpus(t, u, cpus, sizeof(cpus));
+		snprintf(cpu, sizeof(cpu), "%.3f", num(t, JL_K(cpu_time_ns)) / 1e9);
 		{
 			char does[80], wm[80];
 
 			snprintf(does, sizeof(does), "%s%.60s", !strcmp(kind, "exec") ? "exec " : "",
 				 !strcmp(kind, "exec") ? str(t, JL_K(exec)) : str(t, JL_K(work_kind)));
-			c_work(t, wm, sizeof(wm));
+			c_work(t, u, wm, sizeof(wm));
 			if (style == JL_TABLE_MARKDOWN)
 				fprintf(out, "| %s | %s | %s | %s | %lld | %s | %s | %lld |\n", str(t, JL_K(name)), pol, cpus, does,
 					(long long)num(t, JL_K2(work, calls)), wm, cpu, (long long)num(t, JL_K2(ctx_switches, involuntary)));
 			else
-				fprintf(out, "  %-16s %-14s %-18s %-26s %10lld %22s %10s %9lld\n", str(t, JL_K(name)), pol, cpus, does,
+				fprintf(out, "  %-16s %-14s %-18s %-26s %10lld %22s %12s %9lld\n", str(t, JL_K(name)), pol, cpus, does,
 					(long long)num(t, JL_K2(work, calls)), wm, !strcmp(kind, "exec") ? "-" : cpu,
 					(long long)num(t, JL_K2(ctx_switches, involuntary)));
 		}
 	}
+}
+
+/* The unit of the times at PATH (a member of each element of SUMMARY's array KEY; "x.max" for a
+ * distribution): the largest picks it. */
+static struct unit array_unit(json_object *summary, const char *key, const char *path)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < alen(summary, key); i++)
+		m = max_at(m, json_object_array_get_idx(at(summary, key), i), path);
+	return unit_for(m);
 }
 
 /* One table per executor: the callbacks each pool thread ran and its share of the executor's total. */
@@ -454,18 +544,20 @@ static void sync_inputs(char *buf, size_t len, json_object *sync)
 static void print_syncs(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
+	struct unit u = array_unit(summary, JL_K(syncs), JL_K(pair_diff_max_ns));
+	char dh[64];
 
 	if (!alen(summary, JL_K(syncs)))
 		return;
-	fprintf(out, md ? "\n### Syncs\n\n| sync | algorithm | sets | rate Hz | pair diff mean / max (us) | inputs: used / messages |\n"
-			  "|---|---|---:|---:|---:|---|\n"
+	with_unit(dh, sizeof(dh), "pair diff mean / max", u);
+	fprintf(out, md ? "\n### Syncs\n\n| %s | %s | %s | %s | %s | %s |\n|---|---|---:|---:|---:|---|\n"
 			: "\n  syncs:\n    %-16s %-12s %8s %9s %28s  %s\n",
-		"sync", "algorithm", "sets", "rate Hz", "pair diff mean / max (us)", "inputs: used / messages");
+		"sync", "algorithm", "sets", "rate Hz", dh, "inputs: used / messages");
 	for (size_t i = 0; i < alen(summary, JL_K(syncs)); i++) {
 		json_object *sy = json_object_array_get_idx(at(summary, JL_K(syncs)), i);
 		char diff[64], inputs[256];
 
-		us_pair(diff, sizeof(diff), num(sy, JL_K(pair_diff_mean_ns)), num(sy, JL_K(pair_diff_max_ns)));
+		unit_pair(diff, sizeof(diff), num(sy, JL_K(pair_diff_mean_ns)), num(sy, JL_K(pair_diff_max_ns)), u);
 		sync_inputs(inputs, sizeof(inputs), sy);
 		fprintf(out, md ? "| %s | %s | %lld | %.2f | %s | %s |\n" : "    %-16s %-12s %8lld %9.2f %28s  %s\n", str(sy, JL_K(name)),
 			str(sy, JL_K(algorithm)), (long long)num(sy, JL_K(sets)), num(sy, JL_K(rate_hz)), diff, inputs);
@@ -477,22 +569,26 @@ static void print_syncs(FILE *out, json_object *summary, enum jl_table_style sty
 static void print_sources(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
+	struct unit u = array_unit(summary, JL_K(sources), JL_K2(client_latency_ns, max)),
+		    uw = array_unit(summary, JL_K(sources), JL_K(wasted_ns));
+	char lh[80], wh[32];
 
 	if (!alen(summary, JL_K(sources)))
 		return;
-	fprintf(out, md ? "\n### Requests\n\n| source | queue | requests | ok | deadline exceeded | dropped | pending | "
-			  "client latency mean / p99 / max (us) | wasted |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
-			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %32s %10s\n",
-		"source", "queue", "requests", "ok", "deadline", "dropped", "pending", "client latency mean / p99 / max",
-		"wasted");
+	with_unit(lh, sizeof(lh), "client latency mean / p99 / max", u);
+	with_unit(wh, sizeof(wh), "wasted", uw);
+	fprintf(out, md ? "\n### Requests\n\n| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n"
+			  "|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+			: "\n  requests:\n    %-12s %-12s %8s %6s %9s %8s %8s %37s %12s\n",
+		"source", "queue", "requests", "ok", md ? "deadline exceeded" : "deadline", "dropped", "pending", lh, wh);
 	for (size_t i = 0; i < alen(summary, JL_K(sources)); i++) {
 		json_object *s = json_object_array_get_idx(at(summary, JL_K(sources)), i);
 		char lat[96], wasted[32];
 
-		dist_cell(lat, sizeof(lat), s, JL_K(client_latency_ns));
-		us(wasted, sizeof(wasted), num(s, JL_K(wasted_ns)));
+		dist_cell(lat, sizeof(lat), s, JL_K(client_latency_ns), u);
+		in_unit(wasted, sizeof(wasted), num(s, JL_K(wasted_ns)), uw);
 		fprintf(out, md ? "| %s | %s | %lld | %lld | %lld | %lld | %lld | %s | %s |\n"
-				: "    %-12s %-12s %8lld %6lld %9lld %8lld %8lld %32s %10s\n",
+				: "    %-12s %-12s %8lld %6lld %9lld %8lld %8lld %37s %12s\n",
 			str(s, JL_K(name)), str(s, JL_K(queue)), (long long)num(s, JL_K(requests)), (long long)num(s, JL_K2(status, ok)),
 			(long long)num(s, JL_K2(status, deadline_exceeded)), (long long)num(s, JL_K2(status, dropped)),
 			(long long)num(s, JL_K2(status, pending)), lat, wasted);
@@ -504,29 +600,33 @@ static void print_sources(FILE *out, json_object *summary, enum jl_table_style s
 static void print_locks(FILE *out, json_object *summary, enum jl_table_style style)
 {
 	const bool md = style == JL_TABLE_MARKDOWN;
+	struct unit uw = array_unit(summary, JL_K(locks), JL_K2(wait_ns, max)),
+		    uh = array_unit(summary, JL_K(locks), JL_K2(hold_ns, max));
+	char wh[64], hh[64], ph[64];
 
 	if (!alen(summary, JL_K(locks)))
 		return;
-	fprintf(out, md ? "\n### Locks\n\n| lock | kind | taken | wait mean / p99 / max (us) | hold mean / p99 / max (us) | boosts | "
-			  "longest wait per thread |\n|---|---|---:|---:|---:|---:|---|\n"
+	with_unit(wh, sizeof(wh), "wait mean / p99 / max", uw);
+	with_unit(hh, sizeof(hh), "hold mean / p99 / max", uh);
+	with_unit(ph, sizeof(ph), "longest wait per thread", uw);
+	fprintf(out, md ? "\n### Locks\n\n| %s | %s | %s | %s | %s | %s | %s |\n|---|---|---:|---:|---:|---:|---|\n"
 			: "\n  locks:\n    %-12s %-11s %7s %30s %30s %7s  %s\n",
-		"lock", "kind", "taken", "wait mean / p99 / max (us)", "hold mean / p99 / max (us)", "boosts",
-		"longest wait per thread");
+		"lock", "kind", "taken", wh, hh, "boosts", ph);
 	for (size_t i = 0; i < alen(summary, JL_K(locks)); i++) {
 		json_object *l = json_object_array_get_idx(at(summary, JL_K(locks)), i), *by = at(l, JL_K(threads));
 		char kind[32], wait[96], hold[96], boosts[24], per[256];
 		size_t used = 0;
 
 		snprintf(kind, sizeof(kind), at(l, JL_K(ceiling)) ? "%s %d" : "%s", str(l, JL_K(kind)), (int)num(l, JL_K(ceiling)));
-		dist_cell(wait, sizeof(wait), l, JL_K(wait_ns));
-		dist_cell(hold, sizeof(hold), l, JL_K(hold_ns));
+		dist_cell(wait, sizeof(wait), l, JL_K(wait_ns), uw);
+		dist_cell(hold, sizeof(hold), l, JL_K(hold_ns), uh);
 		snprintf(boosts, sizeof(boosts), at(l, JL_K(boosts)) ? "%lld" : "-", (long long)num(l, JL_K(boosts)));
 		per[0] = '\0';
 		if (by) {
 			json_object_object_foreach(by, name, v) {
 				char w[32];
 
-				us(w, sizeof(w), num(v, JL_K2(wait_ns, max)));
+				in_unit(w, sizeof(w), num(v, JL_K2(wait_ns, max)), uw);
 				used += (size_t)snprintf(per + used, used < sizeof(per) ? sizeof(per) - used : 0, "%s%s %s",
 							 used ? ", " : "", name, w);
 				if (used >= sizeof(per))
@@ -566,12 +666,22 @@ static void print_path(FILE *out, json_object *c)
 		fputc(')', out);
 }
 
-/* The worst output's parts, each stage's wait and run, and their sum beside its e2e. */
+/* NS in U, with its unit: "12.3 us". */
+static void in_unit_named(char *buf, size_t len, double ns, struct unit u)
+{
+	char v[32];
+
+	in_unit(v, sizeof(v), ns, u);
+	snprintf(buf, len, "%s %s", v, u.name);
+}
+
+/* The worst output's parts, each stage's wait and run, and their sum beside its e2e (one unit: the e2e's). */
 static void print_worst(FILE *out, json_object *c, bool md)
 {
 	json_object *st = at(c, JL_K2(worst, stages));
 	double sum = 0;
-	char v[32];
+	struct unit u = unit_for(num(c, JL_K2(worst, e2e_ns)));
+	char v[48];
 
 	if (!at(c, JL_K(worst)))
 		return;
@@ -579,49 +689,55 @@ static void print_worst(FILE *out, json_object *c, bool md)
 	for (size_t k = 0; k < alen(c, JL_K2(worst, stages)); k++) {
 		json_object *s = json_object_array_get_idx(st, k);
 
-		us(v, sizeof(v), num(s, JL_K(wait_ns)));
+		in_unit_named(v, sizeof(v), num(s, JL_K(wait_ns)), u);
 		fprintf(out, "%s %s wait %s", k ? " +" : "", str(s, JL_K(callback)), v);
-		us(v, sizeof(v), num(s, JL_K(run_ns)));
+		in_unit_named(v, sizeof(v), num(s, JL_K(run_ns)), u);
 		fprintf(out, " + run %s", v);
 		sum += num(s, JL_K(wait_ns)) + num(s, JL_K(run_ns));
 	}
-	us(v, sizeof(v), sum);
+	in_unit_named(v, sizeof(v), sum, u);
 	fprintf(out, " = %s", v);
-	us(v, sizeof(v), num(c, JL_K2(worst, e2e_ns)));
+	in_unit_named(v, sizeof(v), num(c, JL_K2(worst, e2e_ns)), u);
 	fprintf(out, " (e2e %s%s)\n", v, sum == num(c, JL_K2(worst, e2e_ns)) ? "" : ": they differ");
 }
 
 /* A chain's data age and reaction time (mean / p99 / max), the analytic bound beside the data age. */
 static void print_chain_times(FILE *out, json_object *c, bool md)
 {
-	char age[96], react[96], bound[32] = "none";
+	char age[96], react[96], bound[32] = "none", th[64], bh[32];
+	struct unit u = unit_for(max_at(max_at(num(c, JL_K2(data_age_ns, max)), c, JL_K2(reaction_ns, max)), c, JL_K(bound_ns)));
 
 	if (num(c, JL_K(bound_ns)) > 0)
-		us(bound, sizeof(bound), num(c, JL_K(bound_ns)));
-	dist_cell(age, sizeof(age), c, JL_K(data_age_ns));
-	dist_cell(react, sizeof(react), c, JL_K(reaction_ns));
+		in_unit(bound, sizeof(bound), num(c, JL_K(bound_ns)), u);
+	dist_cell(age, sizeof(age), c, JL_K(data_age_ns), u);
+	dist_cell(react, sizeof(react), c, JL_K(reaction_ns), u);
+	with_unit(th, sizeof(th), "mean / p99 / max", u);
+	with_unit(bh, sizeof(bh), "bound", u);
 	fprintf(out, md ? "| %s | %s | %s |\n|---|---:|---:|\n| data age | %s | %s |\n| reaction | %s | |\n"
 			: "    %-16s %28s %10s\n    data age         %28s %10s\n    reaction         %28s\n",
-		"time", "mean / p99 / max (us)", "bound", age, bound, react);
+		"time", th, bh, age, bound, react);
 }
 
 /* Each stage of a chain: the wait before its callback ran and the run (mean / p99 / max). */
 static void print_chain_stages(FILE *out, json_object *c, bool md)
 {
 	const char *row = md ? "| %s | %s | %s |\n" : "    %-16s %28s %28s\n";
+	struct unit uw = array_unit(c, JL_K(stages), JL_K2(wait_ns, max)), ur = array_unit(c, JL_K(stages), JL_K2(run_ns, max));
+	char wh[64], rh[64];
 
 	if (!alen(c, JL_K(stages)))
 		return;
 	fputs(md ? "\n" : "", out);
-	fprintf(out, row, "stage", "wait mean / p99 / max (us)", "run mean / p99 / max (us)");
+	fprintf(out, row, "stage", with_unit(wh, sizeof(wh), "wait mean / p99 / max", uw),
+		with_unit(rh, sizeof(rh), "run mean / p99 / max", ur));
 	if (md)
 		fprintf(out, "|---|---:|---:|\n");
 	for (size_t k = 0; k < alen(c, JL_K(stages)); k++) {
 		json_object *st = json_object_array_get_idx(at(c, JL_K(stages)), k);
 		char wait[96], run[96];
 
-		dist_cell(wait, sizeof(wait), st, JL_K(wait_ns));
-		dist_cell(run, sizeof(run), st, JL_K(run_ns));
+		dist_cell(wait, sizeof(wait), st, JL_K(wait_ns), uw);
+		dist_cell(run, sizeof(run), st, JL_K(run_ns), ur);
 		fprintf(out, row, str(st, JL_K(callback)), wait, run);
 	}
 }
@@ -735,7 +851,7 @@ static void print_host_rt(FILE *out, json_object *host)
 
 			if (json_object_get_int64(ns) <= 0)
 				continue;
-			us(buf, sizeof(buf), (double)json_object_get_int64(ns));
+			jl_format_duration_human(json_object_get_int64(ns), buf, sizeof(buf));
 			fprintf(out, "%s CPU %s %s", first ? "; steal" : ",", cpu, buf);
 			first = false;
 		}

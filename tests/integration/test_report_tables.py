@@ -16,17 +16,23 @@ import pytest
 MS = 1_000_000
 
 
-def us(ns):
-    """The table's time format (table.c us()): us with one decimal, ms from 10 ms, s from 1 s."""
-    if ns >= 1e9:
-        return f"{ns / 1e9:.3f} s"
-    if ns >= 1e7:
-        return f"{ns / 1e6:.1f} ms"
-    return f"{ns / 1e3:.1f}"
+def unit(*ns):
+    """A column's unit, picked by its largest value (issue 42: one unit per column, named in its header):
+    us below 10 ms (one decimal), ms below 10 s (two), s from there (three)."""
+    mx = max(ns)
+    return ("s", 1e9, 3) if mx >= 1e10 else ("ms", 1e6, 2) if mx >= 1e7 else ("us", 1e3, 1)
 
 
-def dist(d):
-    return f"{us(d['mean'])} / {us(d['p99'])} / {us(d['max'])}"
+def num(ns, u):
+    return f"{ns / u[1]:.{u[2]}f}"
+
+
+def named(ns, u):
+    return f"{num(ns, u)} {u[0]}"
+
+
+def dist(d, u):
+    return f"{num(d['mean'], u)} / {num(d['p99'], u)} / {num(d['max'], u)}"
 
 
 def pct(frac):
@@ -142,11 +148,19 @@ def line_with(out, *parts):
 
 
 def worst_text(ch):
-    parts = " + ".join(f"{s['callback']} wait {us(s['wait_ns'])} + run {us(s['run_ns'])}" for s in ch["worst"]["stages"])
+    u = unit(ch["worst"]["e2e_ns"])  # the line's one unit: its e2e's
+    parts = " + ".join(f"{s['callback']} wait {named(s['wait_ns'], u)} + run {named(s['run_ns'], u)}"
+                       for s in ch["worst"]["stages"])
     total = sum(s["wait_ns"] + s["run_ns"] for s in ch["worst"]["stages"])
     differ = "" if total == ch["worst"]["e2e_ns"] else ": they differ"
-    return (f"worst output, ended at {ch['worst']['end_ns'] / 1e9:.6f} s: {parts} = {us(total)} "
-            f"(e2e {us(ch['worst']['e2e_ns'])}{differ})")
+    return (f"worst output, ended at {ch['worst']['end_ns'] / 1e9:.6f} s: {parts} = {named(total, u)} "
+            f"(e2e {named(ch['worst']['e2e_ns'], u)}{differ})")
+
+
+def chain_units(c):
+    """The units of a chain block: its times (data age, reaction, bound), its stages' waits, their runs."""
+    return (unit(c["data_age_ns"]["max"], c["reaction_ns"]["max"], c["bound_ns"]),
+            unit(*[st["wait_ns"]["max"] for st in c["stages"]]), unit(*[st["run_ns"]["max"] for st in c["stages"]]))
 
 
 def by_name(s, name):
@@ -174,16 +188,19 @@ def test_text_tables(jl, tmp_path):
                        ("rereads", "rereads"), ("never consumed", "never_consumed"), ("limit errors", "limit_errors")]:
         line_with(out, *label.split(), *[str(t["messages"][key]) for t in subs])
     line_with(out, "consumed", "fraction", *[f"{t['messages']['consumed_fraction']:.3f}" for t in subs])
-    age = line_with(out, "age", "mean", "/", "p99", "/", "max", "(us)")
-    assert all(dist(t["age_ns"]) in age for t in subs), age
-    e2e = line_with(out, "e2e", "mean", "/", "p99", "/", "max")
-    assert all(dist(t["e2e_ns"]) in e2e for t in subs), e2e
+    ua = unit(*[t["age_ns"]["max"] for t in subs])
+    age = line_with(out, "age", "mean", "/", "p99", "/", "max", f"({ua[0]})")
+    assert all(dist(t["age_ns"], ua) in age for t in subs), age
+    ue = unit(*[t["e2e_ns"]["max"] for t in subs])
+    e2e = line_with(out, "e2e", "mean", "/", "p99", "/", "max", f"({ue[0]})")
+    assert all(dist(t["e2e_ns"], ue) in e2e for t in subs), e2e
     pm = by_name(s, "poller")["poll_model"]
-    line_with(out, "polls publisher, Tp / Tq", "-",
-              f"sensor, {us(pm['publisher_period_ns'])} / {us(pm['poll_period_ns'])}")
-    # both in one unit, the larger one's (before: "10.2 ms / 10.0 ms" here, "15.0 ms / 7500.0" across it)
+    up = unit(pm["publisher_period_ns"], pm["poll_period_ns"])
+    line_with(out, "polls publisher, Tp / Tq", f"({up[0]})", "-",
+              f"sensor, {num(pm['publisher_period_ns'], up)} / {num(pm['poll_period_ns'], up)}")
+    # both in one unit, named in the row's label (before: "10.2 ms / 10.0 ms" here, "15.0 ms / 7500.0" across it)
     assert (pm["added_age_ns"]["measured"], pm["added_age_ns"]["expected"]) == (10_160_000, 10 * MS)
-    line_with(out, "added age measured / expected", "-", "10.2 / 10.0 ms")
+    line_with(out, "added age measured / expected (ms)", "-", "10.16 / 10.00")
     line_with(out, "consumed measured / expected", "-",
               f"{pm['consumed_fraction']['measured']:.3f} / {pm['consumed_fraction']['expected']:.3f}")
 
@@ -191,8 +208,10 @@ def test_text_tables(jl, tmp_path):
     sy = s["syncs"][0]
     assert "\n  syncs:\n" in out
     inputs = ", ".join(f"{i['topic']} {i['used']} / {i['messages']} ({pct(i['used_fraction'])})" for i in sy["inputs"])
+    us_ = unit(sy["pair_diff_max_ns"])
+    line_with(out, "sync", "algorithm", "sets", "rate Hz", f"pair diff mean / max ({us_[0]})")
     line_with(out, "fused", "approximate", "40", "10.00",
-              f"{us(sy['pair_diff_mean_ns'])} / {us(sy['pair_diff_max_ns'])}", inputs)
+              f"{num(sy['pair_diff_mean_ns'], us_)} / {num(sy['pair_diff_max_ns'], us_)}", inputs)
     assert "camera 40 / 120 (33.3%)" in inputs
 
     # chains: a block per chain end only (control, poller), not for the prefixes (sensor, filter)
@@ -203,12 +222,15 @@ def test_text_tables(jl, tmp_path):
     block = out[out.index("  chain control:"):out.index("  chain poller:")]
     line_with(block, f"{control['outputs']} outputs ({control['other_paths']} by other paths), "
                      f"{control['inputs']} inputs ({control['unused_inputs']} unused)")
-    line_with(block, "data age", dist(control["data_age_ns"]), us(control["bound_ns"]))
-    line_with(block, "reaction", dist(control["reaction_ns"]))
+    ut, uw, ur = chain_units(control)
+    line_with(block, "time", f"mean / p99 / max ({ut[0]})", f"bound ({ut[0]})")
+    line_with(block, "data age", dist(control["data_age_ns"], ut), num(control["bound_ns"], ut))
+    line_with(block, "reaction", dist(control["reaction_ns"], ut))
+    line_with(block, "stage", f"wait mean / p99 / max ({uw[0]})", f"run mean / p99 / max ({ur[0]})")
     for st in control["stages"]:
-        line_with(block, st["callback"], dist(st["wait_ns"]), dist(st["run_ns"]))
+        line_with(block, st["callback"], dist(st["wait_ns"], uw), dist(st["run_ns"], ur))
     assert "    " + worst_text(control) + "\n" in block
-    assert f"= {us(7_340_000)} (e2e {us(7_340_000)})" in block  # 30 + 50 + 120 + 80 + 7000 + 60 us
+    assert "= 7340.0 us (e2e 7340.0 us)" in block  # 30 + 50 + 120 + 80 + 7000 + 60 us
     poller = out[out.index("  chain poller:"):]
     assert worst_text(by_name(s, "poller")["chain"]) in poller
     assert ": they differ)" in poller  # the sum is the parts', not a copy of the e2e
@@ -228,14 +250,17 @@ def test_markdown_tables(jl, tmp_path):
     assert "| published | 200 | 200 |\n" in out
     assert "| consumed fraction | 0.975 | 0.200 |\n" in out
     assert "\n### Syncs\n\n| sync | algorithm | sets | rate Hz |" in out
-    assert "| fused | approximate | 40 | 10.00 | 6870.0 / 19.8 ms | lidar 40 / 40 (100.0%), camera 40 / 120 (33.3%) |" in out
+    assert "| pair diff mean / max (ms) |" in out  # 19.8 ms: the column in ms, every cell of it
+    assert "| fused | approximate | 40 | 10.00 | 6.87 / 19.80 | lidar 40 / 40 (100.0%), camera 40 / 120 (33.3%) |" in out
     assert re.findall(r"^### Chain (\S+)$", out, re.M) == ["control", "poller"]
     control = by_name(s, "control")["chain"]
     assert "\n### Chain control\n\n`sensor -> filter -> control (hops: scan, sync fused)`\n" in out
-    assert f"| data age | {dist(control['data_age_ns'])} | {us(control['bound_ns'])} |\n" in out
-    assert "| stage | wait mean / p99 / max (us) | run mean / p99 / max (us) |\n|---|---:|---:|\n" in out
+    ut, uw, ur = chain_units(control)
+    assert f"| data age | {dist(control['data_age_ns'], ut)} | {num(control['bound_ns'], ut)} |\n" in out
+    assert (f"| stage | wait mean / p99 / max ({uw[0]}) | run mean / p99 / max ({ur[0]}) |\n|---|---:|---:|\n"
+            in out)
     for st in control["stages"]:
-        assert f"| {st['callback']} | {dist(st['wait_ns'])} | {dist(st['run_ns'])} |\n" in out
+        assert f"| {st['callback']} | {dist(st['wait_ns'], uw)} | {dist(st['run_ns'], ur)} |\n" in out
     assert "\n" + worst_text(control) + "\n" in out
     # every table's header row is followed by its separator row
     lines = out.splitlines()
@@ -294,8 +319,12 @@ def test_locks_table(jl, tmp_path):
                                             "high": {"tid": 2, "acquisitions": 30,
                                                      "wait_ns": d3(4_000_000, 4_100_000, 4_200_000)}}}]
     out = report(jl, tmp_path, s)
-    line_with(out, "shared", "ceiling 90", "60", dist(s["locks"][0]["wait_ns"]), dist(s["locks"][0]["hold_ns"]), "0",
-              "low", us(1600) + ",", "high", us(4_200_000))
+    lk = s["locks"][0]
+    uw, uh = unit(lk["wait_ns"]["max"]), unit(lk["hold_ns"]["max"])
+    line_with(out, "lock", "kind", "taken", f"wait mean / p99 / max ({uw[0]})", f"hold mean / p99 / max ({uh[0]})",
+              "boosts", f"longest wait per thread ({uw[0]})")
+    line_with(out, "shared", "ceiling 90", "60", dist(lk["wait_ns"], uw), dist(lk["hold_ns"], uh), "0",
+              "low", num(1600, uw) + ",", "high", num(4_200_000, uw))
     assert "locks:" not in report(jl, tmp_path, copy.deepcopy(PLAIN), name="plain")
 
 
@@ -307,5 +336,10 @@ def test_requests_table(jl, tmp_path):
                      "client_latency_ns": d3(900 * MS, 1000 * MS, 1000 * MS, count=4), "wasted_ns": 2_500_000_000,
                      "wasted_max_ns": 900 * MS}]
     out = report(jl, tmp_path, s)
-    line_with(out, "orders", "price_q", "8", "1", "3", "4", "0", dist(s["sources"][0]["client_latency_ns"]), us(2_500_000_000))
+    src = s["sources"][0]
+    ul, uw = unit(src["client_latency_ns"]["max"]), unit(src["wasted_ns"])
+    assert (ul[0], uw[0]) == ("ms", "ms")  # 1 s and 2.5 s: below 10 s, in ms
+    line_with(out, "source", "queue", "requests", f"client latency mean / p99 / max ({ul[0]})", f"wasted ({uw[0]})")
+    line_with(out, "orders", "price_q", "8", "1", "3", "4", "0", dist(src["client_latency_ns"], ul),
+              num(2_500_000_000, uw))
     assert "requests:" not in report(jl, tmp_path, copy.deepcopy(PLAIN), name="plain")

@@ -141,3 +141,61 @@ def test_priority_99_off_the_watchdogs_cpu(tmp_path):
     assert p.returncode == 2, p.stderr
     assert f"{bad}:9: thread 'control': priority 99 is the watchdog's" in p.stderr, p.stderr
     assert not (tmp_path / "b").exists()
+
+
+DIV = {"us": 1e3, "ms": 1e6, "s": 1e9}
+LOOP_ROWS = {"latency min": ("latency_ns", "min"), "latency mean": ("latency_ns", "mean"),
+             "latency p50": ("latency_ns", "p50"), "latency p90": ("latency_ns", "p90"),
+             "latency p99": ("latency_ns", "p99"), "latency p99.9": ("latency_ns", "p999"),
+             "latency max": ("latency_ns", "max"), "period p99": ("period_ns_stats", "p99"),
+             "period max": ("period_ns_stats", "max"), "period stddev, jitter": ("period_ns_stats", "stddev"),
+             "response p99": ("response_ns", "p99"), "response max": ("response_ns", "max")}
+
+
+def test_every_column_in_its_headers_unit(quick):
+    """Each row of the loops' table and each column of the neighbours' names one unit, and every value under it
+    is a bare number in that unit (summary.json's ns divided by it): no 'ms' cell under a '(us)' header."""
+    p, s, d = quick
+    out = p.stdout
+    table = out[out.index("\n  loop "):out.index("\n\n", out.index("\n  loop "))]
+    united = 0
+    for ln in table.splitlines()[2:]:
+        m = re.match(r"^  (.+?) \((us|ms|s)\)( @cycle)?  +(.*)$", ln)
+        if not m:
+            assert not re.search(r"\d (us|ms|s)\b", ln), f"a unit inside a cell: {ln}"
+            continue
+        united += 1
+        assert re.fullmatch(r"[0-9. /@]+", m.group(4).strip()), f"cells not in the header's unit: {ln}"
+    assert united >= len(LOOP_ROWS), table
+    # the values, from report.md's same table (cells delimited): each is the summary's figure in the unit
+    rows = {}
+    for ln in (d / "report.md").read_text().splitlines():
+        m = re.match(r"^\| (.+?) \((us|ms|s)\)( @cycle)? \|(.*)\|$", ln)
+        if m:
+            rows[m.group(1)] = (m.group(2), [c.strip() for c in m.group(4).split("|")])
+    loops = [t for t in s["threads"] if t.get("measured")]
+    for label, (k1, k2) in LOOP_ROWS.items():
+        unit, cells = rows[label]
+        for t, cell in zip(loops, cells):
+            want = t[k1][k2] / DIV[unit]
+            got = float(cell.split(" @")[0])
+            assert abs(got - want) <= 0.051 * (10 if unit == "s" else 1) + 1e-9, (label, unit, cell, want)
+    # the neighbours' work column: its header's unit, its cells in it
+    hdr = next(ln for ln in out.splitlines() if ln.startswith("  neighbour "))
+    unit = re.search(r"work mean / max \((us|ms|s)\)", hdr).group(1)
+    for t in s["threads"]:
+        if t.get("measured") or t.get("kind") == "exec":
+            continue
+        ln = next(ln for ln in out.splitlines() if ln.startswith(f"  {t['name']} "))
+        m = re.search(r" ([0-9.]+) / ([0-9.]+) +[0-9.]+ +\d+$", ln)
+        assert m, ln
+        for got, key in ((m.group(1), "mean_ns"), (m.group(2), "max_ns")):
+            assert abs(float(got) - t["work"][key] / DIV[unit]) <= 0.006 * (1 if unit != "us" else 20), (ln, key)
+
+
+def test_a_short_run_states_no_memory_projection(quick):
+    """The projection is for long runs and runs near their budget: a 3 s quick-start keeps it in summary.json
+    (memory.projected) and off the terminal."""
+    p, s, _ = quick
+    assert "projected:" not in p.stderr and "jitterlab: memory:" not in p.stderr, p.stderr
+    assert s["memory"]["projected"]["total_bytes"] > 0
