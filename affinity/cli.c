@@ -21,10 +21,22 @@ static const struct jl_cli_opt *find_short(const struct jl_cli *c, char ch)
 	return NULL;
 }
 
+/* May O's value be left out ("[NUM]")? */
+static bool optional(const struct jl_cli_opt *o)
+{
+	return o->value && o->value[0] == '[';
+}
+
+/* An optional value given as the next argument: one that starts with a digit (cyclictest's rule). */
+static bool next_is_value(int argc, char **argv, const struct jl_cli_walk *w)
+{
+	return w->i < argc && argv[w->i][0] >= '0' && argv[w->i][0] <= '9';
+}
+
 int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_walk *w, const char **value)
 {
 	const struct jl_cli_opt *o = NULL;
-	const char *a, *eq = NULL;
+	const char *a, *eq = NULL, *attached = NULL;
 
 	*value = NULL;
 	if (w->i >= argc)
@@ -38,13 +50,17 @@ int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_wal
 		w->ended = true;
 		return jl_cli_next(c, argc, argv, w, value);
 	}
-	if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+	if (!strcmp(a, "--help") || (!strcmp(a, "-h") && !find_short(c, 'h')))
 		return JL_CLI_HELP;
 	if (a[1] == '-') {
 		eq = strchr(a + 2, '=');
 		o = find_long(c, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-	} else if (!a[2]) {
+	} else {
 		o = find_short(c, a[1]);
+		if (o && a[2] && o->value)
+			attached = a + 2; /* -p80 */
+		else if (a[2])
+			o = NULL;
 	}
 	if (!o) {
 		fprintf(stderr, "jitterlab %s: unknown option '%s' (jitterlab %s --help lists them)\n", c->command, a,
@@ -60,6 +76,13 @@ int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_wal
 	}
 	if (eq) {
 		*value = eq + 1;
+	} else if (attached) {
+		*value = attached;
+	} else if (optional(o)) {
+		if (next_is_value(argc, argv, w))
+			*value = argv[w->i++];
+		else if (o->shrt == 'h' && a[1] != '-')
+			return JL_CLI_HELP; /* -h alone: the help, as everywhere */
 	} else if (w->i < argc) {
 		*value = argv[w->i++];
 	} else {
@@ -69,6 +92,16 @@ int jl_cli_next(const struct jl_cli *c, int argc, char **argv, struct jl_cli_wal
 	return o->id;
 }
 
+/* "-x, --name VALUE", "-x, --name [VALUE]" or "    --name VALUE" */
+static void left_column(const struct jl_cli_opt *o, char *buf, size_t len)
+{
+	char shrt[8] = "    ";
+
+	if (o->shrt)
+		snprintf(shrt, sizeof(shrt), "-%c, ", o->shrt);
+	snprintf(buf, len, "%s--%s%s%s", shrt, o->name, o->value ? " " : "", o->value ? o->value : "");
+}
+
 void jl_cli_help(FILE *out, const struct jl_cli *c)
 {
 	fprintf(out, "usage: jitterlab %s%s%s [OPTIONS]\n  %s\n\noptions:\n", c->command, c->operands[0] ? " " : "",
@@ -76,14 +109,13 @@ void jl_cli_help(FILE *out, const struct jl_cli *c)
 	for (const struct jl_cli_opt *o = c->opts; o->name; o++) {
 		char left[64];
 
-		if (o->shrt)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->shrt, o->name, o->value ? " " : "",
-				 o->value ? o->value : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+		left_column(o, left, sizeof(left));
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
-	fprintf(out, "  %-24s %s\n", "-h, --help", "this help");
+	if (find_short(c, 'h'))
+		fprintf(out, "  %-24s %s\n", "    --help", "this help (and -h without a value)");
+	else
+		fprintf(out, "  %-24s %s\n", "-h, --help", "this help");
 }
 
 void jl_roff_text(FILE *out, const char *text, const char *font)
@@ -141,8 +173,10 @@ void jl_cli_man(FILE *out, const struct jl_cli *c)
 		fputc('\n', out);
 	}
 	fputs(".TP\n", out);
-	jl_roff_text(out, "-h", "B");
-	fputs(", ", out);
+	if (!find_short(c, 'h')) {
+		jl_roff_text(out, "-h", "B");
+		fputs(", ", out);
+	}
 	jl_roff_text(out, "--help", "B");
-	fputs("\nthis help\n", out);
+	fputs(find_short(c, 'h') ? "\nthis help (and \\fB\\-h\\fR without a value)\n" : "\nthis help\n", out);
 }

@@ -1,7 +1,9 @@
 /* cli: the one command-line option parser and help printer of every jitterlab command. A command is a
  * table of options (long name, short letter, its value's name, what it means, its default or range);
  * the parser walks argv with it (options and operands in any order, `--name VALUE`, `--name=VALUE`,
- * `-x VALUE`, `--` ends options) and the help is printed from the same table, so the two cannot drift.
+ * `-x VALUE`, `-xVALUE` as cyclictest's -p80, `--` ends options) and the help is printed from the same
+ * table, so the two cannot drift. -h is --help, unless the command gives -h a meaning of its own (run:
+ * cyclictest's histogram); then -h without a value is still the help.
  * It lives in the lowest layer because every command (rt/ and affinity/) parses with it. */
 #ifndef JL_CLI_H
 #define JL_CLI_H
@@ -12,7 +14,9 @@
 struct jl_cli_opt {
 	const char *name;      /* long name without "--" */
 	char shrt;             /* short letter, 0 = none */
-	const char *value;     /* the value's name ("D", "DIR"), NULL for a flag */
+	const char *value;     /* the value's name ("D", "DIR"), NULL for a flag; in brackets ("[NUM]") when it may
+				* be left out (cyclictest's -t [NUM], -a [CPUSET]): then given attached (-t4,
+				* --threads=4) or as the next argument when that starts with a digit */
 	const char *help;      /* what it means, with its default or range */
 	int id;                /* returned for it (> 0) */
 };

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Open a run's worst wakeup in KernelShark: the session kernelshark.json that `jitterlab run` wrote next to
-# trace.dat (markers A/B on the waking and the switch-in, CPU and task plots of the loop and its culprit).
+# Open a run's cycle that matters in KernelShark: the session kernelshark.json that `jitterlab run` wrote next
+# to trace.dat (the worst cycle of the loop whose [expect] failed, else of the highest-priority loop; markers
+# A/B on the waking and the switch-in, CPU and task plots of the loop and its culprit). Every explained
+# cycle has its own in RUN_DIR/kernelshark/ (kernelshark -s RUN_DIR/kernelshark/THREAD-CYCLE.json).
 #   scripts/open-in-kernelshark.sh [RUN_DIR]      (default: the latest run under traces/)
 # KernelShark refuses a session whose data file path or mtime changed ("Timestamp mismatch"): when the run
 # directory was moved or copied, the session is written again first (`jitterlab analyze RUN_DIR --kernelshark`).

@@ -79,13 +79,13 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(cpus_used, "threads[]", "the CPUs the series' measured cycles ran on") \
 	X(ctx_switches, "threads[]", "context switches of the OS thread: voluntary and involuntary") \
 	X(culprit, "trace.worst[]", "the part held most responsible for the cycle (null: none)") \
-	X(cycle, "stop_at threads[].worst[] trace.worst[]", "the cycle's number (as in samples.csv)") \
+	X(cycle, "stop_at threads[].worst[] trace.worst[] trace.kernelshark_cycle", "the cycle's number (as in samples.csv)") \
 	X(cycles, "intervals.series.* threads[]", "measured cycles (samples.csv rows); per interval: cycles in it") \
 	X(data_age_ns, "threads[].chain", "per used input: origin to the end of the last output using it") \
 	X(deadline_exceeded, "sources[].status", "requests whose client gave up at its deadline before the reply") \
 	X(debugfs, "host.preempt_detail", "debugfs sched/preempt: its value, or why it could not be read") \
 	X(default_moved, "host.irqs", "default_smp_affinity was changed") \
-	X(detail, "trace.worst[].parts[]", "the explanation in words (throttle, unpreempted, blocked, lost parts)") \
+	X(detail, "trace.worst[].culprit trace.worst[].parts[]", "the explanation in words (throttle, unpreempted, blocked, lost parts)") \
 	X(disabled, "host.idle_states.states[]", "the idle state is disabled") \
 	X(dispatch, "executors[]", "the executor's dispatch order: fifo or rclcpp") \
 	X(driver, "host.idle_states", "the cpuidle driver (none: no cpuidle)") \
@@ -161,7 +161,8 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(kernel, "host", "the kernel release (uname -r)") \
 	X(kernel_prio, "trace.worst[].culprit trace.worst[].parts[]", "the task's kernel prio") \
 	X(kernel_version, "host", "the kernel build string (uname -v)") \
-	X(kernelshark, "trace", "the KernelShark session on the worst wakeup (kernelshark.json)") \
+	X(kernelshark, "trace trace.worst[]", "a KernelShark session: the run's on the cycle that matters (kernelshark.json); each explained cycle's own (kernelshark/THREAD-CYCLE.json)") \
+	X(kernelshark_cycle, "trace", "the cycle kernelshark.json opens: the first failed [expect]'s loop's largest, or else the highest-priority loop's") \
 	X(kernelshark_error, "trace", "why the KernelShark session could not be written") \
 	X(kind, "budget[] host.restore.pending[] locks[] threads[] trace.worst[].culprit trace.worst[].parts[]", "series driver, lock kind, budget e2e|stage, part kind, note irq|irq_thread") \
 	X(label, "expect[]", "the expectation's key in [expect]") \
@@ -322,6 +323,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(sched_rt_runtime_us, "host", "/proc/sys/kernel/sched_rt_runtime_us as read (a string)") \
 	X(sched_switch, "trace", "per measured thread: its sched_switch and waking records") \
 	X(series, "intervals stop_at", "intervals: per series its figures per interval; stop_at: the series checked") \
+	X(session, "trace.kernelshark_cycle", "the cycle's own session that kernelshark.json copies (kernelshark/THREAD-CYCLE.json)") \
 	X(sets, "syncs[]", "sets the sync emitted") \
 	X(settle_ms, "host.shield", "cgroup v2 shield: how long the partition took to settle") \
 	X(setup_bytes, "memory.projected", "VmRSS when the measured phase began (preallocated, prefaulted)") \
@@ -362,7 +364,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(tasks_unmovable, "host.shield", "tasks the kernel refused to move (per-CPU kernel threads)") \
 	X(text, "trace.worst[]", "the cycle explained in one line") \
 	X(thermal_mC, "intervals", "per thermal zone: its highest temperature per interval") \
-	X(thread, "expect[] host.restore.pending[] threads[] trace.worst[]", "the thread's name (null: none)") \
+	X(thread, "expect[] host.restore.pending[] threads[] trace.worst[] trace.kernelshark_cycle", "the thread's name (null: none)") \
 	X(threads, ". executors[] locks[] trace.probe.rings", "series; pool threads; per taker; threads with a ring") \
 	X(threads_shielded, "host.shield", "measured threads placed in the shield") \
 	X(threshold_ns, "stop_at", "the stop_at threshold") \
@@ -401,7 +403,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(watchdog_cpus, ".", "where the watchdog was pinned (\"\": unpinned)") \
 	X(watchdog_fired, ".", "threads did not end in time and were demoted to SCHED_OTHER") \
 	X(why, "host.preempt_detail.debugfs host.restore.pending[] leftovers.processes[]", "why, in words") \
-	X(window, "trace.worst[]", "what the parts explain: wakeup or response") \
+	X(window, "trace.worst[] trace.kernelshark_cycle", "what the parts explain: wakeup or response") \
 	X(window_before_ns, "trace.kept", "how far before a release a kept window starts") \
 	X(window_end_ns, "threads[]", "the measured window's end") \
 	X(window_start_ns, "threads[]", "the measured window's start") \

@@ -1,9 +1,11 @@
-/* analyze: `jitterlab analyze RUN_DIR|TRACE.dat [--json] [--kernelshark]`, the wakeup analysis offline.
+/* analyze: `jitterlab analyze RUN_DIR|TRACE.dat [--json] [--kernelshark] [--thread T] [--cycle N]`, the wakeup
+ * analysis offline.
  * A RUN_DIR gives the threads (names, tids, policies) from summary.json and the cycles from samples.csv,
  * so its worst cycles are explained as the run explained them; a bare trace.dat (ours, or one recorded by
  * trace-cmd, v6 or v7) is read through libtracecmd and its RT tasks' wakeups are analysed instead.
- * It only reads, except with --kernelshark: then it (re)writes the KernelShark session on the worst wakeup
- * (RUN_DIR/kernelshark.json, or NAME.kernelshark.json beside NAME.dat), e.g. after the run was moved.
+ * --thread/--cycle explain any cycle of the trace. It only reads, except with --kernelshark: then it (re)writes
+ * KernelShark sessions (a RUN_DIR's kernelshark.json and kernelshark/, e.g. after the run was moved; with
+ * --thread/--cycle that cycle's alone; beside a bare NAME.dat, NAME.kernelshark*.json).
  * It never touches tracefs. */
 #include <errno.h>
 #include <limits.h>
@@ -18,13 +20,16 @@
 
 #include "commands.h"
 #include "../../affinity/cli.h"
+#include "../base/output.h"
 #include "../base/samples_read.h"
 #include "../scenario/scenario.h"
 #include "../summary/table.h"
 #include "../trace/analysis/advice.h"
 #include "../trace/analysis/analysis.h"
+#include "../trace/analysis/parts.h"
 #include "../trace/analysis/prune.h"
 #include "../trace/analysis/result.h"
+#include "../trace/analysis/worst.h"
 #include "../trace/io/kshark.h"
 #include "../trace/io/read.h"
 #include "../trace/io/syms.h"
@@ -42,6 +47,8 @@ struct input {
 	struct jl_analysis_budget budget; /* from summary.json's host block, when there is one */
 	bool have_budget;
 	struct jl_trace_advice_in advice; /* the host facts the advice reads (unknown without a summary) */
+	char chosen_thread[JL_ANALYSIS_NAME_MAX]; /* the run's kernelshark.json cycle (trace.kernelshark_cycle) */
+	int64_t chosen_cycle;                    /* -1: none */
 };
 
 static void input_free(struct input *in)
@@ -117,6 +124,13 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 		    strcmp(json_object_get_string(v), "all"))
 			for (int i = 0; i < in->nthreads; i++)
 				in->threads[i].partial = true;
+		if (json_object_object_get_ex(root, JL_K(trace), &v) && v &&
+		    json_object_object_get_ex(v, JL_K(kernelshark_cycle), &v) && v) {
+			json_object *name = json_object_object_get(v, JL_K(thread));
+
+			snprintf(in->chosen_thread, sizeof(in->chosen_thread), "%s", name ? json_object_get_string(name) : "");
+			in->chosen_cycle = json_object_get_int64(json_object_object_get(v, JL_K(cycle)));
+		}
 		if (json_object_object_get_ex(root, JL_K(host), &host)) {
 			jl_analysis_budget_defaults(&in->budget); /* then what the run's host block says */
 			jl_trace_budget_from_host(host, &in->budget);
@@ -255,11 +269,17 @@ static void print_text(const struct jl_analysis *an, json_object *block, const c
 	       text && text[0] ? text : "  (none: no wakeup of an analysed thread in the trace)\n");
 }
 
-enum { A_JSON = 1, A_KSHARK };
+enum { A_JSON = 1, A_KSHARK, A_THREAD, A_CYCLE };
 
 static const struct jl_cli_opt analyze_opts[] = {
 	{ "json", 'j', NULL, "print the trace block (as in summary.json) on stdout instead of the text", A_JSON },
-	{ "kernelshark", 0, NULL, "write a KernelShark session on the worst wakeup next to the trace", A_KSHARK },
+	{ "kernelshark", 0, NULL,
+	  "write KernelShark sessions next to the trace: a RUN_DIR's kernelshark.json (on the cycle the run chose) and "
+	  "one per explained cycle in kernelshark/; with --thread/--cycle, that cycle's alone", A_KSHARK },
+	{ "thread", 't', "T", "explain a cycle of loop T (its name, as in summary.json; a bare trace's: COMM-PID)",
+	  A_THREAD },
+	{ "cycle", 'c', "N", "explain cycle N (as in samples.csv; a bare trace's: the Nth wakeup, from 0); default: "
+	  "the thread's worst explained cycle", A_CYCLE },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -271,40 +291,12 @@ static void usage(void)
 	jl_cli_help(stderr, &jl_cli_analyze);
 }
 
-/* --kernelshark: the session on the worst wakeup, next to the trace. */
-static int write_session(const char *arg, bool dir, const struct input *in, const struct jl_analysis *an,
-			 const struct jl_cycle *worst, int nworst, json_object *block)
-{
-	char session[PATH_MAX + 32], err[512], *hint = NULL;
-	size_t len;
-
-	if (nworst <= 0) {
-		fprintf(stderr, "jitterlab analyze: no wakeup to open in KernelShark\n");
-		return -1;
-	}
-	if (dir) {
-		snprintf(session, sizeof(session), "%s/kernelshark.json", arg);
-	} else {
-		len = strlen(in->dat);
-		if (len > 4 && !strcmp(in->dat + len - 4, ".dat"))
-			len -= 4;
-		snprintf(session, sizeof(session), "%.*s.kernelshark.json", (int)len, in->dat);
-	}
-	if (jl_trace_kshark_for(an, &worst[0], in->dat, session, NULL, &hint, err, sizeof(err)) < 0) {
-		fprintf(stderr, "jitterlab analyze: %s\n", err);
-		return -1;
-	}
-	json_object_object_add(block, "kernelshark", json_object_new_string(session));
-	if (hint)
-		fprintf(stderr, "open the worst wakeup: %s\n", hint);
-	free(hint);
-	return 0;
-}
-
 /* What `analyze` was asked. */
 struct analyze_args {
 	const char *arg; /* RUN_DIR or TRACE.dat */
 	bool json, kshark;
+	const char *thread; /* --thread */
+	int64_t cycle;      /* --cycle, -1: none */
 };
 
 /* ARGV into A: 0, 1 when --help was printed, or -1 after saying what is wrong (exit 2). */
@@ -312,13 +304,24 @@ static int parse_args(struct analyze_args *a, int argc, char **argv)
 {
 	struct jl_cli_walk w = JL_CLI_START;
 	const char *v;
+	char *end;
 	int c;
 
+	a->cycle = -1;
 	while ((c = jl_cli_next(&jl_cli_analyze, argc, argv, &w, &v)) != JL_CLI_END) {
 		if (c == A_JSON) {
 			a->json = true;
 		} else if (c == A_KSHARK) {
 			a->kshark = true;
+		} else if (c == A_THREAD) {
+			a->thread = v;
+		} else if (c == A_CYCLE) {
+			errno = 0;
+			a->cycle = strtoll(v, &end, 10);
+			if (errno || end == v || *end || a->cycle < 0) {
+				fprintf(stderr, "jitterlab analyze: --cycle: '%s' is not a cycle number (0 or more)\n", v);
+				return -1;
+			}
 		} else if (c == JL_CLI_HELP) {
 			jl_cli_help(stdout, &jl_cli_analyze);
 			return 1;
@@ -407,10 +410,163 @@ static int analyse_trace(struct analysis_run *r, bool dir)
 	return 0;
 }
 
+/* The names of R's measured loops, ", " between, into BUF. */
+static const char *loop_names(const struct analysis_run *r, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < r->an.nthreads && o < len; i++)
+		if (r->an.threads[i].measured && !r->an.threads[i].pool)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", r->an.threads[i].name);
+	return buf;
+}
+
+/* The cycle --thread and --cycle name, decomposed into *OUT (no --cycle: the thread's worst explained; no
+ * --thread: the trace's one loop). 0, or the exit status after saying why not. */
+static int select_cycle(const struct analyze_args *a, struct analysis_run *r, struct jl_cycle *out)
+{
+	char names[512];
+	int ti = -1, n = 0, why;
+	int64_t cycle = a->cycle;
+
+	for (int i = 0; i < r->an.nthreads; i++)
+		if (r->an.threads[i].measured && !r->an.threads[i].pool && (!a->thread || !strcmp(r->an.threads[i].name, a->thread))) {
+			ti = i;
+			n++;
+		}
+	if (n != 1) {
+		fprintf(stderr, a->thread ? "jitterlab analyze: --thread: no measured loop '%s' in %s (its loops: %s)\n"
+					  : "jitterlab analyze: --cycle needs --thread: %s%s has several loops (%s)\n",
+			a->thread ? a->thread : "", r->in.dat, loop_names(r, names, sizeof(names)));
+		return JL_EXIT_USAGE;
+	}
+	for (int k = 0; k < r->nworst && cycle < 0; k++)
+		if (r->worst[k].thread == ti)
+			cycle = (int64_t)r->worst[k].cycle;
+	if (cycle < 0) {
+		fprintf(stderr, "jitterlab analyze: %s has no explained cycle: name one with --cycle\n", r->an.threads[ti].name);
+		return JL_EXIT_USAGE;
+	}
+	why = jl_analysis_cycle(&r->an, ti, (uint64_t)cycle, out);
+	if (why == JL_CYCLE_NONE)
+		fprintf(stderr, "jitterlab analyze: %s has no cycle %lld in %s\n", r->an.threads[ti].name, (long long)cycle,
+			r->in.dat);
+	else if (why == JL_CYCLE_NOT_KEPT)
+		fprintf(stderr, "jitterlab analyze: cycle %lld of %s was not kept whole: a long run keeps the windows of its "
+			"worst cycles only (samples = worst, trace_keep = worst)\n", (long long)cycle, r->an.threads[ti].name);
+	else if (why == JL_CYCLE_UNMATCHED)
+		fprintf(stderr, "jitterlab analyze: cycle %lld of %s has no traced wakeup matched to its release (events "
+			"lost there, or the trace began after it)\n", (long long)cycle, r->an.threads[ti].name);
+	return why == 0 ? 0 : why == JL_CYCLE_NONE ? JL_EXIT_USAGE : JL_EXIT_RUNTIME;
+}
+
+/* C's session (--thread/--cycle): RUN_DIR/kernelshark/THREAD-CYCLE.json, or NAME.kernelshark-THREAD-CYCLE.json
+ * beside a bare NAME.dat, into PATH. 0, or -1 after saying why. */
+static int write_selected(const char *arg, bool dir, const struct analysis_run *r, const struct jl_cycle *c, char *path,
+			  size_t len)
+{
+	char name[128], sub[PATH_MAX], err[512], *hint;
+	size_t l = strlen(r->in.dat);
+
+	jl_kshark_session_name(r->an.threads[c->thread].name, c->cycle, name, sizeof(name));
+	if (dir) {
+		if (jl_output_make_subdir(arg, JL_KSHARK_DIR, sub, sizeof(sub), err, sizeof(err)) < 0) {
+			fprintf(stderr, "jitterlab analyze: %s\n", err);
+			return -1;
+		}
+		snprintf(path, len, "%s/%s", arg, name);
+	} else {
+		if (l > 4 && !strcmp(r->in.dat + l - 4, ".dat"))
+			l -= 4;
+		name[strlen(JL_KSHARK_DIR)] = '-'; /* "kernelshark/T-N.json" -> "kernelshark-T-N.json" */
+		snprintf(path, len, "%.*s.%s", (int)l, r->in.dat, name);
+	}
+	if (jl_trace_kshark_for(&r->an, c, r->in.dat, path, NULL, &hint, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jitterlab analyze: %s\n", err);
+		return -1;
+	}
+	if (hint)
+		fprintf(stderr, "open cycle %llu of %s: %s\n", (unsigned long long)c->cycle, r->an.threads[c->thread].name, hint);
+	free(hint);
+	return 0;
+}
+
+/* --kernelshark alone: a RUN_DIR's session on every explained cycle (kernelshark/) and kernelshark.json on the
+ * cycle the run chose (summary.json trace.kernelshark_cycle; else the worst), e.g. after the run directory
+ * moved; a bare trace's NAME.kernelshark.json on its worst wakeup. 0, or -1 after saying why. */
+static int write_sessions(const char *arg, bool dir, struct analysis_run *r)
+{
+	char session[PATH_MAX + 32], err[512], *hint = NULL;
+	struct jl_cycle chosen;
+	const struct jl_cycle *w = r->nworst > 0 ? &r->worst[0] : NULL;
+	json_object *e;
+	size_t len;
+
+	if (!w) {
+		fprintf(stderr, "jitterlab analyze: no wakeup to open in KernelShark\n");
+		return -1;
+	}
+	if (dir) {
+		jl_trace_kshark_cycles(&r->an, r->worst, r->nworst, r->in.dat, NULL, r->block);
+		if (json_object_object_get_ex(r->block, JL_K(kernelshark_error), &e)) {
+			fprintf(stderr, "jitterlab analyze: %s\n", json_object_get_string(e));
+			return -1;
+		}
+		for (int i = 0; i < r->an.nthreads && r->in.chosen_thread[0]; i++)
+			if (!strcmp(r->an.threads[i].name, r->in.chosen_thread) &&
+			    jl_analysis_cycle(&r->an, i, (uint64_t)r->in.chosen_cycle, &chosen) == 0)
+				w = &chosen;
+		snprintf(session, sizeof(session), "%s/kernelshark.json", arg);
+	} else {
+		len = strlen(r->in.dat);
+		if (len > 4 && !strcmp(r->in.dat + len - 4, ".dat"))
+			len -= 4;
+		snprintf(session, sizeof(session), "%.*s.kernelshark.json", (int)len, r->in.dat);
+	}
+	if (jl_trace_kshark_for(&r->an, w, r->in.dat, session, NULL, &hint, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jitterlab analyze: %s\n", err);
+		return -1;
+	}
+	json_object_object_add(r->block, JL_K(kernelshark), json_object_new_string(session));
+	if (hint)
+		fprintf(stderr, "open cycle %llu of %s: %s\n", (unsigned long long)w->cycle, r->an.threads[w->thread].name, hint);
+	free(hint);
+	return 0;
+}
+
+/* The selected cycle explained: on stdout after the text, or as "selected" in the JSON. */
+static void print_selected(struct analysis_run *r, const struct jl_cycle *c, const char *session, bool json)
+{
+	char line[2048], advice[512];
+	const char *rule = jl_trace_advice(&r->an, c, &r->in.advice, advice, sizeof(advice));
+	const char *name = r->an.threads[c->thread].name;
+
+	jl_cycle_format(c, name, line, sizeof(line));
+	if (json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, JL_K(thread), json_object_new_string(name));
+		json_object_object_add(o, JL_K(cycle), json_object_new_int64((int64_t)c->cycle));
+		json_object_object_add(o, JL_K(window), json_object_new_string(c->window == JL_WINDOW_RESPONSE ? "response"
+													 : "wakeup"));
+		json_object_object_add(o, JL_K(text), json_object_new_string(line));
+		json_object_object_add(o, JL_K(advice), rule ? json_object_new_string(advice) : NULL);
+		json_object_object_add(o, JL_K(kernelshark), session[0] ? json_object_new_string(session) : NULL);
+		json_object_object_add(r->block, "selected", o);
+		return;
+	}
+	printf("\ncycle %llu of %s:\n  %s\n", (unsigned long long)c->cycle, name, line);
+	if (rule)
+		printf("  advice: %s\n", advice);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct analyze_args a = { 0 };
 	struct analysis_run r = { 0 };
+	struct jl_cycle sel;
+	char session[PATH_MAX + 160] = "";
 	struct stat st;
 	struct timespec t0, t1;
 	double secs;
@@ -440,14 +596,22 @@ int cmd_analyze(int argc, char **argv)
 	if (load_input(&r, a.arg, dir) < 0 || analyse_trace(&r, dir) < 0)
 		goto fail;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (a.kshark && write_session(a.arg, dir, &r.in, &r.an, r.worst, r.nworst, r.block) < 0)
+	if ((a.thread || a.cycle >= 0) && (rc = select_cycle(&a, &r, &sel)) != 0)
+		goto out;
+	rc = JL_EXIT_RUNTIME;
+	if (a.kshark && (a.thread || a.cycle >= 0 ? write_selected(a.arg, dir, &r, &sel, session, sizeof(session))
+						 : write_sessions(a.arg, dir, &r)) < 0)
 		goto out;
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	json_object_object_add(r.block, "analysis_s", json_object_new_double(secs));
+	if (a.json && (a.thread || a.cycle >= 0))
+		print_selected(&r, &sel, session, true);
 	if (a.json)
 		jl_json_print(stdout, r.block);
 	else
 		print_text(&r.an, r.block, r.text, r.in.dat, secs);
+	if (!a.json && (a.thread || a.cycle >= 0))
+		print_selected(&r, &sel, session, false);
 	rc = JL_EXIT_OK;
 	goto out;
 fail:

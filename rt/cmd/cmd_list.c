@@ -155,6 +155,23 @@ static void man8(FILE *out)
 	fputs("\n.SH COMMANDS\n", out);
 	for (int i = 0; i < jl_cli_nall; i++)
 		jl_cli_man(out, jl_cli_all[i]);
+	fputs(".SH CYCLICTEST'S OPTIONS\n", out);
+	jl_roff_text(out, "jitterlab run without a SCENARIO takes cyclictest's options for its loops: "
+			  "jitterlab run -m -p80 -i1000 -a1 -D1h measures what cyclictest -m -p80 -i1000 -a1 -D1h does "
+			  "(one SCHED_FIFO 80 loop of 1 ms pinned to CPU 1 for an hour, memory locked, sleeping in "
+			  "clock_nanosleep), with the explanation of its worst cycles, and --load CMD --load-cpus LIST "
+			  "puts neighbours beside it. It writes the scenario it ran as scenario.ini in the run "
+			  "directory: jitterlab run that file to run it again, or edit it. -m and -n are taken and change "
+			  "nothing (jitterlab always locks its memory and sleeps to absolute times).", NULL);
+	fputs("\n.PP\n", out);
+	jl_roff_text(out, "Where a letter meant something else in jitterlab, cyclictest's meaning wins, because the "
+			  "one-liners people copy are cyclictest's: -D is the duration (a bare number is seconds, as in "
+			  "cyclictest; 30m, 1h, 2d), -d is the distance between the loops' intervals (in us). -d with a "
+			  "unit (-d 20s) was jitterlab's duration: it is still taken as the duration, with a warning, "
+			  "until the next release. -h US bounds histogram.txt's rows as cyclictest's histogram does; -h "
+			  "alone is still the help. -o stays the output root: cyclictest's -o (oscilloscope output) has "
+			  "no counterpart, since jitterlab prints no per-cycle lines. -q is quiet in both.", NULL);
+	fputs("\n", out);
 	man8_exit_status(out);
 	man8_files(out);
 	fputs(".SH EXPLANATION PARTS\nThe parts of a late cycle in summary.json (worst[].parts[].kind), report.md and the "

@@ -1,6 +1,7 @@
-/* cmd_run: `jitterlab run SCENARIO [options]`: the command line and every check that must happen
- * before anything is started or changed (scenario, overrides, safety, permissions). Bad input exits
- * 2 with nothing touched; the run itself is rt/cmd/run.c. */
+/* cmd_run: `jitterlab run [SCENARIO] [options]`: the command line and every check that must happen
+ * before anything is started or changed (scenario, overrides, safety, permissions). Without a SCENARIO
+ * cyclictest's options describe the loops (oneline.c). Bad input exits 2 with nothing touched; the run
+ * itself is rt/cmd/run.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,21 +15,46 @@
 #include "../engine/child.h"
 #include "../engine/engine.h"
 #include "../engine/results.h"
+#include "../base/series.h" /* JL_CYCLICTEST_HIST_US */
 #include "../base/units.h"
 #include "commands.h"
 #include "lifecycle.h"
 #include "../../affinity/cli.h"
+#include "oneline.h"
 #include "run.h"
 #include "../scenario/scenario.h"
 
 #define MAX_SETS 128
 
-enum { O_DURATION = 1, O_WARMUP, O_OUT, O_NO_TRACE, O_SET, O_UNSAFE, O_QUIET, O_JSON };
+enum {
+	O_DURATION = 1, O_WARMUP, O_OUT, O_NO_TRACE, O_SET, O_UNSAFE, O_QUIET, O_JSON, O_PRIORITY, O_POLICY, O_INTERVAL,
+	O_DISTANCE, O_THREADS, O_AFFINITY, O_SMP, O_LOOPS, O_HISTOGRAM, O_MLOCKALL, O_NANOSLEEP, O_LOAD, O_LOAD_CPUS
+};
 
+/* The letters are cyclictest's where it has them (-D, -d, -h, -p, -i, -t, -a, -S, -l, -m, -n, -q); -o stays
+ * the output root (cyclictest's -o, oscope output, has no counterpart: jitterlab prints no per-cycle lines). */
 static const struct jl_cli_opt run_opts[] = {
-	{ "duration", 'd', "D", "measured time, overriding [run] duration (e.g. 20s; default the scenario's, 10s)", O_DURATION },
+	{ "duration", 'D', "D", "measured time, overriding [run] duration: 20s, 30m, 1h, 2d, or a bare number of seconds "
+	  "(cyclictest's -D); default the scenario's, 10s", O_DURATION },
 	{ "warmup", 'w', "D", "time before measuring, overriding [run] warmup (default the scenario's, 1s)", O_WARMUP },
 	{ "out", 'o', "DIR", "output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/", O_OUT },
+	{ "priority", 'p', "PRIO", "without SCENARIO: the loops' priority, SCHED_FIFO unless --policy says (cyclictest "
+	  "-p; default 0, SCHED_OTHER)", O_PRIORITY },
+	{ "policy", 0, "NAME", "without SCENARIO: other, normal, batch, idle, fifo or rr", O_POLICY },
+	{ "interval", 'i', "US", "without SCENARIO: the first loop's period in us (default 1000)", O_INTERVAL },
+	{ "distance", 'd', "US", "without SCENARIO: loop N's period is -i + N x US (default 500). -d with a unit "
+	  "(-d 20s) is the old --duration: still taken, with a warning, until the next release", O_DISTANCE },
+	{ "threads", 't', "[NUM]", "without SCENARIO: NUM loops (default 1); -t alone: one per online CPU", O_THREADS },
+	{ "affinity", 'a', "[CPUSET]", "without SCENARIO: loop N on CPU N; with CPUSET, round robin over it", O_AFFINITY },
+	{ "smp", 'S', NULL, "without SCENARIO: -a -t, one loop pinned on each CPU, all at -p", O_SMP },
+	{ "loops", 'l', "LOOPS", "without SCENARIO: measure LOOPS periods of the longest loop (instead of -D)", O_LOOPS },
+	{ "histogram", 'h', "[US]", "histogram.txt's rows up to US, beyond them overflows ([run] histogram, "
+	  "cyclictest -h); -h alone is the help", O_HISTOGRAM },
+	{ "mlockall", 'm', NULL, "taken for cyclictest's sake: memory is always locked", O_MLOCKALL },
+	{ "nanosleep", 'n', NULL, "taken for cyclictest's sake: loops always sleep in clock_nanosleep, absolute",
+	  O_NANOSLEEP },
+	{ "load", 0, "CMD", "without SCENARIO: a neighbour running CMD (no shell; repeatable, at most 8)", O_LOAD },
+	{ "load-cpus", 0, "LIST", "without SCENARIO: the CPUs the --load neighbours run on (default: any)", O_LOAD_CPUS },
 	{ "no-trace", 0, NULL, "record no ftrace events (as --set run.trace=off)", O_NO_TRACE },
 	{ "set", 's', "S.K=V", "override any scenario key, e.g. control.priority=90 (repeatable, at most 64)", O_SET },
 	{ "unsafe", 0, NULL, "allow rt_runtime = unlimited, fair_server = 0 and RT busy threads on every CPU", O_UNSAFE },
@@ -37,7 +63,9 @@ static const struct jl_cli_opt run_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
-const struct jl_cli jl_cli_run = { "run", "SCENARIO", "run a scenario once and explain its loops' jitter", run_opts };
+const struct jl_cli jl_cli_run = { "run", "[SCENARIO]",
+				   "run a scenario once and explain its loops' jitter; without one, the loops cyclictest's "
+				   "options describe (the scenario.ini it writes runs them again)", run_opts };
 
 static void usage(FILE *out)
 {
@@ -229,48 +257,126 @@ static int check_permissions(const struct jl_scenario *sc, struct jl_run_opts *o
 struct run_cmd {
 	struct jl_run_opts o;
 	struct jl_scenario *sc;
+	struct jl_oneline ol; /* the loops without a scenario */
 	int status;
 };
 
-/* The command line into S->o, the scenario's path into *SCENARIO and the --set values (the --duration and
- * --warmup ones last: applied after every --set) into SETS. JL_LIFE_GO, or the exit status. */
+/* The value of a cyclictest option (-p, -i, -d as a distance, -t, -a, -S, -l, --policy, --load, --load-cpus)
+ * into S->ol: 0, or the exit status after saying what is wrong. */
+static int oneline_opt(struct run_cmd *s, int c, const char *v, const char *arg)
+{
+	struct jl_oneline *ol = &s->ol;
+	char *end;
+
+	if (!ol->given)
+		ol->given = arg;
+	switch (c) {
+	case O_PRIORITY:
+		errno = 0;
+		ol->priority = (int)strtol(v, &end, 10);
+		if (errno || end == v || *end || ol->priority < 1 || ol->priority > 99) {
+			fprintf(stderr, "jitterlab run: -p %s: expected a priority from 1 to 99\n", v);
+			return JL_EXIT_USAGE;
+		}
+		break;
+	case O_POLICY: ol->policy = v; break;
+	case O_INTERVAL: ol->interval = v; break;
+	case O_DISTANCE: ol->distance = v; break;
+	case O_THREADS: ol->threads = v ? v : ""; break;
+	case O_AFFINITY: ol->affinity = v ? v : ""; break;
+	case O_SMP: ol->smp = true; break;
+	case O_LOOPS: ol->loops = v; break;
+	case O_LOAD_CPUS: ol->load_cpus = v; break;
+	default: /* O_LOAD */
+		if (ol->nloads == JL_ONELINE_LOADS) {
+			fprintf(stderr, "jitterlab run: too many --load (at most %d)\n", JL_ONELINE_LOADS);
+			return JL_EXIT_USAGE;
+		}
+		ol->loads[ol->nloads++] = v;
+	}
+	return JL_LIFE_GO;
+}
+
+/* -D (cyclictest's forms too), -w, and -d with a unit: the old --duration, warned. Into BUF[0] or BUF[1]. */
+static int time_opt(int c, const char *v, char (*buf)[160])
+{
+	char d[64];
+
+	if (c == O_WARMUP) {
+		snprintf(buf[1], sizeof(buf[1]), "run.warmup=%s", v);
+		return JL_LIFE_GO;
+	}
+	if (c == O_DISTANCE)
+		fprintf(stderr, "jitterlab run: warning: -d %s as the duration is deprecated: -d is cyclictest's distance "
+			"(a number of us); -d with a unit means the duration until the next release only. Use -D %s\n", v, v);
+	if (!jl_oneline_duration(v, d, sizeof(d))) {
+		fprintf(stderr, "jitterlab run: --duration %s: expected a duration (20s, 30m, 1h, 2d) or a number of seconds\n", v);
+		return JL_EXIT_USAGE;
+	}
+	snprintf(buf[0], sizeof(buf[0]), "run.duration=%s", d); /* the last one wins; applied after every --set */
+	return JL_LIFE_GO;
+}
+
+/* -h US: [run] histogram, after every --set. */
+static int histogram_opt(const char *v, const char **sets, int *nsets, char *buf, size_t len)
+{
+	char *end;
+	long us = strtol(v, &end, 10);
+
+	if (end == v || *end || us < 1 || us > JL_CYCLICTEST_HIST_US) {
+		fprintf(stderr, "jitterlab run: -h %s: expected the histogram's bound in us, 1 to %d\n", v, JL_CYCLICTEST_HIST_US);
+		return JL_EXIT_USAGE;
+	}
+	snprintf(buf, len, "run.histogram=%ldus", us);
+	sets[(*nsets)++] = buf;
+	return JL_LIFE_GO;
+}
+
+/* The command line into S->o and S->ol, the scenario's path into *SCENARIO (NULL: the loops of S->ol) and the
+ * --set values (-D, -w and -h last: applied after every --set) into SETS. JL_LIFE_GO, or the exit status. */
 static int run_parse(struct run_cmd *s, int argc, char **argv, const char **scenario, const char **sets, int *nsets,
 		     char (*buf)[160])
 {
 	struct jl_cli_walk w = JL_CLI_START;
-	const char *v;
-	int c;
+	const char *v, *hist = NULL;
+	int c, rc = JL_LIFE_GO, at = w.i;
 
 	s->o.out_root = "traces";
-	while ((c = jl_cli_next(&jl_cli_run, argc, argv, &w, &v)) != JL_CLI_END) {
+	while (rc == JL_LIFE_GO && (c = jl_cli_next(&jl_cli_run, argc, argv, &w, &v)) != JL_CLI_END) {
+		const char *arg = argv[at]; /* the option as given, for messages */
+
+		at = w.i;
 		switch (c) {
-		case O_DURATION: /* the last --duration wins; applied after every --set */
-			snprintf(buf[0], sizeof(buf[0]), "run.duration=%s", v);
-			break;
+		case O_DURATION:
 		case O_WARMUP:
-			snprintf(buf[1], sizeof(buf[1]), "run.warmup=%s", v);
+			rc = time_opt(c, v, buf);
 			break;
-		case O_OUT:
-			s->o.out_root = v;
+		case O_DISTANCE:
+			rc = jl_oneline_is_distance(v) ? oneline_opt(s, c, v, arg) : time_opt(c, v, buf);
 			break;
-		case O_NO_TRACE:
-			s->o.no_trace = true;
+		case O_PRIORITY: case O_POLICY: case O_INTERVAL: case O_THREADS: case O_AFFINITY: case O_SMP: case O_LOOPS:
+		case O_LOAD: case O_LOAD_CPUS:
+			rc = oneline_opt(s, c, v, arg);
 			break;
+		case O_HISTOGRAM:
+			if (!v) {
+				fprintf(stderr, "jitterlab run: --histogram needs a value (US)\n");
+				return JL_EXIT_USAGE;
+			}
+			hist = v;
+			break;
+		case O_MLOCKALL: case O_NANOSLEEP: break; /* what jitterlab always does */
+		case O_OUT: s->o.out_root = v; break;
+		case O_NO_TRACE: s->o.no_trace = true; break;
+		case O_UNSAFE: s->o.unsafe = true; break;
+		case O_QUIET: s->o.quiet = true; break;
+		case O_JSON: s->o.json = true; break;
 		case O_SET:
 			if (*nsets >= MAX_SETS) {
 				fprintf(stderr, "jitterlab run: too many --set (at most %d)\n", MAX_SETS);
 				return JL_EXIT_USAGE;
 			}
 			sets[(*nsets)++] = v;
-			break;
-		case O_UNSAFE:
-			s->o.unsafe = true;
-			break;
-		case O_QUIET:
-			s->o.quiet = true;
-			break;
-		case O_JSON:
-			s->o.json = true;
 			break;
 		case JL_CLI_OPERAND:
 			if (*scenario) {
@@ -288,15 +394,17 @@ static int run_parse(struct run_cmd *s, int argc, char **argv, const char **scen
 			return JL_EXIT_USAGE;
 		}
 	}
-	if (!*scenario) {
-		fprintf(stderr, "jitterlab run: missing SCENARIO\n");
-		usage(stderr);
+	if (rc != JL_LIFE_GO)
+		return rc;
+	if (*scenario && s->ol.given) {
+		fprintf(stderr, "jitterlab run: %s describes the loops of a run without a scenario; with %s, set its keys "
+			"with --set (e.g. --set control.priority=80)\n", s->ol.given, *scenario);
 		return JL_EXIT_USAGE;
 	}
 	for (int k = 0; k < 2; k++)
 		if (buf[k][0])
 			sets[(*nsets)++] = buf[k];
-	return JL_LIFE_GO;
+	return hist ? histogram_opt(hist, sets, nsets, buf[2], sizeof(buf[2])) : JL_LIFE_GO;
 }
 
 /* What the run would refuse before touching anything (exit 2), and what it cannot do here (exit 1). */
@@ -325,8 +433,8 @@ static int run_check(struct run_cmd *s, char *err, size_t errlen)
 static int run_plan(void *ctx, int argc, char **argv)
 {
 	struct run_cmd *s = ctx;
-	const char *sets[MAX_SETS + 2], *scenario = NULL;
-	char buf[2][160] = { "", "" }, err[JL_ERR_MAX + 256];
+	const char *sets[MAX_SETS + 3], *scenario = NULL;
+	char buf[3][160] = { "", "", "" }, err[JL_ERR_MAX + 256];
 	int nsets = 0, rc = run_parse(s, argc, argv, &scenario, sets, &nsets, buf);
 
 	if (rc != JL_LIFE_GO)
@@ -336,8 +444,11 @@ static int run_plan(void *ctx, int argc, char **argv)
 		perror("jitterlab run");
 		return JL_EXIT_RUNTIME;
 	}
-	rc = jl_scenario_load(scenario, sets, nsets, s->sc, err, sizeof(err)) ? JL_EXIT_USAGE
-										: run_check(s, err, sizeof(err));
+	if (scenario)
+		rc = jl_scenario_load(scenario, sets, nsets, s->sc, err, sizeof(err));
+	else /* cyclictest's command line as a scenario */
+		rc = jl_oneline_scenario(&s->ol, sets, nsets, s->sc, err, sizeof(err));
+	rc = rc ? JL_EXIT_USAGE : run_check(s, err, sizeof(err));
 	if (rc != JL_LIFE_GO)
 		fprintf(stderr, "jitterlab run: %s\n", err);
 	return rc;

@@ -37,6 +37,7 @@
 #include "../summary/summary.h"
 #include "../summary/table.h"
 #include "../summary/verdict.h"
+#include "oneline.h"
 #include "../trace/io/trace.h"
 #include "../base/summary_keys.h"
 
@@ -324,7 +325,7 @@ static int judge(const struct run_ctx *r, json_object *summary, int status)
 
 /* The plots, then what the terminal shows: the JSON, or the table with the worst cycles, the warnings,
  * and where the run directory is. */
-static void finish_print(struct run_ctx *r, json_object *summary, const struct jl_trace_result *tr)
+static void finish_print(struct run_ctx *r, json_object *summary)
 {
 	char err[1024] = "";
 
@@ -347,12 +348,11 @@ static void finish_print(struct run_ctx *r, json_object *summary, const struct j
 		fflush(stderr);
 		jl_verdict_line(stdout, summary);
 		jl_verdict_files(stdout, r->dir);
-		if (tr->open_hint)
-			printf("open the worst wakeup: %s\n%s", tr->open_hint,
-			       jl_find_program("kernelshark", NULL, 0)
-				       ? ""
-				       : "  (KernelShark is not installed: sudo apt-get install kernelshark)\n");
+		jl_verdict_kshark(stdout, summary, r->dir, jl_find_program("kernelshark", NULL, 0));
 	}
+	if (!strcmp(r->sc->path, JL_ONELINE_PATH)) /* a one-liner becomes a file */
+		printf("scenario: %s/scenario.ini (the command line as a scenario: jitterlab run it to run this again)\n",
+		       r->dir);
 	printf("run directory: %s\n", r->dir);
 }
 
@@ -396,7 +396,7 @@ static int finish(struct run_ctx *r, int status)
 		status = JL_EXIT_RUNTIME;
 	}
 	jl_output_link_latest(r->dir);
-	finish_print(r, summary, &tr);
+	finish_print(r, summary);
 	json_object_put(summary);
 	jl_trace_result_free(&tr);
 	jl_results_free(res, eng->nseries);

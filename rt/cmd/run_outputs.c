@@ -3,9 +3,12 @@
 #include "run_outputs.h"
 #include "compare.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "../base/output.h"
+#include "../base/summary_keys.h"
 #include "../summary/table.h"
 #include "../summary/verdict.h"
 
@@ -19,7 +22,7 @@ static int write_samples(const struct jl_run_out *o)
 
 static int write_histogram(const struct jl_run_out *o)
 {
-	return jl_results_write_histfile(o->dir, o->res, o->nseries);
+	return jl_results_write_histfile(o->dir, o->res, o->nseries, o->eng->sc ? o->eng->sc->run.histogram_us : 0);
 }
 
 static int write_callbacks(const struct jl_run_out *o)
@@ -88,6 +91,41 @@ static int write_budget_md(const struct jl_run_out *o)
 	return o->eng->sc->nbudgets ? jl_budget_write(o->dir) : 0;
 }
 
+/* kernelshark.json: the session on the cycle that matters (jl_verdict_session), a copy of that cycle's own in
+ * kernelshark/, named in summary.json (trace.kernelshark, trace.kernelshark_cycle). Before summary.json. */
+static int write_kshark(const struct jl_run_out *o)
+{
+	json_object *trace = get(o->summary, JL_K(trace)), *pick = jl_verdict_session(o->summary), *doc, *c;
+	const char *name = pick ? json_object_get_string(get(pick, JL_K(kernelshark))) : NULL;
+	char path[4200];
+	int fd, rc;
+
+	if (!trace || !name)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	doc = fd >= 0 ? json_object_from_fd(fd) : NULL;
+	if (fd >= 0)
+		close(fd);
+	if (!doc) {
+		json_object_object_add(trace, JL_K(kernelshark_error),
+				       json_object_new_string("the chosen cycle's session is unreadable"));
+		return 0;
+	}
+	rc = jl_output_write_json(o->dir, "kernelshark.json", doc);
+	json_object_put(doc);
+	if (rc)
+		return -1;
+	c = json_object_new_object();
+	json_object_object_add(c, JL_K(thread), json_object_get(get(pick, JL_K(thread))));
+	json_object_object_add(c, JL_K(cycle), json_object_get(get(pick, JL_K(cycle))));
+	json_object_object_add(c, JL_K(window), json_object_get(get(pick, JL_K(window))));
+	json_object_object_add(c, JL_K(session), json_object_new_string(name));
+	json_object_object_add(trace, JL_K(kernelshark), json_object_new_string("kernelshark.json"));
+	json_object_object_add(trace, JL_K(kernelshark_cycle), c);
+	return 0;
+}
+
 static int write_report(const struct jl_run_out *o)
 {
 	const struct jl_trace_result *tr = o->trace;
@@ -99,8 +137,12 @@ static int write_report(const struct jl_run_out *o)
 	jl_verdict_line(of.fp, o->summary);
 	if (tr && tr->text)
 		fprintf(of.fp, "\n## Worst cycles, explained\n\n```\n%s```\n", tr->text);
-	if (tr && tr->open_hint)
-		fprintf(of.fp, "\nOpen the worst wakeup in KernelShark:\n\n    %s\n", tr->open_hint);
+	if (tr && tr->text && get(get(o->summary, JL_K(trace)), JL_K(kernelshark_cycle))) {
+		fprintf(of.fp, "\n");
+		jl_verdict_kshark(of.fp, o->summary, o->dir, true);
+		fprintf(of.fp, "\nEvery explained cycle has its own session in `kernelshark/` (`kernelshark -s "
+			       "kernelshark/THREAD-CYCLE.json`; summary.json trace.worst[].kernelshark).\n");
+	}
 	if (o->plots)
 		fprintf(of.fp, "\n## Plots\n\n![latency histogram](latency-hist.svg)\n![latency over cycles](latency-cycle.svg)\n"
 			       "![tick timeline around the worst cycle](ticks.svg)\n");
@@ -135,6 +177,10 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "one row per part of each explained cycle (summary.json trace.worst, in its order): the cycle, its window, "
 	  "latency, response and miss, the part's place in it, kind, name, pid, priority and duration",
 	  "the run's end", write_parts },
+	{ "kernelshark.json", "json", "a traced run with a cycle explained",
+	  "the session on the cycle that matters (summary.json trace.kernelshark_cycle): the largest explained cycle "
+	  "of the first loop whose [expect] failed, or else of the highest-priority loop; the command that opens it "
+	  "ends the terminal's output", "the run's end, before summary.json", write_kshark },
 	{ "summary.json", "json", "every run", "everything the run measured, machine-readable (docs/outputs.md)",
 	  "the run's end", write_summary },
 	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",
@@ -146,8 +192,10 @@ const struct jl_run_output jl_run_outputs[] = {
 	{ "trace.dat", "trace.dat", "[run] trace other than off",
 	  "the ftrace recording (trace-cmd's format), for trace-cmd report and KernelShark",
 	  "the trace's finish, before the analysis (rt/trace/io/finish.c)", NULL },
-	{ "kernelshark.json", "json", "a traced run with a wakeup to show",
-	  "a KernelShark session that opens trace.dat on the worst wakeup", "the trace's finish", NULL },
+	{ "kernelshark/THREAD-CYCLE.json", "json", "a traced run with a cycle explained",
+	  "a KernelShark session on each explained cycle (summary.json trace.worst[].kernelshark): markers A and B on "
+	  "its waking and switch-in, the range around its window, its CPU, its loop and its culprit",
+	  "the trace's finish (rt/trace/io/finish.c)", NULL },
 	{ "latency-hist.svg", "svg", "gnuplot installed, not --quiet", "the loops' latency histogram",
 	  "the plots, after the run's files (rt/summary/plot.c)", NULL },
 	{ "latency-cycle.svg", "svg", "gnuplot installed, not --quiet", "each loop's latency over its cycles",

@@ -488,7 +488,17 @@ int jl_results_write_samples(const char *dir, const struct jl_series_result *res
 	return jl_output_commit(&of);
 }
 
-int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n)
+/* H's overflows with ROWS rows: its own (beyond JL_CYCLICTEST_HIST_US) and its buckets from ROWS on. */
+static uint64_t overflows_at(const struct jl_us_hist *h, int64_t rows)
+{
+	uint64_t o = h->overflows;
+
+	for (int64_t b = rows; b < JL_CYCLICTEST_HIST_US; b++)
+		o += h->count[b];
+	return o;
+}
+
+int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n, int64_t bound_us)
 {
 	static const char *const tail[] = { "# Total:", "# Min Latencies:", "# Avg Latencies:", "# Max Latencies:",
 					    "# Histogram Overflows:" };
@@ -506,6 +516,8 @@ int jl_results_write_histfile(const char *dir, const struct jl_series_result *re
 		return 0;
 	if (rows > JL_CYCLICTEST_HIST_US)
 		rows = JL_CYCLICTEST_HIST_US;
+	if (bound_us > 0) /* [run] histogram (cyclictest -h US): the rows asked for, beyond them overflows */
+		rows = bound_us < JL_CYCLICTEST_HIST_US ? bound_us : JL_CYCLICTEST_HIST_US;
 	if (jl_output_open(&of, dir, "histogram.txt"))
 		return -1;
 	fputs("# Histogram\n", of.fp);
@@ -533,7 +545,7 @@ int jl_results_write_histfile(const char *dir, const struct jl_series_result *re
 			case 1: fprintf(of.fp, " %05" PRId64, h->min); break;
 			case 2: fprintf(of.fp, " %05" PRId64, h->sum / (int64_t)h->cycles); break;
 			case 3: fprintf(of.fp, " %05" PRId64, h->max); break;
-			default: fprintf(of.fp, " %05" PRIu64, h->overflows);
+			default: fprintf(of.fp, " %05" PRIu64, overflows_at(h, rows));
 			}
 		}
 		fputc('\n', of.fp);
@@ -542,16 +554,18 @@ int jl_results_write_histfile(const char *dir, const struct jl_series_result *re
 	k = 0;
 	for (int t = 0; t < n; t++) {
 		const struct jl_us_hist *h = res[t].us;
-		uint64_t shown;
+		uint64_t shown, all;
 
 		if (!(res[t].measured && res[t].periodic && h && h->cycles))
 			continue;
 		fprintf(of.fp, "# Thread %d:", k++);
+		/* the cycle numbers kept are those beyond JL_CYCLICTEST_HIST_US; a lower bound's others are counted */
+		all = overflows_at(h, rows);
 		shown = h->overflows < JL_CYCLICTEST_OVERFLOW_CYCLES ? h->overflows : JL_CYCLICTEST_OVERFLOW_CYCLES;
 		for (uint64_t i = 0; i < shown; i++)
 			fprintf(of.fp, " %05" PRIu64, h->over_cycle[i]);
-		if (shown < h->overflows)
-			fprintf(of.fp, " # %05" PRIu64 " others", h->overflows - shown);
+		if (shown < all)
+			fprintf(of.fp, " # %05" PRIu64 " others", all - shown);
 		fputc('\n', of.fp);
 	}
 	fputc('\n', of.fp);

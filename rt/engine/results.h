@@ -150,8 +150,9 @@ int jl_results_write_samples(const char *dir, const struct jl_series_result *res
 /* Write RUN_DIR/histogram.txt: the measured loops' latency histograms in cyclictest's --histfile format
  * (1 us rows, one tab-separated column per loop, then # Total, # Min/Avg/Max Latencies, # Histogram
  * Overflows and the overflows' cycle numbers), so the tools people run on cyclictest's read it. Rows up
- * to the largest latency seen (at least 100, at most JL_CYCLICTEST_HIST_US). 0, or -1 with errno. */
-int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n);
+ * to the largest latency seen (at least 100, at most JL_CYCLICTEST_HIST_US), or BOUND_US of them ([run]
+ * histogram, cyclictest -h US; 0: auto), the latencies beyond counted as overflows. 0, or -1 with errno. */
+int jl_results_write_histfile(const char *dir, const struct jl_series_result *res, int n, int64_t bound_us);
 /* Write RUN_DIR/callbacks.csv (when the run has executors): one row per measured callback run, integers in
  * ns, with the executor thread that ran it (its index in the pool) and the origin of the data it consumed
  * (0: none, or a poll's re-read). 0, or -1 with errno. */

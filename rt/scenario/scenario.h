@@ -61,7 +61,7 @@ enum jl_run_key {
 	JL_RUN_KEY_TRACE_THRESHOLD, JL_RUN_KEY_ISOLATE, JL_RUN_KEY_IRQ_AFFINITY, JL_RUN_KEY_HOUSEKEEPING, JL_RUN_KEY_CPU_DMA_LATENCY,
 	JL_RUN_KEY_RT_RUNTIME, JL_RUN_KEY_FAIR_SERVER, JL_RUN_KEY_SEED, JL_RUN_KEY_GRACE, JL_RUN_KEY_CLEANUP, JL_RUN_KEY_SAMPLES,
 	JL_RUN_KEY_SAMPLES_MEMORY, JL_RUN_KEY_INTERVAL, JL_RUN_KEY_STOP_AT, JL_RUN_KEY_CHECKPOINT, JL_RUN_KEY_TRACE_KEEP,
-	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_N
+	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_HISTOGRAM, JL_RUN_KEY_N
 };
 
 /* [run] samples: what samples.csv holds. auto: every cycle, unless the run is long (samples_memory:
@@ -113,6 +113,7 @@ struct jl_run_spec {
 	enum jl_samples_mode samples;
 	uint64_t samples_memory;    /* a long run: its loops' cycles would take more (bytes; jl_engine_long) */
 	int64_t interval_ns;        /* the max-per-interval series; 0 = auto */
+	int64_t histogram_us;       /* histogram.txt's rows (1 us each; beyond: overflows); 0 = auto */
 	int64_t checkpoint_ns;      /* summary.json checkpoints; 0 = off */
 	struct jl_stop_at stop_at;
 	enum jl_trace_keep trace_keep;

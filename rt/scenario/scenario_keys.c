@@ -15,6 +15,7 @@
 #include "../../affinity/cpulist.h"
 #include "../../affinity/topology.h"
 #include "../base/metrics.h"
+#include "../base/series.h" /* JL_CYCLICTEST_HIST_US */
 #include "scenario_int.h"
 #include "scenario_registry.h"
 #include "../base/units.h"
@@ -619,6 +620,30 @@ KEY_FORMAT(fmt_interval)
 	return v->run->interval_ns ? jl_format_duration(v->run->interval_ns, buf, len) : "auto";
 }
 
+RKEY_PARSE(run_histogram)
+{
+	int64_t ns;
+
+	(void)key;
+	if (!strcmp(value, "auto")) {
+		v->run->histogram_us = 0;
+		return 0;
+	}
+	if (jl_parse_duration(value, &ns, why, wl))
+		return -1;
+	if (ns < 1000 || ns > (int64_t)JL_CYCLICTEST_HIST_US * 1000 || ns % 1000) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
+	v->run->histogram_us = ns / 1000;
+	return 0;
+}
+
+KEY_FORMAT(fmt_histogram)
+{
+	return v->run->histogram_us ? jl_format_duration(v->run->histogram_us * 1000, buf, len) : "auto";
+}
+
 RKEY_PARSE(run_checkpoint)
 {
 	(void)key;
@@ -792,6 +817,11 @@ static const struct jl_key_desc run_keys[] = {
 		  "goes to a file in /tmp, 24 bytes a cycle; the memory stays flat), or from the rings' histograms "
 		  "(within 0.1%); auto: exact when the file fits (at most 1 GB and a quarter of /tmp's free space, "
 		  "samples_memory on a tmpfs /tmp)", .parse = run_percentiles, .format = fmt_percentiles },
+	{ .name = "histogram", .slot = JL_RUN_KEY_HISTOGRAM, .syntax = "auto|DURATION", .def = "auto",
+	  .range = "auto, or whole microseconds from 1us to 20ms",
+	  .help = "histogram.txt's rows, 1 us each, as cyclictest -h US tracks them (latencies beyond are counted as "
+		  "overflows); auto: up to the largest latency, at least 100 us", .parse = run_histogram,
+	  .format = fmt_histogram },
 };
 
 const struct jl_key_table jl_keys_run = { "run", run_keys, (int)(sizeof(run_keys) / sizeof(run_keys[0])) };

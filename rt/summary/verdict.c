@@ -2,6 +2,7 @@
 #include "verdict.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,36 +135,47 @@ static void advice_lines(FILE *out, const struct entry *e, int n)
 	}
 }
 
-void jl_verdict_cycles(FILE *out, json_object *summary)
+/* SUMMARY's explained cycles into *E (malloc'd, *N of them), each once (a wakeup explained as a miss as well
+ * is left out), real-time loops first, a loop's together, largest first. 0, or -1 when there are none. */
+static int entries(json_object *summary, struct entry **e, int *n)
 {
 	json_object *trace, *worst;
-	struct entry *e;
-	int n = 0, total;
+	int total;
 
+	*e = NULL;
+	*n = 0;
 	if (!json_object_object_get_ex(summary, JL_K(trace), &trace) || !trace ||
 	    !json_object_object_get_ex(trace, JL_K(worst), &worst) || !json_object_is_type(worst, json_type_array) ||
-	    !(total = (int)json_object_array_length(worst)))
-		return;
-	if (!(e = calloc((size_t)total, sizeof(*e))))
-		return;
+	    !(total = (int)json_object_array_length(worst)) || !(*e = calloc((size_t)total, sizeof(**e))))
+		return -1;
 	for (int i = 0; i < total; i++) {
 		json_object *w = json_object_array_get_idx(worst, i);
 
 		if (explained_as_miss(worst, w))
 			continue;
-		e[n] = (struct entry){ w, str(w, JL_K(thread)), num(w, JL_K(cycle)),
-				       num(w, strcmp(str(w, JL_K(window)), "response") ? JL_K(latency_ns) : JL_K(response_ns)),
-				       rank(summary, str(w, JL_K(thread))), -1 };
-		n++;
+		(*e)[*n] = (struct entry){ w, str(w, JL_K(thread)), num(w, JL_K(cycle)),
+					   num(w, strcmp(str(w, JL_K(window)), "response") ? JL_K(latency_ns) : JL_K(response_ns)),
+					   rank(summary, str(w, JL_K(thread))), -1 };
+		(*n)++;
 	}
-	for (int i = 0, groups = 0; i < n; i++) {
-		for (int k = 0; k < i && e[i].group < 0; k++)
-			if (!strcmp(e[k].thread, e[i].thread))
-				e[i].group = e[k].group;
-		if (e[i].group < 0)
-			e[i].group = groups++;
+	for (int i = 0, groups = 0; i < *n; i++) {
+		for (int k = 0; k < i && (*e)[i].group < 0; k++)
+			if (!strcmp((*e)[k].thread, (*e)[i].thread))
+				(*e)[i].group = (*e)[k].group;
+		if ((*e)[i].group < 0)
+			(*e)[i].group = groups++;
 	}
-	qsort(e, (size_t)n, sizeof(*e), by_loop);
+	qsort(*e, (size_t)*n, sizeof(**e), by_loop);
+	return 0;
+}
+
+void jl_verdict_cycles(FILE *out, json_object *summary)
+{
+	struct entry *e;
+	int n;
+
+	if (entries(summary, &e, &n) < 0)
+		return;
 	fprintf(out, "\nworst cycles (%d explained, real-time loops first; report.md has every one):\n", n);
 	for (int i = 0; i < n;) {
 		int end = i, shown = 0;
@@ -183,6 +195,48 @@ void jl_verdict_cycles(FILE *out, json_object *summary)
 		i = end;
 	}
 	free(e);
+}
+
+json_object *jl_verdict_session(json_object *summary)
+{
+	json_object *arr, *v, *pick = NULL;
+	struct entry *e;
+	int n;
+
+	if (entries(summary, &e, &n) < 0)
+		return NULL;
+	/* the loop whose expectation failed, in the order of [expect]: its largest explained cycle */
+	if (json_object_object_get_ex(summary, JL_K(expect), &arr) && json_object_is_type(arr, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(arr) && !pick; i++) {
+			json_object *x = json_object_array_get_idx(arr, i);
+
+			if (!json_object_object_get_ex(x, JL_K(ok), &v) || json_object_get_boolean(v))
+				continue;
+			for (int k = 0; k < n && !pick; k++)
+				if (!strcmp(e[k].thread, str(x, JL_K(thread))))
+					pick = e[k].w;
+		}
+	if (!pick && n) /* else the highest-priority loop's (the first group: real-time loops first) */
+		pick = e[0].w;
+	free(e);
+	return pick;
+}
+
+void jl_verdict_kshark(FILE *out, json_object *summary, const char *dir, bool installed)
+{
+	json_object *trace, *c;
+	char path[4200], abs[PATH_MAX];
+
+	if (!json_object_object_get_ex(summary, JL_K(trace), &trace) || !trace ||
+	    !json_object_object_get_ex(trace, JL_K(kernelshark_cycle), &c) || !c || !dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, str(trace, JL_K(kernelshark)));
+	if (!realpath(path, abs))
+		return;
+	fprintf(out, "open %s cycle %lld in KernelShark: kernelshark -s %s\n", str(c, JL_K(thread)),
+		(long long)num(c, JL_K(cycle)), abs);
+	if (!installed)
+		fprintf(out, "  (KernelShark is not installed: sudo apt-get install kernelshark)\n");
 }
 
 /* What decided a non-zero status: the failed expectations, budgets, stop_at; "" when none is known. */

@@ -7,6 +7,7 @@
 #define JL_VERDICT_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Cycles shown per loop on the terminal. */
@@ -14,6 +15,15 @@
 
 /* The worst cycles of SUMMARY's trace block, grouped (nothing when it has none). */
 void jl_verdict_cycles(FILE *out, json_object *summary);
+
+/* The trace.worst[] entry of SUMMARY whose KernelShark session the run puts in kernelshark.json: the largest
+ * explained cycle of the first loop whose [expect] failed, or else of the highest-priority loop (as the
+ * worst cycles are listed); NULL when none is explained. */
+json_object *jl_verdict_session(json_object *summary);
+
+/* "open LOOP cycle N in KernelShark: kernelshark -s ABS" for SUMMARY's trace.kernelshark(_cycle) in DIR
+ * (nothing when it has none), and how to install it when not INSTALLED. */
+void jl_verdict_kshark(FILE *out, json_object *summary, const char *dir, bool installed);
 
 /* "verdict: ..." for SUMMARY, one line. */
 void jl_verdict_line(FILE *out, json_object *summary);

@@ -2,6 +2,8 @@
 files are; the worst cycles come grouped per loop, real-time loops first, no cycle explained twice and no
 advice printed twice. And the exit statuses are one table: README.md, `jitterlab --help` and jitterlab(8)
 say the same. Every figure checked here is read from summary.json, never from the code's own formatting."""
+import csv
+import json
 import pathlib
 import re
 import subprocess
@@ -199,3 +201,80 @@ def test_a_short_run_states_no_memory_projection(quick):
     p, s, _ = quick
     assert "projected:" not in p.stderr and "jitterlab: memory:" not in p.stderr, p.stderr
     assert s["memory"]["projected"]["total_bytes"] > 0
+
+
+def session_covers(path, tid, cpu, t0, t1):
+    """The KernelShark session at PATH shows TID's task plot and CPU's, over a range holding [T0, T1]."""
+    k = json.loads(pathlib.Path(path).read_text())
+    stream = k["data streams"][0]
+    assert tid in stream["TaskPlots"], (path, stream["TaskPlots"], tid)
+    assert stream["CPUPlots"] == [cpu], (path, stream["CPUPlots"])
+    lo, hi = k["Model"]["range"]
+    assert lo <= t0 <= t1 <= hi, (path, lo, t0, t1, hi)
+    assert k["Markers"]["markA"]["isSet"] and k["Markers"]["markB"]["isSet"]
+    assert k["Markers"]["markA"]["row"] <= k["Markers"]["markB"]["row"]
+    return k
+
+
+def tid_of(s, name):
+    return next(t["tid"] for t in s["threads"] if t["name"] == name)
+
+
+def test_a_session_per_cycle_and_the_fifo_loops_printed(quick):
+    """Every explained cycle has its own session (kernelshark/THREAD-CYCLE.json) on its loop, its CPU and its
+    window; the one printed (kernelshark.json) is the real-time loop's, not the CFS loop's larger expected wait."""
+    p, s, d = quick
+    worst = s["trace"]["worst"]
+    for w in worst:
+        assert w["kernelshark"] == f"kernelshark/{w['thread']}-{w['cycle']}.json", w["kernelshark"]
+        end = (w.get("end_ns") or w["switch_in_ns"]) if w["window"] == "response" else w["switch_in_ns"]
+        session_covers(d / w["kernelshark"], w["tid"], w["cpu"], w["waking_ns"] or w["release_ns"], end)
+    line = next(ln for ln in p.stdout.splitlines() if " in KernelShark: kernelshark -s " in ln)
+    m = re.fullmatch(r"open (\S+) cycle (\d+) in KernelShark: kernelshark -s (\S+)", line)
+    assert m and m.group(1) == "control_fifo", line
+    assert pathlib.Path(m.group(3)).samefile(d / "kernelshark.json")
+    chosen = s["trace"]["kernelshark_cycle"]
+    assert (chosen["thread"], chosen["cycle"]) == ("control_fifo", int(m.group(2))), chosen
+    fifo = [w for w in worst if w["thread"] == "control_fifo"]
+    assert fifo and int(m.group(2)) == max(fifo, key=lambda w: w["latency_ns"])["cycle"]
+    assert (d / "kernelshark.json").read_bytes() == (d / chosen["session"]).read_bytes()
+
+
+def test_the_printed_session_follows_a_failed_expectation(tmp_path):
+    """When a loop's [expect] fails, kernelshark.json opens that loop's worst cycle, even beside a real-time loop."""
+    ini = tmp_path / "quickfail.ini"
+    ini.write_text((ROOT / "scenarios" / "quickstart.ini").read_text() +
+                   "other_wakes_fast = control_other.latency.max < 1us\n")
+    p = subprocess.run([BIN, "run", str(ini), "--duration", "2s", "--warmup", "300ms", "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 3, p.stderr[-2000:]
+    d = next((tmp_path / "o").glob("quickfail/2*"))
+    s = json.loads((d / "summary.json").read_text())
+    assert s["trace"]["kernelshark_cycle"]["thread"] == "control_other", s["trace"]["kernelshark_cycle"]
+    assert re.search(r"^open control_other cycle \d+ in KernelShark: ", p.stdout, re.M), p.stdout[-1500:]
+    k = json.loads((d / "kernelshark.json").read_text())
+    assert tid_of(s, "control_other") in k["data streams"][0]["TaskPlots"]
+
+
+def test_analyze_opens_any_cycle(quick, tmp_path):
+    """`analyze RUN --thread T --cycle N --kernelshark` explains a cycle none of the run's lists held and writes
+    its session, over that cycle's release and wake as samples.csv has them."""
+    _, s, d = quick
+    rows = [r for r in csv.DictReader(open(d / "samples.csv")) if r["thread"] == "control_fifo"]
+    listed = {w["cycle"] for w in s["trace"]["worst"] if w["thread"] == "control_fifo"}
+    row = sorted((r for r in rows if int(r["cycle"]) not in listed), key=lambda r: int(r["latency_ns"]))[len(rows) // 2]
+    n = int(row["cycle"])
+    p = subprocess.run([BIN, "analyze", str(d), "--thread", "control_fifo", "--cycle", str(n), "--kernelshark"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert f"\ncycle {n} of control_fifo:\n  control_fifo cycle {n}: " in p.stdout, p.stdout[-800:]
+    path = d / "kernelshark" / f"control_fifo-{n}.json"
+    assert f"kernelshark -s {path}" in p.stderr, p.stderr
+    fifo = next(t for t in s["threads"] if t["name"] == "control_fifo")
+    session_covers(path, fifo["tid"], int(fifo["cpus_used"]), int(row["release_ns"]), int(row["wake_ns"]))
+    # what cannot be named is refused, with the reason, exit 2
+    for args, said in ((["--thread", "control_fifo", "--cycle", "99999999"], "has no cycle 99999999"),
+                       (["--cycle", str(n)], "--cycle needs --thread"),
+                       (["--thread", "nope"], "no measured loop 'nope'")):
+        r = subprocess.run([BIN, "analyze", str(d), *args], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and said in r.stderr, (args, r.returncode, r.stderr)

@@ -276,10 +276,16 @@ def test_kernelshark_session(spin_run):
     assert data["time"] == int(os.stat(dat).st_mtime)
     assert data["name"] == "top buffer"
     assert ["sched_events", True] in stream["plugins"]["registered"]
-    worst = s["trace"]["worst"][0]
+    # the cycle it opens: the run's choice (the highest-priority loop's largest), an entry of trace.worst
+    chosen = s["trace"]["kernelshark_cycle"]
+    worst = next(w for w in s["trace"]["worst"] if w["kernelshark"] == chosen["session"])
+    assert (worst["thread"], worst["cycle"]) == (chosen["thread"], chosen["cycle"])
     assert stream["CPUPlots"] == [worst["cpu"]]
-    assert tid_of(s, "control") in stream["TaskPlots"]
-    assert worst["culprit"]["pid"] in stream["TaskPlots"]
+    # the highest-priority loop's: here the FIFO 90 spinner's own (no [expect] failed)
+    assert worst["thread"] == "spinner", chosen
+    assert tid_of(s, worst["thread"]) in stream["TaskPlots"]
+    if worst["culprit"] and worst["culprit"]["pid"] > 0 and worst["culprit"]["pid"] != worst["tid"]:
+        assert worst["culprit"]["pid"] in stream["TaskPlots"]
     lo, hi = k["Model"]["range"]
     assert lo < worst["waking_ns"] < worst["switch_in_ns"] <= hi
     # rows: the index in KernelShark's time-sorted list = the number of records before the time

@@ -79,9 +79,9 @@ static void test_parser_accepts_every_option(void **state)
 				assert_int_equal(parse_one(c, b, 2, &v), o->id);
 				assert_string_equal(v, "7");
 				{
-					char *m[] = { "x", lng }; /* no value */
+					char *m[] = { "x", lng }; /* no value: an error, unless it may be left out ("[NUM]") */
 
-					assert_int_equal(parse_one(c, m, 2, &v), JL_CLI_ERROR);
+					assert_int_equal(parse_one(c, m, 2, &v), o->value[0] == '[' ? o->id : JL_CLI_ERROR);
 				}
 			} else {
 				char *a[] = { "x", lng, "next" };
@@ -98,10 +98,19 @@ static void test_parser_accepts_every_option(void **state)
 				}
 			}
 			if (o->shrt) {
+				char attached[8];
+
 				snprintf(shrt, sizeof(shrt), "-%c", o->shrt);
 				char *s[] = { "x", shrt, "7" };
 
 				assert_int_equal(parse_one(c, s, 3, &v), o->id);
+				if (o->value) { /* cyclictest's -p80: the value attached */
+					snprintf(attached, sizeof(attached), "-%c80", o->shrt);
+					char *t[] = { "x", attached };
+
+					assert_int_equal(parse_one(c, t, 2, &v), o->id);
+					assert_string_equal(v, "80");
+				}
 			}
 		}
 	}
@@ -122,12 +131,43 @@ static void test_parser_refuses_and_separates(void **state)
 	assert_int_equal(jl_cli_next(c, 3, dash, &w, &v), JL_CLI_END);
 }
 
+/* run's cyclictest options: a value that may be left out (-t [NUM], -a [CPUSET]) is the next argument only
+ * when that starts with a digit; -h US is the histogram, -h alone the help; a flag never takes letters after
+ * it as its value (-mq is not -m). */
+static void test_optional_values(void **state)
+{
+	const struct jl_cli *c = &jl_cli_run;
+	char *t_alone[] = { "run", "-t", "-a" }, *t_num[] = { "run", "-t", "4" }, *t_att[] = { "run", "-t4" };
+	char *h_num[] = { "run", "-h", "100" }, *h_alone[] = { "run", "-h", "--json" }, *cluster[] = { "run", "-mq" };
+	struct jl_cli_walk w = JL_CLI_START;
+	const char *v;
+	int id_t, id_a, id_h;
+
+	(void)state;
+	id_t = jl_cli_next(c, 3, t_alone, &w, &v);
+	assert_true(id_t > 0);
+	assert_null(v);
+	id_a = jl_cli_next(c, 3, t_alone, &w, &v); /* -a is the next option, not -t's value */
+	assert_true(id_a > 0 && id_a != id_t);
+	assert_null(v);
+	assert_int_equal(parse_one(c, t_num, 3, &v), id_t);
+	assert_string_equal(v, "4");
+	assert_int_equal(parse_one(c, t_att, 2, &v), id_t);
+	assert_string_equal(v, "4");
+	id_h = parse_one(c, h_num, 3, &v);
+	assert_true(id_h > 0);
+	assert_string_equal(v, "100");
+	assert_int_equal(parse_one(c, h_alone, 3, &v), JL_CLI_HELP);
+	assert_int_equal(parse_one(c, cluster, 2, &v), JL_CLI_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_names_every_option),
 		cmocka_unit_test(test_parser_accepts_every_option),
 		cmocka_unit_test(test_parser_refuses_and_separates),
+		cmocka_unit_test(test_optional_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,12 +156,22 @@ static void test_capture_round_trip(void **state)
 	assert_true(json_object_array_length(json_object_object_get(res.block, "worst")) >= 1);
 	assert_non_null(res.text);
 	assert_non_null(strstr(res.text, "sleeper cycle "));
-	assert_non_null(res.open_hint);
 	snprintf(path, sizeof(path), "%s/trace.dat", dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size % 4096, 0);
-	snprintf(path, sizeof(path), "%s/kernelshark.json", dir);
-	assert_int_equal(stat(path, &st), 0);
+	/* a session per explained cycle, named in its entry: kernelshark/sleeper-CYCLE.json */
+	for (size_t i = 0; i < json_object_array_length(json_object_object_get(res.block, "worst")); i++) {
+		json_object *w = json_object_array_get_idx(json_object_object_get(res.block, "worst"), i);
+		const char *name = json_object_get_string(json_object_object_get(w, "kernelshark"));
+		char want[64];
+
+		assert_non_null(name);
+		snprintf(want, sizeof(want), "kernelshark/sleeper-%lld.json",
+			 (long long)json_object_get_int64(json_object_object_get(w, "cycle")));
+		assert_string_equal(name, want);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		assert_int_equal(stat(path, &st), 0);
+	}
 
 	jl_trace_result_free(&res);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);

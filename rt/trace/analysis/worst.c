@@ -160,6 +160,24 @@ static void keep_each_thread(struct cand *w, int n, int *nw, const struct cand *
 	}
 }
 
+/* Candidate C's wakeup window, decomposed into OUT. */
+static void decompose_wakeup(const struct jl_analysis *an, const struct cand *c, struct jl_cycle *out)
+{
+	const struct jl_analysis_thread *t = &an->threads[c->thread];
+
+	memset(out, 0, sizeof(*out));
+	if (t->executor)
+		jl_analysis_decompose_callback(an, c->thread, c->sample, c->pair >= 0 ? &t->pairs[c->pair] : NULL, out);
+	else
+		jl_analysis_decompose_cycle(an, c->thread, &t->pairs[c->pair], c->release, c->wake, out);
+	out->thread = c->thread;
+	out->cycle = c->cycle;
+	if (t->samples) {
+		out->end = t->samples[c->sample].end;
+		out->miss = t->samples[c->sample].miss;
+	}
+}
+
 int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
 		 size_t *misses)
 {
@@ -227,21 +245,8 @@ int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out
 	}
 	keep_each_thread(w, n, &nw, best, an->nthreads);
 	free(best);
-	for (int i = 0; i < nw; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		if (an->threads[w[i].thread].executor)
-			jl_analysis_decompose_callback(an, w[i].thread, w[i].sample,
-						  w[i].pair >= 0 ? &an->threads[w[i].thread].pairs[w[i].pair] : NULL, &out[i]);
-		else
-			jl_analysis_decompose_cycle(an, w[i].thread, &an->threads[w[i].thread].pairs[w[i].pair], w[i].release,
-					       w[i].wake, &out[i]);
-		out[i].thread = w[i].thread;
-		out[i].cycle = w[i].cycle;
-		if (an->threads[w[i].thread].samples) {
-			out[i].end = an->threads[w[i].thread].samples[w[i].sample].end;
-			out[i].miss = an->threads[w[i].thread].samples[w[i].sample].miss;
-		}
-	}
+	for (int i = 0; i < nw; i++)
+		decompose_wakeup(an, &w[i], &out[i]);
 	for (int i = 0; i < nm; i++) {
 		memset(&out[nw + i], 0, sizeof(out[nw + i]));
 		jl_analysis_decompose_response(an, m[i].thread, m[i].sample, &out[nw + i]);
@@ -250,6 +255,42 @@ int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out
 	free(w);
 	free(m);
 	return 0;
+}
+
+int jl_analysis_cycle(const struct jl_analysis *an, int ti, uint64_t cycle, struct jl_cycle *out)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+
+	if (!t->measured || t->pool)
+		return JL_CYCLE_NONE;
+	if (!t->samples) { /* a bare trace's task: its Nth wakeup */
+		struct cand c = { ti, (long)cycle, 0, 0, 0, 0, cycle };
+
+		if (cycle >= t->npairs)
+			return JL_CYCLE_NONE;
+		decompose_wakeup(an, &c, out);
+		return 0;
+	}
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct jl_analysis_sample *s = &t->samples[i];
+		long pi = t->sample_pair ? t->sample_pair[i] : -1;
+		struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
+
+		if (s->cycle != cycle)
+			continue;
+		if (!jl_analysis_sample_whole(an, ti, i))
+			return JL_CYCLE_NOT_KEPT;
+		if (s->miss && s->end > s->wake) { /* a missed deadline: over its response window */
+			memset(out, 0, sizeof(*out));
+			jl_analysis_decompose_response(an, ti, i, out);
+			return 0;
+		}
+		if (pi < 0 && !t->executor)
+			return JL_CYCLE_UNMATCHED;
+		decompose_wakeup(an, &c, out);
+		return 0;
+	}
+	return JL_CYCLE_NONE;
 }
 
 int64_t *jl_analysis_wakeups(const struct jl_analysis *an, int ti, int64_t from, size_t *n)

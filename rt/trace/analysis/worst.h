@@ -23,6 +23,14 @@ int jl_analysis_match(struct jl_analysis *an, int64_t from);
 int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
 		 size_t *misses);
 
+/* Cycle CYCLE of thread TI decomposed into OUT as the run would explain it: over its response window when it
+ * missed its deadline, else over its wakeup (a bare trace's thread: its CYCLE-th wakeup). Call after
+ * jl_analysis_match (jl_analysis_worst does). 0, or why not: */
+enum { JL_CYCLE_NONE = 1,     /* the thread has no such cycle (or is not a measured loop) */
+       JL_CYCLE_NOT_KEPT,     /* a pruned analysis kept no whole window of it (a long run's) */
+       JL_CYCLE_UNMATCHED };  /* no traced wakeup matched its release */
+int jl_analysis_cycle(const struct jl_analysis *an, int ti, uint64_t cycle, struct jl_cycle *out);
+
 /* Wakeup latencies (switch_in - waking) of thread TI's pairs with waking >= FROM, unsorted, malloc'd:
  * for a thread with samples only the pairs matched to a release (jl_analysis_match first), never the
  * wakeups of sleep slices or of sleeps inside its work. */

@@ -1,7 +1,7 @@
 /* finish: the end of a traced run. Stops the capture, writes RUN_DIR/trace.dat (v6, top buffer),
  * reads it back through libtracecmd (so the analysis sees exactly what the user's tools see), matches the
- * engine's measured samples to wakeups, explains the worst cycles, writes RUN_DIR/kernelshark.json on the
- * worst wakeup and fills the run's result. Runs after the threads have ended: never on a cycle path. */
+ * engine's measured samples to wakeups, explains the worst cycles, writes a KernelShark session on each
+ * (RUN_DIR/kernelshark/THREAD-CYCLE.json) and fills the run's result. Runs after the threads have ended: never on a cycle path. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +27,7 @@
 #include "../analysis/prune.h"
 #include "../analysis/result.h"
 #include "../analysis/series.h"
+#include "../../base/output.h"
 #include "../../base/summary_keys.h"
 
 void jl_trace_result_free(struct jl_trace_result *res)
@@ -36,9 +37,8 @@ void jl_trace_result_free(struct jl_trace_result *res)
 	if (res->block)
 		json_object_put(res->block);
 	free(res->text);
-	free(res->open_hint);
 	res->block = NULL;
-	res->text = res->open_hint = NULL;
+	res->text = NULL;
 }
 
 
@@ -57,36 +57,122 @@ static char *engine_cmdlines(const struct jl_engine *eng)
 	return s;
 }
 
-/* Session on the worst wakeup, and the command that opens it. */
+/* The view of cycle W: markers A (waking, or the release of a callback that waited for its executor only)
+ * and B (switch-in), the range around them and around its response's end, its CPU, the loop and its culprit. */
+static void view_of(const struct jl_analysis *an, const struct jl_cycle *w, struct jl_kshark_view *v)
+{
+	int culprit = jl_cycle_culprit(w);
+	const int64_t a = w->waking ? w->waking : w->release, b = w->switch_in ? w->switch_in : w->wake;
+	int64_t start = w->release > 0 && w->release < a ? w->release : a;
+	int64_t end = w->wake > b ? w->wake : b;
+	int32_t pid = w->tid ? w->tid : an->threads[w->thread].pid;
+
+	if (w->end > end)
+		end = w->end;
+	v->mark_a = a;
+	v->mark_b = b;
+	v->from = start - 2000000;
+	v->to = end + 1000000;
+	v->cpu = w->cpu;
+	v->ntasks = 0;
+	v->task_pids[v->ntasks++] = pid;
+	if (culprit >= 0 && w->parts[culprit].pid != pid)
+		v->task_pids[v->ntasks++] = w->parts[culprit].pid;
+}
+
+/* "kernelshark -s ABS(SESSION)", malloc'd; NULL when SESSION cannot be resolved. */
+char *jl_trace_kshark_hint(const char *session)
+{
+	char abs[PATH_MAX], *hint;
+
+	if (!realpath(session, abs))
+		return NULL;
+	hint = malloc(strlen(abs) + 32);
+	if (hint)
+		snprintf(hint, strlen(abs) + 32, "kernelshark -s %s", abs);
+	return hint;
+}
+
+/* Session on cycle W, and the command that opens it. */
 int jl_trace_kshark_for(const struct jl_analysis *an, const struct jl_cycle *w, const char *dat, const char *session,
 			const struct jl_trace_pages *pages, char **hint, char *err, size_t errlen)
 {
 	struct jl_kshark_view v = { .pages = pages };
-	int culprit = jl_cycle_culprit(w);
-	/* a callback that waited for its executor only (no wakeup of its own): marked from ready to start */
-	const int64_t a = w->waking ? w->waking : w->release, b = w->switch_in ? w->switch_in : w->wake;
-	int64_t start = w->release > 0 && w->release < a ? w->release : a;
-	int64_t end = w->wake > b ? w->wake : b;
-	char abs[PATH_MAX];
 
-	v.mark_a = a;
-	v.mark_b = b;
-	v.from = start - 2000000;
-	v.to = end + 1000000;
-	v.cpu = w->cpu;
-	v.task_pids[v.ntasks++] = (w->tid ? w->tid : an->threads[w->thread].pid);
-	if (culprit >= 0 && w->parts[culprit].pid != (w->tid ? w->tid : an->threads[w->thread].pid))
-		v.task_pids[v.ntasks++] = w->parts[culprit].pid;
+	view_of(an, w, &v);
 	if (jl_kshark_write(session, dat, &v, err, errlen) < 0)
 		return -1;
-	if (hint && realpath(session, abs)) {
-		size_t len = strlen(abs) + 32;
-
-		*hint = malloc(len);
-		if (*hint)
-			snprintf(*hint, len, "kernelshark -s %s", abs);
-	}
+	if (hint)
+		*hint = jl_trace_kshark_hint(session);
 	return 0;
+}
+
+int jl_trace_kshark_many(const struct jl_analysis *an, const struct jl_cycle *w, int n, const char *dat,
+			 char (*sessions)[4096], const struct jl_trace_pages *pages, char *err, size_t errlen)
+{
+	int64_t *ts = calloc((size_t)(n > 0 ? 2 * n : 1), sizeof(*ts));
+	long *rows = calloc((size_t)(n > 0 ? 2 * n : 1), sizeof(*rows));
+	struct jl_kshark_view *v = calloc((size_t)(n > 0 ? n : 1), sizeof(*v));
+	int rc = -1;
+
+	if (!ts || !rows || !v) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		view_of(an, &w[i], &v[i]);
+		ts[2 * i] = v[i].mark_a;
+		ts[2 * i + 1] = v[i].mark_b;
+	}
+	if ((pages ? jl_trace_rows_pages(pages, ts, rows, 2 * n, err, errlen)
+		   : jl_trace_rows(dat, ts, rows, 2 * n, err, errlen)) < 0)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		v[i].rows_known = true;
+		v[i].rows[0] = rows[2 * i];
+		v[i].rows[1] = rows[2 * i + 1];
+		if (jl_kshark_write(sessions[i], dat, &v[i], err, errlen) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(ts);
+	free(rows);
+	free(v);
+	return rc;
+}
+
+void jl_trace_kshark_cycles(const struct jl_analysis *an, const struct jl_cycle *worst, int nworst, const char *dat,
+			    const struct jl_trace_pages *pages, json_object *block)
+{
+	char run_dir[PATH_MAX], dir[PATH_MAX], err[512], (*paths)[4096] = calloc((size_t)nworst, sizeof(*paths));
+	char (*names)[96] = calloc((size_t)nworst, sizeof(*names));
+	json_object *arr = json_object_object_get(block, JL_K(worst));
+	const char *slash = strrchr(dat, '/');
+
+	if (!paths || !names || !slash) {
+		free(paths);
+		free(names);
+		return;
+	}
+	snprintf(run_dir, sizeof(run_dir), "%.*s", (int)(slash - dat), dat);
+	if (jl_output_make_subdir(run_dir, JL_KSHARK_DIR, dir, sizeof(dir), err, sizeof(err)) < 0) {
+		json_object_object_add(block, JL_K(kernelshark_error), json_object_new_string(err));
+		goto out;
+	}
+	for (int i = 0; i < nworst; i++) {
+		jl_kshark_session_name(an->threads[worst[i].thread].name, worst[i].cycle, names[i], sizeof(names[i]));
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", run_dir, names[i]);
+	}
+	if (jl_trace_kshark_many(an, worst, nworst, dat, paths, pages, err, sizeof(err)) < 0) {
+		json_object_object_add(block, JL_K(kernelshark_error), json_object_new_string(err));
+		goto out;
+	}
+	for (int i = 0; i < nworst && arr && i < (int)json_object_array_length(arr); i++)
+		json_object_object_add(json_object_array_get_idx(arr, i), JL_K(kernelshark), json_object_new_string(names[i]));
+out:
+	free(paths);
+	free(names);
 }
 
 static bool covered(const void *ctx, int64_t a, int64_t b)
@@ -147,9 +233,9 @@ static int write_named(const char *dat, struct jl_tracedat_src *src, const struc
 }
 
 /* The analysis' figures into RES (summary.json's trace block, the terminal's text), the KernelShark
- * session on the worst wakeup, what was recorded. */
+ * session on each explained cycle, what was recorded. */
 static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_analysis *an,
-			   const struct jl_trace_readinfo *rinfo, const char *dat, const char *session,
+			   const struct jl_trace_readinfo *rinfo, const char *dat,
 			   const struct jl_trace_pages *pages, struct jl_trace_result *res, char *err, size_t errlen)
 {
 	struct jl_cycle worst[JL_TRACE_WORST + JL_TRACE_MISSES];
@@ -200,14 +286,8 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 		free(res->text);
 		res->text = NULL;
 	}
-	if (nworst > 0) {
-		char kerr[256];
-
-		if (jl_trace_kshark_for(an, &worst[0], dat, session, pages, &res->open_hint, kerr, sizeof(kerr)) == 0)
-			json_object_object_add(res->block, JL_K(kernelshark), json_object_new_string("kernelshark.json"));
-		else
-			json_object_object_add(res->block, JL_K(kernelshark_error), json_object_new_string(kerr));
-	}
+	if (nworst > 0) /* kernelshark.json, on the cycle that matters, is the run's choice (jl_run_kshark_pick) */
+		jl_trace_kshark_cycles(an, worst, nworst, dat, pages, res->block);
 	jl_trace_describe_recording(t, res->block); /* what was recorded, and where */
 	if (t->rec)
 		jl_recorder_describe(t->rec, res->block); /* what the flight recorder kept */
@@ -216,7 +296,7 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 
 /* The end of a run whose analysis went along with it (live.c): the entries' final samples, their
  * windows, the events not fed yet, then trace.dat written once (with the symbols the analysis used). */
-static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *dat, const char *session,
+static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *dat,
 		       struct jl_tracedat_src *src, struct jl_trace_result *res, char *err, size_t errlen)
 {
 	struct jl_analysis *an = jl_trace_live_analysis(t);
@@ -255,7 +335,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	written = true;
 	if ((info.nused > 0 ? write_named(dat, src, &info, err, errlen) : jl_tracedat_write(dat, src, err, errlen)) < 0)
 		goto out;
-	rc = finish_analysis(t, eng, an, &info, dat, session, pages, res, err, errlen);
+	rc = finish_analysis(t, eng, an, &info, dat, pages, res, err, errlen);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (rc == 0 && res->block)
 		jl_trace_live_describe(t, res->block,
@@ -299,7 +379,7 @@ static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err,
 int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
-	char dat[PATH_MAX], session[PATH_MAX], *cmdlines = NULL;
+	char dat[PATH_MAX], *cmdlines = NULL;
 	struct jl_trace_advice_in advice;
 	struct jl_analysis_sample *samples = NULL;
 	struct jl_analysis_thread *threads = NULL;
@@ -324,7 +404,6 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 	advice.irq_steered = eng->sc && eng->sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING;
 	t->advice = &advice; /* for finish_analysis; cleared at out */
 	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
-	snprintf(session, sizeof(session), "%s/kernelshark.json", run_dir);
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
@@ -354,7 +433,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
 					.extra_cmdlines = cmdlines };
 	if (jl_trace_live_analysis(t)) { /* the analysis went along with the run: only the rest to feed */
-		rc = finish_live(t, eng, dat, session, &src, res, err, errlen);
+		rc = finish_live(t, eng, dat, &src, res, err, errlen);
 		goto out;
 	}
 	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
@@ -398,7 +477,7 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		goto out;
 	if (info.nused > 0 && write_named(dat, &src, &info, err, errlen) < 0) /* name the callbacks too */
 		goto out;
-	if (finish_analysis(t, eng, &an, &info, dat, session, &pages, res, err, errlen) < 0)
+	if (finish_analysis(t, eng, &an, &info, dat, &pages, res, err, errlen) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -4,6 +4,7 @@
  * Rules measured on KernelShark 2.2.1 (docs/platform-facts.md): the data file path is absolute and "time" is
  * exactly the file's st_mtime, or loading fails ("Timestamp mismatch!"). JSON is built with json-c only
  * and written by the output writer (output.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,9 +43,13 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 		snprintf(err, errlen, "trace: cannot stat %s for the KernelShark session: %s", dat, strerror(errno));
 		return -1;
 	}
-	if ((v->pages ? jl_trace_rows_pages(v->pages, ts, rows, 2, err, errlen)
-		      : jl_trace_rows(abs, ts, rows, 2, err, errlen)) < 0)
+	if (v->rows_known) {
+		rows[0] = v->rows[0];
+		rows[1] = v->rows[1];
+	} else if ((v->pages ? jl_trace_rows_pages(v->pages, ts, rows, 2, err, errlen)
+			     : jl_trace_rows(abs, ts, rows, 2, err, errlen)) < 0) {
 		return -1;
+	}
 
 	root = json_object_new_object();
 	json_object_object_add(root, "type", json_object_new_string("kshark.config.session"));
@@ -111,4 +116,19 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 		return -1;
 	}
 	return 0;
+}
+
+void jl_kshark_session_name(const char *thread, uint64_t cycle, char *buf, size_t len)
+{
+	char name[64];
+	size_t i = 0;
+
+	for (; thread[i] && i + 1 < sizeof(name); i++)
+		name[i] = isalnum((unsigned char)thread[i]) || strchr("._-", thread[i]) ? thread[i] : '_';
+	name[i] = '\0';
+	if (!i)
+		snprintf(name, sizeof(name), "_");
+	else if (name[0] == '.')
+		name[0] = '_'; /* never a hidden file, never ".." */
+	snprintf(buf, len, JL_KSHARK_DIR "/%s-%llu.json", name, (unsigned long long)cycle);
 }

@@ -47,7 +47,6 @@ extern const int jl_trace_ngroups;
 struct jl_trace_result {
 	json_object *block; /* summary.json "trace" object (owned by the caller after finish) */
 	char *text;         /* worst cycles explained, for the terminal and report.md (malloc'd; may be NULL) */
-	char *open_hint;    /* the exact command that opens kernelshark.json (malloc'd; may be NULL) */
 };
 
 /* Create a private instance (jitterlab-<pid>), set the mono clock and buffer size, enable the event
