@@ -507,6 +507,49 @@ static void test_each_thread_has_its_worst(void **state)
 	jl_analysis_free(&an);
 }
 
+/* Misses too: a neighbour whose every cycle misses for long never hides a loop's one short miss. */
+static void test_each_thread_has_its_longest_miss(void **state)
+{
+	struct jl_event e[] = {
+		sw(0, 1, 0, 120, 0, 120, "swapper/1"),
+		wake(1000, 1, 0, HOG, 120, JL_EVENT_WAKING), sw(1900, 1, 0, 120, HOG, 120, "scan"),
+		sw(1950, 1, HOG, 120, 0, 120, "swapper/1"),
+		wake(2000, 1, 0, HOG, 120, JL_EVENT_WAKING), sw(2800, 1, 0, 120, HOG, 120, "scan"),
+		sw(2850, 1, HOG, 120, 0, 120, "swapper/1"),
+		wake(3000, 1, 0, LOOP, 19, JL_EVENT_WAKING), sw(3010, 1, 0, 120, LOOP, 19, "control"),
+		sw(3050, 1, LOOP, 19, 0, 120, "swapper/1"),
+	};
+	/* scan's responses 5.9 ms and 5.8 ms, the loop's 50 us: all three missed their deadlines */
+	struct jl_analysis_sample hs[] = { { .release = 1000000, .wake = 1900000, .end = 6900000, .miss = true, .cycle = 1 },
+					   { .release = 2000000, .wake = 2800000, .end = 7800000, .miss = true, .cycle = 2 } };
+	struct jl_analysis_sample ls[] = { { .release = 3000000, .wake = 3011000, .end = 3050000, .miss = true, .cycle = 9 } };
+	struct jl_analysis_thread th[2] = { 0 };
+	struct jl_cycle w[4];
+	struct jl_analysis an;
+	size_t misses = 0;
+	int nw, responses = 0;
+	bool loop_miss = false;
+
+	(void)state;
+	snprintf(th[0].name, sizeof(th[0].name), "scan");
+	th[0].pid = HOG, th[0].measured = true, th[0].samples = hs, th[0].nsamples = 2;
+	snprintf(th[1].name, sizeof(th[1].name), "control");
+	th[1].pid = LOOP, th[1].measured = true, th[1].samples = ls, th[1].nsamples = 1;
+	assert_int_equal(jl_analysis_init(&an, th, 2, 2), 0);
+	assert_int_equal(jl_analysis_run(&an, e, 10), 0);
+	/* one wakeup listed, two misses at most: the loop's miss takes the place of scan's shorter one */
+	assert_int_equal(jl_analysis_worst(&an, 0, w, 1, 2, &nw, &misses), 0);
+	assert_int_equal(misses, 3);
+	for (int i = 0; i < nw; i++)
+		if (w[i].window == JL_WINDOW_RESPONSE) {
+			responses++;
+			loop_miss |= w[i].thread == 1 && w[i].cycle == 9;
+		}
+	assert_int_equal(responses, 2);
+	assert_true(loop_miss);
+	jl_analysis_free(&an);
+}
+
 /* The kernel did not record the switch out of idle: the loop's first record places it (implicit),
  * at the idle task's last record. */
 static void test_untraced_switch_from_idle(void **state)
@@ -811,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_lower_priority_is_not_culprit),
 		cmocka_unit_test(test_cfs_loop_blames_any_task),
 		cmocka_unit_test(test_each_thread_has_its_worst),
+		cmocka_unit_test(test_each_thread_has_its_longest_miss),
 		cmocka_unit_test(test_untraced_switch_from_idle),
 		cmocka_unit_test(test_untraced_switch_from_idle_two_woken),
 		cmocka_unit_test(test_matching_window),

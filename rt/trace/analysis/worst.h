@@ -17,7 +17,8 @@ int jl_analysis_match(struct jl_analysis *an, int64_t from);
 
 /* The worst cycles, decomposed, worst first, into OUT[0..*nout): the N worst matched cycles across all
  * threads by wakeup latency (without samples: by the wakeup latency of pairs with waking >= FROM), each
- * measured thread's worst among them, then every missed deadline (response window) up to N_MISSES more.
+ * measured thread's worst among them, then the missed deadlines (response window) with the longest
+ * responses up to N_MISSES more, each measured thread's longest among them.
  * *MISSES gets how many cycles missed in all (so a caller can say the list was capped). Calls
  * jl_analysis_match. */
 int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
