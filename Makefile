@@ -108,12 +108,14 @@ deps: deps-check
 check: deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/check-layers.sh . $(BUILD)/obj
+	@scripts/long-functions.sh --check
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host rt
 
 check-host: deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/check-layers.sh . $(BUILD)/obj
+	@scripts/long-functions.sh --check
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(abspath $(BUILD)) tests/check.sh host
 

@@ -57,6 +57,7 @@ xvfb                   check  -     KernelShark opens a session under a virtual 
 xauth                  check  -     the same (xvfb-run)
 qemu-system-x86        check  -     the RT lane: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)
 busybox-static         check  -     the RT lane guest's /init and tools
+universal-ctags        check  -     the function-length ratchet (scripts/long-functions.sh --check)
 EOF
 
 # profile -> the profiles whose rows it takes

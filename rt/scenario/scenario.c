@@ -442,6 +442,32 @@ int jl_scenario_parse_string(const char *name, const char *text, struct jl_scena
 	return parse_common(&ps);
 }
 
+/* --set ASSIGNMENT names no section SECT: say which it could have named ("[run], [expect], ... or [lock
+ * SECT]"). -1. */
+static int no_section(const char *assignment, const char *sect, char *err, size_t errlen)
+{
+	char names[512];
+	size_t used = 0;
+	int last = -1;
+
+	for (int i = 0; i < jl_nsection_kinds; i++)
+		if (jl_section_kinds[i].named)
+			last = i;
+	names[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) /* the unnamed kinds first, then "[KIND NAME]" */
+		for (int i = 0; i < jl_nsection_kinds && used < sizeof(names); i++) {
+			const struct jl_section_kind *k = &jl_section_kinds[i];
+
+			if (k->named != (pass == 1))
+				continue;
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s[%s%s%s]",
+						 !used ? "" : pass == 1 && i == last ? " or " : ", ", k->name,
+						 k->named ? " " : "", k->named ? sect : "");
+		}
+	snprintf(err, errlen, "--set %s: no section %s to set it in", assignment, names);
+	return -1;
+}
+
 int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, size_t errlen)
 {
 	struct parser ps = { .sc = sc, .file = "--set", .err = err, .errlen = errlen };
@@ -483,36 +509,15 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 		enter(&ps, ps.kind, 0);
 	} else {
 		/* a named section: the instance of that name, of whichever kind has one */
-		char names[512];
-		size_t used = 0;
-		int last = -1;
-
 		ps.kind = NULL;
 		for (int i = 0; i < jl_nsection_kinds && !ps.kind; i++) {
-			const struct jl_section_kind *k = &jl_section_kinds[i];
-			int inst = jl_section_find(k, sc, sect);
+			int inst = jl_section_find(&jl_section_kinds[i], sc, sect);
 
 			if (inst >= 0)
-				enter(&ps, k, inst);
+				enter(&ps, &jl_section_kinds[i], inst);
 		}
-		if (!ps.kind) {
-			for (int i = 0; i < jl_nsection_kinds; i++)
-				if (jl_section_kinds[i].named)
-					last = i;
-			names[0] = '\0';
-			for (int pass = 0; pass < 2; pass++) /* the unnamed kinds first, then "[KIND NAME]" */
-				for (int i = 0; i < jl_nsection_kinds && used < sizeof(names); i++) {
-					const struct jl_section_kind *k = &jl_section_kinds[i];
-
-					if (k->named != (pass == 1))
-						continue;
-					used += (size_t)snprintf(names + used, sizeof(names) - used, "%s[%s%s%s]",
-								 !used ? "" : pass == 1 && i == last ? " or " : ", ", k->name,
-								 k->named ? " " : "", k->named ? sect : "");
-				}
-			snprintf(err, errlen, "--set %s: no section %s to set it in", assignment, names);
-			return -1;
-		}
+		if (!ps.kind)
+			return no_section(assignment, sect, err, errlen);
 	}
 	handle_key(&ps, key, value);
 	if (ps.failed) {

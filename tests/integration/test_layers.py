@@ -114,3 +114,30 @@ def test_two_modules_of_one_name_fail(tmp_path):
     r = check(tmp_path, objects=False)
     assert r.returncode == 1
     assert "rt/trace/io/read.c: the same file name as rt/base/read.c" in r.stdout, r.stdout
+
+
+# --- scripts/long-functions.sh: the ratchet on functions over 80 lines ------------------------------
+
+LONG = HERE / "scripts" / "long-functions.sh"
+
+
+def body(lines):
+    return "int f(int x)\n{\n" + "".join(f"\tx += {i};\n" for i in range(lines - 3)) + "}\n"
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags")
+def test_long_functions_ratchet(tmp_path):
+    """A function of 81 lines counts and one of 80 does not; --check fails when more are over 80 than LIMIT,
+    and names them."""
+    (tmp_path / "rt" / "base").mkdir(parents=True)
+    (tmp_path / "affinity").mkdir()
+    (tmp_path / "rt" / "base" / "a.c").write_text(body(81).replace("int f(", "int long_one("))
+    (tmp_path / "affinity" / "b.c").write_text(body(80).replace("int f(", "int short_one("))
+    r = subprocess.run(["bash", str(LONG), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "   81  long_one  rt/base/a.c:1" in r.stdout and "short_one" not in r.stdout, r.stdout
+    ok = subprocess.run(["bash", str(LONG), "--check", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                        env={"PATH": "/usr/bin:/bin", "JL_LONG_FUNCTIONS_LIMIT": "1"})
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run(["bash", str(LONG), "--check", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin", "JL_LONG_FUNCTIONS_LIMIT": "0"})
+    assert bad.returncode == 1 and "long_one" in bad.stderr, bad.stderr

@@ -496,7 +496,8 @@ def test_bad_set_exits_2(jl, scenario, tmp_path):
     path = scenario("badset", "[thread a]\nrate = 100Hz\n")
     out = tmp_path / "out"
     for args, message in ((("--set", "ghost.priority=5"), "ghost"), (("--set", "a.policy=fifo"), "priority"),
-                          (("--set", "apriority5"), "SECTION.KEY=VALUE"), (("--duration", "10"), "")):
+                          (("--set", "apriority5"), "SECTION.KEY=VALUE"),
+                          (("--duration", "10x"), "--duration 10x")):  # a bare 10 is 10 s, as cyclictest's -D
         r = run(jl, "run", path, *args, timeout=30, out_dir=out)
         assert r.rc == 2, (args, detail(r))
         assert message in r.stderr, (args, r.stderr)

@@ -161,6 +161,52 @@ static int cmp_release(const void *pa, const void *pb)
 	return a->release < b->release ? -1 : a->release > b->release;
 }
 
+/* The calls among Q[0..N): per thread, in start order, a request inside the latest one still open is a call
+ * made in it (its parent). Into CALLS, sorted by release (OPEN: scratch, N long). How many. */
+static size_t nest_calls(struct req *q, size_t n, struct by_release *calls, long *open)
+{
+	size_t ncalls = 0;
+	int depth = 0;
+
+	qsort(q, n, sizeof(*q), cmp_tid_wake);
+	for (size_t i = 0; i < n; i++) {
+		if (i && q[i].x->tid != q[i - 1].x->tid)
+			depth = 0;
+		while (depth && q[open[depth - 1]].x->end <= q[i].x->wake)
+			depth--;
+		if (depth && q[i].x->end <= q[open[depth - 1]].x->end) {
+			q[i].parent = open[depth - 1];
+			calls[ncalls++] = (struct by_release){ q[i].x->release, (long)i };
+		}
+		open[depth++] = (long)i;
+	}
+	qsort(calls, ncalls, sizeof(*calls), cmp_release);
+	return ncalls;
+}
+
+/* The call each request of Q that is no call itself was at its server: the same release, made on another
+ * thread before the request was served (its cause). */
+static void link_served(struct req *q, size_t n, const struct by_release *calls, size_t ncalls)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = ncalls;
+
+		if (q[i].parent >= 0)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (calls[mid].release < q[i].x->release)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ncalls && calls[lo].release == q[i].x->release && q[i].cause < 0; lo++)
+			if (q[calls[lo].i].x->tid != q[i].x->tid && q[calls[lo].i].x->wake <= q[i].x->wake)
+				q[i].cause = calls[lo].i;
+	}
+}
+
 /* Each named series' wasted_ns and given_up, over its requests released in the measured window. */
 static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_t npr)
 {
@@ -168,8 +214,7 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 	struct jl_request *reqs;
 	struct by_release *calls;
 	long *open;
-	size_t n = 0, k = 0, ncalls = 0;
-	int depth = 0;
+	size_t n = 0, k = 0, ncalls;
 
 	for (size_t j = 0; j < npr; j++)
 		if (pr[j].named && pr[j].si >= 0)
@@ -190,38 +235,8 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 	for (size_t j = 0; j < npr; j++)
 		for (size_t i = 0; pr[j].named && pr[j].si >= 0 && i < jl_series_count(&eng->series[pr[j].si]); i++)
 			q[k++] = (struct req){ jl_series_at(&eng->series[pr[j].si], i), pr[j].si, -1, -1 };
-	/* calls: per thread, in start order, a request inside the latest one still open is a call made in it */
-	qsort(q, n, sizeof(*q), cmp_tid_wake);
-	for (size_t i = 0; i < n; i++) {
-		if (i && q[i].x->tid != q[i - 1].x->tid)
-			depth = 0;
-		while (depth && q[open[depth - 1]].x->end <= q[i].x->wake)
-			depth--;
-		if (depth && q[i].x->end <= q[open[depth - 1]].x->end) {
-			q[i].parent = open[depth - 1];
-			calls[ncalls++] = (struct by_release){ q[i].x->release, (long)i };
-		}
-		open[depth++] = (long)i;
-	}
-	/* the call each request was at its server: the same release, another thread */
-	qsort(calls, ncalls, sizeof(*calls), cmp_release);
-	for (size_t i = 0; i < n; i++) {
-		size_t lo = 0, hi = ncalls;
-
-		if (q[i].parent >= 0)
-			continue;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (calls[mid].release < q[i].x->release)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < ncalls && calls[lo].release == q[i].x->release && q[i].cause < 0; lo++)
-			if (q[calls[lo].i].x->tid != q[i].x->tid && q[calls[lo].i].x->wake <= q[i].x->wake)
-				q[i].cause = calls[lo].i; /* served after the call was made, on another thread */
-	}
+	ncalls = nest_calls(q, n, calls, open);
+	link_served(q, n, calls, ncalls);
 	/* the model's requests: a client's with its deadline, every other linked to what caused it */
 	for (size_t i = 0; i < n; i++) {
 		const int64_t dl = eng->series[q[i].si].deadline_ns;

@@ -138,23 +138,12 @@ static json_object *cycle_json(const struct jl_analysis *an, const struct jl_cyc
 	return o;
 }
 
-int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
-		       char **text, struct jl_cycle *worst, int *nworst)
+/* The block's header: the file, its clock and counts, and where the VM heuristic (a woken task's first
+ * record is its switch out of idle) was used. */
+static json_object *block_header(const struct jl_analysis *an, const struct jl_trace_summary_in *in)
 {
-	json_object *b, *wk, *sw, *warr;
-	size_t measured = 0, matched = 0, tcap = 4096, tlen = 0, misses = 0;
-	int listed_misses = 0;
-	char *t;
+	json_object *b = json_object_new_object(), *vm = json_object_new_object();
 
-	*block = NULL;
-	*text = NULL;
-	if (jl_analysis_worst(an, in->from, worst, JL_TRACE_WORST, JL_TRACE_MISSES, nworst, &misses) < 0)
-		return -1;
-	t = malloc(tcap);
-	if (!t)
-		return -1;
-	t[0] = 0;
-	b = json_object_new_object();
 	json_object_object_add(b, JL_K(enabled), json_object_new_boolean(1));
 	json_object_object_add(b, JL_K(file), json_object_new_string(in->file ? in->file : "trace.dat"));
 	json_object_object_add(b, JL_K(clock), json_object_new_string("mono"));
@@ -163,55 +152,68 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 	json_object_object_add(b, JL_K(lost_gaps), json_object_new_int64((int64_t)in->lost_gaps));
 	json_object_object_add(b, JL_K(markers), json_object_new_int64((int64_t)an->markers));
 	json_object_object_add(b, JL_K(implicit_switches), json_object_new_int64((int64_t)an->implicit_switches));
-	{
-		/* where the VM heuristic (a woken task's first record is its switch out of idle) was used */
-		json_object *vm = json_object_new_object();
+	for (int c = 0; c < an->ncpus; c++)
+		if (an->vm_heuristic[c]) {
+			char k[16];
 
-		for (int c = 0; c < an->ncpus; c++)
-			if (an->vm_heuristic[c]) {
-				char k[16];
+			snprintf(k, sizeof(k), "%d", c);
+			json_object_object_add(vm, k, json_object_new_int64((int64_t)an->vm_heuristic[c]));
+		}
+	json_object_object_add(b, JL_K(vm_heuristic_cpus), vm);
+	return b;
+}
 
-				snprintf(k, sizeof(k), "%d", c);
-				json_object_object_add(vm, k, json_object_new_int64((int64_t)an->vm_heuristic[c]));
-			}
-		json_object_object_add(b, JL_K(vm_heuristic_cpus), vm);
+/* Thread I's wakeup latencies into D and N, and its measured and matched cycles added to *MEASURED and
+ * *MATCHED: the live analysis' (every cycle matched as it came), a pruned one's (every wakeup, as a
+ * histogram: *EVERY), or the whole analysis' matched pairs. 0, or -1 (ENOMEM). */
+static int thread_wakeups(struct jl_analysis *an, int i, int64_t from, struct jl_dist *d, size_t *n, bool *every,
+			  size_t *measured, size_t *matched)
+{
+	const struct jl_analysis_thread *th = &an->threads[i];
+	size_t cm, cn;
+	int64_t *v;
+
+	*every = false;
+	if (jl_analysis_prune_matched(an, i, &cm, &cn, d, n)) {
+		*measured += cm;
+		*matched += cn;
+		return 0;
 	}
-	wk = json_object_new_object();
-	sw = json_object_new_object();
+	*measured += th->measured_samples;
+	*matched += th->matched;
+	if (jl_analysis_prune_wakeups(an, i, d, n)) {
+		*every = true;
+		return 0;
+	}
+	v = jl_analysis_wakeups(an, i, from, n);
+	if (!v || jl_dist_compute(v, *n, NULL, d) < 0) {
+		free(v);
+		return -1;
+	}
+	free(v);
+	return 0;
+}
+
+/* Per measured thread its wakeup latencies (wakeup_ns) and its scheduler records (sched_switch), into B;
+ * the cycles measured and matched into *MEASURED and *MATCHED. 0, or -1 (ENOMEM). */
+static int thread_figures(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object *b,
+			  size_t *measured, size_t *matched)
+{
+	json_object *wk = json_object_new_object(), *sw = json_object_new_object();
+
+	json_object_object_add(b, JL_K(wakeup_ns), wk);
+	json_object_object_add(b, JL_K(sched_switch), sw);
 	for (int i = 0; i < an->nthreads; i++) {
 		const struct jl_analysis_thread *th = &an->threads[i];
-		json_object *o, *s;
 		struct jl_dist d = { 0 };
+		json_object *o, *s;
+		bool every;
 		size_t n;
-		int64_t *v;
-
-		bool every = false;
-		size_t cm, cn;
 
 		if (!th->measured)
 			continue;
-		if (jl_analysis_prune_matched(an, i, &cm, &cn, &d, &n)) {
-			/* a live analysis matched every cycle as it came: the whole analysis' figures */
-			measured += cm;
-			matched += cn;
-		} else if (jl_analysis_prune_wakeups(an, i, &d, &n)) { /* a pruned analysis: every wakeup, as a histogram */
-			every = true;
-			measured += th->measured_samples;
-			matched += th->matched;
-		} else {
-			v = jl_analysis_wakeups(an, i, in->from, &n);
-			if (!v || jl_dist_compute(v, n, NULL, &d) < 0) {
-				free(v);
-				free(t);
-				json_object_put(b);
-				json_object_put(wk);
-				json_object_put(sw);
-				return -1;
-			}
-			free(v);
-			measured += th->measured_samples;
-			matched += th->matched;
-		}
+		if (thread_wakeups(an, i, in->from, &d, &n, &every, measured, matched) < 0)
+			return -1;
 		o = json_object_new_object();
 		/* of what: the wakeups matched to the cycles (the whole analysis), or every wakeup of the thread
 		 * in the measured phase (a pruned one: the cycles it did not keep cannot be matched) */
@@ -231,29 +233,120 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 		json_object_object_add(s, JL_K(pairs), json_object_new_int64(
 						      (int64_t)(th->npairs + an->threads[th->owner].pairs_forgotten)));
 		json_object_object_add(sw, th->name, s);
-
 	}
-	json_object_object_add(b, JL_K(wakeup_ns), wk);
-	json_object_object_add(b, JL_K(sched_switch), sw);
-	{
-		/* priority-inheritance boosts (sched_pi_setprio raising a task), per thread that got any */
-		json_object *pb = json_object_new_array();
+	return 0;
+}
 
-		for (int i = 0; i < an->nthreads; i++) {
-			const struct jl_analysis_thread *th = &an->threads[i];
-			json_object *o;
+/* Priority-inheritance boosts (sched_pi_setprio raising a task), per thread that got any. */
+static json_object *pi_boosts(const struct jl_analysis *an)
+{
+	json_object *pb = json_object_new_array();
 
-			if (!th->boosts || th->owner != i)
-				continue;
-			o = json_object_new_object();
-			json_object_object_add(o, JL_K(name), json_object_new_string(th->name));
-			json_object_object_add(o, JL_K(tid), json_object_new_int(th->pid));
-			json_object_object_add(o, JL_K(boosts), json_object_new_int64((int64_t)th->boosts));
-			json_object_object_add(o, JL_K(to_prio), json_object_new_int(th->boost_prio));
-			json_object_array_add(pb, o);
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_analysis_thread *th = &an->threads[i];
+		json_object *o;
+
+		if (!th->boosts || th->owner != i)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, JL_K(name), json_object_new_string(th->name));
+		json_object_object_add(o, JL_K(tid), json_object_new_int(th->pid));
+		json_object_object_add(o, JL_K(boosts), json_object_new_int64((int64_t)th->boosts));
+		json_object_object_add(o, JL_K(to_prio), json_object_new_int(th->boost_prio));
+		json_object_array_add(pb, o);
+	}
+	return pb;
+}
+
+/* A long run's analysis in flat memory (prune.c): what it kept and forgot. */
+static json_object *pruned_json(const struct jl_analysis *an)
+{
+	json_object *pr = json_object_new_object();
+	size_t st, pa, sg;
+
+	jl_analysis_prune_counts(an, &st, &pa, &sg);
+	json_object_object_add(pr, JL_K(kept), json_object_new_string("the kept cycles' windows"));
+	json_object_object_add(pr, JL_K(forgotten_states), json_object_new_int64((int64_t)st));
+	json_object_object_add(pr, JL_K(forgotten_pairs), json_object_new_int64((int64_t)pa));
+	json_object_object_add(pr, JL_K(forgotten_segments), json_object_new_int64((int64_t)sg));
+	json_object_object_add(pr, JL_K(forgotten_births), json_object_new_int64((int64_t)an->births_forgotten));
+	json_object_object_add(pr, JL_K(births_kept), json_object_new_int64((int64_t)an->nbirths));
+	return pr;
+}
+
+/* Where events were lost: [from_ns, to_ns) on a CPU, nothing known there (the first 100). */
+static json_object *gaps_json(const struct jl_analysis *an)
+{
+	json_object *gaps = json_object_new_array();
+
+	for (size_t i = 0; i < an->ngaps && i < 100; i++) {
+		json_object *g = json_object_new_object();
+
+		json_object_object_add(g, JL_K(cpu), json_object_new_int(an->gaps[i].cpu));
+		json_object_object_add(g, JL_K(from_ns), json_object_new_int64(an->gaps[i].from));
+		json_object_object_add(g, JL_K(to_ns), json_object_new_int64(an->gaps[i].to));
+		json_object_object_add(g, JL_K(lost), json_object_new_int64((int64_t)an->gaps[i].lost));
+		json_object_array_add(gaps, g);
+	}
+	return gaps;
+}
+
+/* The explained cycles WORST[0..N) into B's worst[] and their lines (each with its advice) into *TEXT
+ * (malloc'd). The number of missed deadlines among them, or -1 (ENOMEM). */
+static int worst_entries(const struct jl_analysis *an, const struct jl_trace_summary_in *in, const struct jl_cycle *worst,
+			 int n, json_object *b, char **text)
+{
+	json_object *warr = json_object_new_array();
+	size_t cap = 4096, len = 0;
+	int listed_misses = 0;
+	char *t = malloc(cap);
+
+	json_object_object_add(b, JL_K(worst), warr);
+	if (!t)
+		return -1;
+	t[0] = 0;
+	for (int i = 0; i < n; i++) {
+		char line[2048], advice[512];
+		const char *rule;
+
+		listed_misses += worst[i].window == JL_WINDOW_RESPONSE;
+		jl_cycle_format(&worst[i], an->threads[worst[i].thread].name, line, sizeof(line));
+		rule = jl_trace_advice(an, &worst[i], &in->advice, advice, sizeof(advice));
+		json_object_array_add(warr, cycle_json(an, &worst[i], line, rule, advice));
+		if (len + strlen(line) + strlen(advice) + 256 >= cap) {
+			size_t want = cap * 2 + strlen(line) + strlen(advice) + 256;
+			char *nt = realloc(t, want);
+
+			if (!nt)
+				break;
+			t = nt;
+			cap = want;
 		}
-		json_object_object_add(b, JL_K(pi_boosts), pb);
+		len += (size_t)snprintf(t + len, cap - len, "%s\n", line);
+		if (rule)
+			len += (size_t)snprintf(t + len, cap - len, "  advice: %s\n", advice);
 	}
+	*text = t;
+	return listed_misses;
+}
+
+int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
+		       char **text, struct jl_cycle *worst, int *nworst)
+{
+	size_t measured = 0, matched = 0, misses = 0;
+	int listed_misses;
+	json_object *b;
+
+	*block = NULL;
+	*text = NULL;
+	if (jl_analysis_worst(an, in->from, worst, JL_TRACE_WORST, JL_TRACE_MISSES, nworst, &misses) < 0)
+		return -1;
+	b = block_header(an, in);
+	if (thread_figures(an, in, b, &measured, &matched) < 0) {
+		json_object_put(b);
+		return -1;
+	}
+	json_object_object_add(b, JL_K(pi_boosts), pi_boosts(an));
 	if (!in->pages_dropped) {
 		/* where each measured thread's time went in the measured phase (not known when the flight
 		 * recorder dropped pages: its gaps hold time nobody saw) */
@@ -265,71 +358,33 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 						       jl_analysis_offcpu(an, i, in->from, in->to > 0 ? in->to : an->last_ts + 1));
 		json_object_object_add(b, JL_K(off_cpu), oc);
 	}
-	if (an->prune) {
-		/* a long run's analysis in flat memory (prune.c): what it kept and forgot */
-		json_object *pr = json_object_new_object();
-		size_t st, pa, sg;
-
-		jl_analysis_prune_counts(an, &st, &pa, &sg);
-		json_object_object_add(pr, JL_K(kept), json_object_new_string("the kept cycles' windows"));
-		json_object_object_add(pr, JL_K(forgotten_states), json_object_new_int64((int64_t)st));
-		json_object_object_add(pr, JL_K(forgotten_pairs), json_object_new_int64((int64_t)pa));
-		json_object_object_add(pr, JL_K(forgotten_segments), json_object_new_int64((int64_t)sg));
-		json_object_object_add(pr, JL_K(forgotten_births), json_object_new_int64((int64_t)an->births_forgotten));
-		json_object_object_add(pr, JL_K(births_kept), json_object_new_int64((int64_t)an->nbirths));
-		json_object_object_add(b, JL_K(pruned), pr);
-	}
+	if (an->prune)
+		json_object_object_add(b, JL_K(pruned), pruned_json(an));
 	json_object_object_add(b, JL_K(measured_cycles), json_object_new_int64((int64_t)measured));
 	json_object_object_add(b, JL_K(matched_cycles), json_object_new_int64((int64_t)matched));
 	json_object_object_add(b, JL_K(matched_fraction),
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
-	warr = json_object_new_array();
-	for (int i = 0; i < *nworst; i++) {
-		char line[2048], advice[512];
-		const char *rule;
-
-		listed_misses += worst[i].window == JL_WINDOW_RESPONSE;
-		jl_cycle_format(&worst[i], an->threads[worst[i].thread].name, line, sizeof(line));
-		rule = jl_trace_advice(an, &worst[i], &in->advice, advice, sizeof(advice));
-		json_object_array_add(warr, cycle_json(an, &worst[i], line, rule, advice));
-		if (tlen + strlen(line) + strlen(advice) + 16 >= tcap) {
-			size_t want = tcap * 2 + strlen(line) + strlen(advice) + 16;
-			char *nt = realloc(t, want);
-
-			if (!nt)
-				break;
-			t = nt;
-			tcap = want;
-		}
-		tlen += snprintf(t + tlen, tcap - tlen, "%s\n", line);
-		if (rule)
-			tlen += snprintf(t + tlen, tcap - tlen, "  advice: %s\n", advice);
+	listed_misses = worst_entries(an, in, worst, *nworst, b, text);
+	if (listed_misses < 0) {
+		json_object_put(b);
+		return -1;
 	}
-	json_object_object_add(b, JL_K(worst), warr);
-	{
-		/* where events were lost: [from_ns, to_ns) on a CPU, nothing known there (the first 100) */
-		json_object *gaps = json_object_new_array();
-
-		for (size_t i = 0; i < an->ngaps && i < 100; i++) {
-			json_object *g = json_object_new_object();
-
-			json_object_object_add(g, JL_K(cpu), json_object_new_int(an->gaps[i].cpu));
-			json_object_object_add(g, JL_K(from_ns), json_object_new_int64(an->gaps[i].from));
-			json_object_object_add(g, JL_K(to_ns), json_object_new_int64(an->gaps[i].to));
-			json_object_object_add(g, JL_K(lost), json_object_new_int64((int64_t)an->gaps[i].lost));
-			json_object_array_add(gaps, g);
-		}
-		json_object_object_add(b, JL_K(gaps), gaps);
-	}
+	json_object_object_add(b, JL_K(gaps), gaps_json(an));
 	json_object_object_add(b, JL_K(misses), json_object_new_int64((int64_t)misses));
 	json_object_object_add(b, JL_K(misses_explained), json_object_new_int(listed_misses));
 	json_object_object_add(b, JL_K(misses_cap), json_object_new_int(JL_TRACE_MISSES));
-	if ((size_t)listed_misses < misses && tlen + 128 < tcap)
-		tlen += snprintf(t + tlen, tcap - tlen, "(%zu missed deadlines; the %d with the longest responses are "
-			     "explained)\n", misses, listed_misses);
+	if ((size_t)listed_misses < misses) {
+		size_t len = strlen(*text);
+		char *nt = realloc(*text, len + 160);
+
+		if (nt) {
+			snprintf(nt + len, 160, "(%zu missed deadlines; the %d with the longest responses are explained)\n",
+				 misses, listed_misses);
+			*text = nt;
+		}
+	}
 	if (in->kshark)
 		json_object_object_add(b, JL_K(kernelshark), json_object_new_string(in->kshark));
 	*block = b;
-	*text = t;
 	return 0;
 }

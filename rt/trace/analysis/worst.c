@@ -178,90 +178,100 @@ static void decompose_wakeup(const struct jl_analysis *an, const struct cand *c,
 	}
 }
 
+/* What jl_analysis_worst picks as it goes: the N worst wakeups W, the N_MISSES longest missed responses M, and
+ * per thread its worst of each (BEST, BEST_MISS); MISSES counts every miss. */
+struct picks {
+	struct cand *w, *m, *best, *best_miss;
+	int n, nw, n_misses, nm;
+	size_t misses;
+};
+
+/* Thread TI's cycles with a release (or, without samples, a waking) at or after FROM into P. */
+static void pick_thread(struct jl_analysis *an, int ti, int64_t from, struct picks *p)
+{
+	struct jl_analysis_thread *t = &an->threads[ti];
+	int one = 0, one_miss = 0;
+
+	p->best[ti].thread = p->best_miss[ti].thread = -1;
+	if (!t->measured || t->pool) /* a pool thread's wakeups explain its callbacks' starts */
+		return;
+	for (size_t i = 0; !t->samples && i < t->npairs; i++) {
+		struct cand c = { ti, (long)i, 0, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0, i };
+
+		if (t->pairs[i].waking < from)
+			continue;
+		keep_worst(p->w, p->n, &p->nw, &c);
+		keep_worst(&p->best[ti], 1, &one, &c);
+	}
+	for (size_t i = 0; t->samples && i < t->nsamples; i++) {
+		const struct jl_analysis_sample *s = &t->samples[i];
+		long pi = t->sample_pair[i];
+		struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
+		/* a pruned analysis explains only the cycles whose whole window it kept */
+		bool whole = jl_analysis_sample_whole(an, ti, i);
+
+		if (s->release < from)
+			continue;
+		if (s->miss && s->end > s->wake) {
+			struct cand mc = c;
+
+			p->misses++;
+			mc.latency = s->end - s->release; /* the worst responses first */
+			if (whole) {
+				keep_worst(p->m, p->n_misses, &p->nm, &mc);
+				keep_worst(&p->best_miss[ti], 1, &one_miss, &mc);
+			}
+		}
+		if (!whole || (pi < 0 && !t->executor))
+			continue; /* a callback's start needs no wakeup of its own: its executor may have been busy */
+		keep_worst(p->w, p->n, &p->nw, &c);
+		keep_worst(&p->best[ti], 1, &one, &c);
+	}
+}
+
+static void picks_free(struct picks *p)
+{
+	free(p->w);
+	free(p->m);
+	free(p->best);
+	free(p->best_miss);
+}
+
 int jl_analysis_worst(struct jl_analysis *an, int64_t from, struct jl_cycle *out, int n, int n_misses, int *nout,
 		 size_t *misses)
 {
-	struct cand *w, *best, *m, *best_miss;
-	int nw = 0, nm = 0;
+	size_t nt = an->nthreads > 0 ? (size_t)an->nthreads : 1;
+	struct picks p = { .n = n, .n_misses = n_misses };
 
 	*nout = 0;
 	if (misses)
 		*misses = 0;
 	if (n <= 0 || jl_analysis_match(an, from) < 0)
 		return n <= 0 ? 0 : -1;
-	w = calloc(n, sizeof(*w));
-	best = calloc(an->nthreads > 0 ? an->nthreads : 1, sizeof(*best));
-	best_miss = calloc(an->nthreads > 0 ? an->nthreads : 1, sizeof(*best_miss));
-	m = calloc(n_misses > 0 ? n_misses : 1, sizeof(*m));
-	if (!w || !best || !best_miss || !m) {
-		free(w);
-		free(best);
-		free(best_miss);
-		free(m);
+	p.w = calloc((size_t)n, sizeof(*p.w));
+	p.m = calloc(n_misses > 0 ? (size_t)n_misses : 1, sizeof(*p.m));
+	p.best = calloc(nt, sizeof(*p.best));
+	p.best_miss = calloc(nt, sizeof(*p.best_miss));
+	if (!p.w || !p.m || !p.best || !p.best_miss) {
+		picks_free(&p);
 		return -1;
 	}
-	for (int ti = 0; ti < an->nthreads; ti++) {
-		struct jl_analysis_thread *t = &an->threads[ti];
-		int one = 0, one_miss = 0;
-
-		best[ti].thread = best_miss[ti].thread = -1;
-		if (!t->measured || t->pool) /* a pool thread's wakeups explain its callbacks' starts */
-			continue;
-		if (t->samples) {
-			for (size_t i = 0; i < t->nsamples; i++) {
-				const struct jl_analysis_sample *s = &t->samples[i];
-				long pi = t->sample_pair[i];
-				struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
-
-				/* a pruned analysis explains only the cycles whose whole window it kept */
-				bool whole = jl_analysis_sample_whole(an, ti, i);
-
-				if (s->release < from)
-					continue;
-				if (s->miss && s->end > s->wake) {
-					struct cand mc = c;
-
-					if (misses)
-						(*misses)++;
-					mc.latency = s->end - s->release; /* the worst responses first */
-					if (whole) {
-						keep_worst(m, n_misses, &nm, &mc);
-						keep_worst(&best_miss[ti], 1, &one_miss, &mc);
-					}
-				}
-				if (!whole)
-					continue;
-				if (pi < 0 && !t->executor)
-					continue; /* a callback's start needs no wakeup of its own: its executor may have been busy */
-				keep_worst(w, n, &nw, &c);
-				keep_worst(&best[ti], 1, &one, &c);
-			}
-		} else {
-			for (size_t i = 0; i < t->npairs; i++) {
-				struct cand c = { ti, (long)i, 0, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0, i };
-
-				if (t->pairs[i].waking < from)
-					continue;
-				keep_worst(w, n, &nw, &c);
-				keep_worst(&best[ti], 1, &one, &c);
-			}
-		}
-	}
-	keep_each_thread(w, n, &nw, best, an->nthreads);
+	for (int ti = 0; ti < an->nthreads; ti++)
+		pick_thread(an, ti, from, &p);
+	keep_each_thread(p.w, n, &p.nw, p.best, an->nthreads);
 	/* and each loop's longest missed response: a real-time loop's one miss is not hidden behind a CFS
 	 * neighbour's many longer ones */
-	keep_each_thread(m, n_misses, &nm, best_miss, an->nthreads);
-	free(best);
-	free(best_miss);
-	for (int i = 0; i < nw; i++)
-		decompose_wakeup(an, &w[i], &out[i]);
-	for (int i = 0; i < nm; i++) {
-		memset(&out[nw + i], 0, sizeof(out[nw + i]));
-		jl_analysis_decompose_response(an, m[i].thread, m[i].sample, &out[nw + i]);
+	keep_each_thread(p.m, n_misses, &p.nm, p.best_miss, an->nthreads);
+	for (int i = 0; i < p.nw; i++)
+		decompose_wakeup(an, &p.w[i], &out[i]);
+	for (int i = 0; i < p.nm; i++) {
+		memset(&out[p.nw + i], 0, sizeof(out[p.nw + i]));
+		jl_analysis_decompose_response(an, p.m[i].thread, p.m[i].sample, &out[p.nw + i]);
 	}
-	*nout = nw + nm;
-	free(w);
-	free(m);
+	*nout = p.nw + p.nm;
+	if (misses)
+		*misses = p.misses;
+	picks_free(&p);
 	return 0;
 }
 

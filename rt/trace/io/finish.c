@@ -376,18 +376,97 @@ static int merge_rings(struct jl_trace *t, int *fds, uint64_t *bytes, char *err,
 	return jl_probe_rings_merge(t->rings, tep, t->ncpus, t->page_size, fds, bytes, t->merged_fd, err, errlen);
 }
 
+/* The engine's series as the analysis takes them (malloc'd; the caller frees both arrays). */
+struct series_in {
+	struct jl_analysis_thread *threads;
+	struct jl_analysis_sample *samples;
+	int n;
+};
+
+/* FDS and BYTES: each CPU's recorded pages, with the probe's ring records merged in where they can be
+ * (else the kernel's pages alone, and a warning). */
+static void cpu_pages(struct jl_trace *t, int *fds, uint64_t *bytes, char *err, size_t errlen)
+{
+	for (int c = 0; c < t->ncpus; c++) {
+		fds[c] = t->cpu[c].fd;
+		bytes[c] = t->cpu[c].bytes;
+	}
+	if (!t->rings || merge_rings(t, fds, bytes, err, errlen) == 0)
+		return;
+	fprintf(stderr, "jitterlab: warning: %s: the probe's ring records are not in trace.dat\n", err);
+	err[0] = '\0';
+	for (int c = 0; c < t->ncpus; c++) {
+		if (t->merged_fd && t->merged_fd[c] >= 0) {
+			close(t->merged_fd[c]);
+			t->merged_fd[c] = -1;
+		}
+		fds[c] = t->cpu[c].fd;
+		bytes[c] = t->cpu[c].bytes;
+	}
+}
+
+/* The whole trace analysed after the run: trace.dat written, the probe's series added, the analysis read
+ * from the recorded pages (pruned to what a long run kept), then finished into RES. 0, or -1 with ERR. */
+static int finish_after(struct jl_trace *t, struct jl_engine *eng, json_object *host, const char *dat,
+			struct jl_tracedat_src *src, struct series_in *si, struct jl_trace_result *res, char *err,
+			size_t errlen)
+{
+	struct jl_trace_readinfo info;
+	struct jl_analysis an = { 0 };
+	/* the analysis reads the pages trace.dat is written from, one page per CPU at a time (reading
+	 * trace.dat through libtracecmd would map it whole: its size in RSS) */
+	struct jl_trace_pages pages = { .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = src->cpu_fd,
+					.cpu_bytes = src->cpu_bytes };
+	int rc = -1;
+
+	if (jl_tracedat_write(dat, src, err, errlen) < 0 || !(pages.tep = jl_trace_tep(t, err, errlen)))
+		return -1;
+	if (has_probe_units(eng)) {
+		free(si->threads);
+		free(si->samples);
+		si->threads = NULL;
+		si->samples = NULL;
+		if (add_probe_series(eng, &pages, err, errlen) < 0)
+			return -1;
+		si->threads = jl_trace_engine_series(eng, &si->samples, &si->n, t->rec != NULL);
+		if (!si->threads) {
+			snprintf(err, errlen, "trace: out of memory");
+			return -1;
+		}
+	}
+	if (jl_analysis_init(&an, si->threads, si->n, t->ncpus) < 0) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
+	jl_trace_budget_from_host(host, &an.budget);
+	jl_trace_irq_names(&an);
+	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
+	if (jl_analysis_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
+		snprintf(err, errlen, "trace: out of memory");
+		goto out;
+	}
+	if (t->rec) /* the flight recorder dropped pages: explain only what it kept whole */
+		jl_analysis_prune_cover(&an, covered, t->rec);
+	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses; measure = wakeups: its
+	 * samples are the pairs; the callbacks the analysis named are named in trace.dat too */
+	if (jl_trace_read_pages(&pages, &an, jl_trace_ksyms(t), &info, err, errlen) < 0 ||
+	    jl_trace_wakeup_fill(eng, &an, err, errlen) < 0 ||
+	    (info.nused > 0 && write_named(dat, src, &info, err, errlen) < 0) ||
+	    finish_analysis(t, eng, &an, &info, dat, &pages, res, err, errlen) < 0)
+		goto out;
+	rc = 0;
+out:
+	jl_analysis_free(&an);
+	return rc;
+}
+
 int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_dir, json_object *host,
 		    struct jl_trace_result *res, char *err, size_t errlen)
 {
 	char dat[PATH_MAX], *cmdlines = NULL;
 	struct jl_trace_advice_in advice;
-	struct jl_analysis_sample *samples = NULL;
-	struct jl_analysis_thread *threads = NULL;
-	int nthreads = 0;
-	struct jl_trace_readinfo info;
-	struct jl_analysis an = { 0 };
+	struct series_in si = { 0 };
 	struct jl_tracedat_src src;
-	struct jl_trace_pages pages = { 0 };
 	int *fds = NULL, rc = -1;
 	uint64_t *bytes = NULL;
 
@@ -402,92 +481,29 @@ int jl_trace_finish(struct jl_trace *t, struct jl_engine *eng, const char *run_d
 		return -1;
 	jl_trace_advice_from_host(host, &advice);
 	advice.irq_steered = eng->sc && eng->sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING;
-	t->advice = &advice; /* for finish_analysis; cleared at out */
+	t->advice = &advice; /* for finish_analysis; cleared at the end */
 	snprintf(dat, sizeof(dat), "%s/trace.dat", run_dir);
 	fds = calloc(t->ncpus, sizeof(*fds));
 	bytes = calloc(t->ncpus, sizeof(*bytes));
 	cmdlines = engine_cmdlines(eng);
-	threads = jl_trace_engine_series(eng, &samples, &nthreads, t->rec != NULL);
-	if (!fds || !bytes || !cmdlines || !threads) {
+	si.threads = jl_trace_engine_series(eng, &si.samples, &si.n, t->rec != NULL);
+	if (!fds || !bytes || !cmdlines || !si.threads) {
 		snprintf(err, errlen, "trace: out of memory");
-		goto out;
+	} else {
+		cpu_pages(t, fds, bytes, err, errlen);
+		src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
+						.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
+						.extra_cmdlines = cmdlines };
+		/* the analysis went along with the run (only the rest to feed), or it is made now */
+		rc = jl_trace_live_analysis(t) ? finish_live(t, eng, dat, &src, res, err, errlen)
+					       : finish_after(t, eng, host, dat, &src, &si, res, err, errlen);
 	}
-	for (int c = 0; c < t->ncpus; c++) {
-		fds[c] = t->cpu[c].fd;
-		bytes[c] = t->cpu[c].bytes;
-	}
-	if (t->rings && merge_rings(t, fds, bytes, err, errlen) < 0) {
-		/* the probe's records only: the kernel's pages stay, and trace.dat is written from them */
-		fprintf(stderr, "jitterlab: warning: %s: the probe's ring records are not in trace.dat\n", err);
-		err[0] = '\0';
-		for (int c = 0; c < t->ncpus; c++) {
-			if (t->merged_fd && t->merged_fd[c] >= 0) {
-				close(t->merged_fd[c]);
-				t->merged_fd[c] = -1;
-			}
-			fds[c] = t->cpu[c].fd;
-			bytes[c] = t->cpu[c].bytes;
-		}
-	}
-	src = (struct jl_tracedat_src){ .ncpus = t->ncpus, .page_size = t->page_size, .cpu_fd = fds,
-					.cpu_bytes = bytes, .groups = t->groups, .clock = t->clock,
-					.extra_cmdlines = cmdlines };
-	if (jl_trace_live_analysis(t)) { /* the analysis went along with the run: only the rest to feed */
-		rc = finish_live(t, eng, dat, &src, res, err, errlen);
-		goto out;
-	}
-	if (jl_tracedat_write(dat, &src, err, errlen) < 0)
-		goto out;
-	/* the analysis reads the pages trace.dat was written from, one page per CPU at a time (reading
-	 * trace.dat through libtracecmd would map it whole: its size in RSS) */
-	pages = (struct jl_trace_pages){ .tep = jl_trace_tep(t, err, errlen), .ncpus = t->ncpus,
-					 .page_size = t->page_size, .cpu_fd = fds, .cpu_bytes = bytes };
-	if (!pages.tep)
-		goto out;
-	if (has_probe_units(eng)) {
-		free(threads);
-		free(samples);
-		threads = NULL;
-		samples = NULL;
-		if (add_probe_series(eng, &pages, err, errlen) < 0)
-			goto out;
-		threads = jl_trace_engine_series(eng, &samples, &nthreads, t->rec != NULL);
-		if (!threads) {
-			snprintf(err, errlen, "trace: out of memory");
-			goto out;
-		}
-	}
-	if (jl_analysis_init(&an, threads, nthreads, t->ncpus) < 0) {
-		snprintf(err, errlen, "trace: out of memory");
-		goto out;
-	}
-	jl_trace_budget_from_host(host, &an.budget);
-	jl_trace_irq_names(&an);
-	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
-	if (jl_analysis_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
-		snprintf(err, errlen, "trace: out of memory");
-		goto out;
-	}
-	if (t->rec) /* the flight recorder dropped pages: explain only what it kept whole */
-		jl_analysis_prune_cover(&an, covered, t->rec);
-	/* hrtimer callbacks (timer) and IPI callbacks (irq) are function addresses */
-	if (jl_trace_read_pages(&pages, &an, jl_trace_ksyms(t), &info, err, errlen) < 0)
-		goto out;
-	if (jl_trace_wakeup_fill(eng, &an, err, errlen) < 0) /* measure = wakeups: its samples are the pairs */
-		goto out;
-	if (info.nused > 0 && write_named(dat, &src, &info, err, errlen) < 0) /* name the callbacks too */
-		goto out;
-	if (finish_analysis(t, eng, &an, &info, dat, &pages, res, err, errlen) < 0)
-		goto out;
-	rc = 0;
-out:
 	t->advice = NULL;
-	jl_analysis_free(&an);
 	free(fds);
 	free(bytes);
 	free(cmdlines);
-	free(threads);
-	free(samples);
+	free(si.threads);
+	free(si.samples);
 	if (rc < 0)
 		jl_trace_result_free(res);
 	return rc;

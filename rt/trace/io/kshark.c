@@ -29,14 +29,67 @@ static json_object *marker(long row)
 	return m;
 }
 
+/* The one data stream: trace.dat at ABS with its mtime (KernelShark refuses a session whose file changed),
+ * the sched_events plugin, the CPU plot of V's CPU and the task plots of its tasks. */
+static json_object *stream_json(const struct jl_kshark_view *v, const char *abs, int64_t mtime)
+{
+	json_object *streams = json_object_new_array(), *stream = json_object_new_object(),
+		    *data = json_object_new_object(), *filters = json_object_new_object(),
+		    *plugins = json_object_new_object(), *reg = json_object_new_array(), *plug = json_object_new_array(),
+		    *cpus = json_object_new_array(), *tasks = json_object_new_array();
+
+	json_object_object_add(stream, "type", json_object_new_string("kshark.config.stream"));
+	json_object_object_add(stream, "stream id", json_object_new_int(0));
+	json_object_object_add(data, "type", json_object_new_string("kshark.config.data"));
+	json_object_object_add(data, "file", json_object_new_string(abs));
+	json_object_object_add(data, "name", json_object_new_string("top buffer"));
+	json_object_object_add(data, "time", json_object_new_int64(mtime));
+	json_object_object_add(stream, "data", data);
+	json_object_object_add(filters, "type", json_object_new_string("kshark.config.filter"));
+	json_object_object_add(filters, "filter mask", json_object_new_int(7));
+	json_object_object_add(stream, "filters", filters);
+	json_object_object_add(plugins, "type", json_object_new_string("kshark.config.plugins"));
+	json_object_array_add(plug, json_object_new_string("sched_events"));
+	json_object_array_add(plug, json_object_new_boolean(1));
+	json_object_array_add(reg, plug);
+	json_object_object_add(plugins, "registered", reg);
+	json_object_object_add(stream, "plugins", plugins);
+	if (v->cpu >= 0)
+		json_object_array_add(cpus, json_object_new_int(v->cpu));
+	json_object_object_add(stream, "CPUPlots", cpus);
+	for (int i = 0; i < v->ntasks; i++)
+		json_object_array_add(tasks, json_object_new_int(v->task_pids[i]));
+	json_object_object_add(stream, "TaskPlots", tasks);
+	json_object_array_add(streams, stream);
+	return streams;
+}
+
+/* The view's range and the markers A and B at ROWS. */
+static void view_json(json_object *root, const struct jl_kshark_view *v, const long *rows)
+{
+	json_object *model = json_object_new_object(), *range = json_object_new_array(),
+		    *markers = json_object_new_object();
+
+	json_object_object_add(model, "type", json_object_new_string("kshark.config.model"));
+	json_object_array_add(range, json_object_new_int64(v->from));
+	json_object_array_add(range, json_object_new_int64(v->to));
+	json_object_object_add(model, "range", range);
+	json_object_object_add(model, "bins", json_object_new_int(1024));
+	json_object_object_add(root, "Model", model);
+	json_object_object_add(markers, "type", json_object_new_string("kshark.config.markers"));
+	json_object_object_add(markers, "markA", marker(rows[0]));
+	json_object_object_add(markers, "markB", marker(rows[1]));
+	json_object_object_add(markers, "Active", json_object_new_string("B"));
+	json_object_object_add(root, "Markers", markers);
+}
+
 int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_view *v, char *err, size_t errlen)
 {
 	char abs[PATH_MAX];
 	int64_t ts[2] = { v->mark_a, v->mark_b };
 	long rows[2];
 	struct stat st;
-	json_object *root, *streams, *stream, *data, *filters, *plugins, *reg, *plug, *cpus, *tasks, *model, *range,
-		*markers;
+	json_object *root, *win;
 	int rc;
 
 	if (!realpath(dat, abs) || stat(abs, &st) < 0) {
@@ -50,65 +103,16 @@ int jl_kshark_write(const char *path, const char *dat, const struct jl_kshark_vi
 			     : jl_trace_rows(abs, ts, rows, 2, err, errlen)) < 0) {
 		return -1;
 	}
-
 	root = json_object_new_object();
+	win = json_object_new_array();
 	json_object_object_add(root, "type", json_object_new_string("kshark.config.session"));
-	json_object_object_add(root, "MainWindow", json_object_new_array());
-	json_object_array_add(json_object_object_get(root, "MainWindow"), json_object_new_int(1400));
-	json_object_array_add(json_object_object_get(root, "MainWindow"), json_object_new_int(900));
-
-	streams = json_object_new_array();
-	stream = json_object_new_object();
-	json_object_object_add(stream, "type", json_object_new_string("kshark.config.stream"));
-	json_object_object_add(stream, "stream id", json_object_new_int(0));
-	data = json_object_new_object();
-	json_object_object_add(data, "type", json_object_new_string("kshark.config.data"));
-	json_object_object_add(data, "file", json_object_new_string(abs));
-	json_object_object_add(data, "name", json_object_new_string("top buffer"));
-	json_object_object_add(data, "time", json_object_new_int64((int64_t)st.st_mtime));
-	json_object_object_add(stream, "data", data);
-	filters = json_object_new_object();
-	json_object_object_add(filters, "type", json_object_new_string("kshark.config.filter"));
-	json_object_object_add(filters, "filter mask", json_object_new_int(7));
-	json_object_object_add(stream, "filters", filters);
-	plugins = json_object_new_object();
-	json_object_object_add(plugins, "type", json_object_new_string("kshark.config.plugins"));
-	reg = json_object_new_array();
-	plug = json_object_new_array();
-	json_object_array_add(plug, json_object_new_string("sched_events"));
-	json_object_array_add(plug, json_object_new_boolean(1));
-	json_object_array_add(reg, plug);
-	json_object_object_add(plugins, "registered", reg);
-	json_object_object_add(stream, "plugins", plugins);
-	cpus = json_object_new_array();
-	if (v->cpu >= 0)
-		json_object_array_add(cpus, json_object_new_int(v->cpu));
-	json_object_object_add(stream, "CPUPlots", cpus);
-	tasks = json_object_new_array();
-	for (int i = 0; i < v->ntasks; i++)
-		json_object_array_add(tasks, json_object_new_int(v->task_pids[i]));
-	json_object_object_add(stream, "TaskPlots", tasks);
-	json_object_array_add(streams, stream);
-	json_object_object_add(root, "data streams", streams);
-
-	model = json_object_new_object();
-	json_object_object_add(model, "type", json_object_new_string("kshark.config.model"));
-	range = json_object_new_array();
-	json_object_array_add(range, json_object_new_int64(v->from));
-	json_object_array_add(range, json_object_new_int64(v->to));
-	json_object_object_add(model, "range", range);
-	json_object_object_add(model, "bins", json_object_new_int(1024));
-	json_object_object_add(root, "Model", model);
-
-	markers = json_object_new_object();
-	json_object_object_add(markers, "type", json_object_new_string("kshark.config.markers"));
-	json_object_object_add(markers, "markA", marker(rows[0]));
-	json_object_object_add(markers, "markB", marker(rows[1]));
-	json_object_object_add(markers, "Active", json_object_new_string("B"));
-	json_object_object_add(root, "Markers", markers);
+	json_object_array_add(win, json_object_new_int(1400));
+	json_object_array_add(win, json_object_new_int(900));
+	json_object_object_add(root, "MainWindow", win);
+	json_object_object_add(root, "data streams", stream_json(v, abs, (int64_t)st.st_mtime));
+	view_json(root, v, rows);
 	json_object_object_add(root, "ViewTop", json_object_new_int(0));
 	json_object_object_add(root, "ColorScheme", json_object_new_double(0.75));
-
 	rc = jl_output_write_json_path(path, root);
 	json_object_put(root);
 	if (rc < 0) {
