@@ -36,7 +36,8 @@ enum {
 static const struct jl_cli_opt run_opts[] = {
 	{ "duration", 'D', "D", "measured time, overriding [run] duration: 20s, 30m, 1h, 2d, or a bare number of seconds "
 	  "(cyclictest's -D); default the scenario's, 10s", O_DURATION },
-	{ "warmup", 'w', "D", "time before measuring, overriding [run] warmup (default the scenario's, 1s)", O_WARMUP },
+	{ "warmup", 'w', "D", "time before measuring, overriding [run] warmup (a bare number is seconds; default the "
+	  "scenario's, 1s)", O_WARMUP },
 	{ "out", 'o', "DIR", "output root (default traces): DIR/<name>/<YYYYmmdd-HHMMSS>/", O_OUT },
 	{ "priority", 'p', "PRIO", "without SCENARIO: the loops' priority, SCHED_FIFO unless --policy says (cyclictest "
 	  "-p; default 0, SCHED_OTHER)", O_PRIORITY },
@@ -302,8 +303,8 @@ static int time_opt(int c, const char *v, char (*buf)[160])
 {
 	char d[64];
 
-	if (c == O_WARMUP) {
-		snprintf(buf[1], sizeof(buf[1]), "run.warmup=%s", v);
+	if (c == O_WARMUP) { /* a bare number is seconds here too */
+		snprintf(buf[1], sizeof(buf[1]), "run.warmup=%s%s", v, strspn(v, "0123456789") == strlen(v) ? "s" : "");
 		return JL_LIFE_GO;
 	}
 	if (c == O_DISTANCE)
