@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "lifecycle.h"
 #include "../base/output.h"
 #include "../summary/baseline.h"
 
@@ -154,17 +155,64 @@ int jl_budget_write(const char *dir)
 	return rc;
 }
 
-int cmd_baseline(int argc, char **argv)
+/* Baseline B, its scenario's TEXT and its BUDGET document (NULL: none) into PARENT/NAME (into DIR), with no
+ * stale scenario.ini or budget.md of an earlier one left there. 0, or -1 after saying why. */
+static int write_baseline(const char *parent, const char *name, json_object *b, const char *text, const char *budget,
+			  char *dir, size_t dirlen)
+{
+	char err[PATH_MAX + 512];
+
+	if (jl_output_make_subdir(parent, name, dir, dirlen, err, sizeof(err))) {
+		fprintf(stderr, "jitterlab baseline save: %s\n", err);
+		return -1;
+	}
+	if (jl_output_write_json(dir, "baseline.json", b) || (text && write_text(dir, "scenario.ini", text)) ||
+	    (budget && write_text(dir, "budget.md", budget))) {
+		fprintf(stderr, "jitterlab baseline save: writing into %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	/* --force over a baseline that had them: no stale scenario (its gates) or budget left behind */
+	{
+		static const char *const files[] = { "scenario.ini", "budget.md" };
+		const char *made[] = { text, budget };
+
+		for (int i = 0; i < 2; i++) {
+			char p[PATH_MAX + 32];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+			if (!made[i] && unlink(p) && errno != ENOENT)
+				fprintf(stderr, "jitterlab baseline save: %s: %s\n", p, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* What was saved: runs and conditions, and a word when a comparison against it can give no verdict. */
+static void print_saved(json_object *b, const char *name, const char *dir)
+{
+	json_object *conds = NULL;
+	int runs = 0;
+
+	json_object_object_get_ex(b, "conditions", &conds);
+	for (size_t c = 0; c < json_object_array_length(conds); c++) {
+		json_object *r = NULL;
+
+		json_object_object_get_ex(json_object_array_get_idx(conds, c), "runs", &r);
+		runs += (int)json_object_array_length(r);
+	}
+	printf("baseline %s: %d run(s) in %zu condition(s) of scenario %s, in %s\n", name, runs,
+	       json_object_array_length(conds), json_object_get_string(json_object_object_get(b, "scenario")), dir);
+	if (runs < 3 * (int)json_object_array_length(conds))
+		printf("  fewer than 3 runs a condition: a comparison against it gives the change, never a verdict\n");
+}
+
+/* `baseline save DIR... --as NAME [--dir PARENT] [--force]` into its parts (OPS[0] is "save"). JL_LIFE_GO, or
+ * the exit status after saying what is wrong. */
+static int baseline_args(int argc, char **argv, const char **name, const char **parent, bool *force, const char **ops,
+			 int *nops)
 {
 	struct jl_cli_walk w = JL_CLI_START;
-	const char *v = NULL, *name = NULL, *parent = "baselines", *ops[64];
-	int nops = 0, rc = JL_EXIT_USAGE;
-	bool force = false;
-	json_object *sets[64] = { 0 }, *b = NULL;
-	char err[PATH_MAX + 512], dir[PATH_MAX], created[32], bjson[PATH_MAX + 32];
-	char *text = NULL, *budget = NULL;
-	time_t now = time(NULL);
-	struct tm tm;
+	const char *v = NULL;
 
 	for (int c = jl_cli_next(&jl_cli_baseline, argc, argv, &w, &v); c != JL_CLI_END;
 	     c = jl_cli_next(&jl_cli_baseline, argc, argv, &w, &v)) {
@@ -175,32 +223,49 @@ int cmd_baseline(int argc, char **argv)
 		if (c == JL_CLI_ERROR)
 			return JL_EXIT_USAGE;
 		if (c == B_AS)
-			name = v;
+			*name = v;
 		else if (c == B_DIR)
-			parent = v;
+			*parent = v;
 		else if (c == B_FORCE)
-			force = true;
+			*force = true;
 		else if (c == JL_CLI_OPERAND) {
-			if (nops >= 64) {
+			if (*nops >= 64) {
 				fprintf(stderr, "jitterlab baseline: at most 63 directories\n");
 				return JL_EXIT_USAGE;
 			}
-			ops[nops++] = v;
+			ops[(*nops)++] = v;
 		}
 	}
-	if (!nops || strcmp(ops[0], "save")) {
+	if (!*nops || strcmp(ops[0], "save")) {
 		fprintf(stderr, "jitterlab baseline: expected 'save' (jitterlab baseline save RUN_OR_SWEEP_DIR... --as NAME)\n");
 		return JL_EXIT_USAGE;
 	}
-	if (nops < 2) {
+	if (*nops < 2) {
 		fprintf(stderr, "jitterlab baseline save: no run or sweep directory given\n");
 		return JL_EXIT_USAGE;
 	}
-	if (!name || !name_ok(name)) {
+	if (!*name || !name_ok(*name)) {
 		fprintf(stderr, "jitterlab baseline save: %s (expected --as NAME of letters, digits, '_', '-', '.')\n",
-			name ? "the name is not valid" : "no --as NAME");
+			*name ? "the name is not valid" : "no --as NAME");
 		return JL_EXIT_USAGE;
 	}
+	return JL_LIFE_GO;
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	const char *name = NULL, *parent = "baselines", *ops[64];
+	int nops = 0, rc = JL_EXIT_USAGE;
+	bool force = false;
+	json_object *sets[64] = { 0 }, *b = NULL;
+	char err[PATH_MAX + 512], dir[PATH_MAX], created[32], bjson[PATH_MAX + 32];
+	char *text = NULL, *budget = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if ((rc = baseline_args(argc, argv, &name, &parent, &force, ops, &nops)) != JL_LIFE_GO)
+		return rc;
+	rc = JL_EXIT_USAGE;
 	/* read and check everything before anything is written */
 	for (int i = 1; i < nops; i++)
 		if (!(sets[i - 1] = jl_runset_read(ops[i], err, sizeof(err)))) {
@@ -228,44 +293,9 @@ int cmd_baseline(int argc, char **argv)
 		goto out;
 	}
 	rc = JL_EXIT_RUNTIME;
-	if (jl_output_make_subdir(parent, name, dir, sizeof(dir), err, sizeof(err))) {
-		fprintf(stderr, "jitterlab baseline save: %s\n", err);
+	if (write_baseline(parent, name, b, text, budget, dir, sizeof(dir)))
 		goto out;
-	}
-	if (jl_output_write_json(dir, "baseline.json", b) || (text && write_text(dir, "scenario.ini", text)) ||
-	    (budget && write_text(dir, "budget.md", budget))) {
-		fprintf(stderr, "jitterlab baseline save: writing into %s: %s\n", dir, strerror(errno));
-		goto out;
-	}
-	/* --force over a baseline that had them: no stale scenario (its gates) or budget left behind */
-	{
-		static const char *const files[] = { "scenario.ini", "budget.md" };
-		const char *made[] = { text, budget };
-
-		for (int i = 0; i < 2; i++) {
-			char p[PATH_MAX + 32];
-
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-			if (!made[i] && unlink(p) && errno != ENOENT)
-				fprintf(stderr, "jitterlab baseline save: %s: %s\n", p, strerror(errno));
-		}
-	}
-	{
-		json_object *conds = NULL;
-		int runs = 0;
-
-		json_object_object_get_ex(b, "conditions", &conds);
-		for (size_t c = 0; c < json_object_array_length(conds); c++) {
-			json_object *r = NULL;
-
-			json_object_object_get_ex(json_object_array_get_idx(conds, c), "runs", &r);
-			runs += (int)json_object_array_length(r);
-		}
-		printf("baseline %s: %d run(s) in %zu condition(s) of scenario %s, in %s\n", name, runs,
-		       json_object_array_length(conds), json_object_get_string(json_object_object_get(b, "scenario")), dir);
-		if (runs < 3 * (int)json_object_array_length(conds))
-			printf("  fewer than 3 runs a condition: a comparison against it gives the change, never a verdict\n");
-	}
+	print_saved(b, name, dir);
 	rc = JL_EXIT_OK;
 out:
 	for (int i = 0; i < 64; i++)

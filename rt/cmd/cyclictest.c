@@ -942,19 +942,62 @@ static json_object *worst_of(json_object *sum, const char *name, bool prefix, co
 
 #define AGREE_NS 5000 /* the kernel's accounting and jitterlab's parts agree within 5 us or 25% */
 
+/* jitterlab's parts of a cycle (PARTS) summed into the kernel's classes of noise: irq (timer, ipi too), softirq,
+ * thread (a task or an unpreempted section). */
+static void parts_by_class(json_object *parts, int64_t *jns)
+{
+	for (size_t i = 0; parts && i < json_object_array_length(parts); i++) {
+		json_object *p = json_object_array_get_idx(parts, i);
+		const char *k = json_object_get_string(jget(p, JL_K(kind)));
+		int64_t d = json_object_get_int64(jget(p, JL_K(duration_ns)));
+
+		if (!strcmp(k, "irq") || !strcmp(k, "timer") || !strcmp(k, "ipi"))
+			jns[JL_NOISE_IRQ] += d;
+		else if (!strcmp(k, "softirq"))
+			jns[JL_NOISE_SOFTIRQ] += d;
+		else if (!strcmp(k, "task") || !strcmp(k, "unpreempted"))
+			jns[JL_NOISE_THREAD] += d;
+	}
+}
+
+/* The kernel's time per class (KNS) against jitterlab's (JNS), into KO and JO; a line into AGREE per class on
+ * which they disagree (more than AGREE_NS and a quarter apart; NMI time jitterlab cannot see). True when
+ * they agree on all. */
+static bool compare_classes(const int64_t *kns, const int64_t *jns, json_object *ko, json_object *jo,
+			    json_object *agree)
+{
+	static const char *const cls[] = { "irq", "softirq", "thread", "nmi" };
+	bool all = true;
+
+	for (int c = 0; c < JL_NOISE_N; c++) {
+		int64_t hi = kns[c] > jns[c] ? kns[c] : jns[c], diff = llabs(kns[c] - jns[c]);
+		char line[256], a[48], b[48];
+
+		json_object_object_add(ko, cls[c], json_object_new_int64(kns[c]));
+		json_object_object_add(jo, cls[c], json_object_new_int64(jns[c]));
+		if (c == JL_NOISE_NMI || diff <= AGREE_NS || diff * 4 <= hi)
+			continue;
+		all = false;
+		snprintf(line, sizeof(line), "disagree on %s: the kernel counts %s in the window, jitterlab's parts %s", cls[c],
+			 jl_value_format((double)kns[c], JL_UNIT_NS, false, a, sizeof(a)),
+			 jl_value_format((double)jns[c], JL_UNIT_NS, false, b, sizeof(b)));
+		json_object_array_add(agree, json_object_new_string(line));
+	}
+	return all;
+}
+
 /* The kernel's accounting of E's window [waking, switch-in] (osnoise events on its CPU in RDIR's trace.dat)
  * set beside jitterlab's parts, into W: kernel (the events), kernel_ns and jitterlab_ns per class,
  * agreement (sentences), agrees. */
 static bool kernel_beside(json_object *w, json_object *e, const char *rdir)
 {
-	static const char *const cls[] = { "irq", "softirq", "thread", "nmi" };
 	struct jl_kernel_noise kn[64];
 	int64_t from = json_object_get_int64(jget(e, JL_K(waking_ns))), to = json_object_get_int64(jget(e, JL_K(switch_in_ns)));
 	int64_t kns[JL_NOISE_N] = { 0 }, jns[JL_NOISE_N] = { 0 };
 	json_object *list = json_object_new_array(), *ko = json_object_new_object(), *jo = json_object_new_object();
 	json_object *agree = json_object_new_array(), *parts = jget(e, JL_K(parts));
-	char dat[PATH_MAX + 16], err[256], text[512] = "", a[48], b[48];
-	bool all = true;
+	char dat[PATH_MAX + 16], err[256], text[512] = "", a[48];
+	bool all;
 	int n = 0;
 	size_t o = 0;
 	int64_t first;
@@ -987,32 +1030,8 @@ static bool kernel_beside(json_object *w, json_object *e, const char *rdir)
 			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s %s %s", o ? ", " : "", jl_noise_class_name(kn[i].cls),
 					      kn[i].name[0] ? kn[i].name : "-", jl_value_format((double)ov, JL_UNIT_NS, false, a, sizeof(a)));
 	}
-	for (size_t i = 0; parts && i < json_object_array_length(parts); i++) {
-		json_object *p = json_object_array_get_idx(parts, i);
-		const char *k = json_object_get_string(jget(p, JL_K(kind)));
-		int64_t d = json_object_get_int64(jget(p, JL_K(duration_ns)));
-
-		if (!strcmp(k, "irq") || !strcmp(k, "timer") || !strcmp(k, "ipi"))
-			jns[JL_NOISE_IRQ] += d;
-		else if (!strcmp(k, "softirq"))
-			jns[JL_NOISE_SOFTIRQ] += d;
-		else if (!strcmp(k, "task") || !strcmp(k, "unpreempted"))
-			jns[JL_NOISE_THREAD] += d;
-	}
-	for (int c = 0; c < JL_NOISE_N; c++) {
-		int64_t hi = kns[c] > jns[c] ? kns[c] : jns[c], diff = llabs(kns[c] - jns[c]);
-		char line[256];
-
-		json_object_object_add(ko, cls[c], json_object_new_int64(kns[c]));
-		json_object_object_add(jo, cls[c], json_object_new_int64(jns[c]));
-		if (c == JL_NOISE_NMI || diff <= AGREE_NS || diff * 4 <= hi)
-			continue;
-		all = false;
-		snprintf(line, sizeof(line), "disagree on %s: the kernel counts %s in the window, jitterlab's parts %s", cls[c],
-			 jl_value_format((double)kns[c], JL_UNIT_NS, false, a, sizeof(a)),
-			 jl_value_format((double)jns[c], JL_UNIT_NS, false, b, sizeof(b)));
-		json_object_array_add(agree, json_object_new_string(line));
-	}
+	parts_by_class(parts, jns);
+	all = compare_classes(kns, jns, ko, jo, agree);
 	if (all)
 		json_object_array_add(agree, json_object_new_string(
 			n ? "agree: irq, softirq and thread time within 5 us or 25% of jitterlab's parts"

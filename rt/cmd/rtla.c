@@ -127,6 +127,84 @@ static bool whole(const char *s, long long *v)
 
 #define MAX_TOKENS 2050 /* Index + up to 1024 CPUs' two columns, and a little */
 
+/* The Index line's columns (KIND-CPU each, TOK[1..N)) into H, each with NBUCKETS buckets. 0, or -1 with ERR. */
+static int hist_columns(struct jl_rtla_hist *h, char **tok, int n, int nbuckets, int lineno, char *err, size_t errlen)
+{
+	if (h->ncols) {
+		snprintf(err, errlen, "line %d: a second Index line", lineno);
+		return -1;
+	}
+	h->cols = calloc((size_t)(n - 1 > 0 ? n - 1 : 1), sizeof(*h->cols));
+	if (!h->cols) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int c = 1; c < n; c++) {
+		struct jl_rtla_col *col = &h->cols[h->ncols];
+		char *dash = strchr(tok[c], '-');
+		long long cpu;
+
+		if (!dash || dash == tok[c] || (size_t)(dash - tok[c]) >= sizeof(col->kind) || !whole(dash + 1, &cpu)) {
+			snprintf(err, errlen, "line %d: column '%s' is not KIND-CPU (IRQ-000, Thr-001, ...)", lineno, tok[c]);
+			return -1;
+		}
+		memcpy(col->kind, tok[c], (size_t)(dash - tok[c]));
+		col->cpu = (int)cpu;
+		col->min = col->max = -1;
+		col->cnt = calloc((size_t)nbuckets, sizeof(*col->cnt));
+		if (!col->cnt) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		h->ncols++;
+	}
+	return 0;
+}
+
+/* One row's values TOK[1..] into H's columns: summary row S (0 over, 1 count, 2 min, 3 avg, 4 max; "-" where a
+ * column has no sample) or, with S < 0, bucket LABEL (one at or beyond NBUCKETS counts as an overflow). 0, or
+ * -1 with ERR. */
+static int hist_values(struct jl_rtla_hist *h, char **tok, int s, long long label, int nbuckets, int lineno, char *err,
+		       size_t errlen)
+{
+	for (int c = 0; c < h->ncols; c++) {
+		struct jl_rtla_col *col = &h->cols[c];
+		long long v;
+		char *end;
+		double d;
+
+		if (s == 3 || s == 2 || s == 4) {
+			if (!strcmp(tok[c + 1], "-"))
+				continue;
+			d = strtod(tok[c + 1], &end);
+			if (end == tok[c + 1] || *end) {
+				snprintf(err, errlen, "line %d: '%s' is not a number", lineno, tok[c + 1]);
+				return -1;
+			}
+			if (s == 3)
+				col->avg = d;
+			else if (s == 2)
+				col->min = (int64_t)d;
+			else
+				col->max = (int64_t)d;
+			continue;
+		}
+		if (!whole(tok[c + 1], &v) || v < 0) {
+			snprintf(err, errlen, "line %d: '%s' is not a count", lineno, tok[c + 1]);
+			return -1;
+		}
+		if (s == 0)
+			col->over += (uint64_t)v;
+		else if (s == 1)
+			col->count = (uint64_t)v;
+		else if (label >= 0 && label < nbuckets)
+			col->cnt[label] += (uint64_t)v;
+		else if (label >= nbuckets) /* beyond the entries asked for: an overflow by our rule */
+			col->over += (uint64_t)v;
+	}
+	return 0;
+}
+
 int jl_rtla_hist_parse(const char *text, int nbuckets, struct jl_rtla_hist *h, char *err, size_t errlen)
 {
 	char **tok = malloc(MAX_TOKENS * sizeof(*tok)), *copy = strdup(text ? text : ""), *save = NULL;
@@ -151,34 +229,8 @@ int jl_rtla_hist_parse(const char *text, int nbuckets, struct jl_rtla_hist *h, c
 		if (!n)
 			continue;
 		if (!strcmp(tok[0], "Index")) {
-			if (h->ncols) {
-				snprintf(err, errlen, "line %d: a second Index line", lineno);
+			if (hist_columns(h, tok, n, nbuckets, lineno, err, errlen))
 				goto out;
-			}
-			h->cols = calloc((size_t)(n - 1 > 0 ? n - 1 : 1), sizeof(*h->cols));
-			if (!h->cols) {
-				snprintf(err, errlen, "out of memory");
-				goto out;
-			}
-			for (int c = 1; c < n; c++) {
-				struct jl_rtla_col *col = &h->cols[h->ncols];
-				char *dash = strchr(tok[c], '-');
-				long long cpu;
-
-				if (!dash || dash == tok[c] || (size_t)(dash - tok[c]) >= sizeof(col->kind) || !whole(dash + 1, &cpu)) {
-					snprintf(err, errlen, "line %d: column '%s' is not KIND-CPU (IRQ-000, Thr-001, ...)", lineno, tok[c]);
-					goto out;
-				}
-				memcpy(col->kind, tok[c], (size_t)(dash - tok[c]));
-				col->cpu = (int)cpu;
-				col->min = col->max = -1;
-				col->cnt = calloc((size_t)nbuckets, sizeof(*col->cnt));
-				if (!col->cnt) {
-					snprintf(err, errlen, "out of memory");
-					goto out;
-				}
-				h->ncols++;
-			}
 			continue;
 		}
 		if (!strcmp(tok[0], "ALL:")) /* rtla 6.6+: the all-CPU block after the per-CPU summary */
@@ -204,41 +256,8 @@ int jl_rtla_hist_parse(const char *text, int nbuckets, struct jl_rtla_hist *h, c
 			goto out;
 		}
 		summary |= !is_row;
-		for (int c = 0; c < h->ncols; c++) {
-			struct jl_rtla_col *col = &h->cols[c];
-			long long v;
-			char *end;
-			double d;
-
-			if (s == 3 || s == 2 || s == 4) { /* min/avg/max: "-" where the column has no sample */
-				if (!strcmp(tok[c + 1], "-"))
-					continue;
-				d = strtod(tok[c + 1], &end);
-				if (end == tok[c + 1] || *end) {
-					snprintf(err, errlen, "line %d: '%s' is not a number", lineno, tok[c + 1]);
-					goto out;
-				}
-				if (s == 3)
-					col->avg = d;
-				else if (s == 2)
-					col->min = (int64_t)d;
-				else
-					col->max = (int64_t)d;
-				continue;
-			}
-			if (!whole(tok[c + 1], &v) || v < 0) {
-				snprintf(err, errlen, "line %d: '%s' is not a count", lineno, tok[c + 1]);
-				goto out;
-			}
-			if (s == 0)
-				col->over += (uint64_t)v;
-			else if (s == 1)
-				col->count = (uint64_t)v;
-			else if (label >= 0 && label < nbuckets)
-				col->cnt[label] += (uint64_t)v;
-			else if (label >= nbuckets) /* beyond the entries asked for: an overflow by our rule */
-				col->over += (uint64_t)v;
-		}
+		if (hist_values(h, tok, s, is_row ? label : -1, nbuckets, lineno, err, errlen))
+			goto out;
 	}
 	if (!h->ncols) {
 		snprintf(err, errlen, "no histogram (no Index line)");
@@ -458,29 +477,65 @@ static json_object *aa_item(const char *line)
 	return o;
 }
 
+/* The parts of an auto-analysis report: the line's label, its key, and the key of the list that follows it. */
+static const struct {
+	const char *label, *key, *list;
+} aa_labels[] = {
+	{ "Previous IRQ interference", "previous_irq_interference", NULL },
+	{ "IRQ handler delay", "irq_handler_delay", NULL },
+	{ "Timerlat IRQ duration", "timerlat_irq_duration", NULL },
+	{ "Blocking thread", "blocking_thread", "blocking_task" },
+	{ "NMI interference", "nmi_interference", NULL },
+	{ "IRQ interference", "irq_interference", "irqs" },
+	{ "Softirq interference", "softirq_interference", "softirqs" },
+	{ "Thread interference", "thread_interference", "threads" },
+};
+
+/* Line T as a part of CUR: its value, and the list that follows it into *LIST (NULL: none follows). False
+ * when T is no part's line ("Blocking thread stacktrace" heads the stack, not a part). */
+static bool aa_part(json_object *cur, const char *t, json_object **list)
+{
+	for (size_t k = 0; k < sizeof(aa_labels) / sizeof(aa_labels[0]); k++) {
+		const char *after = t + strlen(aa_labels[k].label);
+
+		if (strncmp(t, aa_labels[k].label, strlen(aa_labels[k].label)) || isalpha((unsigned char)after[strspn(after, " \t")]))
+			continue;
+		aa_value(cur, aa_labels[k].key, after);
+		if (!strcmp(aa_labels[k].key, "irq_handler_delay") && strstr(t, "(exit from idle)"))
+			json_object_object_add(cur, "exit_from_idle", json_object_new_boolean(true));
+		*list = NULL;
+		if (aa_labels[k].list) {
+			*list = json_object_new_array();
+			json_object_object_add(cur, aa_labels[k].list, *list);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* A stack frame FRAME of CUR's stack. */
+static void aa_stack(json_object *cur, const char *frame)
+{
+	json_object *st;
+
+	if (!json_object_object_get_ex(cur, "stack", &st)) {
+		st = json_object_new_array();
+		json_object_object_add(cur, "stack", st);
+	}
+	json_object_array_add(st, json_object_new_string(frame));
+}
+
 json_object *jl_rtla_aa_parse(const char *text)
 {
-	static const struct {
-		const char *label, *key, *list;
-	} labels[] = {
-		{ "Previous IRQ interference", "previous_irq_interference", NULL },
-		{ "IRQ handler delay", "irq_handler_delay", NULL },
-		{ "Timerlat IRQ duration", "timerlat_irq_duration", NULL },
-		{ "Blocking thread", "blocking_thread", "blocking_task" },
-		{ "NMI interference", "nmi_interference", NULL },
-		{ "IRQ interference", "irq_interference", "irqs" },
-		{ "Softirq interference", "softirq_interference", "softirqs" },
-		{ "Thread interference", "thread_interference", "threads" },
-	};
 	char *copy = strdup(text ? text : ""), *save = NULL;
 	json_object *arr = json_object_new_array(), *cur = NULL, *list = NULL;
-	const char *list_key = NULL;
 	bool after_dashes = false;
 
 	if (!copy)
 		return arr;
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *t = line + strspn(line, " \t");
+		json_object *item;
 		int cpu;
 		double us;
 
@@ -490,7 +545,6 @@ json_object *jl_rtla_aa_parse(const char *text)
 			json_object_object_add(cur, "cpu", json_object_new_int(cpu));
 			json_object_array_add(arr, cur);
 			list = NULL;
-			list_key = NULL;
 			after_dashes = false;
 			continue;
 		}
@@ -513,13 +567,7 @@ json_object *jl_rtla_aa_parse(const char *text)
 			continue;
 		}
 		if (!strncmp(t, "->", 2)) { /* a stack frame */
-			json_object *st;
-
-			if (!json_object_object_get_ex(cur, "stack", &st)) {
-				st = json_object_new_array();
-				json_object_object_add(cur, "stack", st);
-			}
-			json_object_array_add(st, json_object_new_string(t + 2 + strspn(t + 2, " ")));
+			aa_stack(cur, t + 2 + strspn(t + 2, " "));
 			continue;
 		}
 		if (after_dashes) { /* "Thread latency: X us (100%)" or "IRQ latency: ..." */
@@ -534,30 +582,9 @@ json_object *jl_rtla_aa_parse(const char *text)
 			list = NULL;
 			continue;
 		}
-		bool matched = false;
-
-		for (size_t k = 0; k < sizeof(labels) / sizeof(labels[0]) && !matched; k++) {
-			const char *after = t + strlen(labels[k].label);
-
-			/* "Blocking thread stacktrace" heads the stack, not a part */
-			if (strncmp(t, labels[k].label, strlen(labels[k].label)) || isalpha((unsigned char)after[strspn(after, " \t")]))
-				continue;
-			matched = true;
-			aa_value(cur, labels[k].key, t + strlen(labels[k].label));
-			if (!strcmp(labels[k].key, "irq_handler_delay") && strstr(t, "(exit from idle)"))
-				json_object_object_add(cur, "exit_from_idle", json_object_new_boolean(true));
-			list = NULL;
-			list_key = labels[k].list;
-			if (list_key) {
-				list = json_object_new_array();
-				json_object_object_add(cur, list_key, list);
-			}
-		}
-		if (matched || !list)
+		if (aa_part(cur, t, &list))
 			continue;
-		json_object *item = aa_item(t);
-
-		if (item)
+		if (list && (item = aa_item(t)))
 			json_object_array_add(list, item);
 	}
 	free(copy);

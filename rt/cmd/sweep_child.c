@@ -97,49 +97,27 @@ static void child_exec(const struct jl_child_run *cr, const sigset_t *child_mask
 	_exit(127);
 }
 
-int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask, bool *interrupted,
-		      char *run_dir, size_t dirlen, char *err, size_t errlen)
+/* Wait for the run PID into *STATUS: a SIGINT or SIGTERM is passed on as SIGINT (*INTERRUPTED), a run past
+ * its timeout is stopped the same way, and one that does not end 30 s (10 s) after is killed. 0, or -1
+ * with ERR. */
+static int wait_run(const struct jl_child_run *cr, pid_t pid, int *status, bool *interrupted, char *err,
+		    size_t errlen)
 {
 	int64_t start = mono_ns(), kill_at = 0;
-	sigset_t waitset;
-	pid_t pid;
-	int status = 0, log_fd = -1;
 	bool sent_int = false;
+	sigset_t waitset;
 
-	if (run_dir && dirlen)
-		run_dir[0] = '\0';
-	if (cr->nsets > JL_CHILD_MAX_SETS) {
-		snprintf(err, errlen, "too many --set overrides (at most %d)", JL_CHILD_MAX_SETS);
-		return -1;
-	}
 	sigemptyset(&waitset);
 	sigaddset(&waitset, SIGINT);
 	sigaddset(&waitset, SIGTERM);
 	sigaddset(&waitset, SIGCHLD);
-	if (cr->log_path && (log_fd = jl_output_create_path(cr->log_path)) < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", cr->log_path, strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot start a run: fork: %s", strerror(errno));
-		if (log_fd >= 0)
-			close(log_fd);
-		return -1;
-	}
-	if (pid == 0)
-		child_exec(cr, child_mask, log_fd);
-	if (log_fd >= 0)
-		close(log_fd);
-
 	for (;;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = waitpid(pid, status, WNOHANG);
 		int sig;
 
 		if (w == pid)
-			break;
+			return 0;
 		if (w < 0 && errno != EINTR) {
 			snprintf(err, errlen, "waiting for the run: %s", strerror(errno));
 			return -1;
@@ -164,6 +142,39 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 			kill_at = mono_ns() + 3600 * 1000000000LL;
 		}
 	}
+}
+
+int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask, bool *interrupted,
+		      char *run_dir, size_t dirlen, char *err, size_t errlen)
+{
+	pid_t pid;
+	int status = 0, log_fd = -1;
+
+	if (run_dir && dirlen)
+		run_dir[0] = '\0';
+	if (cr->nsets > JL_CHILD_MAX_SETS) {
+		snprintf(err, errlen, "too many --set overrides (at most %d)", JL_CHILD_MAX_SETS);
+		return -1;
+	}
+	if (cr->log_path && (log_fd = jl_output_create_path(cr->log_path)) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", cr->log_path, strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start a run: fork: %s", strerror(errno));
+		if (log_fd >= 0)
+			close(log_fd);
+		return -1;
+	}
+	if (pid == 0)
+		child_exec(cr, child_mask, log_fd);
+	if (log_fd >= 0)
+		close(log_fd);
+
+	if (wait_run(cr, pid, &status, interrupted, err, errlen) < 0)
+		return -1;
 	if (run_dir && dirlen && cr->name) {
 		char link[PATH_MAX], *real;
 

@@ -668,6 +668,43 @@ struct jl_lock *jl_engine_lock(struct jl_engine *eng, const char *name)
 	return NULL;
 }
 
+/* Unit I of SPEC: its driver, its threads (one per copy, named NAME or NAME.i), its driver's init. 0, or -1
+ * with ERR. */
+static int add_unit(struct jl_engine *eng, int i, const struct jl_thread_spec *spec, char *err, size_t errlen)
+{
+	struct jl_unit *u = &eng->units[eng->nunits++];
+
+	u->spec = spec;
+	u->eng = eng;
+	u->drv = (unsigned)spec->beh.kind < JL_BEH_N ? eng->drivers[spec->beh.kind] : NULL;
+	u->first_thread = eng->nthreads;
+	if (!u->drv) {
+		snprintf(err, errlen, "thread '%s': no driver for its behaviour (kind %d)", spec->name, (int)spec->beh.kind);
+		return -1;
+	}
+	for (unsigned c = 0; c < spec->place.count; c++) {
+		struct jl_thread *th = &eng->threads[eng->nthreads++];
+
+		th->spec = spec;
+		th->eng = eng;
+		th->unit = i;
+		th->copy = (int)c;
+		th->exit_status = -1;
+		if (spec->place.count > 1)
+			snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
+		else
+			snprintf(th->name, sizeof(th->name), "%s", spec->name);
+		th->is_exec = !u->drv->run;
+		th->mem_node_used = -1;
+		CPU_ZERO(&th->cpus_used);
+		u->nthreads++;
+	}
+	if (u->drv->init && u->drv->init(u, err, errlen))
+		return -1;
+	u->inited = true;
+	return 0;
+}
+
 int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,
 			   const struct jl_driver *const *drivers, char *err, size_t errlen)
 {
@@ -703,40 +740,11 @@ int jl_engine_init_drivers(struct jl_engine *eng, const struct jl_scenario *sc, 
 		const struct jl_thread_spec *spec = i < sc->nthreads ? &sc->threads[i]
 						  : i < sc->nthreads + sc->nexecutors ? &sc->executors[i - sc->nthreads].t
 						  : &sc->sources[i - sc->nthreads - sc->nexecutors].t;
-		struct jl_unit *u = &eng->units[eng->nunits++];
 
-		u->spec = spec;
-		u->eng = eng;
-		u->drv = (unsigned)spec->beh.kind < JL_BEH_N ? drivers[spec->beh.kind] : NULL;
-		u->first_thread = eng->nthreads;
-		if (!u->drv) {
-			snprintf(err, errlen, "thread '%s': no driver for its behaviour (kind %d)", spec->name,
-				 (int)spec->beh.kind);
-			jl_engine_free(eng);
-			return -1;
-		}
-		for (unsigned c = 0; c < spec->place.count; c++) {
-			struct jl_thread *th = &eng->threads[eng->nthreads++];
-
-			th->spec = spec;
-			th->eng = eng;
-			th->unit = i;
-			th->copy = (int)c;
-			th->exit_status = -1;
-			if (spec->place.count > 1)
-				snprintf(th->name, sizeof(th->name), "%s.%u", spec->name, c);
-			else
-				snprintf(th->name, sizeof(th->name), "%s", spec->name);
-			th->is_exec = !u->drv->run;
-			th->mem_node_used = -1;
-			CPU_ZERO(&th->cpus_used);
-			u->nthreads++;
-		}
-		if (u->drv->init && u->drv->init(u, err, errlen)) {
+		if (add_unit(eng, i, spec, err, errlen)) {
 			jl_engine_free(eng); /* fini only for the units whose init succeeded */
 			return -1;
 		}
-		u->inited = true;
 	}
 	if (link_series(eng, err, errlen)) {
 		jl_engine_free(eng);
@@ -803,16 +811,10 @@ static void abort_start(struct jl_engine *eng)
 	jl_engine_stop(eng, jl_now_ns() + eng->sc->run.grace_ns);
 }
 
-int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
+/* The exec children first: each waits on its go pipe, then sleeps until its start time, then execs. 0, or -1
+ * with ERR. */
+static int spawn_children(struct jl_engine *eng, char *err, size_t errlen)
 {
-	const struct jl_scenario *sc = eng->sc;
-	int created = 0;
-
-	pthread_mutex_init(&eng->gate_mu, NULL);
-	pthread_cond_init(&eng->gate_cv, NULL);
-	eng->gate_init = true;
-
-	/* children first: each waits on its go pipe, then sleeps until its start time, then execs */
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
 		char log[4200];
@@ -821,15 +823,21 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 			continue;
 		snprintf(log, sizeof(log), "%s/%s.log", eng->log_dir, th->name);
 		th->child = jl_child_spawn(th->spec, th->name, eng->log_dir[0] ? log : NULL, err, errlen);
-		if (!th->child) {
-			abort_start(eng);
+		if (!th->child)
 			return -1;
-		}
 		th->tid = jl_child_pid(th->child);
 	}
-	/* SCHED_DEADLINE threads last: once one exists, the kernel refuses to create other threads with a
-	 * narrowed affinity (EINVAL), so they come after every pinned thread */
-	for (int pass = 0; pass < 2; pass++) {
+	return 0;
+}
+
+/* The built-in threads, each at the start gate when this returns: SCHED_DEADLINE ones last (once one
+ * exists, the kernel refuses to create threads with a narrowed affinity: EINVAL). Then each is placed
+ * (thread_ready) and the run told (all_ready). 0, or -1 with ERR. */
+static int create_threads(struct jl_engine *eng, char *err, size_t errlen)
+{
+	int created = 0;
+
+	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < eng->nthreads; i++) {
 			struct jl_thread *th = &eng->threads[i];
 
@@ -837,31 +845,32 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 				continue;
 			if (create_thread(th, err, errlen)) {
 				gate_wait_arrivals(eng, created);
-				abort_start(eng);
 				return -1;
 			}
 			created++;
 		}
-	}
 	gate_wait_arrivals(eng, created);
 	for (int i = 0; i < eng->nthreads; i++) {
 		struct jl_thread *th = &eng->threads[i];
 
 		if (th->error) {
 			snprintf(err, errlen, "thread '%s': %s", th->name, th->errmsg);
-			abort_start(eng);
 			return -1;
 		}
 		if (eng->hooks.thread_ready && eng->hooks.thread_ready(eng->hooks.ctx, th)) {
 			snprintf(err, errlen, "thread '%s': cannot place it: %s", th->name, strerror(errno));
-			abort_start(eng);
 			return -1;
 		}
 	}
-	if (eng->hooks.all_ready && eng->hooks.all_ready(eng->hooks.ctx, err, errlen)) {
-		abort_start(eng);
-		return -1;
-	}
+	return eng->hooks.all_ready && eng->hooks.all_ready(eng->hooks.ctx, err, errlen) ? -1 : 0;
+}
+
+/* The run's times, each thread's and series' first release, the children told when to start. 0, or -1
+ * with ERR. */
+static int set_times(struct jl_engine *eng, char *err, size_t errlen)
+{
+	const struct jl_scenario *sc = eng->sc;
+
 	eng->t0 = jl_now_ns() + START_LEAD_NS;
 	eng->t_measure = eng->t0 + sc->run.warmup_ns;
 	eng->t_end = eng->t_measure + sc->run.duration_ns;
@@ -871,7 +880,6 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 		th->first_release = th->spec->beh.start_ns ? eng->t_measure + th->spec->beh.start_ns : eng->t0;
 		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
 			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
-			abort_start(eng);
 			return -1;
 		}
 	}
@@ -881,6 +889,18 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
 
 		s->first_release = s->thread >= 0 ? eng->threads[s->thread].first_release
 			: s->start_ns ? eng->t_measure + s->start_ns : eng->t0;
+	}
+	return 0;
+}
+
+int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen)
+{
+	pthread_mutex_init(&eng->gate_mu, NULL);
+	pthread_cond_init(&eng->gate_cv, NULL);
+	eng->gate_init = true;
+	if (spawn_children(eng, err, errlen) || create_threads(eng, err, errlen) || set_times(eng, err, errlen)) {
+		abort_start(eng);
+		return -1;
 	}
 	gate_release(eng);
 	return 0;

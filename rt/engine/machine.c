@@ -91,75 +91,80 @@ static int tline(const struct jl_thread_spec *t, enum jl_thread_key k)
 	return t->key_line[k] ? t->key_line[k] : t->line;
 }
 
-int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
+/* [run] isolate: online CPUs, one left for housekeeping, a way to shield them (cpusets, or the boot's own
+ * isolation), root, and every pinned measured thread inside. 0, or -1 with ERR. */
+static int validate_isolate(const struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
 {
 	const struct jl_run_spec *r = &sc->run;
-	cpu_set_t online;
-	char list[1024], list2[1024];
+	int line = r->key_line[JL_RUN_KEY_ISOLATE];
+	cpu_set_t hk, extra, missing;
+	char root[256], list[1024], list2[1024];
+	struct jl_boot_isolation boot;
+	enum jl_shield_method how;
 
-	if (jl_cpulist_online(&online)) {
-		snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
-		return -1;
+	CPU_XOR(&extra, &r->isolate, online);
+	CPU_AND(&extra, &extra, &r->isolate);
+	if (CPU_COUNT(&extra))
+		MFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, list, sizeof(list)));
+	CPU_XOR(&hk, &r->isolate, online);
+	if (CPU_COUNT(&hk) == 0)
+		MFAIL(line, "[run] isolate = %s shields every online CPU; leave at least one housekeeping CPU",
+		      jl_cpulist_format(&r->isolate, list, sizeof(list)));
+	how = jl_shield_detect(root, sizeof(root));
+	if (jl_boot_isolation_read(&boot) == 0 && jl_boot_isolation_covers(&boot, &r->isolate, &missing))
+		how = JL_SHIELD_BOOT; /* adopted as it is: no cpuset needed */
+	if (how == JL_SHIELD_NONE)
+		MFAIL(line, "[run] isolate needs cpusets, and this machine has no cpuset cgroup mounted "
+			    "(mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset)");
+	if (geteuid() != 0)
+		MFAIL(line, "[run] isolate changes cpusets and needs root (sudo)");
+	for (int i = 0; i < sc->nthreads; i++) {
+		const struct jl_thread_spec *t = &sc->threads[i];
+		cpu_set_t outside;
+
+		if (!jl_thread_measured(t) || !t->place.cpus_set)
+			continue;
+		CPU_XOR(&outside, &t->place.cpus, &r->isolate);
+		CPU_AND(&outside, &outside, &t->place.cpus);
+		if (CPU_COUNT(&outside))
+			MFAIL(tline(t, JL_THREAD_KEY_CPUS),
+			      "thread '%s': cpus = %s is outside isolate = %s (a measured thread runs in the shield)",
+			      t->name, jl_cpulist_format(&t->place.cpus, list, sizeof(list)),
+			      jl_cpulist_format(&r->isolate, list2, sizeof(list2)));
 	}
-	if (r->isolate_set) {
-		int line = r->key_line[JL_RUN_KEY_ISOLATE];
-		cpu_set_t hk, extra;
-		char root[256];
-		enum jl_shield_method how;
+	return 0;
+}
 
-		CPU_XOR(&extra, &r->isolate, &online);
-		CPU_AND(&extra, &extra, &r->isolate);
-		if (CPU_COUNT(&extra))
-			MFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, list, sizeof(list)));
-		CPU_XOR(&hk, &r->isolate, &online);
-		if (CPU_COUNT(&hk) == 0)
-			MFAIL(line, "[run] isolate = %s shields every online CPU; leave at least one housekeeping CPU",
-			      jl_cpulist_format(&r->isolate, list, sizeof(list)));
-		how = jl_shield_detect(root, sizeof(root));
-		{
-			struct jl_boot_isolation boot;
-			cpu_set_t missing;
+/* [run] irq_affinity = housekeeping: a shield to keep IRQs off, root, and no irqbalance to undo it. */
+static int validate_irq_affinity(const struct jl_scenario *sc, char *err, size_t errlen)
+{
+	const struct jl_run_spec *r = &sc->run;
+	char list[1024];
 
-			if (jl_boot_isolation_read(&boot) == 0 && jl_boot_isolation_covers(&boot, &r->isolate, &missing))
-				how = JL_SHIELD_BOOT; /* adopted as it is: no cpuset needed */
-		}
-		if (how == JL_SHIELD_NONE)
-			MFAIL(line, "[run] isolate needs cpusets, and this machine has no cpuset cgroup mounted "
-				    "(mount -t cgroup -o cpuset cpuset /sys/fs/cgroup/cpuset)");
-		if (geteuid() != 0)
-			MFAIL(line, "[run] isolate changes cpusets and needs root (sudo)");
-		for (int i = 0; i < sc->nthreads; i++) {
-			const struct jl_thread_spec *t = &sc->threads[i];
-			cpu_set_t outside;
+	if (!r->isolate_set)
+		MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
+		      "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+	if (geteuid() != 0)
+		MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
+	if (jl_irq_balancer_running())
+		MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
+		      "[run] irq_affinity = housekeeping: irqbalance (pid %d) is running and would move IRQs back "
+		      "onto the shield during the run; stop it for the run (systemctl stop irqbalance, then start), "
+		      "or ban the shield CPUs in it (IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance) and "
+		      "use irq_affinity = keep", (int)jl_irq_balancer_running(),
+		      jl_cpulist_format(&r->isolate, list, sizeof(list)));
+	return 0;
+}
 
-			if (!jl_thread_measured(t) || !t->place.cpus_set)
-				continue;
-			CPU_XOR(&outside, &t->place.cpus, &r->isolate);
-			CPU_AND(&outside, &outside, &t->place.cpus);
-			if (CPU_COUNT(&outside))
-				MFAIL(tline(t, JL_THREAD_KEY_CPUS),
-				      "thread '%s': cpus = %s is outside isolate = %s (a measured thread runs in the shield)",
-				      t->name, jl_cpulist_format(&t->place.cpus, list, sizeof(list)),
-				      jl_cpulist_format(&r->isolate, list2, sizeof(list2)));
-		}
-	}
-	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
-		if (!r->isolate_set)
-			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
-			      "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
-		if (geteuid() != 0)
-			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs root (sudo)");
-		if (jl_irq_balancer_running())
-			MFAIL(r->key_line[JL_RUN_KEY_IRQ_AFFINITY],
-			      "[run] irq_affinity = housekeeping: irqbalance (pid %d) is running and would move IRQs back "
-			      "onto the shield during the run; stop it for the run (systemctl stop irqbalance, then start), "
-			      "or ban the shield CPUs in it (IRQBALANCE_BANNED_CPULIST=%s in /etc/default/irqbalance) and "
-			      "use irq_affinity = keep", (int)jl_irq_balancer_running(),
-			      r->isolate_set ? jl_cpulist_format(&r->isolate, list, sizeof(list)) : "...");
-	}
+/* [run] rt_runtime and fair_server: within the RT period, root, the fair server settable here, and neither
+ * turned off without --unsafe (UNSAFE). 0, or -1 with ERR. */
+static int validate_bandwidth(const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
+{
+	const struct jl_run_spec *r = &sc->run;
+	char period[64], why[512];
+
 	if (r->rt_runtime_us != -2) {
 		int line = r->key_line[JL_RUN_KEY_RT_RUNTIME];
-		char period[64];
 
 		if (r->rt_runtime_us == -1 && !unsafe)
 			MFAIL(line, "[run] rt_runtime = unlimited turns RT throttling off: a spinning RT thread can then "
@@ -173,7 +178,6 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 	}
 	if (r->fair_server_ns >= 0) {
 		int line = r->key_line[JL_RUN_KEY_FAIR_SERVER];
-		char why[512];
 
 		if (r->fair_server_ns == 0 && !unsafe)
 			MFAIL(line, "[run] fair_server = 0 turns the fair server off: a spinning RT thread can then starve "
@@ -183,6 +187,22 @@ int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, si
 		if (jl_fair_server_probe(why, sizeof(why)))
 			MFAIL(line, "[run] fair_server cannot be set on this machine: %s", why);
 	}
+	return 0;
+}
+
+int jl_machine_validate(const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
+{
+	const struct jl_run_spec *r = &sc->run;
+	cpu_set_t online;
+
+	if (jl_cpulist_online(&online)) {
+		snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
+		return -1;
+	}
+	if ((r->isolate_set && validate_isolate(sc, &online, err, errlen)) ||
+	    (r->irq_affinity == JL_IRQ_HOUSEKEEPING && validate_irq_affinity(sc, err, errlen)) ||
+	    validate_bandwidth(sc, unsafe, err, errlen))
+		return -1;
 	for (int i = 0; i < sc->nthreads; i++) {
 		const struct jl_thread_spec *t = &sc->threads[i];
 
@@ -339,6 +359,80 @@ bool jl_machine_confined_by_other_run(void)
 	return pid && pid != getpid();
 }
 
+/* The machine's lock for a run that changes knobs (KNOBS), and its journal (a run that changes none goes on
+ * without one, e.g. not root); a run confined by another run's shield first waits for that run's end. 0, or
+ * -1 with ERR. */
+static int take_lock(struct jl_machine *m, bool knobs, const char *dir, char *err, size_t errlen)
+{
+	if (!knobs && jl_machine_confined_by_other_run()) {
+		/* Started while another run shields CPUs: this process sits in that run's housekeeping set
+		 * and could not reach the shield CPUs. That run holds the lock until it has moved every task
+		 * back, so waiting for the lock waits for the end of its shield. */
+		int fd = jl_journal_lock(dir, LOCK_WAIT_MS);
+
+		if (fd < 0 || jl_machine_confined_by_other_run()) {
+			if (fd >= 0)
+				close(fd);
+			snprintf(err, errlen, "machine: another jitterlab run shields CPUs and this process is confined to its "
+					      "housekeeping CPUs (waited 10s); start this run after it ends");
+			return -1;
+		}
+		/* that run may have been killed while we waited: never start over what it left */
+		if (jl_machine_check_stale(err, errlen)) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	if (knobs) {
+		m->lock_fd = jl_journal_lock(dir, LOCK_WAIT_MS);
+		if (m->lock_fd < 0) {
+			snprintf(err, errlen, "machine: %s/machine.lock: %s", dir,
+				 errno == EWOULDBLOCK ? "another jitterlab run holds the shield/IRQ/RT settings (waited 10s)"
+						      : strerror(errno));
+			return -1;
+		}
+		/* The stale check before the lock saw the run we waited for alive; if it was killed meanwhile,
+		 * its leftovers are on the machine now and would be journalled as our "old" values. */
+		if (jl_machine_check_stale(err, errlen))
+			return -1;
+	}
+	/* Every run keeps a journal when it can (it also records exec children for `restore`); a run that
+	 * changes no knob goes on without one (e.g. not root). */
+	if (jl_journal_open(&m->journal, dir)) {
+		if (knobs) {
+			snprintf(err, errlen, "machine: cannot create the journal in %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		m->journal = NULL;
+	}
+	return 0;
+}
+
+/* [run] isolate: the shield, adopting CPUs isolated at boot (isolcpus=). 0, or -1 with ERR. */
+static int apply_shield(struct jl_machine *m, const struct jl_run_spec *r, char *err, size_t errlen)
+{
+	struct jl_shield_config cfg = { .shield = r->isolate };
+	struct jl_boot_isolation boot;
+	cpu_set_t missing;
+
+	/* CPUs isolated at boot (isolcpus=) are adopted: the shield is already there */
+	cfg.isolated_at_boot = jl_boot_isolation_read(&boot) == 0 &&
+			       jl_boot_isolation_covers(&boot, &r->isolate, &missing);
+	if (jl_cpulist_online(&cfg.online)) {
+		snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
+		return -1;
+	}
+	m->shielded = true;
+	if (jl_shield_apply(&m->shield, &cfg, m->journal, err, errlen))
+		return -1;
+	if (m->shield.method == JL_SHIELD_CGROUP_V2 && m->shield.tasks_pinned)
+		fprintf(stderr, "jitterlab: note: %d task(s) pinned to the shield CPUs by their owners run on the "
+				"housekeeping CPUs while the isolated partition lasts (cgroup v2); their masks come back "
+				"afterwards\n", m->shield.tasks_pinned);
+	return 0;
+}
+
 int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool unsafe, char *err, size_t errlen)
 {
 	const struct jl_run_spec *r = &sc->run;
@@ -359,69 +453,11 @@ int jl_machine_apply(struct jl_machine **out, const struct jl_scenario *sc, bool
 	m->dma_us = -1;
 	m->fair_server_ns = -1;
 	m->rt_runtime_us = jl_knob_read(RT_RUNTIME_PATH, now, sizeof(now)) == 0 ? atoll(now) : 0;
-	if (!knobs && jl_machine_confined_by_other_run()) {
-		/* Started while another run shields CPUs: this process sits in that run's housekeeping set
-		 * and could not reach the shield CPUs. That run holds the lock until it has moved every task
-		 * back, so waiting for the lock waits for the end of its shield. */
-		int fd = jl_journal_lock(dir, LOCK_WAIT_MS);
-
-		if (fd < 0 || jl_machine_confined_by_other_run()) {
-			if (fd >= 0)
-				close(fd);
-			snprintf(err, errlen, "machine: another jitterlab run shields CPUs and this process is confined to its "
-					      "housekeeping CPUs (waited 10s); start this run after it ends");
-			goto error;
-		}
-		/* that run may have been killed while we waited: never start over what it left */
-		if (jl_machine_check_stale(err, errlen)) {
-			close(fd);
-			goto error;
-		}
-		close(fd);
-	}
-	if (knobs) {
-		m->lock_fd = jl_journal_lock(dir, LOCK_WAIT_MS);
-		if (m->lock_fd < 0) {
-			snprintf(err, errlen, "machine: %s/machine.lock: %s", dir,
-				 errno == EWOULDBLOCK ? "another jitterlab run holds the shield/IRQ/RT settings (waited 10s)"
-						      : strerror(errno));
-			goto error;
-		}
-		/* The stale check before the lock saw the run we waited for alive; if it was killed meanwhile,
-		 * its leftovers are on the machine now and would be journalled as our "old" values. */
-		if (jl_machine_check_stale(err, errlen))
-			goto error;
-	}
-	/* Every run keeps a journal when it can (it also records exec children for `restore`); a run that
-	 * changes no knob goes on without one (e.g. not root). */
-	if (jl_journal_open(&m->journal, dir)) {
-		if (knobs) {
-			snprintf(err, errlen, "machine: cannot create the journal in %s: %s", dir, strerror(errno));
-			goto error;
-		}
-		m->journal = NULL;
-	}
+	if (take_lock(m, knobs, dir, err, errlen))
+		goto error;
 	check_smt(m, sc);
-	if (r->isolate_set) {
-		struct jl_shield_config cfg = { .shield = r->isolate };
-		struct jl_boot_isolation boot;
-		cpu_set_t missing;
-
-		/* CPUs isolated at boot (isolcpus=) are adopted: the shield is already there */
-		cfg.isolated_at_boot = jl_boot_isolation_read(&boot) == 0 &&
-				       jl_boot_isolation_covers(&boot, &r->isolate, &missing);
-		if (jl_cpulist_online(&cfg.online)) {
-			snprintf(err, errlen, "machine: cannot read the online CPUs: %s", strerror(errno));
-			goto error;
-		}
-		m->shielded = true;
-		if (jl_shield_apply(&m->shield, &cfg, m->journal, err, errlen))
-			goto error;
-		if (m->shield.method == JL_SHIELD_CGROUP_V2 && m->shield.tasks_pinned)
-			fprintf(stderr, "jitterlab: note: %d task(s) pinned to the shield CPUs by their owners run on the "
-					"housekeeping CPUs while the isolated partition lasts (cgroup v2); their masks come back "
-					"afterwards\n", m->shield.tasks_pinned);
-	}
+	if (r->isolate_set && apply_shield(m, r, err, errlen))
+		goto error;
 	if (r->irq_affinity == JL_IRQ_HOUSEKEEPING) {
 		m->irqs_steered = true;
 		if (jl_irq_steer_apply(&m->irq, NULL, &m->shield.hk, m->journal, err, errlen))

@@ -182,9 +182,8 @@ static int validate_rt_priority(const struct jl_scenario *sc, const struct jl_th
 	return 0;
 }
 
-/* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
- * that exists, a timer period, names unique among threads, executors and callbacks. */
-static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
+/* Each [node]'s executor exists; a callback of a node runs on its node's executor (filled in here). */
+static int validate_nodes(struct jl_scenario *sc, char *err, size_t errlen)
 {
 	for (int i = 0; i < sc->nnodes; i++) {
 		const struct jl_node_spec *n = &sc->nodes[i];
@@ -215,86 +214,111 @@ static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, c
 			      c->name, c->executor, n->name, n->executor);
 		snprintf(c->executor, sizeof(c->executor), "%s", n->executor); /* a node's callbacks run on its executor */
 	}
-	for (int i = 0; i < sc->ncallbacks; i++) {
-		const struct jl_callback_spec *c = &sc->callbacks[i];
-		const char *other = name_taken(sc, c->name, c);
-		int line_e = c->key_line[JL_CALLBACK_KEY_EXECUTOR] ? c->key_line[JL_CALLBACK_KEY_EXECUTOR] : c->line;
-		bool found = false;
+	return 0;
+}
 
-		if (other)
-			VFAIL(c->line, "callback '%s': the name is also %s's (threads, executors and callbacks share names)",
-			      c->name, other);
-		if (!c->executor[0])
-			VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section, or node = NAME)", c->name);
-		for (int k = 0; k < sc->nexecutors; k++)
-			found |= !strcmp(sc->executors[k].t.name, c->executor);
-		if (!found)
-			VFAIL(line_e, "callback '%s': no executor '%s' (expected the name of an [executor] section)", c->name,
-			      c->executor);
-		if (!c->period_ns && !c->trigger[0])
-			VFAIL(c->line, "callback '%s': neither a period nor a trigger (expected period = DURATION, or "
-			      "trigger = TOPIC)", c->name);
-		if (c->period_ns && c->trigger[0])
-			VFAIL(c->key_line[JL_CALLBACK_KEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
-			      "one of period and trigger)", c->name);
-		if (c->jitter_ns && (!c->period_ns || c->jitter_ns >= c->period_ns))
-			VFAIL(c->key_line[JL_CALLBACK_KEY_JITTER], "callback '%s': jitter is for a timer, and less than its period",
-			      c->name);
-		if (c->poll[0] && !c->period_ns)
-			VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
-		if (c->poll[0] && c->trigger[0])
-			VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll and trigger on one callback", c->name);
-		{
-			const char *topics[3] = { c->trigger, c->poll, c->publish };
-			const int keys[3] = { JL_CALLBACK_KEY_TRIGGER, JL_CALLBACK_KEY_POLL, JL_CALLBACK_KEY_PUBLISH };
+/* Callback C: a name of its own, an executor, a timer or a trigger (not both), jitter and poll with a timer,
+ * topics that exist, no chain that feeds itself, a deadline within 1000 periods. */
+static int validate_callback(const struct jl_scenario *sc, const struct jl_callback_spec *c, char *err, size_t errlen)
+{
+	const char *other = name_taken(sc, c->name, c);
+	int line_e = c->key_line[JL_CALLBACK_KEY_EXECUTOR] ? c->key_line[JL_CALLBACK_KEY_EXECUTOR] : c->line;
+	bool found = false;
 
-			for (int k = 0; k < 3; k++) {
-				bool known = !topics[k][0];
+	if (other)
+		VFAIL(c->line, "callback '%s': the name is also %s's (threads, executors and callbacks share names)",
+		      c->name, other);
+	if (!c->executor[0])
+		VFAIL(c->line, "callback '%s': no executor (expected executor = NAME of an [executor] section, or node = NAME)", c->name);
+	for (int k = 0; k < sc->nexecutors; k++)
+		found |= !strcmp(sc->executors[k].t.name, c->executor);
+	if (!found)
+		VFAIL(line_e, "callback '%s': no executor '%s' (expected the name of an [executor] section)", c->name,
+		      c->executor);
+	if (!c->period_ns && !c->trigger[0])
+		VFAIL(c->line, "callback '%s': neither a period nor a trigger (expected period = DURATION, or "
+		      "trigger = TOPIC)", c->name);
+	if (c->period_ns && c->trigger[0])
+		VFAIL(c->key_line[JL_CALLBACK_KEY_TRIGGER], "callback '%s': a timer and a trigger on one callback (expected "
+		      "one of period and trigger)", c->name);
+	if (c->jitter_ns && (!c->period_ns || c->jitter_ns >= c->period_ns))
+		VFAIL(c->key_line[JL_CALLBACK_KEY_JITTER], "callback '%s': jitter is for a timer, and less than its period",
+		      c->name);
+	if (c->poll[0] && !c->period_ns)
+		VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll needs a period (how often it reads)", c->name);
+	if (c->poll[0] && c->trigger[0])
+		VFAIL(c->key_line[JL_CALLBACK_KEY_POLL], "callback '%s': poll and trigger on one callback", c->name);
+	{
+		const char *topics[3] = { c->trigger, c->poll, c->publish };
+		const int keys[3] = { JL_CALLBACK_KEY_TRIGGER, JL_CALLBACK_KEY_POLL, JL_CALLBACK_KEY_PUBLISH };
 
-				for (int j = 0; j < sc->ntopics && !known; j++)
-					known = !strcmp(sc->topics[j].name, topics[k]);
-				if (!known)
-					VFAIL(c->key_line[keys[k]], "callback '%s': no topic '%s' (expected the name of a [topic] "
-					      "section)", c->name, topics[k]);
-			}
+		for (int k = 0; k < 3; k++) {
+			bool known = !topics[k][0];
+
+			for (int j = 0; j < sc->ntopics && !known; j++)
+				known = !strcmp(sc->topics[j].name, topics[k]);
+			if (!known)
+				VFAIL(c->key_line[keys[k]], "callback '%s': no topic '%s' (expected the name of a [topic] "
+				      "section)", c->name, topics[k]);
 		}
-		if (c->publish[0] && c->trigger[0] && !strcmp(c->publish, c->trigger))
-			VFAIL(c->key_line[JL_CALLBACK_KEY_PUBLISH], "callback '%s': publishes to the topic that triggers it (a chain "
-			      "that feeds itself)", c->name);
-		if (c->period_ns && c->deadline_ns > c->period_ns * 1000)
-			VFAIL(c->key_line[JL_CALLBACK_KEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
 	}
-	for (int i = 0; i < sc->nexecutors; i++) {
-		const struct jl_thread_spec *t = &sc->executors[i].t;
-		const char *other = name_taken(sc, t->name, &sc->executors[i]);
-		bool used = false;
+	if (c->publish[0] && c->trigger[0] && !strcmp(c->publish, c->trigger))
+		VFAIL(c->key_line[JL_CALLBACK_KEY_PUBLISH], "callback '%s': publishes to the topic that triggers it (a chain "
+		      "that feeds itself)", c->name);
+	if (c->period_ns && c->deadline_ns > c->period_ns * 1000)
+		VFAIL(c->key_line[JL_CALLBACK_KEY_DEADLINE], "callback '%s': deadline is more than 1000 periods", c->name);
+	return 0;
+}
 
-		if (other)
-			VFAIL(t->line, "executor '%s': the name is also %s's (threads, executors and callbacks share names)",
-			      t->name, other);
-		if (t->key_line[JL_THREAD_KEY_COUNT])
-			VFAIL(line_of(t, JL_THREAD_KEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
-			      t->name);
-		if (t->key_line[JL_THREAD_KEY_USER])
-			VFAIL(line_of(t, JL_THREAD_KEY_USER), "executor '%s': user is only for exec threads", t->name);
-		if (t->place.policy == JL_POLICY_DEADLINE)
-			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "executor '%s': policy deadline is not supported for executors "
-			      "(expected fifo, rr, other, batch or idle)", t->name);
-		if (jl_policy_is_rt(t->place.policy) && validate_rt_priority(sc, t, "executor", online, err, errlen))
+/* Executor X: a name of its own, threads (not count), no user, no deadline policy, its priority, online CPUs,
+ * and a callback to run. */
+static int validate_executor(const struct jl_scenario *sc, const struct jl_executor_spec *x, const cpu_set_t *online,
+			     char *err, size_t errlen)
+{
+	const struct jl_thread_spec *t = &x->t;
+	const char *other = name_taken(sc, t->name, x);
+	bool used = false;
+
+	if (other)
+		VFAIL(t->line, "executor '%s': the name is also %s's (threads, executors and callbacks share names)",
+		      t->name, other);
+	if (t->key_line[JL_THREAD_KEY_COUNT])
+		VFAIL(line_of(t, JL_THREAD_KEY_COUNT), "executor '%s': count is not an executor key (expected threads = N)",
+		      t->name);
+	if (t->key_line[JL_THREAD_KEY_USER])
+		VFAIL(line_of(t, JL_THREAD_KEY_USER), "executor '%s': user is only for exec threads", t->name);
+	if (t->place.policy == JL_POLICY_DEADLINE)
+		VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "executor '%s': policy deadline is not supported for executors "
+		      "(expected fifo, rr, other, batch or idle)", t->name);
+	if (jl_policy_is_rt(t->place.policy) && validate_rt_priority(sc, t, "executor", online, err, errlen))
+		return -1;
+	{
+		char buf[256];
+
+		if (offline_cpus(&t->place, online, buf, sizeof(buf)))
+			VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
+			      buf);
+	}
+	for (int k = 0; k < sc->ncallbacks; k++)
+		used |= !strcmp(sc->callbacks[k].executor, t->name);
+	if (!used)
+		VFAIL(t->line, "executor '%s' runs no callback (expected a [callback NAME] with executor = %s)", t->name,
+		      t->name);
+	return 0;
+}
+
+/* [executor] and [callback]: placement as a thread's (what an executor takes), a callback on an executor
+ * that exists, a timer period, names unique among threads, executors and callbacks. */
+static int validate_executors(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
+{
+	if (validate_nodes(sc, err, errlen))
+		return -1;
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if (validate_callback(sc, &sc->callbacks[i], err, errlen))
 			return -1;
-		{
-			char buf[256];
-
-			if (offline_cpus(&t->place, online, buf, sizeof(buf)))
-				VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "executor '%s': cpus names CPU %s, which is not online", t->name,
-				      buf);
-		}
-		for (int k = 0; k < sc->ncallbacks; k++)
-			used |= !strcmp(sc->callbacks[k].executor, t->name);
-		if (!used)
-			VFAIL(t->line, "executor '%s' runs no callback (expected a [callback NAME] with executor = %s)", t->name,
-			      t->name);
-	}
+	for (int i = 0; i < sc->nexecutors; i++)
+		if (validate_executor(sc, &sc->executors[i], online, err, errlen))
+			return -1;
 	return 0;
 }
 
@@ -462,22 +486,11 @@ static int validate_queues(const struct jl_scenario *sc, char *err, size_t errle
 	return 0;
 }
 
-static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
-			   char *err, size_t errlen)
+/* Policy deadline's needs: runtime <= deadline <= period, a period within the kernel's bounds, no CPU subset;
+ * runtime for no other policy. 0, or -1 with ERR. */
+static int validate_deadline(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
+			     char *err, size_t errlen)
 {
-	const char *pol = jl_policy_name(t->place.policy);
-
-	if (t->key_line[JL_THREAD_KEY_PERIOD] && t->key_line[JL_THREAD_KEY_RATE])
-		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
-	if (jl_policy_is_rt(t->place.policy)) {
-		if (validate_rt_priority(sc, t, "thread", online, err, errlen))
-			return -1;
-	} else if (t->key_line[JL_THREAD_KEY_PRIORITY]) {
-		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
-		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");
-	}
-	if (t->key_line[JL_THREAD_KEY_NICE] && t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH)
-		VFAIL(line_of(t, JL_THREAD_KEY_NICE), "thread '%s': nice is only for other and batch (policy is %s)", t->name, pol);
 	if (t->place.policy == JL_POLICY_DEADLINE) {
 		if (!t->place.runtime_ns || !t->beh.period_ns)
 			VFAIL(line_of(t, JL_THREAD_KEY_POLICY), "thread '%s': policy deadline needs runtime and period", t->name);
@@ -504,30 +517,13 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 	} else if (t->key_line[JL_THREAD_KEY_RUNTIME]) {
 		VFAIL(line_of(t, JL_THREAD_KEY_RUNTIME), "thread '%s': runtime is only for policy deadline", t->name);
 	}
-	if (t->beh.deadline_ns && !t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
-		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
-	if (t->beh.deadline_ns && t->beh.period_ns && t->beh.deadline_ns > t->beh.period_ns * 1000)
-		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
-	if (t->key_line[JL_THREAD_KEY_OVERRUN] && !t->beh.period_ns)
-		VFAIL(line_of(t, JL_THREAD_KEY_OVERRUN), "thread '%s': overrun needs a period or rate", t->name);
-	if (t->beh.measure == JL_MEASURE_PROBE && !t->beh.exec[0])
-		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = probe needs exec (the probe marks the cycles "
-		      "of a program jitterlab runs; a built-in thread is measured with measure = yes)", t->name);
-	if (t->beh.measure == JL_MEASURE_WAKEUPS && !t->beh.exec[0])
-		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = wakeups needs exec (it measures the threads "
-		      "of a program jitterlab runs)", t->name);
-	if (t->key_line[JL_THREAD_KEY_THREADS] && t->beh.measure != JL_MEASURE_WAKEUPS)
-		VFAIL(line_of(t, JL_THREAD_KEY_THREADS), "thread '%s': threads is for measure = wakeups", t->name);
-	if (t->beh.measure == 1 && !t->beh.period_ns)
-		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE),
-		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
-	{
-		char buf[256], on[128];
+	return 0;
+}
 
-		if (offline_cpus(&t->place, online, buf, sizeof(buf)))
-			VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
-			      t->name, buf, jl_cpulist_format(online, on, sizeof(on)));
-	}
+/* An exec neighbour: no work, periodic only when probed, trace = sched when measured from the trace, not
+ * measured itself, no deadline policy; user = invoking only for one, and only under sudo. 0, or -1 with ERR. */
+static int validate_exec(const struct jl_scenario *sc, const struct jl_thread_spec *t, char *err, size_t errlen)
+{
 	if (t->beh.exec[0]) {
 		if (t->key_line[JL_THREAD_KEY_WORK])
 			VFAIL(line_of(t, JL_THREAD_KEY_WORK), "thread '%s': exec and work are exclusive (exec runs a command instead of built-in work)", t->name);
@@ -555,6 +551,53 @@ static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_
 			      "thread '%s': user = invoking needs sudo (SUDO_UID and SUDO_GID name the invoking user; they are not set)",
 			      t->name);
 	}
+	return 0;
+}
+
+static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
+			   char *err, size_t errlen)
+{
+	const char *pol = jl_policy_name(t->place.policy);
+
+	if (t->key_line[JL_THREAD_KEY_PERIOD] && t->key_line[JL_THREAD_KEY_RATE])
+		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
+	if (jl_policy_is_rt(t->place.policy)) {
+		if (validate_rt_priority(sc, t, "thread", online, err, errlen))
+			return -1;
+	} else if (t->key_line[JL_THREAD_KEY_PRIORITY]) {
+		VFAIL(line_of(t, JL_THREAD_KEY_PRIORITY), "thread '%s': priority is only for fifo and rr (policy is %s%s)",
+		      t->name, pol, t->place.policy == JL_POLICY_OTHER || t->place.policy == JL_POLICY_BATCH ? "; use nice" : "");
+	}
+	if (t->key_line[JL_THREAD_KEY_NICE] && t->place.policy != JL_POLICY_OTHER && t->place.policy != JL_POLICY_BATCH)
+		VFAIL(line_of(t, JL_THREAD_KEY_NICE), "thread '%s': nice is only for other and batch (policy is %s)", t->name, pol);
+	if (validate_deadline(sc, t, online, err, errlen))
+		return -1;
+	if (t->beh.deadline_ns && !t->beh.period_ns && !JL_MEASURE_FROM_TRACE(t->beh.measure))
+		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline needs a period or rate", t->name);
+	if (t->beh.deadline_ns && t->beh.period_ns && t->beh.deadline_ns > t->beh.period_ns * 1000)
+		VFAIL(line_of(t, JL_THREAD_KEY_DEADLINE), "thread '%s': deadline is more than 1000 periods", t->name);
+	if (t->key_line[JL_THREAD_KEY_OVERRUN] && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_THREAD_KEY_OVERRUN), "thread '%s': overrun needs a period or rate", t->name);
+	if (t->beh.measure == JL_MEASURE_PROBE && !t->beh.exec[0])
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = probe needs exec (the probe marks the cycles "
+		      "of a program jitterlab runs; a built-in thread is measured with measure = yes)", t->name);
+	if (t->beh.measure == JL_MEASURE_WAKEUPS && !t->beh.exec[0])
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': measure = wakeups needs exec (it measures the threads "
+		      "of a program jitterlab runs)", t->name);
+	if (t->key_line[JL_THREAD_KEY_THREADS] && t->beh.measure != JL_MEASURE_WAKEUPS)
+		VFAIL(line_of(t, JL_THREAD_KEY_THREADS), "thread '%s': threads is for measure = wakeups", t->name);
+	if (t->beh.measure == 1 && !t->beh.period_ns)
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE),
+		      "thread '%s': measure = yes needs a period or rate (a back-to-back thread has no releases)", t->name);
+	{
+		char buf[256], on[128];
+
+		if (offline_cpus(&t->place, online, buf, sizeof(buf)))
+			VFAIL(line_of(t, JL_THREAD_KEY_CPUS), "thread '%s': cpus names CPU %s, which is not online (online: %s)",
+			      t->name, buf, jl_cpulist_format(online, on, sizeof(on)));
+	}
+	if (validate_exec(sc, t, err, errlen))
+		return -1;
 	if (t->place.mem_node >= 0) {
 		int max = numa_available() >= 0 ? numa_max_node() : 0;
 
@@ -601,6 +644,79 @@ static int check_metric_ref(const struct jl_scenario *sc, const char *section, c
 	return 0;
 }
 
+/* [run]'s keys against the rest: isolate on online CPUs with one left, housekeeping, intervals, stop_at's
+ * series, trace_keep = worst only for loops, irq_affinity with isolate. 0, or -1 with ERR. */
+static int validate_run(struct jl_scenario *sc, const cpu_set_t *online, char *err, size_t errlen)
+{
+	if (sc->run.isolate_set) {
+		cpu_set_t extra, hk;
+		char buf[256];
+		int line = sc->run.key_line[JL_RUN_KEY_ISOLATE];
+
+		CPU_XOR(&extra, &sc->run.isolate, online);
+		CPU_AND(&extra, &extra, &sc->run.isolate);
+		if (CPU_COUNT(&extra))
+			VFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, buf, sizeof(buf)));
+		CPU_XOR(&hk, &sc->run.isolate, online);
+		if (CPU_COUNT(&hk) == 0)
+			VFAIL(line, "[run] isolate: shielding every online CPU (%s) leaves no housekeeping CPU",
+			      jl_cpulist_format(online, buf, sizeof(buf)));
+	}
+	if (sc->run.housekeeping_set && validate_housekeeping(sc, online, err, errlen))
+		return -1;
+	if (sc->run.interval_ns > 0 && sc->run.duration_ns / sc->run.interval_ns >= JL_MAX_INTERVALS)
+		VFAIL(sc->run.key_line[JL_RUN_KEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
+		      "expected a longer interval)", (long long)(sc->run.duration_ns / sc->run.interval_ns), JL_MAX_INTERVALS);
+	if (sc->run.stop_at.set && !thread_name_exists(sc, sc->run.stop_at.series))
+		VFAIL(sc->run.key_line[JL_RUN_KEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
+		      "measured [thread], NAME.i of one with count, or a [callback])", sc->run.stop_at.series);
+	if (sc->run.trace_keep == JL_TRACE_KEEP_WORST) {
+		/* the flight recorder keeps the windows of loops' cycles: a callback's chain, a program measured
+		 * from the trace need every page */
+		if (sc->nexecutors > 0)
+			VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: executor '%s' needs the "
+			      "whole trace (expected trace_keep = all, or loops only)", sc->executors[0].t.name);
+		for (int i = 0; i < sc->nthreads; i++)
+			if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
+				VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: thread '%s' is "
+				      "measured from the trace, which needs every page (expected trace_keep = all)",
+				      sc->threads[i].name);
+	}
+	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
+		VFAIL(sc->run.key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
+	return 0;
+}
+
+/* Sync Y: inputs, two of them, the key of its algorithm, topics that exist, not publishing to an input. */
+static int validate_sync(const struct jl_scenario *sc, const struct jl_sync_spec *y, char *err, size_t errlen)
+{
+	const char *topics[3] = { y->inputs[0], y->inputs[1], y->publish };
+
+	if (!y->inputs[0][0])
+		VFAIL(y->line, "sync '%s': no inputs (expected inputs = TOPIC, TOPIC)", y->name);
+	if (!strcmp(y->inputs[0], y->inputs[1]))
+		VFAIL(y->key_line[JL_SYNC_KEY_INPUTS], "sync '%s': its two inputs are one topic", y->name);
+	if (y->algorithm == 0 && y->key_line[JL_SYNC_KEY_SLOP])
+		VFAIL(y->key_line[JL_SYNC_KEY_SLOP], "sync '%s': slop is for algorithm = slop (approximate takes "
+		      "max_interval)", y->name);
+	if (y->algorithm == 1 && y->key_line[JL_SYNC_KEY_MAX_INTERVAL])
+		VFAIL(y->key_line[JL_SYNC_KEY_MAX_INTERVAL], "sync '%s': max_interval is for algorithm = approximate (slop "
+		      "takes slop)", y->name);
+	for (int k = 0; k < 3; k++) {
+		bool known = !topics[k][0];
+
+		for (int j = 0; j < sc->ntopics && !known; j++)
+			known = !strcmp(sc->topics[j].name, topics[k]);
+		if (!known)
+			VFAIL(y->key_line[k < 2 ? JL_SYNC_KEY_INPUTS : JL_SYNC_KEY_PUBLISH], "sync '%s': no topic '%s' (expected "
+			      "the name of a [topic] section)", y->name, topics[k]);
+	}
+	if (y->publish[0] && (!strcmp(y->publish, y->inputs[0]) || !strcmp(y->publish, y->inputs[1])))
+		VFAIL(y->key_line[JL_SYNC_KEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
+		      "itself)", y->name);
+	return 0;
+}
+
 int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 {
 	cpu_set_t online;
@@ -625,71 +741,11 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		total += (int)sc->executors[i].t.place.count;
 	if (total > JL_MAX_THREADS)
 		VFAIL(0, "%d threads after count expansion (at most %d)", total, JL_MAX_THREADS);
-	if (sc->run.isolate_set) {
-		cpu_set_t extra, hk;
-		char buf[256];
-		int line = sc->run.key_line[JL_RUN_KEY_ISOLATE];
-
-		CPU_XOR(&extra, &sc->run.isolate, &online);
-		CPU_AND(&extra, &extra, &sc->run.isolate);
-		if (CPU_COUNT(&extra))
-			VFAIL(line, "[run] isolate: CPU %s is not online", jl_cpulist_format(&extra, buf, sizeof(buf)));
-		CPU_XOR(&hk, &sc->run.isolate, &online);
-		if (CPU_COUNT(&hk) == 0)
-			VFAIL(line, "[run] isolate: shielding every online CPU (%s) leaves no housekeeping CPU",
-			      jl_cpulist_format(&online, buf, sizeof(buf)));
-	}
-	if (sc->run.housekeeping_set && validate_housekeeping(sc, &online, err, errlen))
+	if (validate_run(sc, &online, err, errlen) || validate_executors(sc, &online, err, errlen))
 		return -1;
-	if (sc->run.interval_ns > 0 && sc->run.duration_ns / sc->run.interval_ns >= JL_MAX_INTERVALS)
-		VFAIL(sc->run.key_line[JL_RUN_KEY_INTERVAL], "[run] interval: %lld intervals in the duration (at most %d: "
-		      "expected a longer interval)", (long long)(sc->run.duration_ns / sc->run.interval_ns), JL_MAX_INTERVALS);
-	if (sc->run.stop_at.set && !thread_name_exists(sc, sc->run.stop_at.series))
-		VFAIL(sc->run.key_line[JL_RUN_KEY_STOP_AT], "[run] stop_at: no loop or callback '%s' (expected the name of a "
-		      "measured [thread], NAME.i of one with count, or a [callback])", sc->run.stop_at.series);
-	if (sc->run.trace_keep == JL_TRACE_KEEP_WORST) {
-		/* the flight recorder keeps the windows of loops' cycles: a callback's chain, a program measured
-		 * from the trace need every page */
-		if (sc->nexecutors > 0)
-			VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: executor '%s' needs the "
-			      "whole trace (expected trace_keep = all, or loops only)", sc->executors[0].t.name);
-		for (int i = 0; i < sc->nthreads; i++)
-			if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
-				VFAIL(sc->run.key_line[JL_RUN_KEY_TRACE_KEEP], "[run] trace_keep = worst: thread '%s' is "
-				      "measured from the trace, which needs every page (expected trace_keep = all)",
-				      sc->threads[i].name);
-	}
-	if (sc->run.irq_affinity == JL_IRQ_HOUSEKEEPING && !sc->run.isolate_set)
-		VFAIL(sc->run.key_line[JL_RUN_KEY_IRQ_AFFINITY], "[run] irq_affinity = housekeeping needs isolate (which CPUs to keep IRQs off)");
-	if (validate_executors(sc, &online, err, errlen))
-		return -1;
-	for (int i = 0; i < sc->nsyncs; i++) {
-		const struct jl_sync_spec *y = &sc->syncs[i];
-		const char *topics[3] = { y->inputs[0], y->inputs[1], y->publish };
-
-		if (!y->inputs[0][0])
-			VFAIL(y->line, "sync '%s': no inputs (expected inputs = TOPIC, TOPIC)", y->name);
-		if (!strcmp(y->inputs[0], y->inputs[1]))
-			VFAIL(y->key_line[JL_SYNC_KEY_INPUTS], "sync '%s': its two inputs are one topic", y->name);
-		if (y->algorithm == 0 && y->key_line[JL_SYNC_KEY_SLOP])
-			VFAIL(y->key_line[JL_SYNC_KEY_SLOP], "sync '%s': slop is for algorithm = slop (approximate takes "
-			      "max_interval)", y->name);
-		if (y->algorithm == 1 && y->key_line[JL_SYNC_KEY_MAX_INTERVAL])
-			VFAIL(y->key_line[JL_SYNC_KEY_MAX_INTERVAL], "sync '%s': max_interval is for algorithm = approximate (slop "
-			      "takes slop)", y->name);
-		for (int k = 0; k < 3; k++) {
-			bool known = !topics[k][0];
-
-			for (int j = 0; j < sc->ntopics && !known; j++)
-				known = !strcmp(sc->topics[j].name, topics[k]);
-			if (!known)
-				VFAIL(y->key_line[k < 2 ? JL_SYNC_KEY_INPUTS : JL_SYNC_KEY_PUBLISH], "sync '%s': no topic '%s' (expected "
-				      "the name of a [topic] section)", y->name, topics[k]);
-		}
-		if (y->publish[0] && (!strcmp(y->publish, y->inputs[0]) || !strcmp(y->publish, y->inputs[1])))
-			VFAIL(y->key_line[JL_SYNC_KEY_PUBLISH], "sync '%s': publishes to one of its inputs (a chain that feeds "
-			      "itself)", y->name);
-	}
+	for (int i = 0; i < sc->nsyncs; i++)
+		if (validate_sync(sc, &sc->syncs[i], err, errlen))
+			return -1;
 	if (validate_locks(sc, err, errlen) || validate_queues(sc, err, errlen))
 		return -1;
 	for (int i = 0; i < sc->nbudgets; i++) {

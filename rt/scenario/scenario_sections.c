@@ -143,6 +143,40 @@ syntax:
 
 /* ---- [gate] ---- */
 
+/* The allowance after "baseline" at Q ("+ 10%", "- 5%", "+ 50us": a percentage, or a value in metric M's
+ * unit) into G. 0; -1 with WHY; 1 when it is no allowance (the caller says what a gate looks like). */
+static int gate_amount(const char *q, const struct jl_metric_desc *m, struct jl_gate *g, char *why, size_t wl)
+{
+	bool neg = *q == '-';
+	char amt[96];
+	size_t al;
+
+	for (q++; isspace((unsigned char)*q); q++)
+		;
+	snprintf(amt, sizeof(amt), "%s", q);
+	al = strlen(amt);
+	while (al && isspace((unsigned char)amt[al - 1]))
+		amt[--al] = '\0';
+	if (!al)
+		return 1;
+	if (amt[al - 1] == '%') {
+		char *end;
+
+		amt[--al] = '\0';
+		g->amount = strtod(amt, &end) / 100.0;
+		if (end == amt || *end || !isfinite(g->amount) || g->amount < 0) {
+			snprintf(why, wl, "'%s%%' is not a percentage (expected e.g. 10%%)", amt);
+			return -1;
+		}
+		g->relative = true;
+	} else if (unit_value(m->unit, amt, false, &g->amount, why, wl)) {
+		return -1;
+	}
+	if (neg)
+		g->amount = -g->amount;
+	return 0;
+}
+
 int jl_scenario_gate_parse(const char *label, const char *value, struct jl_gate *g, char *why, size_t wl)
 {
 	static const char expected[] = "expected SERIES.METRIC <= baseline + 10%, SERIES.METRIC >= baseline - 5%, "
@@ -150,6 +184,7 @@ int jl_scenario_gate_parse(const char *label, const char *value, struct jl_gate 
 	const char *p, *q;
 	size_t n, vl = strlen(value);
 	const struct jl_metric_desc *m;
+	int rc;
 
 	memset(g, 0, sizeof(*g));
 	snprintf(g->label, sizeof(g->label), "%s", label);
@@ -194,36 +229,9 @@ int jl_scenario_gate_parse(const char *label, const char *value, struct jl_gate 
 		return 0; /* OP baseline: an allowance of 0 */
 	if (*q != '+' && *q != '-')
 		goto syntax;
-	{
-		bool neg = *q == '-';
-		char amt[96];
-		size_t al;
-
-		for (q++; isspace((unsigned char)*q); q++)
-			;
-		snprintf(amt, sizeof(amt), "%s", q);
-		al = strlen(amt);
-		while (al && isspace((unsigned char)amt[al - 1]))
-			amt[--al] = '\0';
-		if (!al)
-			goto syntax;
-		if (amt[al - 1] == '%') {
-			char *end;
-
-			amt[--al] = '\0';
-			g->amount = strtod(amt, &end) / 100.0;
-			if (end == amt || *end || !isfinite(g->amount) || g->amount < 0) {
-				snprintf(why, wl, "'%s%%' is not a percentage (expected e.g. 10%%)", amt);
-				return -1;
-			}
-			g->relative = true;
-		} else if (unit_value(m->unit, amt, false, &g->amount, why, wl)) {
-			return -1;
-		}
-		if (neg)
-			g->amount = -g->amount;
-	}
-	return 0;
+	rc = gate_amount(q, m, g, why, wl);
+	if (rc <= 0)
+		return rc;
 syntax:
 	snprintf(why, wl, "'%s' is not a gate (%s)", value, expected);
 	return -1;

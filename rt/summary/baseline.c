@@ -133,6 +133,63 @@ static json_object *load_of(json_object *summary)
 }
 
 /* One condition of a set from the summaries SUMS[0..N) of its runs (DIRS: where each is). */
+/* Run R's budget stages (its summary's budget B) into BUDGET: one entry per stage, one value per run each (a
+ * run whose stage has no value, the callback never having run, keeps its place with null). */
+static void budget_of_run(json_object *budget, json_object *b, int r)
+{
+	for (size_t i = 0; b && json_object_is_type(b, json_type_array) && i < json_object_array_length(b); i++) {
+		json_object *e = json_object_array_get_idx(b, i), *st = NULL;
+		const char *stage = gets(e, JL_K(stage));
+
+		if (!stage)
+			continue;
+		for (size_t k = 0; k < json_object_array_length(budget); k++)
+			if (!strcmp(gets(json_object_array_get_idx(budget, k), "stage"), stage))
+				st = json_object_array_get_idx(budget, k);
+		if (!st) {
+			st = json_object_new_object();
+			json_object_object_add(st, "stage", json_object_new_string(stage));
+			json_object_object_add(st, "budget_ns", get(e, JL_K(budget_ns)) ? json_object_get(get(e, JL_K(budget_ns))) : NULL);
+			json_object_object_add(st, "p99_ns", json_object_new_array());
+			json_object_object_add(st, "max_ns", json_object_new_array());
+			json_object_array_add(budget, st);
+		}
+		while ((int)json_object_array_length(get(st, "p99_ns")) < r)
+			json_object_array_add(get(st, "p99_ns"), NULL), json_object_array_add(get(st, "max_ns"), NULL);
+		json_object_array_add(get(st, "p99_ns"), is_num(get(e, JL_K(p99_ns))) ? json_object_get(get(e, JL_K(p99_ns))) : NULL);
+		json_object_array_add(get(st, "max_ns"), is_num(get(e, JL_K(max_ns))) ? json_object_get(get(e, JL_K(max_ns))) : NULL);
+	}
+}
+
+/* Series NM's metrics over the runs SUMS[0..N): per metric one finite value (or null) per run; the metrics no
+ * run has are left out. NULL when none is left. */
+static json_object *series_metrics(const char *nm, json_object *const *sums, int n)
+{
+	json_object *mo = json_object_new_object();
+
+	for (int m = 0; m < jl_nmetrics; m++) {
+		json_object *vals = json_object_new_array();
+		bool any = false;
+
+		for (int r = 0; r < n; r++) {
+			double v;
+
+			if (jl_metric_value(sums[r], nm, jl_metrics[m].name, &v) && isfinite(v))
+				json_object_array_add(vals, json_object_new_double(v)), any = true;
+			else
+				json_object_array_add(vals, NULL);
+		}
+		if (any)
+			json_object_object_add(mo, jl_metrics[m].name, vals);
+		else
+			json_object_put(vals);
+	}
+	if (json_object_object_length(mo))
+		return mo;
+	json_object_put(mo);
+	return NULL;
+}
+
 static json_object *condition_of(const char *label, json_object *const *sums, const char *const *dirs, int n)
 {
 	json_object *c = json_object_new_object(), *runs = json_object_new_array(), *series = json_object_new_object();
@@ -141,7 +198,7 @@ static json_object *condition_of(const char *label, json_object *const *sums, co
 	json_object_object_add(c, "label", json_object_new_string(label));
 	json_object_object_add(c, "load", n ? load_of(sums[0]) : json_object_new_array());
 	for (int r = 0; r < n; r++) {
-		json_object *ro = json_object_new_object(), *b = get(sums[r], JL_K(budget));
+		json_object *ro = json_object_new_object();
 
 		json_object_object_add(ro, "dir", json_object_new_string(dirs[r]));
 		json_object_object_add(ro, "started", jstr(gets(sums[r], JL_K(started))));
@@ -150,30 +207,7 @@ static json_object *condition_of(const char *label, json_object *const *sums, co
 		json_object_object_add(ro, "host", host_fingerprint(sums[r]));
 		json_object_array_add(runs, ro);
 		series_names(sums[r], names);
-		/* the budget's stages, one value per run each */
-		for (size_t i = 0; b && json_object_is_type(b, json_type_array) && i < json_object_array_length(b); i++) {
-			json_object *e = json_object_array_get_idx(b, i), *st = NULL;
-			const char *stage = gets(e, JL_K(stage));
-
-			if (!stage)
-				continue;
-			for (size_t k = 0; k < json_object_array_length(budget); k++)
-				if (!strcmp(gets(json_object_array_get_idx(budget, k), "stage"), stage))
-					st = json_object_array_get_idx(budget, k);
-			if (!st) {
-				st = json_object_new_object();
-				json_object_object_add(st, "stage", json_object_new_string(stage));
-				json_object_object_add(st, "budget_ns", get(e, JL_K(budget_ns)) ? json_object_get(get(e, JL_K(budget_ns))) : NULL);
-				json_object_object_add(st, "p99_ns", json_object_new_array());
-				json_object_object_add(st, "max_ns", json_object_new_array());
-				json_object_array_add(budget, st);
-			}
-			/* a run whose stage has no value (the callback never ran) keeps its place with null */
-			while ((int)json_object_array_length(get(st, "p99_ns")) < r)
-				json_object_array_add(get(st, "p99_ns"), NULL), json_object_array_add(get(st, "max_ns"), NULL);
-			json_object_array_add(get(st, "p99_ns"), is_num(get(e, JL_K(p99_ns))) ? json_object_get(get(e, JL_K(p99_ns))) : NULL);
-			json_object_array_add(get(st, "max_ns"), is_num(get(e, JL_K(max_ns))) ? json_object_get(get(e, JL_K(max_ns))) : NULL);
-		}
+		budget_of_run(budget, get(sums[r], JL_K(budget)), r);
 	}
 	for (size_t k = 0; k < json_object_array_length(budget); k++) {
 		json_object *st = json_object_array_get_idx(budget, k);
@@ -183,30 +217,11 @@ static json_object *condition_of(const char *label, json_object *const *sums, co
 	}
 	json_object_object_foreach(names, nm, unused)
 	{
-		json_object *mo = json_object_new_object();
+		json_object *mo = series_metrics(nm, sums, n);
 
 		(void)unused;
-		for (int m = 0; m < jl_nmetrics; m++) {
-			json_object *vals = json_object_new_array();
-			bool any = false;
-
-			for (int r = 0; r < n; r++) {
-				double v;
-
-				if (jl_metric_value(sums[r], nm, jl_metrics[m].name, &v) && isfinite(v))
-					json_object_array_add(vals, json_object_new_double(v)), any = true;
-				else
-					json_object_array_add(vals, NULL);
-			}
-			if (any)
-				json_object_object_add(mo, jl_metrics[m].name, vals);
-			else
-				json_object_put(vals);
-		}
-		if (json_object_object_length(mo))
+		if (mo)
 			json_object_object_add(series, nm, mo);
-		else
-			json_object_put(mo);
 	}
 	json_object_put(names);
 	json_object_object_add(c, "runs", runs);
@@ -397,11 +412,79 @@ static void bad(char *err, size_t errlen, const char *file, const char *fmt, ...
 }
 
 /* A baseline.json is checked whole before it is used: a corrupted one is refused, never half read. */
+#define BAD(fmt, ...) do { bad(err, errlen, file, fmt, ##__VA_ARGS__); return -1; } while (0)
+
+/* Condition CO's runs: objects with a dir each, none twice. */
+static int check_runs(json_object *co, json_object *runs, const char *file, char *err, size_t errlen)
+{
+	for (size_t r = 0; r < json_object_array_length(runs); r++) {
+		json_object *ro = json_object_array_get_idx(runs, r);
+
+		if (!ro || !json_object_is_type(ro, json_type_object) || !gets(ro, "dir"))
+			BAD("condition '%s': run %zu is not an object with a dir", gets(co, "label"), r + 1);
+		for (size_t k = 0; k < r; k++)
+			if (!strcmp(gets(json_object_array_get_idx(runs, k), "dir"), gets(ro, "dir")))
+				BAD("condition '%s': run %s is there twice", gets(co, "label"), gets(ro, "dir"));
+	}
+	return 0;
+}
+
+/* Condition CO's budget stages: a stage and budget_ns each, and p99_ns and max_ns with a finite number (or
+ * null) per run of its NR. */
+static int check_budgets(json_object *co, json_object *budget, size_t nr, const char *file, char *err, size_t errlen)
+{
+	static const char *const arrays[] = { "p99_ns", "max_ns" };
+
+	if (budget && !is_arr(budget))
+		BAD("condition '%s': budget is not an array", gets(co, "label"));
+	for (size_t i = 0; i < alen(budget); i++) {
+		json_object *st = json_object_array_get_idx(budget, i);
+
+		if (!st || !json_object_is_type(st, json_type_object) || !gets(st, "stage") || !is_num(get(st, "budget_ns")))
+			BAD("condition '%s': budget %zu has no stage or budget_ns", gets(co, "label"), i + 1);
+		for (int a = 0; a < 2; a++) {
+			json_object *v = get(st, arrays[a]);
+
+			if (!is_arr(v) || json_object_array_length(v) != nr)
+				BAD("budget %s of condition '%s': %s does not hold one value per run (%zu runs)", gets(st, "stage"),
+				    gets(co, "label"), arrays[a], nr);
+			for (size_t k = 0; k < nr; k++)
+				if (json_object_array_get_idx(v, k) && !is_num(json_object_array_get_idx(v, k)))
+					BAD("budget %s of condition '%s': run %zu's %s is not a finite number", gets(st, "stage"),
+					    gets(co, "label"), k + 1, arrays[a]);
+		}
+	}
+	return 0;
+}
+
+/* Condition CO's series: per series an object of metrics, each a finite number (or null) per run of NR. */
+static int check_series(json_object *co, json_object *series, size_t nr, const char *file, char *err, size_t errlen)
+{
+	json_object_object_foreach(series, sn, mo)
+	{
+		if (!json_object_is_type(mo, json_type_object))
+			BAD("series '%s' of condition '%s' is not an object", sn, gets(co, "label"));
+		json_object_object_foreach(mo, mn, vals)
+		{
+			if (!jl_metric_get(mn))
+				BAD("series '%s': '%s' is not a metric", sn, mn);
+			if (!is_arr(vals) || json_object_array_length(vals) != nr)
+				BAD("%s.%s of condition '%s' does not hold one value per run (%zu runs)", sn, mn, gets(co, "label"), nr);
+			for (size_t i = 0; i < nr; i++) {
+				json_object *v = json_object_array_get_idx(vals, i);
+
+				if (v && !is_num(v))
+					BAD("%s.%s of condition '%s': run %zu's value is not a finite number", sn, mn, gets(co, "label"), i + 1);
+			}
+		}
+	}
+	return 0;
+}
+
 static int check_baseline(json_object *b, const char *file, char *err, size_t errlen)
 {
 	json_object *conds = get(b, "conditions"), *fmt = get(b, "format");
 
-#define BAD(fmt, ...) do { bad(err, errlen, file, fmt, ##__VA_ARGS__); return -1; } while (0)
 	if (!gets(b, "tool") || strcmp(gets(b, "tool"), "jitterlab") || !gets(b, "kind") || strcmp(gets(b, "kind"), "baseline"))
 		BAD("tool is not \"jitterlab\" or kind not \"baseline\"");
 	if (!fmt || !json_object_is_type(fmt, json_type_int))
@@ -416,68 +499,26 @@ static int check_baseline(json_object *b, const char *file, char *err, size_t er
 		BAD("host is not an object");
 	for (size_t c = 0; c < json_object_array_length(conds); c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *runs = get(co, "runs"), *series = get(co, "series");
-		json_object *budget = get(co, "budget"), *load = get(co, "load");
+		json_object *load = get(co, "load");
 		size_t nr;
 
 		if (!gets(co, "label") || !is_arr(runs) || !series || !json_object_is_type(series, json_type_object))
 			BAD("condition %zu has no label, runs or series", c + 1);
 		nr = json_object_array_length(runs);
-		for (size_t r = 0; r < nr; r++) {
-			json_object *ro = json_object_array_get_idx(runs, r);
-
-			if (!ro || !json_object_is_type(ro, json_type_object) || !gets(ro, "dir"))
-				BAD("condition '%s': run %zu is not an object with a dir", gets(co, "label"), r + 1);
-			for (size_t k = 0; k < r; k++)
-				if (!strcmp(gets(json_object_array_get_idx(runs, k), "dir"), gets(ro, "dir")))
-					BAD("condition '%s': run %s is there twice", gets(co, "label"), gets(ro, "dir"));
-		}
+		if (check_runs(co, runs, file, err, errlen))
+			return -1;
 		if (load && !is_arr(load))
 			BAD("condition '%s': load is not an array", gets(co, "label"));
 		for (size_t i = 0; i < alen(load); i++)
 			if (!json_object_is_type(json_object_array_get_idx(load, i), json_type_string))
 				BAD("condition '%s': load %zu is not a string", gets(co, "label"), i + 1);
-		if (budget && !is_arr(budget))
-			BAD("condition '%s': budget is not an array", gets(co, "label"));
-		for (size_t i = 0; i < alen(budget); i++) {
-			json_object *st = json_object_array_get_idx(budget, i);
-			static const char *const arrays[] = { "p99_ns", "max_ns" };
-
-			if (!st || !json_object_is_type(st, json_type_object) || !gets(st, "stage") || !is_num(get(st, "budget_ns")))
-				BAD("condition '%s': budget %zu has no stage or budget_ns", gets(co, "label"), i + 1);
-			for (int a = 0; a < 2; a++) {
-				json_object *v = get(st, arrays[a]);
-
-				if (!is_arr(v) || json_object_array_length(v) != nr)
-					BAD("budget %s of condition '%s': %s does not hold one value per run (%zu runs)", gets(st, "stage"),
-					    gets(co, "label"), arrays[a], nr);
-				for (size_t k = 0; k < nr; k++)
-					if (json_object_array_get_idx(v, k) && !is_num(json_object_array_get_idx(v, k)))
-						BAD("budget %s of condition '%s': run %zu's %s is not a finite number", gets(st, "stage"),
-						    gets(co, "label"), k + 1, arrays[a]);
-			}
-		}
-		json_object_object_foreach(series, sn, mo)
-		{
-			if (!json_object_is_type(mo, json_type_object))
-				BAD("series '%s' of condition '%s' is not an object", sn, gets(co, "label"));
-			json_object_object_foreach(mo, mn, vals)
-			{
-				if (!jl_metric_get(mn))
-					BAD("series '%s': '%s' is not a metric", sn, mn);
-				if (!is_arr(vals) || json_object_array_length(vals) != nr)
-					BAD("%s.%s of condition '%s' does not hold one value per run (%zu runs)", sn, mn, gets(co, "label"), nr);
-				for (size_t i = 0; i < nr; i++) {
-					json_object *v = json_object_array_get_idx(vals, i);
-
-					if (v && !is_num(v))
-						BAD("%s.%s of condition '%s': run %zu's value is not a finite number", sn, mn, gets(co, "label"), i + 1);
-				}
-			}
-		}
+		if (check_budgets(co, get(co, "budget"), nr, file, err, errlen) ||
+		    check_series(co, series, nr, file, err, errlen))
+			return -1;
 	}
-#undef BAD
 	return 0;
 }
+#undef BAD
 
 static json_object *read_baseline(const char *dir, char *err, size_t errlen)
 {
@@ -971,11 +1012,63 @@ int jl_compare_precheck(json_object *base, const char *base_path, const char *sc
 	return np < 0 ? -1 : gates_measured(get(base, "conditions"), pairs, np, gates, ngates, base_path, err, errlen);
 }
 
+/* Conditions A (baseline) and B (new), series by series, metric by metric: each change into MS, the counts
+ * compared and differing, the series of one side only into ONLY_A and ONLY_B. */
+static void compare_series(json_object *a, json_object *b, json_object *ms, json_object *only_a, json_object *only_b,
+			   int *compared, int *differ)
+{
+	json_object_object_foreach(get(a, "series"), sn, mo)
+	{
+		if (!get(get(b, "series"), sn)) {
+			json_object_array_add(only_a, json_object_new_string(sn));
+			continue;
+		}
+		for (int m = 0; m < jl_nmetrics; m++) {
+			json_object *va = get(mo, jl_metrics[m].name), *vb = metric_vals(b, sn, jl_metrics[m].name);
+			struct change c;
+
+			if (!any_value(va) || !any_value(vb))
+				continue;
+			change_of(va, vb, &jl_metrics[m], &c);
+			json_object_array_add(ms, change_json(sn, &jl_metrics[m], &c));
+			(*compared)++;
+			*differ += strcmp(c.verdict, "no measurable change") && strcmp(c.verdict, "no verdict");
+		}
+	}
+	json_object_object_foreach(get(b, "series"), sn2, mo2)
+	{
+		(void)mo2;
+		if (!get(get(a, "series"), sn2))
+			json_object_array_add(only_b, json_object_new_string(sn2));
+	}
+}
+
+/* The budgets side by side: each of B's stages' p99 and max over runs against A's, into BU. */
+static void compare_budgets(json_object *a, json_object *b, json_object *bu)
+{
+	for (size_t k = 0; get(b, "budget") && k < json_object_array_length(get(b, "budget")); k++) {
+		json_object *sb = json_object_array_get_idx(get(b, "budget"), k), *sa = NULL, *o = json_object_new_object();
+		struct change c99, cmax;
+		static const struct jl_metric_desc ns = { .name = "budget", .unit = JL_UNIT_NS, .better = JL_BETTER_LOWER };
+
+		for (size_t j = 0; get(a, "budget") && j < json_object_array_length(get(a, "budget")); j++)
+			if (!strcmp(gets(json_object_array_get_idx(get(a, "budget"), j), "stage"), gets(sb, "stage")))
+				sa = json_object_array_get_idx(get(a, "budget"), j);
+		change_of(get(sa, "p99_ns"), get(sb, "p99_ns"), &ns, &c99);
+		change_of(get(sa, "max_ns"), get(sb, "max_ns"), &ns, &cmax);
+		json_object_object_add(o, "stage", json_object_new_string(gets(sb, "stage")));
+		json_object_object_add(o, "budget_ns", get(sb, "budget_ns") ? json_object_get(get(sb, "budget_ns")) : NULL);
+		json_object_object_add(o, "p99", change_json(gets(sb, "stage"), &ns, &c99));
+		json_object_object_add(o, "max", change_json(gets(sb, "stage"), &ns, &cmax));
+		json_object_array_add(bu, o);
+	}
+}
+
 json_object *jl_compare_build(json_object *base, json_object *new, const char *base_path, const char *new_path,
 			      const struct jl_gate *gates, int ngates, int *gates_failed, char *err, size_t errlen)
 {
 	json_object *ca = get(base, "conditions"), *cb = get(new, "conditions");
-	json_object *root, *conds, *garr, *only_a, *only_b, *budgets;
+	json_object *root, *conds, *garr, *only_a, *only_b;
 	size_t ncb = json_object_array_length(cb);
 	int pairs[64][2], np = 0;
 	const char *labels[64];
@@ -1006,7 +1099,7 @@ json_object *jl_compare_build(json_object *base, json_object *new, const char *b
 		}
 	root = json_object_new_object();
 	conds = json_object_new_array(), garr = json_object_new_array(), only_a = json_object_new_array();
-	only_b = json_object_new_array(), budgets = json_object_new_array();
+	only_b = json_object_new_array();
 	json_object_object_add(root, "tool", json_object_new_string("jitterlab"));
 	json_object_object_add(root, "version", json_object_new_string(JL_VERSION));
 	json_object_object_add(root, "kind", json_object_new_string("compare"));
@@ -1025,30 +1118,7 @@ json_object *jl_compare_build(json_object *base, json_object *new, const char *b
 		json_object_object_add(co, "new_label", json_object_new_string(gets(b, "label")));
 		json_object_object_add(co, "runs_baseline", json_object_new_int((int)json_object_array_length(get(a, "runs"))));
 		json_object_object_add(co, "runs_new", json_object_new_int((int)json_object_array_length(get(b, "runs"))));
-		json_object_object_foreach(get(a, "series"), sn, mo)
-		{
-			if (!get(get(b, "series"), sn)) {
-				json_object_array_add(only_a, json_object_new_string(sn));
-				continue;
-			}
-			for (int m = 0; m < jl_nmetrics; m++) {
-				json_object *va = get(mo, jl_metrics[m].name), *vb = metric_vals(b, sn, jl_metrics[m].name);
-				struct change c;
-
-				if (!any_value(va) || !any_value(vb))
-					continue;
-				change_of(va, vb, &jl_metrics[m], &c);
-				json_object_array_add(ms, change_json(sn, &jl_metrics[m], &c));
-				compared++;
-				differ += strcmp(c.verdict, "no measurable change") && strcmp(c.verdict, "no verdict");
-			}
-		}
-		json_object_object_foreach(get(b, "series"), sn2, mo2)
-		{
-			(void)mo2;
-			if (!get(get(a, "series"), sn2))
-				json_object_array_add(only_b, json_object_new_string(sn2));
-		}
+		compare_series(a, b, ms, only_a, only_b, &compared, &differ);
 		json_object_object_add(co, "metrics", ms);
 		json_object_object_add(co, "compared", json_object_new_int(compared));
 		json_object_object_add(co, "differ", json_object_new_int(differ));
@@ -1061,27 +1131,10 @@ json_object *jl_compare_build(json_object *base, json_object *new, const char *b
 			json_object_array_add(garr, gate_json(&gates[g], gets(b, "label"), &c, &failed));
 			*gates_failed += failed;
 		}
-		/* the budgets side by side: each stage's p99 and max over runs */
-		for (size_t k = 0; get(b, "budget") && k < json_object_array_length(get(b, "budget")); k++) {
-			json_object *sb = json_object_array_get_idx(get(b, "budget"), k), *sa = NULL, *o = json_object_new_object();
-			struct change c99, cmax;
-			static const struct jl_metric_desc ns = { .name = "budget", .unit = JL_UNIT_NS, .better = JL_BETTER_LOWER };
-
-			for (size_t j = 0; get(a, "budget") && j < json_object_array_length(get(a, "budget")); j++)
-				if (!strcmp(gets(json_object_array_get_idx(get(a, "budget"), j), "stage"), gets(sb, "stage")))
-					sa = json_object_array_get_idx(get(a, "budget"), j);
-			change_of(get(sa, "p99_ns"), get(sb, "p99_ns"), &ns, &c99);
-			change_of(get(sa, "max_ns"), get(sb, "max_ns"), &ns, &cmax);
-			json_object_object_add(o, "stage", json_object_new_string(gets(sb, "stage")));
-			json_object_object_add(o, "budget_ns", get(sb, "budget_ns") ? json_object_get(get(sb, "budget_ns")) : NULL);
-			json_object_object_add(o, "p99", change_json(gets(sb, "stage"), &ns, &c99));
-			json_object_object_add(o, "max", change_json(gets(sb, "stage"), &ns, &cmax));
-			json_object_array_add(bu, o);
-		}
+		compare_budgets(a, b, bu);
 		json_object_object_add(co, "budget", bu);
 		json_object_array_add(conds, co);
 	}
-	json_object_put(budgets);
 	json_object_object_add(root, "conditions", conds);
 	json_object_object_add(root, "only_in_baseline", only_a);
 	json_object_object_add(root, "only_in_new", only_b);
@@ -1129,19 +1182,9 @@ static enum jl_metric_unit unit_of(const char *s)
 	return !strcmp(s, "ns") ? JL_UNIT_NS : !strcmp(s, "Hz") ? JL_UNIT_HZ : !strcmp(s, "fraction") ? JL_UNIT_FRACTION : JL_UNIT_COUNT;
 }
 
-void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
+/* The hosts' differences, each a note or doubtful. */
+static void print_host_differences(FILE *out, json_object *hd, bool md)
 {
-	json_object *conds = get(cmp, "conditions"), *hd = get(cmp, "host_differences"), *gates = get(cmp, "gates");
-	json_object *ba = get(cmp, "baseline"), *nb = get(cmp, "new");
-
-	if (md)
-		fprintf(out, "# Compare: %s\n\n- baseline: `%s` (%s, %d runs)\n- new: `%s` (%s, %d runs)\n", gets(cmp, "scenario"),
-			gets(ba, "path"), gets(ba, "kind"), json_object_get_int(get(ba, "runs")), gets(nb, "path"), gets(nb, "kind"),
-			json_object_get_int(get(nb, "runs")));
-	else
-		fprintf(out, "compare %s: baseline %s (%s, %d runs) vs new %s (%s, %d runs)\n", gets(cmp, "scenario"), gets(ba, "path"),
-			gets(ba, "kind"), json_object_get_int(get(ba, "runs")), gets(nb, "path"), gets(nb, "kind"),
-			json_object_get_int(get(nb, "runs")));
 	for (size_t i = 0; hd && i < json_object_array_length(hd); i++) {
 		json_object *d = json_object_array_get_idx(hd, i);
 		bool doubtful = json_object_get_boolean(get(d, "doubtful"));
@@ -1157,82 +1200,74 @@ void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
 			fprintf(out, md ? "- **%s**: %s (%s: the two in compare.json)\n" : "  %s: %s (%s: the two in compare.json)\n",
 				doubtful ? "doubtful" : "note", gets(d, "text"), gets(d, "key"));
 	}
-	for (size_t c = 0; conds && c < json_object_array_length(conds); c++) {
-		json_object *co = json_object_array_get_idx(conds, c), *ms = get(co, "metrics");
+}
 
-		if (md)
-			fprintf(out, "\n## Condition %s (baseline %s)\n\n| series | metric | baseline | new | change | 95%% CI | p (Welch) | p (rank) | verdict |\n|---|---|---|---|---|---|---|---|---|\n",
-				gets(co, "new_label"), gets(co, "baseline_label"));
-		else
-			fprintf(out, "\ncondition %s (baseline %s): means over runs, change = new - baseline\n  %-22s %12s %12s %22s %-30s %9s  %s\n",
-				gets(co, "new_label"), gets(co, "baseline_label"), "series.metric", "baseline", "new", "change", "95% CI",
-				"p", "verdict");
-		for (size_t i = 0; ms && i < json_object_array_length(ms); i++) {
-			json_object *m = json_object_array_get_idx(ms, i), *ci = get(m, "ci95"), *rel = get(m, "change_relative");
-			const char *s = gets(m, "series"), *mn = gets(m, "metric"), *v = gets(m, "verdict");
-			enum jl_metric_unit u = unit_of(gets(m, "unit"));
-			char a[48], b[48], d[48], lo[48], hi[48], ch[80], cis[120], p[24], pr[24], sm[160];
+/* One metric's row: the means, the change (and relative), its CI, the p-values, the verdict; left out, unless
+ * ALL, when it is no headline, no gate's and shows no change. */
+static void print_metric(FILE *out, json_object *cmp, json_object *m, bool md, bool all)
+{
+	json_object *ci = get(m, "ci95"), *rel = get(m, "change_relative");
+	const char *s = gets(m, "series"), *mn = gets(m, "metric"), *v = gets(m, "verdict");
+	enum jl_metric_unit u = unit_of(gets(m, "unit"));
+	char a[48], b[48], d[48], lo[48], hi[48], ch[80], cis[120], p[24], pr[24], sm[160];
 
-			if (!all && !headline(mn) && !gated(cmp, s, mn) && (!strcmp(v, "no measurable change") || !strcmp(v, "no verdict")))
-				continue;
-			snprintf(ch, sizeof(ch), "%s", fmtv(get(m, "change"), u, true, d, sizeof(d)));
-			if (is_num(rel))
-				snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), fabs(json_object_get_double(rel)) < 0.1 ? " (%+.1f%%)" : " (%+.0f%%)",
-					 100 * json_object_get_double(rel));
-			if (is_num(json_object_array_get_idx(ci, 0)))
-				snprintf(cis, sizeof(cis), "[%s, %s]", fmtv(json_object_array_get_idx(ci, 0), u, true, lo, sizeof(lo)),
-					 fmtv(json_object_array_get_idx(ci, 1), u, true, hi, sizeof(hi)));
-			else
-				snprintf(cis, sizeof(cis), "-");
-			if (is_num(get(m, "p")))
-				snprintf(p, sizeof(p), json_object_get_double(get(m, "p")) < 0.001 ? "<0.001" : "%.3f",
-					 json_object_get_double(get(m, "p")));
-			else
-				snprintf(p, sizeof(p), "-");
-			if (is_num(get(get(m, "rank_test"), "p")))
-				snprintf(pr, sizeof(pr), json_object_get_double(get(get(m, "rank_test"), "p")) < 0.001 ? "<0.001" : "%.3f",
-					 json_object_get_double(get(get(m, "rank_test"), "p")));
-			else
-				snprintf(pr, sizeof(pr), "-");
-			snprintf(sm, sizeof(sm), "%s.%s", s, mn);
-			fmtv(get(m, "mean_baseline"), u, false, a, sizeof(a));
-			fmtv(get(m, "mean_new"), u, false, b, sizeof(b));
-			if (md)
-				fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, mn, a, b, ch, cis, p, pr, v);
-			else
-				fprintf(out, "  %-22s %12s %12s %22s %-30s %9s  %s\n", sm, a, b, ch, cis, p,
-					!strcmp(v, "no verdict") ? "no verdict (fewer than 3 runs a side)" : v);
-		}
-		fprintf(out, md ? "\n%d metric(s) compared, %d differ at p < 0.05: at 5%% each, about one in twenty differs "
-				  "by chance alone. Gates name the ones that matter.\n"
-				: "  %d metric(s) compared, %d differ at p < 0.05 (at 5%% each, about one in twenty by chance alone: "
-				  "gates name the ones that matter)\n",
-			json_object_get_int(get(co, "compared")), json_object_get_int(get(co, "differ")));
-		for (size_t k = 0; get(co, "budget") && k < json_object_array_length(get(co, "budget")); k++) {
-			json_object *b = json_object_array_get_idx(get(co, "budget"), k);
-			char bud[48], x[48], y[48], x2[48], y2[48];
+	if (!all && !headline(mn) && !gated(cmp, s, mn) && (!strcmp(v, "no measurable change") || !strcmp(v, "no verdict")))
+		return;
+	snprintf(ch, sizeof(ch), "%s", fmtv(get(m, "change"), u, true, d, sizeof(d)));
+	if (is_num(rel))
+		snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), fabs(json_object_get_double(rel)) < 0.1 ? " (%+.1f%%)" : " (%+.0f%%)",
+			 100 * json_object_get_double(rel));
+	if (is_num(json_object_array_get_idx(ci, 0)))
+		snprintf(cis, sizeof(cis), "[%s, %s]", fmtv(json_object_array_get_idx(ci, 0), u, true, lo, sizeof(lo)),
+			 fmtv(json_object_array_get_idx(ci, 1), u, true, hi, sizeof(hi)));
+	else
+		snprintf(cis, sizeof(cis), "-");
+	if (is_num(get(m, "p")))
+		snprintf(p, sizeof(p), json_object_get_double(get(m, "p")) < 0.001 ? "<0.001" : "%.3f",
+			 json_object_get_double(get(m, "p")));
+	else
+		snprintf(p, sizeof(p), "-");
+	if (is_num(get(get(m, "rank_test"), "p")))
+		snprintf(pr, sizeof(pr), json_object_get_double(get(get(m, "rank_test"), "p")) < 0.001 ? "<0.001" : "%.3f",
+			 json_object_get_double(get(get(m, "rank_test"), "p")));
+	else
+		snprintf(pr, sizeof(pr), "-");
+	snprintf(sm, sizeof(sm), "%s.%s", s, mn);
+	fmtv(get(m, "mean_baseline"), u, false, a, sizeof(a));
+	fmtv(get(m, "mean_new"), u, false, b, sizeof(b));
+	if (md)
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, mn, a, b, ch, cis, p, pr, v);
+	else
+		fprintf(out, "  %-22s %12s %12s %22s %-30s %9s  %s\n", sm, a, b, ch, cis, p,
+			!strcmp(v, "no verdict") ? "no verdict (fewer than 3 runs a side)" : v);
+}
 
-			if (!k)
-				fprintf(out, md ? "\n| budget stage | budget | p99 baseline | p99 new | max baseline | max new | p99 change |\n|---|---|---|---|---|---|---|\n"
-						: "  budgets (means over runs):\n    %-24s %10s %12s %12s %12s %12s  %s\n",
-					"stage", "budget", "p99 base", "p99 new", "max base", "max new", "p99 change");
-			fmtv(get(b, "budget_ns"), JL_UNIT_NS, false, bud, sizeof(bud));
-			fmtv(get(get(b, "p99"), "mean_baseline"), JL_UNIT_NS, false, x, sizeof(x));
-			fmtv(get(get(b, "p99"), "mean_new"), JL_UNIT_NS, false, y, sizeof(y));
-			fmtv(get(get(b, "max"), "mean_baseline"), JL_UNIT_NS, false, x2, sizeof(x2));
-			fmtv(get(get(b, "max"), "mean_new"), JL_UNIT_NS, false, y2, sizeof(y2));
-			fprintf(out, md ? "| %s | %s | %s | %s | %s | %s | %s |\n" : "    %-24s %10s %12s %12s %12s %12s  %s\n",
-				gets(b, "stage"), bud, x, y, x2, y2, gets(get(b, "p99"), "verdict"));
-		}
+/* A condition's budget stages: the budget, p99 and max means on both sides, the p99's verdict. */
+static void print_budget_means(FILE *out, json_object *co, bool md)
+{
+	for (size_t k = 0; get(co, "budget") && k < json_object_array_length(get(co, "budget")); k++) {
+		json_object *b = json_object_array_get_idx(get(co, "budget"), k);
+		char bud[48], x[48], y[48], x2[48], y2[48];
+
+		if (!k)
+			fprintf(out, md ? "\n| budget stage | budget | p99 baseline | p99 new | max baseline | max new | p99 change |\n|---|---|---|---|---|---|---|\n"
+					: "  budgets (means over runs):\n    %-24s %10s %12s %12s %12s %12s  %s\n",
+				"stage", "budget", "p99 base", "p99 new", "max base", "max new", "p99 change");
+		fmtv(get(b, "budget_ns"), JL_UNIT_NS, false, bud, sizeof(bud));
+		fmtv(get(get(b, "p99"), "mean_baseline"), JL_UNIT_NS, false, x, sizeof(x));
+		fmtv(get(get(b, "p99"), "mean_new"), JL_UNIT_NS, false, y, sizeof(y));
+		fmtv(get(get(b, "max"), "mean_baseline"), JL_UNIT_NS, false, x2, sizeof(x2));
+		fmtv(get(get(b, "max"), "mean_new"), JL_UNIT_NS, false, y2, sizeof(y2));
+		fprintf(out, md ? "| %s | %s | %s | %s | %s | %s | %s |\n" : "    %-24s %10s %12s %12s %12s %12s  %s\n",
+			gets(b, "stage"), bud, x, y, x2, y2, gets(get(b, "p99"), "verdict"));
 	}
-	if (json_object_array_length(get(cmp, "only_in_baseline")) || json_object_array_length(get(cmp, "only_in_new"))) {
-		fprintf(out, md ? "\nSeries on one side only:" : "\n  series on one side only:");
-		for (size_t i = 0; i < json_object_array_length(get(cmp, "only_in_baseline")); i++)
-			fprintf(out, " %s (baseline)", json_object_get_string(json_object_array_get_idx(get(cmp, "only_in_baseline"), i)));
-		for (size_t i = 0; i < json_object_array_length(get(cmp, "only_in_new")); i++)
-			fprintf(out, " %s (new)", json_object_get_string(json_object_array_get_idx(get(cmp, "only_in_new"), i)));
-		fprintf(out, "\n");
-	}
+}
+
+/* The gates and how many failed. */
+static void print_gates(FILE *out, json_object *cmp, bool md)
+{
+	json_object *gates = get(cmp, "gates");
+
 	if (gates && json_object_array_length(gates)) {
 		fprintf(out, md ? "\n## Gates\n\n| gate | check | condition | result |\n|---|---|---|---|\n" : "\ngates:\n");
 		for (size_t i = 0; i < json_object_array_length(gates); i++) {
@@ -1243,6 +1278,50 @@ void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
 		}
 		fprintf(out, md ? "\n%d gate(s) failed.\n" : "  %d gate(s) failed\n", json_object_get_int(get(cmp, "gates_failed")));
 	}
+}
+
+void jl_compare_print(FILE *out, json_object *cmp, bool md, bool all)
+{
+	json_object *conds = get(cmp, "conditions"), *hd = get(cmp, "host_differences");
+	json_object *ba = get(cmp, "baseline"), *nb = get(cmp, "new");
+
+	if (md)
+		fprintf(out, "# Compare: %s\n\n- baseline: `%s` (%s, %d runs)\n- new: `%s` (%s, %d runs)\n", gets(cmp, "scenario"),
+			gets(ba, "path"), gets(ba, "kind"), json_object_get_int(get(ba, "runs")), gets(nb, "path"), gets(nb, "kind"),
+			json_object_get_int(get(nb, "runs")));
+	else
+		fprintf(out, "compare %s: baseline %s (%s, %d runs) vs new %s (%s, %d runs)\n", gets(cmp, "scenario"), gets(ba, "path"),
+			gets(ba, "kind"), json_object_get_int(get(ba, "runs")), gets(nb, "path"), gets(nb, "kind"),
+			json_object_get_int(get(nb, "runs")));
+	print_host_differences(out, hd, md);
+	for (size_t c = 0; conds && c < json_object_array_length(conds); c++) {
+		json_object *co = json_object_array_get_idx(conds, c), *ms = get(co, "metrics");
+
+		if (md)
+			fprintf(out, "\n## Condition %s (baseline %s)\n\n| series | metric | baseline | new | change | 95%% CI | p (Welch) | p (rank) | verdict |\n|---|---|---|---|---|---|---|---|---|\n",
+				gets(co, "new_label"), gets(co, "baseline_label"));
+		else
+			fprintf(out, "\ncondition %s (baseline %s): means over runs, change = new - baseline\n  %-22s %12s %12s %22s %-30s %9s  %s\n",
+				gets(co, "new_label"), gets(co, "baseline_label"), "series.metric", "baseline", "new", "change", "95% CI",
+				"p", "verdict");
+		for (size_t i = 0; ms && i < json_object_array_length(ms); i++)
+			print_metric(out, cmp, json_object_array_get_idx(ms, i), md, all);
+		fprintf(out, md ? "\n%d metric(s) compared, %d differ at p < 0.05: at 5%% each, about one in twenty differs "
+				  "by chance alone. Gates name the ones that matter.\n"
+				: "  %d metric(s) compared, %d differ at p < 0.05 (at 5%% each, about one in twenty by chance alone: "
+				  "gates name the ones that matter)\n",
+			json_object_get_int(get(co, "compared")), json_object_get_int(get(co, "differ")));
+		print_budget_means(out, co, md);
+	}
+	if (json_object_array_length(get(cmp, "only_in_baseline")) || json_object_array_length(get(cmp, "only_in_new"))) {
+		fprintf(out, md ? "\nSeries on one side only:" : "\n  series on one side only:");
+		for (size_t i = 0; i < json_object_array_length(get(cmp, "only_in_baseline")); i++)
+			fprintf(out, " %s (baseline)", json_object_get_string(json_object_array_get_idx(get(cmp, "only_in_baseline"), i)));
+		for (size_t i = 0; i < json_object_array_length(get(cmp, "only_in_new")); i++)
+			fprintf(out, " %s (new)", json_object_get_string(json_object_array_get_idx(get(cmp, "only_in_new"), i)));
+		fprintf(out, "\n");
+	}
+	print_gates(out, cmp, md);
 }
 
 /* ---- the budget document ---- */

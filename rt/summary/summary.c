@@ -73,6 +73,47 @@ static void core_types_json(json_object *t, const char *cpus_used)
 	json_object_object_add(t, JL_K(core_types), a);
 }
 
+/* A measured series' latency (with its max's cycle and its percentiles), worst cycles, period and response,
+ * into T. */
+static void latency_json(json_object *t, const struct jl_series_result *r)
+{
+	json_object *worst = json_object_new_array(), *o;
+
+	o = dist_json(&r->latency, true);
+	jl_json_add_i64(o, JL_K(max_cycle), (int64_t)r->latency_max_cycle);
+	json_object_object_add(t, JL_K(latency_ns), o);
+	percentiles_json(t, r->exact);
+	for (int k = 0; k < r->nworst; k++) {
+		json_object *w = json_object_new_object();
+
+		jl_json_add_i64(w, JL_K(cycle), (int64_t)r->worst[k].cycle);
+		jl_json_add_i64(w, JL_K(latency_ns), r->worst[k].value);
+		json_object_array_add(worst, w);
+	}
+	json_object_object_add(t, JL_K(worst), worst);
+	o = dist_json(&r->period, false);
+	json_object_object_add(o, JL_K(stddev), json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
+	json_object_object_add(t, JL_K(period_ns_stats), o);
+	json_object_object_add(t, JL_K(response_ns), dist_json(&r->response, false));
+}
+
+/* A subscriber's messages: counts, its mode, the fraction consumed. */
+static json_object *messages_json(const struct jl_series_result *r)
+{
+	json_object *m = json_object_new_object();
+
+	jl_json_add_i64(m, JL_K(published), (int64_t)r->s->msgs.published);
+	jl_json_add_i64(m, JL_K(consumed), (int64_t)r->s->msgs.consumed);
+	jl_json_add_i64(m, JL_K(dropped), (int64_t)r->s->msgs.dropped);
+	jl_json_add_i64(m, JL_K(rereads), (int64_t)r->s->msgs.rereads);
+	jl_json_add_i64(m, JL_K(never_consumed), (int64_t)r->s->msgs.never);
+	jl_json_add_i64(m, JL_K(limit_errors), (int64_t)r->s->msgs.limit_errors);
+	json_object_object_add(m, JL_K(mode), json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
+	json_object_object_add(m, JL_K(consumed_fraction), json_object_new_double(r->s->msgs.published
+		? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
+	return m;
+}
+
 /* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
  * the OS thread that wrote it (tid, CPU time, context switches) and its section's placement. */
 static json_object *series_json(const struct jl_series_result *r)
@@ -118,46 +159,16 @@ static json_object *series_json(const struct jl_series_result *r)
 	json_object_object_add(t, JL_K(nominal_hz), json_object_new_double(r->nominal_hz));
 	jl_json_add_i64(t, JL_K(misses), (int64_t)r->misses);
 	jl_json_add_i64(t, JL_K(skipped), (int64_t)r->skipped);
-	if (r->periodic || r->cycles) {
-		json_object *worst = json_object_new_array();
-
-		o = dist_json(&r->latency, true);
-		jl_json_add_i64(o, JL_K(max_cycle), (int64_t)r->latency_max_cycle);
-		json_object_object_add(t, JL_K(latency_ns), o);
-		percentiles_json(t, r->exact);
-		for (int k = 0; k < r->nworst; k++) {
-			json_object *w = json_object_new_object();
-
-			jl_json_add_i64(w, JL_K(cycle), (int64_t)r->worst[k].cycle);
-			jl_json_add_i64(w, JL_K(latency_ns), r->worst[k].value);
-			json_object_array_add(worst, w);
-		}
-		json_object_object_add(t, JL_K(worst), worst);
-		o = dist_json(&r->period, false);
-		json_object_object_add(o, JL_K(stddev), json_object_new_int64((int64_t)(r->period.stddev + 0.5)));
-		json_object_object_add(t, JL_K(period_ns_stats), o);
-		json_object_object_add(t, JL_K(response_ns), dist_json(&r->response, false));
-	}
+	if (r->periodic || r->cycles)
+		latency_json(t, r);
 	if (r->s->has_origin) {
 		o = dist_json(&r->age, true);
 		jl_json_add_i64(o, JL_K(count), (int64_t)r->aged);
 		json_object_object_add(t, JL_K(age_ns), o);
 		json_object_object_add(t, JL_K(e2e_ns), dist_json(&r->e2e, true));
 	}
-	if (r->s->msgs.subscriber) {
-		json_object *m = json_object_new_object();
-
-		jl_json_add_i64(m, JL_K(published), (int64_t)r->s->msgs.published);
-		jl_json_add_i64(m, JL_K(consumed), (int64_t)r->s->msgs.consumed);
-		jl_json_add_i64(m, JL_K(dropped), (int64_t)r->s->msgs.dropped);
-		jl_json_add_i64(m, JL_K(rereads), (int64_t)r->s->msgs.rereads);
-		jl_json_add_i64(m, JL_K(never_consumed), (int64_t)r->s->msgs.never);
-		jl_json_add_i64(m, JL_K(limit_errors), (int64_t)r->s->msgs.limit_errors);
-		json_object_object_add(m, JL_K(mode), json_object_new_string(r->s->msgs.poll ? "poll" : "trigger"));
-		json_object_object_add(m, JL_K(consumed_fraction), json_object_new_double(r->s->msgs.published
-			? (double)r->s->msgs.consumed / (double)r->s->msgs.published : 0.0));
-		json_object_object_add(t, JL_K(messages), m);
-	}
+	if (r->s->msgs.subscriber)
+		json_object_object_add(t, JL_K(messages), messages_json(r));
 	if (r->s->any_thread) { /* a probed server's request series: the work its requests did for nobody */
 		jl_json_add_i64(t, JL_K(wasted_ns), r->s->wasted_ns);
 		if (r->s->deadline_ns > 0) /* a client's: its requests have a deadline */
@@ -655,6 +666,70 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 	return s;
 }
 
+/* Per executor, per pool thread: the callbacks it ran (threads really contending for the wait). */
+static json_object *executors_json(const struct jl_engine *eng)
+{
+	json_object *ex = json_object_new_array();
+
+	for (int u = 0; u < eng->nunits; u++) {
+		const struct jl_unit *un = &eng->units[u];
+		json_object *o, *ths;
+
+		if (un->spec->beh.kind != JL_BEH_EXECUTOR)
+			continue;
+		o = json_object_new_object();
+		ths = json_object_new_array();
+		json_object_object_add(o, JL_K(name), json_object_new_string(un->spec->name));
+		json_object_object_add(o, JL_K(dispatch), json_object_new_string(
+			((const struct jl_executor_spec *)un->spec)->dispatch == JL_DISPATCH_FIFO ? "fifo" : "rclcpp"));
+		for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++) {
+			json_object *th = json_object_new_object();
+
+			json_object_object_add(th, JL_K(name), json_object_new_string(eng->threads[t].name));
+			json_object_object_add(th, JL_K(tid), json_object_new_int(eng->threads[t].tid));
+			jl_json_add_i64(th, JL_K(callbacks_run), (int64_t)eng->threads[t].callbacks_run);
+			json_object_array_add(ths, th);
+		}
+		json_object_object_add(o, JL_K(threads), ths);
+		json_object_array_add(ex, o);
+	}
+	return ex;
+}
+
+/* Per sync: sets out, each input's messages and the fraction used, the stamp difference of the sets. */
+static json_object *syncs_json(const struct jl_engine *eng)
+{
+	struct jl_sync_report rep[JL_MAX_SYNCS];
+	int n = jl_executor_syncs(eng, rep, JL_MAX_SYNCS);
+	json_object *sy = json_object_new_array();
+	int64_t span = eng->t_end - eng->t0;
+
+	for (int i = 0; i < n; i++) {
+		const struct jl_sync *m = &rep[i].model;
+		json_object *o = json_object_new_object(), *in = json_object_new_array();
+
+		json_object_object_add(o, JL_K(name), json_object_new_string(rep[i].spec->name));
+		json_object_object_add(o, JL_K(algorithm), json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
+		jl_json_add_i64(o, JL_K(sets), (int64_t)m->out);
+		json_object_object_add(o, JL_K(rate_hz), json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
+		for (int k = 0; k < 2; k++) {
+			json_object *x = json_object_new_object();
+
+			json_object_object_add(x, JL_K(topic), json_object_new_string(rep[i].spec->inputs[k]));
+			jl_json_add_i64(x, JL_K(messages), (int64_t)m->in[k]);
+			jl_json_add_i64(x, JL_K(used), (int64_t)m->used[k]);
+			json_object_object_add(x, JL_K(used_fraction),
+					       json_object_new_double(m->in[k] ? (double)m->used[k] / (double)m->in[k] : 0));
+			json_object_array_add(in, x);
+		}
+		json_object_object_add(o, JL_K(inputs), in);
+		jl_json_add_i64(o, JL_K(pair_diff_mean_ns), m->out ? m->diff_sum / (int64_t)m->out : 0);
+		jl_json_add_i64(o, JL_K(pair_diff_max_ns), m->diff_max);
+		json_object_array_add(sy, o);
+	}
+	return sy;
+}
+
 json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_series_result *res,
 			      const struct jl_summary_info *info, json_object *host)
 {
@@ -697,66 +772,8 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	}
 	json_object_object_add(s, JL_K(threads), threads);
 	collector_json(s, eng, info);
-	{
-		/* per executor, per pool thread: the callbacks it ran (threads really contending for the wait) */
-		json_object *ex = json_object_new_array();
-
-		for (int u = 0; u < eng->nunits; u++) {
-			const struct jl_unit *un = &eng->units[u];
-			json_object *o, *ths;
-
-			if (un->spec->beh.kind != JL_BEH_EXECUTOR)
-				continue;
-			o = json_object_new_object();
-			ths = json_object_new_array();
-			json_object_object_add(o, JL_K(name), json_object_new_string(un->spec->name));
-			json_object_object_add(o, JL_K(dispatch), json_object_new_string(
-				((const struct jl_executor_spec *)un->spec)->dispatch == JL_DISPATCH_FIFO ? "fifo" : "rclcpp"));
-			for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++) {
-				json_object *th = json_object_new_object();
-
-				json_object_object_add(th, JL_K(name), json_object_new_string(eng->threads[t].name));
-				json_object_object_add(th, JL_K(tid), json_object_new_int(eng->threads[t].tid));
-				jl_json_add_i64(th, JL_K(callbacks_run), (int64_t)eng->threads[t].callbacks_run);
-				json_object_array_add(ths, th);
-			}
-			json_object_object_add(o, JL_K(threads), ths);
-			json_object_array_add(ex, o);
-		}
-		json_object_object_add(s, JL_K(executors), ex);
-	}
-	{
-		/* per sync: sets out, each input's messages and the fraction used, the stamp difference of the sets */
-		struct jl_sync_report rep[JL_MAX_SYNCS];
-		int n = jl_executor_syncs(eng, rep, JL_MAX_SYNCS);
-		json_object *sy = json_object_new_array();
-		int64_t span = eng->t_end - eng->t0;
-
-		for (int i = 0; i < n; i++) {
-			const struct jl_sync *m = &rep[i].model;
-			json_object *o = json_object_new_object(), *in = json_object_new_array();
-
-			json_object_object_add(o, JL_K(name), json_object_new_string(rep[i].spec->name));
-			json_object_object_add(o, JL_K(algorithm), json_object_new_string(m->algo == JL_SYNC_SLOP ? "slop" : "approximate"));
-			jl_json_add_i64(o, JL_K(sets), (int64_t)m->out);
-			json_object_object_add(o, JL_K(rate_hz), json_object_new_double(span > 0 ? (double)m->out * 1e9 / (double)span : 0));
-			for (int k = 0; k < 2; k++) {
-				json_object *x = json_object_new_object();
-
-				json_object_object_add(x, JL_K(topic), json_object_new_string(rep[i].spec->inputs[k]));
-				jl_json_add_i64(x, JL_K(messages), (int64_t)m->in[k]);
-				jl_json_add_i64(x, JL_K(used), (int64_t)m->used[k]);
-				json_object_object_add(x, JL_K(used_fraction),
-						       json_object_new_double(m->in[k] ? (double)m->used[k] / (double)m->in[k] : 0));
-				json_object_array_add(in, x);
-			}
-			json_object_object_add(o, JL_K(inputs), in);
-			jl_json_add_i64(o, JL_K(pair_diff_mean_ns), m->out ? m->diff_sum / (int64_t)m->out : 0);
-			jl_json_add_i64(o, JL_K(pair_diff_max_ns), m->diff_max);
-			json_object_array_add(sy, o);
-		}
-		json_object_object_add(s, JL_K(syncs), sy);
-	}
+	json_object_object_add(s, JL_K(executors), executors_json(eng));
+	json_object_object_add(s, JL_K(syncs), syncs_json(eng));
 	{
 		size_t n, lost;
 

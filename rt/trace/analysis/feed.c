@@ -228,24 +228,10 @@ static int note_bandwidth_timer(struct jl_analysis *an, const struct jl_event *e
 	return 0;
 }
 
-static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
+/* The RT queue set aside: a lower task (or idle) is switched in while an RT task that was switched out on C
+ * still runnable has not run since (it, or the task leaving now). */
+static void track_set_aside(struct jl_analysis_cpu *c, const struct jl_event *ev)
 {
-	struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
-	int ti;
-
-	/* the record says who ran up to now: its prio and name hold for the piece it closes (a task
-	 * whose switch-in was inferred may have had them guessed) */
-	if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
-		c->kprio = ev->prev_prio;
-		if (ev->prev_comm[0] && !jl_event_same(c->comm, ev->prev_comm)) {
-			jl_event_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
-			c->comm_ok = false;
-		}
-	}
-	if (jl_timeline_close(an, ev->cpu, ev->ts) < 0)
-		return -1;
-	/* the RT queue set aside: a lower task (or idle) is switched in while an RT task that was switched
-	 * out here still runnable has not run since (it, or the task leaving now) */
 	if (ev->prev_pid > 0 && ev->prev_prio < 100 && (ev->prev_state & ~0x100LL) == 0)
 		c->rt_preempted = ev->prev_pid;
 	if (ev->pid == c->rt_preempted)
@@ -254,7 +240,13 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 		c->rt_set_aside = ev->ts;
 	else if (ev->pid > 0 && ev->prio < 100)
 		c->rt_set_aside = 0;
-	ti = jl_analysis_thread_of(an, ev->prev_pid);
+}
+
+/* The task leaving: its thread's state (preempted, or blocked), and the task table. 0, or -1 (ENOMEM). */
+static int switched_out(struct jl_analysis *an, const struct jl_event *ev)
+{
+	int ti = jl_analysis_thread_of(an, ev->prev_pid);
+
 	if (ti >= 0) {
 		an->threads[ti].switch_out++;
 		an->pending[ti] = 0; /* switched out before its switch-in: drop the wake */
@@ -272,42 +264,68 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 		/* (not a new task that got the pid meanwhile: its birth is there, not exited) */
 		if (k && (!k->birth || k->birth > an->nbirths || an->births[k->birth - 1].exited))
 			jl_task_forget(an, ev->prev_pid, ev->ts);
-	} else
+	} else {
 		jl_task_note(an, ev->prev_pid, ev->prev_prio, ev->prev_comm);
-	{
-		const struct jl_analysis_task *k = jl_task_note(an, ev->pid, ev->prio, ev->comm);
-
-		c->known = true;
-		c->depth = 0;
-		c->pid = ev->pid;
-		c->kprio = ev->prio;
-		jl_event_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
-		/* the task's id when the record names it as the table does */
-		c->comm_ok = k && jl_event_same(k->comm, c->comm);
-		c->comm_id = c->comm_ok ? k->name_id : 0;
-	}
-	ti = jl_analysis_thread_of(an, ev->pid);
-	if (ti >= 0 && note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
-		return -1;
-	if (ti >= 0) {
-		an->threads[ti].switch_in++;
-		if (an->pending[ti] && an->threads[ti].measured) {
-			struct jl_pair p = an->pending_pair[ti];
-
-			p.waking = an->pending[ti];
-			p.switch_in = ev->ts;
-			p.pid = ev->pid;
-			p.cpu = ev->cpu;
-			p.wake_cpu = an->pending_cpu[ti];
-			p.kprio = an->pending_prio[ti];
-			p.new_task = an->pending_new[ti];
-
-			if (add_pair(an, ti, &p) < 0)
-				return -1;
-		}
-		an->pending[ti] = 0;
 	}
 	return 0;
+}
+
+/* The task coming in: C's state, and for a measured thread woken before, its wakeup pair. 0, or -1. */
+static int switched_in(struct jl_analysis *an, struct jl_analysis_cpu *c, const struct jl_event *ev)
+{
+	const struct jl_analysis_task *k = jl_task_note(an, ev->pid, ev->prio, ev->comm);
+	int ti;
+
+	c->known = true;
+	c->depth = 0;
+	c->pid = ev->pid;
+	c->kprio = ev->prio;
+	jl_event_copy(c->comm, sizeof(c->comm), ev->comm, sizeof(ev->comm));
+	/* the task's id when the record names it as the table does */
+	c->comm_ok = k && jl_event_same(k->comm, c->comm);
+	c->comm_id = c->comm_ok ? k->name_id : 0;
+	ti = jl_analysis_thread_of(an, ev->pid);
+	if (ti < 0)
+		return 0;
+	if (note_state(an, ti, ev->ts, ev->cpu, JL_TS_IN, 0, -1, NULL) < 0)
+		return -1;
+	an->threads[ti].switch_in++;
+	if (an->pending[ti] && an->threads[ti].measured) {
+		struct jl_pair p = an->pending_pair[ti];
+
+		p.waking = an->pending[ti];
+		p.switch_in = ev->ts;
+		p.pid = ev->pid;
+		p.cpu = ev->cpu;
+		p.wake_cpu = an->pending_cpu[ti];
+		p.kprio = an->pending_prio[ti];
+		p.new_task = an->pending_new[ti];
+		if (add_pair(an, ti, &p) < 0)
+			return -1;
+	}
+	an->pending[ti] = 0;
+	return 0;
+}
+
+static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
+{
+	struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
+
+	/* the record says who ran up to now: its prio and name hold for the piece it closes (a task
+	 * whose switch-in was inferred may have had them guessed) */
+	if (c->known && c->pid == ev->prev_pid && ev->prev_pid > 0) {
+		c->kprio = ev->prev_prio;
+		if (ev->prev_comm[0] && !jl_event_same(c->comm, ev->prev_comm)) {
+			jl_event_copy(c->comm, sizeof(c->comm), ev->prev_comm, sizeof(ev->prev_comm));
+			c->comm_ok = false;
+		}
+	}
+	if (jl_timeline_close(an, ev->cpu, ev->ts) < 0)
+		return -1;
+	track_set_aside(c, ev);
+	if (switched_out(an, ev) < 0)
+		return -1;
+	return switched_in(an, c, ev);
 }
 
 

@@ -57,6 +57,85 @@ static int workers_of(const struct worker *w, int n, int unit)
 	return size;
 }
 
+/* Series ES as the analysis' entry TH, its cycles copied into SAMPLES from K on (the next K returned): a
+ * callback's entry names its executor, a server method's its workers (WORKERS[0..NWORKERS)). PARTIAL: a
+ * ring's kept cycles, to which the analysis may be pruned. */
+static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, const struct worker *workers,
+			   int nworkers, bool partial, struct jl_analysis_thread *th, struct jl_analysis_sample *samples,
+			   size_t k)
+{
+	const struct jl_thread *et = jl_series_thread(eng, es);
+	const struct jl_unit *un = &eng->units[es->unit];
+	const struct jl_thread_spec *spec = un->spec;
+	size_t n = jl_series_count(es);
+
+	snprintf(th->name, sizeof(th->name), "%s", es->name);
+	th->pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
+	/* a callback: its late starts are first its executor's other runs, then its thread's wakeup */
+	if (spec->beh.kind == JL_BEH_EXECUTOR) {
+		th->executor = es->unit + 1;
+		th->pool_size = un->nthreads;
+		th->group = es->group;
+	} else if (es->any_thread) { /* a server's method: its pool is the unit's workers */
+		th->executor = es->unit + 1;
+		th->requests = true;
+		th->group = -1;
+		th->pool_size = workers_of(workers, nworkers, es->unit);
+	}
+	th->measured = es->measured;
+	jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th->policy, sizeof(th->policy));
+	th->samples = samples + k;
+	th->nsamples = n;
+	th->partial = es->partial || partial;
+	for (size_t j = 0; j < n; j++, k++) {
+		const struct jl_sample *s = jl_series_at(es, j);
+
+		samples[k].release = s->release;
+		samples[k].wake = s->wake;
+		samples[k].end = s->end;
+		samples[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
+		samples[k].cycle = s->cycle;
+		samples[k].tid = s->tid;
+	}
+	if (!es->measured || es->trace_only) { /* trace_only: its wakeups are what is analysed */
+		th->samples = NULL;
+		th->nsamples = 0;
+	}
+	return k;
+}
+
+/* The pool threads' entries from TH[E] on: a multi-threaded executor's threads, then a probed server's
+ * workers (their policy: from the trace, the program may set its threads' own). The entries' count. */
+static int pool_entries(const struct jl_engine *eng, const struct worker *workers, int nworkers,
+			struct jl_analysis_thread *th, int e)
+{
+	for (int u = 0; u < eng->nunits; u++) {
+		const struct jl_unit *un = &eng->units[u];
+
+		if (un->spec->beh.kind != JL_BEH_EXECUTOR || un->nthreads < 2)
+			continue;
+		for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++, e++) {
+			snprintf(th[e].name, sizeof(th[e].name), "%s", eng->threads[t].name);
+			th[e].pid = eng->threads[t].tid;
+			th[e].measured = th[e].pool = true;
+			th[e].executor = u + 1;
+			th[e].pool_size = un->nthreads;
+			jl_policy_format(un->spec->place.policy, un->spec->place.priority, un->spec->place.nice, true,
+					 th[e].policy, sizeof(th[e].policy));
+		}
+	}
+	for (int w = 0; w < nworkers; w++, e++) {
+		const struct jl_thread_spec *spec = eng->units[workers[w].unit].spec;
+
+		snprintf(th[e].name, sizeof(th[e].name), "%.40s.worker-%d", spec->name, (int)workers[w].tid);
+		th[e].pid = workers[w].tid;
+		th[e].measured = th[e].pool = th[e].requests = true;
+		th[e].executor = workers[w].unit + 1;
+		th[e].pool_size = workers_of(workers, nworkers, workers[w].unit);
+	}
+	return e;
+}
+
 /* The engine's series as the analysis sees them, one entry each, in the engine's order (the trace
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Then the pools' threads: a multi-threaded
@@ -89,73 +168,9 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 		free(workers);
 		return NULL;
 	}
-	for (int i = 0; i < eng->nseries; i++) {
-		const struct jl_series *es = &eng->series[i];
-		const struct jl_thread *et = jl_series_thread(eng, es);
-		const struct jl_unit *un = &eng->units[es->unit];
-		const struct jl_thread_spec *spec = un->spec;
-		size_t n = jl_series_count(es);
-
-		snprintf(th[i].name, sizeof(th[i].name), "%s", es->name);
-		th[i].pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
-		/* a callback: its late starts are first its executor's other runs, then its thread's wakeup */
-		if (spec->beh.kind == JL_BEH_EXECUTOR) {
-			th[i].executor = es->unit + 1;
-			th[i].pool_size = un->nthreads;
-			th[i].group = es->group;
-		} else if (es->any_thread) { /* a server's method: its pool is the unit's workers */
-			th[i].executor = es->unit + 1;
-			th[i].requests = true;
-			th[i].group = -1;
-			th[i].pool_size = workers_of(workers, nworkers, es->unit);
-		}
-		th[i].measured = es->measured;
-		jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th[i].policy,
-				 sizeof(th[i].policy));
-		th[i].samples = *samples + k;
-		th[i].nsamples = n;
-		th[i].partial = es->partial || partial; /* a ring's kept cycles: the analysis may be pruned to them */
-		for (size_t j = 0; j < n; j++, k++) {
-			const struct jl_sample *s = jl_series_at(es, j);
-
-			(*samples)[k].release = s->release;
-			(*samples)[k].wake = s->wake;
-			(*samples)[k].end = s->end;
-			(*samples)[k].miss = es->deadline_ns > 0 && jl_missed(s->release, s->end, es->deadline_ns);
-			(*samples)[k].cycle = s->cycle;
-			(*samples)[k].tid = s->tid;
-		}
-		if (!es->measured || es->trace_only) { /* trace_only: its wakeups are what is analysed */
-			th[i].samples = NULL;
-			th[i].nsamples = 0;
-		}
-	}
-	e = eng->nseries;
-	for (int u = 0; u < eng->nunits; u++) {
-		const struct jl_unit *un = &eng->units[u];
-
-		if (un->spec->beh.kind != JL_BEH_EXECUTOR || un->nthreads < 2)
-			continue;
-		for (int t = un->first_thread; t < un->first_thread + un->nthreads; t++, e++) {
-			snprintf(th[e].name, sizeof(th[e].name), "%s", eng->threads[t].name);
-			th[e].pid = eng->threads[t].tid;
-			th[e].measured = th[e].pool = true;
-			th[e].executor = u + 1;
-			th[e].pool_size = un->nthreads;
-			jl_policy_format(un->spec->place.policy, un->spec->place.priority, un->spec->place.nice, true,
-					 th[e].policy, sizeof(th[e].policy));
-		}
-	}
-	for (int w = 0; w < nworkers; w++, e++) {
-		const struct jl_thread_spec *spec = eng->units[workers[w].unit].spec;
-
-		snprintf(th[e].name, sizeof(th[e].name), "%.40s.worker-%d", spec->name, (int)workers[w].tid);
-		th[e].pid = workers[w].tid;
-		th[e].measured = th[e].pool = th[e].requests = true;
-		th[e].executor = workers[w].unit + 1;
-		th[e].pool_size = workers_of(workers, nworkers, workers[w].unit); /* its policy: from the trace (the
-											* program may set its threads' own) */
-	}
+	for (int i = 0; i < eng->nseries; i++)
+		k = series_entry(eng, &eng->series[i], workers, nworkers, partial, &th[i], *samples, k);
+	e = pool_entries(eng, workers, nworkers, th, eng->nseries);
 	free(workers);
 	*count = e;
 	return th;

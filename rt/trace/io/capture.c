@@ -219,10 +219,67 @@ void jl_trace_describe_recording(const struct jl_trace *t, json_object *block)
 	json_object_object_add(block, JL_K(recorded), rec);
 }
 
+/* T's instance on the mono clock (first: writing trace_clock clears the buffer), and its buffer's size. 0, or
+ * -1 with ERR. */
+static int set_clock_and_buffer(struct jl_trace *t, const struct jl_run_spec *run, char *err, size_t errlen)
+{
+	char *clk;
+
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "trace: cannot set the mono trace clock: %s", strerror(errno));
+		return -1;
+	}
+	clk = tracefs_instance_file_read(t->inst, "trace_clock", NULL);
+	if (clk) {
+		snprintf(t->clock, sizeof(t->clock), "%s", clk);
+		free(clk);
+	}
+	if (!strstr(t->clock, "[mono]")) {
+		snprintf(err, errlen, "trace: the mono trace clock did not take (trace_clock: %s)", t->clock);
+		return -1;
+	}
+	if (run->trace_buffer && tracefs_instance_set_buffer_size(t->inst, run->trace_buffer / 1024, -1) < 0) {
+		snprintf(err, errlen, "trace: cannot set the buffer size to %llu KB per CPU: %s",
+			 (unsigned long long)(run->trace_buffer / 1024), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Each online CPU's raw buffer opened, with the temporary file its pages go to, and the page buffer. 0, or
+ * -1 with ERR. */
+static int open_cpus(struct jl_trace *t, char *err, size_t errlen)
+{
+	t->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	t->cpu = calloc(t->ncpus, sizeof(*t->cpu));
+	if (!t->cpu) {
+		snprintf(err, errlen, "trace: out of memory");
+		return -1;
+	}
+	for (int c = 0; c < t->ncpus; c++) {
+		t->cpu[c].fd = -1;
+		t->cpu[c].tcpu = tracefs_cpu_open(t->inst, c, true);
+		if (!t->cpu[c].tcpu)
+			continue; /* offline CPU */
+		if (!t->page_size)
+			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
+		t->cpu[c].fd = jl_tmpfile();
+		if (t->cpu[c].fd < 0) {
+			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if (t->page_size <= 0 || !(t->page = malloc(t->page_size))) {
+		snprintf(err, errlen, "trace: cannot open the per-CPU raw buffers of %s", t->name);
+		return -1;
+	}
+	return 0;
+}
+
 int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *err, size_t errlen)
 {
 	struct jl_trace *t;
-	char *clk, *path;
+	char *path;
 
 	*out = NULL;
 	if (!run->trace_groups) {
@@ -250,50 +307,9 @@ int jl_trace_start(struct jl_trace **out, const struct jl_run_spec *run, char *e
 		goto fail;
 	}
 	tracefs_trace_off(t->inst);
-	/* the clock first: writing trace_clock clears the buffer */
-	if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
-		snprintf(err, errlen, "trace: cannot set the mono trace clock: %s", strerror(errno));
+	if (set_clock_and_buffer(t, run, err, errlen) < 0 || enable_groups(t, err, errlen) < 0 ||
+	    open_cpus(t, err, errlen) < 0)
 		goto fail;
-	}
-	clk = tracefs_instance_file_read(t->inst, "trace_clock", NULL);
-	if (clk) {
-		snprintf(t->clock, sizeof(t->clock), "%s", clk);
-		free(clk);
-	}
-	if (!strstr(t->clock, "[mono]")) {
-		snprintf(err, errlen, "trace: the mono trace clock did not take (trace_clock: %s)", t->clock);
-		goto fail;
-	}
-	if (run->trace_buffer && tracefs_instance_set_buffer_size(t->inst, run->trace_buffer / 1024, -1) < 0) {
-		snprintf(err, errlen, "trace: cannot set the buffer size to %llu KB per CPU: %s",
-			 (unsigned long long)(run->trace_buffer / 1024), strerror(errno));
-		goto fail;
-	}
-	if (enable_groups(t, err, errlen) < 0)
-		goto fail;
-	t->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	t->cpu = calloc(t->ncpus, sizeof(*t->cpu));
-	if (!t->cpu) {
-		snprintf(err, errlen, "trace: out of memory");
-		goto fail;
-	}
-	for (int c = 0; c < t->ncpus; c++) {
-		t->cpu[c].fd = -1;
-		t->cpu[c].tcpu = tracefs_cpu_open(t->inst, c, true);
-		if (!t->cpu[c].tcpu)
-			continue; /* offline CPU */
-		if (!t->page_size)
-			t->page_size = tracefs_cpu_read_size(t->cpu[c].tcpu);
-		t->cpu[c].fd = jl_tmpfile();
-		if (t->cpu[c].fd < 0) {
-			snprintf(err, errlen, "trace: cannot create a temporary file in /tmp: %s", strerror(errno));
-			goto fail;
-		}
-	}
-	if (t->page_size <= 0 || !(t->page = malloc(t->page_size))) {
-		snprintf(err, errlen, "trace: cannot open the per-CPU raw buffers of %s", t->name);
-		goto fail;
-	}
 	path = tracefs_instance_get_file(t->inst, "trace_marker_raw");
 	if (path) {
 		t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);

@@ -126,45 +126,114 @@ static char *build_cmdlines(const char *extra)
 	return out;
 }
 
-int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen)
+/* The initial format, the header info, the ftrace formats and those of the event systems SRC's groups record
+ * from. 0, or -1 when tracefs could not be read. */
+static int put_formats(struct out *o, const struct jl_tracedat_src *src)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	char clockopt[64], *cmdlines = NULL, *page = NULL;
-	const char *b, *e, *systems[JL_TRACE_MAX_SYSTEMS];
+	const char *systems[JL_TRACE_MAX_SYSTEMS];
+	uint32_t nsys;
+
+	put(o, magic, sizeof(magic));
+	put(o, "6", 2);
+	put(o, (char[]){ 0 }, 1);              /* little endian */
+	put(o, (char[]){ sizeof(long) }, 1);   /* user-space long size */
+	put32(o, (uint32_t)src->page_size);
+	put(o, "header_page", 12);
+	if (put_file64(o, "events/header_page") < 0)
+		return -1;
+	put(o, "header_event", 13);
+	if (put_file64(o, "events/header_event") < 0)
+		return -1;
+	if (put_system_formats(o, "ftrace") < 0) /* print, raw_data, ... */
+		return -1;
+	/* event systems: the ones the recorded groups' events come from (sched, task, irq, ipi, timer) */
+	nsys = (uint32_t)jl_trace_systems(src->groups, systems, JL_TRACE_MAX_SYSTEMS);
+	put32(o, nsys);
+	for (uint32_t i = 0; i < nsys; i++) {
+		put(o, systems[i], strlen(systems[i]) + 1);
+		if (put_system_formats(o, systems[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The options (the trace clock) and the flyrecord section's start. */
+static void put_options(struct out *o, const struct jl_tracedat_src *src)
+{
+	const char *b = strchr(src->clock, '['), *e = b ? strchr(b, ']') : NULL;
+	char clockopt[64];
+
+	/* the option names the clock without brackets: libtracecmd 3.1 takes the clock from the text after the
+	 * CPU offsets, and parsing a bracketed name twice would leak the first copy */
+	if (b && e)
+		snprintf(clockopt, sizeof(clockopt), "%.*s", (int)(e - b - 1), b + 1);
+	else
+		snprintf(clockopt, sizeof(clockopt), "mono");
+	put(o, "options  ", 10);
+	put16(o, OPT_TRACECLOCK);
+	put32(o, (uint32_t)strlen(clockopt) + 1);
+	put(o, clockopt, strlen(clockopt) + 1);
+	put16(o, OPT_DONE);
+	put(o, "flyrecord", 10);
+}
+
+/* Each CPU's offset and size, the clock text, then each CPU's pages from a page boundary on. 0, or -1 (I/O). */
+static int put_cpu_data(struct out *o, const struct jl_tracedat_src *src)
+{
+	long pos = ftell(o->f);
+	uint64_t off;
+	char *page;
+
+	if (pos < 0)
+		return -1;
+	/* offsets: the header so far + the offset table + the clock text, rounded up to a page */
+	off = (uint64_t)pos + 16ull * src->ncpus + 8 + strlen(src->clock);
+	off = (off + src->page_size - 1) / src->page_size * src->page_size;
+	for (int c = 0; c < src->ncpus; c++) {
+		put64(o, src->cpu_bytes[c] ? off : 0);
+		put64(o, src->cpu_bytes[c]);
+		off += src->cpu_bytes[c];
+	}
+	put64(o, strlen(src->clock));
+	put(o, src->clock, strlen(src->clock));
+	pos = ftell(o->f);
+	if (pos < 0)
+		return -1;
+	while (pos % src->page_size) {
+		put(o, (char[]){ 0 }, 1);
+		pos++;
+	}
+	page = malloc(src->page_size);
+	if (!page)
+		return -1;
+	for (int c = 0; c < src->ncpus; c++)
+		for (uint64_t done = 0; done < src->cpu_bytes[c]; done += src->page_size) {
+			if (pread(src->cpu_fd[c], page, src->page_size, (off_t)done) != src->page_size) {
+				free(page);
+				return -1;
+			}
+			put(o, page, src->page_size);
+		}
+	free(page);
+	return 0;
+}
+
+int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char *err, size_t errlen)
+{
 	struct jl_outfile of;
 	struct out o = { 0 };
-	uint32_t nsys = 0;
-	uint64_t off;
-	long pos;
+	char *cmdlines = NULL;
 
 	if (jl_output_open_path(&of, path)) {
 		snprintf(err, errlen, "trace: cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	o.f = of.fp;
-	/* initial format */
-	put(&o, magic, sizeof(magic));
-	put(&o, "6", 2);
-	put(&o, (char[]){ 0 }, 1);              /* little endian */
-	put(&o, (char[]){ sizeof(long) }, 1);   /* user-space long size */
-	put32(&o, (uint32_t)src->page_size);
-	/* header info */
-	put(&o, "header_page", 12);
-	if (put_file64(&o, "events/header_page") < 0)
-		goto fail_tracefs;
-	put(&o, "header_event", 13);
-	if (put_file64(&o, "events/header_event") < 0)
-		goto fail_tracefs;
-	/* ftrace formats (print, raw_data, ...) */
-	if (put_system_formats(&o, "ftrace") < 0)
-		goto fail_tracefs;
-	/* event systems: the ones the recorded groups' events come from (sched, task, irq, ipi, timer) */
-	nsys = (uint32_t)jl_trace_systems(src->groups, systems, JL_TRACE_MAX_SYSTEMS);
-	put32(&o, nsys);
-	for (uint32_t i = 0; i < nsys; i++) {
-		put(&o, systems[i], strlen(systems[i]) + 1);
-		if (put_system_formats(&o, systems[i]) < 0)
-			goto fail_tracefs;
+	if (put_formats(&o, src) < 0) {
+		snprintf(err, errlen, "trace: cannot read the event formats from tracefs: %s", strerror(errno));
+		jl_output_abort(&of);
+		return -1;
 	}
 	put32(&o, src->kallsyms ? (uint32_t)strlen(src->kallsyms) : 0); /* the symbols the events use */
 	if (src->kallsyms)
@@ -176,52 +245,9 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 	put64(&o, strlen(cmdlines));
 	put(&o, cmdlines, strlen(cmdlines));
 	put32(&o, (uint32_t)src->ncpus);
-	/* options: the trace clock */
-	b = strchr(src->clock, '[');
-	e = b ? strchr(b, ']') : NULL;
-	/* the option names the clock without brackets: libtracecmd 3.1 takes the clock from the text after the
-	 * CPU offsets, and parsing a bracketed name twice would leak the first copy */
-	if (b && e)
-		snprintf(clockopt, sizeof(clockopt), "%.*s", (int)(e - b - 1), b + 1);
-	else
-		snprintf(clockopt, sizeof(clockopt), "mono");
-	put(&o, "options  ", 10);
-	put16(&o, OPT_TRACECLOCK);
-	put32(&o, (uint32_t)strlen(clockopt) + 1);
-	put(&o, clockopt, strlen(clockopt) + 1);
-	put16(&o, OPT_DONE);
-	put(&o, "flyrecord", 10);
-	/* offsets: the header so far + the offset table + the clock text, rounded up to a page */
-	pos = ftell(o.f);
-	if (pos < 0)
+	put_options(&o, src);
+	if (put_cpu_data(&o, src) < 0)
 		goto fail_io;
-	off = (uint64_t)pos + 16ull * src->ncpus + 8 + strlen(src->clock);
-	off = (off + src->page_size - 1) / src->page_size * src->page_size;
-	for (int c = 0; c < src->ncpus; c++) {
-		put64(&o, src->cpu_bytes[c] ? off : 0);
-		put64(&o, src->cpu_bytes[c]);
-		off += src->cpu_bytes[c];
-	}
-	put64(&o, strlen(src->clock));
-	put(&o, src->clock, strlen(src->clock));
-	pos = ftell(o.f);
-	if (pos < 0)
-		goto fail_io;
-	while (pos % src->page_size) {
-		put(&o, (char[]){ 0 }, 1);
-		pos++;
-	}
-	page = malloc(src->page_size);
-	if (!page)
-		goto fail_io;
-	for (int c = 0; c < src->ncpus; c++) {
-		for (uint64_t done = 0; done < src->cpu_bytes[c]; done += src->page_size) {
-			if (pread(src->cpu_fd[c], page, src->page_size, (off_t)done) != src->page_size)
-				goto fail_io;
-			put(&o, page, src->page_size);
-		}
-	}
-	free(page);
 	free(cmdlines);
 	if (o.failed) {
 		jl_output_abort(&of);
@@ -231,14 +257,8 @@ int jl_tracedat_write(const char *path, const struct jl_tracedat_src *src, char 
 	if (jl_output_commit(&of))
 		goto fail_io_closed;
 	return 0;
-fail_tracefs:
-	snprintf(err, errlen, "trace: cannot read the event formats from tracefs: %s", strerror(errno));
-	jl_output_abort(&of);
-	free(cmdlines);
-	return -1;
 fail_io:
 	jl_output_abort(&of);
-	free(page);
 	free(cmdlines);
 fail_io_closed:
 	snprintf(err, errlen, "trace: cannot write %s: %s", path, strerror(errno ? errno : EIO));

@@ -277,6 +277,32 @@ void jl_trace_live_free(struct jl_trace *t)
 	t->live = NULL;
 }
 
+/* L's tables: per series its worst latencies and misses so far, the candidates, each CPU's file and bytes
+ * fed; and every cycle matched as it comes where the series are the analysis' N threads (its wakeup figures
+ * exact where the rings' percentiles are). 0, or -1 (ENOMEM). */
+static int live_tables(struct jl_trace_live *L, const struct jl_engine *eng, int n, int ncpus)
+{
+	int rc;
+
+	L->nser = eng->nseries < n ? eng->nseries : n;
+	L->ser = calloc((size_t)(L->nser > 0 ? L->nser : 1), sizeof(*L->ser));
+	L->cand = calloc((size_t)(L->nser > 0 ? L->nser : 1) * (JL_ANALYSIS_PRUNE_WORST + JL_ANALYSIS_PRUNE_MISSES),
+			 sizeof(*L->cand));
+	L->fds = calloc((size_t)ncpus, sizeof(*L->fds));
+	L->bytes = calloc((size_t)ncpus, sizeof(*L->bytes));
+	if (!L->ser || !L->cand || !L->fds || !L->bytes)
+		return -1;
+	for (int i = 0; i < L->nser; i++) {
+		jl_topk_init(&L->ser[i].lat, JL_ANALYSIS_PRUNE_WORST);
+		jl_topk_init(&L->ser[i].miss, JL_ANALYSIS_PRUNE_MISSES);
+	}
+	rc = L->nser == n ? jl_analysis_prune_match(&L->an, jl_engine_spill_fits(eng->sc, NULL)) : 0;
+	if (rc < 0)
+		return -1;
+	L->matching = rc > 0;
+	return 0;
+}
+
 int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_object *host, char *err, size_t errlen)
 {
 	struct jl_analysis_thread *threads = NULL;
@@ -320,22 +346,8 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 			goto nomem_nolive;
 		return 0;
 	}
-	L->nser = eng->nseries < n ? eng->nseries : n;
-	L->ser = calloc((size_t)(L->nser > 0 ? L->nser : 1), sizeof(*L->ser));
-	L->cand = calloc((size_t)(L->nser > 0 ? L->nser : 1) * (JL_ANALYSIS_PRUNE_WORST + JL_ANALYSIS_PRUNE_MISSES), sizeof(*L->cand));
-	L->fds = calloc((size_t)t->ncpus, sizeof(*L->fds));
-	L->bytes = calloc((size_t)t->ncpus, sizeof(*L->bytes));
-	if (!L->ser || !L->cand || !L->fds || !L->bytes)
+	if (live_tables(L, eng, n, t->ncpus) < 0)
 		goto nomem;
-	for (int i = 0; i < L->nser; i++) {
-		jl_topk_init(&L->ser[i].lat, JL_ANALYSIS_PRUNE_WORST);
-		jl_topk_init(&L->ser[i].miss, JL_ANALYSIS_PRUNE_MISSES);
-	}
-	/* every cycle matched as it comes (its wakeup figures exact where the rings' percentiles are) */
-	rc = L->nser == n ? jl_analysis_prune_match(&L->an, jl_engine_spill_fits(eng->sc, NULL)) : 0;
-	if (rc < 0)
-		goto nomem;
-	L->matching = rc > 0;
 	for (int c = 0; c < t->ncpus; c++)
 		L->fds[c] = t->cpu[c].fd;
 	L->src = (struct jl_trace_pages){ .tep = jl_trace_tep(t, err, errlen), .ncpus = t->ncpus,
