@@ -486,6 +486,127 @@ static int group_index(const char *const *names, int *n, const char *name)
 	return GROUP_NEW;
 }
 
+/* X's tables, one entry per callback of the executor (and one more), locked in memory: what the pool's
+ * threads use on every dispatch; the application's message bus, shared by the executors. 0, or -1 with ERR. */
+static int exec_tables(struct jl_unit *u, struct exec_ctx *x, char *err, size_t errlen)
+{
+	size_t n = (size_t)x->ncb + 1;
+
+	x->dcb = calloc(n, sizeof(*x->dcb));
+	x->cb = calloc(n, sizeof(*x->cb));
+	x->work = calloc(n, sizeof(*x->work));
+	x->sub = calloc(n, sizeof(*x->sub));
+	x->pub = calloc(n, sizeof(*x->pub));
+	x->call = calloc(n, sizeof(*x->call));
+	x->carry = calloc(n, sizeof(*x->carry));
+	x->skipped_seen = calloc(n, sizeof(*x->skipped_seen));
+	if (!u->eng->app)
+		u->eng->app = bus_new(u->eng);
+	x->bus = u->eng->app;
+	if (x->bus)
+		x->bus->refs++;
+	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->call || !x->carry || !x->skipped_seen || !x->bus) {
+		snprintf(err, errlen, "executor '%s': out of memory", x->spec->t.name);
+		return -1;
+	}
+	jl_memlock_range(x, sizeof(*x));
+	jl_memlock_range(x->dcb, n * sizeof(*x->dcb));
+	jl_memlock_range(x->cb, n * sizeof(*x->cb));
+	jl_memlock_range(x->work, n * sizeof(*x->work));
+	jl_memlock_range(x->sub, n * sizeof(*x->sub));
+	jl_memlock_range(x->pub, n * sizeof(*x->pub));
+	jl_memlock_range(x->call, n * sizeof(*x->call));
+	jl_memlock_range(x->carry, n * sizeof(*x->carry));
+	jl_memlock_range(x->skipped_seen, n * sizeof(*x->skipped_seen));
+	return 0;
+}
+
+/* Callback C (X's next) subscribes to its trigger's or poll's topic: its history ring, sized by the topic's
+ * QoS (keep last: depth; keep all: the resource limit; a queue holds depth requests), locked. S: its series.
+ * 0, or -1 with ERR. */
+static int add_subscriber(struct exec_ctx *x, const struct jl_scenario *sc, const struct jl_callback_spec *c,
+			  struct jl_series *s, char *err, size_t errlen)
+{
+	const struct jl_topic_spec *t;
+	struct sub *b;
+
+	if (x->bus->nsubs >= JL_MAX_CALLBACKS) {
+		snprintf(err, errlen, "callback '%s': too many subscribers", c->name);
+		return -1;
+	}
+	b = &x->bus->subs[x->bus->nsubs];
+	memset(b, 0, sizeof(*b));
+	b->x = x;
+	b->cb = x->ncb;
+	b->poll = c->poll[0] != 0;
+	b->topic = jl_scenario_topic_index(sc, c->trigger[0] ? c->trigger : c->poll); /* validated: it exists */
+	t = &sc->topics[b->topic];
+	b->keep = t->keep;
+	b->queue = t->queue;
+	b->limit = t->limit;
+	b->cap = b->keep == JL_KEEP_ALL && !b->queue ? JL_TOPIC_KEEP_ALL_LIMIT : t->depth;
+	b->ring = calloc(b->cap ? b->cap : 1, sizeof(*b->ring));
+	if (!b->ring) {
+		snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
+		return -1;
+	}
+	jl_memlock_range(b->ring, (b->cap ? b->cap : 1) * sizeof(*b->ring));
+	s->msgs.subscriber = true;
+	s->msgs.poll = b->poll;
+	s->msgs.queue = b->queue;
+	b->sid = s->id;
+	x->sub[x->ncb] = x->bus->nsubs++;
+	return 0;
+}
+
+/* Callback I of the scenario as X's next: its group (GROUPS, *NGROUPS), its dispatch entry, its topics, its
+ * work, its series, its subscription. 0, or -1 with ERR. */
+static int add_callback(struct jl_unit *u, struct exec_ctx *x, int i, const char **groups, int *ngroups, char *err,
+			size_t errlen)
+{
+	const struct jl_scenario *sc = u->eng->sc;
+	const struct jl_callback_spec *c = &sc->callbacks[i];
+	/* a node's default group is its own (ROS 2's default); without a node, the executor's implicit node's */
+	const char *gname = c->node[0] && !strcmp(c->group, "default") ? c->node : c->group;
+	int g = group_index(groups, ngroups, gname);
+	struct jl_series *s;
+
+	if (g == GROUP_NEW) {
+		g = *ngroups;
+		groups[(*ngroups)++] = gname;
+	}
+	x->cb[x->ncb] = c;
+	x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,
+					  .period = c->period_ns, .phase = c->phase_ns, .jitter = c->jitter_ns,
+					  .seed = (uint64_t)sc->run.seed * 1000003u + (uint64_t)i };
+	x->sub[x->ncb] = -1;
+	x->pub[x->ncb] = c->publish[0] ? jl_scenario_topic_index(sc, c->publish) : -1;
+	x->call[x->ncb] = c->call[0] ? jl_scenario_topic_index(sc, c->call) : -1;
+	if (jl_work_prepare(&x->work[x->ncb], &c->work, x->spec->t.place.mem_node)) {
+		snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
+		return -1;
+	}
+	x->work[x->ncb].run_to_end = true; /* a callback in progress at the end runs whole */
+	x->work[x->ncb].lock = jl_engine_lock(u->eng, c->lock);
+	/* one series per callback: written by the executor's one thread, or by any of its pool */
+	s = jl_unit_add_series(u, c->name, u->nthreads == 1 ? 0 : -1,
+			       c->period_ns ? jl_engine_loop_capacity(sc, c->period_ns) + 16 : message_bound(sc), err, errlen);
+	if (!s)
+		return -1;
+	if (!x->ncb)
+		x->first_series = s->id;
+	s->measured = true;
+	s->group = g;
+	s->has_origin = true; /* its data's origin: the release that started the chain (a timer: its own) */
+	s->periodic = c->period_ns > 0 && !c->jitter_ns; /* jittered releases are not on a grid */
+	s->period_ns = c->period_ns;
+	s->deadline_ns = c->deadline_ns ? c->deadline_ns : c->period_ns;
+	if ((c->trigger[0] || c->poll[0]) && add_subscriber(x, sc, c, s, err, errlen))
+		return -1;
+	x->ncb++;
+	return 0;
+}
+
 static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 {
 	const struct jl_scenario *sc = u->eng->sc;
@@ -504,116 +625,12 @@ static int executor_init(struct jl_unit *u, char *err, size_t errlen)
 	x->spec = es;
 	for (int i = 0; i < sc->ncallbacks; i++)
 		x->ncb += !strcmp(sc->callbacks[i].executor, es->t.name);
-	x->dcb = calloc((size_t)x->ncb + 1, sizeof(*x->dcb));
-	x->cb = calloc((size_t)x->ncb + 1, sizeof(*x->cb));
-	x->work = calloc((size_t)x->ncb + 1, sizeof(*x->work));
-	x->sub = calloc((size_t)x->ncb + 1, sizeof(*x->sub));
-	x->pub = calloc((size_t)x->ncb + 1, sizeof(*x->pub));
-	x->call = calloc((size_t)x->ncb + 1, sizeof(*x->call));
-	x->carry = calloc((size_t)x->ncb + 1, sizeof(*x->carry));
-	x->skipped_seen = calloc((size_t)x->ncb + 1, sizeof(*x->skipped_seen));
-	if (!u->eng->app)
-		u->eng->app = bus_new(u->eng);
-	x->bus = u->eng->app;
-	if (x->bus)
-		x->bus->refs++;
-	if (!x->dcb || !x->cb || !x->work || !x->sub || !x->pub || !x->call || !x->carry || !x->skipped_seen || !x->bus) {
-		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
+	if (exec_tables(u, x, err, errlen))
 		return -1;
-	}
-	{ /* what the pool's threads use on every dispatch */
-		size_t n = (size_t)x->ncb + 1;
-
-		jl_memlock_range(x, sizeof(*x));
-		jl_memlock_range(x->dcb, n * sizeof(*x->dcb));
-		jl_memlock_range(x->cb, n * sizeof(*x->cb));
-		jl_memlock_range(x->work, n * sizeof(*x->work));
-		jl_memlock_range(x->sub, n * sizeof(*x->sub));
-		jl_memlock_range(x->pub, n * sizeof(*x->pub));
-		jl_memlock_range(x->call, n * sizeof(*x->call));
-		jl_memlock_range(x->carry, n * sizeof(*x->carry));
-		jl_memlock_range(x->skipped_seen, n * sizeof(*x->skipped_seen));
-	}
 	x->ncb = 0;
-	for (int i = 0; i < sc->ncallbacks; i++) {
-		const struct jl_callback_spec *c = &sc->callbacks[i];
-		struct jl_series *s;
-		const char *gname;
-		int g;
-
-		if (strcmp(c->executor, es->t.name))
-			continue;
-		/* a node's default group is its own (ROS 2's default); without a node, the executor's implicit node's */
-		gname = c->node[0] && !strcmp(c->group, "default") ? c->node : c->group;
-		g = group_index(groups, &ngroups, gname);
-		if (g == GROUP_NEW) {
-			g = ngroups;
-			groups[ngroups++] = gname;
-		}
-		x->cb[x->ncb] = c;
-		x->dcb[x->ncb] = (struct jl_dcb){ .kind = c->trigger[0] ? JL_CB_SUBSCRIPTION : JL_CB_TIMER, .group = g,
-						  .period = c->period_ns, .phase = c->phase_ns, .jitter = c->jitter_ns,
-						  .seed = (uint64_t)sc->run.seed * 1000003u + (uint64_t)i };
-		x->sub[x->ncb] = x->pub[x->ncb] = x->call[x->ncb] = -1;
-		x->pub[x->ncb] = c->publish[0] ? jl_scenario_topic_index(sc, c->publish) : -1;
-		x->call[x->ncb] = c->call[0] ? jl_scenario_topic_index(sc, c->call) : -1;
-		if (jl_work_prepare(&x->work[x->ncb], &c->work, es->t.place.mem_node)) {
-			snprintf(err, errlen, "callback '%s': cannot prepare its work: %s", c->name, strerror(errno));
+	for (int i = 0; i < sc->ncallbacks; i++)
+		if (!strcmp(sc->callbacks[i].executor, es->t.name) && add_callback(u, x, i, groups, &ngroups, err, errlen))
 			return -1;
-		}
-		x->work[x->ncb].run_to_end = true; /* a callback in progress at the end runs whole */
-		x->work[x->ncb].lock = jl_engine_lock(u->eng, c->lock);
-		/* one series per callback: written by the executor's one thread, or by any of its pool */
-		s = jl_unit_add_series(u, c->name, u->nthreads == 1 ? 0 : -1,
-				       c->period_ns ? jl_engine_loop_capacity(sc, c->period_ns) + 16 : message_bound(sc), err,
-				       errlen);
-		if (!s)
-			return -1;
-		if (!x->ncb)
-			x->first_series = s->id;
-		s->measured = true;
-		s->group = g;
-		s->has_origin = true; /* its data's origin: the release that started the chain (a timer: its own) */
-		s->periodic = c->period_ns > 0 && !c->jitter_ns; /* jittered releases are not on a grid */
-		s->period_ns = c->period_ns;
-		s->deadline_ns = c->deadline_ns ? c->deadline_ns : c->period_ns;
-		if (c->trigger[0] || c->poll[0]) {
-			const char *tn = c->trigger[0] ? c->trigger : c->poll;
-			struct sub *b;
-
-			if (x->bus->nsubs >= JL_MAX_CALLBACKS) {
-				snprintf(err, errlen, "callback '%s': too many subscribers", c->name);
-				return -1;
-			}
-			b = &x->bus->subs[x->bus->nsubs];
-			memset(b, 0, sizeof(*b));
-			b->x = x;
-			b->cb = x->ncb;
-			b->poll = c->poll[0] != 0;
-			b->topic = jl_scenario_topic_index(sc, tn); /* validated: it exists */
-			{
-				const struct jl_topic_spec *t = &sc->topics[b->topic];
-
-				b->keep = t->keep;
-				b->queue = t->queue;
-				b->limit = t->limit;
-				/* keep last: depth; keep all: the resource limit; a queue holds `depth` requests */
-				b->cap = b->keep == JL_KEEP_ALL && !b->queue ? JL_TOPIC_KEEP_ALL_LIMIT : t->depth;
-			}
-			b->ring = calloc(b->cap ? b->cap : 1, sizeof(*b->ring));
-			if (!b->ring) {
-				snprintf(err, errlen, "callback '%s': out of memory for its history", c->name);
-				return -1;
-			}
-			jl_memlock_range(b->ring, (b->cap ? b->cap : 1) * sizeof(*b->ring));
-			s->msgs.subscriber = true;
-			s->msgs.poll = b->poll;
-			s->msgs.queue = b->queue;
-			b->sid = s->id;
-			x->sub[x->ncb] = x->bus->nsubs++;
-		}
-		x->ncb++;
-	}
 	if (jl_dispatch_init(&x->d, es->dispatch, x->dcb, x->ncb, ngroups, 0)) {
 		snprintf(err, errlen, "executor '%s': out of memory", es->t.name);
 		return -1;
@@ -688,6 +705,139 @@ static void serve_cooperatively(struct exec_ctx *x, int cb, const struct jl_requ
 	}
 }
 
+/* Callback CB of X, taken from the dispatch (ready at READY), run by TH: called and returning with X's lock
+ * held, which the run itself does not hold. Its sample, its request's reply, its group freed, its publish. */
+static void run_callback(struct jl_thread *th, struct exec_ctx *x, int cb, int64_t ready)
+{
+	struct jl_engine *eng = th->eng;
+	const uint64_t cycle = x->dcb[cb].runs - 1;
+	const int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
+	/* a sample counts the releases dropped before it (as drive_periodic's): those this take skipped go to
+	 * the next one */
+	const uint32_t skipped = x->carry[cb];
+	bool reread, frees, failed = false;
+	int64_t start, end;
+	struct jl_request *req;
+	struct jl_series *s;
+	struct prov in;
+	uint32_t run;
+	int cpu;
+
+	x->carry[cb] = (uint32_t)(x->dcb[cb].skipped - x->skipped_seen[cb]);
+	x->skipped_seen[cb] = x->dcb[cb].skipped;
+	in = consume(x, cb, &ready, &reread);
+	req = in.req ? &x->bus->reqs[in.req - 1] : NULL;
+	if (req) /* a request it serves: in service until this run ends */
+		x->bus->subs[x->sub[cb]].in_service++;
+	pthread_mutex_unlock(&x->mu);
+	start = jl_now_ns();
+	if (req) {
+		req->start = start;
+		req->server = x->first_series + cb;
+	}
+	if (x->call[cb] >= 0) /* its call failed: so does its own reply (DEADLINE_EXCEEDED) */
+		failed = !call_and_wait(x, cb, req ? (int)in.req - 1 : -1, &in);
+	else if (req && x->cb[cb]->cancel_ns)
+		serve_cooperatively(x, cb, req);
+	else
+		jl_work_run(&x->work[cb]);
+	end = jl_now_ns();
+	cpu = sched_getcpu();
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &th->cpus_used);
+	pthread_mutex_lock(&x->mu);
+	s = &eng->series[x->first_series + cb];
+	run = (uint32_t)(jl_series_count(s) + s->dropped);
+	jl_series_append(s, &(struct jl_sample){
+		.release = ready, .wake = start, .end = end, .origin = in.origin, .tid = th->tid, .cpu = cpu,
+		.cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle, .skipped = skipped, .run = run,
+		.src = in.src, .src_run = in.src_run, .via_sync = in.via_sync, .reread = reread });
+	jl_series_count_work(s, end - start);
+	if (next > s->next_release)
+		s->next_release = next;
+	th->callbacks_run++;
+	frees = x->dcb[cb].group != JL_GROUP_REENTRANT;
+	jl_dispatch_done(&x->d, cb);
+	if (req) { /* the reply: useful only while its requester still waits */
+		x->bus->subs[x->sub[cb]].in_service--;
+		req_reply(req, failed || req_abandoned(req, end) ? JL_REQ_DEADLINE : JL_REQ_OK, end);
+	}
+	if (!frees && x->pub[cb] < 0)
+		return;
+	pthread_mutex_unlock(&x->mu);
+	if (frees) /* its group is free again: another thread may take from it */
+		futex_wake_all(&x->word);
+	if (x->pub[cb] >= 0) { /* what it consumed (a timer: its own release), holding no lock */
+		const struct prov out = { .origin = in.origin > 0 ? in.origin : ready, .src_run = run,
+					  .src = (uint16_t)(s->id + 1) };
+
+		publish(x->bus, x->pub[cb], &out, jl_now_ns());
+	}
+	pthread_mutex_lock(&x->mu);
+}
+
+/* Nothing to run: one thread (the leader) waits for the next release or a change, as rclcpp's multi-threaded
+ * executor lets one thread into the wait at a time; the others (followers) wait for the leadership, so a
+ * release wakes one thread, never the whole pool. Called and returning with X's lock held. False when the
+ * run is stopping. */
+static bool wait_for_work(const struct jl_engine *eng, struct exec_ctx *x)
+{
+	int64_t wait_until;
+	unsigned w;
+
+	if (x->leader) {
+		unsigned fw = atomic_load(&x->fword);
+
+		if (jl_stopping_now())
+			return false;
+		x->followers++;
+		pthread_mutex_unlock(&x->mu);
+		futex_wait_until(&x->fword, fw, eng->t_end);
+		pthread_mutex_lock(&x->mu);
+		x->followers--;
+		return true;
+	}
+	wait_until = jl_dispatch_next_release(&x->d);
+	if (wait_until > eng->t_end)
+		wait_until = eng->t_end;
+	/* the word first, then the stop flag: a stop raised after this check bumps the word after it was read, so
+	 * the wait returns at once */
+	w = atomic_load(&x->word);
+	if (jl_stopping_now())
+		return false;
+	x->leader = true;
+	pthread_mutex_unlock(&x->mu);
+	futex_wait_until(&x->word, w, wait_until);
+	pthread_mutex_lock(&x->mu);
+	x->leader = false;
+	return true;
+}
+
+/* A pool thread leaves (X's lock held): the first release the executor did not run, per callback; the last one
+ * out (after the measured phase, not a cycle path) counts what the histories still hold as never consumed and
+ * puts a reentrant callback's series in release order. */
+static void executor_leave(struct jl_unit *u, struct exec_ctx *x)
+{
+	struct jl_engine *eng = u->eng;
+
+	for (int i = 0; i < x->ncb; i++)
+		if (x->dcb[i].kind == JL_CB_TIMER && eng->series[x->first_series + i].next_release < x->dcb[i].next)
+			eng->series[x->first_series + i].next_release = x->dcb[i].next;
+	if (--x->active)
+		return;
+	for (int i = 0; i < x->ncb; i++) {
+		struct jl_series *s = &eng->series[x->first_series + i];
+
+		if (x->sub[i] >= 0) {
+			struct sub *b = &x->bus->subs[x->sub[i]];
+
+			SERIES(x->bus, b)->msgs.never += b->poll ? b->seq - b->last_read : b->n;
+		}
+		if (x->dcb[i].group == JL_GROUP_REENTRANT && !eng->defer_sort)
+			jl_series_sort_by_release(s);
+	}
+}
+
 /* One pool thread: take the next callback (under the lock), run it, record it, return it; wait when
  * nothing can run. Ends at the end of the run (a callback in progress runs whole) or on an early stop. */
 static void drive_executor(struct jl_thread *th)
@@ -705,129 +855,20 @@ static void drive_executor(struct jl_thread *th)
 		x->started = true;
 	}
 	while (!jl_stopping_now()) {
-		int64_t now = jl_now_ns(), ready, start, end, wait_until;
-		struct prov in;
-		struct jl_series *s;
-		unsigned w;
-		int cb, cpu;
+		int64_t now = jl_now_ns(), ready;
+		int cb;
 
 		if (now >= eng->t_end)
 			break;
 		cb = jl_dispatch_take(&x->d, now, &ready);
 		if (cb >= 0 && !x->leader && x->followers) /* it leaves the wait: a follower takes it over */
 			futex_wake(&x->fword, 1);
-		if (cb >= 0) {
-			const uint64_t cycle = x->dcb[cb].runs - 1;
-			const int64_t next = x->dcb[cb].next, period = x->dcb[cb].period;
-			/* a sample counts the releases dropped before it (as drive_periodic's): those this take
-			 * skipped go to the next one */
-			const uint32_t skipped = x->carry[cb];
-			bool reread, frees, failed;
-			uint32_t run;
-			struct jl_request *req;
-
-			x->carry[cb] = (uint32_t)(x->dcb[cb].skipped - x->skipped_seen[cb]);
-			x->skipped_seen[cb] = x->dcb[cb].skipped;
-			in = consume(x, cb, &ready, &reread);
-			req = in.req ? &x->bus->reqs[in.req - 1] : NULL;
-			if (req) /* a request it serves: in service until this run ends */
-				x->bus->subs[x->sub[cb]].in_service++;
-			pthread_mutex_unlock(&x->mu);
-			start = jl_now_ns();
-			if (req) {
-				req->start = start;
-				req->server = x->first_series + cb;
-			}
-			failed = false;
-			if (x->call[cb] >= 0) /* its call failed: so does its own reply (DEADLINE_EXCEEDED) */
-				failed = !call_and_wait(x, cb, req ? (int)in.req - 1 : -1, &in);
-			else if (req && x->cb[cb]->cancel_ns)
-				serve_cooperatively(x, cb, req);
-			else
-				jl_work_run(&x->work[cb]);
-			end = jl_now_ns();
-			cpu = sched_getcpu();
-			if (cpu >= 0 && cpu < CPU_SETSIZE)
-				CPU_SET(cpu, &th->cpus_used);
-			pthread_mutex_lock(&x->mu);
-			s = &eng->series[x->first_series + cb];
-			run = (uint32_t)(jl_series_count(s) + s->dropped);
-			jl_series_append(s, &(struct jl_sample){
-				.release = ready, .wake = start, .end = end, .origin = in.origin, .tid = th->tid,
-				.cpu = cpu, .cycle = period ? (uint64_t)((ready - s->first_release) / period) : cycle,
-				.skipped = skipped, .run = run, .src = in.src, .src_run = in.src_run,
-				.via_sync = in.via_sync, .reread = reread });
-			jl_series_count_work(s, end - start);
-			if (next > s->next_release)
-				s->next_release = next;
-			th->callbacks_run++;
-			frees = x->dcb[cb].group != JL_GROUP_REENTRANT;
-			jl_dispatch_done(&x->d, cb);
-			if (req) { /* the reply: useful only while its requester still waits */
-				x->bus->subs[x->sub[cb]].in_service--;
-				req_reply(req, failed || req_abandoned(req, end) ? JL_REQ_DEADLINE : JL_REQ_OK, end);
-			}
-			if (frees || x->pub[cb] >= 0) {
-				pthread_mutex_unlock(&x->mu);
-				if (frees) /* its group is free again: another thread may take from it */
-					futex_wake_all(&x->word);
-				if (x->pub[cb] >= 0) { /* what it consumed (a timer: its own release), holding no lock */
-					const struct prov out = { .origin = in.origin > 0 ? in.origin : ready, .src_run = run,
-								  .src = (uint16_t)(s->id + 1) };
-
-					publish(x->bus, x->pub[cb], &out, jl_now_ns());
-				}
-				pthread_mutex_lock(&x->mu);
-			}
-			continue;
-		}
-		/* nothing to run: one thread (the leader) waits for the next release or a change, as rclcpp's
-		 * multi-threaded executor lets one thread into the wait at a time; the others (followers) wait
-		 * for the leadership, so a release wakes one thread, never the whole pool */
-		if (x->leader) {
-			unsigned fw = atomic_load(&x->fword);
-
-			if (jl_stopping_now())
-				break;
-			x->followers++;
-			pthread_mutex_unlock(&x->mu);
-			futex_wait_until(&x->fword, fw, eng->t_end);
-			pthread_mutex_lock(&x->mu);
-			x->followers--;
-			continue;
-		}
-		wait_until = jl_dispatch_next_release(&x->d);
-		if (wait_until > eng->t_end)
-			wait_until = eng->t_end;
-		/* the word first, then the stop flag: a stop raised after this check bumps the word after it
-		 * was read, so the wait returns at once */
-		w = atomic_load(&x->word);
-		if (jl_stopping_now())
+		if (cb >= 0)
+			run_callback(th, x, cb, ready);
+		else if (!wait_for_work(eng, x))
 			break;
-		x->leader = true;
-		pthread_mutex_unlock(&x->mu);
-		futex_wait_until(&x->word, w, wait_until);
-		pthread_mutex_lock(&x->mu);
-		x->leader = false;
 	}
-	for (int i = 0; i < x->ncb; i++) /* the first release the executor did not run, per callback */
-		if (x->dcb[i].kind == JL_CB_TIMER && eng->series[x->first_series + i].next_release < x->dcb[i].next)
-			eng->series[x->first_series + i].next_release = x->dcb[i].next;
-	if (--x->active == 0) { /* the last one out (after the measured phase, not a cycle path) */
-		for (int i = 0; i < x->ncb; i++) {
-			struct jl_series *s = &eng->series[x->first_series + i];
-
-			/* what the histories still hold was never consumed */
-			if (x->sub[i] >= 0) {
-				struct sub *b = &x->bus->subs[x->sub[i]];
-
-				SERIES(x->bus, b)->msgs.never += b->poll ? b->seq - b->last_read : b->n;
-			}
-			/* reentrant runs end out of order: the series in release order, as every reader expects */
-			if (x->dcb[i].group == JL_GROUP_REENTRANT && !u->eng->defer_sort)
-				jl_series_sort_by_release(s);
-		}
-	}
+	executor_leave(u, x);
 	pthread_mutex_unlock(&x->mu);
 }
 

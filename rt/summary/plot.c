@@ -229,15 +229,144 @@ static int64_t bin_width(int64_t max)
 
 static int plot_intervals(const char *exe, const char *run_dir, bool *failed);
 
+/* The latency histogram's script: one index per series, "bin_us count width_us", log counts. NULL when it
+ * cannot be made. */
+static FILE *hist_script(const struct series *ser, int n)
+{
+	FILE *f = script_new(900, 500, 11);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "$hist << EOD\n");
+	for (int k = 0; k < n; k++) {
+		int64_t max = 0, w;
+		uint64_t *cnt;
+
+		for (size_t i = 0; i < ser[k].n; i++)
+			if (ser[k].latency[i] > max)
+				max = ser[k].latency[i];
+		w = bin_width(max);
+		cnt = calloc((size_t)(max / w) + 2, sizeof(*cnt));
+		if (!cnt)
+			break;
+		for (size_t i = 0; i < ser[k].n; i++)
+			cnt[(ser[k].latency[i] < 0 ? 0 : ser[k].latency[i]) / w]++;
+		for (int64_t b = 0; b <= max / w; b++)
+			if (cnt[b])
+				fprintf(f, "%.3f %llu %.3f\n", (double)(b * w + w / 2) / 1e3, (unsigned long long)cnt[b],
+					(double)w / 1e3);
+		fprintf(f, "\n\n");
+		free(cnt);
+	}
+	fprintf(f, "EOD\nset grid\nset key top right\nset title 'wakeup latency histogram (log counts)'\n"
+		   "set xlabel 'latency (us)'\nset ylabel 'cycles'\nset logscale y\nset yrange [0.8:*]\nplot ");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "%s$hist index %d using 1:2:3 with boxes fs transparent solid 0.45 noborder title ", k ? ", " : "", k);
+		gp_str(f, ser[k].name);
+	}
+	fprintf(f, "\n");
+	return f;
+}
+
+/* Latency over the cycles: a long run would make an SVG of one circle per cycle (megabytes): beyond MAX_POINTS
+ * cycles, the maximum of each group of consecutive cycles instead (the max is what shows a transient). */
+static FILE *cycle_script(const struct series *ser, int n)
+{
+	FILE *f = script_new(900, 500, 11);
+	size_t max_group = 1;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "$cycle << EOD\n");
+	for (int k = 0; k < n; k++) {
+		size_t group = ser[k].n > MAX_POINTS ? (ser[k].n + MAX_POINTS - 1) / MAX_POINTS : 1;
+
+		if (group > max_group)
+			max_group = group;
+		for (size_t i = 0; i < ser[k].n; i += group) {
+			int64_t m = ser[k].latency[i];
+
+			for (size_t g = i + 1; g < i + group && g < ser[k].n; g++)
+				m = ser[k].latency[g] > m ? ser[k].latency[g] : m;
+			fprintf(f, "%lld %.3f\n", (long long)ser[k].cycle[i], (double)m / 1e3);
+		}
+		fprintf(f, "\n\n");
+	}
+	fprintf(f, "EOD\nset grid\nset key top right\n");
+	if (max_group > 1)
+		fprintf(f, "set title 'wakeup latency over the run (max of every %zu cycles)'\n", max_group);
+	else
+		fprintf(f, "set title 'wakeup latency over the run'\n");
+	fprintf(f, "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ");
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "%s$cycle index %d using 1:2 with points pt 7 ps 0.3 title ", k ? ", " : "", k);
+		gp_str(f, ser[k].name);
+	}
+	fprintf(f, "\n");
+	return f;
+}
+
+/* Where the tick timeline's window starts: 0.6 s around the first series' worst cycle, inside the run. */
+static int64_t ticks_window(const struct series *ser, int n)
+{
+	size_t worst = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, ws;
+
+	for (size_t i = 0; i < ser[0].n; i++)
+		if (ser[0].latency[i] > ser[0].latency[worst])
+			worst = i;
+	for (int k = 0; k < n; k++)
+		for (size_t i = 0; i < ser[k].n; i++) {
+			lo = ser[k].release[i] < lo ? ser[k].release[i] : lo;
+			hi = ser[k].end[i] > hi ? ser[k].end[i] : hi;
+		}
+	ws = ser[0].release[worst] - TICK_WINDOW_NS / 2;
+	if (ws + TICK_WINDOW_NS > hi)
+		ws = hi - TICK_WINDOW_NS;
+	return ws < lo ? lo : ws;
+}
+
+/* The tick timeline's script: each series' completed cycles in the window, one mark each. */
+static FILE *ticks_script(const struct series *ser, int n)
+{
+	FILE *f = script_new(900, 500, 11);
+	int64_t ws = ticks_window(ser, n);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "$ticks << EOD\n");
+	for (int k = 0; k < n; k++) {
+		int m = 0;
+
+		for (size_t i = 0; i < ser[k].n; i++)
+			if (ser[k].end[i] >= ws && ser[k].end[i] <= ws + TICK_WINDOW_NS) {
+				fprintf(f, "%.3f %d\n", (double)(ser[k].end[i] - ws) / 1e6, k);
+				m++;
+			}
+		if (!m)
+			fprintf(f, "-1 %d\n", k); /* keep the index (outside the x range) */
+		fprintf(f, "\n\n");
+	}
+	fprintf(f, "EOD\nset grid\nset title 'completed cycles, one mark each (0.6 s window)'\n"
+		   "set xlabel 'ms'\nunset ylabel\nset xrange [0:600]\nset yrange [-0.6:%d.6]\nunset key\nset ytics (", n - 1);
+	for (int k = 0; k < n; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		gp_str(f, ser[k].name);
+		fprintf(f, " %d", k);
+	}
+	fprintf(f, ")\nplot ");
+	for (int k = 0; k < n; k++)
+		fprintf(f, "%s$ticks index %d using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", k ? ", " : "", k);
+	fprintf(f, "\n");
+	return f;
+}
+
 int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 {
 	struct series *ser = NULL;
 	char exe[PATH_MAX];
 	int n, made = 0;
-	int64_t ws = 0;
-	size_t max_group = 1;
 	bool failed = false;
-	FILE *f;
 
 	err[0] = '\0';
 	if (!jl_find_program("gnuplot", exe, sizeof(exe))) {
@@ -256,116 +385,9 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		made = n < 0 ? -1 : 0;
 		goto out;
 	}
-	/* histogram: one index per thread, "bin_us count width_us" */
-	if ((f = script_new(900, 500, 11))) {
-		fprintf(f, "$hist << EOD\n");
-		for (int k = 0; k < n; k++) {
-			int64_t max = 0, w;
-			uint64_t *cnt;
-
-			for (size_t i = 0; i < ser[k].n; i++)
-				if (ser[k].latency[i] > max)
-					max = ser[k].latency[i];
-			w = bin_width(max);
-			cnt = calloc((size_t)(max / w) + 2, sizeof(*cnt));
-			if (!cnt)
-				break;
-			for (size_t i = 0; i < ser[k].n; i++)
-				cnt[(ser[k].latency[i] < 0 ? 0 : ser[k].latency[i]) / w]++;
-			for (int64_t b = 0; b <= max / w; b++)
-				if (cnt[b])
-					fprintf(f, "%.3f %llu %.3f\n", (double)(b * w + w / 2) / 1e3, (unsigned long long)cnt[b],
-						(double)w / 1e3);
-			fprintf(f, "\n\n");
-			free(cnt);
-		}
-		fprintf(f, "EOD\nset grid\nset key top right\nset title 'wakeup latency histogram (log counts)'\n"
-			   "set xlabel 'latency (us)'\nset ylabel 'cycles'\nset logscale y\nset yrange [0.8:*]\nplot ");
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "%s$hist index %d using 1:2:3 with boxes fs transparent solid 0.45 noborder title ", k ? ", " : "", k);
-			gp_str(f, ser[k].name);
-		}
-		fprintf(f, "\n");
-	}
-	made += render(exe, f, run_dir, "latency-hist.svg", &failed);
-	/* latency over cycle index: a long run would make an SVG of one circle per cycle (megabytes):
-	 * beyond MAX_POINTS cycles, plot the maximum of each group of consecutive cycles instead (the max
-	 * is what shows a transient) */
-	if ((f = script_new(900, 500, 11))) {
-		fprintf(f, "$cycle << EOD\n");
-		for (int k = 0; k < n; k++) {
-			size_t group = ser[k].n > MAX_POINTS ? (ser[k].n + MAX_POINTS - 1) / MAX_POINTS : 1;
-
-			if (group > max_group)
-				max_group = group;
-			for (size_t i = 0; i < ser[k].n; i += group) {
-				int64_t m = ser[k].latency[i];
-
-				for (size_t g = i + 1; g < i + group && g < ser[k].n; g++)
-					m = ser[k].latency[g] > m ? ser[k].latency[g] : m;
-				fprintf(f, "%lld %.3f\n", (long long)ser[k].cycle[i], (double)m / 1e3);
-			}
-			fprintf(f, "\n\n");
-		}
-		fprintf(f, "EOD\nset grid\nset key top right\n");
-		if (max_group > 1)
-			fprintf(f, "set title 'wakeup latency over the run (max of every %zu cycles)'\n", max_group);
-		else
-			fprintf(f, "set title 'wakeup latency over the run'\n");
-		fprintf(f, "set xlabel 'cycle'\nset ylabel 'latency (us)'\nplot ");
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "%s$cycle index %d using 1:2 with points pt 7 ps 0.3 title ", k ? ", " : "", k);
-			gp_str(f, ser[k].name);
-		}
-		fprintf(f, "\n");
-	}
-	made += render(exe, f, run_dir, "latency-cycle.svg", &failed);
-	/* tick timeline: a 0.6 s window around the first thread's worst cycle */
-	{
-		size_t worst = 0;
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-
-		for (size_t i = 0; i < ser[0].n; i++)
-			if (ser[0].latency[i] > ser[0].latency[worst])
-				worst = i;
-		for (int k = 0; k < n; k++)
-			for (size_t i = 0; i < ser[k].n; i++) {
-				lo = ser[k].release[i] < lo ? ser[k].release[i] : lo;
-				hi = ser[k].end[i] > hi ? ser[k].end[i] : hi;
-			}
-		ws = ser[0].release[worst] - TICK_WINDOW_NS / 2;
-		if (ws + TICK_WINDOW_NS > hi)
-			ws = hi - TICK_WINDOW_NS;
-		if (ws < lo)
-			ws = lo;
-	}
-	if ((f = script_new(900, 500, 11))) {
-		fprintf(f, "$ticks << EOD\n");
-		for (int k = 0; k < n; k++) {
-			int m = 0;
-
-			for (size_t i = 0; i < ser[k].n; i++)
-				if (ser[k].end[i] >= ws && ser[k].end[i] <= ws + TICK_WINDOW_NS) {
-					fprintf(f, "%.3f %d\n", (double)(ser[k].end[i] - ws) / 1e6, k);
-					m++;
-				}
-			if (!m)
-				fprintf(f, "-1 %d\n", k); /* keep the index (outside the x range) */
-			fprintf(f, "\n\n");
-		}
-		fprintf(f, "EOD\nset grid\nset title 'completed cycles, one mark each (0.6 s window)'\n"
-			   "set xlabel 'ms'\nunset ylabel\nset xrange [0:600]\nset yrange [-0.6:%d.6]\nunset key\nset ytics (", n - 1);
-		for (int k = 0; k < n; k++) {
-			fprintf(f, "%s", k ? ", " : "");
-			gp_str(f, ser[k].name);
-			fprintf(f, " %d", k);
-		}
-		fprintf(f, ")\nplot ");
-		for (int k = 0; k < n; k++)
-			fprintf(f, "%s$ticks index %d using 1:($2-0.35):(0):(0.7) with vectors nohead lw 1.5", k ? ", " : "", k);
-		fprintf(f, "\n");
-	}
-	made += render(exe, f, run_dir, "ticks.svg", &failed);
+	made += render(exe, hist_script(ser, n), run_dir, "latency-hist.svg", &failed);
+	made += render(exe, cycle_script(ser, n), run_dir, "latency-cycle.svg", &failed);
+	made += render(exe, ticks_script(ser, n), run_dir, "ticks.svg", &failed);
 	if (failed)
 		snprintf(err, errlen, "plots: gnuplot failed on %s, or its plots could not be written there", run_dir);
 out:
@@ -537,6 +559,74 @@ static int sweep_ticks(const char *exe, const char *sweep_dir, json_object *cond
 	return made;
 }
 
+/* Thread TN's strip data: $strip (every run's value per condition, spread a little) into G and $mean (each
+ * condition's mean) into FM, one index per metric, ns in the unit that suits the largest value. */
+static void strip_data(FILE *g, FILE *fm, json_object *conds, json_object *metrics, const char *tn)
+{
+	size_t nc = conds ? json_object_array_length(conds) : 0, nm = metrics ? json_object_array_length(metrics) : 0;
+
+	fprintf(g, "$strip << EOD\n");
+	for (size_t m = 0; m < nm; m++) {
+		json_object *mo = json_object_array_get_idx(metrics, m);
+		const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
+		double scale = 1, hi = -INFINITY;
+
+		for (size_t c = 0; c < nc; c++) {
+			json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
+
+			for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
+				double x = json_object_get_double(json_object_array_get_idx(vals, k));
+
+				hi = x > hi ? x : hi;
+			}
+		}
+		if (unit && !strcmp(unit, "ns"))
+			scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : 1e3;
+		for (size_t c = 0; c < nc; c++) {
+			json_object *st = jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn);
+			json_object *vals = jget(st, "values"), *mo2 = jget(st, "mean");
+			size_t nv = vals ? json_object_array_length(vals) : 0;
+
+			for (size_t k = 0; k < nv; k++)
+				fprintf(g, "%.3f %.6g\n", (double)(c + 1) + ((double)(k % 5) - 2) * 0.06,
+					json_object_get_double(json_object_array_get_idx(vals, k)) / scale);
+			if (mo2)
+				fprintf(fm, "%zu %.6g\n", c + 1, json_object_get_double(mo2) / scale);
+		}
+		fprintf(g, "-10 1\n\n\n"); /* never empty: keep the index (outside the x range) */
+		fprintf(fm, "-10 1\n\n\n");
+	}
+}
+
+/* Thread TN's panel of metric MO (index M of the data): its unit, a log axis when the runs span two decades. */
+static void strip_panel(FILE *g, json_object *conds, json_object *mo, const char *tn, size_t m)
+{
+	size_t nc = conds ? json_object_array_length(conds) : 0;
+	const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
+	double lo = INFINITY, hi = -INFINITY;
+	const char *ylabel = unit ? unit : "";
+
+	/* the unit that suits the largest value; a log axis when the runs span two decades */
+	for (size_t c = 0; c < nc; c++) {
+		json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
+
+		for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
+			double x = json_object_get_double(json_object_array_get_idx(vals, k));
+
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+	}
+	if (unit && !strcmp(unit, "ns"))
+		ylabel = hi >= 1e9 ? "s" : hi >= 1e6 ? "ms" : "us";
+	fprintf(g, "%s\nset title ", lo > 0 && hi / lo > 100 ? "set logscale y" : "unset logscale y");
+	gp_str(g, mn ? mn : "?");
+	fprintf(g, "\nset ylabel ");
+	gp_str(g, ylabel);
+	fprintf(g, "\nplot $strip index %zu using 1:2 with points pt 7 ps 0.7 lc rgb '#1f77b4', "
+		   "$mean index %zu using 1:2:(0.25) with xerrorbars pt 0 lw 2 lc rgb '#d62728'\n", m, m);
+}
+
 int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t errlen)
 {
 	json_object *threads = jget(sweep, "threads"), *conds = jget(sweep, "conditions"), *metrics = jget(sweep, "metrics");
@@ -576,38 +666,7 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 			return -1;
 		}
 		snprintf(name, sizeof(name), "strip-%s.svg", tn);
-		/* the data first: $strip and $mean, one index per metric */
-		fprintf(g, "$strip << EOD\n");
-		for (size_t m = 0; m < nm; m++) {
-			json_object *mo = json_object_array_get_idx(metrics, m);
-			const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
-			double scale = 1, hi = -INFINITY;
-
-			for (size_t c = 0; c < nc; c++) {
-				json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
-
-				for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
-					double x = json_object_get_double(json_object_array_get_idx(vals, k));
-
-					hi = x > hi ? x : hi;
-				}
-			}
-			if (unit && !strcmp(unit, "ns"))
-				scale = hi >= 1e9 ? 1e9 : hi >= 1e6 ? 1e6 : 1e3;
-			for (size_t c = 0; c < nc; c++) {
-				json_object *st = jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn);
-				json_object *vals = jget(st, "values"), *mo2 = jget(st, "mean");
-				size_t nv = vals ? json_object_array_length(vals) : 0;
-
-				for (size_t k = 0; k < nv; k++)
-					fprintf(g, "%.3f %.6g\n", (double)(c + 1) + ((double)(k % 5) - 2) * 0.06,
-						json_object_get_double(json_object_array_get_idx(vals, k)) / scale);
-				if (mo2)
-					fprintf(fm, "%zu %.6g\n", c + 1, json_object_get_double(mo2) / scale);
-			}
-			fprintf(g, "-10 1\n\n\n"); /* never empty: keep the index (outside the x range) */
-			fprintf(fm, "-10 1\n\n\n");
-		}
+		strip_data(g, fm, conds, metrics, tn);
 		fclose(fm);
 		fprintf(g, "EOD\n$mean << EOD\n%sEOD\n", mean ? mean : "");
 		free(mean);
@@ -623,32 +682,8 @@ int jl_plot_sweep(const char *sweep_dir, json_object *sweep, char *err, size_t e
 			fprintf(g, " %zu", c + 1);
 		}
 		fprintf(g, ")\n");
-		for (size_t m = 0; m < nm; m++) {
-			json_object *mo = json_object_array_get_idx(metrics, m);
-			const char *mn = json_object_get_string(jget(mo, "name")), *unit = json_object_get_string(jget(mo, "unit"));
-			double lo = INFINITY, hi = -INFINITY;
-			const char *ylabel = unit ? unit : "";
-
-			/* the unit that suits the largest value; a log axis when the runs span two decades */
-			for (size_t c = 0; c < nc; c++) {
-				json_object *vals = jget(jget(jget(jget(json_object_array_get_idx(conds, c), "stats"), tn), mn), "values");
-
-				for (size_t k = 0; vals && k < json_object_array_length(vals); k++) {
-					double x = json_object_get_double(json_object_array_get_idx(vals, k));
-
-					lo = x < lo ? x : lo;
-					hi = x > hi ? x : hi;
-				}
-			}
-			if (unit && !strcmp(unit, "ns"))
-				ylabel = hi >= 1e9 ? "s" : hi >= 1e6 ? "ms" : "us";
-			fprintf(g, "%s\nset title ", lo > 0 && hi / lo > 100 ? "set logscale y" : "unset logscale y");
-			gp_str(g, mn ? mn : "?");
-			fprintf(g, "\nset ylabel ");
-			gp_str(g, ylabel);
-			fprintf(g, "\nplot $strip index %zu using 1:2 with points pt 7 ps 0.7 lc rgb '#1f77b4', "
-				   "$mean index %zu using 1:2:(0.25) with xerrorbars pt 0 lw 2 lc rgb '#d62728'\n", m, m);
-		}
+		for (size_t m = 0; m < nm; m++)
+			strip_panel(g, conds, json_object_array_get_idx(metrics, m), tn, m);
 		fprintf(g, "unset multiplot\n");
 		made += render(exe, g, sweep_dir, name, &failed);
 		if (failed && !err[0])

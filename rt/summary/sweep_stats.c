@@ -282,10 +282,130 @@ static int collect(const struct jl_sweep_data *d, int c, const char *tname, cons
 	return n;
 }
 
+/* Run RUN (of condition C) as sweep.json has it: its place, its directory, its status, per thread of THREADS its
+ * metrics, its transients (each also a flag into FLAGS). */
+static json_object *run_json(const struct jl_sweep_data *d, const struct jl_sweep_run *run, int c, json_object *threads,
+			     json_object *flags)
+{
+	int nthreads = (int)json_object_array_length(threads);
+	json_object *ro, *mo;
+
+	ro = json_object_new_object();
+	mo = json_object_new_object();
+	json_object_object_add(ro, "run", json_object_new_int(run->rep));
+	json_object_object_add(ro, "order", json_object_new_int(run->order));
+	json_object_object_add(ro, "dir", json_object_new_string(run->dir));
+	json_object_object_add(ro, "exit_status", json_object_new_int(run->exit_status));
+	json_object_object_add(ro, "usable", json_object_new_boolean(jl_sweep_run_usable(run)));
+	for (int t = 0; t < nthreads; t++) {
+		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
+		json_object *th = jl_sweep_run_usable(run) ? summary_thread(run->summary, tn) : NULL, *tm;
+		double x;
+
+		if (!th)
+			continue;
+		tm = json_object_new_object();
+		for (int m = 0; m < jl_sweep_nmetrics; m++)
+			if (metric_value(th, &jl_sweep_metrics[m], &x))
+				json_object_object_add(tm, jl_sweep_metrics[m].name, json_object_new_double(x));
+		json_object_object_add(mo, tn, tm);
+	}
+	json_object_object_add(ro, "metrics", mo);
+	json_object_object_add(ro, "transients", run->transients ? json_object_get(run->transients) : json_object_new_array());
+	for (size_t k = 0; run->transients && k < json_object_array_length(run->transients); k++) {
+		json_object *tr = json_object_array_get_idx(run->transients, k), *f = json_object_new_object();
+		char text[400];
+
+		snprintf(text, sizeof(text), "%s run %d, %s: %s", d->conds[c].label, run->rep,
+			 gets(tr, "thread", "?"), gets(tr, "text", ""));
+		json_object_object_add(f, "kind", json_object_new_string("transient"));
+		json_object_object_add(f, "thread", json_object_new_string(gets(tr, "thread", "?")));
+		json_object_object_add(f, "metric", json_object_new_string("latency.max"));
+		json_object_object_add(f, "condition", json_object_new_string(d->conds[c].label));
+		json_object_object_add(f, "run", json_object_new_int(run->rep));
+		json_object_object_add(f, "cycle", json_object_new_int64((int64_t)getd(tr, "cycle", 0)));
+		json_object_object_add(f, "offset_ns", json_object_new_int64((int64_t)getd(tr, "offset_ns", 0)));
+		json_object_object_add(f, "text", json_object_new_string(text));
+		json_object_array_add(flags, f);
+	}
+	return ro;
+}
+
+/* Thread TN's metric ME between the conditions of pair P: Welch's test on their runs' values (V and VB:
+ * scratch of d->nruns + 1), its verdict in words. */
+static json_object *pair_json(const struct jl_sweep_data *d, int p, const char *tn, const struct jl_sweep_metric *me,
+			      double *v, double *vb)
+{
+	int ca = d->pairs[p][0], cb = d->pairs[p][1];
+	int na = collect(d, ca, tn, me, v), nb = collect(d, cb, tn, me, vb);
+	struct jl_runstats sa = { 0 }, sb = { 0 };
+	struct jl_welch w;
+	json_object *o, *ci;
+	char verdict[256];
+
+	if (na > 0)
+		jl_runstats_compute(v, na, &sa);
+	if (nb > 0)
+		jl_runstats_compute(vb, nb, &sb);
+	jl_welch_test(&sa, &sb, 0.95, &w);
+	jl_welch_verdict(&w, metric_unit(me->name), verdict, sizeof(verdict));
+	o = json_object_new_object();
+	json_object_object_add(o, "thread", json_object_new_string(tn));
+	json_object_object_add(o, "metric", json_object_new_string(me->name));
+	json_object_object_add(o, "a", json_object_new_string(d->conds[ca].label));
+	json_object_object_add(o, "b", json_object_new_string(d->conds[cb].label));
+	json_object_object_add(o, "n_a", json_object_new_int(na));
+	json_object_object_add(o, "n_b", json_object_new_int(nb));
+	json_object_object_add(o, "diff", jnum(w.diff));
+	json_object_object_add(o, "valid", json_object_new_boolean(w.valid));
+	json_object_object_add(o, "t", w.valid ? jnum(w.t) : NULL);
+	json_object_object_add(o, "df", w.valid ? jnum(w.df) : NULL);
+	json_object_object_add(o, "p", w.valid ? jnum(w.p) : NULL);
+	ci = json_object_new_array();
+	json_object_array_add(ci, w.valid ? jnum(w.ci_lo) : NULL);
+	json_object_array_add(ci, w.valid ? jnum(w.ci_hi) : NULL);
+	json_object_object_add(o, "ci95", ci);
+	json_object_object_add(o, "significant", json_object_new_boolean(w.valid && w.significant));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict));
+	return o;
+}
+
+/* The metrics a sweep compares, with their units. */
+static json_object *metrics_json(void)
+{
+	json_object *metrics = json_object_new_array();
+
+	for (int m = 0; m < jl_sweep_nmetrics; m++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(jl_sweep_metrics[m].name));
+		json_object_object_add(o, "unit", json_object_new_string(unit_name(metric_unit(jl_sweep_metrics[m].name))));
+		json_object_array_add(metrics, o);
+	}
+	return metrics;
+}
+
+/* The runs in the order they ran: each one's condition and number. */
+static json_object *order_json(const struct jl_sweep_data *d)
+{
+	json_object *order = json_object_new_array();
+
+	for (int r = 0; r < d->nruns; r++) {
+		const struct jl_sweep_run *run = &d->runs[r];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "order", json_object_new_int(run->order));
+		json_object_object_add(o, "condition", json_object_new_string(d->conds[run->cond].label));
+		json_object_object_add(o, "run", json_object_new_int(run->rep));
+		json_object_array_add(order, o);
+	}
+	return order;
+}
+
 json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 {
-	json_object *root = json_object_new_object(), *conds = json_object_new_array(), *order = json_object_new_array();
-	json_object *metrics = json_object_new_array(), *cmps = json_object_new_array(), *flags = json_object_new_array();
+	json_object *root = json_object_new_object(), *conds = json_object_new_array();
+	json_object *cmps = json_object_new_array(), *flags = json_object_new_array();
 	json_object *threads = measured_threads(d);
 	int nthreads = (int)json_object_array_length(threads);
 	double *v = calloc((size_t)d->nruns + 1, sizeof(double)), *vb = calloc((size_t)d->nruns + 1, sizeof(double));
@@ -293,8 +413,8 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 
 	if (!v || !vb || !scratch) {
 		free(v), free(vb), free(scratch);
-		json_object_put(root), json_object_put(conds), json_object_put(order), json_object_put(metrics);
-		json_object_put(cmps), json_object_put(flags), json_object_put(threads);
+		json_object_put(root), json_object_put(conds), json_object_put(cmps), json_object_put(flags);
+		json_object_put(threads);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -309,26 +429,9 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 	json_object_object_add(root, "runs_done", json_object_new_int(d->nruns));
 	json_object_object_add(root, "interrupted", json_object_new_boolean(d->interrupted));
 	json_object_object_add(root, "confidence", json_object_new_double_s(0.95, "0.95"));
-	for (int m = 0; m < jl_sweep_nmetrics; m++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", json_object_new_string(jl_sweep_metrics[m].name));
-		json_object_object_add(o, "unit", json_object_new_string(unit_name(metric_unit(jl_sweep_metrics[m].name))));
-		json_object_array_add(metrics, o);
-	}
-	json_object_object_add(root, "metrics", metrics);
+	json_object_object_add(root, "metrics", metrics_json());
 	json_object_object_add(root, "threads", threads);
-
-	for (int r = 0; r < d->nruns; r++) {
-		const struct jl_sweep_run *run = &d->runs[r];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "order", json_object_new_int(run->order));
-		json_object_object_add(o, "condition", json_object_new_string(d->conds[run->cond].label));
-		json_object_object_add(o, "run", json_object_new_int(run->rep));
-		json_object_array_add(order, o);
-	}
-	json_object_object_add(root, "order", order);
+	json_object_object_add(root, "order", order_json(d));
 
 	for (int c = 0; c < d->nconds; c++) {
 		json_object *co = json_object_new_object(), *runs = json_object_new_array(), *stats = json_object_new_object();
@@ -337,49 +440,10 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 		json_object_object_add(co, "overrides", json_object_new_string(d->conds[c].overrides));
 		for (int r = 0; r < d->nruns; r++) {
 			const struct jl_sweep_run *run = &d->runs[r];
-			json_object *ro, *mo;
 
 			if (run->cond != c)
 				continue;
-			ro = json_object_new_object();
-			mo = json_object_new_object();
-			json_object_object_add(ro, "run", json_object_new_int(run->rep));
-			json_object_object_add(ro, "order", json_object_new_int(run->order));
-			json_object_object_add(ro, "dir", json_object_new_string(run->dir));
-			json_object_object_add(ro, "exit_status", json_object_new_int(run->exit_status));
-			json_object_object_add(ro, "usable", json_object_new_boolean(jl_sweep_run_usable(run)));
-			for (int t = 0; t < nthreads; t++) {
-				const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
-				json_object *th = jl_sweep_run_usable(run) ? summary_thread(run->summary, tn) : NULL, *tm;
-				double x;
-
-				if (!th)
-					continue;
-				tm = json_object_new_object();
-				for (int m = 0; m < jl_sweep_nmetrics; m++)
-					if (metric_value(th, &jl_sweep_metrics[m], &x))
-						json_object_object_add(tm, jl_sweep_metrics[m].name, json_object_new_double(x));
-				json_object_object_add(mo, tn, tm);
-			}
-			json_object_object_add(ro, "metrics", mo);
-			json_object_object_add(ro, "transients", run->transients ? json_object_get(run->transients) : json_object_new_array());
-			for (size_t k = 0; run->transients && k < json_object_array_length(run->transients); k++) {
-				json_object *tr = json_object_array_get_idx(run->transients, k), *f = json_object_new_object();
-				char text[400];
-
-				snprintf(text, sizeof(text), "%s run %d, %s: %s", d->conds[c].label, run->rep,
-					 gets(tr, "thread", "?"), gets(tr, "text", ""));
-				json_object_object_add(f, "kind", json_object_new_string("transient"));
-				json_object_object_add(f, "thread", json_object_new_string(gets(tr, "thread", "?")));
-				json_object_object_add(f, "metric", json_object_new_string("latency.max"));
-				json_object_object_add(f, "condition", json_object_new_string(d->conds[c].label));
-				json_object_object_add(f, "run", json_object_new_int(run->rep));
-				json_object_object_add(f, "cycle", json_object_new_int64((int64_t)getd(tr, "cycle", 0)));
-				json_object_object_add(f, "offset_ns", json_object_new_int64((int64_t)getd(tr, "offset_ns", 0)));
-				json_object_object_add(f, "text", json_object_new_string(text));
-				json_object_array_add(flags, f);
-			}
-			json_object_array_add(runs, ro);
+			json_object_array_add(runs, run_json(d, run, c, threads, flags));
 		}
 		json_object_object_add(co, "runs", runs);
 		for (int t = 0; t < nthreads; t++) {
@@ -402,44 +466,9 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 	for (int t = 0; t < nthreads; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
 
-		for (int m = 0; m < jl_sweep_nmetrics; m++) {
-			const struct jl_sweep_metric *me = &jl_sweep_metrics[m];
-
-			for (int p = 0; p < d->npairs; p++) {
-				int ca = d->pairs[p][0], cb = d->pairs[p][1];
-				int na = collect(d, ca, tn, me, v), nb = collect(d, cb, tn, me, vb);
-				struct jl_runstats sa = { 0 }, sb = { 0 };
-				struct jl_welch w;
-				json_object *o, *ci;
-				char verdict[256];
-
-				if (na > 0)
-					jl_runstats_compute(v, na, &sa);
-				if (nb > 0)
-					jl_runstats_compute(vb, nb, &sb);
-				jl_welch_test(&sa, &sb, 0.95, &w);
-				jl_welch_verdict(&w, metric_unit(me->name), verdict, sizeof(verdict));
-				o = json_object_new_object();
-				json_object_object_add(o, "thread", json_object_new_string(tn));
-				json_object_object_add(o, "metric", json_object_new_string(me->name));
-				json_object_object_add(o, "a", json_object_new_string(d->conds[ca].label));
-				json_object_object_add(o, "b", json_object_new_string(d->conds[cb].label));
-				json_object_object_add(o, "n_a", json_object_new_int(na));
-				json_object_object_add(o, "n_b", json_object_new_int(nb));
-				json_object_object_add(o, "diff", jnum(w.diff));
-				json_object_object_add(o, "valid", json_object_new_boolean(w.valid));
-				json_object_object_add(o, "t", w.valid ? jnum(w.t) : NULL);
-				json_object_object_add(o, "df", w.valid ? jnum(w.df) : NULL);
-				json_object_object_add(o, "p", w.valid ? jnum(w.p) : NULL);
-				ci = json_object_new_array();
-				json_object_array_add(ci, w.valid ? jnum(w.ci_lo) : NULL);
-				json_object_array_add(ci, w.valid ? jnum(w.ci_hi) : NULL);
-				json_object_object_add(o, "ci95", ci);
-				json_object_object_add(o, "significant", json_object_new_boolean(w.valid && w.significant));
-				json_object_object_add(o, "verdict", json_object_new_string(verdict));
-				json_object_array_add(cmps, o);
-			}
-		}
+		for (int m = 0; m < jl_sweep_nmetrics; m++)
+			for (int p = 0; p < d->npairs; p++)
+				json_object_array_add(cmps, pair_json(d, p, tn, &jl_sweep_metrics[m], v, vb));
 	}
 	json_object_object_add(root, "comparisons", cmps);
 	json_object_object_add(root, "flags", flags);
