@@ -12,7 +12,9 @@
 #   tests/rt/guest.sh info                       the kernel version and the accelerator a run would use
 #
 # Environment: RT_BUILD (default build/rt), RT_MEM (2048 MB), RT_SMP (2), RT_ACCEL (kvm|tcg, default: kvm
-# where /dev/kvm works, else tcg). What the guest sees: the host's whole / (read-only, writes go to tmpfs),
+# where /dev/kvm works, else tcg), RT_STALL_S (300: a guest silent this long has stalled), RT_CPU (the
+# -cpu model: host under kvm, max under tcg), RT_TCG (the TCG threading), RT_APPEND (more of the guest
+# kernel's command line). What the guest sees: the host's whole / (read-only, writes go to tmpfs),
 # a fresh /sys/fs/cgroup (cgroup2 only), tracefs, debugfs; DIR (default RT_BUILD/out) is shared writable.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -139,7 +141,8 @@ run_guest() {
     esac
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
-    rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp" "$out/stall"
+    rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp" "$out/stall" "$out/stall-evidence.txt" \
+        "$out/qemu-threads.log" "$out/kallsyms" "$out/monitor.sock"
     prepare
     # the command reaches the guest as a file in the writable share, never through the kernel's command line
     printf '%s\n' "$*" > "$out/cmd"
@@ -147,16 +150,18 @@ run_guest() {
     ac=$(accel)
     kernel=$(ls "$build"/kernel/boot/vmlinuz-*)
     case $ac in
-        kvm) cpu=host ;;
-        *) ac="tcg,thread=multi"; cpu=max ;;
+        kvm) cpu=${RT_CPU:-host} ;;
+        *) ac="tcg,thread=${RT_TCG:-multi}"; cpu=${RT_CPU:-max} ;;
     esac
     echo "rt-guest: booting $(cat "$build/kernel/PACKAGE") under ${ac%%,*}, ${RT_SMP:-2} vCPUs, ${RT_MEM:-2048} MB"
     local rc=0 qpid size last=-1 quiet=0
-    # qemu in the background, its serial console into console.log (and onto this terminal)
+    # qemu in the background, its serial console into console.log (and onto this terminal); a monitor
+    # socket for the evidence of a stall
     timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$ac" -cpu "$cpu" \
         -smp "${RT_SMP:-2}" -m "${RT_MEM:-2048}" -nographic -no-reboot -nodefaults -serial stdio \
+        -monitor "unix:$out/monitor.sock,server=on,wait=off" \
         -kernel "$kernel" -initrd "$build/initramfs.gz" \
-        -append "console=ttyS0 panic=-1 oops=panic rw loglevel=4 jl.repo=$repo jl.out=$out jl.accel=${ac%%,*}" \
+        -append "console=ttyS0 panic=-1 oops=panic rw loglevel=4 ${RT_APPEND:-} jl.repo=$repo jl.out=$out jl.accel=${ac%%,*}" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
         -device virtio-rng-pci < /dev/null > "$out/console.log" 2>&1 &
@@ -164,12 +169,25 @@ run_guest() {
     tail -n +1 -f --pid="$qpid" "$out/console.log" 2>/dev/null &
     # a guest that says nothing for RT_STALL_S (the guest prints its busy tasks every 120 s) has stalled:
     # seen under multi-threaded TCG at random points, the whole guest silent. End it and say so (exit 124).
+    # Every 5 s the qemu threads' states and CPU times go to qemu-threads.log; at a stall, what the vCPUs
+    # were doing, from the monitor, goes to stall-evidence.txt (tests/rt/stall-evidence.py).
+    local qemu tick=0
+    sleep 1
+    qemu=$(pgrep -P "$qpid" -x qemu-system-x86 || echo "$qpid")
     while kill -0 "$qpid" 2>/dev/null; do
         sleep 5
+        tick=$((tick + 5))
         size=$(stat -c %s "$out/console.log" 2>/dev/null || echo 0)
         if [ "$size" = "$last" ]; then quiet=$((quiet + 5)); else quiet=0; last=$size; fi
+        { echo "t=$tick quiet=$quiet"
+          for t in /proc/"$qemu"/task/*/stat; do cut -d' ' -f1-3,14,15 "$t" 2>/dev/null || true; done
+        } >> "$out/qemu-threads.log"
         if [ "$quiet" -ge "${RT_STALL_S:-300}" ] && [ ! -f "$out/rc" ]; then
-            echo "rt-guest: the guest stalled: no output for ${quiet}s; ending it" | tee -a "$out/stall"
+            echo "rt-guest: the guest stalled: no output for ${quiet}s; the evidence: $out/stall-evidence.txt" |
+                tee -a "$out/stall"
+            python3 "$repo/tests/rt/stall-evidence.py" --qpid "$qemu" --monitor "$out/monitor.sock" \
+                --kallsyms "$out/kallsyms" --console "$out/console.log" > "$out/stall-evidence.txt" 2>&1
+            echo "rt-guest: ending the stalled guest" | tee -a "$out/stall"
             kill "$qpid" 2>/dev/null
             break
         fi

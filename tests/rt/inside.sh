@@ -25,6 +25,10 @@ mount -t debugfs debugfs /sys/kernel/debug
 hostname rt-guest
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 echo "rt-guest: $(uname -r) $(cat /sys/kernel/realtime 2>/dev/null | sed 's/1/PREEMPT_RT/'), $(nproc) CPUs, cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+# the kernel's text symbols, for a stall's RIPs (tests/rt/stall-evidence.py; the package's System.map is a
+# placeholder), and sysrq for its dumps
+awk '$2 ~ /^[tT]$/' /proc/kallsyms > "$out/kallsyms" 2>/dev/null
+echo 1 > /proc/sys/kernel/sysrq
 cd "$repo" || { echo 125 > "$out/rc"; sync; echo o > /proc/sysrq-trigger; while :; do :; done; }
 # JITTERLAB_GUEST_OUT: the writable share (9p without a cache: each write is an interrupt of its virtio IRQ)
 export JITTERLAB_LANE=rt JITTERLAB_GUEST_OUT=$out \
