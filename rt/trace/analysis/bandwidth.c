@@ -163,17 +163,126 @@ static void idle_part(struct jl_cycle *c, int64_t idle, int64_t whole, int64_t t
 	jl_cycle_add_part(c, JL_PART_OTHER, "runnable, CPU idle", -1, 0, idle, detail);
 }
 
+/* A stretch of lower-priority time that delayed an RT task on CPU: [FROM, TO) accounted, from START its
+ * shape; what ran in it (T), the budgets it is held against, and what ran meanwhile in words (WHAT). */
+struct stretch {
+	int cpu;
+	int64_t from, to, start, whole; /* whole = to - start */
+	int64_t throttled_ns, fair_ns;  /* RT throttling's share of a period, the fair server's runtime (0: none) */
+	bool after_rt;                  /* an RT task ran right up to START */
+	struct lower_time t;
+	int64_t lower;                  /* its task, idle and unknown time */
+	char what[96];
+};
+
+static void add_budget_part(const struct stretch *st, const char *name, const char *detail, struct jl_cycle *c)
+{
+	jl_cycle_add_part(c, JL_PART_THROTTLE, name, st->t.main_pid > 0 ? st->t.main_pid : -1,
+			  st->t.main_pid > 0 ? st->t.main_prio : 0, st->lower, detail);
+}
+
+/* RT bandwidth control, when the stretch has one of its shapes: RT throttling (RT time ran up to it, it is
+ * no longer than the throttled share of a period, and the unthrottle came just before it ended), the fair
+ * server (mostly CFS time no longer than its runtime, started by its timer on this CPU), or, without those
+ * timers in the trace, a budget's length alone. True when a part was added. */
+static bool budget_part(const struct jl_analysis *an, const struct stretch *st, struct jl_cycle *c)
+{
+	const struct jl_analysis_budget *bw = &an->budget;
+	const struct lower_time *t = &st->t;
+	char detail[160];
+
+	if (t->rt_ns * 10 >= st->lower)
+		return false;
+	if (st->throttled_ns > 0 && st->after_rt && st->whole >= MIN_BUDGET_NS && st->whole * 10 <= st->throttled_ns * 13 &&
+	    unthrottled_before(an, st->cpu, st->to, st->whole)) {
+		snprintf(detail, sizeof(detail), "RT throttling: %s (RT runtime %.0f ms per %.0f ms spent; "
+			 "sched_rt_period_timer ended it)", st->what, (double)bw->rt_runtime_ns / 1e6,
+			 (double)bw->rt_period_ns / 1e6);
+		add_budget_part(st, "RT throttling", detail, c);
+		return true;
+	}
+	if (st->fair_ns > 0 && st->after_rt && st->whole >= MIN_BUDGET_NS && st->whole * 10 <= st->fair_ns * 13 &&
+	    t->cfs_ns_whole * 2 > st->whole &&
+	    mark_in(an->fair_start, an->n_fair_start, st->cpu, st->start - FAIR_START_NS, st->start + FAIR_START_NS)) {
+		snprintf(detail, sizeof(detail), "fair server: %s (%.0f ms per %.0f ms on CPU %d%s)", st->what,
+			 (double)bw->fair_runtime_ns / 1e6, (double)bw->fair_period_ns / 1e6, st->cpu,
+			 bw->fair_known ? "" : ", the defaults");
+		add_budget_part(st, "fair server", detail, c);
+		return true;
+	}
+	/* the shape alone: without timer events, or with them and none of the two timers near (seen on our
+	 * 6.18 hosts with RT group scheduling: a throttled CPU whose period timer never showed in the trace) */
+	if (st->lower >= MIN_BUDGET_NS && (st->throttled_ns > 0 || st->fair_ns > 0)) {
+		int64_t blo = st->throttled_ns && (!st->fair_ns || st->throttled_ns < st->fair_ns) ? st->throttled_ns : st->fair_ns;
+		int64_t bhi = st->throttled_ns > st->fair_ns ? st->throttled_ns : st->fair_ns;
+		/* the shape counts from where RT time stopped: the stretch's start when an RT task ran right
+		 * before it (it was throttled or set aside), else the waking (an idle CPU is no budget) */
+		int64_t span = st->after_rt ? st->whole : st->to - st->from;
+
+		if (blo > 0 && span * 10 >= blo * 6 && span * 10 <= bhi * 13) {
+			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget %s", st->what,
+				 (double)span / 1e6, an->timer_events ? "(neither sched_rt_period_timer nor the fair "
+				 "server's timer in the trace to tell which)" : "(record the timer group to tell RT "
+				 "throttling from the fair server)");
+			add_budget_part(st, "RT bandwidth", detail, c);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A lower task that ran on for JL_UNPREEMPTED_NS or more while the RT task was runnable. */
+static void add_unpreempted(const struct jl_analysis *an, const struct stretch *st, struct jl_cycle *c)
+{
+	const struct lower_time *t = &st->t;
+	char name[JL_EVENT_COMM + 24], detail[160];
+
+	snprintf(name, sizeof(name), "%s kept running", name_of(an, t->main_pid, t->main_name));
+	snprintf(detail, sizeof(detail), "%s while an RT task was runnable: a non-preemptible section or the "
+		 "vCPU taken by the host (the trace cannot tell)", st->what);
+	jl_cycle_add_part(c, JL_PART_UNPREEMPTED, name, t->main_pid, t->main_prio, t->task_ns, detail);
+	if (t->idle_ns)
+		idle_part(c, t->idle_ns, st->whole, st->throttled_ns, st->fair_ns);
+	if (t->unknown_ns)
+		jl_cycle_add_part(c, JL_PART_OTHER, "unknown (not traced)", -1, 0, t->unknown_ns, NULL);
+}
+
+/* A short stretch: the preemption path, task by task; idle: the switch out of it (or, long, a wait of its
+ * own). */
+static void add_preemption_path(const struct jl_analysis *an, const struct stretch *st, struct jl_cycle *c)
+{
+	if (st->t.idle_ns > JL_SWITCH_IDLE_MAX_NS)
+		idle_part(c, st->t.idle_ns, st->whole, st->throttled_ns, st->fair_ns);
+	for (size_t i = jl_analysis_seg_find(an, st->cpu, st->from); i < an->nsegs[st->cpu]; i++) {
+		const struct jl_segment *s = &an->segs[st->cpu][i];
+		int64_t a = s->start > st->from ? s->start : st->from, b = s->end < st->to ? s->end : st->to;
+		char name[JL_EVENT_COMM + 24];
+
+		if (s->start >= st->to)
+			break;
+		if (b <= a || jl_part_kinds[s->kind].interrupt)
+			continue;
+		if (s->kind == JL_PART_TASK) {
+			snprintf(name, sizeof(name), "preempting %s", jl_analysis_name(an, s->name));
+			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
+		} else if (s->pid != 0 || st->t.idle_ns <= JL_SWITCH_IDLE_MAX_NS) {
+			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,
+					  b - a, NULL);
+		}
+	}
+}
+
 int64_t jl_analysis_add_lower_stretch(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int64_t start,
 				 int32_t self_prio, struct jl_cycle *c)
 {
 	const struct jl_analysis_budget *bw = &an->budget;
-	struct lower_time t = { .main_pid = -1 };
-	int64_t lower, whole = to - start, lo = start < from ? start : from;
-	int64_t throttled_ns = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
-	int64_t fair_ns = bw->fair_server ? bw->fair_runtime_ns : 0;
-	bool after_rt = rt_before(an, cpu, start);
-	char what[96], detail[160];
+	struct stretch st = { .cpu = cpu, .from = from, .to = to, .start = start, .whole = to - start,
+			      .throttled_ns = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0,
+			      .fair_ns = bw->fair_server ? bw->fair_runtime_ns : 0, .after_rt = rt_before(an, cpu, start),
+			      .t = { .main_pid = -1 } };
+	const int64_t lo = start < from ? start : from;
 
+	(void)self_prio;
 	/* the window [from, to) is accounted whole (a lower RT task at its front included); the non-RT time
 	 * before it, from START, only tells the stretch's shape */
 	for (size_t i = jl_analysis_seg_find(an, cpu, lo); i < an->nsegs[cpu]; i++) {
@@ -182,90 +291,19 @@ int64_t jl_analysis_add_lower_stretch(const struct jl_analysis *an, int cpu, int
 		if (s->start >= to)
 			break;
 		if (start < from && s->start < from)
-			tally(an, s, s->start > start ? s->start : start, s->end < from ? s->end : from, &t, c, false);
+			tally(an, s, s->start > start ? s->start : start, s->end < from ? s->end : from, &st.t, c, false);
 		if (s->end > from)
-			tally(an, s, s->start > from ? s->start : from, s->end < to ? s->end : to, &t, c, true);
+			tally(an, s, s->start > from ? s->start : from, s->end < to ? s->end : to, &st.t, c, true);
 	}
-	lower = t.task_ns + t.idle_ns + t.unknown_ns;
-	if (lower <= 0)
-		return t.irq_ns;
-	meanwhile(an, &t, what, sizeof(what));
-
-	/* RT throttling: RT time ran up to the stretch, the stretch is no longer than the throttled share of
-	 * a period, and the unthrottle (the period timer or its IPI) came just before it ended */
-	if (throttled_ns > 0 && after_rt && whole >= MIN_BUDGET_NS && whole * 10 <= throttled_ns * 13 &&
-	    t.rt_ns * 10 < lower && unthrottled_before(an, cpu, to, whole)) {
-		snprintf(detail, sizeof(detail), "RT throttling: %s (RT runtime %.0f ms per %.0f ms spent; "
-			 "sched_rt_period_timer ended it)", what, (double)bw->rt_runtime_ns / 1e6,
-			 (double)bw->rt_period_ns / 1e6);
-		jl_cycle_add_part(c, JL_PART_THROTTLE, "RT throttling", t.main_pid > 0 ? t.main_pid : -1,
-				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-		return lower + t.irq_ns;
+	st.lower = st.t.task_ns + st.t.idle_ns + st.t.unknown_ns;
+	if (st.lower <= 0)
+		return st.t.irq_ns;
+	meanwhile(an, &st.t, st.what, sizeof(st.what));
+	if (!budget_part(an, &st, c)) {
+		if (st.t.task_ns >= JL_UNPREEMPTED_NS)
+			add_unpreempted(an, &st, c);
+		else
+			add_preemption_path(an, &st, c);
 	}
-	/* the fair server: a kernel that has one, an RT task set aside for mostly CFS time no longer than the
-	 * server's runtime, started by the server's timer on this CPU */
-	if (fair_ns > 0 && after_rt && whole >= MIN_BUDGET_NS && whole * 10 <= fair_ns * 13 &&
-	    t.cfs_ns_whole * 2 > whole && t.rt_ns * 10 < lower &&
-	    mark_in(an->fair_start, an->n_fair_start, cpu, start - FAIR_START_NS, start + FAIR_START_NS)) {
-		snprintf(detail, sizeof(detail), "fair server: %s (%.0f ms per %.0f ms on CPU %d%s)", what,
-			 (double)bw->fair_runtime_ns / 1e6, (double)bw->fair_period_ns / 1e6, cpu,
-			 bw->fair_known ? "" : ", the defaults");
-		jl_cycle_add_part(c, JL_PART_THROTTLE, "fair server", t.main_pid > 0 ? t.main_pid : -1,
-				  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-		return lower + t.irq_ns;
-	}
-	/* the shape alone: without timer events, or with them and none of the two timers near (seen on our
-	 * 6.18 hosts with RT group scheduling: a throttled CPU whose period timer never showed in the trace) */
-	if (t.rt_ns * 10 < lower && lower >= MIN_BUDGET_NS && (throttled_ns > 0 || fair_ns > 0)) {
-		int64_t blo = throttled_ns && (!fair_ns || throttled_ns < fair_ns) ? throttled_ns : fair_ns;
-		int64_t bhi = throttled_ns > fair_ns ? throttled_ns : fair_ns;
-		/* the shape counts from where RT time stopped: the stretch's start when an RT task ran right
-		 * before it (it was throttled or set aside), else the waking (an idle CPU is no budget) */
-		int64_t span = after_rt ? whole : to - from;
-
-		if (blo > 0 && span * 10 >= blo * 6 && span * 10 <= bhi * 13) {
-			snprintf(detail, sizeof(detail), "RT bandwidth: %s, %.1f ms with the shape of a budget %s", what,
-				 (double)span / 1e6, an->timer_events ? "(neither sched_rt_period_timer nor the fair "
-				 "server's timer in the trace to tell which)" : "(record the timer group to tell RT "
-				 "throttling from the fair server)");
-			jl_cycle_add_part(c, JL_PART_THROTTLE, "RT bandwidth", t.main_pid > 0 ? t.main_pid : -1,
-					  t.main_pid > 0 ? t.main_prio : 0, lower, detail);
-			return lower + t.irq_ns;
-		}
-	}
-	if (t.task_ns >= JL_UNPREEMPTED_NS) {
-		char name[JL_EVENT_COMM + 24];
-
-		snprintf(name, sizeof(name), "%s kept running", name_of(an, t.main_pid, t.main_name));
-		snprintf(detail, sizeof(detail), "%s while an RT task was runnable: a non-preemptible section or the "
-			 "vCPU taken by the host (the trace cannot tell)", what);
-		jl_cycle_add_part(c, JL_PART_UNPREEMPTED, name, t.main_pid, t.main_prio, t.task_ns, detail);
-		if (t.idle_ns)
-			idle_part(c, t.idle_ns, whole, throttled_ns, fair_ns);
-		if (t.unknown_ns)
-			jl_cycle_add_part(c, JL_PART_OTHER, "unknown (not traced)", -1, 0, t.unknown_ns, NULL);
-		return lower + t.irq_ns;
-	}
-	/* short: the preemption path, task by task; idle: the switch out of it (or, long, a wait of its own) */
-	if (t.idle_ns > JL_SWITCH_IDLE_MAX_NS)
-		idle_part(c, t.idle_ns, whole, throttled_ns, fair_ns);
-	for (size_t i = jl_analysis_seg_find(an, cpu, from); i < an->nsegs[cpu]; i++) {
-		const struct jl_segment *s = &an->segs[cpu][i];
-		int64_t a = s->start > from ? s->start : from, b = s->end < to ? s->end : to;
-		char name[JL_EVENT_COMM + 24];
-
-		if (s->start >= to)
-			break;
-		if (b <= a || jl_part_kinds[s->kind].interrupt)
-			continue;
-		if (s->kind == JL_PART_TASK) {
-			snprintf(name, sizeof(name), "preempting %s", jl_analysis_name(an, s->name));
-			jl_cycle_add_part(c, JL_PART_OTHER, name, s->pid, s->kprio, b - a, NULL);
-		} else if (s->pid != 0 || t.idle_ns <= JL_SWITCH_IDLE_MAX_NS) {
-			jl_cycle_add_part(c, JL_PART_OTHER, s->pid == 0 ? "switch from idle" : "unknown (not traced)", -1, 0,
-					  b - a, NULL);
-		}
-	}
-	(void)self_prio;
-	return lower + t.irq_ns;
+	return st.lower + st.t.irq_ns;
 }

@@ -262,27 +262,30 @@ static int requests_wasted(struct jl_engine *eng, const struct prober *pr, size_
 	return 0;
 }
 
-int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
-{
-	struct prober *pr = NULL;
-	struct writer *wr = NULL;
-	size_t npr = 0, nwr = 0;
-	long *kof = calloc(an->nprobes ? an->nprobes : 1, sizeof(*kof));
-	int rc = -1;
+/* The records' pass over them all: the series found so far, the threads that wrote, and each record's
+ * series (KOF[i]: the series of record i's wake, -1 for any other record). */
+struct probe_pass {
+	struct prober *pr;
+	size_t npr;
+	struct writer *wr;
+	size_t nwr;
+	long *kof;
+};
 
-	if (!kof)
-		goto oom;
-	/* the series, in the order they first wrote; each wake's series */
+/* The series, in the order they first wrote, and each wake's series. -1: out of memory. */
+static int find_series(struct probe_pass *pp, const struct jl_engine *eng, const struct jl_analysis *an)
+{
 	for (size_t i = 0; i < an->nprobes; i++) {
 		const struct jl_analysis_probe *p = &an->probes[i];
 		struct writer *w;
+		long k;
 		int u;
 
-		kof[i] = -1;
+		pp->kof[i] = -1;
 		if ((u = unit_of(eng, an, p->pid)) < 0)
 			continue; /* a program of no `measure = probe` unit: not measured */
-		if (!(w = writer_of(&wr, &nwr, p->pid)))
-			goto oom;
+		if (!(w = writer_of(&pp->wr, &pp->nwr, p->pid)))
+			return -1;
 		if (p->kind == JL_PROBE_SERIES) {
 			snprintf(w->pending, sizeof(w->pending), "%s", p->name);
 			jl_analysis_clean_name(w->pending);
@@ -292,138 +295,196 @@ int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, c
 			w->pending[0] = '\0'; /* a SERIES record names the wake right after it: that wake was lost */
 		if (p->kind != JL_PROBE_WAKE && p->kind != JL_PROBE_NAME)
 			continue;
-		if ((kof[i] = key_of(&pr, &npr, p->pid, u, p->kind == JL_PROBE_WAKE && w->pending[0] ? w->pending : NULL)) < 0)
-			goto oom;
+		k = key_of(&pp->pr, &pp->npr, p->pid, u, p->kind == JL_PROBE_WAKE && w->pending[0] ? w->pending : NULL);
+		if (k < 0)
+			return -1;
 		if (p->kind == JL_PROBE_NAME) {
 			if (p->name[0])
-				snprintf(pr[kof[i]].name, sizeof(pr[kof[i]].name), "%s", p->name);
-			kof[i] = -1;
+				snprintf(pp->pr[k].name, sizeof(pp->pr[k].name), "%s", p->name);
 			continue;
 		}
-		pr[kof[i]].nwake++;
+		pp->kof[i] = k;
+		pp->pr[k].nwake++;
 		w->pending[0] = '\0'; /* a SERIES record names one wake */
 	}
-	for (size_t k = 0; k < npr; k++) {
-		const struct jl_thread_spec *spec = eng->units[pr[k].unit].spec;
-		char name[JL_SERIES_NAME_MAX], what[16];
+	return 0;
+}
+
+/* UNIT.NAME for series K: the series' or the probe's name, else the thread's comm, else its tid; a second
+ * thread of the same name gets its tid appended. */
+static void series_name(const struct jl_engine *eng, const struct jl_analysis *an, const struct prober *k,
+			char *name, size_t len)
+{
+	const char *unit = eng->units[k->unit].spec->name;
+	char what[16];
+
+	snprintf(what, sizeof(what), "%s", k->name);
+	if (!what[0] && jl_analysis_comm(an, k->pid))
+		snprintf(what, sizeof(what), "%s", jl_analysis_comm(an, k->pid));
+	jl_analysis_clean_name(what); /* a comm may hold anything: a series name must not */
+	if (!what[0])
+		snprintf(what, sizeof(what), "%d", (int)k->pid);
+	snprintf(name, len, "%.40s.%s", unit, what);
+	for (int i = 0; i < eng->nseries; i++)
+		if (!strcmp(eng->series[i].name, name)) {
+			snprintf(name, len, "%.40s.%.12s.%d", unit, what, (int)k->pid);
+			return;
+		}
+}
+
+/* One engine series per series found (a name record alone makes none). */
+static int add_series(struct probe_pass *pp, struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < pp->npr; k++) {
+		struct prober *p = &pp->pr[k];
+		const struct jl_thread_spec *spec = eng->units[p->unit].spec;
+		char name[JL_SERIES_NAME_MAX];
 		struct jl_series *s;
 
-		if (!pr[k].nwake)
-			continue; /* a name record alone */
-		/* UNIT.NAME: the series' or the probe's name, else the thread's comm, else its tid; a second
-		 * thread of the same name gets its tid appended */
-		snprintf(what, sizeof(what), "%s", pr[k].name);
-		if (!what[0] && jl_analysis_comm(an, pr[k].pid))
-			snprintf(what, sizeof(what), "%s", jl_analysis_comm(an, pr[k].pid));
-		jl_analysis_clean_name(what); /* a comm may hold anything: a series name must not */
-		if (!what[0])
-			snprintf(what, sizeof(what), "%d", (int)pr[k].pid);
-		snprintf(name, sizeof(name), "%.40s.%s", spec->name, what);
-		for (int i = 0; i < eng->nseries; i++)
-			if (!strcmp(eng->series[i].name, name)) {
-				snprintf(name, sizeof(name), "%.40s.%.12s.%d", spec->name, what, (int)pr[k].pid);
-				break;
-			}
-		s = jl_engine_add_found_series(eng, pr[k].unit, name, pr[k].nwake + 1, err, errlen);
+		if (!p->nwake)
+			continue;
+		series_name(eng, an, p, name, sizeof(name));
+		s = jl_engine_add_found_series(eng, p->unit, name, p->nwake + 1, err, errlen);
 		if (!s)
-			goto out;
-		pr[k].si = (int)(s - eng->series);
+			return -1;
+		p->si = (int)(s - eng->series);
 		/* requests: each has its own release (the client's send), no grid and no period to estimate */
-		pr[k].period = pr[k].named ? 0 : probe_period(spec, an, kof, (long)k);
+		p->period = p->named ? 0 : probe_period(spec, an, pp->kof, (long)k);
 		s->kind = "probe";
-		s->tid = pr[k].pid;
-		s->any_thread = pr[k].named;
+		s->tid = p->pid;
+		s->any_thread = p->named;
 		s->measured = true;
-		s->periodic = pr[k].period > 0;
-		s->period_ns = pr[k].period;
-		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : pr[k].period;
+		s->periodic = p->period > 0;
+		s->period_ns = p->period;
+		s->deadline_ns = spec->beh.deadline_ns ? spec->beh.deadline_ns : p->period;
 	}
-	/* one pass: each thread's wakes open, its ends close the latest open one, into that wake's series */
-	for (size_t i = 0; i < nwr; i++)
-		wr[i].nopen = 0;
+	return 0;
+}
+
+/* A wake of series KEY opens on its writer W. */
+static void open_wake(struct probe_pass *pp, struct jl_engine *eng, struct writer *w, long key,
+		      const struct jl_analysis_probe *p)
+{
+	struct prober *k = &pp->pr[key];
+	struct jl_series *ks = &eng->series[k->si];
+
+	/* a loop's wake over its own open wake: the earlier one lost its end, it is not a cycle (only a
+	 * named wake nests: a request's call inside it; an end never closes a wake that lost its own) */
+	if (!k->named && w->nopen && !pp->pr[w->open[w->nopen - 1].key].named) {
+		pp->pr[w->open[w->nopen - 1].key].unpaired++;
+		w->nopen--;
+	}
+	if (w->nopen == OPEN_MAX) { /* wakes that never end: the oldest is not a cycle */
+		pp->pr[w->open[0].key].unpaired++;
+		memmove(&w->open[0], &w->open[1], (OPEN_MAX - 1) * sizeof(w->open[0]));
+		w->nopen--;
+	}
+	w->open[w->nopen].key = (size_t)key;
+	w->open[w->nopen].wake = p->ts;
+	w->open[w->nopen].release = p->release ? p->release : p->ts;
+	w->nopen++;
+	k->named_release |= p->release != 0;
+	/* a release more than 10 s from its wake is not CLOCK_MONOTONIC ns (us? the wall clock?) */
+	k->far += p->release && (p->release - p->ts > 10 * JL_NSEC_PER_SEC || p->ts - p->release > 10 * JL_NSEC_PER_SEC);
+	if (!ks->first_release)
+		ks->first_release = p->release ? p->release : p->ts;
+}
+
+/* An end record P closes W's latest open wake: one cycle of that wake's series. */
+static void close_wake(struct probe_pass *pp, struct jl_engine *eng, struct writer *w, const struct jl_analysis_probe *p)
+{
+	struct prober *k;
+	struct jl_series *ks;
+	int64_t release, wake, on_grid;
+	uint64_t c;
+
+	if (!w->nopen) {
+		for (size_t j = 0; j < pp->npr; j++) /* an end with no wake: the thread's own series counts it */
+			if (!pp->pr[j].named && pp->pr[j].pid == p->pid && pp->pr[j].si >= 0)
+				pp->pr[j].unpaired++;
+		return;
+	}
+	k = &pp->pr[w->open[--w->nopen].key];
+	ks = &eng->series[k->si];
+	release = w->open[w->nopen].release;
+	wake = w->open[w->nopen].wake;
+	/* the cycle index counts releases on the grid from the first, so skipped ones show */
+	on_grid = k->period > 0 ? (release - ks->first_release + k->period / 2) / k->period : (int64_t)k->cycle;
+	c = on_grid > 0 ? (uint64_t)on_grid : 0;
+	if (c < k->cycle || k->named)
+		c = k->cycle; /* never backwards; a named series' requests are counted, not gridded */
+	jl_series_append(ks, &(struct jl_sample){ .release = release, .wake = wake, .end = p->ts, .origin = release,
+						     .tid = p->pid, .cycle = c, .skipped = (uint32_t)(c - k->cycle),
+						     .cpu = p->cpu });
+	jl_series_count_work(ks, p->ts - wake);
+	k->cycle = c + 1;
+}
+
+/* One pass: each thread's wakes open, its ends close the latest open one, into that wake's series. */
+static void pair_records(struct probe_pass *pp, struct jl_engine *eng, const struct jl_analysis *an)
+{
+	for (size_t i = 0; i < pp->nwr; i++)
+		pp->wr[i].nopen = 0;
 	for (size_t i = 0; i < an->nprobes; i++) {
 		const struct jl_analysis_probe *p = &an->probes[i];
 		struct writer *w;
 
-		if (kof[i] < 0 && p->kind != JL_PROBE_END)
+		if (pp->kof[i] < 0 && p->kind != JL_PROBE_END)
 			continue;
-		if (unit_of(eng, an, p->pid) < 0 || !(w = writer_of(&wr, &nwr, p->pid)))
+		if (unit_of(eng, an, p->pid) < 0 || !(w = writer_of(&pp->wr, &pp->nwr, p->pid)))
 			continue;
-		if (p->kind == JL_PROBE_WAKE) {
-			struct prober *k = &pr[kof[i]];
-			struct jl_series *ks = &eng->series[k->si];
-
-			/* a loop's wake over its own open wake: the earlier one lost its end, it is not a cycle (only a
-			 * named wake nests: a request's call inside it; an end never closes a wake that lost its own) */
-			if (!k->named && w->nopen && !pr[w->open[w->nopen - 1].key].named) {
-				pr[w->open[w->nopen - 1].key].unpaired++;
-				w->nopen--;
-			}
-			if (w->nopen == OPEN_MAX) { /* wakes that never end: the oldest is not a cycle */
-				pr[w->open[0].key].unpaired++;
-				memmove(&w->open[0], &w->open[1], (OPEN_MAX - 1) * sizeof(w->open[0]));
-				w->nopen--;
-			}
-			w->open[w->nopen].key = (size_t)kof[i];
-			w->open[w->nopen].wake = p->ts;
-			w->open[w->nopen].release = p->release ? p->release : p->ts;
-			w->nopen++;
-			k->named_release |= p->release != 0;
-			/* a release more than 10 s from its wake is not CLOCK_MONOTONIC ns (us? the wall clock?) */
-			k->far += p->release && (p->release - p->ts > 10 * JL_NSEC_PER_SEC || p->ts - p->release > 10 * JL_NSEC_PER_SEC);
-			if (!ks->first_release)
-				ks->first_release = p->release ? p->release : p->ts;
-		} else if (p->kind == JL_PROBE_END && !w->nopen) {
-			for (size_t k = 0; k < npr; k++) /* an end with no wake: the thread's own series counts it */
-				if (!pr[k].named && pr[k].pid == p->pid && pr[k].si >= 0)
-					pr[k].unpaired++;
-		} else if (p->kind == JL_PROBE_END) {
-			struct prober *k = &pr[w->open[--w->nopen].key];
-			struct jl_series *ks = &eng->series[k->si];
-			int64_t release = w->open[w->nopen].release, wake = w->open[w->nopen].wake;
-			/* the cycle index counts releases on the grid from the first, so skipped ones show */
-			int64_t on_grid = k->period > 0 ? (release - ks->first_release + k->period / 2) / k->period : (int64_t)k->cycle;
-			uint64_t c = on_grid > 0 ? (uint64_t)on_grid : 0;
-
-			if (c < k->cycle || k->named)
-				c = k->cycle; /* never backwards; a named series' requests are counted, not gridded */
-			jl_series_append(ks, &(struct jl_sample){ .release = release, .wake = wake, .end = p->ts,
-								     .origin = release, .tid = p->pid, .cycle = c,
-								     .skipped = (uint32_t)(c - k->cycle), .cpu = p->cpu });
-			jl_series_count_work(ks, p->ts - wake);
-			k->cycle = c + 1;
-		}
+		if (p->kind == JL_PROBE_WAKE)
+			open_wake(pp, eng, w, pp->kof[i], p);
+		else if (p->kind == JL_PROBE_END)
+			close_wake(pp, eng, w, p);
 	}
-	/* wakes still open at the run's end were cut off by it: not cycles, and nothing to warn about */
-	for (size_t k = 0; k < npr; k++) {
+}
+
+/* Wakes still open at the run's end were cut off by it: not cycles, and nothing to warn about. What the
+ * series are (periodic or not), and the warnings of records without their pair or far from their wake. */
+static void finish_series(const struct probe_pass *pp, struct jl_engine *eng)
+{
+	for (size_t k = 0; k < pp->npr; k++) {
+		const struct prober *p = &pp->pr[k];
 		struct jl_series *s;
 
-		if (pr[k].si < 0)
+		if (p->si < 0)
 			continue;
-		s = &eng->series[pr[k].si];
-		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + pr[k].period : 0;
-		if (!pr[k].named_release && !eng->units[pr[k].unit].spec->beh.period_ns) {
-			/* no release was named: ready = wake, not a grid (a grid would invent skipped releases) */
-			s->periodic = false;
-		}
-		if (pr[k].named)
+		s = &eng->series[p->si];
+		s->next_release = jl_series_count(s) ? jl_series_at(s, jl_series_count(s) - 1)->release + p->period : 0;
+		if (!p->named_release && !eng->units[p->unit].spec->beh.period_ns)
+			s->periodic = false; /* no release was named: ready = wake, not a grid (it would invent skips) */
+		if (p->named)
 			s->periodic = false; /* requests: each its own release, no grid */
-		if (pr[k].unpaired)
+		if (p->unpaired)
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu wake or end records without their pair "
-				"(not cycles)\n", s->name, (unsigned long long)pr[k].unpaired);
-		if (pr[k].far)
+				"(not cycles)\n", s->name, (unsigned long long)p->unpaired);
+		if (p->far)
 			fprintf(stderr, "jitterlab: warning: probe %s: %llu releases more than 10 s from their wake: "
-				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)pr[k].far);
+				"jl_probe_wake takes CLOCK_MONOTONIC ns\n", s->name, (unsigned long long)p->far);
 	}
-	if (requests_wasted(eng, pr, npr) < 0)
+}
+
+int jl_trace_probe_series(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
+{
+	struct probe_pass pp = { .kof = calloc(an->nprobes ? an->nprobes : 1, sizeof(long)) };
+	int rc = -1;
+
+	if (!pp.kof || find_series(&pp, eng, an) < 0)
+		goto oom;
+	if (add_series(&pp, eng, an, err, errlen) < 0)
+		goto out;
+	pair_records(&pp, eng, an);
+	finish_series(&pp, eng);
+	if (requests_wasted(eng, pp.pr, pp.npr) < 0)
 		goto oom;
 	rc = 0;
 	goto out;
 oom:
 	snprintf(err, errlen, "probe: out of memory");
 out:
-	free(pr);
-	free(wr);
-	free(kof);
+	free(pp.pr);
+	free(pp.wr);
+	free(pp.kof);
 	return rc;
 }

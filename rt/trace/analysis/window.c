@@ -442,6 +442,201 @@ static void add_on_its_way(struct jl_cycle *c, int64_t d)
 			  "queue) or being handed over");
 }
 
+/* The sweep over a pooled cycle's wait: the runs that overlap it and their ends in time order, the runs
+ * active now, the busy stretches summed per request series, and how far the sweep has come. */
+struct pool_sweep {
+	struct pool_run *runs;
+	struct run_edge *edges;
+	struct busy_sum *sums;
+	int *act, *serve, *calls; /* the active runs; stretch_of's scratch */
+	int nruns, nact, nsums;
+	size_t ne, e;
+	int64_t at;          /* swept up to here */
+	int64_t busy_until;  /* the end of the last stretch in which it could not start */
+	int64_t free_before; /* free time followed by a blocked stretch: the hand-offs between them */
+	int64_t free_run;    /* free time since the last blocked stretch */
+	int64_t worker_free; /* the worker that took it was busy until then */
+};
+
+static void pool_sweep_free(struct pool_sweep *sw)
+{
+	free(sw->runs);
+	free(sw->edges);
+	free(sw->sums);
+	free(sw->act);
+	free(sw->serve);
+	free(sw->calls);
+}
+
+/* Should run O's sample X count as a run that overlaps the wait of T's sample S ([A, B): its overlap)? */
+static bool overlaps_wait(const struct jl_analysis_thread *t, const struct jl_analysis_sample *s,
+			  const struct jl_analysis_sample *x, int64_t *a, int64_t *b)
+{
+	*a = x->wake > s->release ? x->wake : s->release;
+	*b = x->end < s->wake ? x->end : s->wake;
+	if (*b <= *a)
+		return false;
+	/* a request's call was made by its own worker, inside it: what held that worker was the request */
+	return !(t->requests && x->tid == s->tid && x->wake <= s->wake && s->end <= x->end);
+}
+
+/* The runs of the executor's other callbacks (a server's other requests) that overlap the wait, and their
+ * ends sorted: two passes, to count them, then to keep them. -1: out of memory. */
+static int collect_runs(const struct jl_analysis *an, int ti, size_t si, struct pool_sweep *sw)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	const struct jl_analysis_sample *s = &t->samples[si];
+	size_t n = 0, room;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = 0; j < an->nthreads; j++) {
+			const struct jl_analysis_thread *o = &an->threads[j];
+
+			if (o->executor != t->executor || !o->samples || o->pool)
+				continue;
+			for (size_t k = 0; k < o->nsamples; k++) {
+				const struct jl_analysis_sample *x = &o->samples[k];
+				int64_t a, b;
+
+				if ((j == ti && k == si) || !overlaps_wait(t, s, x, &a, &b))
+					continue;
+				if (pass)
+					sw->runs[sw->nruns++] = (struct pool_run){ a, b, x->wake, j, x->tid,
+										   t->group >= 0 && o->group == t->group };
+				else
+					n++;
+			}
+		}
+		if (pass)
+			break;
+		room = n ? n : 1;
+		sw->runs = malloc(room * sizeof(*sw->runs));
+		sw->edges = malloc((2 * n + 1) * sizeof(*sw->edges));
+		sw->sums = malloc(room * sizeof(*sw->sums));
+		sw->act = malloc(room * sizeof(*sw->act));
+		sw->serve = malloc(room * sizeof(*sw->serve));
+		sw->calls = malloc(room * sizeof(*sw->calls));
+		if (!sw->runs || !sw->edges || !sw->sums || !sw->act || !sw->serve || !sw->calls)
+			return -1;
+	}
+	for (int r = 0; r < sw->nruns; r++) {
+		sw->edges[sw->ne++] = (struct run_edge){ sw->runs[r].from, r, true };
+		sw->edges[sw->ne++] = (struct run_edge){ sw->runs[r].to, r, false };
+		if (sw->runs[r].tid == s->tid && sw->runs[r].to > sw->worker_free)
+			sw->worker_free = sw->runs[r].to;
+	}
+	qsort(sw->edges, sw->ne, sizeof(*sw->edges), cmp_edge);
+	return 0;
+}
+
+/* The runs active from SW->at on: the edges up to it applied. */
+static void advance_edges(struct pool_sweep *sw)
+{
+	for (; sw->e < sw->ne && sw->edges[sw->e].t <= sw->at; sw->e++) {
+		const struct run_edge *ed = &sw->edges[sw->e];
+
+		if (ed->start) {
+			sw->act[sw->nact++] = ed->r;
+			continue;
+		}
+		for (int i = 0; i < sw->nact; i++)
+			if (sw->act[i] == ed->r) {
+				sw->act[i] = sw->act[--sw->nact];
+				break;
+			}
+	}
+}
+
+/* The stretch [SW->at, NEXT): a part when it could not start then (a group's holder, every pool thread
+ * busy; a server's busy stretches are summed per series instead). False: a free stretch. */
+static bool blocked_stretch(const struct jl_analysis *an, int ti, struct pool_sweep *sw, int64_t next, struct jl_cycle *c)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	int holder, busy, in_calls, serving, call, k;
+	const int64_t d = next - sw->at;
+	char name[96];
+
+	stretch_of(sw->runs, sw->act, sw->nact, sw->serve, sw->calls, &busy, &holder, &in_calls, &serving, &call);
+	if (holder >= 0) {
+		snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
+			 holder == ti ? " (its previous run)" : "");
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, d,
+				  "a callback of its mutually exclusive group ran: it could not start on any thread");
+		return true;
+	}
+	if (busy < t->pool_size)
+		return false;
+	if (!t->requests || serving < 0) {
+		snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, d, "every thread of its executor ran another callback");
+		return true;
+	}
+	for (k = 0; k < sw->nsums && sw->sums[k].serving != serving; k++)
+		;
+	if (k == sw->nsums)
+		sw->sums[sw->nsums++] = (struct busy_sum){ .serving = serving, .call = -1 };
+	sw->sums[k].ns += d;
+	sw->sums[k].thread_ns += (double)busy * (double)d;
+	sw->sums[k].in_calls_ns += (double)in_calls * (double)d;
+	if (call >= 0 && d > sw->sums[k].call_ns)
+		sw->sums[k].call = call, sw->sums[k].call_ns = d;
+	return true;
+}
+
+/* A server's busy stretches, one part per request series most workers served. */
+static void add_busy_sums(const struct jl_analysis *an, const struct jl_analysis_thread *t, const struct pool_sweep *sw,
+			  struct jl_cycle *c)
+{
+	char name[96], detail[160];
+
+	for (int k = 0; k < sw->nsums; k++) {
+		const struct busy_sum *b = &sw->sums[k];
+
+		if (t->pool_size > 1)
+			snprintf(name, sizeof(name), "pool: all %d workers busy serving %s", t->pool_size,
+				 an->threads[b->serving].name);
+		else
+			snprintf(name, sizeof(name), "pool: its one worker busy serving %s", an->threads[b->serving].name);
+		if (b->call >= 0)
+			snprintf(detail, sizeof(detail), "every worker of its program served another request, inside calls they "
+				 "made (%s) %.0f%% of the time", an->threads[b->call].name, 100.0 * b->in_calls_ns / b->thread_ns);
+		else
+			snprintf(detail, sizeof(detail), "every worker of its program served another request, none inside a call");
+		jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, b->ns, detail);
+	}
+}
+
+/* What is left of the wait after the last blocked stretch: the wakeup of the pool thread that took it (a
+ * server's worker: its first wakeup once it was free, a wakeup inside its previous request is that
+ * request's; an executor's thread: its last one, it may be woken more than once before it takes one), or
+ * the dispatch when that thread was awake already. */
+static void add_taker_wakeup(const struct jl_analysis *an, const struct jl_analysis_thread *t,
+			     const struct jl_analysis_sample *s, const struct pool_sweep *sw, struct jl_cycle *c)
+{
+	const int64_t from = t->requests && sw->worker_free > sw->busy_until ? sw->worker_free : sw->busy_until;
+	int pe = -1;
+	const struct jl_pair *p = pool_wakeup(an, t->executor, s->tid, from, s->wake + JL_ANALYSIS_CLOCK_SLACK_NS,
+					      t->requests, &pe);
+	char detail[160];
+
+	if (p && pe >= 0 && t->requests) {
+		/* asleep until the request reached it: the server's own thread (its poller) woke it, no timer: the
+		 * time before that waking was the request on its way (the waking bounded by its start: the trace
+		 * clock may read a little ahead) */
+		const int64_t waking = p->waking < s->wake ? p->waking : s->wake;
+
+		if (waking > sw->busy_until)
+			add_on_its_way(c, waking - sw->busy_until);
+		add_wakeup_rest(an, pe, p, waking > sw->busy_until ? waking : sw->busy_until, s->wake, c);
+	} else if (p && pe >= 0) { /* explained as one wakeup */
+		add_wakeup_rest(an, pe, p, sw->busy_until, s->wake, c);
+	} else if (s->wake > sw->busy_until) {
+		snprintf(detail, sizeof(detail), "from when it could run to its start on %s thread %d (awake already)",
+			 t->requests ? "worker" : "pool", (int)s->tid);
+		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - sw->busy_until, detail);
+	}
+}
+
 /* A callback of a multi-threaded executor, or a request of a probed server: in its wait [release, start),
  * the stretches in which it could not start (a callback of its own mutually exclusive group ran: named; or
  * every pool thread ran another callback, or served another request: which, and the calls they were in),
@@ -452,153 +647,36 @@ static void decompose_pool_callback(const struct jl_analysis *an, int ti, size_t
 {
 	const struct jl_analysis_thread *t = &an->threads[ti];
 	const struct jl_analysis_sample *s = &t->samples[si];
-	struct pool_run *runs = NULL;
-	struct run_edge *edges = NULL;
-	struct busy_sum *sums = NULL;
-	int *act = NULL, *serve = NULL, *calls = NULL;
-	int64_t busy_until = s->release, free_before = 0, free_run = 0, worker_free = 0, at = s->release;
-	int n = 0, nruns = 0, nact = 0, nsums = 0, pe = -1;
-	size_t ne = 0, e = 0;
-	const struct jl_pair *p;
-	char name[96], detail[160];
+	struct pool_sweep sw = { .at = s->release, .busy_until = s->release };
 
-	/* the runs of the executor's other callbacks (a server's other requests) that overlap the wait: two
-	 * passes, to count them, then to keep them */
-	for (int pass = 0; pass < 2; pass++) {
-		for (int j = 0; j < an->nthreads; j++) {
-			const struct jl_analysis_thread *o = &an->threads[j];
-
-			if (o->executor != t->executor || !o->samples || o->pool)
-				continue;
-			for (size_t k = 0; k < o->nsamples; k++) {
-				const struct jl_analysis_sample *x = &o->samples[k];
-				int64_t a = x->wake > s->release ? x->wake : s->release, b = x->end < s->wake ? x->end : s->wake;
-
-				if ((j == ti && k == si) || b <= a)
-					continue;
-				/* a request's call was made by its own worker, inside it: what held that worker was the request */
-				if (t->requests && x->tid == s->tid && x->wake <= s->wake && s->end <= x->end)
-					continue;
-				if (pass)
-					runs[nruns++] = (struct pool_run){ a, b, x->wake, j, x->tid, t->group >= 0 && o->group == t->group };
-				else
-					n++;
-			}
-		}
-		if (pass)
-			break;
-		runs = malloc((size_t)(n ? n : 1) * sizeof(*runs));
-		edges = malloc((size_t)(2 * n + 1) * sizeof(*edges));
-		sums = malloc((size_t)(n ? n : 1) * sizeof(*sums));
-		act = malloc((size_t)(n ? n : 1) * sizeof(*act));
-		serve = malloc((size_t)(n ? n : 1) * sizeof(*serve));
-		calls = malloc((size_t)(n ? n : 1) * sizeof(*calls));
-		if (!runs || !edges || !sums || !act || !serve || !calls) {
-			jl_cycle_add_part(c, JL_PART_OTHER, "not explained (out of memory)", -1, 0, s->wake - s->release, NULL);
-			goto out;
-		}
+	if (collect_runs(an, ti, si, &sw) < 0) {
+		jl_cycle_add_part(c, JL_PART_OTHER, "not explained (out of memory)", -1, 0, s->wake - s->release, NULL);
+		pool_sweep_free(&sw);
+		return;
 	}
-	for (int r = 0; r < nruns; r++) {
-		edges[ne++] = (struct run_edge){ runs[r].from, r, true };
-		edges[ne++] = (struct run_edge){ runs[r].to, r, false };
-		if (runs[r].tid == s->tid && runs[r].to > worker_free)
-			worker_free = runs[r].to; /* the worker that took it was busy until then */
-	}
-	qsort(edges, ne, sizeof(*edges), cmp_edge);
-	while (at < s->wake) {
+	while (sw.at < s->wake) {
 		int64_t next;
-		int holder, busy, in_calls, serving, call;
 
-		for (; e < ne && edges[e].t <= at; e++) { /* the runs active from AT on */
-			if (edges[e].start) {
-				act[nact++] = edges[e].r;
-				continue;
-			}
-			for (int i = 0; i < nact; i++)
-				if (act[i] == edges[e].r) {
-					act[i] = act[--nact];
-					break;
-				}
-		}
-		next = e < ne && edges[e].t < s->wake ? edges[e].t : s->wake;
-		stretch_of(runs, act, nact, serve, calls, &busy, &holder, &in_calls, &serving, &call);
-		if (holder >= 0) {
-			snprintf(name, sizeof(name), "executor: %s held its group%s", an->threads[holder].name,
-				 holder == ti ? " (its previous run)" : "");
-			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, next - at,
-					  "a callback of its mutually exclusive group ran: it could not start on any thread");
-		} else if (busy >= t->pool_size && t->requests && serving >= 0) {
-			int k;
-
-			for (k = 0; k < nsums && sums[k].serving != serving; k++)
-				;
-			if (k == nsums)
-				sums[nsums++] = (struct busy_sum){ .serving = serving, .call = -1 };
-			sums[k].ns += next - at;
-			sums[k].thread_ns += (double)busy * (double)(next - at);
-			sums[k].in_calls_ns += (double)in_calls * (double)(next - at);
-			if (call >= 0 && next - at > sums[k].call_ns)
-				sums[k].call = call, sums[k].call_ns = next - at;
-		} else if (busy >= t->pool_size) {
-			snprintf(name, sizeof(name), "executor: all %d threads busy", t->pool_size);
-			jl_cycle_add_part(c, JL_PART_EXECUTOR, name, -1, 0, next - at,
-					  "every thread of its executor ran another callback");
-		} else {
-			free_run += next - at;
-			at = next;
+		advance_edges(&sw);
+		next = sw.e < sw.ne && sw.edges[sw.e].t < s->wake ? sw.edges[sw.e].t : s->wake;
+		if (!blocked_stretch(an, ti, &sw, next, c)) {
+			sw.free_run += next - sw.at;
+			sw.at = next;
 			continue;
 		}
-		free_before += free_run; /* free time followed by a blocked stretch: the hand-off between them */
-		free_run = 0;
-		busy_until = next;
-		at = next;
+		sw.free_before += sw.free_run;
+		sw.free_run = 0;
+		sw.busy_until = next;
+		sw.at = next;
 	}
-	for (int k = 0; k < nsums; k++) {
-		if (t->pool_size > 1)
-			snprintf(name, sizeof(name), "pool: all %d workers busy serving %s", t->pool_size,
-				 an->threads[sums[k].serving].name);
-		else
-			snprintf(name, sizeof(name), "pool: its one worker busy serving %s", an->threads[sums[k].serving].name);
-		if (sums[k].call >= 0)
-			snprintf(detail, sizeof(detail), "every worker of its program served another request, inside calls they "
-				 "made (%s) %.0f%% of the time", an->threads[sums[k].call].name,
-				 100.0 * sums[k].in_calls_ns / sums[k].thread_ns);
-		else
-			snprintf(detail, sizeof(detail), "every worker of its program served another request, none inside a call");
-		jl_cycle_add_part(c, JL_PART_POOL, name, -1, 0, sums[k].ns, detail);
-	}
-	if (free_before && t->requests)
-		add_on_its_way(c, free_before);
-	else if (free_before)
-		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, free_before,
+	add_busy_sums(an, t, &sw, c);
+	if (sw.free_before && t->requests)
+		add_on_its_way(c, sw.free_before);
+	else if (sw.free_before)
+		jl_cycle_add_part(c, JL_PART_EXECUTOR, "executor: between callbacks", -1, 0, sw.free_before,
 				  "a thread and its group were free, and no thread had taken it yet");
-	/* a server's worker: its first wakeup once it was free (a wakeup inside its previous request is that
-	 * request's); an executor's thread: its last one (it may be woken more than once before it takes one) */
-	p = pool_wakeup(an, t->executor, s->tid, t->requests && worker_free > busy_until ? worker_free : busy_until,
-			s->wake + JL_ANALYSIS_CLOCK_SLACK_NS, t->requests, &pe);
-	if (p && pe >= 0 && t->requests) {
-		/* asleep until the request reached it: the server's own thread (its poller) woke it, no timer: the
-		 * time before that waking was the request on its way (the waking bounded by its start: the trace
-		 * clock may read a little ahead) */
-		const int64_t waking = p->waking < s->wake ? p->waking : s->wake;
-
-		if (waking > busy_until)
-			add_on_its_way(c, waking - busy_until);
-		add_wakeup_rest(an, pe, p, waking > busy_until ? waking : busy_until, s->wake, c);
-	} else if (p && pe >= 0) { /* what is left was the wakeup of the pool thread that took it, explained as one */
-		add_wakeup_rest(an, pe, p, busy_until, s->wake, c);
-	} else if (s->wake > busy_until) {
-		snprintf(detail, sizeof(detail), "from when it could run to its start on %s thread %d (awake already)",
-			 t->requests ? "worker" : "pool", (int)s->tid);
-		jl_cycle_add_part(c, JL_PART_OTHER, "dispatch", -1, 0, s->wake - busy_until, detail);
-	}
-out:
-	free(runs);
-	free(edges);
-	free(sums);
-	free(act);
-	free(serve);
-	free(calls);
+	add_taker_wakeup(an, t, s, &sw, c);
+	pool_sweep_free(&sw);
 }
 
 void jl_analysis_decompose_callback(const struct jl_analysis *an, int ti, size_t si, const struct jl_pair *p, struct jl_cycle *c)

@@ -285,11 +285,11 @@ static uint64_t cpumask64(const struct jl_decoder_event *k, int f, const struct 
 	return mask;
 }
 
-int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, struct jl_event *ev)
+/* The fields every record has: its event (NULL: one the decoder does not read), the task it was written
+ * in and the context (hard or soft interrupt). */
+static const struct jl_decoder_event *common_fields(struct jl_decoder *r, struct tep_record *rec, int cpu,
+						    struct jl_event *ev)
 {
-	const struct jl_decoder_event *k;
-	unsigned long long addr;
-
 	memset(ev, 0, sizeof(*ev));
 	ev->ts = (int64_t)rec->ts;
 	ev->cpu = cpu;
@@ -298,17 +298,101 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 	if (r->swap) {
 		int fl = tep_data_flags(r->tep, rec); /* common_flags: in which context the record was written */
 
-		k = lookup(r, tep_data_type(r->tep, rec));
 		ev->cur = tep_data_pid(r->tep, rec);
 		ev->flags = fl > 0 ? (uint8_t)(fl & (JL_EVENT_F_HARDIRQ | JL_EVENT_F_SOFTIRQ)) : 0;
-	} else {
-		k = lookup(r, (int)common_u(r, r->common_type, rec->data));
-		ev->cur = (int32_t)common_u(r, r->common_pid, rec->data);
-		ev->flags = (uint8_t)(common_u(r, r->common_flags, rec->data) & (JL_EVENT_F_HARDIRQ | JL_EVENT_F_SOFTIRQ));
+		return lookup(r, tep_data_type(r->tep, rec));
 	}
-	if (!k)
-		return 0;
-	ev->kind = k->kind;
+	ev->cur = (int32_t)common_u(r, r->common_pid, rec->data);
+	ev->flags = (uint8_t)(common_u(r, r->common_flags, rec->data) & (JL_EVENT_F_HARDIRQ | JL_EVENT_F_SOFTIRQ));
+	return lookup(r, (int)common_u(r, r->common_type, rec->data));
+}
+
+/* irq_handler_entry/exit, or an IPI's or the local timer's vector entry/exit (no irq field: named by its
+ * event; the pid field holds the IRQ or a negative JL_EVENT_IRQ_* code). */
+static void convert_irq(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
+{
+	const char *n = evdefs[k->def].name;
+
+	ev->pid = (int32_t)num(r, k, F_IRQ, rec, -1);
+	str(k, F_NAME, rec, ev->comm, sizeof(ev->comm));
+	if (k->f[F_IRQ])
+		return;
+	ev->pid = !strncmp(n, "reschedule", 10)		  ? -2
+		  : !strncmp(n, "call_function_single", 20) ? -4
+		  : !strncmp(n, "local_timer", 11)	  ? JL_EVENT_IRQ_LOCAL_TIMER
+							  : -3;
+	if (ev->pid == JL_EVENT_IRQ_LOCAL_TIMER)
+		snprintf(ev->comm, sizeof(ev->comm), "LOC local timer");
+	else
+		snprintf(ev->comm, sizeof(ev->comm), "IPI %s", ev->pid == -2 ? "reschedule" : ev->pid == -4
+			 ? "call function single" : "call function");
+}
+
+/* hrtimer_expire_entry (its now) and hrtimer_start (its expires and softexpires): the timer, its function. */
+static void convert_timer(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
+{
+	unsigned long long addr = (unsigned long long)num(r, k, F_FUNC, rec, 0);
+
+	fn_name(r, addr, false, ev->comm, sizeof(ev->comm));
+	if (!addr)
+		snprintf(ev->comm, sizeof(ev->comm), "0");
+	ev->arg = (uint64_t)num(r, k, F_HRTIMER, rec, 0);
+	if (ev->kind == JL_EVENT_TIMER_ENTRY) {
+		ev->expires = num(r, k, F_NOW, rec, 0);
+	} else {
+		ev->expires = num(r, k, F_EXPIRES, rec, 0);
+		ev->softexpires = num(r, k, F_SOFTEXPIRES, rec, 0);
+	}
+}
+
+/* An IPI sent: its target (one CPU, or a mask of the first 64), callback and call site. */
+static void convert_ipi(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
+{
+	if (k->f[F_CPU]) {
+		ev->target_cpu = (int32_t)num(r, k, F_CPU, rec, -1);
+		ev->arg = ev->target_cpu >= 0 && ev->target_cpu < 64 ? 1ull << ev->target_cpu : 0;
+	} else {
+		ev->arg = cpumask64(k, F_CPUMASK, rec);
+		ev->target_cpu = __builtin_popcountll(ev->arg) == 1 ? __builtin_ctzll(ev->arg) : -1;
+	}
+	fn_name(r, (unsigned long long)num(r, k, F_CALLBACK, rec, 0), false, ev->comm, sizeof(ev->comm));
+	fn_name(r, (unsigned long long)num(r, k, F_CALLSITE, rec, 0), true, ev->prev_comm, sizeof(ev->prev_comm));
+}
+
+/* A trace_marker_raw record: a probed program's (include/jitterlab/probe.h), a measured thread's cycle
+ * mark, or anything else (JL_EVENT_OTHER). */
+static void convert_mark(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
+{
+	const uint32_t id = (uint32_t)num(r, k, F_ID, rec, 0);
+	const struct tep_format_field *buf = k->f[F_BUF];
+
+	if (id == JL_PROBE_ID && buf && buf->offset + (int)(offsetof(struct jl_probe_rec, name) - 4) <= rec->size) {
+		/* the id, then the rest */
+		struct jl_probe_rec p = { 0 };
+		int have = rec->size - buf->offset;
+
+		if (have > (int)sizeof(p) - 4)
+			have = (int)sizeof(p) - 4;
+		memcpy((char *)&p + 4, (const char *)rec->data + buf->offset, (size_t)have);
+		ev->kind = JL_EVENT_PROBE;
+		ev->mark_thread = (int32_t)p.kind;
+		ev->expires = p.release_ns;
+		p.name[sizeof(p.name) - 1] = '\0';
+		snprintf(ev->comm, sizeof(ev->comm), "%s", jl_probe_kind_named(p.kind) ? p.name : "");
+	} else if (id == JL_TRACE_MARK_ID && buf && buf->offset + (int)(sizeof(struct jl_trace_mark_rec) - 4) <= rec->size) {
+		struct jl_trace_mark_rec m;
+
+		memcpy((char *)&m + 4, (const char *)rec->data + buf->offset, sizeof(m) - 4);
+		ev->mark_thread = m.thread;
+		ev->mark_cycle = m.cycle;
+	} else {
+		ev->kind = JL_EVENT_OTHER;
+	}
+}
+
+/* The task events: pid and comm of the task each is about, and what else its kind carries. */
+static void convert_task(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
+{
 	switch (ev->kind) {
 	case JL_EVENT_SWITCH:
 		ev->prev_pid = (int32_t)num(r, k, F_PREV_PID, rec, -1);
@@ -327,42 +411,6 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 		ev->prio = (int32_t)num(r, k, F_PRIO, rec, 0);
 		str(k, F_COMM, rec, ev->comm, sizeof(ev->comm));
 		ev->target_cpu = (int32_t)num(r, k, ev->kind == JL_EVENT_MIGRATE ? F_DEST : F_TARGET, rec, -1);
-		break;
-	case JL_EVENT_IRQ_ENTRY:
-	case JL_EVENT_IRQ_EXIT:
-		ev->pid = (int32_t)num(r, k, F_IRQ, rec, -1);
-		str(k, F_NAME, rec, ev->comm, sizeof(ev->comm));
-		if (!k->f[F_IRQ]) { /* an IPI handler: named by its event */
-			const char *n = evdefs[k->def].name;
-
-			ev->pid = !strncmp(n, "reschedule", 10)		  ? -2
-				  : !strncmp(n, "call_function_single", 20) ? -4
-				  : !strncmp(n, "local_timer", 11)	  ? JL_EVENT_IRQ_LOCAL_TIMER
-									  : -3;
-			if (ev->pid == JL_EVENT_IRQ_LOCAL_TIMER)
-				snprintf(ev->comm, sizeof(ev->comm), "LOC local timer");
-			else
-				snprintf(ev->comm, sizeof(ev->comm), "IPI %s", ev->pid == -2 ? "reschedule" : ev->pid == -4
-					 ? "call function single" : "call function");
-		}
-		break;
-	case JL_EVENT_SOFTIRQ_ENTRY:
-	case JL_EVENT_SOFTIRQ_EXIT:
-		ev->pid = (int32_t)num(r, k, F_VEC, rec, -1);
-		break;
-	case JL_EVENT_TIMER_ENTRY:
-	case JL_EVENT_TIMER_START:
-		addr = (unsigned long long)num(r, k, F_FUNC, rec, 0);
-		fn_name(r, addr, false, ev->comm, sizeof(ev->comm));
-		if (!addr)
-			snprintf(ev->comm, sizeof(ev->comm), "0");
-		ev->arg = (uint64_t)num(r, k, F_HRTIMER, rec, 0);
-		if (ev->kind == JL_EVENT_TIMER_ENTRY) {
-			ev->expires = num(r, k, F_NOW, rec, 0);
-		} else {
-			ev->expires = num(r, k, F_EXPIRES, rec, 0);
-			ev->softexpires = num(r, k, F_SOFTEXPIRES, rec, 0);
-		}
 		break;
 	case JL_EVENT_PI_SETPRIO:
 		ev->pid = (int32_t)num(r, k, F_PID, rec, -1);
@@ -393,48 +441,39 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 		ev->prio = (int32_t)num(r, k, F_PRIO, rec, 0);
 		ev->arg = (uint64_t)num(r, k, F_GROUP_DEAD, rec, 0) != 0;
 		break;
+	default:
+		break;
+	}
+}
+
+int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, struct jl_event *ev)
+{
+	const struct jl_decoder_event *k = common_fields(r, rec, cpu, ev);
+
+	if (!k)
+		return 0;
+	ev->kind = k->kind;
+	switch (ev->kind) {
+	case JL_EVENT_IRQ_ENTRY:
+	case JL_EVENT_IRQ_EXIT:
+		convert_irq(r, k, rec, ev);
+		break;
+	case JL_EVENT_SOFTIRQ_ENTRY:
+	case JL_EVENT_SOFTIRQ_EXIT:
+		ev->pid = (int32_t)num(r, k, F_VEC, rec, -1);
+		break;
+	case JL_EVENT_TIMER_ENTRY:
+	case JL_EVENT_TIMER_START:
+		convert_timer(r, k, rec, ev);
+		break;
 	case JL_EVENT_IPI:
-		if (k->f[F_CPU]) {
-			ev->target_cpu = (int32_t)num(r, k, F_CPU, rec, -1);
-			ev->arg = ev->target_cpu >= 0 && ev->target_cpu < 64 ? 1ull << ev->target_cpu : 0;
-		} else {
-			ev->arg = cpumask64(k, F_CPUMASK, rec);
-			ev->target_cpu = __builtin_popcountll(ev->arg) == 1 ? __builtin_ctzll(ev->arg) : -1;
-		}
-		fn_name(r, (unsigned long long)num(r, k, F_CALLBACK, rec, 0), false, ev->comm, sizeof(ev->comm));
-		fn_name(r, (unsigned long long)num(r, k, F_CALLSITE, rec, 0), true, ev->prev_comm, sizeof(ev->prev_comm));
+		convert_ipi(r, k, rec, ev);
 		break;
 	case JL_EVENT_MARK:
-		if ((uint32_t)num(r, k, F_ID, rec, 0) == JL_PROBE_ID && k->f[F_BUF] &&
-		    k->f[F_BUF]->offset + (int)(offsetof(struct jl_probe_rec, name) - 4) <= rec->size) {
-			/* a probed program's record (include/jitterlab/probe.h): the id, then the rest */
-			struct jl_probe_rec p = { 0 };
-			int have = rec->size - k->f[F_BUF]->offset;
-
-			if (have > (int)sizeof(p) - 4)
-				have = (int)sizeof(p) - 4;
-			memcpy((char *)&p + 4, (const char *)rec->data + k->f[F_BUF]->offset, (size_t)have);
-			ev->kind = JL_EVENT_PROBE;
-			ev->mark_thread = (int32_t)p.kind;
-			ev->expires = p.release_ns;
-			p.name[sizeof(p.name) - 1] = '\0';
-			snprintf(ev->comm, sizeof(ev->comm), "%s", jl_probe_kind_named(p.kind) ? p.name : "");
-			break;
-		}
-		if ((uint32_t)num(r, k, F_ID, rec, 0) != JL_TRACE_MARK_ID || !k->f[F_BUF] ||
-		    k->f[F_BUF]->offset + (int)(sizeof(struct jl_trace_mark_rec) - 4) > rec->size) {
-			ev->kind = JL_EVENT_OTHER;
-			break;
-		}
-		{
-			struct jl_trace_mark_rec m;
-
-			memcpy((char *)&m + 4, (const char *)rec->data + k->f[F_BUF]->offset, sizeof(m) - 4);
-			ev->mark_thread = m.thread;
-			ev->mark_cycle = m.cycle;
-		}
+		convert_mark(r, k, rec, ev);
 		break;
 	default:
+		convert_task(r, k, rec, ev);
 		break;
 	}
 	return 0;
