@@ -10,12 +10,6 @@
 #include "../base/lock.h"
 #include "../base/units.h"
 
-#define KEY_APPLIES(fn) static bool fn(const struct jl_key_view *v)
-
-#define KEY_PARSE(fn) \
-	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
-#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
-
 /* ---- [executor NAME] ---- */
 
 KEY_PARSE(exec_threads)

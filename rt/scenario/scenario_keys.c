@@ -159,7 +159,6 @@ int jl_scenario_cpus_parse(const char *value, cpu_set_t *set, char *text, char *
 	return 0;
 }
 
-
 /* A cpu list as scenario.ini writes it: as written when it names CPUs, else the numbers. */
 const char *jl_scenario_cpus_format(const cpu_set_t *set, const char *text, char *buf, size_t len)
 {
@@ -182,11 +181,7 @@ const char *jl_scenario_cpus_note(const char *key, const cpu_set_t *set, const c
 
 /* ---- the [run] table ---- */
 
-#define RKEY_PARSE(fn) \
-	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
-#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
-
-RKEY_PARSE(run_name)
+KEY_PARSE(run_name)
 {
 	struct jl_run_spec *r = v->run;
 
@@ -207,7 +202,7 @@ KEY_FORMAT(fmt_name)
 	return v->run->name;
 }
 
-RKEY_PARSE(run_duration)
+KEY_PARSE(run_duration)
 {
 	(void)d, (void)key;
 	if (jl_parse_duration(value, &v->run->duration_ns, why, wl))
@@ -224,7 +219,7 @@ KEY_FORMAT(fmt_duration)
 	return jl_format_duration(v->run->duration_ns, buf, len);
 }
 
-RKEY_PARSE(run_warmup)
+KEY_PARSE(run_warmup)
 {
 	(void)d, (void)key;
 	return jl_parse_duration(value, &v->run->warmup_ns, why, wl);
@@ -243,7 +238,7 @@ static const struct {
 		    { "timer", JL_TRACE_TIMER },
 		    { "osnoise", JL_TRACE_OSNOISE } };
 
-RKEY_PARSE(run_trace)
+KEY_PARSE(run_trace)
 {
 	struct jl_run_spec *r = v->run;
 	char buf[256], *save = NULL, *tok;
@@ -285,7 +280,7 @@ KEY_FORMAT(fmt_trace)
 	return buf;
 }
 
-RKEY_PARSE(run_trace_buffer)
+KEY_PARSE(run_trace_buffer)
 {
 	(void)key;
 	if (jl_parse_size(value, &v->run->trace_buffer, why, wl))
@@ -302,7 +297,7 @@ KEY_FORMAT(fmt_trace_buffer)
 	return jl_format_size(v->run->trace_buffer, buf, len);
 }
 
-RKEY_PARSE(run_trace_threshold)
+KEY_PARSE(run_trace_threshold)
 {
 	(void)d, (void)key;
 	if (!strcmp(value, "none") || !strcmp(value, "off")) {
@@ -333,7 +328,7 @@ static int run_cpus_or(const char *value, const char *word, bool *set, cpu_set_t
 	return 0;
 }
 
-RKEY_PARSE(run_isolate)
+KEY_PARSE(run_isolate)
 {
 	(void)d, (void)key;
 	return run_cpus_or(value, "none", &v->run->isolate_set, &v->run->isolate, v->run->isolate_text, why, wl);
@@ -344,7 +339,7 @@ KEY_FORMAT(fmt_isolate)
 	return v->run->isolate_set ? jl_scenario_cpus_format(&v->run->isolate, v->run->isolate_text, buf, len) : "none";
 }
 
-RKEY_PARSE(run_housekeeping)
+KEY_PARSE(run_housekeeping)
 {
 	(void)d, (void)key;
 	return run_cpus_or(value, "auto", &v->run->housekeeping_set, &v->run->housekeeping, v->run->housekeeping_text,
@@ -364,7 +359,7 @@ KEY_FORMAT(note_isolate)
 				   : NULL;
 }
 
-RKEY_PARSE(run_irq_affinity)
+KEY_PARSE(run_irq_affinity)
 {
 	(void)key;
 	if (!strcmp(value, "keep"))
@@ -384,7 +379,7 @@ KEY_FORMAT(fmt_irq_affinity)
 	return v->run->irq_affinity == JL_IRQ_KEEP ? "keep" : "housekeeping";
 }
 
-RKEY_PARSE(run_cpu_dma_latency)
+KEY_PARSE(run_cpu_dma_latency)
 {
 	(void)d, (void)key;
 	if (!strcmp(value, "off")) {
@@ -405,7 +400,7 @@ KEY_FORMAT(fmt_cpu_dma_latency)
 	return v->run->cpu_dma_latency_ns < 0 ? "off" : jl_format_duration(v->run->cpu_dma_latency_ns, buf, len);
 }
 
-RKEY_PARSE(run_rt_runtime)
+KEY_PARSE(run_rt_runtime)
 {
 	int64_t ns;
 
@@ -439,7 +434,7 @@ KEY_FORMAT(fmt_rt_runtime)
 	return jl_format_duration(v->run->rt_runtime_us * 1000, buf, len);
 }
 
-RKEY_PARSE(run_fair_server)
+KEY_PARSE(run_fair_server)
 {
 	int64_t ns;
 
@@ -462,7 +457,7 @@ KEY_FORMAT(fmt_fair_server)
 	return v->run->fair_server_ns < 0 ? "keep" : jl_format_duration(v->run->fair_server_ns, buf, len);
 }
 
-RKEY_PARSE(run_seed)
+KEY_PARSE(run_seed)
 {
 	(void)d, (void)key;
 	return jl_parse_int(value, 0, 0x7fffffffffffffffLL, &v->run->seed, why, wl);
@@ -474,7 +469,7 @@ KEY_FORMAT(fmt_seed)
 	return buf;
 }
 
-RKEY_PARSE(run_grace)
+KEY_PARSE(run_grace)
 {
 	(void)key;
 	if (jl_parse_duration(value, &v->run->grace_ns, why, wl))
@@ -491,7 +486,7 @@ KEY_FORMAT(fmt_grace)
 	return jl_format_duration(v->run->grace_ns, buf, len);
 }
 
-RKEY_PARSE(run_cleanup)
+KEY_PARSE(run_cleanup)
 {
 	(void)key;
 	if (!strcmp(value, "report"))
@@ -524,7 +519,7 @@ static int mode_of(const char *const *names, size_t n, const char *value, const 
 
 static const char *const samples_names[] = { "auto", "all", "worst", "none" };
 
-RKEY_PARSE(run_samples)
+KEY_PARSE(run_samples)
 {
 	int m = mode_of(samples_names, sizeof(samples_names) / sizeof(samples_names[0]), value, "samples", d->range,
 			why, wl);
@@ -544,7 +539,7 @@ KEY_FORMAT(fmt_samples)
 
 static const char *const trace_keep_names[] = { "auto", "all", "worst" };
 
-RKEY_PARSE(run_trace_keep)
+KEY_PARSE(run_trace_keep)
 {
 	int m = mode_of(trace_keep_names, sizeof(trace_keep_names) / sizeof(trace_keep_names[0]), value, "trace_keep",
 			d->range, why, wl);
@@ -564,7 +559,7 @@ KEY_FORMAT(fmt_trace_keep)
 
 static const char *const percentiles_names[] = { "auto", "exact", "histogram" };
 
-RKEY_PARSE(run_percentiles)
+KEY_PARSE(run_percentiles)
 {
 	int m = mode_of(percentiles_names, sizeof(percentiles_names) / sizeof(percentiles_names[0]), value, "percentiles",
 			d->range, why, wl);
@@ -582,7 +577,7 @@ KEY_FORMAT(fmt_percentiles)
 	return percentiles_names[v->run->percentiles];
 }
 
-RKEY_PARSE(run_samples_memory)
+KEY_PARSE(run_samples_memory)
 {
 	(void)key;
 	if (jl_parse_size(value, &v->run->samples_memory, why, wl))
@@ -599,7 +594,7 @@ KEY_FORMAT(fmt_samples_memory)
 	return jl_format_size(v->run->samples_memory, buf, len);
 }
 
-RKEY_PARSE(run_interval)
+KEY_PARSE(run_interval)
 {
 	(void)key;
 	if (!strcmp(value, "auto")) {
@@ -620,7 +615,7 @@ KEY_FORMAT(fmt_interval)
 	return v->run->interval_ns ? jl_format_duration(v->run->interval_ns, buf, len) : "auto";
 }
 
-RKEY_PARSE(run_histogram)
+KEY_PARSE(run_histogram)
 {
 	int64_t ns;
 
@@ -644,7 +639,7 @@ KEY_FORMAT(fmt_histogram)
 	return v->run->histogram_us ? jl_format_duration(v->run->histogram_us * 1000, buf, len) : "auto";
 }
 
-RKEY_PARSE(run_checkpoint)
+KEY_PARSE(run_checkpoint)
 {
 	(void)key;
 	if (!strcmp(value, "off") || !strcmp(value, "none")) {
@@ -668,7 +663,7 @@ KEY_FORMAT(fmt_checkpoint)
 static const char *const stop_metric_names[] = { [JL_STOP_AT_LATENCY] = "latency", [JL_STOP_AT_RESPONSE] = "response" };
 
 /* SERIES.METRIC > DURATION (the series is checked against the scenario's loops and callbacks later) */
-RKEY_PARSE(run_stop_at)
+KEY_PARSE(run_stop_at)
 {
 	struct jl_stop_at *st = &v->run->stop_at;
 	char buf[256], *dot, *gt, *metric, *val;

@@ -66,6 +66,15 @@ struct jl_key_desc {
 	void (*after_set)(struct jl_key_view *v);
 };
 
+/* The functions of a key's row, defined in the key files (scenario_keys.c, scenario_thread_keys.c,
+ * scenario_exec_keys.c, scenario_sections.c) with these signatures, once for all: `KEY_PARSE(run_name) {
+ * ... }` defines the static parser the row names in `.parse = run_name` (grep the name to find both). */
+#define KEY_PARSE(fn) \
+	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
+#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
+#define KEY_APPLIES(fn) static bool fn(const struct jl_key_view *v)
+#define KEY_ENTRY(fn) static bool fn(const struct jl_key_view *v, int i, const char **key, const char **value)
+
 struct jl_key_table {
 	const char *name;    /* "placement" */
 	const struct jl_key_desc *keys;

@@ -242,11 +242,6 @@ int jl_scenario_gate_check(const char *label, const char *value, struct jl_gate 
 	return jl_scenario_gate_parse(label, value, g, why, wl);
 }
 
-#define KEY_PARSE(fn) \
-	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
-#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
-#define KEY_ENTRY(fn) static bool fn(const struct jl_key_view *v, int i, const char **key, const char **value)
-
 /* The slot a LABEL = ... line of a labelled section ([expect], [gate]) fills in ITEMS[0..*N) (SIZE bytes
  * each, the label first): an earlier line of the same label is taken out (a --set replaces it; a file cannot
  * name a label twice: the parser refuses a key set twice), the label and the room checked. Its index, or

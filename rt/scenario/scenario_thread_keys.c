@@ -12,11 +12,6 @@
 #include "scenario_registry.h"
 #include "../base/units.h"
 
-#define KEY_PARSE(fn) \
-	static int fn(struct jl_key_view *v, const struct jl_key_desc *d, const char *key, const char *value, char *why, size_t wl)
-#define KEY_FORMAT(fn) static const char *fn(const struct jl_key_view *v, char *buf, size_t len)
-#define KEY_APPLIES(fn) static bool fn(const struct jl_key_view *v)
-
 static void mark_unset(struct jl_key_view *v, enum jl_thread_key k)
 {
 	if (v->key_line)
