@@ -45,14 +45,6 @@ struct jl_sched_attr {
 #define SCHED_DEADLINE 6
 #endif
 
-int64_t jl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * JL_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static struct timespec ns_to_ts(int64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / JL_NSEC_PER_SEC, .tv_nsec = ns % JL_NSEC_PER_SEC };

@@ -36,6 +36,7 @@
 #include <sys/types.h>
 
 #include "../scenario/scenario.h"
+#include "../base/clock.h"
 #include "../base/series.h"
 #include "sync.h"
 #include "../base/work.h"
@@ -231,7 +232,6 @@ int jl_engine_start(struct jl_engine *eng, char *err, size_t errlen);
 int jl_engine_stop(struct jl_engine *eng, int64_t deadline_ns);
 void jl_engine_free(struct jl_engine *eng);
 
-int64_t jl_now_ns(void);
 /* The measured window ends at T at the latest (a signal, a stop_at crossing, the engine's stop): the
  * earliest of them wins, whichever thread sets it (lock-free, lowers only). */
 void jl_engine_stop_window(struct jl_engine *eng, int64_t t);

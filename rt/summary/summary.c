@@ -1,4 +1,5 @@
 /* summary: summary.json with json-c (never hand-built text). */
+#include "../base/clock.h"
 #include "summary.h"
 
 #include <stdio.h>

@@ -17,6 +17,7 @@
 
 #include <tracefs.h>
 
+#include "../../base/clock.h"
 #include "../../../affinity/cpulist.h"
 #include "../../../affinity/stale_runs.h"
 #include "../../base/tmpfile.h"

@@ -21,6 +21,7 @@
 
 #include <event-parse.h>
 
+#include "../../base/clock.h"
 #include "../../base/housekeeping_thread.h"
 #include "../../base/stream.h"
 #include "../../engine/results.h"

@@ -28,6 +28,7 @@
 #include <event-parse.h>
 #include <kbuffer.h>
 
+#include "../../base/clock.h"
 #include "../../../include/jitterlab/probe.h"
 #include "../../base/tmpfile.h"
 #include "capture.h"

@@ -21,6 +21,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include "../../base/clock.h"
 #include "../../../include/jitterlab/probe.h"
 #include "../../base/housekeeping_thread.h"
 #include "../../base/output.h"

@@ -28,6 +28,7 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
+#include "../../base/clock.h"
 #include "../../base/tmpfile.h"
 #include "../../base/stream.h"
 #include "capture.h"
