@@ -12,7 +12,7 @@
 #   tests/rt/guest.sh info                       the kernel version and the accelerator a run would use
 #
 # Environment: RT_BUILD (default build/rt), RT_MEM (2048 MB), RT_SMP (2), RT_ACCEL (kvm|tcg, default: kvm
-# where /dev/kvm works, else tcg), RT_STALL_S (300: a guest silent this long has stalled), RT_CPU (the
+# where /dev/kvm works, else tcg), RT_STALL_S (150: a guest silent this long has stalled), RT_CPU (the
 # -cpu model: host under kvm, max under tcg), RT_TCG (the TCG threading), RT_APPEND (more of the guest
 # kernel's command line). What the guest sees: the host's whole / (read-only, writes go to tmpfs),
 # a fresh /sys/fs/cgroup (cgroup2 only), tracefs, debugfs; DIR (default RT_BUILD/out) is shared writable.
@@ -142,7 +142,7 @@ run_guest() {
     mkdir -p "$out"
     out=$(cd "$out" && pwd)
     rm -rf "$out/rc" "$out/console.log" "$out/failed-tmp" "$out/stall" "$out/stall-evidence.txt" \
-        "$out/qemu-threads.log" "$out/kallsyms" "$out/monitor.sock"
+        "$out/qemu-threads.log" "$out/kallsyms" "$out/monitor.sock" "$out"/core.*
     prepare
     # the command reaches the guest as a file in the writable share, never through the kernel's command line
     printf '%s\n' "$*" > "$out/cmd"
@@ -167,7 +167,7 @@ run_guest() {
         -device virtio-rng-pci < /dev/null > "$out/console.log" 2>&1 &
     qpid=$!
     tail -n +1 -f --pid="$qpid" "$out/console.log" 2>/dev/null &
-    # a guest that says nothing for RT_STALL_S (the guest prints its busy tasks every 120 s) has stalled:
+    # a guest that says nothing for RT_STALL_S (the guest beats every 30 s: tests/rt/inside.sh) has stalled:
     # seen under multi-threaded TCG at random points, the whole guest silent. End it and say so (exit 124).
     # Every 5 s the qemu threads' states and CPU times go to qemu-threads.log; at a stall, what the vCPUs
     # were doing, from the monitor, goes to stall-evidence.txt (tests/rt/stall-evidence.py).
@@ -182,11 +182,15 @@ run_guest() {
         { echo "t=$tick quiet=$quiet"
           for t in /proc/"$qemu"/task/*/stat; do cut -d' ' -f1-3,14,15 "$t" 2>/dev/null || true; done
         } >> "$out/qemu-threads.log"
-        if [ "$quiet" -ge "${RT_STALL_S:-300}" ] && [ ! -f "$out/rc" ]; then
+        if [ "$quiet" -ge "${RT_STALL_S:-150}" ] && [ ! -f "$out/rc" ]; then
             echo "rt-guest: the guest stalled: no output for ${quiet}s; the evidence: $out/stall-evidence.txt" |
                 tee -a "$out/stall"
             python3 "$repo/tests/rt/stall-evidence.py" --qpid "$qemu" --monitor "$out/monitor.sock" \
                 --kallsyms "$out/kallsyms" --console "$out/console.log" > "$out/stall-evidence.txt" 2>&1
+            # the gist on the lane's own output (a CI log shows that much): qemu's threads, the vCPUs'
+            # RIPs, their timers, whether sysrq was answered
+            grep -E '^ +[0-9]+ qemu|^(\* )? *CPU #|^RIP=|^LVTT\s|^Timer|^IRR|^ISR|^== (info lapic|sysrq)|^== monitor' \
+                "$out/stall-evidence.txt" 2>/dev/null | sed 's/^/rt-guest: evidence: /' | cut -c1-160 >&2
             echo "rt-guest: ending the stalled guest" | tee -a "$out/stall"
             kill "$qpid" 2>/dev/null
             break

@@ -6,9 +6,11 @@
 Prints, in order: qemu's threads (state, CPU time used over 2 s: a busy vCPU thread spins, an idle one
 waits), the monitor's `info cpus`, `info registers -a` (the general registers, each RIP named from the
 guest's text symbols, copied out of its /proc/kallsyms at boot) and `info lapic` of each vCPU (the
-timer's mode, initial and current count), then asks the guest for sysrq l, w and t through the emulated
-keyboard and says how much the console grew in the 30 s after. A guest whose timer interrupts stopped
-answers nothing; one that runs answers with every CPU's stack.
+timer's mode, initial and current count; the interrupts requested and in service), then asks the guest
+for sysrq 9 (the console's loglevel), l, w and t through the emulated keyboard and says how much the
+console grew in the 30 s after. A guest whose timer interrupts stopped answers nothing; one that runs
+answers with every CPU's stack. A monitor that does not answer is qemu's main loop stuck (it runs the
+monitor and the emulated timers).
 """
 import argparse
 import bisect
@@ -106,10 +108,16 @@ def main():
         print(f"== qemu threads: {e}")
     sym = Symbols(a.kallsyms)
     try:
-        mon = Monitor(a.monitor)
-    except OSError as e:
-        print(f"== monitor {a.monitor}: {e}")
+        return ask_monitor(a, sym)
+    except OSError as e:  # socket.timeout is one
+        print(f"== monitor {a.monitor}: no answer ({e or 'timed out'}): qemu's main loop is stuck "
+              "(it runs the monitor and the emulated timers)")
+        print_threads(a.qpid)
         return 1
+
+
+def ask_monitor(a, sym):
+    mon = Monitor(a.monitor)
     print("== info cpus")
     print(mon.cmd("info cpus"))
     regs = mon.cmd("info registers -a")
@@ -125,12 +133,12 @@ def main():
         print(f"== info lapic {cpu}")
         print(mon.cmd(f"info lapic {cpu}"))
     size0 = os.path.getsize(a.console)
-    for key in ("l", "w", "t"):
+    for key in ("9", "l", "w", "t"):  # 9: the console's loglevel up, so that the dumps reach it
         mon.cmd(f"sendkey alt-sysrq-{key}")
         time.sleep(1)
-    time.sleep(29)
+    time.sleep(26)
     grew = os.path.getsize(a.console) - size0
-    print(f"== sysrq l, w, t sent through the keyboard: the console grew {grew} bytes in 30 s"
+    print(f"== sysrq 9, l, w, t sent through the keyboard: the console grew {grew} bytes in 30 s"
           + (" (the guest answers: not a whole-guest freeze)" if grew else " (no answer)"))
     print("== info cpus, 30 s later")
     print(mon.cmd("info cpus"))
