@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "rt/engine/engine.h"
 #include "rt/summary/expect.h"
@@ -25,6 +27,7 @@
 #include "rt/base/stop.h"
 #include "rt/summary/summary.h"
 #include "rt/summary/sweep.h"
+#include "rt/trace/analysis/series.h"
 
 #define MS 1000000LL
 #define PERIOD (2 * MS)
@@ -459,11 +462,83 @@ static void test_ring_overflow_accounting(void **state)
 	jl_series_free(&s);
 }
 
+/* The live analysis converts the engine's series while the loops still append (jl_trace_live_start runs
+ * after jl_engine_start): a count read twice, once to size the samples and once to copy them, wrote
+ * past their end when a cycle came in between (seen once in the RT lane: "malloc(): invalid size
+ * (unsorted)"). Here a thread appends to a ring as fast as it can, a collector's share read at once, while
+ * the series are converted again and again for half a second: without the fix the heap broke within
+ * 50 ms here (a crash, or ASan's heap-buffer-overflow under `make asan`). The values copied from a ring
+ * being overwritten are torn (the live analysis throws them away): only where they went is checked. */
+static struct jl_series racing[2];
+static atomic_bool racing_stop;
+
+static void *append_fast(void *arg)
+{
+	(void)arg;
+	for (uint64_t c = 0; !atomic_load(&racing_stop); c++) {
+		struct jl_sample x = { .release = (int64_t)c, .wake = (int64_t)c, .end = (int64_t)c, .cycle = c };
+
+		jl_series_append(&racing[0], &x);
+		jl_series_consumed(&racing[0], jl_series_count(&racing[0])); /* a collector keeping up */
+	}
+	return NULL;
+}
+
+static void test_series_converted_while_appended(void **state)
+{
+	static struct jl_thread_spec spec;
+	struct jl_unit unit = { .spec = &spec };
+	struct jl_engine eng;
+	struct timespec t0, now;
+	pthread_t w;
+	long rounds = 0;
+
+	(void)state;
+	memset(&eng, 0, sizeof(eng));
+	memset(racing, 0, sizeof(racing));
+	spec.beh.kind = JL_BEH_PERIODIC;
+	for (int i = 0; i < 2; i++) {
+		snprintf(racing[i].name, sizeof(racing[i].name), "s%d", i);
+		racing[i].thread = -1;
+		racing[i].measured = true;
+	}
+	assert_int_equal(jl_series_alloc_ring(&racing[0], 4096), 0);
+	assert_int_equal(jl_series_alloc(&racing[1], 16), 0);
+	eng.nunits = 1;
+	eng.units = &unit;
+	eng.nseries = 2;
+	eng.series = racing;
+	atomic_store(&racing_stop, false);
+	assert_int_equal(pthread_create(&w, NULL, append_fast, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct jl_analysis_sample *smp = NULL;
+		int n = 0;
+		struct jl_analysis_thread *th = jl_trace_engine_series(&eng, &smp, &n, true);
+
+		assert_non_null(th);
+		assert_int_equal(n, 2);
+		assert_int_equal(th[1].nsamples, 0);
+		assert_ptr_equal(th[0].samples, smp);
+		assert_true(th[0].nsamples <= jl_series_count(&racing[0]));
+		free(th);
+		free(smp);
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - t0.tv_sec) * 1000000000LL + (now.tv_nsec - t0.tv_nsec) < 500 * MS);
+	atomic_store(&racing_stop, true);
+	pthread_join(w, NULL);
+	assert_true(rounds > 10);
+	jl_series_free(&racing[0]);
+	jl_series_free(&racing[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thread_is_one_series),
 		cmocka_unit_test(test_ring_overflow_accounting),
+		cmocka_unit_test(test_series_converted_while_appended),
 		cmocka_unit_test(test_two_series_on_one_thread),
 		cmocka_unit_test(test_series_of_no_thread_and_failing_init),
 	};

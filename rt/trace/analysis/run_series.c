@@ -57,17 +57,16 @@ static int workers_of(const struct worker *w, int n, int unit)
 	return size;
 }
 
-/* Series ES as the analysis' entry TH, its cycles copied into SAMPLES from K on (the next K returned): a
- * callback's entry names its executor, a server method's its workers (WORKERS[0..NWORKERS)). PARTIAL: a
- * ring's kept cycles, to which the analysis may be pruned. */
-static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, const struct worker *workers,
+/* Series ES as the analysis' entry TH, its first N cycles copied into SAMPLES from K on (the next K
+ * returned): a callback's entry names its executor, a server method's its workers (WORKERS[0..NWORKERS)).
+ * PARTIAL: a ring's kept cycles, to which the analysis may be pruned. */
+static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, size_t n, const struct worker *workers,
 			   int nworkers, bool partial, struct jl_analysis_thread *th, struct jl_analysis_sample *samples,
 			   size_t k)
 {
 	const struct jl_thread *et = jl_series_thread(eng, es);
 	const struct jl_unit *un = &eng->units[es->unit];
 	const struct jl_thread_spec *spec = un->spec;
-	size_t n = jl_series_count(es);
 
 	snprintf(th->name, sizeof(th->name), "%s", es->name);
 	th->pid = et ? et->tid : es->tid; /* a probed thread is none of the engine's */
@@ -140,13 +139,15 @@ static int pool_entries(const struct jl_engine *eng, const struct worker *worker
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Then the pools' threads: a multi-threaded
  * executor's, and a probed server's workers (its request series are explained as a pool's callbacks:
- * whichever worker served one). Samples converted (caller frees *SAMPLES). */
+ * whichever worker served one). Samples converted (caller frees *SAMPLES). Each series' count is read
+ * once: the live analysis starts while the loops run and append (a second read of a count that grew
+ * wrote past the samples' end), and a thread the watchdog gave up on may still append at the end. */
 struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial)
 {
 	struct jl_analysis_thread *th;
 	struct worker *workers;
-	size_t total = 0, k = 0;
+	size_t total = 0, k = 0, *counts;
 	int npool = 0, nworkers, e;
 
 	*samples = NULL;
@@ -156,24 +157,26 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 	if ((nworkers = probe_workers(eng, &workers)) < 0)
 		return NULL;
 	th = calloc((size_t)(eng->nseries + npool + nworkers) + 1, sizeof(*th));
-	if (!th) {
-		free(workers);
-		return NULL;
-	}
+	counts = calloc((size_t)eng->nseries + 1, sizeof(*counts));
+	if (!th || !counts)
+		goto nomem;
 	for (int i = 0; i < eng->nseries; i++)
-		total += jl_series_count(&eng->series[i]);
+		total += counts[i] = jl_series_count(&eng->series[i]);
 	*samples = calloc(total ? total : 1, sizeof(**samples));
-	if (!*samples) {
-		free(th);
-		free(workers);
-		return NULL;
-	}
+	if (!*samples)
+		goto nomem;
 	for (int i = 0; i < eng->nseries; i++)
-		k = series_entry(eng, &eng->series[i], workers, nworkers, partial, &th[i], *samples, k);
+		k = series_entry(eng, &eng->series[i], counts[i], workers, nworkers, partial, &th[i], *samples, k);
 	e = pool_entries(eng, workers, nworkers, th, eng->nseries);
 	free(workers);
+	free(counts);
 	*count = e;
 	return th;
+nomem:
+	free(th);
+	free(counts);
+	free(workers);
+	return NULL;
 }
 
 static void set_irq_name(void *ctx, int irq, const char *name)
