@@ -503,6 +503,13 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 	n = strlen(value);
 	while (n && isspace((unsigned char)value[n - 1]))
 		value[--n] = '\0';
+	for (size_t i = 1; i < n; i++)
+		if (value[i] == ';' && isspace((unsigned char)value[i - 1])) {
+			/* in scenario.ini that starts a comment: the value could not be written back as it was set */
+			snprintf(err, errlen, "--set %s: the value holds a ';' after whitespace, which a scenario file "
+				 "reads as the start of a comment (expected a value without it)", assignment);
+			return -1;
+		}
 
 	ps.kind = jl_section_kind_find(sect);
 	if (ps.kind && !ps.kind->named) {
