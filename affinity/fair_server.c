@@ -14,7 +14,7 @@
 
 #define DEBUGFS_MAGIC 0x64626720
 
-int jl_debugfs_hold(bool *mounted)
+int jl_debugfs_mount(bool *mounted)
 {
 	struct statfs sf;
 
@@ -27,7 +27,7 @@ int jl_debugfs_hold(bool *mounted)
 	return 0;
 }
 
-void jl_debugfs_release(bool mounted)
+void jl_debugfs_unmount(bool mounted)
 {
 	if (mounted)
 		umount2(JL_DEBUGFS, 0);
@@ -52,7 +52,7 @@ int jl_fair_server_probe(char *why, size_t len)
 	char path[512], v[64];
 	int rc = -1;
 
-	if (under_debugfs(dir) && jl_debugfs_hold(&mounted)) {
+	if (under_debugfs(dir) && jl_debugfs_mount(&mounted)) {
 		snprintf(why, len, "debugfs cannot be mounted at %s: %s", JL_DEBUGFS, strerror(errno));
 		return -1;
 	}
@@ -64,7 +64,7 @@ int jl_fair_server_probe(char *why, size_t len)
 			 errno == EPERM ? " (kernel lockdown or a restricted debugfs)" : "");
 	else
 		rc = 0;
-	jl_debugfs_release(mounted);
+	jl_debugfs_unmount(mounted);
 	return rc;
 }
 
@@ -77,7 +77,7 @@ int jl_fair_server_apply(struct jl_journal *j, const cpu_set_t *cpus, int64_t ru
 	int rc = 0;
 
 	*nset = 0;
-	if (debugfs && jl_debugfs_hold(&mounted)) {
+	if (debugfs && jl_debugfs_mount(&mounted)) {
 		snprintf(err, errlen, "fair_server: debugfs cannot be mounted at %s: %s", JL_DEBUGFS, strerror(errno));
 		return -1;
 	}
@@ -103,6 +103,6 @@ int jl_fair_server_apply(struct jl_journal *j, const cpu_set_t *cpus, int64_t ru
 			}
 		}
 	}
-	jl_debugfs_release(mounted);
+	jl_debugfs_unmount(mounted);
 	return rc;
 }

@@ -17,9 +17,9 @@
 
 /* Mount debugfs at JL_DEBUGFS unless it is mounted; *MOUNTED says whether this call did. 0, or -1 with
  * errno. */
-int jl_debugfs_hold(bool *mounted);
-/* Unmount debugfs when MOUNTED (what jl_debugfs_hold said). */
-void jl_debugfs_release(bool mounted);
+int jl_debugfs_mount(bool *mounted);
+/* Unmount debugfs when MOUNTED (what jl_debugfs_mount said). */
+void jl_debugfs_unmount(bool mounted);
 
 /* The fair server directory: $JITTERLAB_FAIR_SERVER_DIR (tests) or JL_FAIR_SERVER_DIR. */
 const char *jl_fair_server_dir(void);

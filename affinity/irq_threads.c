@@ -31,7 +31,7 @@ static int kernel_set(pid_t tid, const cpu_set_t *mask)
 
 static bool kernel_user_mask_kept(void)
 {
-	return jl_kernel_has(JL_K_USER_MASK_KEPT, NULL);
+	return jl_kernel_has(JL_KERNEL_USER_MASK_KEPT, NULL);
 }
 
 static const struct jl_task_ops kernel_ops = { kernel_same, kernel_get, kernel_set, kernel_user_mask_kept };

@@ -196,13 +196,13 @@ static int undo_write(json_object *o, char *report, size_t len)
 
 	if (!json_object_object_get_ex(o, "debugfs", &v) || !json_object_get_boolean(v))
 		return undo_write_plain(o, report, len);
-	if (jl_debugfs_hold(&mounted)) {
+	if (jl_debugfs_mount(&mounted)) {
 		say(report, len, "cannot mount debugfs to put back %s: %s", str_field(o, "path") ? str_field(o, "path") : "?",
 		    strerror(errno));
 		return -1;
 	}
 	rc = undo_write_plain(o, report, len);
-	jl_debugfs_release(mounted);
+	jl_debugfs_unmount(mounted);
 	return rc;
 }
 

@@ -7,12 +7,12 @@
 #include <stdbool.h>
 
 enum jl_kfeature {
-	JL_K_USER_MASK_KEPT,    /* 6.2: a cpuset change keeps the mask a task's owner set (8f9ea86fdf99) */
-	JL_K_IPI_EVENTS,        /* 6.5: ipi:ipi_send_cpu / ipi_send_cpumask tracepoints */
-	JL_K_TIMERLAT_FD,       /* 6.6: osnoise/per_cpu/cpuN/timerlat_fd (rtla timerlat -u) */
-	JL_K_CPUS_ISOLATED,     /* 6.7: cgroup v2 cpuset.cpus.isolated and cpuset.cpus.exclusive */
-	JL_K_FAIR_SERVER,       /* 6.12: the fair deadline server (sched/fair_server in debugfs) */
-	JL_K_NFEATURES
+	JL_KERNEL_USER_MASK_KEPT,    /* 6.2: a cpuset change keeps the mask a task's owner set (8f9ea86fdf99) */
+	JL_KERNEL_IPI_EVENTS,        /* 6.5: ipi:ipi_send_cpu / ipi_send_cpumask tracepoints */
+	JL_KERNEL_TIMERLAT_FD,       /* 6.6: osnoise/per_cpu/cpuN/timerlat_fd (rtla timerlat -u) */
+	JL_KERNEL_CPUS_ISOLATED,     /* 6.7: cgroup v2 cpuset.cpus.isolated and cpuset.cpus.exclusive */
+	JL_KERNEL_FAIR_SERVER,       /* 6.12: the fair deadline server (sched/fair_server in debugfs) */
+	JL_KERNEL_NFEATURES
 };
 
 struct jl_kfeature_info {

@@ -387,7 +387,7 @@ static int v2_apply(struct jl_shield *s, struct jl_journal *j, char *err, size_t
 	 * them so that it is undone after all of them: IRQ threads' masks; before 6.2 every task's narrowed
 	 * mask (enabling cpuset, making and removing the partition each reset them) */
 	if (jl_journal_record_irq_threads(j) ||
-	    (!jl_kernel_has(JL_K_USER_MASK_KEPT, NULL) && v2_record_masks(s, j))) {
+	    (!jl_kernel_has(JL_KERNEL_USER_MASK_KEPT, NULL) && v2_record_masks(s, j))) {
 		snprintf(err, errlen, "shield: cannot write the journal %s: %s", jl_journal_path(j), strerror(errno));
 		return -1;
 	}

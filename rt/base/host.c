@@ -343,7 +343,7 @@ const char *jl_host_preempt_read(struct jl_preempt *p, bool may_mount)
 		if (!fs_mounted(JL_DEBUGFS, DEBUGFS_MAGIC_NR)) {
 			if (!may_mount)
 				err = ENOENT, snprintf(why, sizeof(why), "debugfs not mounted (this read mounts nothing)");
-			else if (jl_debugfs_hold(&mounted))
+			else if (jl_debugfs_mount(&mounted))
 				err = errno, snprintf(why, sizeof(why), "debugfs cannot be mounted: %s", strerror(errno));
 		}
 		if (!err && (err = read_text(JL_DEBUGFS "/sched/preempt", dline, sizeof(dline)))) {
@@ -355,7 +355,7 @@ const char *jl_host_preempt_read(struct jl_preempt *p, bool may_mount)
 				snprintf(why, sizeof(why), "sched/preempt: %s", strerror(err));
 			}
 		}
-		jl_debugfs_release(mounted);
+		jl_debugfs_unmount(mounted);
 		if (dline[0]) {
 			in.debugfs = dline;
 			jl_host_preempt_resolve(&in, p);
@@ -707,7 +707,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 		len = sizeof(dummy);
 	}
 	if (statfs(DEBUGFS, &sf) < 0 || sf.f_type != DEBUGFS_MAGIC_NR) {
-		if (!may_mount || jl_debugfs_hold(&mounted))
+		if (!may_mount || jl_debugfs_mount(&mounted))
 			err = may_mount ? errno : ENOENT;
 	}
 	if (!err) {
@@ -744,7 +744,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 			err = ENOENT;
 		}
 	}
-	jl_debugfs_release(mounted);
+	jl_debugfs_unmount(mounted);
 	if (readable && !err) {
 		json_object_object_add(o, JL_K(readable), json_object_new_boolean(true));
 		json_object_object_add(o, JL_K(cpus), cpus);
@@ -755,7 +755,7 @@ json_object *jl_host_fair_server(bool may_mount, char *text, size_t len)
 		return o;
 	}
 	json_object_put(cpus);
-	if (!jl_kernel_has(JL_K_FAIR_SERVER, NULL))
+	if (!jl_kernel_has(JL_KERNEL_FAIR_SERVER, NULL))
 		snprintf(note, sizeof(note), "no fair server before Linux 6.12 (RT throttling alone)");
 	else if (err == ENOENT && !may_mount)
 		snprintf(note, sizeof(note), "defaults 50 ms / 1 s, debugfs not mounted");

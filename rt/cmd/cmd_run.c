@@ -164,7 +164,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	double have = (double)pages * (double)psize, need = 0, rows = 0, kept = 0;
 	const bool rings = jl_engine_rings(sc);
-	const double per_loop = (double)jl_series_acc_bytes();
+	const double per_loop = (double)jl_series_accumulator_bytes();
 	const enum jl_samples_mode mode = jl_engine_samples_mode(sc);
 
 	for (int i = 0; i < sc->nthreads; i++) {
@@ -173,7 +173,7 @@ static int check_sample_memory(const struct jl_scenario *sc, const struct jl_run
 		if (!t->beh.period_ns || t->beh.exec[0])
 			continue;
 		rows += (double)sc->run.duration_ns / (double)t->beh.period_ns * t->place.count;
-		kept += (double)jl_series_acc_kept_max() * t->place.count;
+		kept += (double)jl_series_accumulator_kept_max() * t->place.count;
 		if (rings)
 			need += ((double)jl_engine_ring_capacity(t->beh.period_ns) * (double)sizeof(struct jl_sample) + per_loop) *
 				t->place.count;

@@ -1091,7 +1091,7 @@ static void ct_collect_tl(struct ct *s, int rep, const char *rdir, const char *l
 		free(text);
 		return;
 	}
-	aa = jl_rtla_aa_parse(text); /* rtla 6.3+ prints it where a threshold stopped the trace */
+	aa = jl_rtla_auto_analysis_parse(text); /* rtla 6.3+ prints it where a threshold stopped the trace */
 	free(text);
 	sum = jl_child_read_summary(rdir, err, sizeof(err));
 	for (int k = 0; k < s->nm; k++) {

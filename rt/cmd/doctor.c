@@ -635,7 +635,7 @@ static void check_kernel_versions(struct jl_doctor_result *r)
 	struct utsname u;
 
 	uname(&u);
-	for (int f = 0; f < JL_K_NFEATURES; f++) {
+	for (int f = 0; f < JL_KERNEL_NFEATURES; f++) {
 		const struct jl_kfeature_info *k = jl_kfeature((enum jl_kfeature)f);
 		char *list = jl_kernel_has((enum jl_kfeature)f, u.release) ? has : lacks;
 		size_t n = strlen(list);

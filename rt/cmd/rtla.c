@@ -525,7 +525,7 @@ static void aa_stack(json_object *cur, const char *frame)
 	json_object_array_add(st, json_object_new_string(frame));
 }
 
-json_object *jl_rtla_aa_parse(const char *text)
+json_object *jl_rtla_auto_analysis_parse(const char *text)
 {
 	char *copy = strdup(text ? text : ""), *save = NULL;
 	json_object *arr = json_object_new_array(), *cur = NULL, *list = NULL;

@@ -81,7 +81,7 @@ json_object *jl_rtla_noise_json(const struct jl_rtla_noise *r);
  * per "## CPU N hit stop tracing" block (cpu, stopped_by "irq"|"thread", the parts in us with their share,
  * the blocking thread, the IRQ/softirq/thread interference lists, the stack), plus max_irq_from_idle
  * {us, cpu} when printed as a last object with "cpu": null. NULL when TEXT has no analysis. */
-json_object *jl_rtla_aa_parse(const char *text);
+json_object *jl_rtla_auto_analysis_parse(const char *text);
 
 /* TEXT of PATH (malloc'd, at most 16 MiB), or NULL with errno. */
 char *jl_rtla_read_file(const char *path);

@@ -566,7 +566,7 @@ static void run_trace_begin(struct run_ctx *r, char *err, size_t errlen)
 static bool project_memory(struct run_ctx *r, const sigset_t *sigs, uint64_t ev0, int64_t t0)
 {
 	uint64_t events;
-	enum jl_analysis_hold hold = jl_trace_hold(r->trace, &r->eng, &events);
+	enum jl_analysis_hold hold = jl_trace_analysis_hold(r->trace, &r->eng, &events);
 	char line[512];
 
 	if (hold != JL_HOLD_NONE && jl_now_ns() - t0 < MEMORY_RATE_OVER_NS / 2) {
@@ -574,7 +574,7 @@ static bool project_memory(struct run_ctx *r, const sigset_t *sigs, uint64_t ev0
 
 		if (wait_until(r, sigs, at < r->eng.t_end ? at : r->eng.t_end))
 			return true;
-		hold = jl_trace_hold(r->trace, &r->eng, &events);
+		hold = jl_trace_analysis_hold(r->trace, &r->eng, &events);
 	}
 	r->mem.setup = jl_memory_status("VmRSS");
 	r->mem.samples = (int64_t)jl_results_series_bytes(&r->eng);
@@ -619,7 +619,7 @@ static int run_measure(struct run_ctx *r, const sigset_t *sigs, char *err, size_
 	stopped = status != JL_EXIT_OK || wait_until(r, sigs, ev0_at > jl_now_ns() ? ev0_at : jl_now_ns());
 	if (!stopped) {
 		ev0_at = jl_now_ns();
-		(void)jl_trace_hold(r->trace, &r->eng, &ev0);
+		(void)jl_trace_analysis_hold(r->trace, &r->eng, &ev0);
 		stopped = wait_until(r, sigs, r->eng.t_measure);
 	}
 	if (!stopped) {

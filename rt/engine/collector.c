@@ -172,7 +172,7 @@ static void fire_stop(struct jl_collector *w, const struct jl_sample *x, int64_t
 static void drain(struct jl_collector *w, int i, int64_t frontier)
 {
 	struct jl_series *s = &w->eng->series[i];
-	struct jl_series_acc *a = w->acc[i];
+	struct jl_series_accumulator *a = w->acc[i];
 	size_t n = jl_series_count(s), k = w->cursor[i];
 	const int64_t we = atomic_load(&w->eng->t_stopped);
 
@@ -189,7 +189,7 @@ static void drain(struct jl_collector *w, int i, int64_t frontier)
 
 		if (x->release > frontier)
 			break;
-		if (!jl_series_acc_add(a, x, &f))
+		if (!jl_series_accumulator_add(a, x, &f))
 			continue;
 		if (w->o.cycle)
 			w->o.cycle(w->o.ctx, i, x, &f);
@@ -258,7 +258,7 @@ static void progress(struct jl_collector *w, int64_t now)
 	used = (size_t)snprintf(line, sizeof(line), "jitterlab: %s%s, %s left", now < eng->t_measure ? "warm-up " : "",
 				el, left);
 	for (int i = 0; i < w->nseries && used < sizeof(line); i++) {
-		const struct jl_series_acc *a = w->acc[i];
+		const struct jl_series_accumulator *a = w->acc[i];
 
 		if (!a)
 			continue;
@@ -356,7 +356,7 @@ int jl_collector_init(struct jl_collector *w, struct jl_engine *eng, const struc
 		w->acc[i] = malloc(sizeof(*w->acc[i]));
 		/* a ring's accumulator is its figures after the run (its kept cycles too); every one has its
 		 * histograms, for the checkpoints */
-		if (!w->acc[i] || jl_series_acc_init(w->acc[i], eng, s, true, s->ring, s->ring && w->o.spill)) {
+		if (!w->acc[i] || jl_series_accumulator_init(w->acc[i], eng, s, true, s->ring, s->ring && w->o.spill)) {
 			free(w->acc[i]);
 			w->acc[i] = NULL;
 			goto nomem;
@@ -428,15 +428,15 @@ int jl_collector_finish(struct jl_collector *w)
 
 		if (!w->acc[i] || !s->ring)
 			continue;
-		k = malloc(jl_series_acc_kept_max() * sizeof(*k));
-		keep = malloc((jl_series_acc_kept_max() + 1) * sizeof(*keep));
+		k = malloc(jl_series_accumulator_kept_max() * sizeof(*k));
+		keep = malloc((jl_series_accumulator_kept_max() + 1) * sizeof(*keep));
 		if (!k || !keep) {
 			free(k);
 			free(keep);
 			errno = ENOMEM;
 			return -1;
 		}
-		n = jl_series_acc_kept(w->acc[i], k);
+		n = jl_series_accumulator_kept(w->acc[i], k);
 		for (size_t j = 0; j < n; j++)
 			keep[j] = k[j].s;
 		free(k);
@@ -468,7 +468,7 @@ void jl_collector_free(struct jl_collector *w)
 	w->rows_open = false;
 	for (int i = 0; w->acc && i < w->nseries; i++)
 		if (w->acc[i]) {
-			jl_series_acc_free(w->acc[i]);
+			jl_series_accumulator_free(w->acc[i]);
 			free(w->acc[i]);
 		}
 	free(w->acc);
@@ -480,7 +480,7 @@ void jl_collector_free(struct jl_collector *w)
 	w->intervals = NULL;
 }
 
-struct jl_series_acc *const *jl_collector_accs(const struct jl_collector *w)
+struct jl_series_accumulator *const *jl_collector_accs(const struct jl_collector *w)
 {
 	return w->acc;
 }

@@ -78,7 +78,7 @@ struct jl_collector {
 	bool started;
 	atomic_bool quit;
 	int nseries;
-	struct jl_series_acc **acc;  /* per series (NULL: not collected) */
+	struct jl_series_accumulator **acc;  /* per series (NULL: not collected) */
 	size_t *cursor;              /* per series: the next sample to read */
 	struct jl_collector_interval *intervals; /* [series][interval] */
 	int nintervals;              /* intervals of the measured phase */
@@ -112,6 +112,6 @@ static inline bool jl_collector_stop_fired(const struct jl_collector *w)
 	return atomic_load_explicit(&w->stop_fired, memory_order_acquire);
 }
 /* The accumulators, indexed by series, for jl_results_compute (NULL when nothing streams). */
-struct jl_series_acc *const *jl_collector_accs(const struct jl_collector *w);
+struct jl_series_accumulator *const *jl_collector_accs(const struct jl_collector *w);
 
 #endif

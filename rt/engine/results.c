@@ -39,7 +39,7 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
+int jl_series_accumulator_init(struct jl_series_accumulator *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
 		       bool keep, bool spill)
 {
 	struct jl_stream *st[] = { &a->latency, &a->period, &a->response, &a->age, &a->e2e };
@@ -73,12 +73,12 @@ int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, con
 	}
 	return 0;
 fail:
-	jl_series_acc_free(a);
+	jl_series_accumulator_free(a);
 	errno = ENOMEM;
 	return -1;
 }
 
-void jl_series_acc_free(struct jl_series_acc *a)
+void jl_series_accumulator_free(struct jl_series_accumulator *a)
 {
 	jl_stream_free(&a->latency);
 	jl_stream_free(&a->period);
@@ -98,7 +98,7 @@ void jl_series_acc_free(struct jl_series_acc *a)
 	}
 }
 
-static void put(struct jl_series_acc *a, int m, struct jl_stream *st, int64_t v, uint64_t cycle, size_t k)
+static void put(struct jl_series_accumulator *a, int m, struct jl_stream *st, int64_t v, uint64_t cycle, size_t k)
 {
 	jl_stream_add(st, v, cycle);
 	if (a->vals[m])
@@ -129,7 +129,7 @@ void jl_us_hist_add(struct jl_us_hist *h, int64_t us, uint64_t cycle)
  * one not started (at or after next_release: a catchup backlog the end cut off, or a loop that never
  * ran). Counted here from the releases themselves, sample by sample (warm-up ones included), so that
  * cycles + skipped + not_started == releases (see account_end). */
-bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struct jl_cycle_figures *fig)
+bool jl_series_accumulator_add(struct jl_series_accumulator *a, const struct jl_sample *x, struct jl_cycle_figures *fig)
 {
 	const struct jl_series *ser = a->ser;
 	const int64_t p = ser->period_ns;
@@ -185,15 +185,15 @@ bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struc
 	return true;
 }
 
-size_t jl_series_acc_kept_max(void)
+size_t jl_series_accumulator_kept_max(void)
 {
 	return JL_WORST_K + JL_KEEP_MISSES + JL_KEEP_TAIL;
 }
 
-size_t jl_series_acc_bytes(void)
+size_t jl_series_accumulator_bytes(void)
 {
 	return 5 * jl_hist_buckets() * sizeof(uint64_t) + sizeof(struct jl_us_hist) + 5 * sizeof(struct jl_spill) +
-	       jl_series_acc_kept_max() * (sizeof(struct jl_kept) + sizeof(struct jl_sample));
+	       jl_series_accumulator_kept_max() * (sizeof(struct jl_kept) + sizeof(struct jl_sample));
 }
 
 size_t jl_results_series_bytes(const struct jl_engine *eng)
@@ -201,7 +201,7 @@ size_t jl_results_series_bytes(const struct jl_engine *eng)
 	size_t n = 0;
 
 	for (int i = 0; i < eng->nseries; i++)
-		n += eng->series[i].cap * sizeof(struct jl_sample) + (eng->series[i].ring ? jl_series_acc_bytes() : 0);
+		n += eng->series[i].cap * sizeof(struct jl_sample) + (eng->series[i].ring ? jl_series_accumulator_bytes() : 0);
 	return n;
 }
 
@@ -214,7 +214,7 @@ static int cmp_kept(const void *a, const void *b)
 	return (x->s.cycle > y->s.cycle) - (x->s.cycle < y->s.cycle);
 }
 
-size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out)
+size_t jl_series_accumulator_kept(const struct jl_series_accumulator *a, struct jl_kept *out)
 {
 	size_t n = 0, m = 0, tail = a->ntail < JL_KEEP_TAIL ? a->ntail : JL_KEEP_TAIL;
 
@@ -235,7 +235,7 @@ size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out)
 
 /* The releases the accumulator could not count sample by sample: those after its last sample, up to
  * the loop's next_release (skipped) and from there to the window's end (not started). */
-static void account_end(const struct jl_series_acc *a, struct jl_series_result *r)
+static void account_end(const struct jl_series_accumulator *a, struct jl_series_result *r)
 {
 	const struct jl_series *ser = a->ser;
 	const int64_t p = ser->period_ns;
@@ -251,7 +251,7 @@ static void account_end(const struct jl_series_acc *a, struct jl_series_result *
 /* The exact percentiles of a ring's every value, from its spill files, in place of the histograms'
  * (the moments, minimum and maximum are the streams' own, exact already). False, the histograms' kept,
  * when the accumulator had no files or one of them failed. */
-static bool spilled_percentiles(struct jl_series_acc *a, struct jl_series_result *r)
+static bool spilled_percentiles(struct jl_series_accumulator *a, struct jl_series_result *r)
 {
 	struct jl_dist *d[5] = { &r->latency, &r->period, &r->response, &r->age, &r->e2e }, exact[5];
 	int m;
@@ -272,7 +272,7 @@ static bool spilled_percentiles(struct jl_series_acc *a, struct jl_series_result
 
 /* RES from an accumulator A that has seen every sample of its series. VALS: A kept every value (exact
  * percentiles, computed with SCRATCH). */
-static int result_from_acc(struct jl_series_acc *a, struct jl_series_result *r, bool vals, int64_t *scratch)
+static int result_from_acc(struct jl_series_accumulator *a, struct jl_series_result *r, bool vals, int64_t *scratch)
 {
 	const struct jl_series *ser = a->ser;
 
@@ -314,11 +314,11 @@ static int result_from_acc(struct jl_series_acc *a, struct jl_series_result *r, 
 	memcpy(r->us, a->us, sizeof(*r->us));
 	r->nworst = jl_topk_sorted(&a->latency.top, r->worst);
 	if (a->keep) {
-		struct jl_kept *k = malloc(jl_series_acc_kept_max() * sizeof(*k));
+		struct jl_kept *k = malloc(jl_series_accumulator_kept_max() * sizeof(*k));
 
 		if (!k)
 			return -1;
-		r->nkept = jl_series_acc_kept(a, k);
+		r->nkept = jl_series_accumulator_kept(a, k);
 		r->kept = k;
 	}
 	return 0;
@@ -357,7 +357,7 @@ static void result_head(const struct jl_engine *eng, const struct jl_series *ser
 }
 
 /* A result from an accumulator that saw every sample up to its window's end (histogram figures) */
-static int result_of_acc(const struct jl_engine *eng, struct jl_series_acc *a, struct jl_series_result *r)
+static int result_of_acc(const struct jl_engine *eng, struct jl_series_accumulator *a, struct jl_series_result *r)
 {
 	result_head(eng, a->ser, r);
 	r->window_start_ns = a->ws;
@@ -368,10 +368,10 @@ static int result_of_acc(const struct jl_engine *eng, struct jl_series_acc *a, s
 	return result_from_acc(a, r, false, NULL);
 }
 
-int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc *a, int64_t upto,
+int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_accumulator *a, int64_t upto,
 			struct jl_series_result *r)
 {
-	struct jl_series_acc now = *a; /* the same figures, the window cut at UPTO: nothing owed yet */
+	struct jl_series_accumulator now = *a; /* the same figures, the window cut at UPTO: nothing owed yet */
 
 	if (upto < now.we)
 		now.we = upto;
@@ -381,10 +381,10 @@ int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc 
 }
 
 static int series_result(const struct jl_engine *eng, const struct jl_series *ser, struct jl_series_result *r,
-			 struct jl_series_acc *collected, bool keep_only, int64_t *buf, size_t cap)
+			 struct jl_series_accumulator *collected, bool keep_only, int64_t *buf, size_t cap)
 {
 	size_t n = jl_series_count(ser);
-	struct jl_series_acc a;
+	struct jl_series_accumulator a;
 	int rc;
 
 	if ((ser->partial || ser->ring) && collected) { /* a ring's: its collector saw every sample */
@@ -405,7 +405,7 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 		r->window_s = (double)(r->window_end_ns - ws) / 1e9;
 		return 0;
 	}
-	if (jl_series_acc_init(&a, eng, ser, false, keep_only, false))
+	if (jl_series_accumulator_init(&a, eng, ser, false, keep_only, false))
 		return -1;
 	for (int m = 0; m < 5; m++) /* every value, for exact percentiles */
 		a.vals[m] = buf + (size_t)m * cap;
@@ -413,14 +413,14 @@ static int series_result(const struct jl_engine *eng, const struct jl_series *se
 	r->window_end_ns = a.we > a.ws ? a.we : a.ws;
 	r->window_s = (double)(r->window_end_ns - a.ws) / 1e9;
 	for (size_t i = 0; i < n; i++)
-		if (jl_series_acc_add(&a, jl_series_at(ser, i), NULL) && !r->cycles++)
+		if (jl_series_accumulator_add(&a, jl_series_at(ser, i), NULL) && !r->cycles++)
 			r->first = i;
 	rc = result_from_acc(&a, r, true, buf + 5 * cap);
-	jl_series_acc_free(&a);
+	jl_series_accumulator_free(&a);
 	return rc;
 }
 
-int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
+int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_accumulator *const *accs,
 		       int naccs, bool keep_only)
 {
 	size_t cap = 1;

@@ -43,7 +43,7 @@ struct jl_kept {
  * a ring). It counts what results.h reports (cycles, misses, skipped and not-started releases, work,
  * CPUs), streams each metric (stream.h: exact moments and top K, percentiles from a histogram when
  * HIST), optionally keeps the values (for exact percentiles) and the cycles above (KEEP). */
-struct jl_series_acc {
+struct jl_series_accumulator {
 	const struct jl_series *ser;
 	int64_t ws, we;                 /* the window: cycles released in [ws, we) count */
 	int64_t base, prev_rel;         /* release accounting: the grid's base, the last release seen */
@@ -72,9 +72,9 @@ enum { JL_ACC_LATENCY, JL_ACC_PERIOD, JL_ACC_RESPONSE, JL_ACC_AGE, JL_ACC_E2E };
 /* Set A up for S of ENG (after the engine started: t0 and t_end are set). HIST: percentiles from
  * histograms; KEEP: keep the cycles above; SPILL (with HIST): every value to a file too, for exact
  * percentiles (the histograms stay, for the checkpoints and in case a write fails). 0, or -1 with errno. */
-int jl_series_acc_init(struct jl_series_acc *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
+int jl_series_accumulator_init(struct jl_series_accumulator *a, const struct jl_engine *eng, const struct jl_series *s, bool hist,
 		       bool keep, bool spill);
-void jl_series_acc_free(struct jl_series_acc *a);
+void jl_series_accumulator_free(struct jl_series_accumulator *a);
 /* A measured cycle's figures, as the accumulator counted them (period: 0 for the window's first) */
 struct jl_cycle_figures {
 	int64_t latency, response, period;
@@ -84,12 +84,12 @@ struct jl_cycle_figures {
 /* One sample, in append order (a warm-up one too: it counts for the releases). The window's end may only
  * move earlier (an early stop) before the samples it cuts off are added. Returns true when the sample
  * counted as a measured cycle, its figures then in FIG (may be NULL). */
-bool jl_series_acc_add(struct jl_series_acc *a, const struct jl_sample *x, struct jl_cycle_figures *fig);
-/* The kept cycles, in release order, without repeats, into OUT (at most jl_series_acc_kept_max()). */
-size_t jl_series_acc_kept_max(void);
-size_t jl_series_acc_kept(const struct jl_series_acc *a, struct jl_kept *out);
+bool jl_series_accumulator_add(struct jl_series_accumulator *a, const struct jl_sample *x, struct jl_cycle_figures *fig);
+/* The kept cycles, in release order, without repeats, into OUT (at most jl_series_accumulator_kept_max()). */
+size_t jl_series_accumulator_kept_max(void);
+size_t jl_series_accumulator_kept(const struct jl_series_accumulator *a, struct jl_kept *out);
 /* What one accumulator takes beside its series (histograms, spill buffers, kept cycles), in bytes */
-size_t jl_series_acc_bytes(void);
+size_t jl_series_accumulator_bytes(void);
 /* What ENG's series take now: their rings or arrays, and a ring's accumulator (the collector's), in bytes */
 size_t jl_results_series_bytes(const struct jl_engine *eng);
 
@@ -132,12 +132,12 @@ struct jl_series_result {
  * ACCS[i] (its collector's accumulator; NACCS of them, the series the collector knew; NULL when none), and so do
  * its kept cycles; KEEP_ONLY:
  * samples = worst (the rows are the kept cycles of every series). 0 or -1 with errno. */
-int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_acc *const *accs,
+int jl_results_compute(const struct jl_engine *eng, struct jl_series_result *res, struct jl_series_accumulator *const *accs,
 		       int naccs, bool keep_only);
 void jl_results_free(struct jl_series_result *res, int n);
 /* The result of a series so far, from its collector's accumulator A, the window cut at UPTO (a checkpoint
  * while the run goes: histogram figures). Free with jl_results_free. 0, or -1 with errno. */
-int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_acc *a, int64_t upto,
+int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_accumulator *a, int64_t upto,
 			struct jl_series_result *r);
 
 /* samples.csv: its header, and one row (the one formatter: the collector streams rows with it too). */

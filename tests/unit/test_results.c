@@ -192,7 +192,7 @@ static void test_partial_series_from_its_accumulator(void **state)
 {
 	static const int64_t rel[] = { 0, 10, 20, 40, 50, 60, 80, 90, 100 };
 	struct fake f;
-	struct jl_series_acc acc, *accs[1] = { &acc };
+	struct jl_series_accumulator acc, *accs[1] = { &acc };
 	struct jl_sample *kept;
 	struct jl_kept *k;
 	size_t nk;
@@ -200,10 +200,10 @@ static void test_partial_series_from_its_accumulator(void **state)
 	(void)state;
 	make(&f, 10, 100, JL_OVERRUN_SKIP, rel, NULL, 9, 1, 110);
 	jl_results_free(&f.res, 1);
-	assert_int_equal(jl_series_acc_init(&acc, &f.eng, &f.ser, true, true, false), 0);
+	assert_int_equal(jl_series_accumulator_init(&acc, &f.eng, &f.ser, true, true, false), 0);
 	for (int i = 0; i < 7; i++) { /* up to release 80 */
 		struct jl_cycle_figures fig;
-		bool counted = jl_series_acc_add(&acc, &f.samples[i], &fig);
+		bool counted = jl_series_accumulator_add(&acc, &f.samples[i], &fig);
 
 		assert_int_equal(counted, i > 0); /* release 0 is the warm-up's */
 		if (i == 3) { /* release 40, after 20: the period spans the skipped 30 */
@@ -214,17 +214,17 @@ static void test_partial_series_from_its_accumulator(void **state)
 	}
 	f.eng.t_stopped = T0 + 85 * MS; /* the stop: what is released from here on does not count */
 	acc.we = f.eng.t_stopped;
-	jl_series_acc_add(&acc, &f.samples[7], NULL);
+	jl_series_accumulator_add(&acc, &f.samples[7], NULL);
 	{
 		struct jl_cycle_figures fig = { .latency = -1 };
 
 		/* released at 100 ms, after the stop: not a measured cycle, its figures left alone */
-		assert_false(jl_series_acc_add(&acc, &f.samples[8], &fig));
+		assert_false(jl_series_accumulator_add(&acc, &f.samples[8], &fig));
 		assert_int_equal(fig.latency, -1);
 	}
 	/* what the run keeps: here every measured cycle (fewer than the tail's 1024) */
-	k = malloc(jl_series_acc_kept_max() * sizeof(*k));
-	nk = jl_series_acc_kept(&acc, k);
+	k = malloc(jl_series_accumulator_kept_max() * sizeof(*k));
+	nk = jl_series_accumulator_kept(&acc, k);
 	assert_int_equal(nk, 6); /* 10, 20, 40, 50, 60, 80 */
 	assert_int_equal(k[0].s.cycle, 1);
 	assert_int_equal(k[0].period, 0);
@@ -250,7 +250,7 @@ static void test_partial_series_from_its_accumulator(void **state)
 	assert_int_equal(f.res.worst[0].cycle, 1); /* all equal: the earliest first */
 	assert_int_equal(f.res.window_end_ns - f.res.window_start_ns, 75 * MS);
 	jl_results_free(&f.res, 1);
-	jl_series_acc_free(&acc);
+	jl_series_accumulator_free(&acc);
 	free(f.ser.samples);
 }
 

@@ -185,7 +185,7 @@ static const char *str(json_object *o, const char *a)
 static void test_auto_analysis(void **state)
 {
 	char *text = fixture("timerlat-aa-thread.txt");
-	json_object *a = jl_rtla_aa_parse(text), *c, *l;
+	json_object *a = jl_rtla_auto_analysis_parse(text), *c, *l;
 
 	(void)state;
 	assert_non_null(a);
@@ -228,7 +228,7 @@ static void test_auto_analysis(void **state)
 	free(text);
 
 	text = fixture("timerlat-aa-irq.txt");
-	a = jl_rtla_aa_parse(text);
+	a = jl_rtla_auto_analysis_parse(text);
 	assert_non_null(a);
 	c = json_object_array_get_idx(a, 0);
 	assert_string_equal(str(c, "stopped_by"), "irq");
@@ -240,7 +240,7 @@ static void test_auto_analysis(void **state)
 	free(text);
 	/* rtla 6.1's -a prints no analysis */
 	text = fixture("timerlat-hist-6.1.txt");
-	assert_null(jl_rtla_aa_parse(text));
+	assert_null(jl_rtla_auto_analysis_parse(text));
 	free(text);
 }
 

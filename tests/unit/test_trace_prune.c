@@ -292,7 +292,7 @@ static int cmp_arrival(const void *a, const void *b)
 
 static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_analysis_sample **kept, const size_t *nkept)
 {
-	int64_t back = jl_analysis_prune_back(&an->budget), cw[NLOOPS][32][2];
+	int64_t back = jl_analysis_prune_lookback_ns(&an->budget), cw[NLOOPS][32][2];
 	struct jl_topk lat[NLOOPS], miss[NLOOPS];
 	size_t na = 0, k = 0, e = 0, total = 0;
 	struct arrival *arr;
@@ -615,7 +615,7 @@ static void test_not_pruned_unless_all_partial(void **state)
 	assert_int_equal(jl_analysis_init(&an, th, 2, 1), 0);
 	assert_int_equal(jl_analysis_prune(&an, 0, 0), 0);
 	assert_null(an.prune);
-	assert_true(jl_analysis_sample_whole(&an, 0, 0));
+	assert_true(jl_analysis_prune_sample_kept(&an, 0, 0));
 	jl_analysis_free(&an);
 	th[1].samples = &s;
 	th[1].nsamples = 1;

@@ -162,7 +162,7 @@ bool jl_analysis_in_tree(const struct jl_analysis *an, int32_t root, int32_t pid
 	return false;
 }
 
-int jl_analysis_keep_pair(struct jl_analysis_thread *t, const struct jl_pair *p)
+int jl_analysis_append_pair(struct jl_analysis_thread *t, const struct jl_pair *p)
 {
 	if (t->npairs == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;

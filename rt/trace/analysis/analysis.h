@@ -286,9 +286,9 @@ bool jl_analysis_lost_in(const struct jl_analysis *an, int cpu, int64_t from, in
 /* The first segment of CPU whose end is after TS (binary search over the timeline). */
 size_t jl_analysis_seg_find(const struct jl_analysis *an, int cpu, int64_t ts);
 /* The segment of CPU covering TS, or NULL (a CPU out of range, or no segment there). */
-const struct jl_segment *jl_analysis_seg_at(const struct jl_analysis *an, int cpu, int64_t ts);
+const struct jl_segment *jl_analysis_segment_at(const struct jl_analysis *an, int cpu, int64_t ts);
 
 /* Append P to T's pairs (growing them). 0 or -1. */
-int jl_analysis_keep_pair(struct jl_analysis_thread *t, const struct jl_pair *p);
+int jl_analysis_append_pair(struct jl_analysis_thread *t, const struct jl_pair *p);
 
 #endif

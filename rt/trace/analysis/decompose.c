@@ -228,7 +228,7 @@ void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p
 	c->latency_ns = release > 0 && wake > 0 ? wake - release : p->switch_in - p->waking;
 	if (release > 0) {
 		int64_t pre = p->waking > release ? p->waking - release : 0;
-		const struct jl_segment *s = jl_analysis_seg_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
+		const struct jl_segment *s = jl_analysis_segment_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
 		bool idle = s && s->kind == JL_PART_OTHER && s->pid == 0;
 
 		if (p->timer_cpu >= 0 && p->timer_now > 0 && pre > 0)

@@ -80,7 +80,7 @@ static int add_pair(struct jl_analysis *an, int ti, const struct jl_pair *p)
 {
 	if (an->prune_ops && !an->prune_ops->pair(an, ti, p)) /* a pruned analysis: counted, not kept */
 		return 0;
-	return jl_analysis_keep_pair(&an->threads[ti], p);
+	return jl_analysis_append_pair(&an->threads[ti], p);
 }
 
 static bool running_somewhere(const struct jl_analysis *an, int32_t pid)

@@ -124,7 +124,7 @@ static void mark_top(const struct jl_analysis_thread *t, int64_t from, bool miss
 		whole[r[i].i] = 1;
 }
 
-int64_t jl_analysis_prune_back(const struct jl_analysis_budget *bw)
+int64_t jl_analysis_prune_lookback_ns(const struct jl_analysis_budget *bw)
 {
 	int64_t throttled = bw->rt_runtime_ns >= 0 ? bw->rt_period_ns - bw->rt_runtime_ns : 0;
 	int64_t fair = bw->fair_server ? bw->fair_runtime_ns : 0, shape = throttled > fair ? throttled : fair;
@@ -312,7 +312,7 @@ static int prune_new(struct jl_analysis *an, int64_t from, int64_t to)
 	an->prune = p;
 	an->prune_ops = &prune_ops;
 	p->from = from;
-	p->back = jl_analysis_prune_back(&an->budget);
+	p->back = jl_analysis_prune_lookback_ns(&an->budget);
 	p->to = to > 0 ? to : INT64_MAX; /* 0: to the trace's end (jl_analysis_offcpu then names it) */
 	p->next = INT64_MIN;
 	p->compacted = INT64_MIN;
@@ -446,12 +446,12 @@ int jl_analysis_prune_settle(struct jl_analysis *an, int64_t to)
 		for (size_t k = q->head; k < q->n; k++) {
 			const struct jl_pair *x = &q->p[k];
 
-			if (!jl_analysis_prune_keeps(an, x->waking, x->switch_in + 1)) {
+			if (!jl_analysis_prune_window_kept(an, x->waking, x->switch_in + 1)) {
 				p->pairs++;
 				t->pairs_forgotten++;
 				continue;
 			}
-			if (jl_analysis_keep_pair(t, x) < 0)
+			if (jl_analysis_append_pair(t, x) < 0)
 				return -1;
 			add++;
 		}
@@ -539,20 +539,20 @@ static inline bool keeps_from(const struct jl_analysis_prune *p, size_t lo, int6
 	return (lo < p->nwin && p->win[lo][0] < b) || (p->ncand && cand_keeps(p, a, b));
 }
 
-/* jl_analysis_prune_keeps for spans asked mostly in time order: *AT is the search's hint (start it at 0). */
+/* jl_analysis_prune_window_kept for spans asked mostly in time order: *AT is the search's hint (start it at 0). */
 static bool keeps_next(const struct jl_analysis_prune *p, size_t *at, int64_t a, int64_t b)
 {
 	return keeps_from(p, win_after_hint(p, at, a), a, b);
 }
 
-bool jl_analysis_prune_keeps(const struct jl_analysis *an, int64_t a, int64_t b)
+bool jl_analysis_prune_window_kept(const struct jl_analysis *an, int64_t a, int64_t b)
 {
 	const struct jl_analysis_prune *p = an->prune;
 
 	return !p || keeps_from(p, win_after(p, a), a, b);
 }
 
-bool jl_analysis_sample_whole(const struct jl_analysis *an, int ti, size_t si)
+bool jl_analysis_prune_sample_kept(const struct jl_analysis *an, int ti, size_t si)
 {
 	const struct jl_analysis_prune *p = an->prune;
 
@@ -819,7 +819,7 @@ static bool birth_gone(const struct jl_analysis *an, const struct jl_analysis_bi
 {
 	const int64_t closed = *(const int64_t *)ctx, until = b->exited + JL_ANALYSIS_PRUNE_BACK_MIN;
 
-	return b->exited && until < closed && !jl_analysis_prune_keeps(an, b->born, until);
+	return b->exited && until < closed && !jl_analysis_prune_window_kept(an, b->born, until);
 }
 
 int jl_analysis_compact(struct jl_analysis *an, int64_t now)
@@ -856,7 +856,7 @@ int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 			for (size_t i = 0; i < t->npairs; i++) {
 				const struct jl_pair *x = &t->pairs[i];
 
-				if (x->switch_in >= closed || jl_analysis_prune_keeps(an, x->waking, x->switch_in + 1)) {
+				if (x->switch_in >= closed || jl_analysis_prune_window_kept(an, x->waking, x->switch_in + 1)) {
 					t->pairs[j++] = *x;
 				} else {
 					p->pairs++;

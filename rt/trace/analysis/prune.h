@@ -36,7 +36,7 @@ int jl_analysis_prune_candidates(struct jl_analysis *an, const int64_t (*w)[2], 
  * cycles, less the clock slack): they can be nobody's. Only grows. */
 void jl_analysis_prune_tail_from(struct jl_analysis *an, int ti, int64_t t);
 /* Append P to T's pairs (growing them). 0 or -1. */
-int jl_analysis_keep_pair(struct jl_analysis_thread *t, const struct jl_pair *p);
+int jl_analysis_append_pair(struct jl_analysis_thread *t, const struct jl_pair *p);
 int jl_analysis_prune_add(struct jl_analysis *an, const int64_t (*w)[2], size_t n);
 int jl_analysis_prune_settle(struct jl_analysis *an, int64_t to);
 /* The window a sample needs: its whole one (a candidate: from BACK before its release to 2 ms after its
@@ -45,14 +45,14 @@ void jl_analysis_prune_window(const struct jl_analysis_sample *x, bool whole, in
 /* How far before a release a pruned analysis keeps the trace of a cycle it may explain (the RT budget's
  * shapes look back: twice the larger of the throttled share and the fair server's runtime, plus 10 ms,
  * at least JL_ANALYSIS_PRUNE_BACK_MIN). */
-int64_t jl_analysis_prune_back(const struct jl_analysis_budget *b);
+int64_t jl_analysis_prune_lookback_ns(const struct jl_analysis_budget *b);
 /* A pruned analysis of a trace that is not whole (the flight recorder): a candidate is explained only if
  * COVERED(CTX, a, b) says the trace is whole over its window. Call after jl_analysis_prune. */
 void jl_analysis_prune_cover(struct jl_analysis *an, bool (*covered)(const void *ctx, int64_t a, int64_t b), const void *ctx);
 /* A pruned analysis: may sample SI of entry TI be explained (the trace around it is whole)? */
-bool jl_analysis_sample_whole(const struct jl_analysis *an, int ti, size_t si);
+bool jl_analysis_prune_sample_kept(const struct jl_analysis *an, int ti, size_t si);
 /* A pruned analysis: does [A, B) overlap a kept window (what is kept of the trace is whole there)? */
-bool jl_analysis_prune_keeps(const struct jl_analysis *an, int64_t a, int64_t b);
+bool jl_analysis_prune_window_kept(const struct jl_analysis *an, int64_t a, int64_t b);
 /* A pruned analysis, for result.c: every wakeup of entry TI in [from, to), as a distribution (its
  * percentiles within the histogram's bound); false when TI is not pruned. */
 struct jl_dist;

@@ -30,7 +30,7 @@ void jl_trace_budget_from_host(json_object *host, struct jl_analysis_budget *b)
 			b->rt_period_ns = json_object_get_int64(v) * 1000;
 	}
 	if (json_object_object_get_ex(host, JL_K(kernel), &v) && json_object_is_type(v, json_type_string))
-		b->fair_server = jl_kernel_has(JL_K_FAIR_SERVER, json_object_get_string(v));
+		b->fair_server = jl_kernel_has(JL_KERNEL_FAIR_SERVER, json_object_get_string(v));
 	if (json_object_object_get_ex(host, JL_K(fair_server), &o) && json_object_object_get_ex(o, JL_K(readable), &v) &&
 	    json_object_get_boolean(v) && json_object_object_get_ex(o, JL_K(cpus), &cpus)) {
 		json_object_object_foreach(cpus, cpu, one) {

@@ -113,7 +113,7 @@ size_t jl_analysis_seg_find(const struct jl_analysis *an, int cpu, int64_t ts)
 	return lo;
 }
 
-const struct jl_segment *jl_analysis_seg_at(const struct jl_analysis *an, int cpu, int64_t ts)
+const struct jl_segment *jl_analysis_segment_at(const struct jl_analysis *an, int cpu, int64_t ts)
 {
 	size_t i;
 

@@ -208,7 +208,7 @@ static void pick_thread(struct jl_analysis *an, int ti, int64_t from, struct pic
 		long pi = t->sample_pair[i];
 		struct cand c = { ti, pi, i, s->wake - s->release, s->release, s->wake, s->cycle };
 		/* a pruned analysis explains only the cycles whose whole window it kept */
-		bool whole = jl_analysis_sample_whole(an, ti, i);
+		bool whole = jl_analysis_prune_sample_kept(an, ti, i);
 
 		if (s->release < from)
 			continue;
@@ -296,7 +296,7 @@ int jl_analysis_cycle(const struct jl_analysis *an, int ti, uint64_t cycle, stru
 
 		if (s->cycle != cycle)
 			continue;
-		if (!jl_analysis_sample_whole(an, ti, i))
+		if (!jl_analysis_prune_sample_kept(an, ti, i))
 			return JL_CYCLE_NOT_KEPT;
 		if (s->miss && s->end > s->wake) { /* a missed deadline: over its response window */
 			memset(out, 0, sizeof(*out));

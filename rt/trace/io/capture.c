@@ -415,7 +415,7 @@ static uint64_t events_in_stats(const struct jl_trace *t)
 	return stats_sum(t, keys);
 }
 
-enum jl_analysis_hold jl_trace_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events)
+enum jl_analysis_hold jl_trace_analysis_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events)
 {
 	bool recent = eng->rings;
 

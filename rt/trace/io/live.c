@@ -338,7 +338,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 		jl_trace_budget_from_host(host, &L->an.budget);
 	jl_trace_irq_names(&L->an);
 	L->from = eng->t_measure;
-	L->back = jl_analysis_prune_back(&L->an.budget);
+	L->back = jl_analysis_prune_lookback_ns(&L->an.budget);
 	L->fed_to = INT64_MIN;
 	rc = jl_analysis_prune_live(&L->an, L->from);
 	if (rc <= 0) { /* an entry that needs every wakeup: the analysis after the run */

@@ -78,7 +78,7 @@ static int pcpu_peek(const struct jl_trace_pages *src, int c, struct jl_pcpu *p)
 /* A merge over SRC's CPUs in time order that can stop and go on: the pages a CPU's file holds can grow
  * between two runs (the live analysis reads the files the reader thread appends to). */
 
-int jl_pages_it_init(struct jl_pages_it *it, const struct jl_trace_pages *src)
+int jl_pages_iter_init(struct jl_pages_iter *it, const struct jl_trace_pages *src)
 {
 	memset(it, 0, sizeof(*it));
 	it->src = src;
@@ -94,7 +94,7 @@ int jl_pages_it_init(struct jl_pages_it *it, const struct jl_trace_pages *src)
 	return 0;
 }
 
-void jl_pages_it_free(struct jl_pages_it *it)
+void jl_pages_iter_free(struct jl_pages_iter *it)
 {
 	for (int c = 0; it->p && c < it->src->ncpus; c++) {
 		free(it->p[c].buf);
@@ -105,7 +105,7 @@ void jl_pages_it_free(struct jl_pages_it *it)
 	it->p = NULL;
 }
 
-int jl_pages_it_run(struct jl_pages_it *it, int64_t limit, jl_record_fn fn, void *data)
+int jl_pages_iter_run(struct jl_pages_iter *it, int64_t limit, jl_record_fn fn, void *data)
 {
 	const struct jl_trace_pages *src = it->src;
 	struct jl_pcpu *p = it->p;
@@ -136,10 +136,10 @@ fail:
 
 int jl_pages_iterate(const struct jl_trace_pages *src, jl_record_fn fn, void *data)
 {
-	struct jl_pages_it it;
-	int rc = jl_pages_it_init(&it, src) < 0 ? -1 : jl_pages_it_run(&it, INT64_MAX, fn, data);
+	struct jl_pages_iter it;
+	int rc = jl_pages_iter_init(&it, src) < 0 ? -1 : jl_pages_iter_run(&it, INT64_MAX, fn, data);
 
-	jl_pages_it_free(&it);
+	jl_pages_iter_free(&it);
 	return rc;
 }
 
@@ -214,7 +214,7 @@ const struct jl_ksyms *jl_trace_ksyms(struct jl_trace *t)
 
 struct jl_trace_stream {
 	struct jl_decoder r;
-	struct jl_pages_it it;
+	struct jl_pages_iter it;
 	struct jl_trace_pages src;
 	struct jl_trace_readinfo info;
 };
@@ -233,7 +233,7 @@ struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, s
 	s->r.pages = true;
 	s->r.info = &s->info;
 	jl_decoder_setup(&s->r);
-	if (jl_pages_it_init(&s->it, &s->src) < 0) {
+	if (jl_pages_iter_init(&s->it, &s->src) < 0) {
 		jl_trace_stream_close(s);
 		return NULL;
 	}
@@ -242,7 +242,7 @@ struct jl_trace_stream *jl_trace_stream_open(const struct jl_trace_pages *src, s
 
 int jl_trace_stream_feed(struct jl_trace_stream *s, int64_t limit)
 {
-	if (jl_pages_it_run(&s->it, limit, jl_decoder_feed, &s->r) < 0 || s->r.failed) {
+	if (jl_pages_iter_run(&s->it, limit, jl_decoder_feed, &s->r) < 0 || s->r.failed) {
 		errno = s->r.failed ? s->r.failed : errno ? errno : EIO;
 		return -1;
 	}
@@ -258,6 +258,6 @@ void jl_trace_stream_close(struct jl_trace_stream *s)
 {
 	if (!s)
 		return;
-	jl_pages_it_free(&s->it);
+	jl_pages_iter_free(&s->it);
 	free(s);
 }

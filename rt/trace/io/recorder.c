@@ -4,7 +4,7 @@
  * only if it overlaps a window the collector asked for (jl_trace_recorder_cycle, from its thread, as it reads
  * the cycles):
  * - each loop's JL_ANALYSIS_PRUNE_WORST worst cycles by latency so far and its JL_ANALYSIS_PRUNE_MISSES longest
- *   missed deadlines so far, from jl_analysis_prune_back() before the release to 2 ms after the end: what the
+ *   missed deadlines so far, from jl_analysis_prune_lookback_ns() before the release to 2 ms after the end: what the
  *   pruned analysis explains (analysis/prune.c), with the same margins;
  * - its first JL_KEEP_FIRST_MISSES misses, release to end: so each is in the file (the cap is said);
  * - around the text marker written for each loop's JL_KEEP_MARKED worst so far (ftrace print: "jitterlab:
@@ -94,7 +94,7 @@ static int64_t rt_back(void)
 		fclose(f);
 	/* the fair server's runtime may be set higher than the default: look back a whole period for it */
 	b.fair_runtime_ns = b.fair_period_ns / 2 > b.fair_runtime_ns ? b.fair_runtime_ns : b.fair_period_ns / 2;
-	return jl_analysis_prune_back(&b);
+	return jl_analysis_prune_lookback_ns(&b);
 }
 
 int jl_recorder_init(struct jl_trace *t, char *err, size_t errlen)

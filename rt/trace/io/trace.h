@@ -97,7 +97,7 @@ void jl_trace_mark(void *ctx, const struct jl_series *s, uint64_t cycle, int64_t
 uint64_t jl_trace_lost_now(const struct jl_trace *t);
 /* For the memory budget (base/memory.h): how the analysis will hold the trace, and the events recorded so
  * far (*EVENTS: the kernel's, and the probes' records that join them in trace.dat). T may be NULL (no trace). */
-enum jl_analysis_hold jl_trace_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events);
+enum jl_analysis_hold jl_trace_analysis_hold(const struct jl_trace *t, const struct jl_engine *eng, uint64_t *events);
 
 /* Stop recording, write RUN_DIR/trace.dat and RUN_DIR/kernelshark.json, add the series of the probed
  * threads of `measure = probe` units to ENG (probe_server.c), analyse the wakeups of the engine's measured
