@@ -7,7 +7,7 @@
 # LIMIT may only go down: lower it in the change that shortens one (docs/design-notes.md, "The house").
 # Exit 2 when it cannot run (no Universal Ctags: scripts/install-deps.sh check installs it).
 set -euo pipefail
-LIMIT=0
+LIMIT=${JL_LONG_FUNCTIONS_LIMIT:-0}
 MAX_LINES=80
 check=false
 if [ "${1:-}" = "--check" ]; then
