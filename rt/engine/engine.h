@@ -2,8 +2,8 @@
  * common t0, runs each unit's driver, stops and joins them.
  *
  * The shape, for every kind of program jitterlab measures:
- * - a *unit* is one scenario section that makes OS threads ([thread NAME] today, [executor NAME]
- *   next): its placement (scenario.h: policy, priority, cpus, ...) says where its threads run, its
+ * - a *unit* is one scenario section that makes OS threads ([thread NAME], [executor NAME], a
+ *   [source]'s thread): its placement (scenario.h: policy, priority, cpus, ...) says where its threads run, its
  *   behaviour which *driver* runs them;
  * - a *thread* is one OS thread (or exec'd child) of a unit, set up the same way whatever it does
  *   (policy, priority, affinity, memory, timer slack, barrier);
@@ -20,9 +20,9 @@
  *   1 ns timer slack before the start gate, so the sleep ends when asked whatever the policy); the only
  *   exception is the trace marker hook, called on interesting cycles only (a miss, or a latency over the
  *   threshold). Samples go to preallocated series (jl_series_append).
- * - An executor's dispatch will take one priority-inheriting lock for its ready queue (a PI futex or a
+ * - An executor's dispatch takes one priority-inheriting lock for its ready queue (a PI futex or a
  *   PTHREAD_PRIO_INHERIT mutex: glibc condition variables are not PI-aware and librtpi is not packaged,
- *   so never a condvar), use preallocated messages, and wait with one timed wait on CLOCK_MONOTONIC for
+ *   so never a condvar), uses preallocated messages, and waits with one timed wait on CLOCK_MONOTONIC for
  *   "the next timer or a message"; no allocation, I/O or logging there either. Its state lives in the
  *   unit's ctx (made by init, freed by fini); its stop op posts the wake-up its threads wait for. */
 #ifndef JL_ENGINE_H

@@ -123,7 +123,7 @@ struct jl_run_spec {
 
 /* Where and how a thread runs, whatever it does: the one placement object, parsed by one set of keys
  * (the placement table of scenario_keys.c) and shared by every section that creates OS threads
- * ([thread] today, [executor] next). Applied by the engine before the start gate, never changed after. */
+ * ([thread] and [executor]). Applied by the engine before the start gate, never changed after. */
 struct jl_placement {
 	enum jl_policy policy;
 	int priority;               /* 0 = unset */

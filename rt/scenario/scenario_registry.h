@@ -3,7 +3,7 @@
  * (name, value syntax, default, range, one line of help, parse, format, where it applies). The parser
  * (scenario.c), the writer (scenario_write.c), `jitterlab list`, the fuzz dictionary and the man page
  * jitterlab-scenario(5) (scenario_doc.c) all iterate these tables: a key exists once, here. A table
- * shared by several section kinds (the placement table: [thread] today, [executor] next) works on its
+ * shared by several section kinds (the placement table: [thread] and [executor]) works on its
  * own object (struct jl_placement), reached through the view each section kind fills in. */
 #ifndef JL_SCENARIO_REGISTRY_H
 #define JL_SCENARIO_REGISTRY_H
