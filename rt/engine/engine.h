@@ -3,8 +3,8 @@
  *
  * The shape, for every kind of program jitterlab measures:
  * - a *unit* is one scenario section that makes OS threads ([thread NAME], [executor NAME], a
- *   [source]'s thread): its placement (scenario.h: policy, priority, cpus, ...) says where its threads run, its
- *   behaviour which *driver* runs them;
+ *   [source]'s thread): its placement (scenario.h: policy, priority, cpus, ...) says where its threads
+ *   run, its behaviour which *driver* runs them;
  * - a *thread* is one OS thread (or exec'd child) of a unit, set up the same way whatever it does
  *   (policy, priority, affinity, memory, timer slack, barrier);
  * - a *series* (series.h) is what gets measured; a unit's driver decides how many it has and which
