@@ -189,8 +189,8 @@ run_guest() {
                 --kallsyms "$out/kallsyms" --console "$out/console.log" > "$out/stall-evidence.txt" 2>&1
             # the gist on the lane's own output (a CI log shows that much): qemu's threads, the vCPUs'
             # RIPs, their timers, whether sysrq was answered
-            grep -E '^ +[0-9]+ qemu|^(\* )? *CPU #|^RIP=|^LVTT\s|^Timer|^IRR|^ISR|^== (info lapic|sysrq)|^== monitor' \
-                "$out/stall-evidence.txt" 2>/dev/null | sed 's/^/rt-guest: evidence: /' | cut -c1-160 >&2
+            grep -E '^ +[0-9]+ qemu|^(\* )? *CPU #|^RIP=|^LVTT\s|^Timer|^IRR|^ISR|^== (info lapic|sysrq|CPU)|^== monitor|^  CPU0 |^  [a-z_].*\+0x' \
+                "$out/stall-evidence.txt" 2>/dev/null | sed 's/^/rt-guest: evidence: /' | cut -c1-240 >&2
             echo "rt-guest: ending the stalled guest" | tee -a "$out/stall"
             kill "$qpid" 2>/dev/null
             break

@@ -43,8 +43,9 @@ for i in $(seq 1 "$n"); do
     count=$(tr -d '\r' < "$out/console.log" 2>/dev/null | grep -E '^lane rt: [0-9]+ passed' | tail -n 1)
     if [ "$rc" -eq 124 ] && [ -f "$out/stall" ]; then
         stalled=$((stalled + 1))
-        # the last test pytest named before the silence (-v is not on: the last progress line instead)
-        what="STALLED after $(tr -d '\r' < "$out/console.log" | grep -aE '^(tests/|rt-guest: [0-9])' | tail -n 1 | cut -c1-80)"
+        # the guest's last heartbeat, and the last jitterlab command its task list showed
+        what="STALLED after $(tr -d '\r' < "$out/console.log" | grep -aoE 'rt-guest: [0-9.]+ s up' | tail -n 1)"
+        what+=", last seen: $(tr -d '\r' < "$out/console.log" | grep -aoE 'jitterlab (run|cyclictest|sweep) [^ ]+' | tail -n 1)"
         what+="; $(grep -m1 'the console grew' "$out/stall-evidence.txt" 2>/dev/null | sed 's/^== //')"
     elif [ "$rc" -eq 0 ] && [ -n "$count" ]; then
         clean=$((clean + 1)); what="clean: ${count#lane rt: }"

@@ -6,7 +6,9 @@
 Prints, in order: qemu's threads (state, CPU time used over 2 s: a busy vCPU thread spins, an idle one
 waits), the monitor's `info cpus`, `info registers -a` (the general registers, each RIP named from the
 guest's text symbols, copied out of its /proc/kallsyms at boot) and `info lapic` of each vCPU (the
-timer's mode, initial and current count; the interrupts requested and in service), then asks the guest
+timer's mode, initial and current count; the interrupts requested and in service), eight samples of
+each vCPU's RIP half a second apart (a spin stays in one place; IF says whether it may take an
+interrupt), the kernel text addresses on each vCPU's stack (a rough backtrace), then asks the guest
 for sysrq 9 (the console's loglevel), l, w and t through the emulated keyboard and says how much the
 console grew in the 30 s after. A guest whose timer interrupts stopped answers nothing; one that runs
 answers with every CPU's stack. A monitor that does not answer is qemu's main loop stuck (it runs the
@@ -88,11 +90,14 @@ class Symbols:
         self.addr = [a for a, _ in pairs]
         self.name = [n for _, n in pairs]
 
+    def near(self, a):
+        """(the text symbol at or below A, A's offset from it), or (None, 0)."""
+        i = bisect.bisect_right(self.addr, a) - 1
+        return (self.name[i], a - self.addr[i]) if i >= 0 else (None, 0)
+
     def __call__(self, rip):
-        i = bisect.bisect_right(self.addr, rip) - 1
-        if i < 0:
-            return "?"
-        return f"{self.name[i]}+0x{rip - self.addr[i]:x}"
+        name, off = self.near(rip)
+        return f"{name}+0x{off:x}" if name else "?"
 
 
 def main():
@@ -116,6 +121,44 @@ def main():
         return 1
 
 
+def rips(mon):
+    """Each vCPU's (RIP, RFL, HLT) now."""
+    out = []
+    for line in mon.cmd("info registers -a").split("\n"):
+        m = re.search(r"RIP=([0-9a-f]{16}) RFL=([0-9a-f]{8}).*HLT=(\d)", line)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return out
+
+
+def rip_samples(mon, sym, n=8):
+    """Where each vCPU is, N times 0.5 s apart: one place (a spin) or many (still running code). IF: may
+    it take an interrupt (RFL bit 9)."""
+    print(f"== RIP of each vCPU, {n} samples 0.5 s apart")
+    for _ in range(n):
+        print("  " + " | ".join(f"CPU{i} {sym(r)} IF={f >> 9 & 1} HLT={h}" for i, (r, f, h) in enumerate(rips(mon))))
+        time.sleep(0.5)
+
+
+def stack_scan(mon, sym, cpu, words=96):
+    """The kernel text addresses on vCPU CPU's stack, from its RSP up (a rough backtrace: stale frames
+    show too)."""
+    mon.cmd(f"cpu {cpu}")
+    regs = mon.cmd("info registers")
+    m = re.search(r"RSP=([0-9a-f]{16})", regs)
+    if not m:
+        return
+    dump = mon.cmd(f"x /{words}gx 0x{m.group(1)}")
+    found = []
+    for v in re.findall(r"0x([0-9a-f]{16})", dump):
+        a = int(v, 16)
+        name, off = sym.near(a)
+        if a >> 40 == 0xffffff and name and off < 0x4000:
+            found.append(f"{name}+0x{off:x}")
+    print(f"== CPU{cpu}'s stack from RSP {m.group(1)}: kernel text addresses, innermost first")
+    print("  " + (" < ".join(found[:24]) if found else "(none)"))
+
+
 def ask_monitor(a, sym):
     mon = Monitor(a.monitor)
     print("== info cpus")
@@ -132,6 +175,9 @@ def ask_monitor(a, sym):
     for cpu in range(ncpu):
         print(f"== info lapic {cpu}")
         print(mon.cmd(f"info lapic {cpu}"))
+    rip_samples(mon, sym)
+    for cpu in range(ncpu):
+        stack_scan(mon, sym, cpu)
     size0 = os.path.getsize(a.console)
     for key in ("9", "l", "w", "t"):  # 9: the console's loglevel up, so that the dumps reach it
         mon.cmd(f"sendkey alt-sysrq-{key}")
