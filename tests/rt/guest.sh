@@ -192,7 +192,7 @@ run_guest() {
             grep -E '^ +[0-9]+ qemu|^(\* )? *CPU #|^RIP=|^LVTT\s|^Timer|^IRR|^ISR|^== (info lapic|sysrq|CPU)|^== monitor|^  CPU0 |^  [a-z_].*\+0x' \
                 "$out/stall-evidence.txt" 2>/dev/null | sed 's/^/rt-guest: evidence: /' | cut -c1-240 >&2 || true
             echo "rt-guest: ending the stalled guest" | tee -a "$out/stall"
-            kill "$qpid" 2>/dev/null
+            kill "$qpid" 2>/dev/null || true
             break
         fi
     done
