@@ -58,8 +58,9 @@ static int workers_of(const struct worker *w, int n, int unit)
 }
 
 /* Series ES as the analysis' entry TH, its first N cycles copied into SAMPLES from K on (the next K
- * returned): a callback's entry names its executor, a server method's its workers (WORKERS[0..NWORKERS)).
- * PARTIAL: a ring's kept cycles, to which the analysis may be pruned. */
+ * returned; SAMPLES NULL: none copied, the entry has no samples): a callback's entry names its executor,
+ * a server method's its workers (WORKERS[0..NWORKERS)). PARTIAL: a ring's kept cycles, to which the
+ * analysis may be pruned. */
 static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, size_t n, const struct worker *workers,
 			   int nworkers, bool partial, struct jl_analysis_thread *th, struct jl_analysis_sample *samples,
 			   size_t k)
@@ -83,9 +84,11 @@ static size_t series_entry(const struct jl_engine *eng, const struct jl_series *
 	}
 	th->measured = es->measured;
 	jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th->policy, sizeof(th->policy));
+	th->partial = es->partial || partial;
+	if (!samples)
+		return k;
 	th->samples = samples + k;
 	th->nsamples = n;
-	th->partial = es->partial || partial;
 	for (size_t j = 0; j < n; j++, k++) {
 		const struct jl_sample *s = jl_series_at(es, j);
 
@@ -139,9 +142,10 @@ static int pool_entries(const struct jl_engine *eng, const struct worker *worker
  * marker names a series by its index); an entry's pid is the thread that writes the series, so the
  * wakeups of that thread are what its samples are paired with. Then the pools' threads: a multi-threaded
  * executor's, and a probed server's workers (its request series are explained as a pool's callbacks:
- * whichever worker served one). Samples converted (caller frees *SAMPLES). Each series' count is read
- * once: the live analysis starts while the loops run and append (a second read of a count that grew
- * wrote past the samples' end), and a thread the watchdog gave up on may still append at the end. */
+ * whichever worker served one). Samples converted (caller frees *SAMPLES; SAMPLES NULL: entries only,
+ * nothing read of the samples, as the live analysis starts while the loops append). Each series' count is
+ * read once: a thread the watchdog gave up on may still append at the end (a second reading of a count
+ * that grew wrote past the samples' end; seen when the live start still copied samples). */
 struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial)
 {
@@ -150,7 +154,8 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 	size_t total = 0, k = 0, *counts;
 	int npool = 0, nworkers, e;
 
-	*samples = NULL;
+	if (samples)
+		*samples = NULL;
 	for (int u = 0; u < eng->nunits; u++) /* a multi-threaded executor's pool threads: entries of their own */
 		if (eng->units[u].spec->beh.kind == JL_BEH_EXECUTOR && eng->units[u].nthreads > 1)
 			npool += eng->units[u].nthreads;
@@ -160,13 +165,13 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 	counts = calloc((size_t)eng->nseries + 1, sizeof(*counts));
 	if (!th || !counts)
 		goto nomem;
-	for (int i = 0; i < eng->nseries; i++)
+	for (int i = 0; samples && i < eng->nseries; i++)
 		total += counts[i] = jl_series_count(&eng->series[i]);
-	*samples = calloc(total ? total : 1, sizeof(**samples));
-	if (!*samples)
+	if (samples && !(*samples = calloc(total ? total : 1, sizeof(**samples))))
 		goto nomem;
 	for (int i = 0; i < eng->nseries; i++)
-		k = series_entry(eng, &eng->series[i], counts[i], workers, nworkers, partial, &th[i], *samples, k);
+		k = series_entry(eng, &eng->series[i], counts[i], workers, nworkers, partial, &th[i],
+				 samples ? *samples : NULL, k);
 	e = pool_entries(eng, workers, nworkers, th, eng->nseries);
 	free(workers);
 	free(counts);

@@ -15,7 +15,8 @@
  * 15 characters, the explanation names its IRQ in full. */
 void jl_trace_irq_names(struct jl_analysis *an);
 /* The engine's series as the analysis' entries, their samples into *SAMPLES (freed by
- * the caller); PARTIAL: every entry a ring's kept cycles. */
+ * the caller); PARTIAL: every entry a ring's kept cycles. SAMPLES NULL: the entries alone, no sample read
+ * (the live analysis' start, while the loops still append). */
 struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, struct jl_analysis_sample **samples, int *count,
 					     bool partial);
 

@@ -55,7 +55,6 @@ struct live_series {
 struct jl_trace_live {
 	struct jl_trace *t;
 	struct jl_analysis an;
-	struct jl_analysis_sample *none;
 	struct jl_trace_stream *st;
 	struct jl_trace_pages src;
 	int *fds;
@@ -273,7 +272,6 @@ void jl_trace_live_free(struct jl_trace *t)
 	free(L->pend);
 	free(L->fds);
 	free(L->bytes);
-	free(L->none);
 	free(L);
 	t->live = NULL;
 }
@@ -323,13 +321,10 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	L->t = t;
 	t->live = L;
 	pthread_mutex_init(&L->mu, NULL);
-	threads = jl_trace_engine_series(eng, &L->none, &n, true); /* rings: kept cycles at the end */
+	/* the entries alone: the loops append meanwhile, and the samples come at the end (rings: kept cycles) */
+	threads = jl_trace_engine_series(eng, NULL, &n, true);
 	if (!threads)
 		goto nomem;
-	for (int i = 0; i < n; i++) { /* the samples come at the end */
-		threads[i].samples = NULL;
-		threads[i].nsamples = 0;
-	}
 	if (jl_analysis_init(&L->an, threads, n, t->ncpus) < 0)
 		goto nomem;
 	free(threads);
