@@ -203,9 +203,15 @@ int jl_oneline_scenario(const struct jl_oneline *o, const char *const *sets, int
 	if (jl_scenario_parse_string(JL_ONELINE_PATH, text, sc, err, errlen))
 		return -1;
 	for (int i = 0; i < o->nloads; i++) { /* the command as --set puts one: never pasted into the text */
+		char why[JL_ERR_MAX];
+
 		snprintf(set, sizeof(set), "load%d.exec=%s", i, o->loads[i]);
-		if (jl_scenario_set(sc, set, err, errlen))
+		if (jl_scenario_set(sc, set, why, sizeof(why))) { /* said as the user typed it, not as the --set */
+			const char *reason = strstr(why, "key 'exec': ");
+
+			snprintf(err, errlen, "--load %s: %s", o->loads[i], reason ? reason + strlen("key 'exec': ") : why);
 			return -1;
+		}
 	}
 	if (o->loops) {
 		if (!all_digits(o->loops) || strlen(o->loops) > 12 || !strtoll(o->loops, NULL, 10)) {

@@ -209,13 +209,20 @@ static int handle_key(struct parser *ps, const char *key, const char *value)
 	if (ps->nseen < (int)(sizeof(ps->seen_keys) / sizeof(ps->seen_keys[0])))
 		snprintf(ps->seen_keys[ps->nseen++], sizeof(ps->seen_keys[0]), "%s", key);
 
+	/* values scenario.ini can hold, whoever sets them (a file, --set, the one-liner): libinih keeps "key =;x"
+	 * as the value ";x", but "key = ;x" is a comment, and so is a ';' after whitespace anywhere in a value
+	 * (a file's never holds one: libinih cut it there). Such a value could not be written back. */
 	if (value[0] == ';') {
-		/* libinih keeps "key =;x" as the value ";x", but "key = ;x" is a comment: such a value could
-		 * not be written back */
 		fail(ps, ps->line, "key '%s': value '%s' starts with ';' (a comment needs a space before the ';')", key,
 		     value);
 		return 0;
 	}
+	for (const char *c = strchr(value, ';'); c; c = strchr(c + 1, ';'))
+		if (isspace((unsigned char)c[-1])) {
+			fail(ps, ps->line, "key '%s': value '%s' holds a ';' after whitespace, which a scenario file reads "
+			     "as the start of a comment (expected a value without it)", key, value);
+			return 0;
+		}
 	if (!ps->kind) {
 		fail(ps, ps->line, "key '%s' outside any section (expected a %s header first)", key,
 		     jl_section_kinds_text(names, sizeof(names)));
@@ -503,13 +510,6 @@ int jl_scenario_set(struct jl_scenario *sc, const char *assignment, char *err, s
 	n = strlen(value);
 	while (n && isspace((unsigned char)value[n - 1]))
 		value[--n] = '\0';
-	for (size_t i = 1; i < n; i++)
-		if (value[i] == ';' && isspace((unsigned char)value[i - 1])) {
-			/* in scenario.ini that starts a comment: the value could not be written back as it was set */
-			snprintf(err, errlen, "--set %s: the value holds a ';' after whitespace, which a scenario file "
-				 "reads as the start of a comment (expected a value without it)", assignment);
-			return -1;
-		}
 
 	ps.kind = jl_section_kind_find(sect);
 	if (ps.kind && !ps.kind->named) {
