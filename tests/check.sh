@@ -5,7 +5,9 @@
 #         integration tests as root (tests/run.sh)
 #   rt:   a freshly booted PREEMPT_RT guest with cgroup v2 alone (tests/rt/guest.sh), the integration
 #         tests marked `rt`, the restore test first. A guest that cannot start is a failure with its
-#         reason, never a skip. RT_LANE_TIMEOUT (default 900 s) bounds it.
+#         reason, never a skip. RT_LANE_TIMEOUT (default 900 s) bounds it; a stalled guest is booted
+#         again once (RT_LANE_TRIES, default 2 guests in all). RT_LANE_OUT (default BUILD/rt/lane) holds
+#         its console and evidence; RT_LANE_ARGS are added to pytest's arguments (tests/rt/soak.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -28,25 +30,30 @@ host_lane() {
 }
 
 rt_lane() {
-    local t0=$SECONDS out c log=$BUILD/rt/lane/console.log rc
+    local t0=$SECONDS out c dir=${RT_LANE_OUT:-$BUILD/rt/lane} rc
+    local log=$dir/console.log
     echo "== lane rt: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)"
     local tries=0 note=""
     while :; do
         rm -f "$log"
-        "$here/rt/guest.sh" run --out "$BUILD/rt/lane" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
-            "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300"
+        "$here/rt/guest.sh" run --out "$dir" --timeout "${RT_LANE_TIMEOUT:-900}" -- \
+            "JITTERLAB=$JITTERLAB UNIT_DIR=$UNIT_DIR tests/run.sh --integration --label 'lane rt' -p timeout --timeout=300${RT_LANE_ARGS:+ $RT_LANE_ARGS}"
         rc=$?
         tries=$((tries + 1))
-        # a whole guest gone silent is the emulator's (tests/rt/guest.sh), not a test's: one fresh guest
-        # more, said on the lane's line; a second stall counts as the lane's failure
-        [ "$rc" -eq 124 ] && [ -f "$BUILD/rt/lane/stall" ] && [ "$tries" -lt 2 ] || break
-        cp "$log" "$BUILD/rt/lane/console-stalled.log" 2>/dev/null
+        # a whole guest gone silent (tests/rt/guest.sh) is no test's failure: one fresh guest more, said on
+        # the lane's line; a second stall counts as the lane's failure
+        [ "$rc" -eq 124 ] && [ -f "$dir/stall" ] && [ "$tries" -lt "${RT_LANE_TRIES:-2}" ] || break
+        cp "$log" "$dir/console-stalled.log" 2>/dev/null
         note=", after a stalled guest (console-stalled.log)"
         echo "lane rt: the guest stalled; booting a fresh one and running the lane again"
     done
     out=$(tr -d '\r' < "$log" 2>/dev/null | grep -E '^lane rt: [0-9]+ passed' | tail -n 1)
     c=($(count "$out"))
-    if [ ${#c[@]} -ne 3 ]; then
+    if [ ${#c[@]} -ne 3 ] && [ "$rc" -eq 124 ] && [ -f "$dir/stall" ]; then
+        c=(0 1 0)
+        note+=", the guest stalled (evidence: $dir/stall-evidence.txt)"
+        echo "lane rt: the guest stalled (see $log)"
+    elif [ ${#c[@]} -ne 3 ]; then
         c=(0 1 0)
         echo "lane rt: the guest ended without the lane's count (exit $rc; see $log)"
     elif [ "$rc" -ne 0 ] && [ "${c[1]}" -eq 0 ]; then
