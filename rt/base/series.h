@@ -43,7 +43,18 @@ struct jl_sample {
 	uint16_t src;      /* that publisher's series id + 1; 0: none (a timer, a loop: its origin is its own) */
 	uint8_t via_sync;  /* the message came out of sync via_sync - 1 (0: straight from its publisher) */
 	uint8_t reread;    /* a poll read a message it had read before: its origin is no new age */
+	uint8_t release_by; /* where release came from: enum jl_release_by */
 };
+
+/* How a sample's release was found: the series' own (a loop's grid, a callback's ready time, a probe's named
+ * release); a trace-only series' (measure = wakeups): the requested expiry of the timer the thread slept on,
+ * or its waking (trace/analysis/release.c). samples.csv's release_by column names it. */
+enum jl_release_by { JL_RELEASE_OWN, JL_RELEASE_TIMER, JL_RELEASE_WAKING };
+
+static inline const char *jl_release_by_name(uint8_t by)
+{
+	return by == JL_RELEASE_TIMER ? "timer" : by == JL_RELEASE_WAKING ? "waking" : "own";
+}
 
 /* The formulas every output uses (samples.csv contract), written once: latency = wake - release,
  * response = end - release, a miss = work ending after release + deadline. */
@@ -95,6 +106,16 @@ struct jl_series {
 	 * that were a client's (a series with a deadline), how many it gave up on (probe_series.c) */
 	int64_t wasted_ns;
 	uint64_t given_up;
+	/* a trace-only series (measure = wakeups): how its cycles' releases were found (wakeups.c) */
+	struct {
+		uint64_t timer;         /* the requested expiry of the timer it slept on */
+		uint64_t waking;        /* its sched_waking: woken by no timer of its own, or one the trace lacks */
+		uint64_t unarmed;       /* of waking: its own timer, whose arming the trace does not hold */
+		uint64_t clock;         /* of waking: its timer runs on a clock not placed on the trace's */
+		uint64_t relative;      /* of timer: armed relative (nanosleep, time.sleep): each cycle measured
+					 * against what its sleep asked for, not against a period grid */
+		bool timer_recorded;    /* the timer group was recorded (else every cycle is from its waking) */
+	} release;
 	int64_t period_ns;          /* 0 = not periodic */
 	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
 	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */

@@ -58,6 +58,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(cleanup, "leftovers", "[run] cleanup: report or remove") \
 	X(client_latency_ns, "sources[]", "latency as the client saw it: to the reply, or to its deadline") \
 	X(clock, "trace", "the trace clock (mono: CLOCK_MONOTONIC)") \
+	X(clock_stepped, "trace", "the wall clock moved against CLOCK_MONOTONIC during the recording: timers on it not placed") \
 	X(clocksource, "host", "the current clocksource (unknown when unreadable)") \
 	X(cmdline, "leftovers.processes[]", "the process's command line") \
 	X(cmdline_preempt, "host.preempt_detail", "preempt= on the kernel command line (null: not given)") \
@@ -127,6 +128,8 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(forgotten_segments, "trace.pruned", "CPU timeline segments the pruned analysis forgot") \
 	X(forgotten_states, "trace.pruned", "thread states the pruned analysis forgot") \
 	X(from_ns, "trace.gaps[]", "start of the gap: nothing is known on its CPU in [from_ns, to_ns)") \
+	X(from_timer, "threads[].release", "cycles measured from the requested expiry (softexpires) of the timer the thread slept on") \
+	X(from_waking, "threads[].release", "cycles measured from the sched_waking: woken by no timer of its own, or one the trace lacks") \
 	X(gaps, "trace trace.kept", "trace: lost-event gaps (first 100); kept: gaps of dropped pages") \
 	X(given_up, "threads[]", "a probed request series with a deadline (a client's): its requests not answered by their release + deadline") \
 	X(group_sched, "host.rt_bandwidth", "RT group scheduling is on (null: unknown)") \
@@ -294,7 +297,10 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(recorded, "trace", "what the trace recorded: events, missing, local_cpus") \
 	X(records, "trace.probe.rings", "probe records drained and kept") \
 	X(refused, "host.irqs trace.probe trace.probe.rings", "IRQs not movable; probe: connections, rings refused") \
+	X(relative, "threads[].release", "of from_timer: armed relative (nanosleep, time.sleep): against what each sleep asked for, not a period grid") \
 	X(relative_error, "threads[].percentiles", "largest relative error of histogram percentiles (never below)") \
+	X(release, "threads[]", "a trace-only series (measure = wakeups): how its cycles' releases were found (per cycle: samples.csv release_by)") \
+	X(release_by, "trace.worst[]", "how the cycle's release was found: own (the series' own), timer (its timer's requested expiry), waking") \
 	X(release_ns, "trace.worst[]", "the cycle's release") \
 	X(releases, "threads[]", "releases due in the window: cycles + skipped + not_started") \
 	X(removed, "leftovers leftovers.shm[]", "the entry was removed; leftovers: counts of what was removed") \
@@ -369,6 +375,9 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(threads_shielded, "host.shield", "measured threads placed in the shield") \
 	X(threshold_ns, "stop_at", "the stop_at threshold") \
 	X(tid, "executors[].threads[] locks[].threads.* threads[] trace.pi_boosts[] trace.sched_switch.* trace.worst[]", "thread id") \
+	X(timer_clock, "threads[].release", "of from_waking: its timer runs on a clock not placed on the trace's (the wall clock was set)") \
+	X(timer_recorded, "threads[].release", "the timer group was recorded (false: every cycle is from its waking)") \
+	X(timer_unarmed, "threads[].release", "of from_waking: woken by its own timer, whose arming is not in the trace (recording began mid-sleep)") \
 	X(times, "trace.off_cpu.*.woken_by[]", "sleeps this waker ended") \
 	X(to_ns, "trace.gaps[]", "end of the gap") \
 	X(to_prio, "trace.pi_boosts[]", "the highest priority a boost raised it to (kernel prio)") \

@@ -428,6 +428,9 @@ static int run_check(struct run_cmd *s, char *err, size_t errlen)
 		return JL_EXIT_RUNTIME;
 	if (s->o.no_trace) /* check_permissions may have turned it off */
 		sc->run.trace_groups = 0;
+	if (sc->run.trace_timer_implied && sc->run.trace_groups && !s->o.quiet)
+		fprintf(stderr, "jitterlab: measure = wakeups: recording the timer group too (trace = sched,timer): each "
+				"cycle from its timer's requested expiry, as cyclictest measures (set trace to choose)\n");
 	return JL_LIFE_GO;
 }
 

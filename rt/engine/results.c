@@ -456,9 +456,10 @@ void jl_results_free(struct jl_series_result *res, int n)
 void jl_results_sample_row(FILE *fp, const char *name, const struct jl_series *ser, const struct jl_sample *s,
 			   int64_t period)
 {
-	fprintf(fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u\n", name,
-		s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
-		jl_response_ns(s->release, s->end), jl_missed(s->release, s->end, ser->deadline_ns), s->skipped);
+	fprintf(fp, "%s,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%u,%s\n",
+		name, s->cycle, s->release, s->wake, s->end, jl_latency_ns(s->release, s->wake), period,
+		jl_response_ns(s->release, s->end), ser->deadline_ns > 0 && jl_missed(s->release, s->end, ser->deadline_ns), s->skipped,
+		jl_release_by_name(s->release_by));
 }
 
 int jl_results_write_samples(const char *dir, const struct jl_series_result *res, int n)

@@ -141,7 +141,7 @@ int jl_results_snapshot(const struct jl_engine *eng, const struct jl_series_accu
 			struct jl_series_result *r);
 
 /* samples.csv: its header, and one row (the one formatter: the collector streams rows with it too). */
-#define JL_SAMPLES_HEADER "thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped\n"
+#define JL_SAMPLES_HEADER "thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped,release_by\n"
 void jl_results_sample_row(FILE *fp, const char *name, const struct jl_series *ser, const struct jl_sample *s,
 			   int64_t period);
 /* Write RUN_DIR/samples.csv from the N results: every measured cycle, or a result's kept cycles when it

@@ -95,6 +95,7 @@ struct jl_run_spec {
 	int64_t duration_ns;
 	int64_t warmup_ns;
 	unsigned trace_groups;      /* 0 = off */
+	bool trace_timer_implied;   /* timer added to the default trace for a measure = wakeups thread */
 	uint64_t trace_buffer;      /* bytes per CPU */
 	int64_t trace_threshold_ns; /* 0 = none: mark only misses */
 	bool isolate_set;

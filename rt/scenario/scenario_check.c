@@ -741,6 +741,14 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		total += (int)sc->executors[i].t.place.count;
 	if (total > JL_MAX_THREADS)
 		VFAIL(0, "%d threads after count expansion (at most %d)", total, JL_MAX_THREADS);
+	/* a program measured from its wakeups is measured from its timer's requested expiry where the trace
+	 * holds the timer: with trace left at its default, the timer group is recorded too (the run says so) */
+	for (int i = 0; i < sc->nthreads && !sc->run.key_line[JL_RUN_KEY_TRACE]; i++)
+		if (sc->threads[i].beh.measure == JL_MEASURE_WAKEUPS && sc->run.trace_groups &&
+		    !(sc->run.trace_groups & JL_TRACE_TIMER)) {
+			sc->run.trace_groups |= JL_TRACE_TIMER;
+			sc->run.trace_timer_implied = true;
+		}
 	if (validate_run(sc, &online, err, errlen) || validate_executors(sc, &online, err, errlen))
 		return -1;
 	for (int i = 0; i < sc->nsyncs; i++)

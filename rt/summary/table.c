@@ -435,6 +435,40 @@ static bool has_messages(json_object *t)
 	return at(t, JL_K(messages)) != NULL;
 }
 
+/* How each trace-only series' (measure = wakeups) cycles were released, a line each: from its timer's
+ * requested expiry (what cyclictest measures from), or from the waking, and why. */
+static void print_releases(FILE *out, json_object *threads, enum jl_table_style style)
+{
+	const char *bullet = style == JL_TABLE_MARKDOWN ? "- " : "  ";
+	bool first = true;
+
+	for (size_t i = 0; i < json_object_array_length(threads); i++) {
+		json_object *t = json_object_array_get_idx(threads, i), *r = at(t, JL_K(release));
+		long long timer = (long long)num(r, JL_K(from_timer)), waking = (long long)num(r, JL_K(from_waking));
+		long long unarmed = (long long)num(r, JL_K(timer_unarmed)), clock = (long long)num(r, JL_K(timer_clock));
+
+		if (!r || timer + waking == 0)
+			continue;
+		fputs(first ? "\n" : "", out);
+		first = false;
+		if (!json_object_get_boolean(at(r, JL_K(timer_recorded)))) {
+			fprintf(out, "%s%s: every cycle from its waking: the timer group is not recorded (trace = sched,timer "
+				     "measures from the timer's requested expiry, as cyclictest)\n", bullet, str(t, JL_K(name)));
+			continue;
+		}
+		fprintf(out, "%s%s: %lld of %lld cycles from its timer's requested expiry", bullet, str(t, JL_K(name)), timer,
+			timer + waking);
+		if (waking)
+			fprintf(out, ", %lld from the waking (%lld not woken by a timer of its own%s%.0lld%s%s%.0lld%s)", waking,
+				waking - unarmed - clock, unarmed ? ", " : "", unarmed, unarmed ? " by one whose arming the trace lacks" : "",
+				clock ? ", " : "", clock, clock ? " by one on a clock not placed" : "");
+		if (num(r, JL_K(relative)) * 2 > timer)
+			fputs("; its timer is armed relative (nanosleep, time.sleep): each cycle against what its sleep asked for, "
+			      "not a period grid", out);
+		fputs("\n", out);
+	}
+}
+
 static void print_neighbours(FILE *out, json_object *threads, enum jl_table_style style)
 {
 	bool any = false;
@@ -921,6 +955,7 @@ void jl_table_print(FILE *out, json_object *summary, enum jl_table_style style)
 	print_long_run(out, summary, style);
 	fprintf(out, "\n");
 	print_series(out, threads, style, is_measured, NULL, "loop", loop_rows, sizeof(loop_rows) / sizeof(loop_rows[0]));
+	print_releases(out, threads, style);
 	print_neighbours(out, threads, style);
 	print_executors(out, summary, style);
 	print_series(out, threads, style, has_messages, style == JL_TABLE_MARKDOWN ? "\n### Messages\n\n" : "\n", "messages",

@@ -29,8 +29,49 @@ struct jl_pair {
 	int32_t timer_cpu;
 	int64_t timer_entry;        /* hrtimer_expire_entry of it */
 	int64_t timer_now;          /* the interrupt's `now` */
-	int64_t timer_expires, timer_soft; /* as armed (hrtimer_start); 0 = its start was not seen */
+	int64_t timer_expires, timer_soft; /* as armed (hrtimer_start), on the timer's clock; 0 = its start was
+					    * not seen */
+	int64_t timer_irq;          /* the local timer interrupt that delivered the expiry (for a soft timer:
+				     * that raised HRTIMER_SOFTIRQ), 0 = not recorded */
+	bool timer_in_softirq;      /* it expired in HRTIMER_SOFTIRQ (ktimers/N on PREEMPT_RT), not the IRQ */
+	int32_t timer_runner;       /* the task the expiry ran in (ktimers/N; the interrupted task, or 0) */
+	int32_t timer_armer;        /* the task that armed it (as armed), -1 unknown */
+	int32_t timer_mode;         /* as armed: JL_HRTIMER_MODE_* */
+	uint32_t timer_fn;          /* its callback's name (jl_analysis_name: "hrtimer hrtimer_wakeup") */
+	int32_t timer_clock;        /* the clock it ran on (enum jl_timer_clock): its times above are converted
+				     * to the trace's; JL_TIMER_CLOCK_UNPLACED: they could not be (left 0) */
 };
+
+/* The clock an hrtimer runs on, told by its expiry's `now` against the trace clock (CLOCK_MONOTONIC). */
+enum jl_timer_clock { JL_TIMER_CLOCK_MONOTONIC, JL_TIMER_CLOCK_BOOTTIME, JL_TIMER_CLOCK_REALTIME, JL_TIMER_CLOCK_TAI,
+		      JL_TIMER_CLOCK_UNPLACED };
+
+/* The other clocks as offsets from CLOCK_MONOTONIC (the trace clock), which the caller reads at the start of
+ * the recording (known) and again at its end (stepped: they moved, a clock_settime or a resume: a timer on
+ * them is not placed). Without them only CLOCK_MONOTONIC (and BOOTTIME without a suspend) timers are. */
+struct jl_analysis_clocks {
+	bool known, stepped;
+	int64_t realtime, tai, boottime;
+};
+
+/* Why a wakeup was measured from its waking, not from its timer (the sample says which: jl_sample.release_by): */
+enum jl_release_why {
+	JL_RELEASE_WHY_TIMER,       /* it was not: its timer gave the release */
+	JL_RELEASE_WHY_NOT_TIMER,   /* not woken by a timer of its own (a task, an IRQ, the tick, a message) */
+	JL_RELEASE_WHY_UNARMED,     /* woken by its timer, whose arming the trace does not hold (it began mid-sleep,
+				     * events lost, the timer group not recorded on the CPU it armed it on) */
+	JL_RELEASE_WHY_CLOCK,       /* its timer runs on a clock the run could not place on the trace's */
+};
+
+/* The release of wakeup P of thread PID: the requested expiry (softexpires, on the trace clock) of the hrtimer
+ * whose expiry woke it, where that timer is one a program sleeps on (a sleeper's: nanosleep, clock_nanosleep,
+ * the timeouts of poll/select/epoll/futex, armed by PID itself; timerfd, POSIX and itimer timers, armed by
+ * any thread) and its arming is in the trace; else 0 and *WHY says why (the caller measures from the
+ * waking). Pure. */
+int64_t jl_analysis_release(const struct jl_analysis *an, const struct jl_pair *p, int *why);
+/* The offset (a clock's time - the trace's) of the clock whose expiry pass read NOW at trace time ENTRY,
+ * into *OFF and its enum jl_timer_clock returned; JL_TIMER_CLOCK_UNPLACED when none fits. */
+int jl_analysis_timer_clock(const struct jl_analysis *an, int64_t now, int64_t entry, int64_t *off);
 
 /* What happened to an analysed thread, in order: the response window (wake -> end of work) is read from
  * these. */
@@ -112,6 +153,8 @@ struct jl_cycle {
 	int migrations;              /* runqueue moves between the waking and the switch-in */
 	int cpu;
 	bool implicit;               /* the switch-in had no sched_switch record */
+	int release_by;              /* how release was found (enum jl_release_by: the series' own; a trace-only
+				      * cycle's timer, or its waking) */
 	int nparts;
 	struct jl_part parts[JL_MAX_PARTS];
 };
@@ -239,6 +282,7 @@ struct jl_analysis {
 	/* IRQ number -> its handlers' name (jl_analysis_name), from irq_handler_entry or /proc/irq: a threaded
 	 * handler's task name is cut at 15 characters ("irq/25-virtio0-") */
 	uint32_t irq_name[JL_ANALYSIS_IRQS];
+	struct jl_analysis_clocks clocks; /* the caller's, before the first event (timers on other clocks) */
 };
 
 /* IRQ N's handlers are called NAME (the live run reads /proc/irq; the trace's irq_handler_entry too). */

@@ -17,7 +17,13 @@ struct ctx {
 	char name[JL_EVENT_COMM + 8];
 	uint32_t name_id;     /* intern(name) */
 	uint64_t timer;       /* an hrtimer callback: its address, when it began and the interrupt's now */
-	int64_t entry, now;
+	int64_t entry, now;   /* entry: also a local timer interrupt's (LOC) */
+	/* an hrtimer callback: the timer as hrtimer_start armed it (armed false: its arming is not in the
+	 * trace), and the local timer interrupt that delivered its expiry (0: not known); soft: it ran in
+	 * HRTIMER_SOFTIRQ (ktimers/N on PREEMPT_RT), not in the interrupt */
+	bool armed, soft;
+	int32_t armer, mode;
+	int64_t expires, softexpires, irq;
 };
 
 #define ARMED_HASH 4096
@@ -26,6 +32,9 @@ struct ctx {
 struct jl_analysis_armed {
 	uint64_t timer;
 	int64_t expires, soft;
+	int32_t pid;          /* the task that armed it (common_pid; -1 unknown): sleepers keep their timers on
+			       * the stack, so one address serves many tasks */
+	int32_t mode;         /* hrtimer_start's mode: JL_HRTIMER_MODE_* */
 };
 
 #define TASK_HASH_MIN 1024 /* the task table's first size (it doubles at 70% full) */
@@ -54,6 +63,9 @@ struct jl_analysis_cpu {
 	bool comm_ok;
 	int depth;
 	struct ctx stack[CTX_DEPTH];
+	/* HRTIMER_SOFTIRQ raised here and not yet run: the local timer interrupt that raised it (the raise
+	 * itself outside one), 0 none; the raise the running soft expiry pass took */
+	int64_t hrtimer_raise, hrtimer_pass;
 };
 
 

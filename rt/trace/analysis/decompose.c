@@ -21,46 +21,103 @@ static int64_t clip(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* What ran on CPU in [A, B) while the timer's interrupt had not come: idle is the idle exit; a task means
+ * the interrupt came late while it ran (interrupts off, or the vCPU not running: the trace cannot tell);
+ * IRQs and softirqs by name. Their sum. */
+static int64_t add_interrupt_late(const struct jl_analysis *an, int cpu, int64_t a, int64_t b, struct jl_cycle *c)
+{
+	int64_t sum = 0;
+
+	for (size_t i = jl_analysis_seg_find(an, cpu, a); i < an->nsegs[cpu]; i++) {
+		const struct jl_segment *s = &an->segs[cpu][i];
+		int64_t x = s->start > a ? s->start : a, y = s->end < b ? s->end : b;
+
+		if (s->start >= b)
+			break;
+		if (y <= x)
+			continue;
+		if (s->kind == JL_PART_OTHER && s->pid == 0)
+			add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, y - x);
+		else if (s->kind == JL_PART_TASK)
+			jl_cycle_add_part(c, JL_PART_TIMER, "timer interrupt late", s->pid, s->kprio, y - x,
+					  "the interrupt came late while this task ran: interrupts off, or the vCPU "
+					  "not running (the trace cannot tell)");
+		else if (s->kind == JL_PART_LOST)
+			jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, y - x, "events were lost here");
+		else
+			add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, y - x);
+		sum += y - x;
+	}
+	return sum;
+}
+
+/* From the interrupt (IRQ) to the expiry (ENTRY) of a soft timer: the interrupt raised HRTIMER_SOFTIRQ, run
+ * on PREEMPT_RT by ktimers/N (the task the expiry ran in): its wait for the CPU (the tasks it waited behind,
+ * named) and its run are the timer's softirq; on other kernels the softirq runs at the interrupt's exit. */
+static int64_t add_softirq_handoff(const struct jl_analysis *an, const struct jl_pair *p, int64_t irq, int64_t entry,
+				   struct jl_cycle *c)
+{
+	const char *comm = p->timer_runner > 0 ? jl_analysis_comm(an, p->timer_runner) : NULL;
+	char name[JL_ANALYSIS_NAME_MAX + 32], detail[240];
+	int64_t ran = 0, sum = 0;
+
+	snprintf(name, sizeof(name), "timer softirq%s%s", comm ? " in " : "", comm ? comm : "");
+	snprintf(detail, sizeof(detail), "the timer is a soft one: its interrupt raised HRTIMER_SOFTIRQ%s%s%s, which ran "
+		 "its expiry", comm ? " and " : "", comm ? comm : "", comm ? " ran it (PREEMPT_RT)" : "");
+	for (size_t i = jl_analysis_seg_find(an, p->timer_cpu, irq); i < an->nsegs[p->timer_cpu]; i++) {
+		const struct jl_segment *s = &an->segs[p->timer_cpu][i];
+		int64_t x = s->start > irq ? s->start : irq, y = s->end < entry ? s->end : entry;
+
+		if (s->start >= entry)
+			break;
+		if (y <= x)
+			continue;
+		sum += y - x;
+		if ((s->kind == JL_PART_TASK && s->pid == p->timer_runner) || s->kind == JL_PART_SOFTIRQ ||
+		    (s->kind == JL_PART_IRQ && s->pid == JL_EVENT_IRQ_LOCAL_TIMER))
+			ran += y - x; /* the interrupt that raised it, then the softirq (in its thread) */
+		else if (s->kind == JL_PART_OTHER && s->pid == 0)
+			add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, y - x);
+		else if (s->kind == JL_PART_LOST)
+			jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, y - x, "events were lost here");
+		else /* what the softirq (its thread) waited behind */
+			add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, y - x);
+	}
+	if (ran)
+		jl_cycle_add_part(c, JL_PART_TIMER, name, p->timer_runner > 0 ? p->timer_runner : -1, 0, ran, detail);
+	return sum;
+}
+
 /* Release -> waking when the hrtimer that woke the task is in the trace: the slack it was armed with
- * (expires - softexpires: the kernel may fire it anywhere in between), the interrupt's lateness past the
- * hard expiry with what ran on that CPU meanwhile (idle: the idle exit; IRQs, softirqs and other hrtimers
- * by name; a task: the interrupt came late while it ran, with interrupts off or the vCPU not running),
- * and the handler up to the waking. What the trace does not explain stays "timer". */
+ * (expires - softexpires: the kernel may fire it anywhere in between), the interrupt's lateness from there
+ * to the local timer interrupt (where recorded; else to the expiry) with what ran on that CPU meanwhile
+ * (add_interrupt_late), then the handler: for a soft timer the softirq's hand-off (add_softirq_handoff),
+ * then the callback up to the waking. What the trace does not explain stays "timer". */
 static void add_timer_parts(const struct jl_analysis *an, const struct jl_pair *p, int64_t release, struct jl_cycle *c,
 			    int64_t pre)
 {
 	const int64_t end = p->waking, entry = clip(p->timer_entry, release, end);
+	const int64_t irq = p->timer_irq > 0 ? clip(p->timer_irq, release, entry) : entry;
 	int64_t t = release, sum = 0, d;
 	char detail[160];
 
 	if (p->timer_expires > p->timer_soft && p->timer_soft > 0) {
-		d = clip(p->timer_expires < p->timer_now ? p->timer_expires : p->timer_now, release, entry) - release;
+		d = clip(p->timer_expires < p->timer_now ? p->timer_expires : p->timer_now, release, irq) - release;
 		snprintf(detail, sizeof(detail), "armed with %lld us of slack (expires - softexpires)",
 			 (long long)((p->timer_expires - p->timer_soft) / 1000));
 		jl_cycle_add_part(c, JL_PART_TIMER, "timer slack", -1, 0, d, detail);
 		sum += d;
 		t += d;
 	}
-	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && entry > t) {
-		for (size_t i = jl_analysis_seg_find(an, p->timer_cpu, t); i < an->nsegs[p->timer_cpu]; i++) {
-			const struct jl_segment *s = &an->segs[p->timer_cpu][i];
-			int64_t a = s->start > t ? s->start : t, b = s->end < entry ? s->end : entry;
-
-			if (s->start >= entry)
-				break;
-			if (b <= a)
-				continue;
-			if (s->kind == JL_PART_OTHER && s->pid == 0)
-				add_part(c, JL_PART_IDLE_EXIT, "idle exit", -1, 0, b - a);
-			else if (s->kind == JL_PART_TASK)
-				jl_cycle_add_part(c, JL_PART_TIMER, "timer interrupt late", s->pid, s->kprio, b - a,
-						  "the interrupt came late while this task ran: interrupts off, or the vCPU "
-						  "not running (the trace cannot tell)");
-			else if (s->kind == JL_PART_LOST)
-				jl_cycle_add_part(c, JL_PART_LOST, "lost events", -1, 0, b - a, "events were lost here");
-			else
-				add_part(c, s->kind, jl_analysis_name(an, s->name), s->pid, s->kprio, b - a);
-			sum += b - a;
+	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && irq > t)
+		sum += add_interrupt_late(an, p->timer_cpu, t, irq, c);
+	if (p->timer_cpu >= 0 && p->timer_cpu < an->ncpus && entry > irq) {
+		if (p->timer_in_softirq) {
+			sum += add_softirq_handoff(an, p, irq, entry, c);
+		} else {
+			jl_cycle_add_part(c, JL_PART_TIMER, "timer interrupt", -1, 0, entry - irq,
+					  "from the local timer interrupt's entry to the hrtimer callback's");
+			sum += entry - irq;
 		}
 	}
 	if (end > entry) {
@@ -225,7 +282,8 @@ void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p
 	c->wake = wake;
 	c->cpu = p->cpu;
 	c->implicit = p->implicit;
-	c->latency_ns = release > 0 && wake > 0 ? wake - release : p->switch_in - p->waking;
+	/* a release without a wake (a trace-only cycle from its timer): the wakeup ends at the switch-in */
+	c->latency_ns = release > 0 ? (wake > 0 ? wake : p->switch_in) - release : p->switch_in - p->waking;
 	if (release > 0) {
 		int64_t pre = p->waking > release ? p->waking - release : 0;
 		const struct jl_segment *s = jl_analysis_segment_at(an, p->wake_cpu, release < p->waking ? release : p->waking - 1);
@@ -256,9 +314,9 @@ void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p
 					  "show, or the vCPU not running");
 		else
 			add_part(c, JL_PART_OTHER, "return", -1, 0, ret > 0 ? ret : 0);
-	} else if (wake > 0) {
+	} else if (wake > 0 && (wake != p->switch_in || p->implicit)) {
 		add_part(c, JL_PART_OTHER, "return", -1, 0, 0);
-	}
+	} /* a wake at the switch-in itself: a trace-only cycle, no return path of its own */
 	c->lost_in_window = jl_analysis_lost_in(an, -1, release > 0 && release < p->waking ? release : p->waking,
 					   wake > p->switch_in ? wake : p->switch_in);
 	jl_analysis_finish_parts(an, c);

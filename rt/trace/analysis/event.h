@@ -107,9 +107,16 @@ enum jl_event_kind {
 	JL_EVENT_TIMER_START,   /* hrtimer_start: arg = hrtimer, expires, softexpires, comm = function */
 	JL_EVENT_PROBE,         /* a probe record (include/jitterlab/probe.h) written by pid: mark_thread = its
 			       * kind (wake, end, name), expires = the release it names, comm = the name */
+	JL_EVENT_SOFTIRQ_RAISE, /* softirq_raise: pid = vector (the timer group records HRTIMER's alone: the
+			       * interrupt that handed a soft hrtimer to its softirq, ktimers/N on PREEMPT_RT) */
 };
 
 #define JL_EVENT_IRQ_LOCAL_TIMER (-5)
+
+/* hrtimer_start's mode bits (enum hrtimer_mode): absolute unless REL; SOFT: it expires in HRTIMER_SOFTIRQ */
+#define JL_HRTIMER_MODE_REL 0x01
+#define JL_HRTIMER_MODE_SOFT 0x04
+#define JL_SOFTIRQ_HRTIMER 8 /* HRTIMER_SOFTIRQ's vector */
 
 struct jl_event {
 	int64_t ts;
@@ -130,7 +137,8 @@ struct jl_event {
 	uint64_t arg;                /* NEWTASK: clone_flags; EXIT: group dead; IPI: target CPU bits;
 				      * TIMER_ENTRY, TIMER_START: the hrtimer's address */
 	int64_t expires;             /* TIMER_START: hard expiry; TIMER_ENTRY: the `now` it expired at */
-	int64_t softexpires;         /* TIMER_START: soft expiry (expires - softexpires = the slack) */
+	int64_t softexpires;         /* TIMER_START: soft expiry (expires - softexpires = the slack)
+				      * TIMER_START's prev_state: its mode (JL_HRTIMER_MODE_* bits) */
 };
 
 #define JL_EVENT_F_HARDIRQ 0x08        /* TRACE_FLAG_HARDIRQ: written in hard IRQ context */

@@ -202,14 +202,26 @@ static void note_wake_cause(struct jl_analysis *an, int ti, const struct jl_even
 	p->waker_pid = ev->has_cur && ev->cur > 0 && c->depth == 0 && !(ev->flags & JL_EVENT_F_HARDIRQ) ? ev->cur : -1;
 	if (c->depth > 0 && c->depth <= CTX_DEPTH && c->stack[c->depth - 1].timer) {
 		const struct ctx *x = &c->stack[c->depth - 1];
-		const struct jl_analysis_armed *a = jl_armed_slot(an, x->timer);
+
+		int64_t off;
 
 		p->timer_cpu = ev->cpu;
 		p->timer_entry = x->entry;
-		p->timer_now = x->now;
-		if (a->timer == x->timer) {
-			p->timer_expires = a->expires;
-			p->timer_soft = a->soft;
+		p->timer_irq = x->irq;
+		p->timer_in_softirq = x->soft;
+		p->timer_runner = ev->has_cur ? ev->cur : -1;
+		p->timer_fn = x->name_id;
+		p->timer_armer = -1;
+		/* its times are on its own clock: placed on the trace's (a wall-clock timer's too) */
+		p->timer_clock = jl_analysis_timer_clock(an, x->now, x->entry, &off);
+		if (p->timer_clock == JL_TIMER_CLOCK_UNPLACED)
+			return;
+		p->timer_now = x->now - off;
+		if (x->armed) {
+			p->timer_expires = x->expires - off;
+			p->timer_soft = x->softexpires - off;
+			p->timer_armer = x->armer;
+			p->timer_mode = x->mode;
 		}
 	}
 }
@@ -368,6 +380,8 @@ static int on_irq_entry(struct jl_analysis *an, const struct jl_event *ev)
 		snprintf(name, sizeof(name), "%s", ev->comm); /* a vector: "IPI reschedule", "LOC local timer" */
 	jl_timeline_push_ctx(an, c, ev->pid < 0 && ev->pid != JL_EVENT_IRQ_LOCAL_TIMER ? JL_PART_IPI : JL_PART_IRQ, ev->pid,
 			     name);
+	if (c->depth <= CTX_DEPTH)
+		c->stack[c->depth - 1].entry = ev->ts;
 	return 0;
 }
 
@@ -384,6 +398,54 @@ static int on_softirq_entry(struct jl_analysis *an, const struct jl_event *ev)
 }
 
 
+/* An hrtimer's expiry begins (X: its context, just pushed): the timer, when the expiry pass read its clock,
+ * the arming it expires (taken from the armed table: an arming expires once, so a stale one of the same
+ * address never links), and the interrupt that delivered it: the local timer interrupt it runs in, or for a
+ * soft timer (HRTIMER_SOFTIRQ: outside hard IRQ context; ktimers/N on PREEMPT_RT) the one that raised the
+ * softirq. */
+static void note_expiry(struct jl_analysis *an, struct jl_analysis_cpu *c, struct ctx *x, const struct jl_event *ev)
+{
+	struct jl_analysis_armed *a = jl_armed_slot(an, ev->arg);
+
+	x->timer = ev->arg;
+	x->entry = ev->ts;
+	x->now = ev->expires;
+	x->soft = !(ev->flags & JL_EVENT_F_HARDIRQ);
+	for (int d = c->depth - 2; d >= 0 && d < CTX_DEPTH && !x->irq; d--)
+		if (c->stack[d].kind == JL_PART_IRQ && c->stack[d].pid == JL_EVENT_IRQ_LOCAL_TIMER)
+			x->irq = c->stack[d].entry, x->soft = false;
+	if (x->soft) {
+		if (c->hrtimer_raise) /* the first expiry of the softirq's pass takes the raise */
+			c->hrtimer_pass = c->hrtimer_raise, c->hrtimer_raise = 0;
+		x->irq = c->hrtimer_pass;
+	}
+	if (ev->arg && a->timer == ev->arg) {
+		x->armed = true;
+		x->expires = a->expires;
+		x->softexpires = a->soft;
+		x->armer = a->pid;
+		x->mode = a->mode;
+		a->timer = 0;
+	}
+}
+
+/* HRTIMER_SOFTIRQ raised (the timer group records that vector alone): by the local timer interrupt this
+ * CPU is in, whose entry is then when the soft timers' expiry was known. */
+static int on_softirq_raise(struct jl_analysis *an, const struct jl_event *ev)
+{
+	struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
+
+	if (ev->pid != JL_SOFTIRQ_HRTIMER || c->hrtimer_raise)
+		return 0;
+	c->hrtimer_raise = ev->ts;
+	for (int d = c->depth - 1; d >= 0; d--)
+		if (d < CTX_DEPTH && c->stack[d].kind == JL_PART_IRQ && c->stack[d].pid == JL_EVENT_IRQ_LOCAL_TIMER) {
+			c->hrtimer_raise = c->stack[d].entry;
+			break;
+		}
+	return 0;
+}
+
 static int on_timer_entry(struct jl_analysis *an, const struct jl_event *ev)
 {
 	struct jl_analysis_cpu *c = &an->cpu[ev->cpu];
@@ -393,11 +455,8 @@ static int on_timer_entry(struct jl_analysis *an, const struct jl_event *ev)
 		return -1;
 	snprintf(name, sizeof(name), "hrtimer %s", ev->comm);
 	jl_timeline_push_ctx(an, c, JL_PART_IRQ, -1, name);
-	if (c->depth <= CTX_DEPTH) {
-		c->stack[c->depth - 1].timer = ev->arg;
-		c->stack[c->depth - 1].entry = ev->ts;
-		c->stack[c->depth - 1].now = ev->expires;
-	}
+	if (c->depth <= CTX_DEPTH)
+		note_expiry(an, c, &c->stack[c->depth - 1], ev);
 	return 0;
 }
 
@@ -438,6 +497,7 @@ static int on_lost(struct jl_analysis *an, const struct jl_event *ev)
 		an->pending[i] = 0;
 	c->known = false;
 	c->depth = 0;
+	c->hrtimer_raise = c->hrtimer_pass = 0;
 	return 0;
 }
 
@@ -503,6 +563,8 @@ static int on_timer_start(struct jl_analysis *an, const struct jl_event *ev)
 		a->timer = ev->arg;
 		a->expires = ev->expires;
 		a->soft = ev->softexpires;
+		a->pid = ev->has_cur ? ev->cur : -1;
+		a->mode = (int32_t)ev->prev_state;
 	}
 	return 0;
 }
@@ -585,6 +647,7 @@ static const handler_fn handlers[] = {
 	[JL_EVENT_MIGRATE] = on_migrate,
 	[JL_EVENT_PI_SETPRIO] = on_pi_setprio,
 	[JL_EVENT_IPI] = on_ipi,
+	[JL_EVENT_SOFTIRQ_RAISE] = on_softirq_raise,
 };
 
 int jl_analysis_feed(struct jl_analysis *an, const struct jl_event *ev)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../../affinity/kversion.h"
+#include "../../base/series.h"
 #include "../../base/stats.h"
 #include "advice.h"
 #include "analysis.h"
@@ -121,6 +122,7 @@ static json_object *cycle_json(const struct jl_analysis *an, const struct jl_cyc
 	json_object_object_add(o, JL_K(migrations), json_object_new_int(c->migrations));
 	json_object_object_add(o, JL_K(cpu), json_object_new_int(c->cpu));
 	json_object_object_add(o, JL_K(release_ns), json_object_new_int64(c->release));
+	json_object_object_add(o, JL_K(release_by), json_object_new_string(jl_release_by_name((uint8_t)c->release_by)));
 	json_object_object_add(o, JL_K(waking_ns), json_object_new_int64(c->waking));
 	json_object_object_add(o, JL_K(switch_in_ns), json_object_new_int64(c->switch_in));
 	json_object_object_add(o, JL_K(wake_ns), json_object_new_int64(c->wake));
@@ -147,6 +149,8 @@ static json_object *block_header(const struct jl_analysis *an, const struct jl_t
 	json_object_object_add(b, JL_K(enabled), json_object_new_boolean(1));
 	json_object_object_add(b, JL_K(file), json_object_new_string(in->file ? in->file : "trace.dat"));
 	json_object_object_add(b, JL_K(clock), json_object_new_string("mono"));
+	if (an->clocks.known)
+		json_object_object_add(b, JL_K(clock_stepped), json_object_new_boolean(an->clocks.stepped));
 	json_object_object_add(b, JL_K(events), json_object_new_int64((int64_t)in->events));
 	json_object_object_add(b, JL_K(lost_events), json_object_new_int64((int64_t)in->lost_events));
 	json_object_object_add(b, JL_K(lost_gaps), json_object_new_int64((int64_t)in->lost_gaps));

@@ -4,10 +4,11 @@
  * A `measure = wakeups` unit's threads are its exec'd child and every task born in its process tree (the
  * fork and task_newtask events: followed through fork, exec and rename), filtered by the pattern: a glob
  * on the thread's name (its last comm), tid:N, or new:N (the Nth task the tree created). Each selected
- * thread is one series whose samples are its wakeups: ready = the sched_waking, start = the switch-in,
- * end = its next switch-out (run time per wakeup). With kthread:GLOB the unit's threads are instead the
+ * thread is one series whose samples are its wakeups: ready = the requested expiry of the timer it slept on
+ * where the trace shows one (release.c: what cyclictest measures from), else the sched_waking; start = the
+ * switch-in; end = its next switch-out (run time per wakeup). With kthread:GLOB the unit's threads are instead the
  * kernel threads born during the run (kthreadd's children) whose names match: rtla timerlat's timerlat/N,
- * started by the kernel when rtla starts the tracer, belong to no program's tree. A thread whose wakeups come at a steady period (80% of
+ * started by the kernel when rtla starts the tracer, belong to no program's tree. A thread whose releases come at a steady period (80% of
  * the intervals within 10% of their median) gets that period as its nominal rate. Pure (reads the
  * analysis), except for adding the series to the engine after the run. */
 #include <fnmatch.h>
@@ -98,24 +99,43 @@ int jl_trace_wakeup_series(struct jl_engine *eng, const struct jl_analysis *an, 
 	return 0;
 }
 
-/* Median of the intervals between the wakings of T if they are steady, else 0. */
-static int64_t steady_period(const struct jl_analysis_thread *t)
+/* Median of the intervals between the releases REL[0..N) if they are steady, else 0. */
+static int64_t steady_period(const int64_t *rel, size_t nrel)
 {
 	int64_t *v, median = 0;
 	size_t n = 0, near = 0;
 
-	if (t->npairs < 8)
+	if (nrel < 8)
 		return 0;
-	v = malloc(t->npairs * sizeof(*v));
+	v = malloc(nrel * sizeof(*v));
 	if (!v)
 		return 0;
-	for (size_t i = 1; i < t->npairs; i++)
-		v[n++] = t->pairs[i].waking - t->pairs[i - 1].waking;
+	for (size_t i = 1; i < nrel; i++)
+		v[n++] = rel[i] - rel[i - 1];
 	median = jl_median_i64(v, n);
 	for (size_t i = 0; i < n; i++)
 		near += llabs(v[i] - median) * 10 <= median;
 	free(v);
 	return near * 10 >= n * 8 ? median : 0;
+}
+
+/* Wakeup P's release into *RELEASE: its timer's requested expiry, else its waking; counted in S when it
+ * falls in the measured window [FROM, TO), as the series' figures are. */
+static uint8_t release_of(struct jl_series *s, const struct jl_analysis *an, const struct jl_pair *p, int64_t from,
+			  int64_t to, int64_t *release)
+{
+	int why;
+	int64_t r = jl_analysis_release(an, p, &why);
+
+	*release = r > 0 ? r : p->waking;
+	if (*release >= from && *release < to) {
+		s->release.timer += r > 0;
+		s->release.relative += r > 0 && (p->timer_mode & JL_HRTIMER_MODE_REL);
+		s->release.waking += r <= 0;
+		s->release.unarmed += why == JL_RELEASE_WHY_UNARMED;
+		s->release.clock += why == JL_RELEASE_WHY_CLOCK;
+	}
+	return r > 0 ? JL_RELEASE_TIMER : JL_RELEASE_WAKING;
 }
 
 int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, char *err, size_t errlen)
@@ -124,16 +144,22 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, ch
 		struct jl_series *s = &eng->series[i];
 		const struct jl_analysis_thread *t = &an->threads[i];
 		size_t st = 0;
+		int64_t *rel;
 
 		if (!s->trace_only)
 			continue;
-		if (jl_series_alloc(s, t->npairs)) {
+		rel = malloc((t->npairs ? t->npairs : 1) * sizeof(*rel));
+		if (!rel || jl_series_alloc(s, t->npairs)) {
+			free(rel);
 			snprintf(err, errlen, "trace: out of memory for the wakeups of %s", s->name);
 			return -1;
 		}
+		memset(&s->release, 0, sizeof(s->release));
+		s->release.timer_recorded = an->timer_events > 0;
 		for (size_t k = 0; k < t->npairs; k++) {
 			const struct jl_pair *p = &t->pairs[k];
 			int64_t end = p->switch_in;
+			uint8_t by = release_of(s, an, p, eng->t_measure, jl_engine_window_end(eng), &rel[k]);
 
 			/* its run: until the next switch-out (preempted or blocked) after this switch-in */
 			while (st < t->nstates && t->states[st].ts <= p->switch_in)
@@ -143,13 +169,14 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, ch
 					end = t->states[j].ts;
 					break;
 				}
-			jl_series_append(s, &(struct jl_sample){ .release = p->waking, .wake = p->switch_in, .end = end,
-								  .origin = p->waking, .cycle = k, .cpu = p->cpu,
-								  .tid = s->tid });
+			jl_series_append(s, &(struct jl_sample){ .release = rel[k], .wake = p->switch_in, .end = end,
+								  .origin = rel[k], .cycle = k, .cpu = p->cpu,
+								  .tid = s->tid, .release_by = by });
 			jl_series_count_work(s, end - p->switch_in);
 		}
-		s->period_ns = steady_period(t);
-		s->first_release = t->npairs ? t->pairs[0].waking : 0;
+		s->period_ns = steady_period(rel, t->npairs);
+		s->first_release = t->npairs ? rel[0] : 0;
+		free(rel);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../base/series.h"
 #include "analysis.h"
 #include "decompose.h"
 #include "prune.h"
@@ -160,6 +161,18 @@ static void keep_each_thread(struct cand *w, int n, int *nw, const struct cand *
 	}
 }
 
+/* Wakeup I of thread TI, which has no samples (a trace-only series, a bare trace's task), as a candidate:
+ * from the requested expiry of the timer it slept on where the trace shows one (jl_analysis_release), else
+ * from its waking. */
+static struct cand pair_cand(const struct jl_analysis *an, int ti, size_t i)
+{
+	const struct jl_pair *p = &an->threads[ti].pairs[i];
+	int why;
+	int64_t r = jl_analysis_release(an, p, &why);
+
+	return (struct cand){ ti, (long)i, 0, p->switch_in - (r > 0 ? r : p->waking), r, 0, i };
+}
+
 /* Candidate C's wakeup window, decomposed into OUT. */
 static void decompose_wakeup(const struct jl_analysis *an, const struct cand *c, struct jl_cycle *out)
 {
@@ -172,6 +185,7 @@ static void decompose_wakeup(const struct jl_analysis *an, const struct cand *c,
 		jl_analysis_decompose_cycle(an, c->thread, &t->pairs[c->pair], c->release, c->wake, out);
 	out->thread = c->thread;
 	out->cycle = c->cycle;
+	out->release_by = t->samples ? JL_RELEASE_OWN : c->release > 0 ? JL_RELEASE_TIMER : JL_RELEASE_WAKING;
 	if (t->samples) {
 		out->end = t->samples[c->sample].end;
 		out->miss = t->samples[c->sample].miss;
@@ -196,7 +210,7 @@ static void pick_thread(struct jl_analysis *an, int ti, int64_t from, struct pic
 	if (!t->measured || t->pool) /* a pool thread's wakeups explain its callbacks' starts */
 		return;
 	for (size_t i = 0; !t->samples && i < t->npairs; i++) {
-		struct cand c = { ti, (long)i, 0, t->pairs[i].switch_in - t->pairs[i].waking, 0, 0, i };
+		struct cand c = pair_cand(an, ti, i);
 
 		if (t->pairs[i].waking < from)
 			continue;
@@ -282,10 +296,11 @@ int jl_analysis_cycle(const struct jl_analysis *an, int ti, uint64_t cycle, stru
 	if (!t->measured || t->pool)
 		return JL_CYCLE_NONE;
 	if (!t->samples) { /* a bare trace's task: its Nth wakeup */
-		struct cand c = { ti, (long)cycle, 0, 0, 0, 0, cycle };
+		struct cand c;
 
 		if (cycle >= t->npairs)
 			return JL_CYCLE_NONE;
+		c = pair_cand(an, ti, (size_t)cycle);
 		decompose_wakeup(an, &c, out);
 		return 0;
 	}

@@ -140,6 +140,8 @@ static int enable_groups(struct jl_trace *t, char *err, size_t errlen)
 
 			snprintf(sys, sizeof(sys), "^%s$", e->system);
 			snprintf(ev, sizeof(ev), "^%s$", e->name);
+			if (e->filter && tracefs_event_file_exists(t->inst, e->system, e->name, "filter"))
+				tracefs_event_file_write(t->inst, e->system, e->name, "filter", e->filter);
 			if (tracefs_event_enable(t->inst, sys, ev) == 0)
 				continue;
 			if (e->flags & JL_TRACE_EV_REQUIRED) {
@@ -156,7 +158,7 @@ static int enable_groups(struct jl_trace *t, char *err, size_t errlen)
 
 int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)
 {
-	char list[240], filter[256];
+	char list[240], filter[256], both[320];
 	int failed = 0;
 
 	if (!t || !t->inst || !cpus || !CPU_COUNT(cpus)) {
@@ -171,7 +173,8 @@ int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)
 		for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++) {
 			if (!(e->flags & JL_TRACE_EV_LOCAL) || !tracefs_event_file_exists(t->inst, e->system, e->name, "filter"))
 				continue;
-			if (tracefs_event_file_write(t->inst, e->system, e->name, "filter", filter) < 0)
+			snprintf(both, sizeof(both), "(%s) && (%s)", filter, e->filter ? e->filter : "1");
+			if (tracefs_event_file_write(t->inst, e->system, e->name, "filter", e->filter ? both : filter) < 0)
 				failed = errno ? errno : EIO;
 		}
 	}
@@ -179,7 +182,8 @@ int jl_trace_limit_local(struct jl_trace *t, const cpu_set_t *cpus)
 		for (int g = 0; g < jl_trace_ngroups; g++)
 			for (const struct jl_trace_event *e = jl_trace_groups[g].events; e->name; e++)
 				if ((t->groups & jl_trace_groups[g].bit) && (e->flags & JL_TRACE_EV_LOCAL))
-					tracefs_event_file_write(t->inst, e->system, e->name, "filter", "0");
+					tracefs_event_file_write(t->inst, e->system, e->name, "filter",
+								 e->filter ? e->filter : "0");
 		errno = failed;
 		return -1;
 	}
@@ -331,6 +335,25 @@ fail:
 	return -1;
 }
 
+/* The other clocks a timer may run on, as offsets from CLOCK_MONOTONIC (the trace clock): each read between
+ * two reads of it. */
+static void read_clocks(struct jl_analysis_clocks *c)
+{
+	const clockid_t ids[3] = { CLOCK_REALTIME, CLOCK_TAI, CLOCK_BOOTTIME };
+	int64_t *out[3] = { &c->realtime, &c->tai, &c->boottime };
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, x, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(ids[i], &x);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		*out[i] = (int64_t)x.tv_sec * 1000000000 + x.tv_nsec -
+			  ((int64_t)a.tv_sec * 1000000000 + a.tv_nsec + (int64_t)b.tv_sec * 1000000000 + b.tv_nsec) / 2;
+	}
+	c->known = true;
+}
+
 int jl_trace_record(struct jl_trace *t, char *err, size_t errlen)
 {
 	if (tracefs_trace_on(t->inst) < 0) {
@@ -338,6 +361,7 @@ int jl_trace_record(struct jl_trace *t, char *err, size_t errlen)
 		return -1;
 	}
 	t->t_on = jl_now_ns();
+	read_clocks(&t->clocks);
 	return 0;
 }
 
@@ -448,6 +472,13 @@ int jl_trace_stop(struct jl_trace *t, char *err, size_t errlen)
 	t->stopped = true;
 	if (t->inst)
 		tracefs_trace_off(t->inst);
+	if (t->clocks.known) { /* a step (clock_settime, a leap, a resume) between start and stop: 1 ms or more */
+		struct jl_analysis_clocks end = { 0 };
+
+		read_clocks(&end);
+		t->clocks.stepped = llabs(end.realtime - t->clocks.realtime) > 1000000 ||
+				    llabs(end.tai - t->clocks.tai) > 1000000 || llabs(end.boottime - t->clocks.boottime) > 1000000;
+	}
 	jl_trace_probe_unserve(t);
 	if (t->reader_started) {
 		atomic_store(&t->reader_stop, true);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../analysis/analysis.h"
 #include "syms.h"
 #include "trace.h"
 
@@ -70,6 +71,8 @@ struct jl_trace {
 	struct tep_handle *tep;     /* the event formats: one parser for the run (jl_trace_tep), or NULL */
 	struct jl_ksyms ksyms;      /* the kernel's symbols, for timer and irq groups (jl_trace_ksyms) */
 	int ksyms_state;            /* 0: not tried, 1: loaded, -1: unreadable or not needed */
+	struct jl_analysis_clocks clocks; /* the other clocks against the trace's, at the start (jl_trace_record);
+					   * stepped: they moved by its stop (timers on them are not placed) */
 };
 
 /* The run's event parser (the formats of its groups' systems), made once, at the start (so that it is in

@@ -50,10 +50,12 @@ static const struct evdef evdefs[] = {
 	{ "irq_vectors", "local_timer_exit", JL_EVENT_IRQ_EXIT, { 0 } },
 	{ "irq", "softirq_entry", JL_EVENT_SOFTIRQ_ENTRY, { [F_VEC] = "vec" } },
 	{ "irq", "softirq_exit", JL_EVENT_SOFTIRQ_EXIT, { [F_VEC] = "vec" } },
+	{ "irq", "softirq_raise", JL_EVENT_SOFTIRQ_RAISE, { [F_VEC] = "vec" } },
 	{ "timer", "hrtimer_expire_entry", JL_EVENT_TIMER_ENTRY,
 	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_NOW] = "now" } },
 	{ "timer", "hrtimer_start", JL_EVENT_TIMER_START,
-	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_EXPIRES] = "expires", [F_SOFTEXPIRES] = "softexpires" } },
+	  { [F_FUNC] = "function", [F_HRTIMER] = "hrtimer", [F_EXPIRES] = "expires", [F_SOFTEXPIRES] = "softexpires",
+	    [F_MODE] = "mode" } },
 	{ "timer", "hrtimer_expire_exit", JL_EVENT_TIMER_EXIT, { 0 } },
 	{ "ftrace", "raw_data", JL_EVENT_MARK, { [F_ID] = "id", [F_BUF] = "buf" } },
 	{ "sched", "sched_pi_setprio", JL_EVENT_PI_SETPRIO,
@@ -328,7 +330,8 @@ static void convert_irq(struct jl_decoder *r, const struct jl_decoder_event *k, 
 			 ? "call function single" : "call function");
 }
 
-/* hrtimer_expire_entry (its now) and hrtimer_start (its expires and softexpires): the timer, its function. */
+/* hrtimer_expire_entry (its now) and hrtimer_start (its expires, softexpires and mode): the timer, its
+ * function. */
 static void convert_timer(struct jl_decoder *r, const struct jl_decoder_event *k, struct tep_record *rec, struct jl_event *ev)
 {
 	unsigned long long addr = (unsigned long long)num(r, k, F_FUNC, rec, 0);
@@ -342,6 +345,7 @@ static void convert_timer(struct jl_decoder *r, const struct jl_decoder_event *k
 	} else {
 		ev->expires = num(r, k, F_EXPIRES, rec, 0);
 		ev->softexpires = num(r, k, F_SOFTEXPIRES, rec, 0);
+		ev->prev_state = num(r, k, F_MODE, rec, 0);
 	}
 }
 
@@ -460,6 +464,7 @@ int jl_decoder_convert(struct jl_decoder *r, struct tep_record *rec, int cpu, st
 		break;
 	case JL_EVENT_SOFTIRQ_ENTRY:
 	case JL_EVENT_SOFTIRQ_EXIT:
+	case JL_EVENT_SOFTIRQ_RAISE:
 		ev->pid = (int32_t)num(r, k, F_VEC, rec, -1);
 		break;
 	case JL_EVENT_TIMER_ENTRY:

@@ -330,6 +330,7 @@ static int finish_live(struct jl_trace *t, struct jl_engine *eng, const char *da
 	jl_analysis_end(an);
 	clock_gettime(CLOCK_MONOTONIC, &fed);
 	info = *jl_trace_stream_info(st);
+	an->clocks.stepped = t->clocks.stepped; /* known at the stop, after the feed placed the timers */
 	if (jl_trace_wakeup_fill(eng, an, err, errlen) < 0)
 		goto out;
 	written = true;
@@ -440,6 +441,7 @@ static int finish_after(struct jl_trace *t, struct jl_engine *eng, json_object *
 	}
 	jl_trace_budget_from_host(host, &an.budget);
 	jl_trace_irq_names(&an);
+	an.clocks = t->clocks;
 	/* a long run (its loops' rings kept some cycles): keep of the trace only what they need */
 	if (jl_analysis_prune(&an, eng->t_measure, jl_engine_window_end(eng)) < 0) {
 		snprintf(err, errlen, "trace: out of memory");

@@ -332,6 +332,7 @@ int jl_trace_live_start(struct jl_trace *t, const struct jl_engine *eng, json_ob
 	if (host)
 		jl_trace_budget_from_host(host, &L->an.budget);
 	jl_trace_irq_names(&L->an);
+	L->an.clocks = t->clocks; /* read as recording began, before this start */
 	L->from = eng->t_measure;
 	L->back = jl_analysis_prune_lookback_ns(&L->an.budget);
 	L->fed_to = INT64_MIN;

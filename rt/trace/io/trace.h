@@ -28,6 +28,8 @@ enum { JL_TRACE_EV_REQUIRED = 1 << 0, JL_TRACE_EV_LOCAL = 1 << 1 };
 struct jl_trace_event {
 	const char *system, *name;
 	unsigned flags;            /* JL_TRACE_EV_* */
+	const char *filter;        /* the records kept (a tracefs filter on its fields, ANDed with LOCAL's CPU
+				    * filter); NULL: every one */
 };
 
 /* The event groups of [run] trace (docs/scenario-format.md): the one registry; `jitterlab list` prints it. A
