@@ -115,6 +115,20 @@ static json_object *messages_json(const struct jl_series_result *r)
 	return m;
 }
 
+/* A trace-only series (measure = wakeups): how its cycles' releases were found, counted in the window. */
+static json_object *release_json(const struct jl_series *s)
+{
+	json_object *o = json_object_new_object();
+
+	jl_json_add_i64(o, JL_K(from_timer), (int64_t)s->release.timer);
+	jl_json_add_i64(o, JL_K(from_waking), (int64_t)s->release.waking);
+	jl_json_add_i64(o, JL_K(relative), (int64_t)s->release.relative);
+	jl_json_add_i64(o, JL_K(timer_unarmed), (int64_t)s->release.unarmed);
+	jl_json_add_i64(o, JL_K(timer_clock), (int64_t)s->release.clock);
+	json_object_object_add(o, JL_K(timer_recorded), json_object_new_boolean(s->release.timer_recorded));
+	return o;
+}
+
 /* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
  * the OS thread that wrote it (tid, CPU time, context switches) and its section's placement. */
 static json_object *series_json(const struct jl_series_result *r)
@@ -170,16 +184,8 @@ static json_object *series_json(const struct jl_series_result *r)
 	}
 	if (r->s->msgs.subscriber)
 		json_object_object_add(t, JL_K(messages), messages_json(r));
-	if (r->s->trace_only) { /* measure = wakeups: how its cycles' releases were found */
-		o = json_object_new_object();
-		jl_json_add_i64(o, JL_K(from_timer), (int64_t)r->s->release.timer);
-		jl_json_add_i64(o, JL_K(from_waking), (int64_t)r->s->release.waking);
-		jl_json_add_i64(o, JL_K(relative), (int64_t)r->s->release.relative);
-		jl_json_add_i64(o, JL_K(timer_unarmed), (int64_t)r->s->release.unarmed);
-		jl_json_add_i64(o, JL_K(timer_clock), (int64_t)r->s->release.clock);
-		json_object_object_add(o, JL_K(timer_recorded), json_object_new_boolean(r->s->release.timer_recorded));
-		json_object_object_add(t, JL_K(release), o);
-	}
+	if (r->s->trace_only)
+		json_object_object_add(t, JL_K(release), release_json(r->s));
 	if (r->s->any_thread) { /* a probed server's request series: the work its requests did for nobody */
 		jl_json_add_i64(t, JL_K(wasted_ns), r->s->wasted_ns);
 		if (r->s->deadline_ns > 0) /* a client's: its requests have a deadline */

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Bench: what tracing costs and how fast its analysis is. Figures, never pass/fail. Needs root.
 #  1. Overhead: a 1 kHz SCHED_FIFO 80 loop on CPU 1 beside a CFS neighbour that sleeps and wakes a lot
-#     (many sched events), runs alternating --no-trace, `trace = sched` and `trace = sched,irq,timer`;
+#     (many sched events), runs alternating --no-trace, `trace = sched`, `trace = sched,timer` (what a
+#     `measure = wakeups` scenario records by default: each cycle from its timer) and `trace = sched,irq,timer`;
 #     prints the loop's latency p50/p99/max per side (median over the runs), the on/off ratios, the events
 #     recorded per second and per loop cycle, and the cost per recorded event (the latency a cycle gained,
 #     p50 and p99, divided by the events recorded per cycle).
 #  (Analysis throughput against trace-cmd report: tests/bench/floor.sh.)
-#     BENCH_RUNS=3 BENCH_DURATION=5s BENCH_SIDES="off sched full" tests/bench/trace.sh
+#     BENCH_RUNS=3 BENCH_DURATION=5s BENCH_SIDES="off sched timer full" tests/bench/trace.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${JITTERLAB:-$here/build/jitterlab}
 runs=${BENCH_RUNS:-3}
 duration=${BENCH_DURATION:-5s}
-sides=${BENCH_SIDES:-off sched full}
+sides=${BENCH_SIDES:-off sched timer full}
 if [ "$(id -u)" -ne 0 ]; then
     echo "trace bench: needs root (tracefs, SCHED_FIFO); skipped"
     exit 0
@@ -47,8 +48,9 @@ for i in $(seq 1 "$runs"); do
         case $side in
             off) args=(--no-trace) ;;
             sched) args=(--set run.trace=sched) ;;
+            timer) args=(--set run.trace=sched,timer) ;;
             full) args=(--set run.trace=sched,irq,timer) ;;
-            *) echo "bench: unknown side '$side' (off, sched, full)"; exit 2 ;;
+            *) echo "bench: unknown side '$side' (off, sched, timer, full)"; exit 2 ;;
         esac
         timeout 300 "$bin" run "$tmp/overhead.ini" --duration "$duration" --out "$tmp/$side$i" --quiet "${args[@]}" \
             >"$tmp/$side$i.log" 2>&1 || echo "(run $side $i exited $?: $(tail -2 "$tmp/$side$i.log" | tr '\n' ' '))"
@@ -58,7 +60,7 @@ done
 /usr/bin/python3 - "$tmp" "$runs" $sides <<'PY'
 import json, statistics, sys, glob
 tmp, runs, sides = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-names = {"off": "off", "sched": "sched", "full": "sched,irq,timer"}
+names = {"off": "off", "sched": "sched", "timer": "sched,timer", "full": "sched,irq,timer"}
 res = {}
 for side in sides:
     vals = {"p50": [], "p99": [], "max": []}

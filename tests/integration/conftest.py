@@ -213,7 +213,7 @@ class Run:
     def samples(self):
         with open(self.dir / "samples.csv", newline="") as f:
             rows = list(csv.DictReader(f))
-        return [{k: (v if k == "thread" else int(v)) for k, v in r.items()} for r in rows]
+        return [{k: (v if k in ("thread", "release_by") else int(v)) for k, v in r.items()} for r in rows]
 
     def thread(self, name):
         for t in self.summary()["threads"]:

@@ -158,6 +158,39 @@ def test_cfs_loop_is_woken_by_ktimers(jl, scenario):
 
 
 
+
+def test_unmodified_cfs_sleeper_released_by_its_timer_through_ktimers(jl, scenario):
+    """measure = wakeups on PREEMPT_RT: an unmodified SCHED_OTHER loop (tests/helpers/sleeper, absolute
+    clock_nanosleep) is measured from its timer's requested expiry (the timer group comes with it), and its
+    timer, not marked hard, expires in ktimers/1: the explained cycles name that thread (found here in /proc)
+    as the timer's softirq, from the interrupt that raised it."""
+    sleeper = pathlib.Path(__file__).resolve().parents[2] / "build" / "tests" / "helpers" / "sleeper"
+    p = scenario("cfssleeper", f"""
+        [run]
+        duration = 3s
+        warmup = 200ms
+        [thread loop]
+        exec = {sleeper} -m abs -p 10000 -n 100000
+        policy = other
+        cpus = 1
+        measure = wakeups
+        threads = sleeper
+        """)
+    r = jl("run", p, timeout=300)
+    assert r.rc in (0, 3), r.stderr[-3000:]
+    assert "recording the timer group too" in r.stderr
+    ktimers = [d.name for d in pathlib.Path("/proc").iterdir() if d.name.isdigit()
+               and (read_text(d / "comm") or "").strip() == "ktimers/1"]
+    assert len(ktimers) == 1, ktimers
+    rel = r.thread("loop.sleeper")["release"]
+    assert rel["timer_recorded"] is True and rel["from_timer"] > 0, rel
+    worst = [w for w in r.summary()["trace"]["worst"]
+             if w["thread"] == "loop.sleeper" and w["window"] == "wakeup" and w["release_by"] == "timer"]
+    assert worst, r.stdout[-3000:]
+    parts = [q for w in worst for q in w["parts"] if q["name"] == "timer softirq in ktimers/1"]
+    assert parts and all(q["kind"] == "timer" for q in parts), [w["text"] for w in worst]
+
+
 INSTRUMENTS = """
     ; a 1 kHz FIFO 80 loop on CPU 1 beside a CFS hog; 3 s of warm-up: rtla's setup takes about 2 s under
     ; emulation, and it starts with the warm-up

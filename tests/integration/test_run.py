@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(NCPU < 2, reason="needs 2 CPUs (CPU 1 for the lo
 
 SHORT = ("--duration", "2s", "--warmup", "0s")
 SAMPLE_COLUMNS = ["thread", "cycle", "release_ns", "wake_ns", "end_ns", "latency_ns", "period_ns", "response_ns",
-                  "miss", "skipped"]
+                  "miss", "skipped", "release_by"]
 
 
 def where_am_i():
@@ -86,7 +86,7 @@ def detail(r):
 def samples(r):
     """samples.csv as dicts, integers converted (the thread column stays a name)."""
     with open(r.dir / "samples.csv", newline="") as f:
-        return [{k: (v if k == "thread" else int(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [{k: (v if k in ("thread", "release_by") else int(v)) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
 def rows_by_thread(rows):
