@@ -116,6 +116,9 @@ struct jl_series {
 					 * against what its sleep asked for, not against a period grid */
 		bool timer_recorded;    /* the timer group was recorded (else every cycle is from its waking) */
 	} release;
+	/* a thread jitterlab did not place (an attach section's): its policy as found (enum jl_policy, -1: the
+	 * unit's own), priority and nice */
+	int seen_policy, seen_priority, seen_nice;
 	int64_t period_ns;          /* 0 = not periodic */
 	int64_t deadline_ns;        /* what a cycle is judged by (jl_missed) */
 	int64_t start_ns;           /* its start after the warm-up (0 = with everything at t0) */

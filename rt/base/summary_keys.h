@@ -34,6 +34,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(analysis, "memory.projected", "how the analysis holds the trace: recent (pruned, flat) or whole (every event), none") \
 	X(analysis_bytes, "memory.projected", "the analysis' state at its largest, beyond setup") \
 	X(at_ns, "checkpoint stop_at", "stop_at: the crossing cycle's end; checkpoint: when written") \
+	X(attach, "threads[]", "an attach section (jitterlab watch): its selection of running threads (pid:N, tid:N, comm:GLOB, rt)") \
 	X(bad, "trace.probe.rings", "probe records not kept (out of order or range, ring written over, /tmp full)") \
 	X(births_kept, "trace.pruned", "births the pruned analysis still held at the end (live tasks, kept windows)") \
 	X(blocked_ns, "trace.off_cpu.* trace.off_cpu.*.woken_by[]", "time asleep; per waker: the sleep time it ended") \
@@ -167,7 +168,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(kernelshark, "trace trace.worst[]", "a KernelShark session: the run's on the cycle that matters (kernelshark.json); each explained cycle's own (kernelshark/THREAD-CYCLE.json)") \
 	X(kernelshark_cycle, "trace", "the cycle kernelshark.json opens: the first failed [expect]'s loop's largest, or else the highest-priority loop's") \
 	X(kernelshark_error, "trace", "why the KernelShark session could not be written") \
-	X(kind, "budget[] host.restore.pending[] locks[] threads[] trace.worst[].culprit trace.worst[].parts[]", "series driver, lock kind, budget e2e|stage, part kind, note irq|irq_thread") \
+	X(kind, ". budget[] host.restore.pending[] locks[] threads[] trace.worst[].culprit trace.worst[].parts[]", "run or watch (what wrote the file); series driver, lock kind, budget e2e|stage, part kind, note irq|irq_thread") \
 	X(label, "expect[]", "the expectation's key in [expect]") \
 	X(last_bytes_per_cpu, "trace.kept", "bytes per CPU of the flight recorder's circle of last pages") \
 	X(last_from_ns, "trace.kept", "where the circle starts at the end: every CPU's pages from here are kept") \

@@ -358,7 +358,7 @@ int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-const struct jl_cli *const jl_cli_all[] = { &jl_cli_run,    &jl_cli_sweep,  &jl_cli_cyclictest, &jl_cli_analyze,
+const struct jl_cli *const jl_cli_all[] = { &jl_cli_run,    &jl_cli_watch,  &jl_cli_sweep,  &jl_cli_cyclictest, &jl_cli_analyze,
 					    &jl_cli_report, &jl_cli_doctor, &jl_cli_restore,    &jl_cli_list,
 					    &jl_cli_baseline, &jl_cli_compare };
 const int jl_cli_nall = (int)(sizeof(jl_cli_all) / sizeof(jl_cli_all[0]));

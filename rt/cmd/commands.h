@@ -17,6 +17,7 @@ extern const struct jl_exit_status jl_exit_statuses[];
 extern const int jl_exit_nstatuses;
 
 int cmd_run(int argc, char **argv);        /* rt/cmd/cmd_run.c */
+int cmd_watch(int argc, char **argv);      /* rt/cmd/cmd_watch.c */
 int cmd_sweep(int argc, char **argv);      /* rt/cmd/sweep.c */
 int cmd_cyclictest(int argc, char **argv); /* rt/cmd/cyclictest.c */
 int cmd_analyze(int argc, char **argv);    /* rt/cmd/analyze.c */
@@ -29,7 +30,7 @@ int cmd_compare(int argc, char **argv);    /* rt/cmd/compare.c */
 
 /* Each command's options (affinity/cli.h), from which its parser, its --help and its part of
  * jitterlab(8) come; all of them, for the top-level help, the man page and the tests. */
-extern const struct jl_cli jl_cli_run, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
+extern const struct jl_cli jl_cli_run, jl_cli_watch, jl_cli_sweep, jl_cli_cyclictest, jl_cli_analyze, jl_cli_report, jl_cli_doctor,
 	jl_cli_restore, jl_cli_list, jl_cli_baseline, jl_cli_compare;
 extern const struct jl_cli *const jl_cli_all[];
 extern const int jl_cli_nall;

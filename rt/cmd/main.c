@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, &jl_cli_run },
+	{ "watch", cmd_watch, &jl_cli_watch },
 	{ "sweep", cmd_sweep, &jl_cli_sweep },
 	{ "cyclictest", cmd_cyclictest, &jl_cli_cyclictest },
 	{ "analyze", cmd_analyze, &jl_cli_analyze },

@@ -11,6 +11,7 @@ const struct jl_driver *const jl_drivers[JL_BEH_N] = {
 	[JL_BEH_EXEC] = &jl_driver_exec,
 	[JL_BEH_EXECUTOR] = &jl_driver_executor,
 	[JL_BEH_SOURCE] = &jl_driver_source,
+	[JL_BEH_ATTACH] = &jl_driver_attach,
 };
 
 int jl_engine_init(struct jl_engine *eng, const struct jl_scenario *sc, const struct jl_engine_hooks *hooks,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../affinity/topology.h"
+#include "attach.h"
 #include "child.h"
 #include "../base/lock.h"
 #include "../base/memlock.h"
@@ -242,6 +243,10 @@ const struct jl_driver jl_driver_continuous = {
 /* a child process (rt/engine/child.c): it runs itself, the engine starts and ends it */
 const struct jl_driver jl_driver_exec = {
 	.name = "exec", .end = JL_END_NOW, .init = thread_series_init,
+};
+/* threads already running (an attach section: jitterlab watch): nothing runs, the trace measures them */
+const struct jl_driver jl_driver_attach = {
+	.name = "attach", .end = JL_END_NOW, .init = thread_series_init,
 };
 
 /* ---- the start gate: every thread arrives when set up, then waits until main opens it ---- */
@@ -687,6 +692,7 @@ static int add_unit(struct jl_engine *eng, int i, const struct jl_thread_spec *s
 		else
 			snprintf(th->name, sizeof(th->name), "%s", spec->name);
 		th->is_exec = !u->drv->run;
+		th->attached = spec->beh.kind == JL_BEH_ATTACH;
 		th->mem_node_used = -1;
 		CPU_ZERO(&th->cpus_used);
 		u->nthreads++;
@@ -813,6 +819,14 @@ static int spawn_children(struct jl_engine *eng, char *err, size_t errlen)
 
 		if (!th->is_exec)
 			continue;
+		if (th->attached) { /* what runs already: found now, the rest in the trace */
+			th->nseed = jl_attach_scan(th->spec->beh.attach, getpid(), &th->seed);
+			if (th->nseed < 0) {
+				snprintf(err, errlen, "thread '%s': cannot read /proc: %s", th->name, strerror(errno));
+				return -1;
+			}
+			continue;
+		}
 		snprintf(log, sizeof(log), "%s/%s.log", eng->log_dir, th->name);
 		th->child = jl_child_spawn(th->spec, th->name, eng->log_dir[0] ? log : NULL, err, errlen);
 		if (!th->child)
@@ -849,6 +863,8 @@ static int create_threads(struct jl_engine *eng, char *err, size_t errlen)
 			snprintf(err, errlen, "thread '%s': %s", th->name, th->errmsg);
 			return -1;
 		}
+		if (th->attached) /* not the run's to place */
+			continue;
 		if (eng->hooks.thread_ready && eng->hooks.thread_ready(eng->hooks.ctx, th)) {
 			snprintf(err, errlen, "thread '%s': cannot place it: %s", th->name, strerror(errno));
 			return -1;
@@ -870,7 +886,7 @@ static int set_times(struct jl_engine *eng, char *err, size_t errlen)
 		struct jl_thread *th = &eng->threads[i];
 
 		th->first_release = th->spec->beh.start_ns ? eng->t_measure + th->spec->beh.start_ns : eng->t0;
-		if (th->is_exec && jl_child_go(th->child, th->first_release)) {
+		if (th->is_exec && th->child && jl_child_go(th->child, th->first_release)) {
 			snprintf(err, errlen, "thread '%s': cannot start the child: %s", th->name, strerror(errno));
 			return -1;
 		}
@@ -1009,6 +1025,8 @@ void jl_engine_free(struct jl_engine *eng)
 		jl_work_release(&th->work);
 		if (th->child)
 			jl_child_free(th->child);
+		free(th->seed);
+		th->seed = NULL;
 	}
 	for (int i = 0; i < eng->nlocks; i++)
 		jl_lock_free(&eng->locks[i]);

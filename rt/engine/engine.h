@@ -78,6 +78,7 @@ extern const struct jl_driver jl_driver_continuous; /* engine.c: a thread that w
 extern const struct jl_driver jl_driver_exec;       /* engine.c: a child process (child.c) */
 extern const struct jl_driver jl_driver_executor; /* executor.c */
 extern const struct jl_driver jl_driver_source;   /* executor.c: a [source]'s thread */
+extern const struct jl_driver jl_driver_attach;   /* engine.c: threads already running, measured from the trace */
 
 /* One scenario section that makes threads, with its driver's state. */
 struct jl_unit {
@@ -118,6 +119,10 @@ struct jl_thread {
 	char errmsg[256];
 
 	struct jl_child *child;     /* exec neighbours */
+	bool attached;              /* an attach section's (is_exec too, with no child): the threads it measures run
+				     * already; nothing of them is started, placed or stopped */
+	int32_t *seed;              /* attached: the threads its selection found running at the start (attach.c) */
+	int nseed;
 	int exit_status;            /* exec: wait status, -1 while running */
 	bool ended_early;           /* exec: it had ended before the run stopped it */
 };

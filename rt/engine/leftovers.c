@@ -460,7 +460,7 @@ static void set_roots(struct jl_leftovers *r, const struct jl_engine *eng)
 	for (int i = 0; i < eng->nthreads && r->nroots < JL_MAX_THREADS; i++) {
 		const struct jl_thread *th = &eng->threads[i];
 
-		if (!th->is_exec || th->tid <= 0)
+		if (!th->is_exec || th->attached || th->tid <= 0) /* an attached program is not the run's */
 			continue;
 		r->roots[r->nroots] = th->tid;
 		snprintf(r->root_names[r->nroots], sizeof(r->root_names[0]), "%s", th->name);

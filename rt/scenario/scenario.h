@@ -48,7 +48,8 @@ enum jl_cleanup { JL_CLEANUP_REPORT, JL_CLEANUP_REMOVE };
 enum jl_thread_key {
 	JL_THREAD_KEY_POLICY, JL_THREAD_KEY_PRIORITY, JL_THREAD_KEY_NICE, JL_THREAD_KEY_CPUS, JL_THREAD_KEY_COUNT, JL_THREAD_KEY_PERIOD,
 	JL_THREAD_KEY_RATE, JL_THREAD_KEY_WORK, JL_THREAD_KEY_DEADLINE, JL_THREAD_KEY_OVERRUN, JL_THREAD_KEY_RUNTIME, JL_THREAD_KEY_MEM_NODE,
-	JL_THREAD_KEY_START, JL_THREAD_KEY_MEASURE, JL_THREAD_KEY_THREADS, JL_THREAD_KEY_EXEC, JL_THREAD_KEY_USER, JL_THREAD_KEY_LOCK, JL_THREAD_KEY_N
+	JL_THREAD_KEY_START, JL_THREAD_KEY_MEASURE, JL_THREAD_KEY_THREADS, JL_THREAD_KEY_EXEC, JL_THREAD_KEY_USER, JL_THREAD_KEY_LOCK,
+	JL_THREAD_KEY_ATTACH, JL_THREAD_KEY_N
 };
 
 /* who an `exec` neighbour runs as: root (jitterlab's own user), or the invoking sudo user (SUDO_UID,
@@ -146,7 +147,8 @@ struct jl_placement {
 /* is the program measured, by the probe or from the trace (an exec'd program's series come after the run) */
 #define JL_MEASURE_FROM_TRACE(m) ((m) == JL_MEASURE_PROBE || (m) == JL_MEASURE_WAKEUPS)
 
-enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_EXECUTOR, JL_BEH_SOURCE, JL_BEH_N };
+enum jl_behaviour_kind { JL_BEH_PERIODIC, JL_BEH_CONTINUOUS, JL_BEH_EXEC, JL_BEH_EXECUTOR, JL_BEH_SOURCE, JL_BEH_ATTACH,
+			  JL_BEH_N };
 
 struct jl_behaviour {
 	enum jl_behaviour_kind kind; /* derived from the keys: exec -> exec, a period -> periodic, else continuous */
@@ -159,6 +161,8 @@ struct jl_behaviour {
 	int measure;                /* -1 = default (yes if periodic), 0 no, 1 yes, JL_MEASURE_PROBE */
 	char exec[1024];            /* "" = built-in thread */
 	char threads[128];          /* measure = wakeups: which threads ("" = every thread of the process tree) */
+	char attach[256];           /* threads already running, measured from the trace (measure = wakeups, nothing
+				     * started or changed): a comma list of pid:N, tid:N, comm:GLOB, rt; "" = none */
 	char lock[JL_NAME_MAX];     /* a [lock] held while each work call runs ("" = none) */
 };
 
@@ -431,5 +435,8 @@ enum jl_policy jl_policy_from_name(const char *name);
 /* Does a traced run of SC keep its trace with the flight recorder (trace_keep = worst, or auto with
  * RINGS: the loops keep rings; never when executors or programs measured from the trace need every page)? */
 bool jl_scenario_trace_worst(const struct jl_scenario *sc, bool rings);
+
+/* Does SC attach to running threads (an attach section: what jitterlab watch writes)? */
+bool jl_scenario_is_watch(const struct jl_scenario *sc);
 
 #endif

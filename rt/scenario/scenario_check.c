@@ -12,6 +12,7 @@
 #include "../base/lock.h"
 #include "../base/metrics.h"
 #include "scenario_int.h"
+#include "scenario_registry.h"
 
 /* ---- cross-key validation ---- */
 
@@ -554,10 +555,45 @@ static int validate_exec(const struct jl_scenario *sc, const struct jl_thread_sp
 	return 0;
 }
 
+/* The name of a [thread] key by its slot (the tables of a thread's keys). */
+static const char *thread_key_name(int slot)
+{
+	const struct jl_key_table *tables[] = { &jl_keys_placement, &jl_keys_copies, &jl_keys_behaviour };
+
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (int i = 0; i < tables[t]->nkeys; i++)
+			if (tables[t]->keys[i].slot == slot)
+				return tables[t]->keys[i].name;
+	return "?";
+}
+
+/* An attach section measures threads already running from the trace: it starts nothing and changes nothing of
+ * them, so only the keys that choose what to measure apply (measure = wakeups, implied; threads; cpus: where
+ * its IRQ and timer events are recorded), with trace = sched. 0, or -1 with ERR. */
+static int validate_attach(const struct jl_scenario *sc, const struct jl_thread_spec *t, char *err, size_t errlen)
+{
+	for (int k = 0; k < JL_THREAD_KEY_N; k++)
+		if (t->key_line[k] && k != JL_THREAD_KEY_ATTACH && k != JL_THREAD_KEY_MEASURE && k != JL_THREAD_KEY_THREADS &&
+		    k != JL_THREAD_KEY_CPUS)
+			VFAIL(line_of(t, k), "thread '%s': %s does not go with attach (attach measures threads already running "
+			      "and changes nothing of them: expected only measure = wakeups, threads and cpus)", t->name,
+			      thread_key_name(k));
+	if (t->key_line[JL_THREAD_KEY_MEASURE] && t->beh.measure != JL_MEASURE_WAKEUPS)
+		VFAIL(line_of(t, JL_THREAD_KEY_MEASURE), "thread '%s': attach measures from the trace alone (expected "
+		      "measure = wakeups, or no measure key)", t->name);
+	if (!(sc->run.trace_groups & JL_TRACE_SCHED))
+		VFAIL(line_of(t, JL_THREAD_KEY_ATTACH), "thread '%s': attach needs trace = sched (the threads are measured "
+		      "from the trace)", t->name);
+	return 0;
+}
+
 static int validate_thread(const struct jl_scenario *sc, const struct jl_thread_spec *t, const cpu_set_t *online,
 			   char *err, size_t errlen)
 {
 	const char *pol = jl_policy_name(t->place.policy);
+
+	if (t->beh.attach[0])
+		return validate_attach(sc, t, err, errlen);
 
 	if (t->key_line[JL_THREAD_KEY_PERIOD] && t->key_line[JL_THREAD_KEY_RATE])
 		VFAIL(line_of(t, JL_THREAD_KEY_RATE), "thread '%s': period and rate both given (expected one of them)", t->name);
@@ -732,7 +768,10 @@ int jl_scenario_validate(struct jl_scenario *sc, char *err, size_t errlen)
 		struct jl_behaviour *b = &sc->threads[i].beh;
 
 		/* the behaviour's kind, from its keys: the one place it is decided */
-		b->kind = b->exec[0] ? JL_BEH_EXEC : b->period_ns ? JL_BEH_PERIODIC : JL_BEH_CONTINUOUS;
+		b->kind = b->attach[0] ? JL_BEH_ATTACH : b->exec[0] ? JL_BEH_EXEC : b->period_ns ? JL_BEH_PERIODIC
+			  : JL_BEH_CONTINUOUS;
+		if (b->attach[0])
+			b->measure = JL_MEASURE_WAKEUPS;
 		if (validate_thread(sc, &sc->threads[i], &online, err, errlen))
 			return -1;
 		total += (int)sc->threads[i].place.count;
@@ -786,4 +825,12 @@ bool jl_scenario_trace_worst(const struct jl_scenario *sc, bool rings)
 		if (JL_MEASURE_FROM_TRACE(sc->threads[i].beh.measure))
 			return false;
 	return true;
+}
+
+bool jl_scenario_is_watch(const struct jl_scenario *sc)
+{
+	for (int i = 0; i < sc->nthreads; i++)
+		if (sc->threads[i].beh.attach[0])
+			return true;
+	return false;
 }

@@ -316,7 +316,7 @@ KEY_FORMAT(fmt_work)
 
 KEY_APPLIES(is_builtin)
 {
-	return !v->beh->exec[0];
+	return !v->beh->exec[0] && !v->beh->attach[0];
 }
 
 KEY_PARSE(beh_lock)
@@ -475,6 +475,48 @@ KEY_APPLIES(threads_applies)
 	return v->beh->measure == JL_MEASURE_WAKEUPS;
 }
 
+/* attach = SELECTORS: threads already running, measured from the trace (jitterlab watch writes one): a comma
+ * list of pid:N (the process, its threads and the tasks they create), tid:N, comm:GLOB (thread names, also
+ * tasks that appear or are renamed later) and rt (every user-space SCHED_FIFO, RR or DEADLINE thread). */
+KEY_PARSE(beh_attach)
+{
+	char buf[sizeof(v->beh->attach)], *save = NULL, *tok;
+
+	(void)d, (void)key;
+	if (strlen(value) >= sizeof(buf) || !*value) {
+		snprintf(why, wl, "'%.40s' is not a selection (expected %s; at most %zu characters)", value, d->range,
+			 sizeof(buf) - 1);
+		return -1;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		char *end = NULL;
+		long n = 0;
+
+		if (!strncmp(tok, "pid:", 4) || !strncmp(tok, "tid:", 4))
+			n = strtol(tok + 4, &end, 10);
+		if (((!strncmp(tok, "pid:", 4) || !strncmp(tok, "tid:", 4)) && (*end || end == tok + 4 || n < 1 || n > 0x3fffffff)) ||
+		    (!strncmp(tok, "comm:", 5) && !tok[5]) ||
+		    (strncmp(tok, "pid:", 4) && strncmp(tok, "tid:", 4) && strncmp(tok, "comm:", 5) && strcmp(tok, "rt"))) {
+			snprintf(why, wl, "'%s' is not a selector (expected %s)", tok, d->range);
+			return -1;
+		}
+	}
+	snprintf(v->beh->attach, sizeof(v->beh->attach), "%s", value);
+	return 0;
+}
+
+KEY_FORMAT(fmt_attach)
+{
+	(void)buf, (void)len;
+	return v->beh->attach[0] ? v->beh->attach : "none";
+}
+
+KEY_APPLIES(is_attach)
+{
+	return v->beh && v->beh->attach[0];
+}
+
 KEY_PARSE(beh_exec)
 {
 	(void)d, (void)key;
@@ -531,6 +573,12 @@ static const struct jl_key_desc behaviour_keys[] = {
 	  .help = "run this command (argv split like a shell, no shell) as a child with this placement instead of a "
 		  "built-in thread",
 	  .parse = beh_exec, .format = fmt_exec, .applies = is_exec },
+	{ .name = "attach", .slot = JL_THREAD_KEY_ATTACH, .syntax = "SELECTORS", .def_doc = "none: a thread jitterlab starts",
+	  .range = "a comma list of pid:N, tid:N, comm:GLOB and rt",
+	  .help = "measure threads already running, from the trace alone (nothing started, nothing changed): the "
+		  "process pid:N and the tasks it creates, tid:N, threads named comm:GLOB, every user-space RT thread "
+		  "(rt); jitterlab watch writes one",
+	  .parse = beh_attach, .format = fmt_attach, .applies = is_attach },
 	{ .name = "lock", .slot = JL_THREAD_KEY_LOCK, .syntax = "NAME|none", .def_doc = "none", .range = "the name of a [lock] section, or none",
 	  .help = "held while each work call runs (taken before, given back after; its wait is part of the cycle)",
 	  .parse = beh_lock, .format = fmt_lock, .applies = is_builtin },

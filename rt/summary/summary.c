@@ -139,15 +139,24 @@ static json_object *series_json(const struct jl_series_result *r)
 
 	json_object_object_add(t, JL_K(name), json_object_new_string(r->name));
 	json_object_object_add(t, JL_K(thread), th ? json_object_new_string(th->name) : NULL); /* null: no one thread */
-	json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(spec->place.policy)));
-	json_object_object_add(t, JL_K(priority), json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
-	json_object_object_add(t, JL_K(nice), json_object_new_int(spec->place.nice));
+	if (r->s->trace_only && r->s->seen_policy >= 0) { /* a thread jitterlab did not place: as found */
+		json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(r->s->seen_policy)));
+		json_object_object_add(t, JL_K(priority), json_object_new_int(r->s->seen_priority));
+		json_object_object_add(t, JL_K(nice), json_object_new_int(r->s->seen_nice));
+	} else {
+		json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(spec->place.policy)));
+		json_object_object_add(t, JL_K(priority),
+				       json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
+		json_object_object_add(t, JL_K(nice), json_object_new_int(spec->place.nice));
+	}
 	json_object_object_add(t, JL_K(cpus), json_object_new_string(r->cpus));
 	jl_json_add_i64(t, JL_K(period_ns), r->period_ns);
 	json_object_object_add(t, JL_K(measured), json_object_new_boolean(r->measured));
 	json_object_object_add(t, JL_K(kind), json_object_new_string(r->s->kind));
 	json_object_object_add(t, JL_K(tid), json_object_new_int(th ? th->tid : r->s->tid));
-	if (th && th->is_exec) {
+	if (th && th->attached) {
+		json_object_object_add(t, JL_K(attach), json_object_new_string(spec->beh.attach));
+	} else if (th && th->is_exec) {
 		json_object_object_add(t, JL_K(exec), json_object_new_string(spec->beh.exec));
 		/* like a shell: the exit code, or 128 + the signal that ended it; -1 if never reaped */
 		int st = th->exit_status;
@@ -756,6 +765,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 
 	json_object_object_add(s, JL_K(tool), json_object_new_string("jitterlab"));
 	json_object_object_add(s, JL_K(version), json_object_new_string(JL_VERSION));
+	json_object_object_add(s, JL_K(kind), json_object_new_string(jl_scenario_is_watch(sc) ? "watch" : "run"));
 	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
 	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
 	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));

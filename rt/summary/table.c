@@ -487,7 +487,7 @@ static void print_neighbours(FILE *out, json_object *threads, enum jl_table_styl
 		char pol[64], cpus[96], cpu[32];
 		const char *kind = str(t, JL_K(kind));
 
-		if (is_measured(t))
+		if (is_measured(t) || at(t, JL_K(attach))) /* an attach section: its threads are the measured series */
 			continue;
 		if (!any) {
 			if (style == JL_TABLE_MARKDOWN)

@@ -103,6 +103,7 @@ void jl_analysis_free(struct jl_analysis *an)
 	free(an->gaps);
 	free(an->probes);
 	free(an->births);
+	free(an->gone);
 	free(an->names);
 	free(an->name_hash);
 	free(an->name_h);

@@ -222,6 +222,7 @@ struct jl_analysis_birth {
 	int32_t pid, parent;
 	bool thread;                 /* a thread of the creator's process (CLONE_THREAD) */
 	char comm[JL_EVENT_COMM];      /* a task that has exited since: its comm then ("" while it lives) */
+	int32_t kprio;               /* and its kernel prio then */
 	int64_t born, exited;        /* when (exited: 0 while it lives); a pruned analysis forgets the births
 				      * of tasks that lived wholly before its horizon, in no kept window
 				      * (jl_task_births_forget, prune.c's birth_gone) */
@@ -277,6 +278,10 @@ struct jl_analysis {
 	size_t nprobes, capprobes;
 	struct jl_analysis_birth *births;
 	size_t nbirths, capbirths;
+	/* tasks born before the trace began that exited in it (their birth is not in births): pid, comm (a
+	 * watch of a program that ends; jl_analysis_comm); a pruned analysis keeps them too (one per exit) */
+	struct jl_analysis_gone { int32_t pid, kprio; char comm[JL_EVENT_COMM]; } *gone;
+	size_t ngone, capgone;
 	struct jl_analysis_prune *prune;  /* a pruned analysis (jl_analysis_prune), NULL: everything is kept */
 	const struct jl_analysis_prune_ops *prune_ops; /* set with prune: how the feed calls the pruner */
 	/* IRQ number -> its handlers' name (jl_analysis_name), from irq_handler_entry or /proc/irq: a threaded

@@ -84,6 +84,8 @@ static size_t series_entry(const struct jl_engine *eng, const struct jl_series *
 	}
 	th->measured = es->measured;
 	jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th->policy, sizeof(th->policy));
+	if (spec->beh.attach[0]) /* a thread jitterlab did not place: its policy from the trace's priorities */
+		th->policy[0] = '\0';
 	th->partial = es->partial || partial;
 	if (!samples)
 		return k;

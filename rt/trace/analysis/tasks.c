@@ -25,6 +25,9 @@ const char *jl_analysis_comm(const struct jl_analysis *an, int32_t pid)
 	for (size_t i = an->nbirths; i-- > 0;) /* a task that exited: the comm it had when it did */
 		if (an->births[i].pid == pid)
 			return an->births[i].comm[0] ? an->births[i].comm : NULL;
+	for (size_t i = an->ngone; i-- > 0;)
+		if (an->gone[i].pid == pid)
+			return an->gone[i].comm[0] ? an->gone[i].comm : NULL;
 	return NULL;
 }
 
@@ -70,6 +73,18 @@ struct jl_analysis_task *jl_task_slot(struct jl_analysis *an, int32_t pid)
 }
 
 /* A task exited: its entry goes; the entries after it in its run move up where their probe allows. */
+static int grow_gone(struct jl_analysis *an)
+{
+	size_t cap = an->capgone ? an->capgone * 2 : 64;
+	struct jl_analysis_gone *g = realloc(an->gone, cap * sizeof(*g));
+
+	if (!g)
+		return -1;
+	an->gone = g;
+	an->capgone = cap;
+	return 0;
+}
+
 void jl_task_forget(struct jl_analysis *an, int32_t pid, int64_t ts)
 {
 	struct jl_analysis_task *t = jl_task_find(an, pid);
@@ -81,6 +96,12 @@ void jl_task_forget(struct jl_analysis *an, int32_t pid, int64_t ts)
 	if (t->birth && t->birth <= an->nbirths) { /* its name outlives it, with its birth */
 		jl_event_copy(an->births[t->birth - 1].comm, sizeof(an->births[0].comm), t->comm, sizeof(t->comm));
 		an->births[t->birth - 1].exited = ts > 0 ? ts : 1;
+		an->births[t->birth - 1].kprio = t->kprio;
+	} else if (an->ngone < an->capgone || grow_gone(an) == 0) { /* born before the trace: kept as gone */
+		an->gone[an->ngone].pid = pid;
+		an->gone[an->ngone].kprio = t->kprio;
+		jl_event_copy(an->gone[an->ngone].comm, sizeof(an->gone[0].comm), t->comm, sizeof(t->comm));
+		an->ngone++;
 	}
 	i = (size_t)(t - an->tasks);
 	for (j = (i + 1) & mask; an->tasks[j].pid; j = (j + 1) & mask) {
