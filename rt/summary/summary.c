@@ -131,6 +131,19 @@ static json_object *release_json(const struct jl_series *s)
 
 /* One entry of `threads`: a series (a [thread]'s one series has the thread's name), with the figures of
  * the OS thread that wrote it (tid, CPU time, context switches) and its section's placement. */
+/* A series' policy, priority and nice: its section's, or as found for a thread jitterlab did not place. */
+static void policy_json(json_object *t, const struct jl_series_result *r)
+{
+	const struct jl_placement *pl = &r->spec->place;
+	const bool seen = r->s->trace_only && r->s->seen_policy >= 0;
+	const int policy = seen ? r->s->seen_policy : (int)pl->policy;
+
+	json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(policy)));
+	json_object_object_add(t, JL_K(priority), json_object_new_int(seen ? r->s->seen_priority
+								 : jl_policy_is_rt(pl->policy) ? pl->priority : 0));
+	json_object_object_add(t, JL_K(nice), json_object_new_int(seen ? r->s->seen_nice : pl->nice));
+}
+
 static json_object *series_json(const struct jl_series_result *r)
 {
 	const struct jl_thread *th = r->th;
@@ -139,16 +152,7 @@ static json_object *series_json(const struct jl_series_result *r)
 
 	json_object_object_add(t, JL_K(name), json_object_new_string(r->name));
 	json_object_object_add(t, JL_K(thread), th ? json_object_new_string(th->name) : NULL); /* null: no one thread */
-	if (r->s->trace_only && r->s->seen_policy >= 0) { /* a thread jitterlab did not place: as found */
-		json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(r->s->seen_policy)));
-		json_object_object_add(t, JL_K(priority), json_object_new_int(r->s->seen_priority));
-		json_object_object_add(t, JL_K(nice), json_object_new_int(r->s->seen_nice));
-	} else {
-		json_object_object_add(t, JL_K(policy), json_object_new_string(jl_policy_name(spec->place.policy)));
-		json_object_object_add(t, JL_K(priority),
-				       json_object_new_int(jl_policy_is_rt(spec->place.policy) ? spec->place.priority : 0));
-		json_object_object_add(t, JL_K(nice), json_object_new_int(spec->place.nice));
-	}
+	policy_json(t, r);
 	json_object_object_add(t, JL_K(cpus), json_object_new_string(r->cpus));
 	jl_json_add_i64(t, JL_K(period_ns), r->period_ns);
 	json_object_object_add(t, JL_K(measured), json_object_new_boolean(r->measured));
