@@ -4,11 +4,13 @@
  * again): nothing started, nothing placed, no machine knob changed, only the run's own tracing instance,
  * removed on every exit path (restore after a SIGKILL). The selectors go in through jl_scenario_set, as
  * --set would put them, never pasted into the scenario's text. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../affinity/journal.h"
 #include "../engine/attach.h"
 #include "../../affinity/cli.h"
 #include "commands.h"
@@ -122,6 +124,17 @@ static int watch_parse(struct watch_cmd *w, int argc, char **argv)
 	return rc;
 }
 
+/* Does another run hold the machine's lock (its shield, IRQs or RT settings in force)? The lock is only
+ * tried: a watch changes no knob and never holds it. */
+static bool another_run(void)
+{
+	int fd = jl_journal_lock(JL_JOURNAL_DIR, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 && errno == EWOULDBLOCK;
+}
+
 /* A key of the watch's scenario, as --set puts it: 0, or -1 with ERR. */
 static int set_key(struct jl_scenario *sc, const char *key, const char *value, char *err, size_t errlen)
 {
@@ -179,6 +192,12 @@ static int watch_plan(void *ctx, int argc, char **argv)
 	}
 	if (watch_scenario(w, err, sizeof(err))) {
 		fprintf(stderr, "jitterlab watch: %s\n", err);
+		return JL_EXIT_USAGE;
+	}
+	if (another_run()) {
+		fprintf(stderr, "jitterlab watch: another jitterlab run holds the machine (%s/machine.lock): what it "
+			"changes (a shield, IRQs, RT throttling) is not the machine to watch; watch when it has ended\n",
+			JL_JOURNAL_DIR);
 		return JL_EXIT_USAGE;
 	}
 	if (!w->o.quiet)

@@ -190,7 +190,7 @@ def test_report_json_runs(jl, scenario, tmp_path):
 
     one = jl("report", "--json", dirs[0], timeout=30, check_rc=0)
     doc = only_json(one.stdout)
-    assert doc.pop("kind") == "run" and doc.pop("dir") == str(dirs[0])
+    assert doc["kind"] == "run" and doc.pop("dir") == str(dirs[0])  # summary.json's own kind
     assert set(doc.pop("plots")) <= {"latency-hist.svg", "latency-cycle.svg", "ticks.svg"}
     assert doc == load(dirs[0] / "summary.json")
 
@@ -198,7 +198,7 @@ def test_report_json_runs(jl, scenario, tmp_path):
     doc = only_json(both.stdout)
     assert doc["kind"] == "report" and len(doc["runs"]) == 2
     for run, d in zip(doc["runs"], dirs):
-        assert run.pop("kind") == "run" and run.pop("dir") == str(d)
+        assert run["kind"] == "run" and run.pop("dir") == str(d)
         run.pop("plots")
         assert run == load(d / "summary.json")
     # the side-by-side table shows these figures (p99 of each run, as the table formats it)
