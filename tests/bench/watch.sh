@@ -4,7 +4,7 @@
 # `jitterlab watch --comm cyclictest --cpus 1`, interleaved BENCH_PAIRS times; prints cyclictest's own p99 and
 # max per side (medians over the pairs), their ratios, and the watch's CPU time (user + system, the process and
 # its threads, from /proc) per second watched and per watched 1 kHz thread, as a share of one CPU.
-#     BENCH_PAIRS=5 BENCH_DURATION=10 tests/bench/watch.sh
+#     BENCH_PAIRS=5 BENCH_DURATION=10 BENCH_WATCH_ARGS="--trace sched" tests/bench/watch.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${JITTERLAB:-$here/build/jitterlab}
@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 ct() { cyclictest -m -p80 -a1 -t1 -i1000 --mainaffinity=0 -q -D "$duration" -h 20000 >"$1" 2>&1; }
 for i in $(seq 1 "$pairs"); do
     ct "$tmp/off$i.txt"
-    "$bin" watch --comm cyclictest --cpus 1 -D $((duration + 3)) --out "$tmp/out$i" -q >"$tmp/watch$i.log" 2>&1 &
+    # shellcheck disable=SC2086
+    "$bin" watch --comm cyclictest --cpus 1 ${BENCH_WATCH_ARGS:-} -D $((duration + 3)) --out "$tmp/out$i" -q >"$tmp/watch$i.log" 2>&1 &
     wpid=$!
     sleep 1.5
     ct "$tmp/on$i.txt"
