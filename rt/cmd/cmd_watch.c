@@ -128,7 +128,7 @@ static int watch_parse(struct watch_cmd *w, int argc, char **argv)
  * tried: a watch changes no knob and never holds it. */
 static bool another_run(void)
 {
-	int fd = jl_journal_lock(JL_JOURNAL_DIR, 0);
+	int fd = jl_journal_lock(jl_journal_default_dir(), 0);
 
 	if (fd >= 0)
 		close(fd);
@@ -144,11 +144,12 @@ static int set_key(struct jl_scenario *sc, const char *key, const char *value, c
 	return jl_scenario_set(sc, set, err, errlen);
 }
 
-/* The scenario: [run] (no warm-up, the duration or until a signal, the trace) and [thread watched] attach. */
+/* The scenario: [run] (no warm-up, the duration or until a signal, the trace, and cpu_dma_latency off: the
+ * default would hold the CPUs out of deep idle states, the very exits being watched) and [thread watched]. */
 static int watch_scenario(struct watch_cmd *w, char *err, size_t errlen)
 {
 	static const char text[] = "[run]\nname = " WATCH_NAME "\nwarmup = 0s\nduration = " WATCH_FOREVER
-				   "\ntrace = sched,timer\n\n[thread watched]\nattach = rt\n";
+				   "\ntrace = sched,timer\ncpu_dma_latency = off\n\n[thread watched]\nattach = rt\n";
 	char d[64];
 
 	if (jl_scenario_parse_string("watch", text, w->sc, err, errlen) ||
@@ -197,7 +198,7 @@ static int watch_plan(void *ctx, int argc, char **argv)
 	if (another_run()) {
 		fprintf(stderr, "jitterlab watch: another jitterlab run holds the machine (%s/machine.lock): what it "
 			"changes (a shield, IRQs, RT throttling) is not the machine to watch; watch when it has ended\n",
-			JL_JOURNAL_DIR);
+			jl_journal_default_dir());
 		return JL_EXIT_USAGE;
 	}
 	if (!w->o.quiet)

@@ -68,15 +68,29 @@ static bool task_stat(int32_t tgid, int32_t tid, char *comm, size_t len, unsigne
 	return ok;
 }
 
+/* Is TID's policy FIFO, RR or DEADLINE (rtkit's threads carry SCHED_RESET_ON_FORK too)? */
+static bool rt_policy(int32_t tid)
+{
+	int pol = sched_getscheduler(tid);
+
+	pol = pol < 0 ? pol : pol & ~SCHED_RESET_ON_FORK;
+	return pol == SCHED_FIFO || pol == SCHED_RR || pol == 6 /* SCHED_DEADLINE */;
+}
+
+bool jl_attach_is_kthread(int32_t tid)
+{
+	char comm[64];
+	unsigned long flags = 0;
+
+	return task_stat(tid, tid, comm, sizeof(comm), &flags) && (flags & PF_KTHREAD);
+}
+
 bool jl_attach_is_rt_user(int32_t tid)
 {
 	char comm[64];
 	unsigned long flags = 0;
-	int pol = sched_getscheduler(tid);
 
-	if (pol != SCHED_FIFO && pol != SCHED_RR && pol != 6 /* SCHED_DEADLINE */)
-		return false;
-	return task_stat(tid, tid, comm, sizeof(comm), &flags) ? !(flags & PF_KTHREAD) : false;
+	return rt_policy(tid) && task_stat(tid, tid, comm, sizeof(comm), &flags) && !(flags & PF_KTHREAD);
 }
 
 int jl_attach_scan(const char *value, pid_t self, int32_t **out)
@@ -113,16 +127,21 @@ int jl_attach_scan(const char *value, pid_t self, int32_t **out)
 
 			if (tid <= 0 || !task_stat(tgid, tid, comm, sizeof(comm), &flags) || (flags & PF_KTHREAD))
 				continue; /* kernel threads are the kernel's, never a program's */
-			rt = sched_getscheduler(tid) == SCHED_FIFO || sched_getscheduler(tid) == SCHED_RR ||
-			     sched_getscheduler(tid) == 6;
+			rt = rt_policy(tid);
 			if (!jl_attach_selects(sel, nsel, tid, tgid, comm, rt))
 				continue;
 			if (n == cap) {
-				int32_t *w = realloc(v, (size_t)(cap *= 2) * sizeof(*v));
+				int32_t *w = realloc(v, (size_t)cap * 2 * sizeof(*v));
 
-				if (!w)
-					break;
+				if (!w) {
+					closedir(tasks);
+					closedir(procs);
+					free(v);
+					errno = ENOMEM;
+					return -1;
+				}
 				v = w;
+				cap *= 2;
 			}
 			v[n++] = tid;
 		}

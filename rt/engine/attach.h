@@ -30,7 +30,8 @@ int jl_attach_scan(const char *value, pid_t self, int32_t **out);
  * can match later (comm:, rt)? The message into ERR, true. */
 bool jl_attach_refused(const char *value, pid_t self, char *err, size_t errlen);
 
-/* Is TID one of this process' threads? Is it alive? */
+/* Is TID one of this process' threads? Is it alive? Is it a kernel thread (alive)? */
+bool jl_attach_is_kthread(int32_t tid);
 bool jl_attach_is_self(int32_t tid);
 bool jl_attach_alive(int32_t tid);
 

@@ -481,6 +481,7 @@ KEY_APPLIES(threads_applies)
 KEY_PARSE(beh_attach)
 {
 	char buf[sizeof(v->beh->attach)], *save = NULL, *tok;
+	int count = 0;
 
 	(void)d, (void)key;
 	if (strlen(value) >= sizeof(buf) || !*value) {
@@ -488,10 +489,20 @@ KEY_PARSE(beh_attach)
 			 sizeof(buf) - 1);
 		return -1;
 	}
+	for (const char *c = value; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(why, wl, "a selection holds no control character (expected %s)", d->range);
+			return -1;
+		}
 	snprintf(buf, sizeof(buf), "%s", value);
 	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		char *end = NULL;
 		long n = 0;
+
+		if (++count > 16 || (!strncmp(tok, "comm:", 5) && strlen(tok + 5) > 63)) {
+			snprintf(why, wl, "'%.40s': at most 16 selectors, a glob of at most 63 characters", tok);
+			return -1;
+		}
 
 		if (!strncmp(tok, "pid:", 4) || !strncmp(tok, "tid:", 4))
 			n = strtol(tok + 4, &end, 10);

@@ -106,7 +106,10 @@ def test_watch_pid_ends_with_sigint_and_writes_everything(tmp_path):
     series = [t for t in s["threads"] if t.get("kind") == "wakeups"]
     assert [t["tid"] for t in series] == [prog.pid], series
     assert series[0]["cycles"] > 300 and series[0]["release"]["from_timer"] >= 0.9 * series[0]["cycles"]
-    assert "attach = pid:%d" % prog.pid in (r.dir / "scenario.ini").read_text()
+    ini = (r.dir / "scenario.ini").read_text()
+    assert "attach = pid:%d" % prog.pid in ini
+    # nothing of the machine changed: not even cpu_dma_latency, whose hold would hide the idle exits watched
+    assert "cpu_dma_latency = off" in ini and s["host"].get("cpu_dma_latency_us", -1) == -1, s["host"]
 
 
 def test_watch_rt_finds_a_thread_started_later_and_outlives_it(tmp_path):

@@ -97,7 +97,9 @@ static void add_timer_parts(const struct jl_analysis *an, const struct jl_pair *
 			    int64_t pre)
 {
 	const int64_t end = p->waking, entry = clip(p->timer_entry, release, end);
-	const int64_t irq = p->timer_irq > 0 ? clip(p->timer_irq, release, entry) : entry;
+	/* the interrupt, where it lies between the release and the expiry (an older one is a soft pass' stale
+	 * raise: not this timer's) */
+	const int64_t irq = p->timer_irq >= release && p->timer_irq <= entry ? p->timer_irq : entry;
 	int64_t t = release, sum = 0, d;
 	char detail[160];
 

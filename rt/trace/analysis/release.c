@@ -20,13 +20,17 @@ int jl_analysis_timer_clock(const struct jl_analysis *an, int64_t now, int64_t e
 		{ JL_TIMER_CLOCK_TAI, an->clocks.tai, an->clocks.known && !an->clocks.stepped },
 	};
 
+	int best = -1;
+
 	*off = 0;
-	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
-		if (cand[i].ok && llabs(d - cand[i].off) < CLOCK_FIT_NS) {
-			*off = cand[i].off;
-			return cand[i].clock;
-		}
-	return JL_TIMER_CLOCK_UNPLACED;
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) /* the nearest (BOOTTIME is MONOTONIC + suspends) */
+		if (cand[i].ok && llabs(d - cand[i].off) < CLOCK_FIT_NS &&
+		    (best < 0 || llabs(d - cand[i].off) < llabs(d - cand[best].off)))
+			best = (int)i;
+	if (best < 0)
+		return JL_TIMER_CLOCK_UNPLACED;
+	*off = cand[best].off;
+	return cand[best].clock;
 }
 
 /* Timers a program sleeps on, woken at their expiry: the sleeper's own (on its stack: only the task that

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../engine/attach.h"
 #include "../../base/stats.h"
@@ -104,11 +105,12 @@ static int exec_series(struct jl_engine *eng, const struct jl_thread *th, const 
 	return found;
 }
 
-/* Does attach section TH (its selectors SEL[0..N)) take task PID, which ran during the trace? Its threads
- * found running at the start; a task born since in the tree of a pid:N; one whose name (as the trace last
- * saw it: renamed later too) a comm:GLOB matches; for rt, one the trace saw at an RT priority that is a
- * user-space RT thread (a PI boost lends a CFS task an RT priority for a moment: its policy decides), or,
- * gone by now, was born in the trace at that priority, not to kthreadd. Never one of this run's own. */
+/* Does attach section TH (its selectors SEL[0..N)) take task PID, which ran during the trace (GONE_BEFORE: it
+ * was born before the trace and has exited)? Its threads found running at the start; a task born since in
+ * the tree of a pid:N; one whose name (as the trace last saw it: renamed later too) a comm:GLOB matches; for
+ * rt, one the trace saw at an RT priority that is a user-space RT thread now (a PI boost lends a CFS task an
+ * RT priority for a moment: its policy decides), or was born in the trace and is gone. Never a kernel
+ * thread, never one of this run's own. */
 /* PID's kernel prio as the trace last saw it (alive, or when it exited), -1 unknown. */
 static int32_t last_kprio(const struct jl_analysis *an, int32_t pid)
 {
@@ -126,18 +128,23 @@ static int32_t last_kprio(const struct jl_analysis *an, int32_t pid)
 }
 
 static bool attach_takes(const struct jl_thread *th, const struct jl_attach_sel *sel, int n, const struct jl_analysis *an,
-			 int32_t pid)
+			 int32_t pid, bool gone_before)
 {
 	const int32_t kprio = last_kprio(an, pid);
+	const bool born = jl_analysis_parent(an, pid) != 0;
 
-	for (int i = 0; i < th->nseed; i++)
-		if (th->seed[i] == pid)
+	/* this run's own threads (alive, or born in its tree and joined since), and kernel threads: never */
+	if (jl_attach_is_self(pid) || jl_analysis_in_tree(an, getpid(), pid) || jl_analysis_parent(an, pid) == KTHREADD ||
+	    (!gone_before && jl_attach_alive(pid) && jl_attach_is_kthread(pid)))
+		return false;
+	for (int i = 0; i < th->nseed; i++) /* found at the start (not a task born since with its tid) */
+		if (th->seed[i] == pid && !born)
 			return true;
-	if (jl_attach_is_self(pid))
+	if (gone_before) /* born before the trace, gone now: only what the start's /proc scan could vouch for */
 		return false;
 	for (int i = 0; i < n; i++) {
 		bool rt = sel[i].kind == JL_ATTACH_RT && kprio >= 0 && kprio < 100 &&
-			  jl_analysis_parent(an, pid) != KTHREADD && (jl_attach_is_rt_user(pid) || !jl_attach_alive(pid));
+			  (jl_attach_is_rt_user(pid) || (born && !jl_attach_alive(pid)));
 
 		if ((sel[i].kind == JL_ATTACH_PID && pid != sel[i].id && jl_analysis_in_tree(an, sel[i].id, pid)) ||
 		    (sel[i].kind == JL_ATTACH_TID && pid == sel[i].id) ||
@@ -149,7 +156,8 @@ static bool attach_takes(const struct jl_thread *th, const struct jl_attach_sel 
 	return false;
 }
 
-/* An attach section's threads: every task of the trace it takes (attach_takes), in pid order, that ran. */
+/* An attach section's threads: every task of the trace it takes (attach_takes) that ran: those alive at the
+ * end (in the task table's order), then those gone. */
 static int attach_series(struct jl_engine *eng, const struct jl_thread *th, const struct jl_analysis *an, char *err,
 			 size_t errlen)
 {
@@ -159,7 +167,8 @@ static int attach_series(struct jl_engine *eng, const struct jl_thread *th, cons
 	for (size_t i = 0; i < an->task_cap; i++) { /* the tasks alive at the end, then those that exited */
 		int32_t pid = an->tasks ? an->tasks[i].pid : 0;
 
-		if (pid > 0 && attach_takes(th, sel, nsel, an, pid) && selected(th->spec->beh.threads, pid, 0, an->tasks[i].comm)) {
+		if (pid > 0 && attach_takes(th, sel, nsel, an, pid, false) &&
+		    selected(th->spec->beh.threads, pid, 0, an->tasks[i].comm)) {
 			if ((rc = add_series(eng, th, an, pid, err, errlen)) < 0)
 				return -1;
 			found += rc;
@@ -168,7 +177,7 @@ static int attach_series(struct jl_engine *eng, const struct jl_thread *th, cons
 	for (size_t i = 0; i < an->nbirths + an->ngone; i++) { /* gone: born in the trace, or before it */
 		int32_t pid = i < an->nbirths ? an->births[i].pid : an->gone[i - an->nbirths].pid;
 
-		if ((i >= an->nbirths || an->births[i].exited) && attach_takes(th, sel, nsel, an, pid) &&
+		if ((i >= an->nbirths || an->births[i].exited) && attach_takes(th, sel, nsel, an, pid, i >= an->nbirths) &&
 		    selected(th->spec->beh.threads, pid, 0, jl_analysis_comm(an, pid))) {
 			if ((rc = add_series(eng, th, an, pid, err, errlen)) < 0)
 				return -1;

@@ -343,13 +343,22 @@ static void read_clocks(struct jl_analysis_clocks *c)
 	int64_t *out[3] = { &c->realtime, &c->tai, &c->boottime };
 
 	for (int i = 0; i < 3; i++) {
-		struct timespec a, x, b;
+		int64_t gap = INT64_MAX;
 
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(ids[i], &x);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		*out[i] = (int64_t)x.tv_sec * 1000000000 + x.tv_nsec -
-			  ((int64_t)a.tv_sec * 1000000000 + a.tv_nsec + (int64_t)b.tv_sec * 1000000000 + b.tv_nsec) / 2;
+		for (int k = 0; k < 5; k++) { /* the read least disturbed (preempted between its MONOTONIC reads) */
+			struct timespec a, x, b;
+			int64_t ta, tb;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			clock_gettime(ids[i], &x);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			ta = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec;
+			tb = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
+			if (tb - ta < gap) {
+				gap = tb - ta;
+				*out[i] = (int64_t)x.tv_sec * 1000000000 + x.tv_nsec - (ta + tb) / 2;
+			}
+		}
 	}
 	c->known = true;
 }
