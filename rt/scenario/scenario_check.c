@@ -567,14 +567,19 @@ static const char *thread_key_name(int slot)
 	return "?";
 }
 
+bool jl_attach_key_allowed(int slot)
+{
+	return slot == JL_THREAD_KEY_ATTACH || slot == JL_THREAD_KEY_MEASURE || slot == JL_THREAD_KEY_THREADS ||
+	       slot == JL_THREAD_KEY_CPUS;
+}
+
 /* An attach section measures threads already running from the trace: it starts nothing and changes nothing of
  * them, so only the keys that choose what to measure apply (measure = wakeups, implied; threads; cpus: where
  * its IRQ and timer events are recorded), with trace = sched. 0, or -1 with ERR. */
 static int validate_attach(const struct jl_scenario *sc, const struct jl_thread_spec *t, char *err, size_t errlen)
 {
 	for (int k = 0; k < JL_THREAD_KEY_N; k++)
-		if (t->key_line[k] && k != JL_THREAD_KEY_ATTACH && k != JL_THREAD_KEY_MEASURE && k != JL_THREAD_KEY_THREADS &&
-		    k != JL_THREAD_KEY_CPUS)
+		if (t->key_line[k] && !jl_attach_key_allowed(k))
 			VFAIL(line_of(t, k), "thread '%s': %s does not go with attach (attach measures threads already running "
 			      "and changes nothing of them: expected only measure = wakeups, threads and cpus)", t->name,
 			      thread_key_name(k));

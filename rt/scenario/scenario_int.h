@@ -30,4 +30,8 @@ int jl_scenario_cpus_parse(const char *value, cpu_set_t *set, char *text, char *
 const char *jl_scenario_cpus_format(const cpu_set_t *set, const char *text, char *buf, size_t len);
 const char *jl_scenario_cpus_note(const char *key, const cpu_set_t *set, const char *text, char *buf, size_t len);
 
+/* scenario_check.c: the [thread] keys an attach section takes (what it measures: attach, measure, threads,
+ * cpus), by slot; validate_attach refuses the others, the writer leaves them out. */
+bool jl_attach_key_allowed(int slot);
+
 #endif

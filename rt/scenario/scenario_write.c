@@ -40,8 +40,9 @@ static void put_section(FILE *out, const struct jl_section_kind *k, struct jl_sc
 		const struct jl_key_desc *d = keys[i];
 		const char *key, *value;
 
-		if (d->applies && !d->applies(&v))
-			continue;
+		if ((d->applies && !d->applies(&v)) ||
+		    (!strcmp(k->name, "thread") && v.beh && v.beh->attach[0] && !jl_attach_key_allowed(d->slot)))
+			continue; /* an attach section: only the keys that choose what it measures */
 		if (d->entry) {
 			for (int j = 0; d->entry(&v, j, &key, &value); j++)
 				put_kv(out, d->name, key, value);
