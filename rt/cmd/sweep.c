@@ -1,5 +1,5 @@
-/* sweep: `jitterlab sweep SCENARIO`: conditions x runs, interleaved round-robin (c1 r1, c2 r1, ..., c1 r2,
- * ...), each run a fresh `jitterlab run` child (threads, shield, knobs and tracing set up and torn down per
+/* sweep: `jitterlab sweep SCENARIO`: conditions x runs, in rounds (each round runs every condition once, in
+ * an order shuffled per round from a recorded seed, or as written with order = fixed), each run a fresh `jitterlab run` child (threads, shield, knobs and tracing set up and torn down per
  * run); then statistics across runs (sweep_stats.c), sweep.json, report.md, strip plots and tick timelines;
  * the comparison table on stdout (--json: the sweep.json document instead).
  * Every condition is validated before the first run starts (exit 2 with file:line). Never runs two
@@ -10,8 +10,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -71,12 +75,36 @@ static void label_part(const char *v, char *out, size_t len)
 	out[n] = '\0';
 }
 
-/* Named conditions, times the cartesian product of the vary lines. Returns the count, or -1 with ERR. */
-static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_cond *out, int max, char *err, size_t errlen)
+/* The design's factors: the named conditions (one factor), then each vary line with its values. */
+static void build_factors(const struct jl_scenario *sc, char vals[][32][256], const int *nvals, struct jl_sweep_data *d)
 {
 	const struct jl_sweep_spec *sw = &sc->sweep;
-	char vals[JL_MAX_VARY][32][256];
-	int nvals[JL_MAX_VARY], n = 0, nbase = sw->nconditions ? sw->nconditions : 1, total = nbase;
+
+	d->nfactors = 0;
+	if (sw->nconditions) {
+		struct jl_sweep_factor *f = &d->factors[d->nfactors++];
+
+		snprintf(f->name, sizeof(f->name), "condition");
+		f->nlevels = sw->nconditions;
+		for (int b = 0; b < sw->nconditions; b++)
+			snprintf(f->level[b], sizeof(f->level[b]), "%s", sw->conditions[b].label);
+	}
+	for (int k = 0; k < sw->nvary; k++) {
+		struct jl_sweep_factor *f = &d->factors[d->nfactors++];
+
+		snprintf(f->name, sizeof(f->name), "%s", sw->vary[k].key);
+		f->nlevels = nvals[k];
+		for (int v = 0; v < nvals[k]; v++)
+			snprintf(f->level[v], sizeof(f->level[v]), "%.63s", vals[k][v]);
+	}
+}
+
+/* Each vary line's values into VALS (NVALS each); -1 with ERR when one has none or too many, or the
+ * conditions would be more than MAX. */
+static int vary_values(const struct jl_scenario *sc, char vals[][32][256], int *nvals, int total, int max, char *err,
+		       size_t errlen)
+{
+	const struct jl_sweep_spec *sw = &sc->sweep;
 
 	for (int k = 0; k < sw->nvary; k++) {
 		char buf[512], *save = NULL;
@@ -100,6 +128,20 @@ static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_cond *
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Named conditions, times the cartesian product of the vary lines (each condition's level of each factor
+ * in it, the factors in D). Returns the count, or -1 with ERR. */
+static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_data *d, int max, char *err, size_t errlen)
+{
+	struct jl_sweep_cond *out = d->conds;
+	const struct jl_sweep_spec *sw = &sc->sweep;
+	char vals[JL_MAX_VARY][32][256];
+	int nvals[JL_MAX_VARY], n = 0, nbase = sw->nconditions ? sw->nconditions : 1;
+
+	if (vary_values(sc, vals, nvals, nbase, max, err, errlen) < 0)
+		return -1;
 	for (int b = 0; b < nbase; b++) {
 		int idx[JL_MAX_VARY] = { 0 };
 
@@ -127,6 +169,14 @@ static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_cond *
 			}
 			if (!c->label[0])
 				snprintf(c->label, sizeof(c->label), "base");
+			{
+				int nf = 0;
+
+				if (sw->nconditions)
+					c->level[nf++] = b;
+				for (int v = 0; v < sw->nvary; v++)
+					c->level[nf++] = idx[v];
+			}
 			/* next combination */
 			int k = sw->nvary - 1;
 
@@ -142,6 +192,7 @@ static int build_conditions(const struct jl_scenario *sc, struct jl_sweep_cond *
 				snprintf(err, errlen, "%s:%d: [sweep] two conditions are both labelled '%s'", sc->path, out[i].line, out[i].label);
 				return -1;
 			}
+	build_factors(sc, vals, nvals, d);
 	return n;
 }
 
@@ -389,7 +440,7 @@ static int sweep_plan(void *ctx, int argc, char **argv)
 	if (s->o.runs)
 		s->base->sweep.runs = s->o.runs;
 	s->d.runs_per_cond = s->base->sweep.present || s->o.runs ? s->base->sweep.runs : 5;
-	s->d.nconds = build_conditions(s->base, s->d.conds, JL_MAX_CONDITIONS, err, sizeof(err));
+	s->d.nconds = build_conditions(s->base, &s->d, JL_MAX_CONDITIONS, err, sizeof(err));
 	if (s->d.nconds < 0 || validate_conditions(s, err, sizeof(err)))
 		goto bad;
 	s->d.npairs = build_pairs(s->base, s->d.conds, s->d.nconds, &s->d.pairs, err, sizeof(err));
@@ -403,11 +454,45 @@ bad:
 	return JL_EXIT_USAGE;
 }
 
+/* Each round's order: the conditions shuffled anew per round from the seed ([sweep] seed, else a fresh
+ * one), or (order = fixed) as written. The seed goes in sweep.json, so that an order can be repeated. */
+static int plan_order(struct sweep *s)
+{
+	const struct jl_sweep_spec *sw = &s->base->sweep;
+	gsl_rng *rng = NULL;
+
+	s->d.plan = calloc((size_t)s->total, sizeof(*s->d.plan));
+	if (!s->d.plan)
+		return -1;
+	s->d.shuffled = !sw->fixed_order;
+	if (s->d.shuffled) {
+		unsigned int fresh = 0;
+
+		if (getrandom(&fresh, sizeof(fresh), 0) != sizeof(fresh))
+			fresh = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+		s->d.seed = sw->seed_set ? sw->seed : fresh;
+		rng = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!rng)
+			return -1;
+		gsl_rng_set(rng, s->d.seed);
+	}
+	for (int r = 0; r < s->d.runs_per_cond; r++) {
+		int *round = s->d.plan + (size_t)r * (size_t)s->d.nconds;
+
+		for (int c = 0; c < s->d.nconds; c++)
+			round[c] = c;
+		if (rng)
+			gsl_ran_shuffle(rng, round, (size_t)s->d.nconds, sizeof(*round));
+	}
+	gsl_rng_free(rng);
+	return 0;
+}
+
 /* The sweep's directory: the scenario, and a directory per condition with its scenario. */
 static int sweep_open(void *ctx)
 {
 	struct sweep *s = ctx;
-	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300];
+	char err[JL_ERR_MAX + 256], cdir[PATH_MAX + 256], spath[PATH_MAX + 300], order[64];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -440,11 +525,15 @@ static int sweep_open(void *ctx)
 	s->d.scenario_path = s->base->path;
 	s->total = s->d.nconds * s->d.runs_per_cond;
 	s->d.runs = calloc((size_t)s->total, sizeof(*s->d.runs));
-	if (!s->d.runs)
+	if (!s->d.runs || plan_order(s) < 0)
 		return JL_EXIT_RUNTIME;
 	s->per_run_s = (double)(s->base->run.warmup_ns + s->base->run.duration_ns) / 1e9 + 2;
-	fprintf(s->o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), interleaved, about %.0f s each; in %s\n",
-		s->base->run.name, s->d.nconds, s->d.runs_per_cond, s->per_run_s, s->d.dir);
+	if (s->d.shuffled)
+		snprintf(order, sizeof(order), "each shuffled, seed %lu", s->d.seed);
+	else
+		snprintf(order, sizeof(order), "each in the written order");
+	fprintf(s->o.json ? stderr : stdout, "sweep %s: %d condition(s) x %d run(s), in rounds (%s), about %.0f s each; in %s\n",
+		s->base->run.name, s->d.nconds, s->d.runs_per_cond, order, s->per_run_s, s->d.dir);
 	fflush(stdout);
 	s->t_start = now_s();
 	return JL_LIFE_GO;
@@ -502,7 +591,7 @@ static int sweep_run(void *ctx, int i, const sigset_t *child_mask)
 		s->status = JL_EXIT_RUNTIME;
 		return JL_LIFE_STOP;
 	}
-	r->cond = i % s->d.nconds;
+	r->cond = s->d.plan[i];
 	r->rep = i / s->d.nconds + 1;
 	r->order = i + 1;
 	snprintf(cdir, sizeof(cdir), "%s/%s", s->d.dir, s->d.conds[r->cond].label);
@@ -573,6 +662,7 @@ static void sweep_free(void *ctx)
 		json_object_put(s->d.runs[i].transients);
 	}
 	free(s->d.runs);
+	free(s->d.plan);
 	free(s->d.pairs);
 	free(s->d.conds);
 	free(s->base);

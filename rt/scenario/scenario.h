@@ -342,6 +342,9 @@ struct jl_sweep_spec {
 	int nconditions;
 	struct jl_condition conditions[JL_MAX_CONDITIONS];
 	char compare[1024];         /* "" = every pair */
+	bool fixed_order;           /* order = fixed: every round in the conditions' order (else shuffled) */
+	bool seed_set;              /* seed = N (else a fresh one, recorded in sweep.json) */
+	unsigned long seed;
 	int nvary;
 	struct {
 		char key[128];          /* SECTION.KEY */

@@ -649,6 +649,48 @@ KEY_ENTRY(vary_entry)
 	return true;
 }
 
+KEY_PARSE(sweep_order)
+{
+	(void)d, (void)key;
+	if (strcmp(value, "shuffled") && strcmp(value, "fixed")) {
+		snprintf(why, wl, "'%s' is not an order (expected shuffled or fixed)", value);
+		return -1;
+	}
+	v->sweep->fixed_order = !strcmp(value, "fixed");
+	return 0;
+}
+
+KEY_FORMAT(fmt_order)
+{
+	(void)buf, (void)len;
+	return v->sweep->fixed_order ? "fixed" : "shuffled";
+}
+
+KEY_PARSE(sweep_seed)
+{
+	long long n;
+
+	(void)d, (void)key;
+	if (!strcmp(value, "auto")) {
+		v->sweep->seed_set = false;
+		v->sweep->seed = 0;
+		return 0;
+	}
+	if (jl_parse_int(value, 0, 4294967295LL, &n, why, wl))
+		return -1;
+	v->sweep->seed_set = true;
+	v->sweep->seed = (unsigned long)n;
+	return 0;
+}
+
+KEY_FORMAT(fmt_seed)
+{
+	if (!v->sweep->seed_set)
+		return "auto";
+	snprintf(buf, len, "%lu", v->sweep->seed);
+	return buf;
+}
+
 static const struct jl_key_desc sweep_keys[] = {
 	{ .name = "runs", .slot = 0, .syntax = "N", .def = "5", .range = "1-1000", .help = "runs per condition",
 	  .parse = sweep_runs, .format = fmt_runs },
@@ -664,6 +706,14 @@ static const struct jl_key_desc sweep_keys[] = {
 	{ .name = "compare", .slot = 3, .syntax = "LABEL_A:LABEL_B,...", .def_doc = "every pair",
 	  .range = "pairs of condition labels", .help = "the condition pairs to test (Welch t)",
 	  .parse = sweep_compare, .format = fmt_compare },
+	{ .name = "order", .slot = 4, .syntax = "shuffled|fixed", .def = "shuffled", .range = "shuffled, fixed",
+	  .help = "the conditions' order within each round: shuffled anew per round (from the seed), so that a "
+		  "place in the round (warm caches, drift, the last run's leftovers) is not a condition's; fixed: "
+		  "the order they are written in, every round",
+	  .parse = sweep_order, .format = fmt_order },
+	{ .name = "seed", .slot = 5, .syntax = "auto|N", .def = "auto", .range = "0-4294967295",
+	  .help = "the shuffle's seed (auto: a fresh one, which sweep.json records: set it to repeat an order)",
+	  .parse = sweep_seed, .format = fmt_seed },
 };
 
 const struct jl_key_table jl_keys_sweep = { "sweep", sweep_keys, (int)(sizeof(sweep_keys) / sizeof(sweep_keys[0])) };

@@ -23,6 +23,16 @@ extern const struct jl_sweep_metric jl_sweep_metrics[];
 extern const int jl_sweep_nmetrics;
 
 #define JL_SWEEP_MAX_NEIGH 32
+#define JL_SWEEP_MAX_FACTORS 9 /* the named conditions, and each vary line (JL_MAX_VARY) */
+#define JL_SWEEP_MAX_LEVELS 64
+
+/* A factor of the sweep's design: the named conditions (one factor, "condition", levels their labels), or
+ * a vary line (its key, levels its values). Level 0 is the reference (the first written). */
+struct jl_sweep_factor {
+	char name[128];
+	int nlevels;
+	char level[JL_SWEEP_MAX_LEVELS][64];
+};
 
 struct jl_sweep_cond {
 	char label[128];
@@ -32,6 +42,7 @@ struct jl_sweep_cond {
 	int nneigh;                  /* threads that start late: their start offsets */
 	int64_t neigh_start_ns[JL_SWEEP_MAX_NEIGH];
 	char neigh_name[JL_SWEEP_MAX_NEIGH][64];
+	int level[JL_SWEEP_MAX_FACTORS]; /* its level of each factor */
 };
 
 struct jl_sweep_run {
@@ -52,17 +63,33 @@ struct jl_sweep_data {
 	struct jl_sweep_run *runs;
 	int npairs;
 	int (*pairs)[2];             /* condition indexes A, B: the comparison is B - A */
+	int nfactors;
+	struct jl_sweep_factor factors[JL_SWEEP_MAX_FACTORS];
+	bool shuffled;               /* each round's order drawn from SEED (else the conditions' order) */
+	unsigned long seed;
+	int *plan;                   /* the condition of each run, in execution order (nconds x runs_per_cond) */
 	bool interrupted;
 };
 
 /* Is this run's data usable (summary read, not interrupted)? */
 bool jl_sweep_run_usable(const struct jl_sweep_run *r);
 
+/* The value of METRIC (a jl_metrics name, or "cycles") of thread TNAME in run R; false when the run is not
+ * usable or has none. */
+bool jl_sweep_run_value(const struct jl_sweep_run *r, const char *tname, const char *metric, double *out);
+
 /* Transient check of one run (reads RUN_DIR/samples.csv): a JSON array of flagged threads. */
 json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct jl_sweep_cond *c);
 
 /* Build the sweep.json document. */
 json_object *jl_sweep_build_json(const struct jl_sweep_data *d);
+
+/* sweep_effects.c: the design (factors, rounds, balance) and the factor effects of every measured thread's
+ * metrics, for sweep.json ("design", "effects"); and their section of the table, printed before the
+ * pairwise verdicts. */
+json_object *jl_sweep_design_json(const struct jl_sweep_data *d);
+json_object *jl_sweep_effects_json(const struct jl_sweep_data *d, json_object *threads, json_object *conditions);
+void jl_sweep_print_effects(FILE *out, json_object *sweep, const char *thread, bool markdown);
 
 /* Print the comparison table (per thread and metric: every condition's runs, then the verdicts, then
  * the flags) from a sweep.json document. MARKDOWN: for report.md. */

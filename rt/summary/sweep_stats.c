@@ -96,6 +96,19 @@ static bool metric_value(json_object *t, const struct jl_sweep_metric *m, double
 	return d && d->path && jl_json_get_double(t, d->path, out);
 }
 
+bool jl_sweep_run_value(const struct jl_sweep_run *r, const char *tname, const char *metric, double *out)
+{
+	json_object *t;
+	const struct jl_metric_desc *d;
+
+	if (!jl_sweep_run_usable(r) || !(t = summary_thread(r->summary, tname)))
+		return false;
+	if (!strcmp(metric, JL_K(cycles)))
+		return jl_json_get_double(t, JL_K(cycles), out);
+	d = jl_metric_get(metric);
+	return d && d->path && jl_json_get_double(t, d->path, out);
+}
+
 static enum jl_metric_unit metric_unit(const char *name)
 {
 	const struct jl_metric_desc *d = jl_metric_get(name);
@@ -432,6 +445,7 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 	json_object_object_add(root, "metrics", metrics_json());
 	json_object_object_add(root, "threads", threads);
 	json_object_object_add(root, "order", order_json(d));
+	json_object_object_add(root, "design", jl_sweep_design_json(d));
 
 	for (int c = 0; c < d->nconds; c++) {
 		json_object *co = json_object_new_object(), *runs = json_object_new_array(), *stats = json_object_new_object();
@@ -462,6 +476,7 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 		json_object_array_add(conds, co);
 	}
 	json_object_object_add(root, "conditions", conds);
+	json_object_object_add(root, "effects", jl_sweep_effects_json(d, threads, conds));
 
 	for (int t = 0; t < nthreads; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
@@ -599,6 +614,7 @@ void jl_sweep_print(FILE *out, json_object *sweep, bool markdown)
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, t));
 
 		print_overview(out, sweep, tn, markdown);
+		jl_sweep_print_effects(out, sweep, tn, markdown);
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 

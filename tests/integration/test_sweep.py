@@ -33,6 +33,7 @@ TWO_BY_TWO = """
 
     [sweep]
     runs = 2
+    order = fixed
     condition.fifo = control.policy=fifo; control.priority=80
     condition.other = control.policy=other
 """
@@ -63,7 +64,8 @@ def test_two_by_two_writes_sweep_json(jl, scenario, tmp_path):
     assert s["interrupted"] is False
     assert s["threads"] == ["control"]
     assert [m["name"] for m in s["metrics"]] == METRICS
-    # interleaved round-robin: c1 r1, c2 r1, c1 r2, c2 r2
+    # order = fixed: every round in the written order (c1 r1, c2 r1, c1 r2, c2 r2)
+    assert s["design"]["order"] == "fixed" and "seed" not in s["design"]
     assert [(o["condition"], o["run"]) for o in s["order"]] == [("fifo", 1), ("other", 1), ("fifo", 2), ("other", 2)]
     assert [o["order"] for o in s["order"]] == [1, 2, 3, 4]
     labels = [c["label"] for c in s["conditions"]]
