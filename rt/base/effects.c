@@ -374,19 +374,38 @@ static int check_cells(const struct jl_fx_design *d, struct jl_fx_result *r)
 			r->status = JL_FX_FEW;
 			snprintf(r->why, sizeof(r->why), "a condition has 1 usable run (2 or more each are needed)");
 		}
-		if (first < 0)
+		if (n[c] && first < 0)
 			first = n[c];
-		if (n[c] != first)
+		if (n[c] && n[c] != first)
 			r->balanced = false;
 	}
 	free(n);
 	return 0;
 }
 
+/* Can the round be a block? Every round has 2 runs or more (one run alone in a round is fitted exactly),
+ * and for a Poisson model a count above 0 (else its coefficient runs off to -inf). */
+static bool block_fits(const struct jl_fx_design *d, enum jl_fx_scale scale)
+{
+	bool ok = d->block && d->nblocks > 1;
+
+	for (int b = 0; ok && b < d->nblocks; b++) {
+		int n = 0;
+		double sum = 0;
+
+		for (int i = 0; i < d->nobs; i++)
+			if (d->block[i] == b)
+				n++, sum += d->y[i];
+		ok = n >= 2 && (scale != JL_FX_POISSON || sum > 0);
+	}
+	return ok;
+}
+
 /* The model: the mains, then each interaction the design can tell apart (forward: one that makes the
  * columns singular is confounded and left out), then the round if it still fits. */
 static int choose_model(const struct jl_fx_design *d, struct jl_fx_result *r, struct layout *m)
 {
+	bool block = block_fits(d, r->scale);
 	bool inter[NF][NF] = { { false } };
 
 	layout_make(d, inter, false, NULL, m);
@@ -407,11 +426,32 @@ static int choose_model(const struct jl_fx_design *d, struct jl_fx_result *r, st
 				r->confounded[f][g] = true;
 			}
 		}
-	layout_make(d, inter, true, NULL, m);
+	layout_make(d, inter, block, NULL, m);
 	r->block_used = m->block0 >= 0 && estimable(d, m) && d->nobs - m->ncols >= 1;
 	if (!r->block_used)
 		layout_make(d, inter, false, NULL, m);
 	return 0;
+}
+
+/* Is every run's leverage under 1 in the model M (else HC3 divides by 0)? */
+static bool fit_leverage_ok(const struct jl_fx_design *d, const struct layout *m)
+{
+	gsl_matrix *x = design_matrix(d, m), *ainv = gsl_matrix_alloc((size_t)m->ncols, (size_t)m->ncols);
+	gsl_vector *ax = gsl_vector_alloc((size_t)m->ncols);
+	bool ok = x && ainv && ax && normal_inverse(x, NULL, ainv) == 0;
+
+	for (int i = 0; ok && i < d->nobs; i++) {
+		gsl_vector_const_view xi = gsl_matrix_const_row(x, (size_t)i);
+		double h;
+
+		gsl_blas_dgemv(CblasNoTrans, 1, ainv, &xi.vector, 0, ax);
+		gsl_blas_ddot(&xi.vector, ax, &h);
+		ok = h < 1 - 1e-9;
+	}
+	gsl_matrix_free(x);
+	gsl_matrix_free(ainv);
+	gsl_vector_free(ax);
+	return ok;
 }
 
 /* HC3: (X'X)^-1 X' diag(e_i^2 / (1 - h_ii)^2) X (X'X)^-1. -1: a run with leverage 1 (fitted exactly). */
@@ -524,6 +564,15 @@ static int fit_ls(const struct jl_fx_design *d, const double *z, double confiden
 	choose_model(d, r, &ft.m);
 	if (r->status != JL_FX_OK)
 		return 0;
+	if (r->block_used && d->block) { /* a run the block fits exactly: the model without it */
+		struct jl_fx_design nb = *d;
+
+		nb.block = NULL;
+		if (!fit_leverage_ok(d, &ft.m)) {
+			choose_model(&nb, r, &ft.m);
+			r->block_used = false;
+		}
+	}
 	r->nparams = ft.m.ncols;
 	r->df_resid = d->nobs - ft.m.ncols;
 	if (r->df_resid < 1) {
@@ -547,6 +596,13 @@ static int fit_ls(const struct jl_fx_design *d, const double *z, double confiden
 		e[i] = z[i] - fit;
 	}
 	r->mse = rss / r->df_resid;
+	if (!(r->mse > 0)) {
+		r->status = JL_FX_FEW;
+		snprintf(r->why, sizeof(r->why), "the model fits every run exactly (no spread within the conditions): "
+			 "nothing to test an effect against");
+		rc = 0;
+		goto out;
+	}
 	if (hc3(x, ainv, e, ft.cov) < 0) {
 		r->status = JL_FX_FEW;
 		snprintf(r->why, sizeof(r->why), "a run is fitted exactly (a condition has 1 usable run)");
@@ -608,8 +664,10 @@ static int fit_poisson(const struct jl_fx_design *d, double confidence, struct j
 			break;
 		dev_prev = dev;
 		if (wls(x, z, w, ft.beta, ainv, &rss) < 0)
-			goto out;
+			break;
 	}
+	if (it < POISSON_ITER && wls(x, z, w, ft.beta, ainv, &rss) < 0)
+		it = POISSON_ITER; /* a step that went singular: a rate running off to 0 */
 	if (it == POISSON_ITER) {
 		r->status = JL_FX_NO_FIT;
 		snprintf(r->why, sizeof(r->why), "the Poisson fit did not converge in %d iterations", POISSON_ITER);
@@ -624,8 +682,8 @@ static int fit_poisson(const struct jl_fx_design *d, double confidence, struct j
 	}
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1, ainv, meat, 0, tmp);
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1, tmp, ainv, 0, ft.cov);
-	ft.df = 0;
-	ft.tq = gsl_cdf_ugaussian_Pinv(1 - (1 - confidence) / 2);
+	ft.df = r->df_resid > 0 ? r->df_resid : 0; /* t, not z: a few runs per cell make the sandwich small */
+	ft.tq = ft.df > 0 ? gsl_cdf_tdist_Pinv(1 - (1 - confidence) / 2, ft.df) : gsl_cdf_ugaussian_Pinv(1 - (1 - confidence) / 2);
 	rc = terms_of(r, &ft) || simple_terms(r, &ft) || holm_terms(r) ? -1 : 0;
 out:
 	gsl_matrix_free(x), gsl_matrix_free(ainv), gsl_matrix_free(meat), gsl_matrix_free(tmp);
@@ -691,6 +749,12 @@ int jl_fx_fit(const struct jl_fx_design *d, enum jl_fx_scale scale, double confi
 		errno = EINVAL;
 		return -1;
 	}
+	for (int i = 0; i < d->nobs * d->nfactors; i++)
+		if (d->level[i] < 0 || d->level[i] >= d->nlevels[i % d->nfactors] || (d->block && i < d->nobs &&
+		    (d->block[i] < 0 || d->block[i] >= d->nblocks))) {
+			errno = EINVAL;
+			return -1;
+		}
 	for (int f = 0; f < d->nfactors; f++)
 		any |= d->nlevels[f] > 1;
 	if (!any) {

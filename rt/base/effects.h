@@ -7,8 +7,10 @@
  * log-linear model with the log of the run's cycles as offset (JL_FX_POISSON: rate ratios; by iteratively
  * reweighted least squares). Cells may have different variances (a FIFO cell varies by a few %, a CFS cell
  * beside a hog by tens): the standard errors are HC3 (MacKinnon & White 1985; for a Poisson model the
- * sandwich, HC0, which also takes overdispersion), never the pooled equal-variance ones. A least-squares
- * term's test is Student t on the residual degrees of freedom; a Poisson one's is Wald's z.
+ * sandwich, HC0, which also takes overdispersion), never the pooled equal-variance ones. A term's test is
+ * Student t on the residual degrees of freedom (for a Poisson model too: with a few runs per cell Wald's z
+ * would trust the sandwich too much). The round is a block only where every round has 2 runs or more (and a
+ * Poisson count in it) and no run is fitted exactly; else the model goes without it and says so.
  *
  * Each main effect is a level against the factor's first (reference) level, averaged over the other
  * factors' levels; each interaction a ratio of ratios (a difference of differences), and with it the
@@ -57,13 +59,13 @@ struct jl_fx_term {
 			     * a simple effect: the level of g it is taken at) */
 	double est, se;     /* on the model's scale (a log ratio, or a difference) */
 	double lo, hi;      /* its confidence interval, same scale */
-	double df;          /* t's degrees of freedom (0: a Wald z) */
+	double df;          /* t's degrees of freedom */
 	double p, p_holm;   /* two-sided; Holm-adjusted within the fit (simple effects: p_holm = p) */
 };
 
 struct jl_fx_share {
 	int f, g;           /* g = -1: a main effect; f = -1: the round (block); f = g = -2: the residual */
-	double ss, df, omega2;
+	double ss, df, omega2; /* the residual's omega2 is its share SS / SS_total */
 };
 
 struct jl_fx_result {

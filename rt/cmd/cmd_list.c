@@ -149,8 +149,8 @@ static void man8(FILE *out)
 			  "policy and priority, CPU-bound or external neighbours beside them, the kernel's scheduling "
 			  "events recorded with ftrace. At the end it prints, per loop, the achieved rate, wakeup latency "
 			  "(p50/p99/p99.9/max), period jitter and deadline misses, and for the worst cycle which task, IRQ "
-			  "or softirq held the CPU. sweep repeats conditions round-robin and says which differences are "
-			  "real; cyclictest runs cyclictest under the same neighbours; doctor says how ready the machine is "
+			  "or softirq held the CPU. sweep repeats conditions in rounds and says how much each factor matters "
+			  "and which differences are real; cyclictest runs cyclictest under the same neighbours; doctor says how ready the machine is "
 			  "for real-time work; restore puts back every setting a run changed.", NULL);
 	fputs("\n.SH COMMANDS\n", out);
 	for (int i = 0; i < jl_cli_nall; i++)

@@ -3,7 +3,7 @@
  * place (jl_lifecycle_main).
  *   plan   parse the command line, load and check the scenario: nothing touched yet (bad input: exit 2)
  *   open   the output directory and what the runs need in it before the first one
- *   run    one run, NRUNS times in order (round-robin over a sweep's conditions, a comparison's sides):
+ *   run    one run, NRUNS times in order (a sweep's conditions in rounds, a comparison's sides):
  *          in this process (`run`) or as a child `jitterlab run` each (sweep, cyclictest: CHILDREN, and
  *          then SIGINT/SIGTERM are held and forwarded to the child while it runs)
  *   close  the document, the table

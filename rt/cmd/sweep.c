@@ -33,7 +33,7 @@
 #define MAX_SETS 64
 
 const struct jl_cli jl_cli_sweep = { "sweep", "SCENARIO",
-				     "repeat conditions round-robin and say which differences are real",
+				     "repeat conditions in rounds and say how much each factor matters and which differences are real",
 				     jl_sweep_cli_opts };
 
 static char *trim(char *s)
@@ -95,7 +95,7 @@ static void build_factors(const struct jl_scenario *sc, char vals[][32][256], co
 		snprintf(f->name, sizeof(f->name), "%s", sw->vary[k].key);
 		f->nlevels = nvals[k];
 		for (int v = 0; v < nvals[k]; v++)
-			snprintf(f->level[v], sizeof(f->level[v]), "%.63s", vals[k][v]);
+			snprintf(f->level[v], sizeof(f->level[v]), "%.127s", vals[k][v]);
 	}
 }
 
@@ -251,7 +251,10 @@ enum sweep_print { PRINT_NONE, PRINT_TABLE, PRINT_JSON };
 
 static void save_results(struct jl_sweep_data *d, bool final, enum sweep_print print)
 {
-	json_object *j = jl_sweep_build_json(d);
+	json_object *j;
+
+	d->final = final;
+	j = jl_sweep_build_json(d);
 	char path[PATH_MAX + 32];
 
 	if (!j)

@@ -211,7 +211,7 @@ enum { R_RUNS = 1, R_OUT, R_SET, R_DURATION, R_WARMUP, R_NO_TRACE, R_QUIET, R_JS
 /* The options every repeating command has (sweep adds --baseline). */
 #define REPEAT_OPTS \
 	{ "runs", 'n', "N", "runs of each condition (sweep: default [sweep] runs, 5) or side (cyclictest: default 1), " \
-			    "interleaved round-robin", R_RUNS }, \
+			    "interleaved (sweep: in rounds, each in a shuffled order)", R_RUNS }, \
 	{ "out", 'o', "DIR", "output root (default traces)", R_OUT }, \
 	{ "set", 's', "S.K=V", "override any scenario key in every run (repeatable, at most 64)", R_SET }, \
 	{ "duration", 'd', "D", "measured time of each run, overriding [run] duration", R_DURATION }, \

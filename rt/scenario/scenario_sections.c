@@ -676,7 +676,7 @@ KEY_PARSE(sweep_seed)
 		v->sweep->seed = 0;
 		return 0;
 	}
-	if (jl_parse_int(value, 0, 4294967295LL, &n, why, wl))
+	if (jl_parse_int(value, 1, 4294967295LL, &n, why, wl))
 		return -1;
 	v->sweep->seed_set = true;
 	v->sweep->seed = (unsigned long)n;
@@ -711,7 +711,7 @@ static const struct jl_key_desc sweep_keys[] = {
 		  "place in the round (warm caches, drift, the last run's leftovers) is not a condition's; fixed: "
 		  "the order they are written in, every round",
 	  .parse = sweep_order, .format = fmt_order },
-	{ .name = "seed", .slot = 5, .syntax = "auto|N", .def = "auto", .range = "0-4294967295",
+	{ .name = "seed", .slot = 5, .syntax = "auto|N", .def = "auto", .range = "1-4294967295",
 	  .help = "the shuffle's seed (auto: a fresh one, which sweep.json records: set it to repeat an order)",
 	  .parse = sweep_seed, .format = fmt_seed },
 };
@@ -891,7 +891,7 @@ const struct jl_section_kind jl_section_kinds[] = {
 	  .named = true, .tables = sync_tables, .view = view_sync, .max = JL_MAX_SYNCS, .store = &sync_store },
 	{ .name = "expect", .help = "assertions checked after the run, one per line",
 	  .tables = expect_tables, .count = count_expect, .view = view_sc, .add = add_none },
-	{ .name = "sweep", .help = "repeat the scenario under named conditions, interleaved round-robin",
+	{ .name = "sweep", .help = "repeat the scenario under named conditions, in rounds (each in a shuffled order)",
 	  .tables = sweep_tables, .count = count_sweep, .view = view_sweep, .add = add_sweep },
 	{ .name = "queue", .help = "a work queue: each request taken once by its serving callback, replied to when that run ends",
 	  .named = true, .tables = queue_tables, .count = count_queues, .view = view_queue, .add = add_queue,

@@ -1,4 +1,4 @@
-/* sweep: the data of a sweep (conditions x runs, interleaved) and its analysis: the compared-metrics
+/* sweep: the data of a sweep (conditions x runs, in rounds) and its analysis: the compared-metrics
  * table, sweep.json (json-c), the terminal/markdown comparison table, the per-run transient check.
  * cmd_sweep (sweep.c) runs the children; sweep_stats.c turns their summaries into statistics. Nothing
  * here starts threads or touches machine settings. */
@@ -7,11 +7,43 @@
 
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "../base/metrics.h"
+
+/* Reading sweep.json and the runs' summaries (json-c): a member or NULL, a string, a number (JSON has no
+ * inf or nan: jl_sj_num gives NULL, which json-c writes as null). */
+static inline json_object *jl_sj_num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static inline json_object *jl_sj_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static inline const char *jl_sj_gets(json_object *o, const char *key, const char *dflt)
+{
+	json_object *v = jl_sj_get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
+}
+
+static inline double jl_sj_getd(json_object *o, const char *key, double dflt)
+{
+	json_object *v = jl_sj_get(o, key);
+
+	return v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ?
+		       json_object_get_double(v) : dflt;
+}
+
+
 
 /* The metrics a sweep compares, and where each lives in a summary.json thread object. */
 /* A metric the sweep compares; its unit and place in summary.json come from jl_metrics (metrics.h). */
@@ -31,7 +63,7 @@ extern const int jl_sweep_nmetrics;
 struct jl_sweep_factor {
 	char name[128];
 	int nlevels;
-	char level[JL_SWEEP_MAX_LEVELS][64];
+	char level[JL_SWEEP_MAX_LEVELS][128];
 };
 
 struct jl_sweep_cond {
@@ -68,8 +100,13 @@ struct jl_sweep_data {
 	bool shuffled;               /* each round's order drawn from SEED (else the conditions' order) */
 	unsigned long seed;
 	int *plan;                   /* the condition of each run, in execution order (nconds x runs_per_cond) */
+	bool final;                  /* the last sweep.json (the factor effects are computed then, not at each
+				      * checkpoint) */
 	bool interrupted;
 };
+
+/* sweep_runs.c: thread NAME's object in a run's summary, or NULL */
+json_object *jl_sweep_summary_thread(json_object *summary, const char *name);
 
 /* Is this run's data usable (summary read, not interrupted)? */
 bool jl_sweep_run_usable(const struct jl_sweep_run *r);

@@ -15,29 +15,15 @@
 #include <string.h>
 
 #include "../base/effects.h"
+#include "../scenario/scenario.h"
 #include "../base/metrics.h"
 #include "../base/summary_keys.h"
 #include "../base/units.h"
 #include "../base/welch.h"
 
-static json_object *jnum(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *gets(json_object *o, const char *key, const char *dflt)
-{
-	json_object *v = get(o, key);
-
-	return v ? json_object_get_string(v) : dflt;
-}
+_Static_assert(JL_SWEEP_MAX_FACTORS == JL_FX_MAX_FACTORS, "a sweep's factors are the model's");
+_Static_assert(JL_SWEEP_MAX_FACTORS >= JL_MAX_VARY + 1, "the named conditions and every vary line");
+_Static_assert(JL_SWEEP_MAX_LEVELS >= JL_MAX_CONDITIONS, "every named condition is a level");
 
 json_object *jl_sweep_design_json(const struct jl_sweep_data *d)
 {
@@ -91,19 +77,24 @@ static bool bimodal_conditions(json_object *conds, const char *tn, const char *m
 	buf[0] = '\0';
 	for (size_t c = 0; c < nc; c++) {
 		json_object *co = json_object_array_get_idx(conds, c);
-		json_object *st = get(get(get(co, "stats"), tn), metric), *b = get(st, "bimodal");
+		json_object *st = jl_sj_get(jl_sj_get(jl_sj_get(co, "stats"), tn), metric), *b = jl_sj_get(st, "bimodal");
 
 		if (b && json_object_get_boolean(b) && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", gets(co, "label", "?"));
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", jl_sj_gets(co, "label", "?"));
 	}
 	return buf[0] != '\0';
 }
 
-/* The runs of TN's METRIC as the model's observations. Returns their count. */
+/* The runs of TN's METRIC as the model's observations (the rounds that have one numbered from 0 into
+ * NBLOCKS: an interrupted sweep's missing rounds are no blocks). Returns their count. */
 static int observations(const struct jl_sweep_data *d, const char *tn, const char *metric, bool counts, int *level,
-			int *block, double *y, double *exposure)
+			int *block, double *y, double *exposure, int *nblocks)
 {
-	int n = 0;
+	int n = 0, *num = calloc((size_t)d->runs_per_cond + 1, sizeof(int));
+
+	*nblocks = 0;
+	if (!num)
+		return 0;
 
 	for (int r = 0; r < d->nruns; r++) {
 		const struct jl_sweep_run *run = &d->runs[r];
@@ -114,9 +105,14 @@ static int observations(const struct jl_sweep_data *d, const char *tn, const cha
 			continue;
 		for (int f = 0; f < d->nfactors; f++)
 			level[n * d->nfactors + f] = d->conds[run->cond].level[f];
-		block[n] = run->rep - 1;
+		if (run->rep < 1 || run->rep > d->runs_per_cond)
+			continue;
+		if (!num[run->rep])
+			num[run->rep] = ++*nblocks;
+		block[n] = num[run->rep] - 1;
 		n++;
 	}
+	free(num);
 	return n;
 }
 
@@ -170,15 +166,15 @@ static json_object *term_json(const struct jl_sweep_data *d, const struct jl_fx_
 		json_object_object_add(at, "level", json_object_new_string(d->factors[t->g].level[t->b]));
 		json_object_object_add(o, "at", at);
 	}
-	json_object_object_add(o, "estimate", jnum(shown(t->est, k)));
-	json_object_array_add(ci, jnum(shown(t->lo, k)));
-	json_object_array_add(ci, jnum(shown(t->hi, k)));
+	json_object_object_add(o, "estimate", jl_sj_num(shown(t->est, k)));
+	json_object_array_add(ci, jl_sj_num(shown(t->lo, k)));
+	json_object_array_add(ci, jl_sj_num(shown(t->hi, k)));
 	json_object_object_add(o, "ci", ci);
-	json_object_object_add(o, "p", jnum(t->p));
+	json_object_object_add(o, "p", jl_sj_num(t->p));
 	if (t->kind != JL_FX_SIMPLE)
-		json_object_object_add(o, "p_holm", jnum(t->p_holm));
+		json_object_object_add(o, "p_holm", jl_sj_num(t->p_holm));
 	if (t->df > 0)
-		json_object_object_add(o, "df", jnum(t->df));
+		json_object_object_add(o, "df", jl_sj_num(t->df));
 	return o;
 }
 
@@ -215,9 +211,9 @@ static json_object *fit_json(const struct jl_sweep_data *d, const struct jl_fx_r
 		json_object *s = json_object_new_object();
 
 		json_object_object_add(s, "term", json_object_new_string(term_name(d, r->shares[i].f, r->shares[i].g, name, sizeof(name))));
-		json_object_object_add(s, "ss", jnum(r->shares[i].ss));
-		json_object_object_add(s, "df", jnum(r->shares[i].df));
-		json_object_object_add(s, "omega2", jnum(r->shares[i].omega2));
+		json_object_object_add(s, "ss", jl_sj_num(r->shares[i].ss));
+		json_object_object_add(s, "df", jl_sj_num(r->shares[i].df));
+		json_object_object_add(s, "omega2", jl_sj_num(r->shares[i].omega2));
 		json_object_array_add(shares, s);
 	}
 	json_object_object_add(o, "shares", shares);
@@ -234,8 +230,7 @@ static json_object *metric_effects(const struct jl_sweep_data *d, const char *tn
 	static const enum jl_fx_scale scales[] = { JL_FX_LOG, JL_FX_LINEAR, JL_FX_POISSON };
 	json_object *o = json_object_new_object();
 	enum kind k = kind_of(metric);
-	struct jl_fx_design des = { .nfactors = d->nfactors, .level = level, .block = block, .nblocks = d->runs_per_cond,
-				    .y = y, .exposure = exposure };
+	struct jl_fx_design des = { .nfactors = d->nfactors, .level = level, .block = block, .y = y, .exposure = exposure };
 	struct jl_fx_result r;
 	char bim[1024];
 
@@ -260,11 +255,14 @@ static json_object *metric_effects(const struct jl_sweep_data *d, const char *tn
 	}
 	for (int f = 0; f < d->nfactors; f++)
 		des.nlevels[f] = d->factors[f].nlevels;
-	des.nobs = observations(d, tn, metric, k == K_POISSON, level, block, y, exposure);
+	des.nobs = observations(d, tn, metric, k == K_POISSON, level, block, y, exposure, &des.nblocks);
 	json_object_object_add(o, "runs", json_object_new_int(des.nobs));
 	if (!des.nobs || jl_fx_fit(&des, scales[k], 0.95, &r) < 0) {
+		if (des.nobs)
+			jl_fx_free(&r);
 		json_object_object_add(o, "status", json_object_new_string("no_data"));
-		json_object_object_add(o, "why", json_object_new_string("no usable run has this metric"));
+		json_object_object_add(o, "why", json_object_new_string(des.nobs ? "the model could not be fitted (out of memory)" :
+									     "no usable run has this metric"));
 		return o;
 	}
 	if (r.status == JL_FX_ZERO_CELL)
@@ -292,6 +290,8 @@ json_object *jl_sweep_effects_json(const struct jl_sweep_data *d, json_object *t
 	int *level = calloc((size_t)n * (size_t)(d->nfactors + 1), sizeof(int)), *block = calloc((size_t)n, sizeof(int));
 	double *y = calloc((size_t)n, sizeof(double)), *exposure = calloc((size_t)n, sizeof(double));
 
+	if (!d->final)
+		return NULL; /* the model runs once, at the end (a checkpoint of sweep.json has none) */
 	if (!level || !block || !y || !exposure || d->nfactors < 1 || d->nconds < 2) {
 		free(level), free(block), free(y), free(exposure);
 		return a;
@@ -308,13 +308,6 @@ json_object *jl_sweep_effects_json(const struct jl_sweep_data *d, json_object *t
 
 /* ---- the table ---- */
 
-static double getd(json_object *o, const char *key, double dflt)
-{
-	json_object *v = get(o, key);
-
-	return v ? json_object_get_double(v) : dflt;
-}
-
 static const char *fmt_p(double p, char *buf, size_t len)
 {
 	if (p < 0.001)
@@ -327,10 +320,15 @@ static const char *fmt_p(double p, char *buf, size_t len)
 /* "x 38 (95% CI 25-57)", "/ 38 (...)", or "+1.2 Hz (95% CI ...)" */
 static const char *fmt_effect(json_object *t, const char *scale, enum jl_metric_unit u, char *buf, size_t len)
 {
-	json_object *ci = get(t, "ci");
-	double e = getd(t, "estimate", NAN), lo = ci ? json_object_get_double(json_object_array_get_idx(ci, 0)) : NAN;
-	double hi = ci ? json_object_get_double(json_object_array_get_idx(ci, 1)) : NAN;
+	json_object *ci = jl_sj_get(t, "ci");
+	json_object *clo = ci ? json_object_array_get_idx(ci, 0) : NULL, *chi = ci ? json_object_array_get_idx(ci, 1) : NULL;
+	double e = jl_sj_getd(t, "estimate", NAN), lo = clo ? json_object_get_double(clo) : NAN;
+	double hi = chi ? json_object_get_double(chi) : NAN;
 
+	if (!isfinite(e) || !isfinite(lo) || !isfinite(hi)) {
+		snprintf(buf, len, "no finite estimate");
+		return buf;
+	}
 	if (!strcmp(scale, "difference")) {
 		char a[48], b[48], c[48];
 
@@ -346,36 +344,36 @@ static const char *fmt_effect(json_object *t, const char *scale, enum jl_metric_
 
 static void print_terms(FILE *out, json_object *e, enum jl_metric_unit u, bool md)
 {
-	json_object *terms = get(e, "terms");
+	json_object *terms = jl_sj_get(e, "terms");
 	size_t n = terms ? json_object_array_length(terms) : 0;
-	const char *scale = gets(e, "scale", "ratio"), *ind = md ? "  - " : "      ";
+	const char *scale = jl_sj_gets(e, "scale", "ratio"), *ind = md ? "  - " : "      ";
 	char eff[200], p[48];
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *t = json_object_array_get_idx(terms, i);
-		const char *kind = gets(t, "kind", "");
+		const char *kind = jl_sj_gets(t, "kind", "");
 
 		if (!strcmp(kind, "main")) {
-			fprintf(out, "%s%s (%s -> %s): %s, %s\n", ind, gets(t, "factor", "?"), gets(t, "reference", "?"),
-				gets(t, "level", "?"), fmt_effect(t, scale, u, eff, sizeof(eff)), fmt_p(getd(t, "p_holm", 1), p, sizeof(p)));
+			fprintf(out, "%s%s (%s -> %s): %s, %s\n", ind, jl_sj_gets(t, "factor", "?"), jl_sj_gets(t, "reference", "?"),
+				jl_sj_gets(t, "level", "?"), fmt_effect(t, scale, u, eff, sizeof(eff)), fmt_p(jl_sj_getd(t, "p_holm", 1), p, sizeof(p)));
 		} else if (!strcmp(kind, "interaction")) {
-			bool sig = getd(t, "p_holm", 1) < 0.05;
+			bool sig = jl_sj_getd(t, "p_holm", 1) < 0.05;
 
-			fprintf(out, "%s%s x %s (%s -> %s, %s -> %s): %s%s, %s\n", ind, gets(t, "factor", "?"), gets(t, "factor2", "?"),
-				gets(t, "reference", "?"), gets(t, "level", "?"), gets(t, "reference2", "?"), gets(t, "level2", "?"),
+			fprintf(out, "%s%s x %s (%s -> %s, %s -> %s): %s%s, %s\n", ind, jl_sj_gets(t, "factor", "?"), jl_sj_gets(t, "factor2", "?"),
+				jl_sj_gets(t, "reference", "?"), jl_sj_gets(t, "level", "?"), jl_sj_gets(t, "reference2", "?"), jl_sj_gets(t, "level2", "?"),
 				strcmp(scale, "difference") ? "ratio of ratios " : "", fmt_effect(t, scale, u, eff, sizeof(eff)),
-				fmt_p(getd(t, "p_holm", 1), p, sizeof(p)));
+				fmt_p(jl_sj_getd(t, "p_holm", 1), p, sizeof(p)));
 			if (!sig)
 				continue;
 			/* where it acts: the first factor's effect at each level of the second */
 			for (size_t j = 0; j < n; j++) {
-				json_object *s = json_object_array_get_idx(terms, j), *at = get(s, "at");
+				json_object *s = json_object_array_get_idx(terms, j), *at = jl_sj_get(s, "at");
 
-				if (strcmp(gets(s, "kind", ""), "simple") || strcmp(gets(s, "factor", ""), gets(t, "factor", "")) ||
-				    strcmp(gets(s, "level", ""), gets(t, "level", "")) || strcmp(gets(at, "factor", ""), gets(t, "factor2", "")))
+				if (strcmp(jl_sj_gets(s, "kind", ""), "simple") || strcmp(jl_sj_gets(s, "factor", ""), jl_sj_gets(t, "factor", "")) ||
+				    strcmp(jl_sj_gets(s, "level", ""), jl_sj_gets(t, "level", "")) || strcmp(jl_sj_gets(at, "factor", ""), jl_sj_gets(t, "factor2", "")))
 					continue;
-				fprintf(out, "%s    %s (%s -> %s) at %s = %s: %s\n", ind, gets(s, "factor", "?"), gets(s, "reference", "?"),
-					gets(s, "level", "?"), gets(at, "factor", "?"), gets(at, "level", "?"),
+				fprintf(out, "%s    %s (%s -> %s) at %s = %s: %s\n", ind, jl_sj_gets(s, "factor", "?"), jl_sj_gets(s, "reference", "?"),
+					jl_sj_gets(s, "level", "?"), jl_sj_gets(at, "factor", "?"), jl_sj_gets(at, "level", "?"),
 					fmt_effect(s, scale, u, eff, sizeof(eff)));
 			}
 		}
@@ -384,7 +382,7 @@ static void print_terms(FILE *out, json_object *e, enum jl_metric_unit u, bool m
 
 static void print_shares(FILE *out, json_object *e, bool md)
 {
-	json_object *shares = get(e, "shares");
+	json_object *shares = jl_sj_get(e, "shares");
 	size_t n = shares ? json_object_array_length(shares) : 0;
 
 	if (!n)
@@ -393,24 +391,24 @@ static void print_shares(FILE *out, json_object *e, bool md)
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(shares, i);
 
-		fprintf(out, "%s %s %.0f%%", i ? "," : "", gets(s, "term", "?"), getd(s, "omega2", 0) * 100);
+		fprintf(out, "%s %s %.0f%%", i ? "," : "", jl_sj_gets(s, "term", "?"), jl_sj_getd(s, "omega2", 0) * 100);
 	}
 	fprintf(out, "\n");
 }
 
 void jl_sweep_print_effects(FILE *out, json_object *sweep, const char *tn, bool md)
 {
-	json_object *effects = get(sweep, "effects");
+	json_object *effects = jl_sj_get(sweep, "effects");
 	size_t n = effects ? json_object_array_length(effects) : 0;
 	bool head = false;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(effects, i);
-		const char *metric = gets(e, "metric", "?"), *status = gets(e, "status", "");
+		const char *metric = jl_sj_gets(e, "metric", "?"), *status = jl_sj_gets(e, "status", "");
 		const struct jl_metric_desc *m = jl_metric_get(metric);
 		enum jl_metric_unit u = m ? m->unit : JL_UNIT_COUNT;
 
-		if (strcmp(gets(e, "thread", ""), tn))
+		if (strcmp(jl_sj_gets(e, "thread", ""), tn))
 			continue;
 		if (!head) {
 			fprintf(out, md ? "\n## %s: factor effects\n\nA model per metric over every run: the factors, their two-factor "
@@ -421,19 +419,19 @@ void jl_sweep_print_effects(FILE *out, json_object *sweep, const char *tn, bool 
 					  "other factors)\n", tn);
 			head = true;
 		}
-		fprintf(out, md ? "- **%s** (%s): " : "  %s (%s): ", metric, gets(e, "model", "?"));
+		fprintf(out, md ? "- **%s** (%s): " : "  %s (%s): ", metric, jl_sj_gets(e, "model", "?"));
 		if (!strcmp(status, "ok")) {
-			json_object *conf = get(e, "confounded");
+			json_object *conf = jl_sj_get(e, "confounded");
 
-			fprintf(out, "%d runs%s%s\n", (int)getd(e, "runs", 0), json_object_get_boolean(get(e, "balanced")) ? "" : ", unbalanced",
-				json_object_get_boolean(get(e, "block_used")) ? "" : ", no block (the rounds do not fit)");
+			fprintf(out, "%d runs%s%s\n", (int)jl_sj_getd(e, "runs", 0), json_object_get_boolean(jl_sj_get(e, "balanced")) ? "" : ", unbalanced",
+				json_object_get_boolean(jl_sj_get(e, "block_used")) ? "" : ", no block (the rounds do not fit)");
 			for (size_t c = 0; conf && c < json_object_array_length(conf); c++)
 				fprintf(out, "%s%s: confounded by the design, not computed\n", md ? "  - " : "      ",
 					json_object_get_string(json_object_array_get_idx(conf, c)));
 			print_terms(out, e, u, md);
 			print_shares(out, e, md);
 		} else {
-			json_object *z = get(e, "zero_in_all_runs");
+			json_object *z = jl_sj_get(e, "zero_in_all_runs");
 
 			if (z && json_object_array_length(z)) {
 				fprintf(out, "0 in all runs of");
@@ -441,7 +439,7 @@ void jl_sweep_print_effects(FILE *out, json_object *sweep, const char *tn, bool 
 					fprintf(out, "%s %s", c ? "," : "", json_object_get_string(json_object_array_get_idx(z, c)));
 				fprintf(out, ": no ratio against them; ");
 			}
-			fprintf(out, "%s\n", gets(e, "why", status));
+			fprintf(out, "%s\n", jl_sj_gets(e, "why", status));
 		}
 	}
 }

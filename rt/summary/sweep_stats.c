@@ -13,19 +13,6 @@
 #include "../base/welch.h"
 #include "../base/summary_keys.h"
 
-const struct jl_sweep_metric jl_sweep_metrics[] = {
-	{ "rate_hz" },
-	{ "latency.p50" },
-	{ "latency.p99" },
-	{ "latency.max" },
-	{ "period.p99" },
-	{ "period.max" },
-	{ "misses" },
-	{ "work.mean" },
-};
-
-const int jl_sweep_nmetrics = (int)(sizeof(jl_sweep_metrics) / sizeof(jl_sweep_metrics[0]));
-
 static const char *unit_name(enum jl_metric_unit u)
 {
 	return u == JL_UNIT_NS ? "ns" : u == JL_UNIT_HZ ? "Hz" : u == JL_UNIT_FRACTION ? "fraction" : "count";
@@ -36,76 +23,11 @@ static enum jl_metric_unit unit_from_name(const char *s)
 	return !strcmp(s, "ns") ? JL_UNIT_NS : !strcmp(s, "Hz") ? JL_UNIT_HZ : !strcmp(s, "fraction") ? JL_UNIT_FRACTION : JL_UNIT_COUNT;
 }
 
-/* JSON cannot hold inf/nan: write null for them. */
-static json_object *jnum(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static const char *gets(json_object *o, const char *key, const char *dflt)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
-}
-
-static double getd(json_object *o, const char *key, double dflt)
-{
-	json_object *v = get(o, key);
-
-	return v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ?
-		       json_object_get_double(v) : dflt;
-}
-
-bool jl_sweep_run_usable(const struct jl_sweep_run *r)
-{
-	json_object *intr;
-
-	if (!r->summary)
-		return false;
-	intr = get(r->summary, JL_K(interrupted));
-	return !(intr && json_object_get_boolean(intr));
-}
-
-static json_object *summary_thread(json_object *summary, const char *name)
-{
-	json_object *threads = get(summary, JL_K(threads));
-	size_t n = threads ? json_object_array_length(threads) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		json_object *t = json_object_array_get_idx(threads, i);
-
-		if (!strcmp(gets(t, JL_K(name), ""), name))
-			return t;
-	}
-	return NULL;
-}
-
 /* The value of metric M for thread T, or false when absent. */
 static bool metric_value(json_object *t, const struct jl_sweep_metric *m, double *out)
 {
 	const struct jl_metric_desc *d = jl_metric_get(m->name);
 
-	return d && d->path && jl_json_get_double(t, d->path, out);
-}
-
-bool jl_sweep_run_value(const struct jl_sweep_run *r, const char *tname, const char *metric, double *out)
-{
-	json_object *t;
-	const struct jl_metric_desc *d;
-
-	if (!jl_sweep_run_usable(r) || !(t = summary_thread(r->summary, tname)))
-		return false;
-	if (!strcmp(metric, JL_K(cycles)))
-		return jl_json_get_double(t, JL_K(cycles), out);
-	d = jl_metric_get(metric);
 	return d && d->path && jl_json_get_double(t, d->path, out);
 }
 
@@ -118,7 +40,7 @@ static enum jl_metric_unit metric_unit(const char *name)
 
 static bool thread_measured(json_object *t)
 {
-	json_object *m = get(t, JL_K(measured));
+	json_object *m = jl_sj_get(t, JL_K(measured));
 
 	return m && json_object_get_boolean(m);
 }
@@ -144,13 +66,13 @@ static int span_row(void *ctx, const struct jl_sample_row *row)
 
 json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct jl_sweep_cond *c)
 {
-	json_object *threads = get(r->summary, JL_K(threads)), *out = json_object_new_array();
+	json_object *threads = jl_sj_get(r->summary, JL_K(threads)), *out = json_object_new_array();
 	size_t nt = threads ? json_object_array_length(threads) : 0;
 
 	for (size_t i = 0; i < nt; i++) {
-		json_object *t = json_object_array_get_idx(threads, i), *lat = get(t, JL_K(latency_ns));
-		const char *name = gets(t, JL_K(name), "");
-		int64_t max_cycle = (int64_t)getd(lat, JL_K(max_cycle), -1), period = (int64_t)getd(t, JL_K(period_ns), 0);
+		json_object *t = json_object_array_get_idx(threads, i), *lat = jl_sj_get(t, JL_K(latency_ns));
+		const char *name = jl_sj_gets(t, JL_K(name), "");
+		int64_t max_cycle = (int64_t)jl_sj_getd(lat, JL_K(max_cycle), -1), period = (int64_t)jl_sj_getd(t, JL_K(period_ns), 0);
 		int64_t first = -1, last = -1, at = -1, nb[JL_SWEEP_MAX_NEIGH];
 		struct jl_transient_in in = { 0 };
 		struct jl_transient tr;
@@ -175,8 +97,8 @@ json_object *jl_sweep_run_transients(const struct jl_sweep_run *r, const struct 
 		if (last + period - c->duration_ns > first)
 			in.measure_start_ns = last + period - c->duration_ns;
 		in.duration_ns = c->duration_ns;
-		in.max_ns = (int64_t)getd(lat, JL_K(max), 0);
-		in.p99_ns = (int64_t)getd(lat, JL_K(p99), 0);
+		in.max_ns = (int64_t)jl_sj_getd(lat, JL_K(max), 0);
+		in.p99_ns = (int64_t)jl_sj_getd(lat, JL_K(p99), 0);
 		in.max_release_ns = at;
 		for (int k = 0; k < c->nneigh; k++)
 			nb[k] = in.measure_start_ns + c->neigh_start_ns[k];
@@ -216,12 +138,12 @@ static json_object *measured_threads(const struct jl_sweep_data *d)
 	json_object *names = json_object_new_array();
 
 	for (int r = 0; r < d->nruns; r++) {
-		json_object *threads = get(d->runs[r].summary, JL_K(threads));
+		json_object *threads = jl_sj_get(d->runs[r].summary, JL_K(threads));
 		size_t n = threads ? json_object_array_length(threads) : 0;
 
 		for (size_t i = 0; i < n; i++) {
 			json_object *t = json_object_array_get_idx(threads, i);
-			const char *name = gets(t, JL_K(name), NULL);
+			const char *name = jl_sj_gets(t, JL_K(name), NULL);
 			bool seen = false;
 
 			if (!name || !thread_measured(t))
@@ -247,11 +169,11 @@ static json_object *stats_json(const double *v, int n, double *scratch, const ch
 	json_object_object_add(o, "n", json_object_new_int(n));
 	if (n > 0) {
 		jl_runstats_compute(v, n, &s);
-		json_object_object_add(o, "mean", jnum(s.mean));
-		json_object_object_add(o, "stddev", jnum(s.sd));
-		json_object_object_add(o, "cv", jnum(s.cv));
-		json_object_object_add(o, "min", jnum(s.min));
-		json_object_object_add(o, "max", jnum(s.max));
+		json_object_object_add(o, "mean", jl_sj_num(s.mean));
+		json_object_object_add(o, "stddev", jl_sj_num(s.sd));
+		json_object_object_add(o, "cv", jl_sj_num(s.cv));
+		json_object_object_add(o, "min", jl_sj_num(s.min));
+		json_object_object_add(o, "max", jl_sj_num(s.max));
 	}
 	json_object_object_add(o, "values", vals);
 	jl_bimodal_check(v, n, scratch, &b);
@@ -270,8 +192,8 @@ static json_object *stats_json(const double *v, int n, double *scratch, const ch
 		json_object_object_add(f, "condition", json_object_new_string(label));
 		json_object_object_add(f, "low_runs", json_object_new_int(b.n_low));
 		json_object_object_add(f, "high_runs", json_object_new_int(b.n_high));
-		json_object_object_add(f, "low_mean", jnum(b.low_mean));
-		json_object_object_add(f, "high_mean", jnum(b.high_mean));
+		json_object_object_add(f, "low_mean", jl_sj_num(b.low_mean));
+		json_object_object_add(f, "high_mean", jl_sj_num(b.high_mean));
 		json_object_object_add(f, "text", json_object_new_string(text));
 		json_object_array_add(flags, f);
 	}
@@ -288,7 +210,7 @@ static int collect(const struct jl_sweep_data *d, int c, const char *tname, cons
 
 		if (d->runs[r].cond != c || !jl_sweep_run_usable(&d->runs[r]))
 			continue;
-		t = summary_thread(d->runs[r].summary, tname);
+		t = jl_sweep_summary_thread(d->runs[r].summary, tname);
 		if (t && metric_value(t, m, &v[n]))
 			n++;
 	}
@@ -312,7 +234,7 @@ static json_object *run_json(const struct jl_sweep_data *d, const struct jl_swee
 	json_object_object_add(ro, "usable", json_object_new_boolean(jl_sweep_run_usable(run)));
 	for (int t = 0; t < nthreads; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
-		json_object *th = jl_sweep_run_usable(run) ? summary_thread(run->summary, tn) : NULL, *tm;
+		json_object *th = jl_sweep_run_usable(run) ? jl_sweep_summary_thread(run->summary, tn) : NULL, *tm;
 		double x;
 
 		if (!th)
@@ -330,14 +252,14 @@ static json_object *run_json(const struct jl_sweep_data *d, const struct jl_swee
 		char text[400];
 
 		snprintf(text, sizeof(text), "%s run %d, %s: %s", d->conds[c].label, run->rep,
-			 gets(tr, "thread", "?"), gets(tr, "text", ""));
+			 jl_sj_gets(tr, "thread", "?"), jl_sj_gets(tr, "text", ""));
 		json_object_object_add(f, "kind", json_object_new_string("transient"));
-		json_object_object_add(f, "thread", json_object_new_string(gets(tr, "thread", "?")));
+		json_object_object_add(f, "thread", json_object_new_string(jl_sj_gets(tr, "thread", "?")));
 		json_object_object_add(f, "metric", json_object_new_string("latency.max"));
 		json_object_object_add(f, "condition", json_object_new_string(d->conds[c].label));
 		json_object_object_add(f, "run", json_object_new_int(run->rep));
-		json_object_object_add(f, "cycle", json_object_new_int64((int64_t)getd(tr, "cycle", 0)));
-		json_object_object_add(f, "offset_ns", json_object_new_int64((int64_t)getd(tr, "offset_ns", 0)));
+		json_object_object_add(f, "cycle", json_object_new_int64((int64_t)jl_sj_getd(tr, "cycle", 0)));
+		json_object_object_add(f, "offset_ns", json_object_new_int64((int64_t)jl_sj_getd(tr, "offset_ns", 0)));
 		json_object_object_add(f, "text", json_object_new_string(text));
 		json_object_array_add(flags, f);
 	}
@@ -369,14 +291,14 @@ static json_object *pair_json(const struct jl_sweep_data *d, int p, const char *
 	json_object_object_add(o, "b", json_object_new_string(d->conds[cb].label));
 	json_object_object_add(o, "n_a", json_object_new_int(na));
 	json_object_object_add(o, "n_b", json_object_new_int(nb));
-	json_object_object_add(o, "diff", jnum(w.diff));
+	json_object_object_add(o, "diff", jl_sj_num(w.diff));
 	json_object_object_add(o, "valid", json_object_new_boolean(w.valid));
-	json_object_object_add(o, "t", w.valid ? jnum(w.t) : NULL);
-	json_object_object_add(o, "df", w.valid ? jnum(w.df) : NULL);
-	json_object_object_add(o, "p", w.valid ? jnum(w.p) : NULL);
+	json_object_object_add(o, "t", w.valid ? jl_sj_num(w.t) : NULL);
+	json_object_object_add(o, "df", w.valid ? jl_sj_num(w.df) : NULL);
+	json_object_object_add(o, "p", w.valid ? jl_sj_num(w.p) : NULL);
 	ci = json_object_new_array();
-	json_object_array_add(ci, w.valid ? jnum(w.ci_lo) : NULL);
-	json_object_array_add(ci, w.valid ? jnum(w.ci_hi) : NULL);
+	json_object_array_add(ci, w.valid ? jl_sj_num(w.ci_lo) : NULL);
+	json_object_array_add(ci, w.valid ? jl_sj_num(w.ci_hi) : NULL);
 	json_object_object_add(o, "ci95", ci);
 	json_object_object_add(o, "significant", json_object_new_boolean(w.valid && w.significant));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict));
@@ -476,7 +398,12 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 		json_object_array_add(conds, co);
 	}
 	json_object_object_add(root, "conditions", conds);
-	json_object_object_add(root, "effects", jl_sweep_effects_json(d, threads, conds));
+	{
+		json_object *fx = jl_sweep_effects_json(d, threads, conds);
+
+		if (fx)
+			json_object_object_add(root, "effects", fx);
+	}
 
 	for (int t = 0; t < nthreads; t++) {
 		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
@@ -500,7 +427,7 @@ static const char *fmt(double x, enum jl_metric_unit u, char *buf, size_t len)
 
 static void print_metric(FILE *out, json_object *sweep, const char *tn, const char *metric, enum jl_metric_unit u, bool md)
 {
-	json_object *conds = get(sweep, "conditions"), *cmps = get(sweep, "comparisons");
+	json_object *conds = jl_sj_get(sweep, "conditions"), *cmps = jl_sj_get(sweep, "comparisons");
 	size_t nc = conds ? json_object_array_length(conds) : 0, np = cmps ? json_object_array_length(cmps) : 0;
 	char a[48], b[48], c[48], e[48];
 
@@ -511,8 +438,8 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 			"min – max", "runs");
 	for (size_t i = 0; i < nc; i++) {
 		json_object *co = json_object_array_get_idx(conds, i);
-		json_object *st = get(get(get(co, "stats"), tn), metric), *vals = get(st, "values");
-		int n = (int)getd(st, "n", 0);
+		json_object *st = jl_sj_get(jl_sj_get(jl_sj_get(co, "stats"), tn), metric), *vals = jl_sj_get(st, "values");
+		int n = (int)jl_sj_getd(st, "n", 0);
 		char msd[64], mm[64], runs[512] = "";
 		size_t off = 0;
 
@@ -522,19 +449,19 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 			off += (size_t)snprintf(runs + off, sizeof(runs) - off, "%s%s", k ? ", " : "",
 						fmt(json_object_get_double(json_object_array_get_idx(vals, k)), u, a, sizeof(a)));
 		if (n > 0) {
-			snprintf(msd, sizeof(msd), "%s ± %s", fmt(getd(st, "mean", 0), u, b, sizeof(b)), fmt(getd(st, "stddev", 0), u, c, sizeof(c)));
-			snprintf(mm, sizeof(mm), "%s – %s", fmt(getd(st, "min", 0), u, c, sizeof(c)), fmt(getd(st, "max", 0), u, e, sizeof(e)));
+			snprintf(msd, sizeof(msd), "%s ± %s", fmt(jl_sj_getd(st, "mean", 0), u, b, sizeof(b)), fmt(jl_sj_getd(st, "stddev", 0), u, c, sizeof(c)));
+			snprintf(mm, sizeof(mm), "%s – %s", fmt(jl_sj_getd(st, "min", 0), u, c, sizeof(c)), fmt(jl_sj_getd(st, "max", 0), u, e, sizeof(e)));
 		} else {
 			snprintf(msd, sizeof(msd), "-");
 			snprintf(mm, sizeof(mm), "-");
 		}
-		snprintf(a, sizeof(a), "%.1f%%", getd(st, "cv", 0) * 100);
+		snprintf(a, sizeof(a), "%.1f%%", jl_sj_getd(st, "cv", 0) * 100);
 		if (md)
-			fprintf(out, "| %s | %d | %s | %s | %s | %s |%s\n", gets(co, "label", "?"), n, msd, a, mm, runs,
-				json_object_get_boolean(get(st, "bimodal")) ? " bimodal" : "");
+			fprintf(out, "| %s | %d | %s | %s | %s | %s |%s\n", jl_sj_gets(co, "label", "?"), n, msd, a, mm, runs,
+				json_object_get_boolean(jl_sj_get(st, "bimodal")) ? " bimodal" : "");
 		else
-			fprintf(out, "  %-18s %3d  %-24s %7s  %-26s %s%s\n", gets(co, "label", "?"), n, msd, a, mm, runs,
-				json_object_get_boolean(get(st, "bimodal")) ? "  [bimodal]" : "");
+			fprintf(out, "  %-18s %3d  %-24s %7s  %-26s %s%s\n", jl_sj_gets(co, "label", "?"), n, msd, a, mm, runs,
+				json_object_get_boolean(jl_sj_get(st, "bimodal")) ? "  [bimodal]" : "");
 	}
 	if (md)
 		fprintf(out, "\n");
@@ -544,9 +471,9 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(cmps, i);
 
-		if (!strcmp(gets(o, "thread", ""), tn) && !strcmp(gets(o, "metric", ""), metric)) {
+		if (!strcmp(jl_sj_gets(o, "thread", ""), tn) && !strcmp(jl_sj_gets(o, "metric", ""), metric)) {
 			mine++;
-			real += json_object_get_boolean(get(o, "significant"));
+			real += json_object_get_boolean(jl_sj_get(o, "significant"));
 		}
 	}
 	if (mine > 6)
@@ -555,11 +482,11 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(cmps, i);
 
-		if (strcmp(gets(o, "thread", ""), tn) || strcmp(gets(o, "metric", ""), metric))
+		if (strcmp(jl_sj_gets(o, "thread", ""), tn) || strcmp(jl_sj_gets(o, "metric", ""), metric))
 			continue;
-		if (mine > 6 && !json_object_get_boolean(get(o, "significant")))
+		if (mine > 6 && !json_object_get_boolean(jl_sj_get(o, "significant")))
 			continue;
-		fprintf(out, md ? "- %s vs %s: %s\n" : "  %s vs %s: %s\n", gets(o, "b", "?"), gets(o, "a", "?"), gets(o, "verdict", ""));
+		fprintf(out, md ? "- %s vs %s: %s\n" : "  %s vs %s: %s\n", jl_sj_gets(o, "b", "?"), jl_sj_gets(o, "a", "?"), jl_sj_gets(o, "verdict", ""));
 	}
 }
 
@@ -567,7 +494,7 @@ static void print_metric(FILE *out, json_object *sweep, const char *tn, const ch
 static void print_overview(FILE *out, json_object *sweep, const char *tn, bool md)
 {
 	static const char *const head[] = { "rate_hz", "latency.p99", "latency.max", "period.max", "misses" };
-	json_object *conds = get(sweep, "conditions");
+	json_object *conds = jl_sj_get(sweep, "conditions");
 	size_t nc = conds ? json_object_array_length(conds) : 0;
 
 	if (md)
@@ -576,38 +503,38 @@ static void print_overview(FILE *out, json_object *sweep, const char *tn, bool m
 		fprintf(out, "\n%s: overview (mean over runs, CV in brackets)\n  %-22s %3s %18s %18s %18s %18s %14s\n", tn, "condition",
 			"n", "rate", "latency p99", "latency max", "period max", "misses");
 	for (size_t c = 0; c < nc; c++) {
-		json_object *co = json_object_array_get_idx(conds, c), *st = get(get(co, "stats"), tn);
+		json_object *co = json_object_array_get_idx(conds, c), *st = jl_sj_get(jl_sj_get(co, "stats"), tn);
 		char cell[5][64];
-		int n = (int)getd(get(st, "rate_hz"), "n", 0);
+		int n = (int)jl_sj_getd(jl_sj_get(st, "rate_hz"), "n", 0);
 
 		for (int k = 0; k < 5; k++) {
-			json_object *m = get(st, head[k]);
+			json_object *m = jl_sj_get(st, head[k]);
 			char v[48];
 			enum jl_metric_unit u = k == 0 ? JL_UNIT_HZ : k == 4 ? JL_UNIT_COUNT : JL_UNIT_NS;
 
-			if (m && get(m, "mean"))
-				snprintf(cell[k], sizeof(cell[k]), "%s (%.0f%%)", jl_value_format(getd(m, "mean", 0), u, false, v, sizeof(v)),
-					 getd(m, "cv", 0) * 100);
+			if (m && jl_sj_get(m, "mean"))
+				snprintf(cell[k], sizeof(cell[k]), "%s (%.0f%%)", jl_value_format(jl_sj_getd(m, "mean", 0), u, false, v, sizeof(v)),
+					 jl_sj_getd(m, "cv", 0) * 100);
 			else
 				snprintf(cell[k], sizeof(cell[k]), "-");
 		}
 		if (md)
-			fprintf(out, "| %s | %d | %s | %s | %s | %s | %s |\n", gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
+			fprintf(out, "| %s | %d | %s | %s | %s | %s | %s |\n", jl_sj_gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
 		else
-			fprintf(out, "  %-22s %3d %18s %18s %18s %18s %14s\n", gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
+			fprintf(out, "  %-22s %3d %18s %18s %18s %18s %14s\n", jl_sj_gets(co, "label", "?"), n, cell[0], cell[1], cell[2], cell[3], cell[4]);
 	}
 }
 
 void jl_sweep_print(FILE *out, json_object *sweep, bool markdown)
 {
-	json_object *threads = get(sweep, "threads"), *metrics = get(sweep, "metrics"), *flags = get(sweep, "flags");
+	json_object *threads = jl_sj_get(sweep, "threads"), *metrics = jl_sj_get(sweep, "metrics"), *flags = jl_sj_get(sweep, "flags");
 	size_t nt = threads ? json_object_array_length(threads) : 0, nm = metrics ? json_object_array_length(metrics) : 0;
 	size_t nf = flags ? json_object_array_length(flags) : 0;
 
 	fprintf(out, markdown ? "# sweep %s\n\n%d run(s) per condition, %d done%s; directory `%s`\n" :
 				"sweep %s: %d run(s) per condition, %d done%s\n  directory %s\n",
-		gets(sweep, "scenario", "?"), (int)getd(sweep, "runs_per_condition", 0), (int)getd(sweep, "runs_done", 0),
-		json_object_get_boolean(get(sweep, "interrupted")) ? " (interrupted)" : "", gets(sweep, "dir", ""));
+		jl_sj_gets(sweep, "scenario", "?"), (int)jl_sj_getd(sweep, "runs_per_condition", 0), (int)jl_sj_getd(sweep, "runs_done", 0),
+		json_object_get_boolean(jl_sj_get(sweep, "interrupted")) ? " (interrupted)" : "", jl_sj_gets(sweep, "dir", ""));
 	if (!nt)
 		fprintf(out, "no measured thread in any usable run: nothing to compare\n");
 	for (size_t t = 0; t < nt; t++) {
@@ -618,12 +545,12 @@ void jl_sweep_print(FILE *out, json_object *sweep, bool markdown)
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 
-			print_metric(out, sweep, tn, gets(mo, "name", "?"), unit_from_name(gets(mo, "unit", "count")), markdown);
+			print_metric(out, sweep, tn, jl_sj_gets(mo, "name", "?"), unit_from_name(jl_sj_gets(mo, "unit", "count")), markdown);
 		}
 	}
 	if (nf) {
 		fprintf(out, markdown ? "\n## flags\n\n" : "\nflags (do not trust a single run here):\n");
 		for (size_t i = 0; i < nf; i++)
-			fprintf(out, markdown ? "- %s\n" : "  %s\n", gets(json_object_array_get_idx(flags, i), "text", ""));
+			fprintf(out, markdown ? "- %s\n" : "  %s\n", jl_sj_gets(json_object_array_get_idx(flags, i), "text", ""));
 	}
 }
