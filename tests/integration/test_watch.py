@@ -125,7 +125,8 @@ def test_watch_rt_finds_a_thread_started_later_and_outlives_it(tmp_path):
     assert len(series) == 1, [t["name"] for t in r.summary()["threads"]]
     t = series[0]
     assert t["policy"] == "fifo" and t["priority"] == 70
-    assert 500 <= t["cycles"] <= 1510, t["cycles"]  # its 1,500 cycles, the thread's creation, its exit
+    # its 1,500 cycles, the thread's creation, its exit, and a wakeup or two of its own (a fault, a signal)
+    assert 500 <= t["cycles"] <= 1550, t["cycles"]
     assert r.summary()["duration_ns"] >= 4_000_000_000  # the watch went on after the program ended
 
 

@@ -360,6 +360,12 @@ static void read_clocks(struct jl_analysis_clocks *c)
 			}
 		}
 	}
+	/* BOOTTIME is MONOTONIC plus the time suspended, exactly 0 on a machine that never slept. The reads
+	 * above carry tens of ns of noise, which would make BOOTTIME the nearer clock for half of the
+	 * MONOTONIC timers (jl_analysis_timer_clock) and move their releases by that noise: under 10 us (a
+	 * resume takes milliseconds at the least) it is the two clocks' identity, not an offset. */
+	if (llabs(c->boottime) < 10000)
+		c->boottime = 0;
 	c->known = true;
 }
 
