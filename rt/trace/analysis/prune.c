@@ -24,7 +24,6 @@
 #include "analysis_int.h"
 #include "offcpu.h"
 #include "prune.h"
-#include "tail.h"
 #include "worst.h"
 
 /* The pairs of an entry no window keeps yet (a live analysis): [head, n) in the order they were made,
@@ -46,7 +45,6 @@ struct jl_analysis_matcher {
 	struct match_wakeup {
 		int64_t waking, switch_in;
 		bool implicit;
-		struct jl_pair pair;    /* the whole pair: each cycle is explained as it is matched (the tail) */
 	} *pr;                      /* the pairs a cycle not resolved yet may match: [ph, pn) */
 	size_t ph, pn, pcap;
 	uint64_t pair_base;         /* pr[0]'s number among the entry's pairs */
@@ -56,7 +54,6 @@ struct jl_analysis_matcher {
 	bool failed;                /* a pair found no room: the counts would be wrong (the kept cycles' then) */
 	struct jl_stream lat;       /* the matched pairs' latencies */
 	struct jl_spill spill;      /* and every one of them (fd < 0: the histogram's percentiles) */
-	struct jl_tail_acc *tail;   /* every cycle explained, by cause and latency bucket (tail.c) */
 };
 
 struct jl_analysis_prune {
@@ -486,7 +483,6 @@ void jl_analysis_prune_free(struct jl_analysis *an)
 		free(p->match[i].pr);
 		jl_stream_free(&p->match[i].lat);
 		jl_spill_close(&p->match[i].spill);
-		jl_tail_free(p->match[i].tail);
 	}
 	free(p->match);
 	free(p->tail);
@@ -596,8 +592,6 @@ int jl_analysis_prune_match(struct jl_analysis *an, bool spill)
 		m->seen = INT64_MIN;
 		if (an->threads[i].measured && (jl_stream_init(&m->lat, 1, true) < 0 || (spill && jl_spill_open(&m->spill))))
 			return -1;
-		if (an->threads[i].measured && !an->threads[i].pool && !an->threads[i].executor && !(m->tail = jl_tail_new()))
-			return -1;
 	}
 	return 1;
 }
@@ -640,8 +634,7 @@ static void match_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
 			return;
 		}
 	}
-	m->pr[m->pn++] = (struct match_wakeup){ .waking = pr->waking, .switch_in = pr->switch_in, .implicit = pr->implicit,
-						.pair = *pr };
+	m->pr[m->pn++] = (struct match_wakeup){ .waking = pr->waking, .switch_in = pr->switch_in, .implicit = pr->implicit };
 }
 
 /* Resolve entry TI's cycles whose wakeup is surely known: woken (plus the slack) before UPTO, and no
@@ -663,9 +656,6 @@ static void match_resolve(struct jl_analysis *an, int ti, int64_t upto)
 		m->measured++;
 		while (m->ph < m->pn && m->pr[m->ph].waking < rel - JL_ANALYSIS_CLOCK_SLACK_NS)
 			m->ph++;
-		/* explained now, while the timelines around it are held (a second behind the events) */
-		jl_tail_add(m->tail, an, ti, m->ph < m->pn && m->pr[m->ph].waking <= wake + JL_ANALYSIS_CLOCK_SLACK_NS ?
-				      &m->pr[m->ph].pair : NULL, rel, wake);
 		if (m->ph < m->pn && m->pr[m->ph].waking <= wake + JL_ANALYSIS_CLOCK_SLACK_NS) {
 			const struct match_wakeup *x = &m->pr[m->ph];
 			uint64_t num = m->pair_base + m->ph + 1;
@@ -752,17 +742,6 @@ bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair
 	p->pairs++;
 	an->threads[ti].pairs_forgotten++;
 	return false;
-}
-
-bool jl_analysis_prune_tail(struct jl_analysis *an, int ti, struct jl_tail *out)
-{
-	struct jl_analysis_prune *p = an->prune;
-
-	if (!p || !p->match || !p->match[ti].tail || p->match[ti].failed)
-		return false;
-	match_resolve(an, ti, INT64_MAX);
-	jl_tail_result(p->match[ti].tail, out);
-	return true;
 }
 
 bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_dist *d, size_t *n)

@@ -82,10 +82,6 @@ void jl_analysis_prune_counts(const struct jl_analysis *an, size_t *states, size
  * state freed. */
 int jl_analysis_compact(struct jl_analysis *an, int64_t now);
 bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *p);
-/* A live analysis' matcher explained every cycle of loop TI as it matched it (tail.c): its tail into OUT.
- * False when there was none (an analysis after the run: the tail is not known). */
-struct jl_tail;
-bool jl_analysis_prune_tail(struct jl_analysis *an, int ti, struct jl_tail *out);
 void jl_analysis_prune_free(struct jl_analysis *an);
 
 #endif

@@ -15,7 +15,6 @@
 #include "parts.h"
 #include "prune.h"
 #include "result.h"
-#include "tail.h"
 #include "worst.h"
 #include "../../base/summary_keys.h"
 
@@ -335,46 +334,6 @@ static int worst_entries(const struct jl_analysis *an, const struct jl_trace_sum
 	return listed_misses;
 }
 
-/* Per loop what its tail is made of (tail.c, from the live analysis' matcher) into B's tail, its line
- * appended to *TEXT. 0, or -1 (ENOMEM). */
-static int tails(struct jl_analysis *an, json_object *b, char **text)
-{
-	json_object *o = json_object_new_object();
-	struct jl_tail *t = malloc(sizeof(*t));
-	char line[1024];
-
-	json_object_object_add(b, JL_K(tail), o);
-	if (!t)
-		return -1;
-	for (int i = 0; i < an->nthreads; i++) {
-		const struct jl_analysis_thread *th = &an->threads[i];
-		size_t len, add;
-		char *nt;
-
-		if (!th->measured || th->pool || th->executor || !th->samples)
-			continue;
-		if (!jl_analysis_prune_tail(an, i, t)) {
-			memset(t, 0, sizeof(*t));
-			snprintf(t->why, sizeof(t->why), "the tail is counted while the analysis streams with the run: this "
-				 "run's analysis came after it");
-		}
-		json_object_object_add(o, th->name, jl_tail_json(t));
-		if (jl_tail_format(t, th->name, line, sizeof(line)) <= 0)
-			continue;
-		len = *text ? strlen(*text) : 0;
-		add = strlen(line);
-		nt = realloc(*text, len + add + 1);
-		if (!nt) {
-			free(t);
-			return -1;
-		}
-		memcpy(nt + len, line, add + 1);
-		*text = nt;
-	}
-	free(t);
-	return 0;
-}
-
 int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
 		       char **text, struct jl_cycle *worst, int *nworst)
 {
@@ -411,10 +370,6 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
 	listed_misses = worst_entries(an, in, worst, *nworst, b, text);
 	if (listed_misses < 0) {
-		json_object_put(b);
-		return -1;
-	}
-	if (tails(an, b, text) < 0) {
 		json_object_put(b);
 		return -1;
 	}
