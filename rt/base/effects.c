@@ -433,28 +433,8 @@ static int choose_model(const struct jl_fx_design *d, struct jl_fx_result *r, st
 	return 0;
 }
 
-/* Is every run's leverage under 1 in the model M (else HC3 divides by 0)? */
-static bool fit_leverage_ok(const struct jl_fx_design *d, const struct layout *m)
-{
-	gsl_matrix *x = design_matrix(d, m), *ainv = gsl_matrix_alloc((size_t)m->ncols, (size_t)m->ncols);
-	gsl_vector *ax = gsl_vector_alloc((size_t)m->ncols);
-	bool ok = x && ainv && ax && normal_inverse(x, NULL, ainv) == 0;
-
-	for (int i = 0; ok && i < d->nobs; i++) {
-		gsl_vector_const_view xi = gsl_matrix_const_row(x, (size_t)i);
-		double h;
-
-		gsl_blas_dgemv(CblasNoTrans, 1, ainv, &xi.vector, 0, ax);
-		gsl_blas_ddot(&xi.vector, ax, &h);
-		ok = h < 1 - 1e-9;
-	}
-	gsl_matrix_free(x);
-	gsl_matrix_free(ainv);
-	gsl_vector_free(ax);
-	return ok;
-}
-
-/* HC3: (X'X)^-1 X' diag(e_i^2 / (1 - h_ii)^2) X (X'X)^-1. -1: a run with leverage 1 (fitted exactly). */
+/* HC3: (X'X)^-1 X' diag(e_i^2 / (1 - h_ii)^2) X (X'X)^-1 into COV. -1: a run with leverage 1 (fitted
+ * exactly). E and COV NULL: the leverages checked alone. */
 static int hc3(const gsl_matrix *x, const gsl_matrix *ainv, const double *e, gsl_matrix *cov)
 {
 	size_t n = x->size1, p = x->size2;
@@ -474,10 +454,12 @@ static int hc3(const gsl_matrix *x, const gsl_matrix *ainv, const double *e, gsl
 			rc = -1;
 			break;
 		}
+		if (!e)
+			continue;
 		w = e[i] * e[i] / ((1 - h) * (1 - h));
 		gsl_blas_dger(w, &xi.vector, &xi.vector, meat);
 	}
-	if (!rc) {
+	if (!rc && cov) {
 		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1, ainv, meat, 0, tmp);
 		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1, tmp, ainv, 0, cov);
 	}
@@ -485,6 +467,17 @@ static int hc3(const gsl_matrix *x, const gsl_matrix *ainv, const double *e, gsl
 	gsl_matrix_free(tmp);
 	gsl_vector_free(ax);
 	return rc;
+}
+
+/* Is every run's leverage under 1 in the model M (else HC3 divides by 0)? */
+static bool fit_leverage_ok(const struct jl_fx_design *d, const struct layout *m)
+{
+	gsl_matrix *x = design_matrix(d, m), *ainv = gsl_matrix_alloc((size_t)m->ncols, (size_t)m->ncols);
+	bool ok = x && ainv && normal_inverse(x, NULL, ainv) == 0 && hc3(x, ainv, NULL, NULL) == 0;
+
+	gsl_matrix_free(x);
+	gsl_matrix_free(ainv);
+	return ok;
 }
 
 /* Type II shares: each main after every term without its factor; each interaction and the round after

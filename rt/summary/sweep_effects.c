@@ -53,16 +53,19 @@ json_object *jl_sweep_design_json(const struct jl_sweep_data *d)
 
 enum kind { K_LOG, K_LINEAR, K_POISSON, K_MAX };
 
+/* The model a metric takes, from the metrics registry's unit: a rate (Hz) its differences, a count of
+ * cycles (misses) a Poisson model, a maximum none (by its name: one run's extreme), any time its ratios. */
 static enum kind kind_of(const char *metric)
 {
+	const struct jl_metric_desc *d = jl_metric_get(metric);
 	size_t n = strlen(metric);
 
-	if (!strcmp(metric, "rate_hz"))
-		return K_LINEAR;
-	if (!strcmp(metric, "misses"))
-		return K_POISSON;
 	if (n > 4 && !strcmp(metric + n - 4, ".max"))
 		return K_MAX;
+	if (d && d->unit == JL_UNIT_HZ)
+		return K_LINEAR;
+	if (d && d->unit == JL_UNIT_COUNT)
+		return K_POISSON;
 	return K_LOG;
 }
 

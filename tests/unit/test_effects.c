@@ -220,7 +220,7 @@ static void test_no_effect_covers_one(void **state)
 	assert_true(exp(b->lo) < 1 && exp(b->hi) > 1);
 	assert_true(exp(a->lo) > 1 && exp(a->lo) < 4 && exp(a->hi) > 4);
 	assert_true(a->p_holm < 0.001);
-	assert_true(b->p_holm >= b->p);
+	assert_true(b->p_holm >= 0.05); /* no effect: not significant after Holm either */
 	jl_fx_free(&r);
 }
 
@@ -422,6 +422,13 @@ static void test_holm(void **state)
 }
 
 /* A log of 0 is refused, not taken as -inf. */
+/* A 2 x 2 of N runs, cycling the cells, each run's value V */
+static void grid_2x2(int *level, double *y, int n, double v)
+{
+	for (int i = 0; i < n; i++)
+		level[2 * i] = i % 2, level[2 * i + 1] = (i / 2) % 2, y[i] = v < 0 ? i : v;
+}
+
 static void test_bad_value(void **state)
 {
 	int level[2 * 8];
@@ -430,8 +437,7 @@ static void test_bad_value(void **state)
 	struct jl_fx_result r;
 
 	(void)state;
-	for (int i = 0; i < 8; i++)
-		level[2 * i] = i % 2, level[2 * i + 1] = (i / 2) % 2, y[i] = i;
+	grid_2x2(level, y, 8, -1); /* values 0..7: a log of 0 */
 	assert_int_equal(jl_fx_fit(&d, JL_FX_LOG, 0.95, &r), 0);
 	assert_int_equal(r.status, JL_FX_BAD_VALUE);
 	jl_fx_free(&r);
@@ -474,8 +480,7 @@ static void test_constant(void **state)
 	struct jl_fx_result r;
 
 	(void)state;
-	for (int i = 0; i < 8; i++)
-		level[2 * i] = i % 2, level[2 * i + 1] = (i / 2) % 2, y[i] = 200;
+	grid_2x2(level, y, 8, 200);
 	assert_int_equal(jl_fx_fit(&d, JL_FX_LINEAR, 0.95, &r), 0);
 	assert_int_equal(r.status, JL_FX_CONSTANT);
 	assert_int_equal(r.nterms, 0);
