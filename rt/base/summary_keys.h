@@ -22,6 +22,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(ARCH_HAS_PREEMPT_LAZY, "host.preempt_detail.config", "the kernel's config has CONFIG_ARCH_HAS_PREEMPT_LAZY") \
 	X(PREEMPT_DYNAMIC, "host.preempt_detail.config", "the kernel's config has CONFIG_PREEMPT_DYNAMIC") \
 	X(PREEMPT_RT, "host.preempt_detail.config", "the kernel's config has CONFIG_PREEMPT_RT") \
+	X(above, "trace.tail.*", "tail cycles above threshold_ns (the others are misses at or below it)") \
 	X(acquisitions, "locks[] locks[].threads.*", "times taken in the measured phase (per lock, per taker)") \
 	X(added_age_ns, "threads[].poll_model", "age a poll adds: expected min(Tp, Tq) / 2, measured") \
 	X(advice, "trace.worst[]", "one line of remedy for the cycle's main cause (null: no rule applies)") \
@@ -48,6 +49,8 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(callback, "budget[] threads[].chain.stages[] threads[].chain.worst.stages[]", "the callback (series) name") \
 	X(callbacks_run, "executors[].threads[]", "callbacks this pool thread ran") \
 	X(calls, "threads[].work", "work calls (a loop: one per measured cycle)") \
+	X(cause, "trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "the cause in words: waited behind NAME (POLICY), irq NAME, softirq NAME, timer interrupt late, previous cycle overran, running, unexplained, others") \
+	X(causes, "trace.tail.*.excess trace.tail.*.response", "the causes, largest first") \
 	X(ceiling, "locks[]", "the priority ceiling of a ceiling lock (PTHREAD_PRIO_PROTECT)") \
 	X(cgroup, "host.shield", "cgroup v2 shield: the shield's cgroup directory") \
 	X(chain, "threads[]", "the chain ending at this subscriber: path, data age, reaction, stages") \
@@ -65,6 +68,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(cmdline_preempt, "host.preempt_detail", "preempt= on the kernel command line (null: not given)") \
 	X(comm, "leftovers.processes[] leftovers.shm[].evidence", "the process's comm (task name)") \
 	X(complete, "checkpoint host.restore", "restore: every knob put back; checkpoint: false (run still going)") \
+	X(computed, "trace.tail.*", "the tail was counted (false: why says why not)") \
 	X(config, "host.preempt_detail", "kernel config facts: file, choice, CONFIG_ flags (null: no config)") \
 	X(connections, "trace.probe", "connections of probed programs that were given the marker") \
 	X(consumed, "threads[].messages", "messages taken (a trigger) or read for the first time (a poll)") \
@@ -82,7 +86,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(ctx_switches, "threads[]", "context switches of the OS thread: voluntary and involuntary") \
 	X(culprit, "trace.worst[]", "the part held most responsible for the cycle (null: none)") \
 	X(cycle, "stop_at threads[].worst[] trace.worst[] trace.kernelshark_cycle", "the cycle's number (as in samples.csv)") \
-	X(cycles, "intervals.series.* threads[]", "measured cycles (samples.csv rows); per interval: cycles in it") \
+	X(cycles, "intervals.series.* threads[] trace.tail.*", "measured cycles (samples.csv rows); per interval: cycles in it") \
 	X(data_age_ns, "threads[].chain", "per used input: origin to the end of the last output using it") \
 	X(deadline_exceeded, "sources[].status", "requests whose client gave up at its deadline before the reply") \
 	X(debugfs, "host.preempt_detail", "debugfs sched/preempt: its value, or why it could not be read") \
@@ -110,6 +114,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(events_per_busy_s, "trace.live", "events the live analysis went through per busy second") \
 	X(events_per_s, "memory.projected", "the trace's event rate over the second before measuring (or its first)") \
 	X(evidence, "leftovers.shm[]", "the run's process that had the entry open or mapped: pid, comm, how") \
+	X(excess, "trace.tail.*", "the tail cycles' latency over p50, split by cause") \
 	X(exclusive, "host.shield", "both shield cpusets got cpu_exclusive = 1") \
 	X(exec, "threads[]", "the exec neighbour's command line") \
 	X(executors, ".", "per executor: its dispatch and each pool thread's callbacks") \
@@ -168,8 +173,9 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(kernelshark, "trace trace.worst[]", "a KernelShark session: the run's on the cycle that matters (kernelshark.json); each explained cycle's own (kernelshark/THREAD-CYCLE.json)") \
 	X(kernelshark_cycle, "trace", "the cycle kernelshark.json opens: the first failed [expect]'s loop's largest, or else the highest-priority loop's") \
 	X(kernelshark_error, "trace", "why the KernelShark session could not be written") \
-	X(kind, ". budget[] host.restore.pending[] locks[] threads[] trace.worst[].culprit trace.worst[].parts[]", "run or watch (what wrote the file); series driver, lock kind, budget e2e|stage, part kind, note irq|irq_thread") \
+	X(kind, ". budget[] host.restore.pending[] locks[] threads[] trace.worst[].culprit trace.worst[].parts[] trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "run or watch (what wrote the file); series driver, lock kind, budget e2e|stage, part kind, note irq|irq_thread") \
 	X(label, "expect[]", "the expectation's key in [expect]") \
+	X(largest_in, "trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "tail cycles (response: missed cycles) in which it was the largest part") \
 	X(last_bytes_per_cpu, "trace.kept", "bytes per CPU of the flight recorder's circle of last pages") \
 	X(last_from_ns, "trace.kept", "where the circle starts at the end: every CPU's pages from here are kept") \
 	X(latency_ns, "threads[] threads[].worst[] trace.worst[]", "wake - release (per series: distribution)") \
@@ -204,7 +210,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(mean, "intervals.cpufreq_khz.* locks[].hold_ns locks[].threads.*.wait_ns locks[].wait_ns sources[].client_latency_ns threads[].age_ns threads[].chain.data_age_ns threads[].chain.reaction_ns threads[].chain.stages[].run_ns threads[].chain.stages[].wait_ns threads[].e2e_ns threads[].latency_ns threads[].period_ns_stats threads[].response_ns", "the mean, rounded to ns (cpufreq_khz: per interval)") \
 	X(mean_ns, "threads[].work", "mean work call duration") \
 	X(measured, "threads[] threads[].poll_model.added_age_ns threads[].poll_model.consumed_fraction", "a measured series (else a neighbour); poll_model: the measured value") \
-	X(measured_cycles, "trace", "measured cycles the analysis saw (released in the measured phase)") \
+	X(measured_cycles, "trace trace.tail.*", "measured cycles the analysis saw (released in the measured phase)") \
 	X(mem_node, "threads[]", "[thread] mem_node: the NUMA node asked for") \
 	X(mem_node_used, "threads[]", "the NUMA node the thread's memory is on (-1: unknown)") \
 	X(memory, ".", "jitterlab's own memory: the projection made when measuring began, the peak taken (VmHWM)") \
@@ -215,7 +221,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(migrations, "trace.off_cpu.* trace.worst[]", "runqueue moves: waking to switch-in; off_cpu: in the window") \
 	X(min, "intervals.cpufreq_khz.* locks[].hold_ns locks[].wait_ns sources[].client_latency_ns threads[].age_ns threads[].chain.data_age_ns threads[].chain.reaction_ns threads[].e2e_ns threads[].latency_ns threads[].period_ns_stats threads[].response_ns", "the smallest value (cpufreq_khz: per interval)") \
 	X(miss, "trace.worst[]", "the cycle's work ended after release + deadline") \
-	X(misses, "intervals.series.* threads[] trace", "cycles ending after release + deadline") \
+	X(misses, "intervals.series.* threads[] trace trace.tail.*", "cycles ending after release + deadline") \
 	X(misses_cap, "trace", "the most missed deadlines explained") \
 	X(misses_explained, "trace", "missed deadlines among the explained cycles") \
 	X(missing, "trace.recorded", "events the kernel could not enable (system:name,...)") \
@@ -237,7 +243,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(not_kept, "locks[]", "acquisitions beyond the samples' capacity (counted, not timed)") \
 	X(not_started, "threads[]", "releases never started: a catchup backlog the end cut off") \
 	X(note, "checkpoint host.fair_server host.preempt_detail leftovers.shm_not_ours[]", "a note, in words") \
-	X(ns, "trace.off_cpu.*.preempted_behind[]", "time preempted behind this task or interrupt") \
+	X(ns, "trace.off_cpu.*.preempted_behind[] trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "time preempted behind this task or interrupt; a tail cause's part of the table's total") \
 	X(numa_nodes, "host", "NUMA nodes of the machine") \
 	X(number, "checkpoint", "the checkpoint's number (1 for the first)") \
 	X(of, "trace.wakeup_ns.*", "what the wakeups are of: cycles, wakeups, or kept wakeups") \
@@ -247,6 +253,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(out, "trace.sched_switch.*", "sched_switch records switching the thread out") \
 	X(outputs, "threads[].chain", "measured runs of the chain's end with data, on the chain's path") \
 	X(p50, "locks[].hold_ns locks[].wait_ns sources[].client_latency_ns threads[].age_ns threads[].chain.data_age_ns threads[].chain.reaction_ns threads[].e2e_ns threads[].latency_ns threads[].period_ns_stats threads[].response_ns trace.wakeup_ns.*", "median (nearest rank)") \
+	X(p50_ns, "trace.tail.*", "the median latency (the mean of the bucket holding its rank): a tail cycle's excess is over it") \
 	X(p90, "threads[].age_ns threads[].e2e_ns threads[].latency_ns", "90th percentile (nearest rank)") \
 	X(p99, "locks[].hold_ns locks[].threads.*.wait_ns locks[].wait_ns sources[].client_latency_ns threads[].age_ns threads[].chain.data_age_ns threads[].chain.reaction_ns threads[].chain.stages[].run_ns threads[].chain.stages[].wait_ns threads[].e2e_ns threads[].latency_ns threads[].period_ns_stats threads[].response_ns trace.wakeup_ns.*", "99th percentile (nearest rank)") \
 	X(p999, "threads[].age_ns threads[].e2e_ns threads[].latency_ns", "99.9th percentile (nearest rank)") \
@@ -308,6 +315,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(requests, "sources[]", "requests the source made") \
 	X(requests_lost, ".", "requests beyond the preallocated slots (not recorded)") \
 	X(rereads, "threads[].messages", "polls that read a message they had read before") \
+	X(response, "trace.tail.*", "the missed cycles' responses (release to end), split by cause, their own work included") \
 	X(response_ns, "threads[] trace.worst[]", "end - release: per series the distribution; a cycle's") \
 	X(restore, "host", "the undo of the machine's settings: complete, pending") \
 	X(results_bytes, "memory.projected", "what the results and the files written at the end take") \
@@ -334,6 +342,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(sets, "syncs[]", "sets the sync emitted") \
 	X(settle_ms, "host.shield", "cgroup v2 shield: how long the partition took to settle") \
 	X(setup_bytes, "memory.projected", "VmRSS when the measured phase began (preallocated, prefaulted)") \
+	X(share, "trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "its share of the table's total (the shares add up to 1)") \
 	X(shield, "host", "the CPU shield of [run] isolate: CPUs, method, tasks moved") \
 	X(shm, "leftovers leftovers.removed", "/dev/shm entries the run's processes left; removed: how many") \
 	X(shm_dir, "leftovers", "the shared-memory directory watched") \
@@ -365,6 +374,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(t0_ns, ".", "the run's t0: the warm-up begins") \
 	X(t_end_ns, ".", "the measured phase's planned end (t_measure + duration)") \
 	X(t_measure_ns, ".", "the measured phase begins (t0 + warm-up)") \
+	X(tail, "trace", "per loop: what its latency tail (the cycles above p99's bucket and the misses) is made of, by cause, from every cycle") \
 	X(tasks_kept, "host.shield", "tasks left where they were: already on housekeeping CPUs only") \
 	X(tasks_moved, "host.shield", "tasks moved to the housekeeping CPUs") \
 	X(tasks_pinned, "host.shield", "tasks left where they were: pinned by their owner to shield CPUs") \
@@ -374,7 +384,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(thread, "expect[] host.restore.pending[] threads[] trace.worst[] trace.kernelshark_cycle", "the thread's name (null: none)") \
 	X(threads, ". executors[] locks[] trace.probe.rings", "series; pool threads; per taker; threads with a ring") \
 	X(threads_shielded, "host.shield", "measured threads placed in the shield") \
-	X(threshold_ns, "stop_at", "the stop_at threshold") \
+	X(threshold_ns, "stop_at trace.tail.*", "the stop_at threshold; the tail's: the top of the bucket holding p99 (at most 12.5% above it)") \
 	X(tid, "executors[].threads[] locks[].threads.* threads[] trace.pi_boosts[] trace.sched_switch.* trace.worst[]", "thread id") \
 	X(timer_clock, "threads[].release", "of from_waking: its timer runs on a clock not placed on the trace's (the wall clock was set)") \
 	X(timer_recorded, "threads[].release", "the timer group was recorded (false: every cycle is from its waking)") \
@@ -385,9 +395,11 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(tool, ".", "always \"jitterlab\"") \
 	X(topic, "syncs[].inputs[] threads[].messages", "the topic consumed") \
 	X(total_bytes, "memory.projected", "setup + analysis + results: the peak must stay within it") \
+	X(total_ns, "trace.tail.*.excess trace.tail.*.response", "excess: the tail cycles' latency over p50, in all; response: the misses' responses, in all") \
 	X(trace, ".", "the trace: what was recorded and the wakeup analysis") \
 	X(tree_seen, "leftovers", "processes of the run's tree ever recorded (roots included)") \
 	X(type, "leftovers.shm[] leftovers.shm_not_ours[]", "file, directory, symlink, other") \
+	X(typical_cycles, "trace.tail.*", "the cycles (p40 to p60) whose mean parts are what a cause takes in a typical cycle") \
 	X(uid, "leftovers.shm[] leftovers.shm_not_ours[]", "the entry's owner") \
 	X(uname, "host.preempt_detail", "the PREEMPT words of uname -v") \
 	X(unused_inputs, "threads[].chain", "inputs no output used (overwritten, dropped, never read)") \
@@ -412,7 +424,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(watch_cpus, ".", "where the collector ran (\"\": unpinned)") \
 	X(watchdog_cpus, ".", "where the watchdog was pinned (\"\": unpinned)") \
 	X(watchdog_fired, ".", "threads did not end in time and were demoted to SCHED_OTHER") \
-	X(why, "host.preempt_detail.debugfs host.restore.pending[] leftovers.processes[]", "why, in words") \
+	X(why, "host.preempt_detail.debugfs host.restore.pending[] leftovers.processes[] trace.tail.*", "why, in words") \
 	X(window, "trace.worst[] trace.kernelshark_cycle", "what the parts explain: wakeup or response") \
 	X(window_before_ns, "trace.kept", "how far before a release a kept window starts") \
 	X(window_end_ns, "threads[]", "the measured window's end") \
@@ -437,6 +449,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X("locks[].threads", "a thread or callback that took the lock") \
 	X("trace.off_cpu", "a measured thread") \
 	X("trace.sched_switch", "a measured thread") \
+	X("trace.tail", "a measured loop") \
 	X("trace.vm_heuristic_cpus", "a CPU number") \
 	X("trace.wakeup_ns", "a measured thread")
 

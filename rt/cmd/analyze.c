@@ -211,6 +211,7 @@ static int load_samples(const char *dir, struct input *in, char *err, size_t err
 		}
 		if (!in->threads[t].nsamples)
 			in->threads[t].samples = NULL;
+		in->threads[t].sampled = in->threads[t].nsamples > 0;
 	}
 	free(rows);
 	return 0;

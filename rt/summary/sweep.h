@@ -128,6 +128,10 @@ json_object *jl_sweep_design_json(const struct jl_sweep_data *d);
 json_object *jl_sweep_effects_json(const struct jl_sweep_data *d, json_object *threads, json_object *conditions);
 void jl_sweep_print_effects(FILE *out, json_object *sweep, const char *thread, bool markdown);
 
+/* sweep_tail.c: per condition, each loop's latency tail with its runs pooled (conditions[].tail), and its
+ * section of the table: one line per condition with the tail's largest causes. */
+json_object *jl_sweep_tail_json(const struct jl_sweep_data *d, int c, json_object *threads);
+void jl_sweep_print_tails(FILE *out, json_object *sweep, const char *thread, bool markdown);
 /* Print the comparison table (per thread and metric: every condition's runs, then the verdicts, then
  * the flags) from a sweep.json document. MARKDOWN: for report.md. */
 void jl_sweep_print(FILE *out, json_object *sweep, bool markdown);

@@ -337,6 +337,41 @@ static json_object *order_json(const struct jl_sweep_data *d)
 	return order;
 }
 
+/* Condition C's object in sweep.json: its runs, each thread's statistics per metric, its pooled tail (V and
+ * SCRATCH: d->nruns + 1 values each) */
+static json_object *cond_json(const struct jl_sweep_data *d, int c, json_object *threads, json_object *flags, double *v,
+			      double *scratch)
+{
+	json_object *co = json_object_new_object(), *runs = json_object_new_array(), *stats = json_object_new_object();
+	int nthreads = (int)json_object_array_length(threads);
+
+	json_object_object_add(co, "label", json_object_new_string(d->conds[c].label));
+	json_object_object_add(co, "overrides", json_object_new_string(d->conds[c].overrides));
+	for (int r = 0; r < d->nruns; r++) {
+		const struct jl_sweep_run *run = &d->runs[r];
+
+		if (run->cond != c)
+			continue;
+		json_object_array_add(runs, run_json(d, run, c, threads, flags));
+	}
+	json_object_object_add(co, "runs", runs);
+	for (int t = 0; t < nthreads; t++) {
+		const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
+		json_object *to = json_object_new_object();
+
+		for (int m = 0; m < jl_sweep_nmetrics; m++) {
+			int n = collect(d, c, tn, &jl_sweep_metrics[m], v);
+
+			json_object_object_add(to, jl_sweep_metrics[m].name,
+					       stats_json(v, n, scratch, tn, jl_sweep_metrics[m].name, d->conds[c].label, flags));
+		}
+		json_object_object_add(stats, tn, to);
+	}
+	json_object_object_add(co, "stats", stats);
+	json_object_object_add(co, "tail", jl_sweep_tail_json(d, c, threads));
+	return co;
+}
+
 json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 {
 	json_object *root = json_object_new_object(), *conds = json_object_new_array();
@@ -369,34 +404,8 @@ json_object *jl_sweep_build_json(const struct jl_sweep_data *d)
 	json_object_object_add(root, "order", order_json(d));
 	json_object_object_add(root, "design", jl_sweep_design_json(d));
 
-	for (int c = 0; c < d->nconds; c++) {
-		json_object *co = json_object_new_object(), *runs = json_object_new_array(), *stats = json_object_new_object();
-
-		json_object_object_add(co, "label", json_object_new_string(d->conds[c].label));
-		json_object_object_add(co, "overrides", json_object_new_string(d->conds[c].overrides));
-		for (int r = 0; r < d->nruns; r++) {
-			const struct jl_sweep_run *run = &d->runs[r];
-
-			if (run->cond != c)
-				continue;
-			json_object_array_add(runs, run_json(d, run, c, threads, flags));
-		}
-		json_object_object_add(co, "runs", runs);
-		for (int t = 0; t < nthreads; t++) {
-			const char *tn = json_object_get_string(json_object_array_get_idx(threads, (size_t)t));
-			json_object *to = json_object_new_object();
-
-			for (int m = 0; m < jl_sweep_nmetrics; m++) {
-				int n = collect(d, c, tn, &jl_sweep_metrics[m], v);
-
-				json_object_object_add(to, jl_sweep_metrics[m].name,
-						       stats_json(v, n, scratch, tn, jl_sweep_metrics[m].name, d->conds[c].label, flags));
-			}
-			json_object_object_add(stats, tn, to);
-		}
-		json_object_object_add(co, "stats", stats);
-		json_object_array_add(conds, co);
-	}
+	for (int c = 0; c < d->nconds; c++)
+		json_object_array_add(conds, cond_json(d, c, threads, flags, v, scratch));
 	json_object_object_add(root, "conditions", conds);
 	{
 		json_object *fx = jl_sweep_effects_json(d, threads, conds);
@@ -542,6 +551,7 @@ void jl_sweep_print(FILE *out, json_object *sweep, bool markdown)
 
 		print_overview(out, sweep, tn, markdown);
 		jl_sweep_print_effects(out, sweep, tn, markdown);
+		jl_sweep_print_tails(out, sweep, tn, markdown);
 		for (size_t m = 0; m < nm; m++) {
 			json_object *mo = json_object_array_get_idx(metrics, m);
 

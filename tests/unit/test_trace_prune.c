@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@
 #include "rt/trace/analysis/offcpu.h"
 #include "rt/trace/analysis/parts.h"
 #include "rt/trace/analysis/prune.h"
+#include "rt/trace/analysis/tail.h"
 #include "rt/trace/analysis/worst.h"
 
 #define NLOOPS 4
@@ -341,9 +343,7 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 		for (; k < na && arr[k].at <= g->ev[e].ts; k++) { /* just in time */
 			const struct jl_analysis_sample *x = arr[k].x;
 			int i = arr[k].loop, slot;
-			int64_t c[1][2] = { { x->release, x->wake } };
-
-			assert_int_equal(jl_analysis_prune_cycles(an, i, (const int64_t (*)[2])c, 1), 0);
+			assert_int_equal(jl_analysis_prune_cycles(an, i, x, 1), 0);
 
 			if ((slot = jl_topk_add(&lat[i], x->wake - x->release, x->cycle)) >= 0) {
 				jl_analysis_prune_window(x, true, back, cw[i][slot]);
@@ -376,11 +376,8 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 	}
 	/* after it: the cycles not given yet (io/live.c hands them over as its thread stops), the samples, the
 	 * window's end, then the rest */
-	for (; k < na; k++) {
-		int64_t c[1][2] = { { arr[k].x->release, arr[k].x->wake } };
-
-		assert_int_equal(jl_analysis_prune_cycles(an, arr[k].loop, (const int64_t (*)[2])c, 1), 0);
-	}
+	for (; k < na; k++)
+		assert_int_equal(jl_analysis_prune_cycles(an, arr[k].loop, arr[k].x, 1), 0);
 	for (int t = 0; t < NLOOPS; t++) {
 		an->threads[t].samples = kept[t];
 		an->threads[t].nsamples = nkept[t];
@@ -402,7 +399,7 @@ static void analyse(struct jl_analysis *an, const struct gen *g, struct jl_analy
 	for (int i = 0; i < NLOOPS; i++) {
 		snprintf(th[i].name, sizeof(th[i].name), "loop.%d", i);
 		th[i].pid = 101 + i;
-		th[i].measured = true;
+		th[i].measured = th[i].sampled = true;
 		snprintf(th[i].policy, sizeof(th[i].policy), "FIFO 80");
 		th[i].samples = mode == LIVE ? NULL : kept[i];
 		th[i].nsamples = mode == LIVE ? 0 : nkept[i];
@@ -434,6 +431,53 @@ static size_t kept_items(const struct jl_analysis *an)
 	for (int c = 0; c < an->ncpus; c++)
 		n += an->nsegs[c];
 	return n;
+}
+
+static void same_table(const struct jl_tail_table *a, const struct jl_tail_table *b)
+{
+	assert_true(fabs(a->total_ns - b->total_ns) <= 1e-9 * b->total_ns + 1e-6);
+	assert_int_equal(a->ncauses, b->ncauses);
+	for (int k = 0; k < a->ncauses; k++) {
+		assert_string_equal(a->c[k].name, b->c[k].name);
+		assert_true(fabs(a->c[k].ns - b->c[k].ns) <= 1e-9 * b->total_ns + 1e-6);
+		assert_int_equal(a->c[k].largest, b->c[k].largest);
+	}
+}
+
+/* The tail the live matcher counted as the cycles came (the timelines compacted behind it) is the one the
+ * whole analysis of every sample counts: the same cycles, each explained part by part the same. */
+static void same_tail(struct jl_analysis *live, const struct jl_analysis *all, int i, int64_t from)
+{
+	struct jl_tail *tl = calloc(1, sizeof(*tl)), *ta = calloc(1, sizeof(*ta));
+	struct jl_tail_acc *acc = jl_tail_new();
+
+	assert_non_null(tl);
+	assert_non_null(ta);
+	assert_true(jl_analysis_prune_tail(live, i, tl));
+	assert_true(jl_tail_of_samples(acc, all, i, from));
+	jl_tail_result(acc, ta);
+	assert_true(tl->computed && ta->computed);
+	assert_int_equal(tl->measured, all->threads[i].measured_samples);
+	assert_int_equal(tl->measured, ta->measured);
+	assert_int_equal(tl->cycles, ta->cycles);
+	assert_int_equal(tl->above, ta->above);
+	assert_int_equal(tl->misses, ta->misses);
+	assert_int_equal(tl->threshold, ta->threshold);
+	assert_int_equal(tl->p50, ta->p50);
+	assert_true(ta->cycles > 0 && ta->excess.ncauses > 3);
+	same_table(&tl->excess, &ta->excess);
+	same_table(&tl->response, &ta->response);
+	/* the decomposition explains the tail: little of it is nobody's */
+	for (int k = 0; k < ta->excess.ncauses; k++)
+		if (!strcmp(ta->excess.c[k].name, "unexplained"))
+			assert_true(ta->excess.c[k].ns < 0.2 * ta->excess.total_ns);
+	print_message("%s tail: %llu cycles, %.0f us over p50: %s %.0f%%, %s %.0f%%\n", all->threads[i].name,
+		      (unsigned long long)ta->cycles, ta->excess.total_ns / 1e3, ta->excess.c[0].name,
+		      100 * ta->excess.c[0].ns / ta->excess.total_ns, ta->excess.c[1].name,
+		      100 * ta->excess.c[1].ns / ta->excess.total_ns);
+	jl_tail_free(acc);
+	free(tl);
+	free(ta);
 }
 
 static void pruned_equals_whole(bool stalls, enum mode mode)
@@ -560,6 +604,7 @@ static void pruned_equals_whole(bool stalls, enum mode mode)
 			assert_int_equal(d.p99, da.p99);
 			assert_int_equal(d.max, da.max);
 			free(v);
+			same_tail(&pruned, &all, i, g.from);
 		}
 		jl_analysis_free(&all);
 	}

@@ -105,6 +105,9 @@ struct jl_analysis_thread {
 	const struct jl_analysis_sample *samples; /* may be NULL: then only the wakeup pairs are analysed */
 	size_t nsamples;
 	bool partial;                /* the samples are the cycles a long run kept (a ring's), not all of them */
+	bool sampled;                /* its cycles are samples of its own (a loop's, a callback's), given here or
+				      * streamed to a live analysis' matcher (samples NULL then): a cycle may
+				      * begin after the thread's switch-in (jl_analysis_decompose_cycle) */
 	/* results */
 	struct jl_pair *pairs;
 	size_t npairs, cap;
@@ -308,6 +311,22 @@ static inline const char *jl_analysis_name(const struct jl_analysis *an, uint32_
 }
 /* The tasks the table holds now (alive as far as the trace has told). */
 size_t jl_analysis_tasks_live(const struct jl_analysis *an);
+
+/* The first of thread T's states after TS (binary search: they are in time order) */
+static inline size_t jl_analysis_state_after(const struct jl_analysis_thread *t, int64_t ts)
+{
+	size_t lo = 0, hi = t->nstates;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->states[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* Index of the thread with PID in AN->threads, or -1. */
 int jl_analysis_thread_of(const struct jl_analysis *an, int32_t pid);

@@ -248,10 +248,10 @@ static void add_wait_pieces(const struct jl_analysis *an, const struct jl_pair *
 	int cpu = p->queue_cpu >= 0 && p->queue_cpu < an->ncpus ? p->queue_cpu : p->cpu;
 	int64_t from = p->waking;
 
-	for (size_t k = 0; t && k < t->nstates; k++) {
+	for (size_t k = t ? jl_analysis_state_after(t, p->waking) : 0; t && k < t->nstates; k++) {
 		const struct jl_tstate *st = &t->states[k];
 
-		if (st->ts <= p->waking || st->what != JL_TS_MIGRATED)
+		if (st->what != JL_TS_MIGRATED)
 			continue;
 		if (st->ts >= p->switch_in)
 			break;

@@ -17,6 +17,13 @@ void jl_analysis_decompose(const struct jl_analysis *an, const struct jl_pair *p
 /* Decompose the response window [wake, end) of sample SI of thread TI into C (running, preempted behind
  * whom, blocked and who woke it, lost). */
 void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t si, struct jl_cycle *c);
+/* Loop entry TI's cycle S, woken by P (NULL: no wakeup matched it), PREV_END the previous cycle's end (0:
+ * unknown): its response window into C (jl_analysis_decompose_response's, for a cycle given alone: the live
+ * matcher's), or only its wait [release, wake) */
+void jl_analysis_decompose_loop_response(const struct jl_analysis *an, int ti, const struct jl_analysis_sample *s,
+					 const struct jl_pair *p, int64_t prev_end, struct jl_cycle *c);
+void jl_analysis_decompose_loop_wait(const struct jl_analysis *an, int ti, const struct jl_analysis_sample *s,
+				     const struct jl_pair *p, int64_t prev_end, struct jl_cycle *c);
 /* Did thread TI leave the CPU (preempted or blocked) in (FROM, TO)? */
 bool jl_analysis_left_cpu(const struct jl_analysis *an, int ti, int64_t from, int64_t to);
 /* jl_analysis_decompose of thread TI's cycle [RELEASE, WAKE) woken by P; when the thread ran, left the CPU and

@@ -24,6 +24,7 @@
 #include "analysis_int.h"
 #include "offcpu.h"
 #include "prune.h"
+#include "tail.h"
 #include "worst.h"
 
 /* The pairs of an entry no window keeps yet (a live analysis): [head, n) in the order they were made,
@@ -40,11 +41,12 @@ struct jl_analysis_tail {
  * pair once, with waking >= from, an implicit switch-in bounded by the wake), over a FIFO of the entry's
  * recent pairs that every resolved cycle trims: flat in the run's duration. */
 struct jl_analysis_matcher {
-	int64_t (*cyc)[2];          /* cycles (release, wake) not resolved yet: [ch, cn) */
+	struct jl_analysis_sample *cyc; /* cycles not resolved yet: [ch, cn) */
 	size_t ch, cn, ccap;
 	struct match_wakeup {
 		int64_t waking, switch_in;
 		bool implicit;
+		struct jl_pair pair;    /* the whole pair: each cycle is explained as it is resolved (the tail) */
 	} *pr;                      /* the pairs a cycle not resolved yet may match: [ph, pn) */
 	size_t ph, pn, pcap;
 	uint64_t pair_base;         /* pr[0]'s number among the entry's pairs */
@@ -54,6 +56,8 @@ struct jl_analysis_matcher {
 	bool failed;                /* a pair found no room: the counts would be wrong (the kept cycles' then) */
 	struct jl_stream lat;       /* the matched pairs' latencies */
 	struct jl_spill spill;      /* and every one of them (fd < 0: the histogram's percentiles) */
+	struct jl_tail_acc *tail;   /* every cycle explained, by cause and latency bucket (tail.c) */
+	int64_t prev_end;           /* the end of the cycle resolved last (0: none) */
 };
 
 struct jl_analysis_prune {
@@ -483,6 +487,7 @@ void jl_analysis_prune_free(struct jl_analysis *an)
 		free(p->match[i].pr);
 		jl_stream_free(&p->match[i].lat);
 		jl_spill_close(&p->match[i].spill);
+		jl_tail_free(p->match[i].tail);
 	}
 	free(p->match);
 	free(p->tail);
@@ -585,18 +590,21 @@ int jl_analysis_prune_match(struct jl_analysis *an, bool spill)
 	p->match = calloc(an->nthreads > 0 ? (size_t)an->nthreads : 1, sizeof(*p->match));
 	if (!p->match)
 		return -1;
+	for (int i = 0; i < an->nthreads; i++) /* no file yet: a failure below frees them all */
+		p->match[i].spill.fd = -1;
 	for (int i = 0; i < an->nthreads; i++) {
 		struct jl_analysis_matcher *m = &p->match[i];
 
-		m->spill.fd = -1;
 		m->seen = INT64_MIN;
 		if (an->threads[i].measured && (jl_stream_init(&m->lat, 1, true) < 0 || (spill && jl_spill_open(&m->spill))))
+			return -1;
+		if (an->threads[i].measured && an->threads[i].sampled && !an->threads[i].executor && !(m->tail = jl_tail_new()))
 			return -1;
 	}
 	return 1;
 }
 
-int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const int64_t (*c)[2], size_t n)
+int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const struct jl_analysis_sample *c, size_t n)
 {
 	struct jl_analysis_prune *p = an->prune;
 	struct jl_analysis_matcher *m = p && p->match ? &p->match[ti] : NULL;
@@ -611,10 +619,9 @@ int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const int64_t (*c)[
 				return -1;
 			}
 		}
-		m->cyc[m->cn][0] = c[k][0];
-		m->cyc[m->cn++][1] = c[k][1];
-		if (c[k][0] > m->seen)
-			m->seen = c[k][0];
+		m->cyc[m->cn++] = c[k];
+		if (c[k].release > m->seen)
+			m->seen = c[k].release;
 	}
 	return 0;
 }
@@ -634,7 +641,8 @@ static void match_pair(struct jl_analysis *an, int ti, const struct jl_pair *pr)
 			return;
 		}
 	}
-	m->pr[m->pn++] = (struct match_wakeup){ .waking = pr->waking, .switch_in = pr->switch_in, .implicit = pr->implicit };
+	m->pr[m->pn++] = (struct match_wakeup){ .waking = pr->waking, .switch_in = pr->switch_in, .implicit = pr->implicit,
+						.pair = *pr };
 }
 
 /* Resolve entry TI's cycles whose wakeup is surely known: woken (plus the slack) before UPTO, and no
@@ -645,35 +653,60 @@ static void match_resolve(struct jl_analysis *an, int ti, int64_t upto)
 	struct jl_analysis_matcher *m = &p->match[ti];
 
 	while (m->ch < m->cn) {
-		const int64_t rel = m->cyc[m->ch][0], wake = m->cyc[m->ch][1];
+		const struct jl_analysis_sample *s = &m->cyc[m->ch];
+		const int64_t rel = s->release, wake = s->wake;
+		struct match_wakeup *x = NULL;
 
 		if (wake + JL_ANALYSIS_CLOCK_SLACK_NS >= upto ||
 		    (upto != INT64_MAX && an->pending[ti] && an->pending[ti] <= wake + JL_ANALYSIS_CLOCK_SLACK_NS))
 			break;
 		m->ch++;
-		if (rel < p->from)
+		if (rel < p->from) {
+			m->prev_end = s->end;
 			continue;
+		}
 		m->measured++;
 		while (m->ph < m->pn && m->pr[m->ph].waking < rel - JL_ANALYSIS_CLOCK_SLACK_NS)
 			m->ph++;
 		if (m->ph < m->pn && m->pr[m->ph].waking <= wake + JL_ANALYSIS_CLOCK_SLACK_NS) {
-			const struct match_wakeup *x = &m->pr[m->ph];
 			uint64_t num = m->pair_base + m->ph + 1;
-			int64_t in = x->implicit && wake < x->switch_in ? (wake > x->waking ? wake : x->waking) : x->switch_in;
 
+			x = &m->pr[m->ph];
+			if (x->implicit && wake < x->switch_in) /* jl_analysis_match's bound on an unseen switch-in */
+				x->switch_in = x->pair.switch_in = wake > x->waking ? wake : x->waking;
 			m->matched++;
 			if (num != m->last && x->waking >= p->from) { /* a pair two cycles matched counts once */
-				jl_stream_add(&m->lat, in - x->waking, 0);
+				jl_stream_add(&m->lat, x->switch_in - x->waking, 0);
 				if (m->spill.fd >= 0)
-					jl_spill_add(&m->spill, in - x->waking);
+					jl_spill_add(&m->spill, x->switch_in - x->waking);
 			}
 			m->last = num;
 		}
+		/* explained now: every CPU's timeline is closed up to UPTO, and nothing from its release on is
+		 * compacted while it waits (jl_analysis_compact) */
+		jl_tail_add(m->tail, an, ti, s, x ? &x->pair : NULL, m->prev_end);
+		m->prev_end = s->end;
 	}
 	/* no cycle to come can match a pair woken before the latest release given, less the slack */
 	if (m->ch == m->cn)
 		while (m->ph < m->pn && m->pr[m->ph].waking < m->seen - JL_ANALYSIS_CLOCK_SLACK_NS)
 			m->ph++;
+}
+
+/* The earliest time a cycle not resolved yet may ask about (its release, less the look back of its
+ * timer's parts): compaction keeps what comes after it. INT64_MAX: none waits. */
+static int64_t match_floor(const struct jl_analysis *an)
+{
+	const struct jl_analysis_prune *p = an->prune;
+	int64_t floor = INT64_MAX, back = p->back > JL_ANALYSIS_PRUNE_BACK_MIN ? p->back : JL_ANALYSIS_PRUNE_BACK_MIN;
+
+	for (int ti = 0; p->match && ti < an->nthreads; ti++) {
+		const struct jl_analysis_matcher *m = &p->match[ti];
+
+		if (m->tail && m->ch < m->cn && m->cyc[m->ch].release - back < floor)
+			floor = m->cyc[m->ch].release - back;
+	}
+	return floor;
 }
 
 bool jl_analysis_prune_matched(struct jl_analysis *an, int ti, size_t *measured, size_t *matched, struct jl_dist *d,
@@ -742,6 +775,17 @@ bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair
 	p->pairs++;
 	an->threads[ti].pairs_forgotten++;
 	return false;
+}
+
+bool jl_analysis_prune_tail(struct jl_analysis *an, int ti, struct jl_tail *out)
+{
+	struct jl_analysis_prune *p = an->prune;
+
+	if (!p || !p->match || !p->match[ti].tail || p->match[ti].failed)
+		return false;
+	match_resolve(an, ti, INT64_MAX);
+	jl_tail_result(p->match[ti].tail, out);
+	return true;
 }
 
 bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_dist *d, size_t *n)
@@ -830,10 +874,14 @@ int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 	if (!p || now < p->next)
 		return 0;
 	p->next = now + JL_ANALYSIS_PRUNE_LAG_NS;
+	/* the cycles woken before every CPU's timeline closed are resolved (each explained whole, for the
+	 * tail), then what the rest may still ask about is kept */
+	closed = jl_analysis_timeline_closed(an, now - JL_ANALYSIS_PRUNE_LAG_NS);
 	for (int ti = 0; p->match && ti < an->nthreads; ti++)
 		if (an->threads[ti].measured)
-			match_resolve(an, ti, now);
-	closed = jl_analysis_timeline_closed(an, now - JL_ANALYSIS_PRUNE_LAG_NS);
+			match_resolve(an, ti, closed);
+	if (match_floor(an) < closed)
+		closed = match_floor(an);
 	if (an->ncpus > p->nseg_checked) { /* CPUs the trace showed since */
 		size_t *g = realloc(p->seg_checked, (size_t)an->ncpus * sizeof(*g));
 

@@ -69,7 +69,7 @@ bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from
  * not only the kept ones'. 1: matching; 0: not this analysis (not live, or series sharing a thread);
  * -1: ENOMEM. */
 int jl_analysis_prune_match(struct jl_analysis *an, bool spill);
-int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const int64_t (*c)[2], size_t n);
+int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const struct jl_analysis_sample *c, size_t n);
 /* After the last event: entry TI's cycles measured (released at or after from) and matched, and the
  * latencies of the pairs they matched (D, *N); false when the analysis was not matching. */
 struct jl_dist;
@@ -82,6 +82,10 @@ void jl_analysis_prune_counts(const struct jl_analysis *an, size_t *states, size
  * state freed. */
 int jl_analysis_compact(struct jl_analysis *an, int64_t now);
 bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair *p);
+/* A live analysis' matcher explained every cycle of loop TI as it matched it (tail.c): its tail into OUT.
+ * False when there was none (an analysis after the run: the tail is not known). */
+struct jl_tail;
+bool jl_analysis_prune_tail(struct jl_analysis *an, int ti, struct jl_tail *out);
 void jl_analysis_prune_free(struct jl_analysis *an);
 
 #endif

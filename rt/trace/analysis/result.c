@@ -15,6 +15,7 @@
 #include "parts.h"
 #include "prune.h"
 #include "result.h"
+#include "tail.h"
 #include "worst.h"
 #include "../../base/summary_keys.h"
 
@@ -334,6 +335,70 @@ static int worst_entries(const struct jl_analysis *an, const struct jl_trace_sum
 	return listed_misses;
 }
 
+/* Loop TI's tail into T: from the live analysis' matcher, or from the whole analysis' samples; else why not */
+static void tail_of(struct jl_analysis *an, const struct jl_trace_summary_in *in, int ti, struct jl_tail *t)
+{
+	struct jl_tail_acc *acc;
+	const char *why = NULL;
+
+	if (jl_analysis_prune_tail(an, ti, t))
+		return;
+	if (in->pages_dropped)
+		why = "the flight recorder kept some of the trace's pages only: the tail needs every cycle's events";
+	else if (an->prune)
+		why = "the analysis kept only the windows of the cycles it explains (a long run analysed after it): the "
+		      "tail needs every cycle's events";
+	else if (!(acc = jl_tail_new()))
+		why = "out of memory";
+	else {
+		bool done = jl_tail_of_samples(acc, an, ti, in->from);
+
+		if (done)
+			jl_tail_result(acc, t);
+		jl_tail_free(acc);
+		if (done)
+			return;
+		why = "the loop's cycles are a ring's kept ones: the tail needs every cycle";
+	}
+	memset(t, 0, sizeof(*t));
+	snprintf(t->why, sizeof(t->why), "%s", why);
+}
+
+/* Per loop what its tail is made of (tail.c) into B's tail, its line appended to *TEXT. 0, or -1 (ENOMEM). */
+static int tails(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object *b, char **text)
+{
+	json_object *o = json_object_new_object();
+	struct jl_tail *t = malloc(sizeof(*t));
+	char line[1024];
+
+	json_object_object_add(b, JL_K(tail), o);
+	if (!t)
+		return -1;
+	for (int i = 0; i < an->nthreads; i++) {
+		const struct jl_analysis_thread *th = &an->threads[i];
+		size_t len, add;
+		char *nt;
+
+		if (!th->measured || !th->sampled || th->pool || th->executor)
+			continue;
+		tail_of(an, in, i, t);
+		json_object_object_add(o, th->name, jl_tail_json(t));
+		if (jl_tail_format(t, th->name, line, sizeof(line)) <= 0)
+			continue;
+		len = *text ? strlen(*text) : 0;
+		add = strlen(line);
+		nt = realloc(*text, len + add + 1);
+		if (!nt) {
+			free(t);
+			return -1;
+		}
+		memcpy(nt + len, line, add + 1);
+		*text = nt;
+	}
+	free(t);
+	return 0;
+}
+
 int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in *in, json_object **block,
 		       char **text, struct jl_cycle *worst, int *nworst)
 {
@@ -370,6 +435,10 @@ int jl_trace_summarize(struct jl_analysis *an, const struct jl_trace_summary_in 
 			       json_object_new_double(measured ? (double)matched / (double)measured : 0.0));
 	listed_misses = worst_entries(an, in, worst, *nworst, b, text);
 	if (listed_misses < 0) {
+		json_object_put(b);
+		return -1;
+	}
+	if (tails(an, in, b, text) < 0) {
 		json_object_put(b);
 		return -1;
 	}

@@ -57,11 +57,12 @@ static int workers_of(const struct worker *w, int n, int unit)
 	return size;
 }
 
-/* Series ES as the analysis' entry TH, its first N cycles copied into SAMPLES from K on (the next K
+/* Series ES as the analysis' entry TH, its N cycles from FIRST copied into SAMPLES from K on (the next K
  * returned; SAMPLES NULL: none copied, the entry has no samples): a callback's entry names its executor,
  * a server method's its workers (WORKERS[0..NWORKERS)). PARTIAL: a ring's kept cycles, to which the
  * analysis may be pruned. */
-static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, size_t n, const struct worker *workers,
+static size_t series_entry(const struct jl_engine *eng, const struct jl_series *es, size_t first, size_t n,
+			   const struct worker *workers,
 			   int nworkers, bool partial, struct jl_analysis_thread *th, struct jl_analysis_sample *samples,
 			   size_t k)
 {
@@ -83,6 +84,7 @@ static size_t series_entry(const struct jl_engine *eng, const struct jl_series *
 		th->pool_size = workers_of(workers, nworkers, es->unit);
 	}
 	th->measured = es->measured;
+	th->sampled = es->measured && !es->trace_only;
 	jl_policy_format(spec->place.policy, spec->place.priority, spec->place.nice, true, th->policy, sizeof(th->policy));
 	if (spec->beh.attach[0]) /* a thread jitterlab did not place: its policy from the trace's priorities */
 		th->policy[0] = '\0';
@@ -91,7 +93,7 @@ static size_t series_entry(const struct jl_engine *eng, const struct jl_series *
 		return k;
 	th->samples = samples + k;
 	th->nsamples = n;
-	for (size_t j = 0; j < n; j++, k++) {
+	for (size_t j = first; j < first + n; j++, k++) {
 		const struct jl_sample *s = jl_series_at(es, j);
 
 		samples[k].release = s->release;
@@ -153,7 +155,7 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 {
 	struct jl_analysis_thread *th;
 	struct worker *workers;
-	size_t total = 0, k = 0, *counts;
+	size_t total = 0, k = 0, *counts, *first;
 	int npool = 0, nworkers, e;
 
 	if (samples)
@@ -165,23 +167,34 @@ struct jl_analysis_thread *jl_trace_engine_series(const struct jl_engine *eng, s
 		return NULL;
 	th = calloc((size_t)(eng->nseries + npool + nworkers) + 1, sizeof(*th));
 	counts = calloc((size_t)eng->nseries + 1, sizeof(*counts));
-	if (!th || !counts)
+	first = calloc((size_t)eng->nseries + 1, sizeof(*first));
+	if (!th || !counts || !first)
 		goto nomem;
-	for (int i = 0; samples && i < eng->nseries; i++)
-		total += counts[i] = jl_series_count(&eng->series[i]);
+	for (int i = 0; samples && i < eng->nseries; i++) {
+		const struct jl_series *es = &eng->series[i];
+
+		/* a ring still being written: only [consumed, count) is there to read (the slots before are
+		 * the next ones written; copying them read the ring round and round, count's worth) */
+		counts[i] = jl_series_count(es);
+		first[i] = es->ring ? atomic_load_explicit(&es->consumed, memory_order_acquire) : 0;
+		counts[i] = counts[i] > first[i] ? counts[i] - first[i] : 0;
+		total += counts[i];
+	}
 	if (samples && !(*samples = calloc(total ? total : 1, sizeof(**samples))))
 		goto nomem;
 	for (int i = 0; i < eng->nseries; i++)
-		k = series_entry(eng, &eng->series[i], counts[i], workers, nworkers, partial, &th[i],
+		k = series_entry(eng, &eng->series[i], first[i], counts[i], workers, nworkers, partial, &th[i],
 				 samples ? *samples : NULL, k);
 	e = pool_entries(eng, workers, nworkers, th, eng->nseries);
 	free(workers);
 	free(counts);
+	free(first);
 	*count = e;
 	return th;
 nomem:
 	free(th);
 	free(counts);
+	free(first);
 	free(workers);
 	return NULL;
 }

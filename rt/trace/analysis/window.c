@@ -13,22 +13,6 @@
 #include "parts.h"
 #include "worst.h"
 
-/* First state of T after TS. */
-static size_t state_after(const struct jl_analysis_thread *t, int64_t ts)
-{
-	size_t lo = 0, hi = t->nstates;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->states[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Running on CPU in [from, to): the thread's own time is "running", IRQs on top of it their parts. */
 static void add_running(const struct jl_analysis *an, int cpu, int64_t from, int64_t to, int32_t pid, int32_t kprio,
 			struct jl_cycle *c)
@@ -160,7 +144,7 @@ static void add_blocked(const struct jl_analysis *an, int32_t self, struct jl_cy
 static void explain_states(const struct jl_analysis *an, const struct jl_analysis_thread *t, int64_t from, int64_t to,
 			   int state, int cpu, int32_t kprio, const char *where, struct jl_cycle *c)
 {
-	size_t k = state_after(t, from);
+	size_t k = jl_analysis_state_after(t, from);
 	int64_t cursor = from, block_from = from;
 
 	for (; k < t->nstates && t->states[k].ts < to; k++) {
@@ -227,7 +211,7 @@ void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t
 				run = &an->threads[j];
 		if (run->npairs)
 			kprio = run->pairs[0].kprio;
-		k = state_after(run, s->wake);
+		k = jl_analysis_state_after(run, s->wake);
 		cpu = c->waking ? c->cpu : k > 0 ? run->states[k - 1].cpu : 0;
 		c->window = JL_WINDOW_RESPONSE;
 		c->cpu = cpu;
@@ -236,25 +220,59 @@ void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t
 		jl_analysis_finish_parts(an, c);
 		return;
 	}
-	if (pi >= 0) {
-		jl_analysis_decompose_cycle(an, ti, &t->pairs[pi], s->release, s->wake, c);
-		kprio = t->pairs[pi].kprio;
-		cpu = t->pairs[pi].cpu;
+	jl_analysis_decompose_loop_response(an, ti, s, pi >= 0 ? &t->pairs[pi] : NULL, si > 0 ? t->samples[si - 1].end : 0, c);
+}
+
+/* Cycle S of loop entry TI, woken by P (NULL: no wakeup matched it; PREV_END: the previous cycle's end, 0
+ * unknown): its wait into C, *KPRIO and *CPU its priority and CPU where the pair says them */
+static void loop_wait(const struct jl_analysis *an, int ti, const struct jl_analysis_sample *s, const struct jl_pair *p,
+		      int64_t prev_end, struct jl_cycle *c, int32_t *kprio, int *cpu)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+
+	if (p) {
+		jl_analysis_decompose_cycle(an, ti, p, s->release, s->wake, c);
+		*kprio = p->kprio;
+		*cpu = p->cpu;
 	} else {
 		/* no wakeup of this release: the previous cycle ran past it (no sleep at all), or it was not
 		 * traced (lost events, or a trace that started later) */
-		int64_t late = si > 0 && t->samples[si - 1].end > s->release ? t->samples[si - 1].end - s->release : 0;
+		int64_t late = prev_end > s->release ? prev_end - s->release : 0;
 
 		if (late > s->wake - s->release)
 			late = s->wake - s->release;
 		if (t->npairs)
-			kprio = t->pairs[0].kprio;
+			*kprio = t->pairs[0].kprio;
 		if (late > 0)
 			jl_cycle_add_part(c, JL_PART_OTHER, "previous cycle overran", -1, 0, late,
 					  "no sleep: the previous cycle ended after this release");
 		if (s->wake - s->release > late)
 			jl_cycle_add_part(c, JL_PART_OTHER, "wakeup (not traced)", -1, 0, s->wake - s->release - late, NULL);
 	}
+}
+
+void jl_analysis_decompose_loop_wait(const struct jl_analysis *an, int ti, const struct jl_analysis_sample *s,
+				     const struct jl_pair *p, int64_t prev_end, struct jl_cycle *c)
+{
+	int32_t kprio = 120;
+	int cpu = -1;
+
+	memset(c, 0, sizeof(*c));
+	loop_wait(an, ti, s, p, prev_end, c, &kprio, &cpu);
+	c->thread = ti;
+	c->cycle = s->cycle;
+}
+
+void jl_analysis_decompose_loop_response(const struct jl_analysis *an, int ti, const struct jl_analysis_sample *s,
+					 const struct jl_pair *p, int64_t prev_end, struct jl_cycle *c)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	int32_t kprio = 120;
+	int cpu = -1;
+	size_t k;
+
+	memset(c, 0, sizeof(*c));
+	loop_wait(an, ti, s, p, prev_end, c, &kprio, &cpu);
 	c->window = JL_WINDOW_RESPONSE;
 	c->thread = ti;
 	c->cycle = s->cycle;
@@ -263,7 +281,7 @@ void jl_analysis_decompose_response(const struct jl_analysis *an, int ti, size_t
 	c->end = s->end;
 	c->miss = s->miss;
 	c->latency_ns = s->wake - s->release; /* the response is end - release */
-	k = state_after(t, s->wake);
+	k = jl_analysis_state_after(t, s->wake);
 	if (cpu < 0)
 		cpu = k > 0 ? t->states[k - 1].cpu : 0;
 	c->cpu = cpu;
@@ -277,7 +295,8 @@ void jl_analysis_decompose_cycle(const struct jl_analysis *an, int ti, const str
 {
 	/* a server's worker has no samples of its own, but its states: what held it after its wakeup (a lock,
 	 * the interpreter's) is said as for a loop */
-	if ((!an->threads[ti].samples && !(an->threads[ti].pool && an->threads[ti].requests)) || wake <= p->switch_in ||
+	if ((!an->threads[ti].samples && !an->threads[ti].sampled && !(an->threads[ti].pool && an->threads[ti].requests)) ||
+	    wake <= p->switch_in ||
 	    !jl_analysis_left_cpu(an, ti, p->switch_in, wake)) {
 		jl_analysis_decompose(an, p, release, wake, c);
 		return;
@@ -297,7 +316,7 @@ bool jl_analysis_left_cpu(const struct jl_analysis *an, int ti, int64_t from, in
 {
 	const struct jl_analysis_thread *t = &an->threads[ti];
 
-	for (size_t k = state_after(t, from); k < t->nstates && t->states[k].ts < to; k++)
+	for (size_t k = jl_analysis_state_after(t, from); k < t->nstates && t->states[k].ts < to; k++)
 		if (t->states[k].what == JL_TS_PREEMPTED || t->states[k].what == JL_TS_BLOCKED)
 			return true;
 	return false;

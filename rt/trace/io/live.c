@@ -48,7 +48,7 @@ struct live_series {
 	int64_t last_release;
 	int64_t rel[JL_KEEP_TAIL];    /* the releases of its last cycles (a ring): its kept tail's start */
 	bool seen;
-	int64_t (*cyc)[2];            /* every measured cycle (release, wake) since the last step: the matcher's */
+	struct jl_analysis_sample *cyc; /* every measured cycle since the last step: the matcher's */
 	size_t ncyc, capcyc;
 };
 
@@ -129,7 +129,7 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 	if (L->matching) {
 		if (k->ncyc == k->capcyc) {
 			size_t cap = k->capcyc ? k->capcyc * 2 : 256;
-			int64_t (*g)[2] = realloc(k->cyc, cap * sizeof(*g));
+			struct jl_analysis_sample *g = realloc(k->cyc, cap * sizeof(*g));
 
 			if (!g) {
 				atomic_store(&L->error, ENOMEM);
@@ -139,8 +139,7 @@ void jl_trace_live_cycle(struct jl_trace *t, int series, const struct jl_sample 
 			k->cyc = g;
 			k->capcyc = cap;
 		}
-		k->cyc[k->ncyc][0] = x->release;
-		k->cyc[k->ncyc++][1] = x->wake;
+		k->cyc[k->ncyc++] = s;
 	}
 	pthread_mutex_unlock(&L->mu);
 }
@@ -177,7 +176,7 @@ static void take_windows(struct jl_trace_live *L)
 	for (int i = 0; L->matching && i < L->nser; i++) {
 		struct live_series *k = &L->ser[i];
 
-		if (k->ncyc && jl_analysis_prune_cycles(&L->an, i, (const int64_t (*)[2])k->cyc, k->ncyc) < 0)
+		if (k->ncyc && jl_analysis_prune_cycles(&L->an, i, k->cyc, k->ncyc) < 0)
 			atomic_store(&L->error, ENOMEM);
 		k->ncyc = 0;
 	}
