@@ -202,6 +202,8 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "the plots", NULL },
 	{ "latency-intervals.svg", "svg", "gnuplot installed, not --quiet, [run] interval",
 	  "each loop's worst latency per interval of the run, log scale", "the plots", NULL },
+	{ "tail.svg", "svg", "gnuplot installed, not --quiet, a traced run whose tail was counted",
+	  "per loop one bar: its latency tail's excess over p50 by cause (summary.json trace.tail)", "the plots", NULL },
 	{ "ticks.svg", "svg", "gnuplot installed, not --quiet",
 	  "each loop's completed cycles around the worst one, one mark each (0.6 s window)", "the plots", NULL },
 };

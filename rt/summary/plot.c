@@ -228,6 +228,7 @@ static int64_t bin_width(int64_t max)
 #define MAX_POINTS 3000
 
 static int plot_intervals(const char *exe, const char *run_dir, bool *failed);
+static int plot_tail(const char *exe, const char *run_dir, bool *failed);
 
 /* The latency histogram's script: one index per series, "bin_us count width_us", log counts. NULL when it
  * cannot be made. */
@@ -379,6 +380,7 @@ int jl_plot_run(const char *run_dir, char *err, size_t errlen)
 		return -1;
 	}
 	made += plot_intervals(exe, run_dir, &failed); /* from summary.json: whatever samples.csv holds */
+	made += plot_tail(exe, run_dir, &failed);
 	n = read_samples(run_dir, ser, MAX_SERIES);
 	if (n <= 0) {
 		snprintf(err, errlen, "plots: no samples in %s/samples.csv", run_dir);
@@ -753,4 +755,120 @@ static int plot_intervals(const char *exe, const char *run_dir, bool *failed)
 		fclose(f);
 	json_object_put(doc);
 	return made;
+}
+
+#define TAIL_CAUSES 7 /* named in the key; the rest of each loop's excess is one segment */
+
+/* The loops whose tail has an excess (summary.json trace.tail.NAME), at most MAX_SERIES: names in L */
+static int tail_loops(json_object *tails, const char **l)
+{
+	int n = 0;
+
+	json_object_object_foreach(tails, name, t) {
+		if (n < MAX_SERIES && name_ok(name) && json_object_get_boolean(jget(t, JL_K(computed))) &&
+		    json_object_get_int64(jget(jget(t, JL_K(excess)), JL_K(total_ns))) > 0)
+			l[n++] = name;
+	}
+	return n;
+}
+
+/* The causes to name: the largest by their summed share over the loops, at most TAIL_CAUSES, into C */
+static int tail_causes(json_object *tails, const char **l, int nl, const char **c)
+{
+	const char *name[64];
+	double share[64];
+	int n = 0, k = 0;
+
+	for (int i = 0; i < nl; i++) {
+		json_object *cs = jget(jget(jget(tails, l[i]), JL_K(excess)), JL_K(causes));
+
+		for (size_t j = 0; cs && j < json_object_array_length(cs); j++) {
+			json_object *x = json_object_array_get_idx(cs, j);
+			const char *cn = json_object_get_string(jget(x, JL_K(cause)));
+			int at = 0;
+
+			while (at < n && strcmp(name[at], cn))
+				at++;
+			if (at == n && n < 64)
+				name[n] = cn, share[n++] = 0;
+			if (at < n)
+				share[at] += json_object_get_double(jget(x, JL_K(share)));
+		}
+	}
+	for (; k < TAIL_CAUSES && k < n; k++) { /* selection of the largest */
+		int best = k;
+
+		for (int j = k + 1; j < n; j++)
+			if (share[j] > share[best])
+				best = j;
+		c[k] = name[best], name[best] = name[k], share[best] = share[k];
+	}
+	return k;
+}
+
+/* CAUSE's share of loop T's tail excess (0: not among its causes) */
+static double tail_share(json_object *t, const char *cause)
+{
+	json_object *cs = jget(jget(t, JL_K(excess)), JL_K(causes));
+
+	for (size_t j = 0; cs && j < json_object_array_length(cs); j++)
+		if (!strcmp(json_object_get_string(jget(json_object_array_get_idx(cs, j), JL_K(cause))), cause))
+			return json_object_get_double(jget(json_object_array_get_idx(cs, j), JL_K(share)));
+	return 0;
+}
+
+/* tail.svg: per loop one horizontal bar, its tail's excess over p50 split by cause (summary.json trace.tail),
+ * the largest causes over all loops named in the key, each loop's rest one grey segment. */
+static int plot_tail(const char *exe, const char *run_dir, bool *failed)
+{
+	char path[PATH_MAX];
+	const char *loops[MAX_SERIES], *causes[TAIL_CAUSES];
+	json_object *doc, *tails;
+	int nl, nc;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
+	doc = json_object_from_file(path);
+	tails = jget(jget(doc, JL_K(trace)), JL_K(tail));
+	if (!tails || !(nl = tail_loops(tails, loops)) || !(f = script_new(900, 160 + 60 * nl, 11))) {
+		json_object_put(doc);
+		return 0;
+	}
+	nc = tail_causes(tails, loops, nl, causes);
+	fprintf(f, "$t << EOD\n");
+	for (int k = 0; k <= nc; k++) { /* index k: cause k's segment of each loop (nc: the rest) */
+		for (int i = 0; i < nl; i++) {
+			json_object *t = jget(tails, loops[i]);
+			double from = 0, w = 0;
+
+			for (int j = 0; j < k && j < nc; j++)
+				from += tail_share(t, causes[j]);
+			if (k < nc)
+				w = tail_share(t, causes[k]);
+			else
+				w = from < 1 ? 1 - from : 0;
+			fprintf(f, "%.3f %d %.3f 0.3\n", 100 * (from + w / 2), i, 100 * w / 2);
+		}
+		fprintf(f, "\n\n");
+	}
+	fprintf(f, "EOD\nset title 'what each loop''s latency tail is made of: its cycles above p99 and its misses, their "
+		   "latency over p50 by cause'\nset xlabel 'share of the tail''s excess over p50 (%%)'\nset xrange [0:100]\n"
+		   "set yrange [-0.6:%d.6]\nset key outside bottom center horizontal maxrows 3 noenhanced\nset ytics (", nl - 1);
+	for (int i = 0; i < nl; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		gp_str(f, loops[i]);
+		fprintf(f, " %d", i);
+	}
+	fprintf(f, ") noenhanced\nset style fill solid 0.85 border -1\nplot ");
+	for (int k = 0; k <= nc; k++) {
+		fprintf(f, "%s$t index %d using 1:2:3:4 with boxxyerror ", k ? ", " : "", k);
+		if (k < nc)
+			fprintf(f, "lc %d title ", k + 1);
+		else
+			fprintf(f, "lc rgb '#bbbbbb' title ");
+		gp_str(f, k < nc ? causes[k] : "the rest");
+	}
+	fprintf(f, "\n");
+	json_object_put(doc);
+	return render(exe, f, run_dir, "tail.svg", failed);
 }
