@@ -2,9 +2,12 @@
 # The design question in one command: a 100 Hz control loop under policy {fifo 80, other} x placement
 # {same CPU as its neighbour, other CPU} x neighbour load {none, CFS sin(), FIFO 90 spinner, memory
 # streamer}, 3+ interleaved runs each (scenarios/matrix.ini), ending in one table (rate, latency p99/max,
-# period max, misses, each with its run-to-run CV), the verdicts of the compared pairs and strip plots.
+# period max, misses, each with its run-to-run CV), the factor effects (how much each factor and each
+# two-factor interaction changes each metric, with its CI), what each condition's latency tail is made of
+# (its runs pooled: the cycles above p99 and the misses, by cause), the verdicts of the compared pairs and
+# strip plots.
 #   sudo scripts/matrix.sh [--runs N] [--duration D] [--out DIR] [any other `jitterlab sweep` option]
-# About 5 minutes with the defaults (16 conditions x 3 runs x 6 s).
+# About 6 minutes with the defaults (16 conditions x 3 runs x 6 s).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${JITTERLAB:-$here/build/jitterlab}

@@ -62,7 +62,7 @@ enum jl_run_key {
 	JL_RUN_KEY_TRACE_THRESHOLD, JL_RUN_KEY_ISOLATE, JL_RUN_KEY_IRQ_AFFINITY, JL_RUN_KEY_HOUSEKEEPING, JL_RUN_KEY_CPU_DMA_LATENCY,
 	JL_RUN_KEY_RT_RUNTIME, JL_RUN_KEY_FAIR_SERVER, JL_RUN_KEY_SEED, JL_RUN_KEY_GRACE, JL_RUN_KEY_CLEANUP, JL_RUN_KEY_SAMPLES,
 	JL_RUN_KEY_SAMPLES_MEMORY, JL_RUN_KEY_INTERVAL, JL_RUN_KEY_STOP_AT, JL_RUN_KEY_CHECKPOINT, JL_RUN_KEY_TRACE_KEEP,
-	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_HISTOGRAM, JL_RUN_KEY_N
+	JL_RUN_KEY_PERCENTILES, JL_RUN_KEY_HISTOGRAM, JL_RUN_KEY_TAIL, JL_RUN_KEY_N
 };
 
 /* [run] samples: what samples.csv holds. auto: every cycle, unless the run is long (samples_memory:
@@ -120,6 +120,7 @@ struct jl_run_spec {
 	struct jl_stop_at stop_at;
 	enum jl_trace_keep trace_keep;
 	enum jl_percentiles percentiles;
+	bool tail;                  /* count each loop's latency tail by cause from every cycle (trace.tail) */
 	int key_line[JL_RUN_KEY_N];
 };
 

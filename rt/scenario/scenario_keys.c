@@ -557,6 +557,25 @@ KEY_FORMAT(fmt_trace_keep)
 	return trace_keep_names[v->run->trace_keep];
 }
 
+static const char *const tail_names[] = { "off", "on" };
+
+KEY_PARSE(run_tail)
+{
+	int m = mode_of(tail_names, sizeof(tail_names) / sizeof(tail_names[0]), value, "tail", d->range, why, wl);
+
+	(void)key;
+	if (m < 0)
+		return -1;
+	v->run->tail = m == 1;
+	return 0;
+}
+
+KEY_FORMAT(fmt_tail)
+{
+	(void)buf, (void)len;
+	return tail_names[v->run->tail];
+}
+
 static const char *const percentiles_names[] = { "auto", "exact", "histogram" };
 
 KEY_PARSE(run_percentiles)
@@ -806,6 +825,10 @@ static const struct jl_key_desc run_keys[] = {
 		  "loop's 16 worst cycles and first 100 misses, and the last 8 MB per CPU; the disk stays bounded "
 		  "whatever the duration); auto: worst when the run is long (samples_memory), all otherwise",
 	  .parse = run_trace_keep, .format = fmt_trace_keep },
+	{ .name = "tail", .slot = JL_RUN_KEY_TAIL, .syntax = "on|off", .def = "on", .range = "on or off",
+	  .help = "a traced run counts what each loop's latency tail (the cycles above p99 and the misses) is made "
+		  "of, by cause, from every cycle (summary.json trace.tail, tail.svg); off spares the analysis that "
+		  "work (make bench measures it)", .parse = run_tail, .format = fmt_tail },
 	{ .name = "percentiles", .slot = JL_RUN_KEY_PERCENTILES, .syntax = "auto|exact|histogram", .def = "auto",
 	  .range = "auto, exact or histogram",
 	  .help = "how the loops' percentiles are found (every loop keeps a ring): exact (every value also "

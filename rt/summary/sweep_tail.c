@@ -10,6 +10,7 @@
 
 #include "../base/summary_keys.h"
 #include "sweep.h"
+#include "verdict.h"
 
 /* Add table T of one run (trace.tail.X.excess or .response) into ACC (cause -> {kind, ns, largest_in}) */
 static void add_table(json_object *acc, json_object *t, double *total)
@@ -130,7 +131,7 @@ void jl_sweep_print_tails(FILE *out, json_object *sweep, const char *thread, boo
 
 	for (size_t c = 0; conds && c < json_object_array_length(conds); c++) {
 		json_object *co = json_object_array_get_idx(conds, c), *t = jl_sj_get(jl_sj_get(co, "tail"), thread);
-		json_object *ex = jl_sj_get(t, JL_K(excess)), *causes = jl_sj_get(ex, JL_K(causes));
+		json_object *ex = jl_sj_get(t, JL_K(excess));
 		double total = jl_sj_getd(ex, JL_K(total_ns), 0);
 		int shown = 0;
 
@@ -145,15 +146,13 @@ void jl_sweep_print_tails(FILE *out, json_object *sweep, const char *thread, boo
 			jl_sj_gets(co, "label", "?"), (long long)jl_sj_getd(t, JL_K(cycles), 0),
 			(long long)jl_sj_getd(t, JL_K(measured_cycles), 0), (int)jl_sj_getd(t, "runs", 0),
 			(long long)jl_sj_getd(t, JL_K(above), 0), (long long)jl_sj_getd(t, JL_K(misses), 0), total / 1e6);
-		for (size_t k = 0; causes && k < json_object_array_length(causes) && shown < 3; k++) {
-			json_object *x = json_object_array_get_idx(causes, k);
-			double share = jl_sj_getd(x, JL_K(share), 0);
-
-			if (share < 0.005)
-				continue;
-			fprintf(out, "%s %s %.0f%%", shown ? "," : "", jl_sj_gets(x, JL_K(cause), "?"), 100 * share);
-			shown++;
+		shown = jl_verdict_tail_causes(out, ex, 3);
+		if (!shown)
+			fprintf(out, " none over p50");
+		if (jl_sj_getd(t, JL_K(misses), 0) > 0) {
+			fprintf(out, "; the misses' responses:");
+			jl_verdict_tail_causes(out, jl_sj_get(t, JL_K(response)), 2);
 		}
-		fprintf(out, "%s\n", shown ? "" : " none over p50");
+		fprintf(out, "\n");
 	}
 }

@@ -169,29 +169,14 @@ static int entries(json_object *summary, struct entry **e, int *n)
 	return 0;
 }
 
-/* Loop THREAD's tail in one line, from trace.tail: the causes of its excess over p50, largest first. */
-static void tail_line(FILE *out, json_object *summary, const char *thread)
+int jl_verdict_tail_causes(FILE *out, json_object *table, int max)
 {
-	json_object *trace = NULL, *tails = NULL, *t = NULL, *ex = NULL, *causes = NULL;
+	json_object *causes = NULL;
 	int shown = 0;
 
-	if (!json_object_object_get_ex(summary, JL_K(trace), &trace) || !json_object_object_get_ex(trace, JL_K(tail), &tails) ||
-	    !json_object_object_get_ex(tails, thread, &t) || !json_object_object_get_ex(t, JL_K(excess), &ex) ||
-	    !json_object_object_get_ex(ex, JL_K(causes), &causes) || !num(t, JL_K(cycles)) ||
-	    !json_object_array_length(causes))
-		return;
-	{
-		double total = (double)num(ex, JL_K(total_ns));
-		long long misses = (long long)num(t, JL_K(misses));
-
-		fprintf(out, "    tail (%lld cycles: %lld above %.0f us, p99's bucket", (long long)num(t, JL_K(cycles)),
-			(long long)num(t, JL_K(above)), (double)num(t, JL_K(threshold_ns)) / 1e3);
-		if (misses)
-			fprintf(out, ", %lld missed", misses);
-		fprintf(out, "; %.*f %s over p50 in all):", total >= 1e9 ? 2 : 1, total >= 1e9 ? total / 1e9 : total / 1e6,
-			total >= 1e9 ? "s" : "ms");
-	}
-	for (size_t k = 0; k < json_object_array_length(causes) && shown < 3; k++) {
+	if (!table || !json_object_object_get_ex(table, JL_K(causes), &causes))
+		return 0;
+	for (size_t k = 0; k < json_object_array_length(causes) && shown < max; k++) {
 		json_object *c = json_object_array_get_idx(causes, k), *sh = NULL;
 		double share = json_object_object_get_ex(c, JL_K(share), &sh) ? json_object_get_double(sh) : 0;
 
@@ -199,6 +184,37 @@ static void tail_line(FILE *out, json_object *summary, const char *thread)
 			continue;
 		fprintf(out, "%s %s %.0f%%", shown ? "," : "", str(c, JL_K(cause)), 100 * share);
 		shown++;
+	}
+	return shown;
+}
+
+/* Loop THREAD's tail in one line, from trace.tail: the causes of its excess over p50, largest first, and
+ * where it missed, of the misses' responses (where every cycle misses, p50 is late too: the excess says
+ * little, the responses why). */
+static void tail_line(FILE *out, json_object *summary, const char *thread)
+{
+	json_object *trace = NULL, *tails = NULL, *t = NULL, *ex = NULL, *resp = NULL;
+	double total;
+	long long misses;
+
+	if (!json_object_object_get_ex(summary, JL_K(trace), &trace) || !json_object_object_get_ex(trace, JL_K(tail), &tails) ||
+	    !json_object_object_get_ex(tails, thread, &t) || !json_object_object_get_ex(t, JL_K(excess), &ex) ||
+	    !num(t, JL_K(cycles)))
+		return;
+	json_object_object_get_ex(t, JL_K(response), &resp);
+	total = (double)num(ex, JL_K(total_ns));
+	misses = (long long)num(t, JL_K(misses));
+	fprintf(out, "    tail (%lld cycles: %lld above %.0f us, p99's bucket", (long long)num(t, JL_K(cycles)),
+		(long long)num(t, JL_K(above)), (double)num(t, JL_K(threshold_ns)) / 1e3);
+	if (misses)
+		fprintf(out, ", %lld missed", misses);
+	fprintf(out, "; %.*f %s over p50 in all):", total >= 1e9 ? 2 : 1, total >= 1e9 ? total / 1e9 : total / 1e6,
+		total >= 1e9 ? "s" : "ms");
+	if (!jl_verdict_tail_causes(out, ex, 3))
+		fprintf(out, " none over p50");
+	if (misses) {
+		fprintf(out, "; the misses' responses:");
+		jl_verdict_tail_causes(out, resp, 2);
 	}
 	fprintf(out, "\n");
 }

@@ -25,6 +25,10 @@ json_object *jl_verdict_session(json_object *summary);
  * (nothing when it has none), and how to install it when not INSTALLED. */
 void jl_verdict_kshark(FILE *out, json_object *summary, const char *dir, bool installed);
 
+/* The largest causes of a tail table (summary.json trace.tail.X.excess or .response, or a sweep's pooled
+ * one), at most MAX, each " NAME NN%" after a comma, those under 0.5% left out; the count printed. */
+int jl_verdict_tail_causes(FILE *out, json_object *table, int max);
+
 /* "verdict: ..." for SUMMARY, one line. */
 void jl_verdict_line(FILE *out, json_object *summary);
 

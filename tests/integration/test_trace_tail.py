@@ -167,3 +167,14 @@ def test_sweep_pools_each_conditions_tail(jl, scenario, tmp_path):
     assert "control: what the latency tail is made of (each condition's runs pooled)" in r.stdout
     line = [x for x in r.stdout.splitlines() if x.strip().startswith("spinner ") and "tail cycles of" in x]
     assert line and "waited behind spinner (FIFO 90)" in line[0] or top[0]["share"] < 0.1, r.stdout[-3000:]
+
+
+def test_tail_off_counts_nothing(jl, scenario):
+    """`[run] tail = off`: each loop's tail says why it was not counted; no line, no plot."""
+    path = scenario("tailoff", TAIL.replace("trace = sched", "trace = sched\n    tail = off").replace("3s", "1s"))
+    r = jl("run", path, timeout=120)
+    assert r.rc in (0, 3), r.stderr[-2000:]
+    tail = r.summary()["trace"]["tail"]["control"]
+    assert tail == {"computed": False, "why": "[run] tail = off"}, tail
+    assert "    tail (" not in r.stdout
+    assert not (r.dir / "tail.svg").exists()

@@ -300,7 +300,7 @@ static void analyse_live(struct jl_analysis *an, const struct gen *g, struct jl_
 	struct arrival *arr;
 
 	assert_int_equal(jl_analysis_prune_live(an, g->from), 1);
-	assert_int_equal(jl_analysis_prune_match(an, true), 1); /* every cycle matched as it comes */
+	assert_int_equal(jl_analysis_prune_match(an, true, true), 1); /* every cycle matched as it comes */
 	for (int i = 0; i < NLOOPS; i++) {
 		total += g->ns[i];
 		jl_topk_init(&lat[i], 16);

@@ -578,7 +578,7 @@ static int grow(void *arr, size_t *cap, size_t size)
 	return 0;
 }
 
-int jl_analysis_prune_match(struct jl_analysis *an, bool spill)
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill, bool tail)
 {
 	struct jl_analysis_prune *p = an->prune;
 
@@ -598,7 +598,8 @@ int jl_analysis_prune_match(struct jl_analysis *an, bool spill)
 		m->seen = INT64_MIN;
 		if (an->threads[i].measured && (jl_stream_init(&m->lat, 1, true) < 0 || (spill && jl_spill_open(&m->spill))))
 			return -1;
-		if (an->threads[i].measured && an->threads[i].sampled && !an->threads[i].executor && !(m->tail = jl_tail_new()))
+		if (tail && an->threads[i].measured && an->threads[i].sampled && !an->threads[i].executor &&
+		    !(m->tail = jl_tail_new()))
 			return -1;
 	}
 	return 1;

@@ -66,9 +66,9 @@ bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from
  * (jl_analysis_prune_cycles, in release order per entry, each before the events after its wake are fed)
  * matches each to its wakeup as the whole analysis would, in flat memory: the counts and the matched
  * wakeups' latencies (every one to a file too when SPILL: exact percentiles) are then every cycle's,
- * not only the kept ones'. 1: matching; 0: not this analysis (not live, or series sharing a thread);
+ * not only the kept ones'; TAIL: each cycle explained as it is resolved, for the tail (tail.c). 1: matching; 0: not this analysis (not live, or series sharing a thread);
  * -1: ENOMEM. */
-int jl_analysis_prune_match(struct jl_analysis *an, bool spill);
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill, bool tail);
 int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const struct jl_analysis_sample *c, size_t n);
 /* After the last event: entry TI's cycles measured (released at or after from) and matched, and the
  * latencies of the pairs they matched (D, *N); false when the analysis was not matching. */

@@ -343,7 +343,9 @@ static void tail_of(struct jl_analysis *an, const struct jl_trace_summary_in *in
 
 	if (jl_analysis_prune_tail(an, ti, t))
 		return;
-	if (in->pages_dropped)
+	if (in->no_tail)
+		why = "[run] tail = off";
+	else if (in->pages_dropped)
 		why = "the flight recorder kept some of the trace's pages only: the tail needs every cycle's events";
 	else if (an->prune)
 		why = "the analysis kept only the windows of the cycles it explains (a long run analysed after it): the "

@@ -98,8 +98,12 @@ static void cause_name(const struct jl_part *p, char *buf, size_t len)
 	case JL_PART_RUNNING:
 		snprintf(buf, len, "%s", p->name[0] ? p->name : jl_part_kind_name(p->kind));
 		break;
-	default: /* the kind, and what it names ("throttle: RT throttling", "blocked: futex") */
-		snprintf(buf, len, "%s%s%s", jl_part_kind_name(p->kind), p->name[0] ? ": " : "", p->name);
+	default: /* the kind, and what it names ("throttle: RT throttling"), unless the name says it already
+		  * ("blocked, woken by ...") */
+		if (!strncmp(p->name, jl_part_kind_name(p->kind), strlen(jl_part_kind_name(p->kind))))
+			snprintf(buf, len, "%s", p->name);
+		else
+			snprintf(buf, len, "%s%s%s", jl_part_kind_name(p->kind), p->name[0] ? ": " : "", p->name);
 	}
 }
 
