@@ -50,6 +50,9 @@ $(BUILD)/obj/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# report_html.c carries report_html.js (.incbin)
+$(BUILD)/obj/rt/cmd/report_html.o: rt/cmd/report_html.js
+
 $(BUILD)/libjitterlab.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^

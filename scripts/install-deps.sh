@@ -19,12 +19,13 @@
 #   - one line per step; apt's whole output goes to build/install-deps.log, whose path is printed on failure;
 #   - every package of the profile is installed at the end, or the script says which is not and exits 1.
 #     A row marked `soft` may be missing from the machine's package sources below the `check` profile
-#     (rtla on distributions that do not package it): then it is said, and the rest goes on.
+#     (rtla on distributions that do not package it), a row marked `opt` in every profile (chromium: Ubuntu
+#     offers it only as a snap; the test that needs it says it skipped): then it is said, and the rest goes on.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-# The one list. Columns: package, profile, soft|- , what it is for.
+# The one list. Columns: package, profile, soft|opt|- , what it is for.
 read -r -d '' TABLE <<'EOF' || true
 build-essential        build  -     the compiler, make
 pkg-config             build  -     the build finds every library with it
@@ -58,6 +59,7 @@ xauth                  check  -     the same (xvfb-run)
 qemu-system-x86        check  -     the RT lane: a freshly booted PREEMPT_RT guest (tests/rt/guest.sh)
 busybox-static         check  -     the RT lane guest's /init and tools
 universal-ctags        check  -     the function-length ratchet (scripts/long-functions.sh --check)
+chromium               check  opt   report.html in a real browser: rendered, printed to A4, its DOM read (test_report_html.py)
 EOF
 
 # profile -> the profiles whose rows it takes
@@ -78,7 +80,8 @@ rows() {
     while read -r pkg prof soft _; do
         [ -n "$pkg" ] || continue
         case $inc in *" $prof "*) ;; *) continue ;; esac
-        [ "$1" = check ] && soft=-
+        [ "$1" = check ] && [ "$soft" = soft ] && soft=-
+        [ "$soft" = opt ] && soft=soft
         echo "$pkg $soft"
     done <<<"$TABLE"
 }

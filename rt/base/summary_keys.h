@@ -384,6 +384,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(thread, "expect[] host.restore.pending[] threads[] trace.worst[] trace.kernelshark_cycle", "the thread's name (null: none)") \
 	X(threads, ". executors[] locks[] trace.probe.rings", "series; pool threads; per taker; threads with a ring") \
 	X(threads_shielded, "host.shield", "measured threads placed in the shield") \
+	X(threshold_from, "trace.tail.*", "what threshold_ns rounds up: p99, or tail ([run] tail's latency)") \
 	X(threshold_ns, "stop_at trace.tail.*", "the stop_at threshold; the tail's: the top of the bucket holding p99 (at most 12.5% above it)") \
 	X(tid, "executors[].threads[] locks[].threads.* threads[] trace.pi_boosts[] trace.sched_switch.* trace.worst[]", "thread id") \
 	X(timer_clock, "threads[].release", "of from_waking: its timer runs on a clock not placed on the trace's (the wall clock was set)") \

@@ -49,6 +49,7 @@ struct input {
 	struct jl_trace_advice_in advice; /* the host facts the advice reads (unknown without a summary) */
 	char chosen_thread[JL_ANALYSIS_NAME_MAX]; /* the run's kernelshark.json cycle (trace.kernelshark_cycle) */
 	int64_t chosen_cycle;                    /* -1: none */
+	int64_t tail_ns;                         /* the run's [run] tail (summary.json trace.tail): -1 off, 0 p99 */
 };
 
 static void input_free(struct input *in)
@@ -66,6 +67,25 @@ static int thread_index(const struct input *in, const char *name)
 }
 
 /* threads[] of summary.json: name, tid, policy, priority, nice, measured. */
+/* The [run] tail the run counted with, from its trace.tail (-1: off; 0: p99 or not said; else the threshold) */
+static int64_t run_tail(json_object *root)
+{
+	json_object *trace, *tails, *v;
+
+	if (!json_object_object_get_ex(root, JL_K(trace), &trace) || !json_object_object_get_ex(trace, JL_K(tail), &tails) ||
+	    !json_object_is_type(tails, json_type_object))
+		return 0;
+	json_object_object_foreach(tails, name, t) {
+		(void)name;
+		if (json_object_object_get_ex(t, JL_K(why), &v) && !strcmp(json_object_get_string(v), "[run] tail = off"))
+			return -1;
+		if (json_object_object_get_ex(t, JL_K(threshold_from), &v) && !strcmp(json_object_get_string(v), "tail") &&
+		    json_object_object_get_ex(t, JL_K(threshold_ns), &v))
+			return json_object_get_int64(v); /* its bucket's top: the same bucket again */
+	}
+	return 0;
+}
+
 static int load_summary(const char *dir, struct input *in, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -137,6 +157,7 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 			in->have_budget = true;
 			jl_trace_advice_from_host(host, &in->advice);
 		}
+		in->tail_ns = run_tail(root);
 	}
 	json_object_put(root);
 	return 0;
@@ -404,6 +425,7 @@ static int analyse_trace(struct analysis_run *r, bool dir)
 	sin.lost_events = info.lost_events;
 	sin.lost_gaps = info.lost_gaps;
 	sin.from = r->in.from;
+	sin.tail_ns = r->in.tail_ns;
 	if (jl_trace_summarize(&r->an, &sin, &r->block, &r->text, r->worst, &r->nworst) < 0) {
 		snprintf(r->err, sizeof(r->err), "analyze: out of memory");
 		return -1;

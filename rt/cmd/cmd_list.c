@@ -37,17 +37,6 @@ const struct jl_cli jl_cli_list = { "list", "",
 				    "scenario sections and keys",
 				    list_opts };
 
-const struct jl_exit_status jl_exit_statuses[] = {
-	{ JL_EXIT_OK, "ran, and every [expect] and [budget] held (compare and sweep --baseline: every [gate] held)" },
-	{ JL_EXIT_RUNTIME, "runtime failure: a policy could not be set, a thread died, tracing failed where it was "
-			   "required, a file could not be written" },
-	{ JL_EXIT_USAGE, "usage or scenario error: nothing was started or changed" },
-	{ JL_EXIT_EXPECT, "ran, but an [expect] or a [budget] failed, a [gate] failed (compare, sweep --baseline), or "
-			  "the run ended at its [run] stop_at threshold" },
-	{ JL_EXIT_INTERRUPTED, "interrupted by SIGINT or SIGTERM, after everything was put back" },
-};
-const int jl_exit_nstatuses = (int)(sizeof(jl_exit_statuses) / sizeof(jl_exit_statuses[0]));
-
 /* jitterlab(8)'s EXIT STATUS: the table above. */
 static void man8_exit_status(FILE *out)
 {

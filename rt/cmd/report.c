@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report_html.h"
 #include "../../affinity/cli.h"
 #include "commands.h"
 #include "cyclictest.h"
@@ -186,7 +187,7 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 /* The plots `report` refreshes for a run, as written by jl_plot_run. */
 static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
 
-enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN };
+enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN, P_HTML };
 
 static const struct jl_cli_opt report_opts[] = {
 	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
@@ -195,6 +196,8 @@ static const struct jl_cli_opt report_opts[] = {
 			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
 	{ "markdown", 0, NULL, "print a run's or a sweep's table in markdown, as its report.md begins (several runs "
 			       "side by side and cyclictest comparisons stay text)", P_MARKDOWN },
+	{ "html", 0, NULL, "write each run's report.html again (one self-contained page: tables, plots, explained "
+			   "cycles, every summary key) from its summary.json and samples.csv, and say where", P_HTML },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -210,7 +213,7 @@ static void usage(FILE *out)
 struct report_args {
 	char *dirs[MAX_DIRS];
 	int n;
-	bool no_plots, json, markdown;
+	bool no_plots, json, markdown, html;
 };
 
 /* ARGV into A, each directory resolved as it comes: 0, 1 when --help was printed, or -1 after saying what is
@@ -232,6 +235,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		}
 		if (c == P_MARKDOWN) {
 			a->markdown = true;
+			continue;
+		}
+		if (c == P_HTML) {
+			a->html = true;
 			continue;
 		}
 		if (c == JL_CLI_HELP) {
@@ -403,6 +410,21 @@ int cmd_report(int argc, char **argv)
 	}
 	status = load_dirs(&a, sum, docs);
 	print_runs(&a, sum);
+	for (int i = 0; a.html && i < a.n; i++) {
+		char err[512];
+
+		if (!sum[i]) {
+			fprintf(stderr, "jitterlab report: %s: --html writes a run's page (a sweep's and a comparison's are "
+				"not made yet)\n", a.dirs[i]);
+			continue;
+		}
+		if (jl_report_html_run(a.dirs[i], sum[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "jitterlab %s\n", err);
+			status = JL_EXIT_RUNTIME;
+		} else if (!a.json) {
+			printf("report: %s/report.html\n", a.dirs[i]);
+		}
+	}
 	if (a.json)
 		print_json(&a, sum, docs);
 out:

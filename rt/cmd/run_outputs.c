@@ -2,6 +2,7 @@
  * (run_outputs.h). Each file goes through the one atomic, root-safe writer (rt/base/output.c). */
 #include "run_outputs.h"
 #include "compare.h"
+#include "report_html.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,6 +85,17 @@ static int write_parts(const struct jl_run_out *o)
 static int write_summary(const struct jl_run_out *o)
 {
 	return jl_output_write_json(o->dir, "summary.json", o->summary);
+}
+
+static int write_report_html(const struct jl_run_out *o)
+{
+	char err[512];
+
+	if (jl_report_html_run(o->dir, o->summary, err, sizeof(err)) < 0) {
+		fprintf(stderr, "jitterlab: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 static int write_budget_md(const struct jl_run_out *o)
@@ -185,6 +197,11 @@ const struct jl_run_output jl_run_outputs[] = {
 	  "the run's end", write_summary },
 	{ "report.md", "markdown", "every run", "the human summary, with the worst cycles explained",
 	  "the run's end", write_report },
+	{ "report.html", "html", "every run",
+	  "one page to look at, offline and self-contained: the verdict, the machine, the loops' table, the latency "
+	  "histogram (log counts), latency over time with the misses and explained cycles marked, the period "
+	  "distribution, each explained cycle's parts on a time axis, the tail's causes, every summary key",
+	  "the run's end, after summary.json and samples.csv (rt/cmd/report_html.c)", write_report_html },
 	{ "budget.md", "markdown", "a scenario with a [budget]",
 	  "the budget document: per stage its target, the measured p99 and max, the margin left, the conditions "
 	  "(host, load, duration) and the run (a sweep's: means over runs with their 95% CI)",

@@ -120,7 +120,8 @@ struct jl_run_spec {
 	struct jl_stop_at stop_at;
 	enum jl_trace_keep trace_keep;
 	enum jl_percentiles percentiles;
-	bool tail;                  /* count each loop's latency tail by cause from every cycle (trace.tail) */
+	int64_t tail_ns;            /* [run] tail: each loop's latency tail counted by cause from every cycle
+				     * (trace.tail) above p99 (0), or above this latency; -1: off */
 	int key_line[JL_RUN_KEY_N];
 };
 

@@ -557,23 +557,25 @@ KEY_FORMAT(fmt_trace_keep)
 	return trace_keep_names[v->run->trace_keep];
 }
 
-static const char *const tail_names[] = { "off", "on" };
-
 KEY_PARSE(run_tail)
 {
-	int m = mode_of(tail_names, sizeof(tail_names) / sizeof(tail_names[0]), value, "tail", d->range, why, wl);
-
 	(void)key;
-	if (m < 0)
+	if (!strcmp(value, "off") || !strcmp(value, "on") || !strcmp(value, "p99")) {
+		v->run->tail_ns = !strcmp(value, "off") ? -1 : 0;
+		return 0;
+	}
+	if (jl_parse_duration(value, &v->run->tail_ns, why, wl))
 		return -1;
-	v->run->tail = m == 1;
+	if (v->run->tail_ns < 1000) {
+		snprintf(why, wl, "'%s' is out of range (expected %s)", value, d->range);
+		return -1;
+	}
 	return 0;
 }
 
 KEY_FORMAT(fmt_tail)
 {
-	(void)buf, (void)len;
-	return tail_names[v->run->tail];
+	return v->run->tail_ns < 0 ? "off" : v->run->tail_ns ? jl_format_duration(v->run->tail_ns, buf, len) : "p99";
 }
 
 static const char *const percentiles_names[] = { "auto", "exact", "histogram" };
@@ -825,9 +827,11 @@ static const struct jl_key_desc run_keys[] = {
 		  "loop's 16 worst cycles and first 100 misses, and the last 8 MB per CPU; the disk stays bounded "
 		  "whatever the duration); auto: worst when the run is long (samples_memory), all otherwise",
 	  .parse = run_trace_keep, .format = fmt_trace_keep },
-	{ .name = "tail", .slot = JL_RUN_KEY_TAIL, .syntax = "on|off", .def = "on", .range = "on or off",
-	  .help = "a traced run counts what each loop's latency tail (the cycles above p99 and the misses) is made "
-		  "of, by cause, from every cycle (summary.json trace.tail, tail.svg); off spares the analysis that "
+	{ .name = "tail", .slot = JL_RUN_KEY_TAIL, .syntax = "p99|DURATION|off", .def = "p99",
+	  .range = "p99 (or on), off, or a latency of 1us or more",
+	  .help = "a traced run counts what each loop's latency tail is made of, by cause, from every cycle "
+		  "(summary.json trace.tail, tail.svg): the cycles above p99, or above this latency, and the misses "
+		  "(either rounded up to the top of its histogram bucket, at most 12.5%); off spares the analysis that "
 		  "work (make bench measures it)", .parse = run_tail, .format = fmt_tail },
 	{ .name = "percentiles", .slot = JL_RUN_KEY_PERCENTILES, .syntax = "auto|exact|histogram", .def = "auto",
 	  .range = "auto, exact or histogram",

@@ -782,11 +782,13 @@ static int tail_causes(json_object *tails, const char **l, int nl, const char **
 	for (int i = 0; i < nl; i++) {
 		json_object *cs = jget(jget(jget(tails, l[i]), JL_K(excess)), JL_K(causes));
 
-		for (size_t j = 0; cs && j < json_object_array_length(cs); j++) {
+		for (size_t j = 0; json_object_is_type(cs, json_type_array) && j < json_object_array_length(cs); j++) {
 			json_object *x = json_object_array_get_idx(cs, j);
 			const char *cn = json_object_get_string(jget(x, JL_K(cause)));
 			int at = 0;
 
+			if (!cn)
+				continue;
 			while (at < n && strcmp(name[at], cn))
 				at++;
 			if (at == n && n < 64)
@@ -811,8 +813,8 @@ static double tail_share(json_object *t, const char *cause)
 {
 	json_object *cs = jget(jget(t, JL_K(excess)), JL_K(causes));
 
-	for (size_t j = 0; cs && j < json_object_array_length(cs); j++)
-		if (!strcmp(json_object_get_string(jget(json_object_array_get_idx(cs, j), JL_K(cause))), cause))
+	for (size_t j = 0; json_object_is_type(cs, json_type_array) && j < json_object_array_length(cs); j++)
+		if (!strcmp(json_object_get_string(jget(json_object_array_get_idx(cs, j), JL_K(cause))) ?: "", cause))
 			return json_object_get_double(jget(json_object_array_get_idx(cs, j), JL_K(share)));
 	return 0;
 }
@@ -851,7 +853,7 @@ static int plot_tail(const char *exe, const char *run_dir, bool *failed)
 		}
 		fprintf(f, "\n\n");
 	}
-	fprintf(f, "EOD\nset title 'what each loop''s latency tail is made of: its cycles above p99 and its misses, their "
+	fprintf(f, "EOD\nset title 'what each loop''s latency tail is made of: its cycles above p99 (or [run] tail) and its misses, their "
 		   "latency over p50 by cause'\nset xlabel 'share of the tail''s excess over p50 (%%)'\nset xrange [0:100]\n"
 		   "set yrange [-0.6:%d.6]\nset key outside bottom center horizontal maxrows 3 noenhanced\nset ytics (", nl - 1);
 	for (int i = 0; i < nl; i++) {

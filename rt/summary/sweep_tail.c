@@ -18,7 +18,7 @@ static void add_table(json_object *acc, json_object *t, double *total)
 	json_object *causes = jl_sj_get(t, JL_K(causes));
 
 	*total += jl_sj_getd(t, JL_K(total_ns), 0);
-	for (size_t i = 0; causes && i < json_object_array_length(causes); i++) {
+	for (size_t i = 0; json_object_is_type(causes, json_type_array) && i < json_object_array_length(causes); i++) {
 		json_object *c = json_object_array_get_idx(causes, i), *a;
 		const char *name = jl_sj_gets(c, JL_K(cause), "?");
 
@@ -141,11 +141,12 @@ void jl_sweep_print_tails(FILE *out, json_object *sweep, const char *thread, boo
 			fprintf(out, markdown ? "\n**%s: what the latency tail is made of (each condition's runs pooled)**\n\n" :
 						"\n%s: what the latency tail is made of (each condition's runs pooled)\n", thread);
 		head = true;
-		fprintf(out, markdown ? "- %s: %lld tail cycles of %lld in %d run(s) (%lld above p99, %lld missed), %.1f ms over p50:" :
-					"  %-18s %lld tail cycles of %lld in %d run(s) (%lld above p99, %lld missed), %.1f ms over p50:",
+		fprintf(out, markdown ? "- %s: %lld tail cycles of %lld in %d run(s) (%lld above %s, %lld missed), %.1f ms over p50:" :
+					"  %-18s %lld tail cycles of %lld in %d run(s) (%lld above %s, %lld missed), %.1f ms over p50:",
 			jl_sj_gets(co, "label", "?"), (long long)jl_sj_getd(t, JL_K(cycles), 0),
 			(long long)jl_sj_getd(t, JL_K(measured_cycles), 0), (int)jl_sj_getd(t, "runs", 0),
-			(long long)jl_sj_getd(t, JL_K(above), 0), (long long)jl_sj_getd(t, JL_K(misses), 0), total / 1e6);
+			(long long)jl_sj_getd(t, JL_K(above), 0), jl_sj_gets(t, JL_K(threshold_from), "p99"),
+			(long long)jl_sj_getd(t, JL_K(misses), 0), total / 1e6);
 		shown = jl_verdict_tail_causes(out, ex, 3);
 		if (!shown)
 			fprintf(out, " none over p50");

@@ -174,7 +174,7 @@ int jl_verdict_tail_causes(FILE *out, json_object *table, int max)
 	json_object *causes = NULL;
 	int shown = 0;
 
-	if (!table || !json_object_object_get_ex(table, JL_K(causes), &causes))
+	if (!table || !json_object_object_get_ex(table, JL_K(causes), &causes) || !json_object_is_type(causes, json_type_array))
 		return 0;
 	for (size_t k = 0; k < json_object_array_length(causes) && shown < max; k++) {
 		json_object *c = json_object_array_get_idx(causes, k), *sh = NULL;
@@ -204,8 +204,9 @@ static void tail_line(FILE *out, json_object *summary, const char *thread)
 	json_object_object_get_ex(t, JL_K(response), &resp);
 	total = (double)num(ex, JL_K(total_ns));
 	misses = (long long)num(t, JL_K(misses));
-	fprintf(out, "    tail (%lld cycles: %lld above %.0f us, p99's bucket", (long long)num(t, JL_K(cycles)),
-		(long long)num(t, JL_K(above)), (double)num(t, JL_K(threshold_ns)) / 1e3);
+	fprintf(out, "    tail (%lld cycles: %lld above %.0f us, %s bucket", (long long)num(t, JL_K(cycles)),
+		(long long)num(t, JL_K(above)), (double)num(t, JL_K(threshold_ns)) / 1e3,
+		strcmp(str(t, JL_K(threshold_from)), "tail") ? "p99's" : "[run] tail's");
 	if (misses)
 		fprintf(out, ", %lld missed", misses);
 	fprintf(out, "; %.*f %s over p50 in all):", total >= 1e9 ? 2 : 1, total >= 1e9 ? total / 1e9 : total / 1e6,
@@ -398,6 +399,9 @@ void jl_verdict_files(FILE *out, const char *dir)
 	snprintf(path, sizeof(path), "%s/report.md", dir);
 	if (stat(path, &st) == 0)
 		fprintf(out, "report: %s (the table and every explained cycle)\n", path);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	if (stat(path, &st) == 0)
+		fprintf(out, "page: %s (one page to look at, offline: open it in a browser)\n", path);
 	if (n) {
 		qsort(svg, (size_t)n, sizeof(*svg), by_name);
 		fprintf(out, "plots:");

@@ -52,6 +52,7 @@ static inline int jl_test_scenario_same(const struct jl_scenario *x, const struc
 	JL_SAME_FIELD("run.samples_memory", a->samples_memory, b->samples_memory);
 	JL_SAME_FIELD("run.trace_keep", a->trace_keep, b->trace_keep);
 	JL_SAME_FIELD("run.percentiles", a->percentiles, b->percentiles);
+	JL_SAME_FIELD("run.tail", a->tail_ns, b->tail_ns);
 
 	JL_SAME_FIELD("nthreads", x->nthreads, y->nthreads);
 	for (int i = 0; i < x->nthreads; i++) {

@@ -90,6 +90,23 @@ KILLED = """
 
 # ---- the tree walker ----
 
+
+def check_html(p):
+    """report.html: a page whose only active content is its own nonce'd script, whose data (inline JSON) is
+    the run's summary.json as written beside it"""
+    text = p.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>"), p
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', text)
+    assert csp and csp.group(1).startswith("default-src 'none'"), p
+    m = re.search(r'<script type="application/json" id="jl-data">(.*?)</script>', text, re.S)
+    assert m and "<" not in m.group(1), p
+    data = json.loads(m.group(1))
+    assert text.count("<script") == 2, p
+    summary = p.parent / "summary.json"
+    if summary.exists():
+        with open(summary, encoding="utf-8") as f:
+            assert data["summary"] == json.load(f), p
+
 def is_run_dir(d):
     """A run directory holds the run's summary.json (sweeps and comparisons hold sweep.json/cyclictest.json)."""
     return (d / "summary.json").is_file()
@@ -263,6 +280,9 @@ def walk(root):
             elif name == "histogram.txt":
                 check_histfile(p)
                 kind = "hist"
+            elif name.endswith(".html"):
+                check_html(p)
+                kind = "html"
             else:
                 pytest.fail(f"file of a type this test does not know: {p}")
             seen.setdefault(kind, []).append(p)

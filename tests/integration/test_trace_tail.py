@@ -176,5 +176,24 @@ def test_tail_off_counts_nothing(jl, scenario):
     assert r.rc in (0, 3), r.stderr[-2000:]
     tail = r.summary()["trace"]["tail"]["control"]
     assert tail == {"computed": False, "why": "[run] tail = off"}, tail
+    assert "tail = off" in (r.dir / "scenario.ini").read_text()
     assert "    tail (" not in r.stdout
     assert not (r.dir / "tail.svg").exists()
+
+
+def test_tail_above_a_given_latency(jl, scenario):
+    """`[run] tail = 2ms`: the tail is every cycle above 2 ms's bucket (its top, at most 1/8 over 2 ms) and every
+    miss, counted again here from samples.csv."""
+    path = scenario("tailfixed", TAIL.replace("trace = sched", "trace = sched\n    tail = 2ms").replace("3s", "2s"))
+    r = jl("run", path, timeout=120)
+    assert r.rc in (0, 3), r.stderr[-2000:]
+    tail = r.summary()["trace"]["tail"]["control"]
+    assert tail["computed"] is True and tail["threshold_from"] == "tail", tail
+    assert 2000000 <= tail["threshold_ns"] <= 2250000, tail["threshold_ns"]
+    with open(r.dir / "samples.csv") as f:
+        rows = [x for x in csv.DictReader(f) if x["thread"] == "control"]
+    above = {x["cycle"] for x in rows if int(x["latency_ns"]) > tail["threshold_ns"]}
+    missed = {x["cycle"] for x in rows if x["miss"] == "1"}
+    assert tail["above"] == len(above) and tail["misses"] == len(missed), (tail["above"], len(above))
+    assert tail["cycles"] == len(above | missed)
+    assert "above %.0f us, [run] tail's bucket" % (tail["threshold_ns"] / 1e3) in r.stdout

@@ -77,7 +77,11 @@ def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     print(f"cyclictest vs watch: {len(pairs)} cycles aligned at cyclictest's cycle {best}; cyclictest - watch "
           f"median {med / 1000:.2f} us, p1 {diff[len(diff) // 100] / 1000:.2f} us, p99 "
           f"{diff[99 * len(diff) // 100] / 1000:.2f} us; p99 {p99c} / {p99w:.1f} us, max {cw[-1]} / {ww[-1]:.1f} us")
-    assert sum(d >= -1000 for d in diff) >= 0.99 * len(diff), diff[:10]
+    # where they part (seen once in a full check: 10% of the pairs off from about cycle 2,650 on, as if one
+    # side had a cycle more there): the first pair off by more, its neighbours, and the trace's losses
+    bad = [i for i, (a, b) in enumerate(pairs) if a * 1000 - b < -1000]
+    assert len(bad) <= 0.01 * len(diff), (diff[:10], len(bad), bad[:5], pairs[bad[0] - 3:bad[0] + 3],
+                                          s["trace"].get("lost_events"), s["trace"].get("gaps"))
     assert med <= 50_000, med
     assert abs(p99c - p99w) <= max(0.1 * p99c, 20), (p99c, p99w)
     worst = max(pairs, key=lambda p: p[1])  # the watch's worst cycle is cyclictest's, at that cycle

@@ -45,11 +45,11 @@ static int cmp64(const void *a, const void *b)
  * it and every miss; its excess over p50; the misses' responses in all. */
 static void test_tail_arithmetic(void **state)
 {
-	struct jl_tail_acc *a = jl_tail_new();
+	struct jl_tail_acc *a = jl_tail_new(0);
 	struct jl_tail *t = calloc(1, sizeof(*t));
 	int64_t lat[1000], sorted[1000], p50, p99, resp = 0;
 	double want = 0;
-	uint64_t above = 0, misses = 0;
+	uint64_t above = 0, misses = 0, both = 0;
 
 	(void)state;
 	assert_non_null(a);
@@ -59,7 +59,7 @@ static void test_tail_arithmetic(void **state)
 
 		lat[i] = i % 20 == 7 ? 1000000 + (int64_t)i * 4000 : 50000 + (i * 37) % 900;
 		s.wake = s.release + lat[i];
-		s.miss = i % 150 == 3; /* 3, 153, ... 903: short latencies */
+		s.miss = i % 150 == 3 || i == 987; /* 3, 153, ... 903: short latencies; 987: a long one, above too */
 		s.end = s.wake + (s.miss ? 2000000 : 100000);
 		jl_tail_add(a, NULL, 0, &s, NULL, 0);
 		if (s.miss)
@@ -75,16 +75,18 @@ static void test_tail_arithmetic(void **state)
 	assert_true(t->threshold >= p99 && t->threshold <= p99 + p99 / 8);
 	assert_true(llabs(t->p50 - p50) <= p50 / 8);
 	for (int i = 0; i < 1000; i++) {
-		bool miss = i % 150 == 3;
+		bool miss = i % 150 == 3 || i == 987;
 
 		above += lat[i] > t->threshold;
 		misses += miss;
+		both += miss && lat[i] > t->threshold;
 		if (lat[i] > t->threshold || miss)
 			want += (double)(lat[i] - t->p50);
 	}
 	assert_int_equal((int)t->above, (int)above);
 	assert_int_equal((int)t->misses, (int)misses);
-	assert_int_equal((int)t->cycles, (int)(above + misses)); /* no miss is above: the union is the sum */
+	assert_int_equal((int)both, 1); /* cycle 987 is above and missed: counted once */
+	assert_int_equal((int)t->cycles, (int)(above + misses - both));
 	assert_true(above > 0 && above <= 10);
 	/* the misses' excess is a few us each, above and below p50: their bucket sums as here */
 	assert_true(fabs(t->excess.total_ns - want) <= 1e-6 * want + 6 * 1000);
@@ -98,10 +100,42 @@ static void test_tail_arithmetic(void **state)
 	free(t);
 }
 
+/* A threshold given ([run] tail = 500us): the tail is the cycles above its bucket's top (at most 1/8 over
+ * it) and the misses, whatever p99 is; here 50 of the 1,000 cycles are above it, five times p99's tail. */
+static void test_tail_fixed_threshold(void **state)
+{
+	struct jl_tail_acc *a = jl_tail_new(500000);
+	struct jl_tail *t = calloc(1, sizeof(*t));
+	uint64_t above = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(t);
+	for (int i = 0; i < 1000; i++) {
+		struct jl_analysis_sample s = { .release = 1000000000LL * i, .cycle = (uint64_t)i };
+		int64_t lat = i % 20 == 7 ? 1000000 + (int64_t)i * 4000 : 50000 + (i * 37) % 900;
+
+		s.wake = s.release + lat;
+		s.end = s.wake + 100000;
+		jl_tail_add(a, NULL, 0, &s, NULL, 0);
+	}
+	jl_tail_result(a, t);
+	assert_true(t->computed && t->fixed);
+	assert_true(t->threshold >= 500000 && t->threshold <= 500000 + 500000 / 8);
+	for (int i = 0; i < 1000; i++)
+		above += (i % 20 == 7 ? 1000000 + (int64_t)i * 4000 : 50000 + (i * 37) % 900) > t->threshold;
+	assert_int_equal((int)above, 50);
+	assert_int_equal((int)t->above, 50);
+	assert_int_equal((int)t->cycles, 50);
+	assert_int_equal((int)t->misses, 0);
+	jl_tail_free(a);
+	free(t);
+}
+
 /* No cycle: not computed, and why */
 static void test_empty(void **state)
 {
-	struct jl_tail_acc *a = jl_tail_new();
+	struct jl_tail_acc *a = jl_tail_new(0);
 	struct jl_tail t;
 
 	(void)state;
@@ -116,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_tail_arithmetic),
+		cmocka_unit_test(test_tail_fixed_threshold),
 		cmocka_unit_test(test_empty),
 	};
 

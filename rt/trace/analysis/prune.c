@@ -14,6 +14,7 @@
  * the whole analysis reports, except the wakeup figures: every wakeup, not only those matched to a kept
  * cycle (the others are not known), with the histogram's percentile bound. Pure: no I/O. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -578,7 +579,7 @@ static int grow(void *arr, size_t *cap, size_t size)
 	return 0;
 }
 
-int jl_analysis_prune_match(struct jl_analysis *an, bool spill, bool tail)
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill, int64_t tail_ns)
 {
 	struct jl_analysis_prune *p = an->prune;
 
@@ -598,8 +599,8 @@ int jl_analysis_prune_match(struct jl_analysis *an, bool spill, bool tail)
 		m->seen = INT64_MIN;
 		if (an->threads[i].measured && (jl_stream_init(&m->lat, 1, true) < 0 || (spill && jl_spill_open(&m->spill))))
 			return -1;
-		if (tail && an->threads[i].measured && an->threads[i].sampled && !an->threads[i].executor &&
-		    !(m->tail = jl_tail_new()))
+		if (tail_ns >= 0 && an->threads[i].measured && an->threads[i].sampled && !an->threads[i].executor &&
+		    !(m->tail = jl_tail_new(tail_ns)))
 			return -1;
 	}
 	return 1;
@@ -656,9 +657,11 @@ static void match_resolve(struct jl_analysis *an, int ti, int64_t upto)
 	while (m->ch < m->cn) {
 		const struct jl_analysis_sample *s = &m->cyc[m->ch];
 		const int64_t rel = s->release, wake = s->wake;
+		/* a miss is explained to its end (its response), a cycle to its wake */
+		const int64_t last = m->tail && s->miss && s->end > wake ? s->end : wake;
 		struct match_wakeup *x = NULL;
 
-		if (wake + JL_ANALYSIS_CLOCK_SLACK_NS >= upto ||
+		if (last + JL_ANALYSIS_CLOCK_SLACK_NS >= upto ||
 		    (upto != INT64_MAX && an->pending[ti] && an->pending[ti] <= wake + JL_ANALYSIS_CLOCK_SLACK_NS))
 			break;
 		m->ch++;
@@ -782,8 +785,13 @@ bool jl_analysis_prune_tail(struct jl_analysis *an, int ti, struct jl_tail *out)
 {
 	struct jl_analysis_prune *p = an->prune;
 
-	if (!p || !p->match || !p->match[ti].tail || p->match[ti].failed)
+	if (!p || !p->match || !p->match[ti].tail)
 		return false;
+	if (p->match[ti].failed) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->why, sizeof(out->why), "out of memory: the live analysis found no room for a wakeup");
+		return true;
+	}
 	match_resolve(an, ti, INT64_MAX);
 	jl_tail_result(p->match[ti].tail, out);
 	return true;
@@ -845,7 +853,10 @@ static void compact_states(struct jl_analysis *an, int ti, int64_t closed)
 	for (size_t i = j, at = 0; i < t->nstates; i++) {
 		int64_t end = i + 1 < t->nstates ? t->states[i + 1].ts : INT64_MAX;
 
-		if (i >= k || keeps_next(p, &at, t->states[i].ts, end > t->states[i].ts ? end : t->states[i].ts + 1)) {
+		/* the state in effect at CLOSED stays too: a cycle resolved later asks where the thread was then (a
+		 * loop that ran past its releases without a switch) */
+		if (i >= k || end > closed ||
+		    keeps_next(p, &at, t->states[i].ts, end > t->states[i].ts ? end : t->states[i].ts + 1)) {
 			if (i < k)
 				done++;
 			t->states[j++] = t->states[i];
@@ -878,9 +889,12 @@ int jl_analysis_compact(struct jl_analysis *an, int64_t now)
 	/* the cycles woken before every CPU's timeline closed are resolved (each explained whole, for the
 	 * tail), then what the rest may still ask about is kept */
 	closed = jl_analysis_timeline_closed(an, now - JL_ANALYSIS_PRUNE_LAG_NS);
+	/* a CPU busy with one task records nothing and keeps its timeline open (a hog alone on a shielded CPU):
+	 * cycles further back than JL_ANALYSIS_RESOLVE_MAX_NS are explained with what is there, so the matcher
+	 * stays flat (such a CPU is rarely where a cycle waited: a wait there closes its piece) */
 	for (int ti = 0; p->match && ti < an->nthreads; ti++)
 		if (an->threads[ti].measured)
-			match_resolve(an, ti, closed);
+			match_resolve(an, ti, closed > now - JL_ANALYSIS_RESOLVE_MAX_NS ? closed : now - JL_ANALYSIS_RESOLVE_MAX_NS);
 	if (match_floor(an) < closed)
 		closed = match_floor(an);
 	if (an->ncpus > p->nseg_checked) { /* CPUs the trace showed since */

@@ -22,6 +22,7 @@
 #define JL_ANALYSIS_PRUNE_MISSES 16
 #define JL_ANALYSIS_PRUNE_BACK_MIN 20000000LL
 #define JL_ANALYSIS_PRUNE_LAG_NS 1000000000LL
+#define JL_ANALYSIS_RESOLVE_MAX_NS 10000000000LL /* the live matcher resolves a cycle this far back, closed or not */
 int jl_analysis_prune(struct jl_analysis *an, int64_t from, int64_t to);
 /* A pruned analysis fed while the run goes (io/live.c): the entries' samples come at the end, the
  * windows as the run goes (jl_analysis_prune_add: each before the first event in it is fed). A pair no window
@@ -66,9 +67,10 @@ bool jl_analysis_prune_offcpu(const struct jl_analysis *an, int ti, int64_t from
  * (jl_analysis_prune_cycles, in release order per entry, each before the events after its wake are fed)
  * matches each to its wakeup as the whole analysis would, in flat memory: the counts and the matched
  * wakeups' latencies (every one to a file too when SPILL: exact percentiles) are then every cycle's,
- * not only the kept ones'; TAIL: each cycle explained as it is resolved, for the tail (tail.c). 1: matching; 0: not this analysis (not live, or series sharing a thread);
+ * not only the kept ones'; TAIL_NS >= 0: each cycle explained as it is resolved, for the tail above p99 (0)
+ * or above TAIL_NS (tail.c). 1: matching; 0: not this analysis (not live, or series sharing a thread);
  * -1: ENOMEM. */
-int jl_analysis_prune_match(struct jl_analysis *an, bool spill, bool tail);
+int jl_analysis_prune_match(struct jl_analysis *an, bool spill, int64_t tail_ns);
 int jl_analysis_prune_cycles(struct jl_analysis *an, int ti, const struct jl_analysis_sample *c, size_t n);
 /* After the last event: entry TI's cycles measured (released at or after from) and matched, and the
  * latencies of the pairs they matched (D, *N); false when the analysis was not matching. */

@@ -343,14 +343,14 @@ static void tail_of(struct jl_analysis *an, const struct jl_trace_summary_in *in
 
 	if (jl_analysis_prune_tail(an, ti, t))
 		return;
-	if (in->no_tail)
+	if (in->tail_ns < 0)
 		why = "[run] tail = off";
 	else if (in->pages_dropped)
 		why = "the flight recorder kept some of the trace's pages only: the tail needs every cycle's events";
 	else if (an->prune)
 		why = "the analysis kept only the windows of the cycles it explains (a long run analysed after it): the "
 		      "tail needs every cycle's events";
-	else if (!(acc = jl_tail_new()))
+	else if (!(acc = jl_tail_new(in->tail_ns)))
 		why = "out of memory";
 	else {
 		bool done = jl_tail_of_samples(acc, an, ti, in->from);
@@ -371,7 +371,7 @@ static int tails(struct jl_analysis *an, const struct jl_trace_summary_in *in, j
 {
 	json_object *o = json_object_new_object();
 	struct jl_tail *t = malloc(sizeof(*t));
-	char line[1024];
+	char line[2048];
 
 	json_object_object_add(b, JL_K(tail), o);
 	if (!t)

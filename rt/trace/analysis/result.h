@@ -22,7 +22,7 @@ struct jl_trace_summary_in {
 	int64_t to;                  /* measured phase end (0 = the trace's end) */
 	const char *kshark;          /* "kernelshark.json" or NULL */
 	bool pages_dropped;          /* the flight recorder kept some pages only: no off-CPU totals */
-	bool no_tail;                /* [run] tail = off: the loops' tails not counted */
+	int64_t tail_ns;             /* [run] tail: -1 off, 0 above p99, else above it */
 	struct jl_trace_advice_in advice;
 };
 /* RT bandwidth as summary.json's host block describes it (rt_bandwidth, fair_server, kernel) into B;

@@ -19,16 +19,19 @@ struct bucket {
 	uint64_t n;
 	double lat;                       /* the sum of its cycles' latencies */
 	double ns[JL_TAIL_CAUSES];        /* per cause, its parts' time */
-	uint32_t largest[JL_TAIL_CAUSES]; /* per cause, the cycles it was the largest part of */
+	uint64_t largest[JL_TAIL_CAUSES]; /* per cause, the cycles it was the largest part of */
 };
 
 struct jl_tail_acc {
 	int ncauses;
 	char name[JL_TAIL_CAUSES][96];
 	int kind[JL_TAIL_CAUSES];
+	double total[JL_TAIL_CAUSES];     /* per cause, its time in every cycle so far (which to give up) */
+	uint64_t busy;                    /* the slots the cycle being added uses (never given up meanwhile) */
 	struct bucket *all, *miss;        /* JL_TAIL_BUCKETS each, at the first cycle: every cycle, the missed */
 	struct bucket resp;               /* the misses' responses (n: the misses, lat: their responses) */
 	uint64_t n;
+	int64_t threshold_ns;             /* 0: p99 */
 	bool failed;
 	struct jl_cycle c;                /* scratch: the cycle being explained */
 };
@@ -57,12 +60,13 @@ int64_t jl_tail_bucket_high(int b)
 	return b <= 0 ? 1023 : b >= JL_TAIL_BUCKETS - 1 ? INT64_MAX : jl_tail_bucket_low(b + 1) - 1;
 }
 
-struct jl_tail_acc *jl_tail_new(void)
+struct jl_tail_acc *jl_tail_new(int64_t threshold_ns)
 {
 	struct jl_tail_acc *a = calloc(1, sizeof(struct jl_tail_acc));
 
 	if (!a)
 		return NULL;
+	a->threshold_ns = threshold_ns > 0 ? threshold_ns : 0;
 	snprintf(a->name[UNEXPLAINED], sizeof(a->name[0]), "unexplained");
 	a->kind[UNEXPLAINED] = KIND_UNEXPLAINED;
 	snprintf(a->name[OTHERS], sizeof(a->name[0]), "others (beyond %d causes)", JL_TAIL_CAUSES - RESERVED);
@@ -107,22 +111,52 @@ static void cause_name(const struct jl_part *p, char *buf, size_t len)
 	}
 }
 
-/* The slot of cause NAME (KIND); "others" takes every cause beyond the table. */
+/* Slot S's sums into "others" in bucket B */
+static void merge_into_others(struct bucket *b, int s)
+{
+	b->ns[OTHERS] += b->ns[s];
+	b->largest[OTHERS] += b->largest[s];
+	b->ns[s] = 0;
+	b->largest[s] = 0;
+}
+
+/* The slot of cause NAME (KIND). A full table gives up the cause with the least time so far to "others" (its
+ * sums merged there): a cause that comes late and grows (the tail's) still gets a slot of its own. */
 static int slot(struct jl_tail_acc *a, const char *name, int kind)
 {
+	int s = RESERVED;
+
 	for (int i = RESERVED; i < a->ncauses; i++)
-		if (a->kind[i] == kind && !strcmp(a->name[i], name))
+		if (a->kind[i] == kind && !strcmp(a->name[i], name)) {
+			a->busy |= 1ull << i;
 			return i;
-	if (a->ncauses == JL_TAIL_CAUSES)
-		return OTHERS;
-	snprintf(a->name[a->ncauses], sizeof(a->name[0]), "%s", name);
-	a->kind[a->ncauses] = kind;
-	return a->ncauses++;
+		}
+	if (a->ncauses < JL_TAIL_CAUSES) {
+		s = a->ncauses++;
+	} else {
+		s = -1;
+		for (int i = RESERVED; i < a->ncauses; i++)
+			if (!(a->busy >> i & 1) && (s < 0 || a->total[i] < a->total[s]))
+				s = i;
+		if (s < 0)
+			return OTHERS;
+		for (int b = 0; b < JL_TAIL_BUCKETS; b++) {
+			merge_into_others(&a->all[b], s);
+			merge_into_others(&a->miss[b], s);
+		}
+		merge_into_others(&a->resp, s);
+		a->total[OTHERS] += a->total[s];
+		a->total[s] = 0;
+	}
+	snprintf(a->name[s], sizeof(a->name[0]), "%s", name);
+	a->kind[s] = kind;
+	a->busy |= 1ull << s;
+	return s;
 }
 
 /* The parts of A's scratch cycle, a window of LEN ns, into bucket B by cause; the rest of LEN is
  * "unexplained". */
-static void add_parts(struct jl_tail_acc *a, struct bucket *b, int64_t len)
+static void add_parts(struct jl_tail_acc *a, struct bucket *b, int64_t len, bool count)
 {
 	int64_t sum = 0, best = -1;
 	int arg = -1;
@@ -137,12 +171,16 @@ static void add_parts(struct jl_tail_acc *a, struct bucket *b, int64_t len)
 		cause_name(p, name, sizeof(name));
 		s = slot(a, name, (int)p->kind);
 		b->ns[s] += (double)p->duration_ns;
+		if (count)
+			a->total[s] += (double)p->duration_ns;
 		sum += p->duration_ns;
 		if (p->duration_ns > best)
 			best = p->duration_ns, arg = s;
 	}
 	if (len > sum) {
 		b->ns[UNEXPLAINED] += (double)(len - sum);
+		if (count)
+			a->total[UNEXPLAINED] += (double)(len - sum);
 		if (len - sum > best)
 			arg = UNEXPLAINED;
 	}
@@ -169,17 +207,18 @@ void jl_tail_add(struct jl_tail_acc *a, const struct jl_analysis *an, int ti, co
 		jl_analysis_decompose_loop_wait(an, ti, s, p, prev_end, &a->c);
 	a->all[k].n++;
 	a->all[k].lat += (double)lat;
-	add_parts(a, &a->all[k], lat);
+	a->busy = 0;
+	add_parts(a, &a->all[k], lat, true);
 	if (!s->miss)
 		return;
 	a->miss[k].n++;
 	a->miss[k].lat += (double)lat;
-	add_parts(a, &a->miss[k], lat);
+	add_parts(a, &a->miss[k], lat, false);
 	if (an) /* the whole response: the wait again, then its work */
 		jl_analysis_decompose_loop_response(an, ti, s, p, prev_end, &a->c);
 	a->resp.n++;
 	a->resp.lat += (double)(s->end - s->release);
-	add_parts(a, &a->resp, s->end - s->release);
+	add_parts(a, &a->resp, s->end - s->release, true);
 }
 
 bool jl_tail_of_samples(struct jl_tail_acc *a, const struct jl_analysis *an, int ti, int64_t from)
@@ -282,7 +321,8 @@ void jl_tail_result(const struct jl_tail_acc *a, struct jl_tail *out)
 	b40 = bucket_of_rank(a->all, jl_percentile_rank(a->n, 40));
 	b50 = bucket_of_rank(a->all, jl_percentile_rank(a->n, 50));
 	b60 = bucket_of_rank(a->all, jl_percentile_rank(a->n, 60));
-	b99 = bucket_of_rank(a->all, jl_percentile_rank(a->n, 99));
+	b99 = a->threshold_ns ? jl_tail_bucket(a->threshold_ns) : bucket_of_rank(a->all, jl_percentile_rank(a->n, 99));
+	out->fixed = a->threshold_ns > 0;
 	out->p50 = (int64_t)(a->all[b50].lat / (double)a->all[b50].n);
 	out->threshold = jl_tail_bucket_high(b99);
 	for (int i = b40; i <= b60; i++) {
@@ -343,6 +383,7 @@ json_object *jl_tail_json(const struct jl_tail *t)
 		return o;
 	}
 	json_object_object_add(o, JL_K(threshold_ns), json_object_new_int64(t->threshold));
+	json_object_object_add(o, JL_K(threshold_from), json_object_new_string(t->fixed ? "tail" : "p99"));
 	json_object_object_add(o, JL_K(p50_ns), json_object_new_int64(t->p50));
 	json_object_object_add(o, JL_K(measured_cycles), json_object_new_int64((int64_t)t->measured));
 	json_object_object_add(o, JL_K(cycles), json_object_new_int64((int64_t)t->cycles));
@@ -376,15 +417,21 @@ int jl_tail_format(const struct jl_tail *t, const char *name, char *buf, size_t 
 	buf[0] = '\0';
 	if (!t->computed || !t->cycles)
 		return 0;
-	off = snprintf(buf, len, "%s tail: %llu cycles (%llu over %.1f us, p99's bucket; %llu missed), %.1f us over p50 "
+	off = snprintf(buf, len, "%s tail: %llu cycles (%llu over %.1f us, %s bucket; %llu missed), %.1f us over p50 "
 		       "(%.1f us) in all: ", name, (unsigned long long)t->cycles, (unsigned long long)t->above,
-		       (double)t->threshold / 1e3, (unsigned long long)t->misses, t->excess.total_ns / 1e3, (double)t->p50 / 1e3);
+		       (double)t->threshold / 1e3, t->fixed ? "[run] tail's" : "p99's", (unsigned long long)t->misses,
+		       t->excess.total_ns / 1e3, (double)t->p50 / 1e3);
 	off = causes_format(&t->excess, buf, len, off);
 	if (t->misses && off > 0 && (size_t)off < len) {
 		off += snprintf(buf + off, len - (size_t)off, "; the misses' responses (%.1f us): ", t->response.total_ns / 1e3);
 		off = causes_format(&t->response, buf, len, off);
 	}
-	if (off > 0 && (size_t)off < len)
+	if (off > 0 && (size_t)off < len - 1)
 		off += snprintf(buf + off, len - (size_t)off, "\n");
+	else if (len > 1) { /* cut short: still one line */
+		buf[len - 2] = '\n';
+		buf[len - 1] = '\0';
+		off = (int)len - 1;
+	}
 	return off;
 }

@@ -7,7 +7,8 @@
  * samples (jl_tail_of_samples). The buckets: 8 per power of two above 1 us (each at most 1/8 of its lower
  * bound wide), one below; missed cycles have buckets of their own as well. At the end (jl_tail_result):
  * - the threshold is the top of the bucket holding the p99 rank (nearest rank): at or above the exact p99,
- *   at most 12.5% over it. The tail is every cycle above the threshold and every missed deadline;
+ *   at most 12.5% over it; or of the bucket holding a threshold given ([run] tail). The tail is every cycle
+ *   above the threshold and every missed deadline;
  * - a typical cycle's time per cause is the mean over the buckets holding the p40 to p60 ranks, and p50
  *   the mean latency of the bucket holding its rank (within 1/8 of the exact one);
  * - each tail bucket's excess over p50 (its tail cycles' latency less p50 each, when more) goes to the
@@ -27,13 +28,14 @@
 #include "analysis.h"
 
 #define JL_TAIL_CAUSES 32                             /* two of them: "unexplained" and "others" */
+_Static_assert(JL_TAIL_CAUSES <= 64, "tail.c marks the causes a cycle uses in a 64-bit mask");
 #define JL_TAIL_SUB 8                                 /* buckets per power of two */
 #define JL_TAIL_BUCKETS (1 + (36 - 10) * JL_TAIL_SUB) /* [0, 1024 ns), then up to 2^36 ns (69 s) and over */
 
 struct jl_tail_acc;
 
-/* An accumulator (NULL: out of memory), and its end */
-struct jl_tail_acc *jl_tail_new(void);
+/* An accumulator (NULL: out of memory) of a tail above p99 (THRESHOLD_NS 0) or above THRESHOLD_NS, and its end */
+struct jl_tail_acc *jl_tail_new(int64_t threshold_ns);
 void jl_tail_free(struct jl_tail_acc *a);
 /* Measured cycle S of loop entry TI, woken by P (NULL: no wakeup matched it), PREV_END the loop's previous
  * cycle's end (0: unknown). AN NULL: no trace, each cycle one part (a test's way to check the arithmetic). */
@@ -65,7 +67,8 @@ struct jl_tail_table {
 struct jl_tail {
 	bool computed;
 	char why[160];
-	int64_t p50, threshold;       /* p50: its bucket's mean; threshold: the p99 bucket's top */
+	int64_t p50, threshold;       /* p50: its bucket's mean; threshold: the p99 bucket's top (or [run] tail's) */
+	bool fixed;                   /* the threshold is [run] tail's, not p99 */
 	uint64_t measured, cycles, above, misses, typical;
 	struct jl_tail_table excess, response;
 };

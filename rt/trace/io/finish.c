@@ -251,7 +251,7 @@ static int finish_analysis(struct jl_trace *t, struct jl_engine *eng, struct jl_
 	in.to = jl_engine_window_end(eng);
 	in.kshark = NULL;
 	in.pages_dropped = t->rec != NULL;
-	in.no_tail = eng->sc && !eng->sc->run.tail;
+	in.tail_ns = eng->sc ? eng->sc->run.tail_ns : 0;
 	if (t->advice)
 		in.advice = *t->advice;
 	else

@@ -295,7 +295,7 @@ static int live_tables(struct jl_trace_live *L, const struct jl_engine *eng, int
 		jl_topk_init(&L->ser[i].miss, JL_ANALYSIS_PRUNE_MISSES);
 	}
 	rc = L->nser == n ? jl_analysis_prune_match(&L->an, jl_engine_spill_fits(eng->sc, NULL),
-						    !eng->sc || eng->sc->run.tail) : 0;
+						    eng->sc ? eng->sc->run.tail_ns : 0) : 0;
 	if (rc < 0)
 		return -1;
 	L->matching = rc > 0;

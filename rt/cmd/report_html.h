@@ -1,0 +1,17 @@
+/* report_html: report.html, one self-contained page per run (issue 45), made from the data alone: the
+ * run's summary.json as written, its samples.csv reduced per series (each of 800 columns' min and max
+ * latency, the latency and period histograms, every miss up to 2,000 and every explained cycle), and the
+ * registries that say what each summary key, part kind and exit status means. The page is that data as
+ * inline JSON (< > & escaped) and one inline script (report_html.js, in the binary) that draws the tables
+ * and SVG plots with DOM calls only, under a Content-Security-Policy that allows nothing but its own
+ * nonce'd style and script: no network, no other script, whatever a name in the run holds. */
+#ifndef JL_REPORT_HTML_H
+#define JL_REPORT_HTML_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/* DIR/report.html from SUMMARY and DIR/samples.csv (absent: the page says so). 0, or -1 with ERR. */
+int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,212 @@
+"""report.html, one self-contained page per run, checked in a real browser (Debian's headless chromium):
+rendered (a non-blank screenshot), its DOM holding the verdict, each loop's p99 and the first explained cycle's
+parts, no console error, no request refused (its Content-Security-Policy allows nothing but its own script),
+printed to A4. Names and values from the run are text, never markup. A key or a part kind the page's code has
+never heard of still shows. A long run's page stays small."""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import zlib
+from html.parser import HTMLParser
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.package("chromium")
+
+HOSTILE = "<script>alert(1)</script>&amp;"
+RUN = """
+    [run]
+    duration = 2s
+    warmup = 300ms
+    trace = sched
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 1kHz
+    deadline = 500us
+    work = spin 50us
+
+    [thread spinner]
+    policy = fifo
+    priority = 90
+    cpus = 1
+    rate = 20Hz
+    work = spin 2ms
+    measure = no
+
+    [thread odd]
+    exec = /bin/sh -c "sleep 30 # %s"
+    cpus = 0
+""" % HOSTILE
+
+
+def chromium(*args, timeout=120):
+    """chromium headless as root (no sandbox), its log on stderr"""
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+           "--enable-logging=stderr", "--v=0", *args]
+    env = dict(os.environ, HOME=os.environ.get("HOME", "/root"))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+class Text(HTMLParser):
+    """every text node, the script elements, the table cells by row"""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self.scripts, self.rows, self.row, self.cell = [], 0, [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self.scripts += 1
+        if tag == "tr":
+            self.row = []
+        if tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.row is not None:
+            self.row.append(self.cell)
+            self.cell = None
+        if tag == "tr" and self.row is not None:
+            self.rows.append(self.row)
+            self.row = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self.cell is not None:
+            self.cell += data
+
+
+def dom(path):
+    r = chromium("--dump-dom", "file://" + str(path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    # the page logs nothing: any console line (an uncaught exception, a load its Content-Security-Policy
+    # blocked, which chromium logs as "violates the following Content Security Policy directive") or a
+    # network error means it is not what it should be (both seen in a tampered copy)
+    bad = [l for l in r.stderr.splitlines() if ":CONSOLE" in l or "Uncaught" in l or "Content Security Policy" in l
+           or "Refused to" in l or "net::ERR" in l]
+    assert not bad, bad
+    p = Text()
+    p.feed(r.stdout)
+    return r.stdout, p
+
+
+def ns_of(cell):
+    """'34.3 us' -> 34300 (the page's unit words)"""
+    m = re.fullmatch(r"(-?[0-9.]+) (ns|us|ms|s)", cell.strip())
+    assert m, cell
+    return float(m.group(1)) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m.group(2)]
+
+
+def png_varied(path):
+    """a PNG whose image data holds many byte values (a blank page: one colour, a handful)"""
+    b = open(path, "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n"
+    data, i = b"", 8
+    while i < len(b):
+        n = int.from_bytes(b[i:i + 4], "big")
+        kind = b[i + 4:i + 8]
+        if kind == b"IDAT":
+            data += b[i + 8:i + 8 + n]
+        i += 12 + n
+    return len(set(zlib.decompress(data))) > 40
+
+
+def test_run_page_in_a_browser(jl, scenario, tmp_path):
+    path = scenario("page", RUN)
+    r = jl("run", path, timeout=120)
+    assert r.rc in (0, 3), r.stderr[-2000:]
+    page = r.dir / "report.html"
+    assert page.exists()
+    s = r.summary()
+    html, p = dom(page)
+    text = "".join(p.text)
+    assert 'data-rendered="yes"' in html
+    # only the page's own two scripts: the data and the renderer (the hostile command line stayed text)
+    assert p.scripts == 2, p.scripts
+    assert HOSTILE in text
+    assert "Content-Security-Policy" in open(page).read()
+    # the verdict
+    assert "exit %d: " % s["exit_status"] in text
+    # each loop's p99, in the loops' table, against summary.json (within the page's rounding)
+    head = [row for row in p.rows if row and row[0] == "name"][0]
+    for t in [t for t in s["threads"] if t["measured"]]:
+        row = [row for row in p.rows if row and row[0] == t["name"]][0]
+        shown = ns_of(row[head.index("p99")])
+        assert abs(shown - t["latency_ns"]["p99"]) <= 0.01 * t["latency_ns"]["p99"] + 1, (shown, t["latency_ns"]["p99"])
+    # the first explained cycle: its title and each of its parts' names
+    w = s["trace"]["worst"][0]
+    assert "%s cycle %d" % (w["thread"], w["cycle"]) in text
+    for part in w["parts"]:
+        if part["duration_ns"] > 0:
+            assert part["name"] in text, part["name"]
+    # the tail and the plots
+    assert "What each loop's latency tail is made of" in text
+    assert html.count("<polyline") >= 2 and "latency over time" in text
+    # rendered: a screenshot that is not blank
+    shot = tmp_path / "page.png"
+    r2 = chromium("--screenshot=" + str(shot), "--window-size=1000,1400", "file://" + str(page))
+    assert r2.returncode == 0 and shot.exists(), r2.stderr[-2000:]
+    assert png_varied(shot)
+    # printed: A4 pages (595 x 842 points)
+    pdf = tmp_path / "page.pdf"
+    r3 = chromium("--print-to-pdf=" + str(pdf), "--no-pdf-header-footer", "file://" + str(page))
+    assert r3.returncode == 0 and pdf.exists(), r3.stderr[-2000:]
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", pdf.read_bytes())
+    assert boxes, "no MediaBox"
+    for wd, ht in boxes:
+        assert abs(float(wd) - 595.3) < 2 and abs(float(ht) - 841.9) < 2, (wd, ht)
+
+
+def test_unknown_key_and_part_kind_show(jl, scenario, tmp_path):
+    """A key and a part kind the page's code never heard of appear in the rendered DOM."""
+    path = scenario("page2", RUN.replace("2s", "1s"))
+    r = jl("run", path, timeout=120)
+    assert r.rc in (0, 3), r.stderr[-2000:]
+    d = tmp_path / "copy"
+    shutil.copytree(r.dir, d)
+    s = json.load(open(d / "summary.json"))
+    s["zz_synthetic_key"] = {"zz_inner": 12345}
+    s["trace"]["worst"][0]["parts"].append({"kind": "zz-synthetic-kind", "name": "zz synthetic part", "pid": -1,
+                                            "prio": 0, "duration_ns": 5000})
+    json.dump(s, open(d / "summary.json", "w"))
+    out = jl("report", str(d), "--html", "--no-plots", timeout=60)
+    assert out.rc == 0, out.stderr[-2000:]
+    assert "report: %s/report.html" % d in out.stdout
+    html, p = dom(d / "report.html")
+    text = "".join(p.text)
+    for want in ("zz_synthetic_key", "zz_inner", "12345", "zz-synthetic-kind", "zz synthetic part"):
+        assert want in text, want
+
+
+def test_a_long_runs_page_stays_small(jl, tmp_path):
+    """A day's samples (here 300,000 rows over 24 h and 20,000 misses, a fixture made here) make a page of
+    under 3 MB: 800 columns, 400 bins a histogram, the first 2,000 misses marked, every miss counted."""
+    d = tmp_path / "long"
+    d.mkdir()
+    t0, n, day = 10**12, 300000, 86400 * 10**9
+    with open(d / "samples.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow("thread,cycle,release_ns,wake_ns,end_ns,latency_ns,period_ns,response_ns,miss,skipped,release_by".split(","))
+        for i in range(n):
+            rel = t0 + i * day // n
+            lat = 20000 + (i * 7919) % 50000 + (5000000 if i % 15 == 0 else 0)
+            miss = 1 if i % 15 == 0 else 0
+            w.writerow(["control", i, rel, rel + lat, rel + lat + 50000, lat, day // n, lat + 50000, miss, 0, "own"])
+    s = {"tool": "jitterlab", "kind": "run", "scenario": "long", "exit_status": 0, "duration_ns": day,
+         "t_measure_ns": t0, "threads": [{"name": "control", "measured": True, "cycles": n, "misses": n // 15,
+                                          "latency_ns": {"p99": 5000000}}]}
+    json.dump(s, open(d / "summary.json", "w"))
+    out = jl("report", str(d), "--html", "--no-plots", timeout=120)
+    assert out.rc == 0, out.stderr[-2000:]
+    size = (d / "report.html").stat().st_size
+    assert size < 3 * 2**20, size
+    html, p = dom(d / "report.html")
+    text = "".join(p.text)
+    assert "%d missed (the first 2000 marked)" % (n // 15) in text, text[-2000:]
