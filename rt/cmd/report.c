@@ -412,13 +412,18 @@ int cmd_report(int argc, char **argv)
 	print_runs(&a, sum);
 	for (int i = 0; a.html && i < a.n; i++) {
 		char err[512];
+		int rc;
 
-		if (!sum[i]) {
-			fprintf(stderr, "jitterlab report: %s: --html writes a run's page (a sweep's and a comparison's are "
-				"not made yet)\n", a.dirs[i]);
+		if (sum[i])
+			rc = jl_report_html_run(a.dirs[i], sum[i], err, sizeof(err));
+		else if (docs[i] && has_file(a.dirs[i], "sweep.json"))
+			rc = jl_report_html_sweep(a.dirs[i], docs[i], err, sizeof(err));
+		else {
+			fprintf(stderr, "jitterlab report: %s: --html writes a run's or a sweep's page (a cyclictest "
+				"comparison's is not made yet)\n", a.dirs[i]);
 			continue;
 		}
-		if (jl_report_html_run(a.dirs[i], sum[i], err, sizeof(err)) < 0) {
+		if (rc < 0) {
 			fprintf(stderr, "jitterlab %s\n", err);
 			status = JL_EXIT_RUNTIME;
 		} else if (!a.json) {

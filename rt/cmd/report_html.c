@@ -349,25 +349,14 @@ static void page(FILE *f, json_object *d, const char *title)
 	fprintf(f, "</script>\n<script nonce=\"%s\">\n%s</script>\n</body></html>\n", nonce, jl_report_html_js);
 }
 
-int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t errlen)
+/* DIR/report.html: the page of data D (its reference taken), titled TITLE. 0, or -1 with ERR. */
+static int write_page(const char *dir, json_object *d, const char *title, char *err, size_t errlen)
 {
-	json_object *d = json_object_new_object(), *series, *sc;
 	struct jl_outfile of;
-	char title[256];
 	int rc = 0;
 
-	if (!(series = reduce_samples(dir, summary))) {
-		json_object_put(d);
-		snprintf(err, errlen, "report.html: out of memory");
-		return -1;
-	}
-	json_object_object_add(d, "kind", json_object_new_string("run"));
-	json_object_object_add(d, "dir", json_object_new_string(dir));
-	json_object_object_add(d, "summary", json_object_get(summary));
-	json_object_object_add(d, "series", series);
 	registries(d);
-	snprintf(title, sizeof(title), "jitterlab: %s",
-		 json_object_object_get_ex(summary, JL_K(scenario), &sc) ? json_object_get_string(sc) : "run");
+	json_object_object_add(d, "dir", json_object_new_string(dir));
 	if (jl_output_open(&of, dir, "report.html") < 0) {
 		snprintf(err, errlen, "report.html: %s/report.html: %s", dir, strerror(errno));
 		json_object_put(d);
@@ -385,4 +374,34 @@ int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t 
 		snprintf(err, errlen, "report.html: %s/report.html: %s", dir, strerror(errno));
 	json_object_put(d);
 	return rc;
+}
+
+int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t errlen)
+{
+	json_object *d = json_object_new_object(), *series, *sc;
+	char title[256];
+
+	if (!(series = reduce_samples(dir, summary))) {
+		json_object_put(d);
+		snprintf(err, errlen, "report.html: out of memory");
+		return -1;
+	}
+	json_object_object_add(d, "kind", json_object_new_string("run"));
+	json_object_object_add(d, "summary", json_object_get(summary));
+	json_object_object_add(d, "series", series);
+	snprintf(title, sizeof(title), "jitterlab: %s",
+		 json_object_object_get_ex(summary, JL_K(scenario), &sc) ? json_object_get_string(sc) : "run");
+	return write_page(dir, d, title, err, errlen);
+}
+
+int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t errlen)
+{
+	json_object *d = json_object_new_object(), *sc;
+	char title[256];
+
+	json_object_object_add(d, "kind", json_object_new_string("sweep"));
+	json_object_object_add(d, "sweep", json_object_get(sweep));
+	snprintf(title, sizeof(title), "jitterlab sweep: %s",
+		 json_object_object_get_ex(sweep, "scenario", &sc) ? json_object_get_string(sc) : "?");
+	return write_page(dir, d, title, err, errlen);
 }

@@ -13,5 +13,8 @@
 
 /* DIR/report.html from SUMMARY and DIR/samples.csv (absent: the page says so). 0, or -1 with ERR. */
 int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t errlen);
+/* A sweep's DIR/report.html from its SWEEP (sweep.json): each condition's table, strip plots of every
+ * metric's runs, the factor effects, the pooled tails, the verdicts. 0, or -1 with ERR. */
+int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t errlen);
 
 #endif

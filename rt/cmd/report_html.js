@@ -127,7 +127,7 @@
 	function axes(s, box, x0, x1, y0, y1, xlabel, ylabel, ylog) {
 		const X = v => box.l + (v - x0) / ((x1 - x0) || 1) * box.w, Y = v => box.t + box.h - (v - y0) / ((y1 - y0) || 1) * box.h;
 		add(s, sv("rect", { x: box.l, y: box.t, width: box.w, height: box.h, class: "frame" }));
-		ticks(x0, x1, 8).forEach(v => {
+		ticks(x0, x1, 8).filter(() => xlabel !== "").forEach(v => { /* no x label: the caller names the x axis */
 			add(s, sv("line", { x1: X(v), x2: X(v), y1: box.t + box.h, y2: box.t + box.h + 4, class: "tick" }));
 			add(s, sv("text", { x: X(v), y: box.t + box.h + 16, class: "tl", "text-anchor": "middle" }, +v.toPrecision(6)));
 		});
@@ -395,16 +395,146 @@
 		Object.keys(S).forEach(k => tree(s, k, S[k], 0));
 	}
 
-	header();
-	verdict();
-	machine();
-	loops();
-	const p = section("Latency", "plots");
-	histogram(p, "latency histogram (cycles per bin, log scale; OSADL style, one curve per series)", "hist", "latency");
-	overTime(p);
-	histogram(p, "period distribution (cycles per bin, log scale)", "period", "period");
-	explained();
-	tails();
-	everything();
+	/* ---- a sweep's page: sweep.json ---- */
+	const W = D.sweep || {};
+	function unitOf(metric) {
+		const m = (W.metrics || []).find(x => x.name === metric);
+		return m ? m.unit : "";
+	}
+	function mval(metric, v) {
+		const u = unitOf(metric);
+		return typeof v !== "number" ? "-" : u === "ns" ? dur(v) : u === "Hz" ? num(v) + " Hz" : num(v);
+	}
+	function sweepHeader() {
+		const h = add(page, el("header"));
+		add(h, el("h1", {}, "jitterlab sweep: " + (W.scenario || "?")));
+		const des = W.design || {};
+		add(h, el("p", {}, [W.started || "", W.runs_done + " runs, " + W.runs_per_condition + " per condition" +
+			(W.interrupted ? " (interrupted)" : ""), des.order ? "order " + des.order + (des.seed ? ", seed " + des.seed : "") : "",
+			D.dir ? "directory " + D.dir : ""].filter(x => x).join(" \u00b7 ")));
+	}
+	function sweepOverview(tn) {
+		const s = section(tn + ": every condition (mean over runs, CV)", "overview-" + tn);
+		const heads = ["rate_hz", "latency.p99", "latency.max", "period.max", "misses"];
+		table(s, ["condition", "n"].concat(heads), (W.conditions || []).map(c => {
+			const st = (c.stats || {})[tn] || {};
+			return [c.label, num((st.rate_hz || {}).n)].concat(heads.map(m => {
+				const x = st[m] || {};
+				return x.n ? mval(m, x.mean) + " (" + (100 * (x.cv || 0)).toFixed(0) + "%)" + (x.bimodal ? " bimodal" : "") : "-";
+			}));
+		}));
+		return s;
+	}
+	/* one metric: each condition's runs as points, the mean as a bar (a strip plot) */
+	function strip(s, tn, metric) {
+		const conds = W.conditions || [];
+		const vals = conds.map(c => (((c.stats || {})[tn] || {})[metric] || {}).values || []);
+		const all = [].concat(...vals).filter(v => typeof v === "number");
+		if (!all.length) {
+			none(s, metric + ": no run gave a value.");
+			return;
+		}
+		const log = unitOf(metric) === "ns" && Math.min(...all) > 0;
+		const f = v => log ? Math.log10(v / 1e3) : (unitOf(metric) === "ns" ? v / 1e3 : v);
+		let y0 = Math.min(...all.map(f)), y1 = Math.max(...all.map(f));
+		if (y1 - y0 < 1e-9) {
+			y0 -= 1;
+			y1 += 1;
+		}
+		const w = 900, h = 300, box = { l: 60, t: 14, w: 820, h: 200 };
+		const svg = plot(s, tn + " " + metric + ": each run (points) and the mean (bar), per condition", w, h);
+		const m = axes(svg, box, -0.5, conds.length - 0.5, y0, y1, "", metric + (unitOf(metric) === "ns" ? " (us" +
+			(log ? ", log)" : ")") : unitOf(metric) ? " (" + unitOf(metric) + ")" : ""), log);
+		conds.forEach((c, i) => {
+			const x = m.X(i);
+			add(svg, sv("text", { x: x, y: box.t + box.h + 30, class: "tl", "text-anchor": "end",
+				transform: "rotate(-35 " + x + " " + (box.t + box.h + 30) + ")" }, c.label));
+			const v = vals[i].filter(u => typeof u === "number");
+			v.forEach((u, k) => add(svg, sv("circle", { cx: x + (k - (v.length - 1) / 2) * 5, cy: m.Y(f(u)), r: 3,
+				fill: color(0), "fill-opacity": 0.75 })));
+			if (v.length) {
+				const mean = v.reduce((a, b) => a + b, 0) / v.length;
+				add(svg, sv("line", { x1: x - 14, x2: x + 14, y1: m.Y(f(mean)), y2: m.Y(f(mean)), stroke: "#000",
+					"stroke-width": 2 }));
+			}
+		});
+	}
+	function sweepEffects(tn) {
+		const s = section(tn + ": factor effects", "effects-" + tn);
+		const fx = (W.effects || []).filter(e => e.thread === tn);
+		if (!fx.length) {
+			none(s, "No factor effects: the sweep's conditions do not cross factors, or it is not finished.");
+			return;
+		}
+		const rows = [];
+		fx.forEach(e => {
+			if (e.status !== "ok") {
+				rows.push([e.metric, e.model || "", e.status + (e.why ? ": " + e.why : ""), "", "", ""]);
+				return;
+			}
+			(e.terms || []).filter(t => t.kind !== "simple").forEach(t => {
+				const what = t.factor + " " + t.reference + " \u2192 " + t.level + (t.kind === "interaction" ? " \u00d7 " +
+					t.factor2 + " " + t.reference2 + " \u2192 " + t.level2 : "");
+				const est = e.scale === "difference" ? (t.estimate >= 0 ? "+" : "") + num(t.estimate) :
+					"\u00d7 " + num(t.estimate, 3);
+				const ci = (t.ci || []).map(v => num(v, 3)).join(" \u2013 ");
+				const p = typeof t.p_holm === "number" ? t.p_holm : t.p;
+				rows.push([e.metric, t.kind, what, est, ci, typeof p === "number" ? (p < 0.001 ? "< 0.001" : p.toFixed(3)) : "-"]);
+			});
+		});
+		table(s, ["metric", "term", "effect", "estimate", "95% CI", "p (Holm)"], rows);
+	}
+	function sweepTails(tn) {
+		const s = section(tn + ": what the latency tail is made of (each condition's runs pooled)", "tails-" + tn);
+		const conds = (W.conditions || []).filter(c => (c.tail || {})[tn]);
+		if (!conds.length) {
+			none(s, "No tails: the runs were not traced.");
+			return;
+		}
+		table(s, ["condition", "tail cycles", "above", "missed", "over p50", "largest causes"], conds.map(c => {
+			const t = c.tail[tn], causes = ((t.excess || {}).causes || []).slice(0, 3);
+			return [c.label, num(t.cycles) + " of " + num(t.measured_cycles), num(t.above), num(t.misses),
+				dur((t.excess || {}).total_ns), causes.map(x => x.cause + " " + (100 * x.share).toFixed(0) + "%").join(", ")];
+		}));
+	}
+	function sweepVerdicts() {
+		const s = section("Pairwise verdicts (Welch, 95%)", "verdicts");
+		const cmp = W.comparisons || [];
+		if (!cmp.length)
+			none(s, "No pair compared.");
+		else
+			table(s, ["series", "metric", "pair", "verdict"], cmp.map(c => [c.thread, c.metric, c.b + " vs " + c.a, c.verdict || ""]));
+		(W.flags || []).forEach(f => add(s, el("p", { class: "warn" }, f.text || "")));
+	}
+	function sweepPage() {
+		sweepHeader();
+		(W.threads || []).forEach(tn => {
+			const s = sweepOverview(tn);
+			(W.metrics || []).forEach(m => strip(s, tn, m.name));
+			sweepEffects(tn);
+			sweepTails(tn);
+		});
+		if (!(W.threads || []).length)
+			none(section("Series", "series"), "No measured series in any usable run: nothing to compare.");
+		sweepVerdicts();
+		const all = section("Everything sweep.json holds", "all");
+		Object.keys(W).forEach(k => tree(all, k, W[k], 0));
+	}
+
+	if (D.kind === "sweep") {
+		sweepPage();
+	} else {
+		header();
+		verdict();
+		machine();
+		loops();
+		const p = section("Latency", "plots");
+		histogram(p, "latency histogram (cycles per bin, log scale; OSADL style, one curve per series)", "hist", "latency");
+		overTime(p);
+		histogram(p, "period distribution (cycles per bin, log scale)", "period", "period");
+		explained();
+		tails();
+		everything();
+	}
 	document.body.dataset.rendered = "yes";
 })();

@@ -26,6 +26,7 @@
 #include "../base/output.h"
 #include "sweep_child.h"
 #include "compare.h"
+#include "report_html.h"
 #include "../summary/baseline.h"
 #include "../summary/table.h"
 #include "../base/units.h"
@@ -293,11 +294,17 @@ static void save_results(struct jl_sweep_data *d, bool final, enum sweep_print p
 		} else {
 			fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
 		}
+		{
+			char err[512];
+
+			if (jl_report_html_sweep(d->dir, j, err, sizeof(err)) < 0)
+				fprintf(stderr, "jitterlab sweep: %s\n", err);
+		}
 		if (print == PRINT_JSON)
 			jl_json_print(stdout, j);
 		else if (print == PRINT_TABLE)
 			jl_sweep_print(stdout, j, false);
-		fprintf(print == PRINT_JSON ? stderr : stdout, "%ssweep.json, report.md and plots in %s\n",
+		fprintf(print == PRINT_JSON ? stderr : stdout, "%ssweep.json, report.md, report.html and plots in %s\n",
 			print == PRINT_JSON ? "" : "\n", d->dir);
 	}
 	json_object_put(j);

@@ -105,7 +105,7 @@ def test_sweep_json_is_sweep_json(jl, scenario, tmp_path):
             summ = load(pathlib.Path(run["dir"]) / "summary.json")
             t = [x for x in summ["threads"] if x["name"] == "control"][0]
             assert run["metrics"]["control"]["latency.p99"] == t["latency_ns"]["p99"]
-    assert "sweep.json, report.md and plots in" in r.stderr  # the where-line moved off stdout
+    assert "sweep.json, report.md, report.html and plots in" in r.stderr  # the where-line moved off stdout
     # report --json of the sweep directory: the same document again
     rep = jl("report", "--json", "--no-plots", d, timeout=30, check_rc=0)
     assert only_json(rep.stdout) == on_disk

@@ -210,3 +210,56 @@ def test_a_long_runs_page_stays_small(jl, tmp_path):
     html, p = dom(d / "report.html")
     text = "".join(p.text)
     assert "%d missed (the first 2000 marked)" % (n // 15) in text, text[-2000:]
+
+
+SWEEP = """
+    [run]
+    duration = 1s
+    warmup = 200ms
+    trace = sched
+
+    [thread control]
+    policy = fifo
+    priority = 80
+    cpus = 1
+    rate = 1kHz
+    work = spin 50us
+
+    [thread hog]
+    policy = other
+    cpus = 1
+    work = sleep 100ms
+    measure = no
+
+    [sweep]
+    runs = 2
+    condition.quiet = hog.work=sleep 100ms
+    condition.busy = hog.work=sin 50000000
+"""
+
+
+def test_sweep_page_in_a_browser(jl, scenario, tmp_path):
+    """A sweep's report.html: every condition, a strip plot per metric, the verdicts and the tails; nothing
+    logged. `report --html` on the sweep's directory writes the same page again."""
+    path = scenario("pagesweep", SWEEP)
+    r = jl("sweep", path, timeout=240)
+    assert r.rc in (0, 3), r.stderr[-2000:]
+    d = (tmp_path / "out" / "pagesweep" / "latest").resolve()
+    sw = json.load(open(d / "sweep.json"))
+    assert "report.html" in r.stdout
+    html, p = dom(d / "report.html")
+    text = "".join(p.text)
+    assert 'data-rendered="yes"' in html and p.scripts == 2
+    for c in sw["conditions"]:
+        assert c["label"] in text
+    # a strip plot per metric of the loop, each condition's runs as points
+    assert html.count("each run (points) and the mean (bar)") >= len(sw["metrics"])
+    assert html.count("<circle") >= sum(len(c["stats"]["control"]["rate_hz"]["values"]) for c in sw["conditions"])
+    first = sw["comparisons"][0]
+    assert first["verdict"] in text
+    assert "what the latency tail is made of" in text
+    before = (d / "report.html").stat().st_mtime_ns
+    again = jl("report", str(d), "--html", "--no-plots", timeout=60)
+    assert again.rc == 0 and "report: %s/report.html" % d in again.stdout, again.stderr[-2000:]
+    assert (d / "report.html").stat().st_mtime_ns >= before
+    dom(d / "report.html")

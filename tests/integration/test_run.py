@@ -7,6 +7,7 @@ harness's watchdog). The two tests whose point is an absence of misses retry a c
 another job on this VM may park its own RT spinner on CPU 1 meanwhile; they print what they saw."""
 import csv
 import json
+import re
 import os
 import pathlib
 import signal
@@ -583,6 +584,10 @@ def test_every_file_parses(jl, scenario, tmp_path):
             # a cycle at or beyond the histogram's 20 ms (a noisy VM has them) is an overflow, not a row
             over = [int(l.split(":")[1].split()[0]) for l in lines if l.startswith("# Histogram Overflows:")]
             assert len(over) == 1 and sum(counts) + over[0] == c["cycles"], (sum(counts), over, c["cycles"])
+        elif p.suffix == ".html":  # report.html: its inline data is the summary.json beside it
+            m = re.search(rb'<script type="application/json" id="jl-data">(.*?)</script>', data, re.S)
+            assert m and b"<" not in m.group(1), p.name
+            assert json.loads(m.group(1))["summary"] == s
         else:
             pytest.fail(f"{p.name}: a file this test does not parse (add its parser here)")
 
