@@ -1,4 +1,4 @@
-/* report.html's renderer (rt/summary/html.c embeds this file and the run's data). It draws the page from
+/* report.html's renderer (rt/cmd/report_html.c embeds this file and the run's data). It draws the page from
  * the data alone: summary.json as written (every key, known or not: the last section shows them all with
  * their help from the key registry), and the series the C side reduced from samples.csv (histograms,
  * latency over time as min/max per column, every miss and explained cycle). Every text from the run

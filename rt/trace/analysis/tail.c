@@ -121,7 +121,8 @@ static void merge_into_others(struct bucket *b, int s)
 }
 
 /* The slot of cause NAME (KIND). A full table gives up the cause with the least time so far to "others" (its
- * sums merged there): a cause that comes late and grows (the tail's) still gets a slot of its own. */
+ * sums merged there, its total kept as the newcomer's start): a cause that comes late and recurs (the
+ * tail's) outgrows the others and keeps a slot of its own. */
 static int slot(struct jl_tail_acc *a, const char *name, int kind)
 {
 	int s = RESERVED;
@@ -146,7 +147,8 @@ static int slot(struct jl_tail_acc *a, const char *name, int kind)
 		}
 		merge_into_others(&a->resp, s);
 		a->total[OTHERS] += a->total[s];
-		a->total[s] = 0;
+		/* the newcomer keeps the given-up cause's total as its own start (Space-Saving's rule): else two
+		 * causes that take turns would give each other up for ever and a recurring one never keep a slot */
 	}
 	snprintf(a->name[s], sizeof(a->name[0]), "%s", name);
 	a->kind[s] = kind;
