@@ -42,12 +42,46 @@ def cyclictest_values(text):
     return vals
 
 
+def agrees(ct_us, watch_ns):
+    """Two measurements of one cycle: cyclictest's reads its clock after its return to user space and truncates
+    to whole us (never more than 1 us below the watch's), and within 10 us of it."""
+    return -1000 <= ct_us * 1000 - watch_ns <= 10_000
+
+
+def align(c, w, ahead=20):
+    """cyclictest's cycles C (us) against the watch's W (ns), in order: where the two part, the step that makes
+    the next AHEAD cycles agree best, one side's cycle left alone. Returns the pairs, the indices in C of the
+    cycles only cyclictest has, and those in W only the watch has."""
+    def run(j, i):
+        return sum(agrees(c[j + k], w[i + k]) for k in range(min(ahead, len(c) - j, len(w) - i)))
+    # the start: the offset at which the most of the first cycles agree (the watch's first may be the thread's
+    # creation; cyclictest may leave its last few values unprinted)
+    j0 = max(range(-20, 21), key=lambda o: run(max(0, o), max(0, -o)) if o < len(c) else -1)
+    j, i = max(0, j0), max(0, -j0)
+    pairs, only_c, only_w = [], [], []
+    while j < len(c) and i < len(w):
+        if not agrees(c[j], w[i]) and j + 1 < len(c) and i + 1 < len(w):
+            stay, skip_c, skip_w = run(j, i), run(j + 1, i), run(j, i + 1)
+            if skip_c > stay + ahead // 2 and skip_c >= skip_w:
+                only_c.append(j)
+                j += 1
+                continue
+            if skip_w > stay + ahead // 2:
+                only_w.append(i)
+                i += 1
+                continue
+        pairs.append((c[j], w[i]))
+        j, i = j + 1, i + 1
+    return pairs, only_c, only_w
+
+
 @pytest.mark.skipif(not shutil.which("cyclictest"), reason="needs cyclictest (rt-tests)")
 def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     """watch --comm cyclictest, then cyclictest by hand: two series (its measuring thread, FIFO 80, and its main
     thread); the measuring thread's cycles, aligned with cyclictest's own values, differ by cyclictest's return
     to user space and clock read (it truncates to whole us: never more than 1 us below), and their p99 and max
-    are the same cycles'."""
+    are the same cycles'. A cycle cyclictest catches up on after an overrun, never asleep, is no wakeup: the
+    watch has none (rt-tests counts it, with the few us from the missed release to its clock read)."""
     proc, out = start_watch(tmp_path, "--comm", "cyclictest", "-D", "6")
     ct = subprocess.run(["cyclictest", "-m", "-p80", "-a1", "-t1", "-i1000", "-D", "3", "-v", "--mainaffinity=0"],
                         capture_output=True, text=True, timeout=60)
@@ -63,22 +97,21 @@ def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     c = cyclictest_values(ct.stdout)
     w = [x["latency_ns"] for x in r.samples() if x["thread"] == meas["name"]]
     assert 1500 <= len(w) <= len(c) + 50, (len(w), len(c))  # 3 s of a 1 kHz loop, inside the 6 s watch
-    # cyclictest's cycle i + best is the watch's cycle i: the offset at which the most cycles agree within
-    # cyclictest's return to user space (the watch's first may be the thread's creation, cyclictest may leave
-    # its last few values unprinted)
-    def agree(o):
-        return sum(-1000 <= c[o + i] * 1000 - w[i] <= 10_000 for i in range(max(0, -o), min(len(w), len(c) - o)))
-    best = max(range(-20, len(c) - 1000), key=agree)
-    pairs = [(c[best + i], w[i]) for i in range(max(0, -best), min(len(w), len(c) - best))]
+    pairs, catch_up, extra = align(c, w)
     diff = sorted(a * 1000 - b for a, b in pairs)
     med = statistics.median(diff)
     cw, ww = sorted(a for a, _ in pairs), sorted(b / 1000 for _, b in pairs)
     p99c, p99w = cw[int(0.99 * (len(cw) - 1))], ww[int(0.99 * (len(ww) - 1))]
-    print(f"cyclictest vs watch: {len(pairs)} cycles aligned at cyclictest's cycle {best}; cyclictest - watch "
+    print(f"cyclictest vs watch: {len(pairs)} cycles aligned, {len(catch_up)} catch-up cycles of cyclictest's "
+          f"(after {catch_up}), {len(extra)} of the watch's alone; cyclictest - watch "
           f"median {med / 1000:.2f} us, p1 {diff[len(diff) // 100] / 1000:.2f} us, p99 "
           f"{diff[99 * len(diff) // 100] / 1000:.2f} us; p99 {p99c} / {p99w:.1f} us, max {cw[-1]} / {ww[-1]:.1f} us")
-    # where they part (seen once in a full check: 10% of the pairs off from about cycle 2,650 on, as if one
-    # side had a cycle more there): the first pair off by more, its neighbours, and the trace's losses
+    assert len(pairs) >= 1500, len(pairs)
+    # a cycle only cyclictest has follows one of its overruns: the release it then sleeps to was already past
+    # (or passes before it sleeps), so it never sleeps and nothing wakes it; the watch counts wakeups
+    assert all(k >= 1 and max(c[max(0, k - 3):k]) >= 900 for k in catch_up), [(k, c[max(0, k - 3):k + 1])
+                                                                              for k in catch_up]
+    assert len(extra) <= 1, [(i, w[i]) for i in extra]  # a wakeup of its own (a signal), never a timer's twice
     bad = [i for i, (a, b) in enumerate(pairs) if a * 1000 - b < -1000]
     assert len(bad) <= 0.01 * len(diff), (diff[:10], len(bad), bad[:5], pairs[bad[0] - 3:bad[0] + 3],
                                           s["trace"].get("lost_events"), s["trace"].get("gaps"))
