@@ -251,6 +251,22 @@ int jl_output_make_subdir(const char *parent, const char *name, char *dir, size_
 	return 0;
 }
 
+int jl_output_make_dir(const char *path, char *dir, size_t len, char *err, size_t errlen)
+{
+	char parent[PATH_MAX], leaf[PATH_MAX], *sl;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	while ((sl = strrchr(parent, '/')) && !sl[1] && sl != parent)
+		*sl = '\0'; /* "out/" is "out" */
+	sl = strrchr(parent, '/');
+	snprintf(leaf, sizeof(leaf), "%s", sl ? sl + 1 : parent);
+	if (sl)
+		sl == parent ? (void)(parent[1] = '\0') : (void)(*sl = '\0');
+	else
+		snprintf(parent, sizeof(parent), ".");
+	return jl_output_make_subdir(parent, leaf, dir, len, err, errlen);
+}
+
 int jl_output_link_latest(const char *dir)
 {
 	char parent[PATH_MAX], tmp[64], why[PATH_MAX + 200];

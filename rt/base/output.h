@@ -35,6 +35,9 @@ int jl_output_dir_open(const char *dir, char *err, size_t errlen);
 int jl_output_make_run_dir(const char *out_root, const char *name, char *dir, size_t len, char *err, size_t errlen);
 /* Create (or reuse, when it is a directory) PARENT/NAME into DIR; NAME is one path component. */
 int jl_output_make_subdir(const char *parent, const char *name, char *dir, size_t len, char *err, size_t errlen);
+/* Create (or reuse) the directory PATH as the user named it ("out", "a/b/", "/tmp/x"): its last component in
+ * its parent, as jl_output_make_subdir does; into DIR. */
+int jl_output_make_dir(const char *path, char *dir, size_t len, char *err, size_t errlen);
 /* Point DIR's parent's `latest` at DIR (symlinkat + renameat relative to the parent's fd). */
 int jl_output_link_latest(const char *dir);
 /* Both: a directory that is `latest` from the start (sweeps, comparisons). */

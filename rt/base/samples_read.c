@@ -7,9 +7,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_THREAD, C_CYCLE, C_RELEASE, C_WAKE, C_END, C_MISS, C_SKIPPED, C_N };
+enum { C_THREAD, C_CYCLE, C_RELEASE, C_WAKE, C_END, C_MISS, C_SKIPPED, C_PERIOD, C_N };
 
-static const char *const col_names[C_N] = { "thread", "cycle", "release_ns", "wake_ns", "end_ns", "miss", "skipped" };
+static const char *const col_names[C_N] = { "thread", "cycle", "release_ns", "wake_ns", "end_ns", "miss", "skipped",
+					    "period_ns" };
+
+/* LINE's fields into R by the columns COL: the fields as strtok_r(",\r\n") gives them (empty ones skipped),
+ * without its cost per field (a long run's file has a row per kept cycle, read before its trace can be
+ * analysed). Whether the row names its thread. */
+static bool parse_row(char *line, const int *col, struct jl_sample_row *r)
+{
+	bool have_thread = false;
+	char *q = line;
+
+	for (int i = 0;; i++) {
+		char *tok;
+		size_t len;
+
+		while (*q == ',' || *q == '\r' || *q == '\n')
+			q++;
+		if (!*q)
+			break;
+		tok = q;
+		q += strcspn(q, ",\r\n");
+		len = (size_t)(q - tok);
+		if (*q)
+			*q++ = '\0';
+		if (i == col[C_THREAD]) {
+			if (len > sizeof(r->thread) - 1)
+				len = sizeof(r->thread) - 1;
+			memcpy(r->thread, tok, len);
+			r->thread[len] = '\0';
+			have_thread = true;
+		} else if (i == col[C_CYCLE]) {
+			r->cycle = strtoull(tok, NULL, 10);
+		} else if (i == col[C_RELEASE]) {
+			r->release = strtoll(tok, NULL, 10);
+		} else if (i == col[C_WAKE]) {
+			r->wake = strtoll(tok, NULL, 10);
+		} else if (i == col[C_END]) {
+			r->end = strtoll(tok, NULL, 10);
+		} else if (i == col[C_MISS]) {
+			r->miss = strtol(tok, NULL, 10) != 0;
+		} else if (i == col[C_SKIPPED]) {
+			r->skipped = (uint32_t)strtoul(tok, NULL, 10);
+		} else if (i == col[C_PERIOD]) {
+			r->period = strtoll(tok, NULL, 10);
+		}
+	}
+	return have_thread;
+}
 
 int jl_samples_read(const char *run_dir, const char *thread, int (*row)(void *ctx, const struct jl_sample_row *r),
 		    void *ctx, char *err, size_t errlen)
@@ -44,45 +91,9 @@ int jl_samples_read(const char *run_dir, const char *thread, int (*row)(void *ct
 		return -1;
 	}
 	while (!rc && fgets(line, sizeof(line), f)) {
-		struct jl_sample_row r = { .cycle = 0 };
-		bool have_thread = false;
-		char *q = line;
+		struct jl_sample_row r = { .period = -1 };
+		bool have_thread = parse_row(line, col, &r);
 
-		/* the fields as strtok_r(",\r\n") gives them (empty ones skipped), without its cost per field:
-		 * a long run's file has a row per kept cycle, read before its trace can be analysed */
-		for (int i = 0;; i++) {
-			char *tok;
-			size_t len;
-
-			while (*q == ',' || *q == '\r' || *q == '\n')
-				q++;
-			if (!*q)
-				break;
-			tok = q;
-			q += strcspn(q, ",\r\n");
-			len = (size_t)(q - tok);
-			if (*q)
-				*q++ = '\0';
-			if (i == col[C_THREAD]) {
-				if (len > sizeof(r.thread) - 1)
-					len = sizeof(r.thread) - 1;
-				memcpy(r.thread, tok, len);
-				r.thread[len] = '\0';
-				have_thread = true;
-			} else if (i == col[C_CYCLE]) {
-				r.cycle = strtoull(tok, NULL, 10);
-			} else if (i == col[C_RELEASE]) {
-				r.release = strtoll(tok, NULL, 10);
-			} else if (i == col[C_WAKE]) {
-				r.wake = strtoll(tok, NULL, 10);
-			} else if (i == col[C_END]) {
-				r.end = strtoll(tok, NULL, 10);
-			} else if (i == col[C_MISS]) {
-				r.miss = strtol(tok, NULL, 10) != 0;
-			} else if (i == col[C_SKIPPED]) {
-				r.skipped = (uint32_t)strtoul(tok, NULL, 10);
-			}
-		}
 		if (!have_thread || (thread && strcmp(r.thread, thread)))
 			continue;
 		rc = row(ctx, &r);

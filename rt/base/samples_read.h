@@ -13,6 +13,8 @@ struct jl_sample_row {
 	char thread[64];
 	uint64_t cycle;
 	int64_t release, wake, end;   /* end 0 when the file has no end_ns */
+	int64_t period;               /* period_ns: from the previous cycle's wake (kept or not); -1 when the
+				       * file has no such column, 0 for a series' first cycle */
 	bool miss;
 	uint32_t skipped;
 };

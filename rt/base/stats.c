@@ -100,3 +100,13 @@ double jl_moments_stddev(const struct jl_moments *m)
 {
 	return m->n > 1 ? sqrt(m->m2 / (double)(m->n - 1)) : 0.0;
 }
+
+int64_t jl_bin_width(int64_t max, int64_t min_width, int64_t max_bin)
+{
+	static const int64_t steps[] = { 1, 2, 5 };
+
+	for (int64_t dec = min_width > 0 ? min_width : 1;; dec *= 10)
+		for (int i = 0; i < 3; i++)
+			if ((max > 0 ? max : 0) / (steps[i] * dec) <= max_bin)
+				return steps[i] * dec;
+}

@@ -49,4 +49,8 @@ int64_t jl_percentile_sorted(const int64_t *sorted, size_t n, double q);
 int64_t jl_median_i64(int64_t *v, size_t n);
 int jl_dist_compute(const int64_t *values, size_t n, int64_t *scratch, struct jl_dist *d);
 
+/* A histogram's bin width for values up to MAX: the smallest 1, 2 or 5 x 10^k, at least MIN_WIDTH (a power of
+ * ten), that puts MAX in bin MAX_BIN or below. The one rule of the plots' and report.html's histograms. */
+int64_t jl_bin_width(int64_t max, int64_t min_width, int64_t max_bin);
+
 #endif

@@ -23,6 +23,7 @@
 #include "../base/output.h"
 #include "../base/samples_read.h"
 #include "../scenario/scenario.h"
+#include "../summary/summary_read.h"
 #include "../summary/table.h"
 #include "../trace/analysis/advice.h"
 #include "../trace/analysis/analysis.h"
@@ -93,11 +94,9 @@ static int load_summary(const char *dir, struct input *in, char *err, size_t err
 	int n;
 
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	root = json_object_from_file(path);
-	if (!root) {
-		snprintf(err, errlen, "analyze: cannot read %s: %s", path, json_util_get_last_err());
+	root = jl_summary_read(dir, err, errlen);
+	if (!root)
 		return -1;
-	}
 	if (!json_object_object_get_ex(root, JL_K(threads), &threads) || !json_object_is_type(threads, json_type_array)) {
 		snprintf(err, errlen, "analyze: %s has no threads[]", path);
 		json_object_put(root);

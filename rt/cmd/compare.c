@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "report_html.h"
 #include "lifecycle.h"
 #include "../base/output.h"
 #include "../summary/baseline.h"
@@ -37,7 +38,7 @@ const struct jl_cli jl_cli_baseline = { "baseline", "save RUN_OR_SWEEP_DIR... --
 enum { C_JSON = 1, C_OUT, C_ALL, C_GATE };
 
 static const struct jl_cli_opt compare_opts[] = {
-	{ "out", 0, "DIR", "also write compare.json and compare.md into DIR (created)", C_OUT },
+	{ "out", 0, "DIR", "also write compare.json, compare.md and report.html (its page) into DIR (created)", C_OUT },
 	{ "json", 0, NULL, "print compare.json on stdout instead of the table", C_JSON },
 	{ "all", 0, NULL, "every metric in the table (default: the headline ones, the changed ones and the gated ones)", C_ALL },
 	{ "gate", 0, "CHECK", "a gate in [gate]'s form (SERIES.METRIC <= baseline + 10%, SERIES.METRIC no worse), "
@@ -402,18 +403,7 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 		char dir[PATH_MAX];
 		struct jl_outfile of;
 
-		char parent[PATH_MAX], leaf[PATH_MAX], *sl;
-
-		snprintf(parent, sizeof(parent), "%s", out_dir);
-		while ((sl = strrchr(parent, '/')) && !sl[1] && sl != parent)
-			*sl = '\0'; /* "out/" is "out" */
-		sl = strrchr(parent, '/');
-		snprintf(leaf, sizeof(leaf), "%s", sl ? sl + 1 : parent);
-		if (sl)
-			sl == parent ? (void)(parent[1] = '\0') : (void)(*sl = '\0');
-		else
-			snprintf(parent, sizeof(parent), ".");
-		if (jl_output_make_subdir(parent, leaf, dir, sizeof(dir), err, sizeof(err))) {
+		if (jl_output_make_dir(out_dir, dir, sizeof(dir), err, sizeof(err))) {
 			fprintf(stderr, "jitterlab compare: %s\n", err);
 			goto out;
 		}
@@ -427,6 +417,8 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 			fprintf(stderr, "jitterlab compare: writing into %s: %s\n", out_dir, strerror(errno));
 			goto out;
 		}
+		if (jl_report_html_compare(out_dir, cmp, err, sizeof(err)) < 0) /* the page is a view: said, not fatal */
+			fprintf(stderr, "jitterlab compare: %s\n", err);
 	}
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(cmp, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));

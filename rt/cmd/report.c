@@ -14,7 +14,10 @@
 #include "../../affinity/cli.h"
 #include "commands.h"
 #include "cyclictest.h"
+#include "../base/output.h"
+#include "../summary/baseline.h"
 #include "../summary/plot.h"
+#include "../summary/summary_read.h"
 #include "../summary/sweep.h"
 #include "../summary/table.h"
 #include "../base/welch.h"
@@ -37,12 +40,43 @@ static bool has_file(const char *dir, const char *file)
 	return access(p, R_OK) == 0;
 }
 
+struct report_args;
+
+/* The documents a directory other than a run's is made of, one row each, in the order they are looked for (a
+ * sweep judged against a baseline holds compare.json too: it is a sweep's). A run's is summary.json. */
+struct doc_kind {
+	const char *file;
+	/* its table on stdout (markdown: --markdown), its plots refreshed unless --no-plots */
+	void (*print)(const struct report_args *a, const char *dir, json_object *doc);
+	/* its report.html; NULL: it has none of its own */
+	int (*html)(const char *dir, json_object *doc, char *err, size_t errlen);
+};
+
+static void print_sweep(const struct report_args *a, const char *dir, json_object *doc);
+static void print_compare(const struct report_args *a, const char *dir, json_object *doc);
+static void print_cyclictest(const struct report_args *a, const char *dir, json_object *doc);
+
+static const struct doc_kind doc_kinds[] = {
+	{ "sweep.json", print_sweep, jl_report_html_sweep },
+	{ "compare.json", print_compare, jl_report_html_compare },
+	{ "cyclictest.json", print_cyclictest, NULL },
+};
+
+/* The kind of document DIR holds, or NULL (a run's directory, or none) */
+static const struct doc_kind *kind_of(const char *dir)
+{
+	for (size_t k = 0; k < sizeof(doc_kinds) / sizeof(doc_kinds[0]); k++)
+		if (has_file(dir, doc_kinds[k].file))
+			return &doc_kinds[k];
+	return NULL;
+}
+
 /* DIR itself, or DIR/latest when DIR is a run's parent (<out>/<name>). Returns a malloc'd real path. */
 static char *resolve(const char *dir)
 {
 	char p[PATH_MAX + 16];
 
-	if (!has_file(dir, "summary.json") && !has_file(dir, "sweep.json") && !has_file(dir, "cyclictest.json")) {
+	if (!has_file(dir, "summary.json") && !kind_of(dir)) {
 		snprintf(p, sizeof(p), "%s/latest", dir);
 		if (access(p, F_OK) == 0)
 			return realpath(p, NULL);
@@ -187,7 +221,7 @@ static void side_by_side(json_object **sum, char **dirs, int n)
 /* The plots `report` refreshes for a run, as written by jl_plot_run. */
 static const char *const run_plots[] = { "latency-hist.svg", "latency-cycle.svg", "ticks.svg" };
 
-enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN, P_HTML };
+enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN, P_HTML, P_OUT };
 
 static const struct jl_cli_opt report_opts[] = {
 	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
@@ -196,8 +230,9 @@ static const struct jl_cli_opt report_opts[] = {
 			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
 	{ "markdown", 0, NULL, "print a run's or a sweep's table in markdown, as its report.md begins (several runs "
 			       "side by side and cyclictest comparisons stay text)", P_MARKDOWN },
-	{ "html", 0, NULL, "write each run's report.html again (one self-contained page: tables, plots, explained "
-			   "cycles, every summary key) from its summary.json and samples.csv, and say where", P_HTML },
+	{ "html", 0, NULL, "write each directory's report.html again (one self-contained page: a run's tables, plots, "
+			   "explained cycles and every summary key; a sweep's or a comparison's) and say where", P_HTML },
+	{ "out", 0, "DIR", "with --html: also put every run named on one page, DIR/report.html (DIR created)", P_OUT },
 	{ NULL, 0, NULL, NULL, 0 },
 };
 
@@ -214,6 +249,7 @@ struct report_args {
 	char *dirs[MAX_DIRS];
 	int n;
 	bool no_plots, json, markdown, html;
+	const char *out;  /* --out: the runs' page together */
 };
 
 /* ARGV into A, each directory resolved as it comes: 0, 1 when --help was printed, or -1 after saying what is
@@ -241,6 +277,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->html = true;
 			continue;
 		}
+		if (c == P_OUT) {
+			a->out = v;
+			continue;
+		}
 		if (c == JL_CLI_HELP) {
 			usage(stdout);
 			return 1;
@@ -258,9 +298,11 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		}
 		a->n++;
 	}
-	if (!a->n || (a->json && a->markdown)) {
+	if (!a->n || (a->json && a->markdown) || (a->out && !a->html)) {
 		if (a->json && a->markdown)
 			fprintf(stderr, "jitterlab report: --json and --markdown exclude each other\n");
+		if (a->out && !a->html)
+			fprintf(stderr, "jitterlab report: --out DIR is where --html puts the runs' page: give --html\n");
 		usage(stderr);
 		return -1;
 	}
@@ -280,6 +322,27 @@ static json_object *read_doc(const char *dir, const char *file)
 	return doc;
 }
 
+static void print_sweep(const struct report_args *a, const char *dir, json_object *doc)
+{
+	char err[PATH_MAX + 512] = "";
+
+	jl_sweep_print(stdout, doc, a->markdown);
+	if (!a->no_plots && jl_plot_sweep(dir, doc, err, sizeof(err)) <= 0 && err[0])
+		fprintf(stderr, "jitterlab report: %s\n", err);
+}
+
+static void print_compare(const struct report_args *a, const char *dir, json_object *doc)
+{
+	(void)dir;
+	jl_compare_print(stdout, doc, a->markdown, false);
+}
+
+static void print_cyclictest(const struct report_args *a, const char *dir, json_object *doc)
+{
+	(void)a, (void)dir;
+	jl_cyclictest_print(stdout, doc);
+}
+
 /* Each directory's document into DOCS (a sweep's, a cyclictest comparison's) or SUM (a run's summary.json).
  * Sweeps and cyclictest comparisons are printed one by one as they are read, so that they come in argument
  * order; runs wait, as several are printed side by side. With --json nothing is printed here: every document
@@ -289,35 +352,23 @@ static int load_dirs(const struct report_args *a, json_object **sum, json_object
 	int status = JL_EXIT_OK;
 
 	for (int i = 0; i < a->n; i++) {
-		char p[PATH_MAX + 32], err[512] = "";
+		const struct doc_kind *k = kind_of(a->dirs[i]);
+		char err[PATH_MAX + 512] = "";
 
-		if (has_file(a->dirs[i], "sweep.json")) {
-			docs[i] = read_doc(a->dirs[i], "sweep.json");
-			if (!docs[i]) {
+		if (k) {
+			docs[i] = read_doc(a->dirs[i], k->file);
+			if (!docs[i])
 				status = JL_EXIT_RUNTIME;
-				continue;
-			}
-			if (!a->json)
-				jl_sweep_print(stdout, docs[i], a->markdown);
-			if (!a->no_plots && jl_plot_sweep(a->dirs[i], docs[i], err, sizeof(err)) <= 0 && err[0])
-				fprintf(stderr, "jitterlab report: %s\n", err);
+			else if (!a->json)
+				k->print(a, a->dirs[i], docs[i]);
 			continue;
 		}
-		if (has_file(a->dirs[i], "cyclictest.json")) {
-			docs[i] = read_doc(a->dirs[i], "cyclictest.json");
-			if (!docs[i]) {
-				status = JL_EXIT_RUNTIME;
-				continue;
-			}
-			if (!a->json)
-				jl_cyclictest_print(stdout, docs[i]);
-			continue;
-		}
-		snprintf(p, sizeof(p), "%s/summary.json", a->dirs[i]);
-		sum[i] = json_object_from_file(p);
-		if (!sum[i]) {
-			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json or cyclictest.json here\n",
+		if (!has_file(a->dirs[i], "summary.json")) {
+			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json, compare.json or cyclictest.json here\n",
 				a->dirs[i]);
+			status = JL_EXIT_USAGE;
+		} else if (!(sum[i] = jl_summary_read(a->dirs[i], err, sizeof(err)))) {
+			fprintf(stderr, "jitterlab report: %s\n", err);
 			status = JL_EXIT_USAGE;
 		}
 	}
@@ -397,6 +448,56 @@ static void print_json(const struct report_args *a, json_object **sum, json_obje
 	json_object_put(list);
 }
 
+/* --html: each directory's page (a run's, a sweep's, a comparison's), then with --out every run's on one page.
+ * 0, or -1 when a page could not be written (said). */
+static int write_pages(const struct report_args *a, json_object **sum, json_object **docs)
+{
+	char err[PATH_MAX + 512], *d2[MAX_DIRS];
+	json_object *s2[MAX_DIRS];
+	int rc = 0, m = 0;
+
+	for (int i = 0; i < a->n; i++) {
+		const struct doc_kind *k = docs[i] ? kind_of(a->dirs[i]) : NULL;
+		int r;
+
+		if (sum[i]) {
+			r = jl_report_html_run(a->dirs[i], sum[i], err, sizeof(err));
+			s2[m] = sum[i];
+			d2[m++] = a->dirs[i];
+		} else if (k && k->html) {
+			r = k->html(a->dirs[i], docs[i], err, sizeof(err));
+		} else {
+			if (k)
+				fprintf(stderr, "jitterlab report: %s: --html writes a run's, a sweep's or a comparison's page; "
+					"a cyclictest comparison has none of its own (each of its runs has its page)\n",
+					a->dirs[i]);
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "jitterlab %s\n", err);
+			rc = -1;
+		} else if (!a->json) {
+			printf("report: %s/report.html\n", a->dirs[i]);
+		}
+	}
+	if (a->out) {
+		char dir[PATH_MAX];
+
+		if (!m) {
+			fprintf(stderr, "jitterlab report: --out: no run among the directories named\n");
+			return -1;
+		}
+		if (jl_output_make_dir(a->out, dir, sizeof(dir), err, sizeof(err)) < 0 ||
+		    jl_report_html_runs(dir, d2, s2, m, err, sizeof(err)) < 0) {
+			fprintf(stderr, "jitterlab report: %s\n", err);
+			return -1;
+		}
+		if (!a->json)
+			printf("report: %s/report.html (%d runs)\n", dir, m);
+	}
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	json_object *sum[MAX_DIRS] = { 0 }, *docs[MAX_DIRS] = { 0 };
@@ -410,26 +511,8 @@ int cmd_report(int argc, char **argv)
 	}
 	status = load_dirs(&a, sum, docs);
 	print_runs(&a, sum);
-	for (int i = 0; a.html && i < a.n; i++) {
-		char err[512];
-		int rc;
-
-		if (sum[i])
-			rc = jl_report_html_run(a.dirs[i], sum[i], err, sizeof(err));
-		else if (docs[i] && has_file(a.dirs[i], "sweep.json"))
-			rc = jl_report_html_sweep(a.dirs[i], docs[i], err, sizeof(err));
-		else {
-			fprintf(stderr, "jitterlab report: %s: --html writes a run's or a sweep's page (a cyclictest "
-				"comparison's is not made yet)\n", a.dirs[i]);
-			continue;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "jitterlab %s\n", err);
-			status = JL_EXIT_RUNTIME;
-		} else if (!a.json) {
-			printf("report: %s/report.html\n", a.dirs[i]);
-		}
-	}
+	if (a.html && write_pages(&a, sum, docs) < 0)
+		status = JL_EXIT_RUNTIME;
 	if (a.json)
 		print_json(&a, sum, docs);
 out:

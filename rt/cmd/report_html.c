@@ -2,13 +2,16 @@
 #include "report_html.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "../base/output.h"
 #include "../base/samples_read.h"
+#include "../base/stats.h"
 #include "../base/summary_keys.h"
 #include "../trace/analysis/parts.h"
 #include "commands.h"
@@ -28,6 +31,7 @@ extern const char jl_report_html_js[];
 #define HTML_COLUMNS 800  /* latency over time: each column's min and max */
 #define HTML_BINS 400     /* at most, per histogram */
 #define HTML_MISSES 2000  /* misses marked, per series (all counted) */
+#define HTML_SPIKES 2000  /* the largest cycles at or above the series' p99, per series (all counted) */
 
 static const char CSS[] =
 	"@page{size:A4;margin:12mm}"
@@ -56,6 +60,9 @@ struct series {
 	struct hist lat, per;
 	int64_t cmin[HTML_COLUMNS], cmax[HTML_COLUMNS];
 	int64_t (*miss)[3];       /* time (ns from t0), latency, cycle: the first HTML_MISSES */
+	int64_t p99;              /* summary.json's latency p99 of the series: a spike is at or above it */
+	int64_t (*spike)[3];      /* as miss[]: the HTML_SPIKES largest spikes, a min-heap on latency */
+	uint64_t nspike, spikes;  /* held, and all */
 	json_object *explained;   /* [[t s, latency, cycle]] of its cycles in trace.worst[] */
 };
 
@@ -79,17 +86,6 @@ static struct series *series_of(struct reduce *r, const char *name)
 	return &r->s[r->n++];
 }
 
-/* A bin width of 1, 2 or 5 x 10^k ns giving at most HTML_BINS bins up to MAX */
-static int64_t bin_width(int64_t max)
-{
-	static const int64_t steps[] = { 1, 2, 5 };
-
-	for (int64_t dec = 1;; dec *= 10)
-		for (int i = 0; i < 3; i++)
-			if (max / (steps[i] * dec) < HTML_BINS)
-				return steps[i] * dec;
-}
-
 static void hist_add(struct hist *h, int64_t v)
 {
 	int64_t b = v < 0 ? 0 : v / h->width;
@@ -97,7 +93,54 @@ static void hist_add(struct hist *h, int64_t v)
 	h->n[b > HTML_BINS ? HTML_BINS : b]++;
 }
 
-/* Pass 0: each series' span and maxima; pass 1: its histograms, columns and misses. */
+/* Spike (time, LAT, cycle) into S's heap of the HTML_SPIKES largest */
+static void spike_add(struct series *s, int64_t t, int64_t lat, int64_t cycle)
+{
+	size_t i;
+
+	s->spikes++;
+	if (s->nspike == HTML_SPIKES && lat <= s->spike[0][1])
+		return;
+	if (s->nspike < HTML_SPIKES) { /* sift up from the end */
+		for (i = s->nspike++; i && s->spike[(i - 1) / 2][1] > lat; i = (i - 1) / 2)
+			memcpy(s->spike[i], s->spike[(i - 1) / 2], sizeof(s->spike[i]));
+	} else { /* the least gives way: sift down from the root */
+		for (i = 0;;) {
+			size_t c = 2 * i + 1;
+
+			if (c >= s->nspike)
+				break;
+			if (c + 1 < s->nspike && s->spike[c + 1][1] < s->spike[c][1])
+				c++;
+			if (s->spike[c][1] >= lat)
+				break;
+			memcpy(s->spike[i], s->spike[c], sizeof(s->spike[i]));
+			i = c;
+		}
+	}
+	s->spike[i][0] = t;
+	s->spike[i][1] = lat;
+	s->spike[i][2] = cycle;
+}
+
+/* Whether row X is one of trace.worst[]'s cycles (an entry without a string thread or a number cycle, as a
+ * hand-edited summary may have, is none) */
+static bool explained_row(const struct reduce *r, const struct jl_sample_row *x)
+{
+	for (size_t k = 0; r->worst && k < json_object_array_length(r->worst); k++) {
+		json_object *w = json_object_array_get_idx(r->worst, k), *t, *c;
+
+		if (json_object_object_get_ex(w, JL_K(thread), &t) && json_object_is_type(t, json_type_string) &&
+		    json_object_object_get_ex(w, JL_K(cycle), &c) && json_object_is_type(c, json_type_int) &&
+		    (uint64_t)json_object_get_int64(c) == x->cycle && !strcmp(json_object_get_string(t), x->thread))
+			return true;
+	}
+	return false;
+}
+
+/* Pass 0: each series' span and maxima; pass 1: its histograms, columns, misses and spikes. A row's period is
+ * samples.csv's own (from the previous cycle, kept or not: with samples = worst the rows have gaps), else
+ * from the previous row. */
 static int row(void *ctx, const struct jl_sample_row *x)
 {
 	struct reduce *r = ctx;
@@ -106,7 +149,7 @@ static int row(void *ctx, const struct jl_sample_row *x)
 
 	if (!s)
 		return 0;
-	per = s->prev_wake ? x->wake - s->prev_wake : -1;
+	per = x->period > 0 ? x->period : x->period == 0 ? -1 : s->prev_wake ? x->wake - s->prev_wake : -1;
 	s->prev_wake = x->wake;
 	if (!r->pass) {
 		s->cycles++;
@@ -134,18 +177,15 @@ static int row(void *ctx, const struct jl_sample_row *x)
 		s->miss[s->nmiss][1] = lat;
 		s->miss[s->nmiss++][2] = (int64_t)x->cycle;
 	}
-	for (size_t k = 0; r->worst && k < json_object_array_length(r->worst); k++) {
-		json_object *w = json_object_array_get_idx(r->worst, k), *t, *c;
+	if (s->p99 > 0 && lat >= s->p99)
+		spike_add(s, x->release - r->t0, lat, (int64_t)x->cycle);
+	if (explained_row(r, x)) {
+		json_object *p = json_object_new_array();
 
-		if (json_object_object_get_ex(w, JL_K(thread), &t) && json_object_object_get_ex(w, JL_K(cycle), &c) &&
-		    (uint64_t)json_object_get_int64(c) == x->cycle && !strcmp(json_object_get_string(t), x->thread)) {
-			json_object *p = json_object_new_array();
-
-			json_object_array_add(p, json_object_new_double((double)(x->release - r->t0) / 1e9));
-			json_object_array_add(p, json_object_new_int64(lat));
-			json_object_array_add(p, json_object_new_int64((int64_t)x->cycle));
-			json_object_array_add(s->explained, p);
-		}
+		json_object_array_add(p, json_object_new_double((double)(x->release - r->t0) / 1e9));
+		json_object_array_add(p, json_object_new_int64(lat));
+		json_object_array_add(p, json_object_new_int64((int64_t)x->cycle));
+		json_object_array_add(s->explained, p);
 	}
 	return 0;
 }
@@ -169,12 +209,26 @@ static json_object *hist_json(const struct hist *h)
 	return o;
 }
 
+/* [[t s, latency, cycle]] of the N marks V (time in ns) into ARR */
+static void marks(json_object *arr, int64_t (*v)[3], uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		json_object *p = json_object_new_array();
+
+		json_object_array_add(p, json_object_new_double((double)v[k][0] / 1e9));
+		json_object_array_add(p, json_object_new_int64(v[k][1]));
+		json_object_array_add(p, json_object_new_int64(v[k][2]));
+		json_object_array_add(arr, p);
+	}
+}
+
 static json_object *series_json(const struct reduce *r, struct series *s)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_object();
 	json_object *x = json_object_new_array(), *mn = json_object_new_array(), *mx = json_object_new_array();
-	json_object *m = json_object_new_array();
+	json_object *m = json_object_new_array(), *sp = json_object_new_array();
 
+	json_object_object_add(o, "t0_ns", json_object_new_int64(r->t0)); /* what the times count from */
 	json_object_object_add(o, "hist", hist_json(&s->lat));
 	json_object_object_add(o, "period", hist_json(&s->per));
 	for (int c = 0; c < HTML_COLUMNS; c++) {
@@ -189,16 +243,13 @@ static json_object *series_json(const struct reduce *r, struct series *s)
 	json_object_object_add(t, "max", mx);
 	json_object_object_add(t, "cycles", json_object_new_int64((int64_t)s->cycles));
 	json_object_object_add(o, "time", t);
-	for (uint64_t k = 0; k < s->nmiss; k++) {
-		json_object *p = json_object_new_array();
-
-		json_object_array_add(p, json_object_new_double((double)s->miss[k][0] / 1e9));
-		json_object_array_add(p, json_object_new_int64(s->miss[k][1]));
-		json_object_array_add(p, json_object_new_int64(s->miss[k][2]));
-		json_object_array_add(m, p);
-	}
+	marks(m, s->miss, s->nmiss);
 	json_object_object_add(o, "misses", m);
 	json_object_object_add(o, "misses_total", json_object_new_int64((int64_t)s->misses));
+	marks(sp, s->spike, s->nspike);
+	json_object_object_add(o, "spikes", sp);
+	json_object_object_add(o, "spikes_total", json_object_new_int64((int64_t)s->spikes));
+	json_object_object_add(o, "spike_from_ns", json_object_new_int64(s->p99));
 	json_object_object_add(o, "explained", json_object_get(s->explained));
 	return o;
 }
@@ -209,9 +260,27 @@ static void series_free(struct reduce *r)
 		free(r->s[i].lat.n);
 		free(r->s[i].per.n);
 		free(r->s[i].miss);
+		free(r->s[i].spike);
 		json_object_put(r->s[i].explained);
 	}
 	free(r->s);
+}
+
+/* The latency p99 summary.json gives series NAME (threads[]), 0 when it gives none */
+static int64_t summary_p99(json_object *summary, const char *name)
+{
+	json_object *th, *t, *v;
+
+	if (!json_object_object_get_ex(summary, JL_K(threads), &th) || !json_object_is_type(th, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(th); i++) {
+		t = json_object_array_get_idx(th, i);
+		if (json_object_object_get_ex(t, JL_K(name), &v) && json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), name) && json_object_object_get_ex(t, JL_K(latency_ns), &v) &&
+		    json_object_object_get_ex(v, JL_K(p99), &v) && json_object_is_type(v, json_type_int))
+			return json_object_get_int64(v);
+	}
+	return 0;
 }
 
 /* Pass 1's arrays for every series found by pass 0. 0, or -1 (ENOMEM). */
@@ -222,13 +291,15 @@ static int series_alloc(struct reduce *r, json_object *summary)
 	for (int i = 0; i < r->n; i++) {
 		struct series *s = &r->s[i];
 
-		s->lat.width = bin_width(s->lat_max);
-		s->per.width = bin_width(s->per_max > 0 ? s->per_max : 1);
+		s->lat.width = jl_bin_width(s->lat_max, 1, HTML_BINS - 1);
+		s->per.width = jl_bin_width(s->per_max, 1, HTML_BINS - 1);
 		s->lat.n = calloc(HTML_BINS + 1, sizeof(*s->lat.n));
 		s->per.n = calloc(HTML_BINS + 1, sizeof(*s->per.n));
 		s->miss = calloc(HTML_MISSES, sizeof(*s->miss));
+		s->spike = calloc(HTML_SPIKES, sizeof(*s->spike));
 		s->explained = json_object_new_array();
-		if (!s->lat.n || !s->per.n || !s->miss || !s->explained)
+		s->p99 = summary_p99(summary, s->name);
+		if (!s->lat.n || !s->per.n || !s->miss || !s->spike || !s->explained)
 			return -1;
 		for (int c = 0; c < HTML_COLUMNS; c++)
 			s->cmin[c] = s->cmax[c] = -1;
@@ -239,7 +310,8 @@ static int series_alloc(struct reduce *r, json_object *summary)
 	{ /* the columns start where the measured phase does, when the summary says */
 		json_object *tm;
 
-		if (json_object_object_get_ex(summary, JL_K(t_measure_ns), &tm) && json_object_get_int64(tm) > 0 &&
+		if (json_object_object_get_ex(summary, JL_K(t_measure_ns), &tm) && json_object_is_type(tm, json_type_int) &&
+		    json_object_get_int64(tm) > 0 &&
 		    json_object_get_int64(tm) < r->t0)
 			r->t0 = json_object_get_int64(tm);
 	}
@@ -256,8 +328,9 @@ static json_object *reduce_samples(const char *dir, json_object *summary)
 
 	if (!r.s)
 		return NULL;
-	if (json_object_object_get_ex(summary, JL_K(trace), &trace))
-		json_object_object_get_ex(trace, JL_K(worst), &r.worst);
+	if (json_object_object_get_ex(summary, JL_K(trace), &trace) &&
+	    (!json_object_object_get_ex(trace, JL_K(worst), &r.worst) || !json_object_is_type(r.worst, json_type_array)))
+		r.worst = NULL;
 	if (jl_samples_read(dir, NULL, row, &r, err, sizeof(err)) < 0 || !r.n) {
 		series_free(&r);
 		return o;
@@ -394,14 +467,67 @@ int jl_report_html_run(const char *dir, json_object *summary, char *err, size_t 
 	return write_page(dir, d, title, err, errlen);
 }
 
+int jl_report_html_runs(const char *out, char *const *dirs, json_object *const *sums, int n, char *err, size_t errlen)
+{
+	json_object *d = json_object_new_object(), *runs = json_object_new_array();
+
+	json_object_object_add(d, "kind", json_object_new_string("runs"));
+	json_object_object_add(d, "runs", runs);
+	for (int i = 0; i < n; i++) {
+		json_object *r = json_object_new_object(), *series = reduce_samples(dirs[i], sums[i]);
+
+		json_object_array_add(runs, r);
+		if (!series) {
+			json_object_put(d);
+			snprintf(err, errlen, "report.html: out of memory");
+			return -1;
+		}
+		json_object_object_add(r, "dir", json_object_new_string(dirs[i]));
+		json_object_object_add(r, "summary", json_object_get(sums[i]));
+		json_object_object_add(r, "series", series);
+	}
+	return write_page(out, d, "jitterlab: runs side by side", err, errlen);
+}
+
+/* DIR/NAME parsed, or NULL when it is absent or unreadable */
+static json_object *doc_in(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p) || access(p, F_OK))
+		return NULL;
+	return json_object_from_file(p);
+}
+
 int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t errlen)
 {
-	json_object *d = json_object_new_object(), *sc;
+	json_object *d = json_object_new_object(), *sc, *cmp = doc_in(dir, "compare.json");
 	char title[256];
 
 	json_object_object_add(d, "kind", json_object_new_string("sweep"));
 	json_object_object_add(d, "sweep", json_object_get(sweep));
+	if (cmp) /* sweep --baseline: the comparison is a section of the sweep's page */
+		json_object_object_add(d, "compare", cmp);
 	snprintf(title, sizeof(title), "jitterlab sweep: %s",
-		 json_object_object_get_ex(sweep, "scenario", &sc) ? json_object_get_string(sc) : "?");
+		 json_object_object_get_ex(sweep, JL_K(scenario), &sc) ? json_object_get_string(sc) : "?");
+	return write_page(dir, d, title, err, errlen);
+}
+
+int jl_report_html_compare(const char *dir, json_object *cmp, char *err, size_t errlen)
+{
+	json_object *d, *sc, *sweep = doc_in(dir, "sweep.json");
+	char title[256];
+	int rc;
+
+	if (sweep) { /* a sweep's directory (sweep --baseline): its page, with the comparison */
+		rc = jl_report_html_sweep(dir, sweep, err, errlen);
+		json_object_put(sweep);
+		return rc;
+	}
+	d = json_object_new_object();
+	json_object_object_add(d, "kind", json_object_new_string("compare"));
+	json_object_object_add(d, "compare", json_object_get(cmp));
+	snprintf(title, sizeof(title), "jitterlab compare: %s",
+		 json_object_object_get_ex(cmp, JL_K(scenario), &sc) ? json_object_get_string(sc) : "?");
 	return write_page(dir, d, title, err, errlen);
 }

@@ -123,15 +123,16 @@
 			out.push(+v.toPrecision(12));
 		return out;
 	}
-	/* axes for [x0,x1] x [y0,y1] (ylog: y is log10 of the value) in the box; returns the mapping */
-	function axes(s, box, x0, x1, y0, y1, xlabel, ylabel, ylog) {
+	/* axes for [x0,x1] x [y0,y1] (ylog: y is log10 of the value) in the box; returns the mapping. NOY: the caller
+	 * labels the rows itself (no y ticks) */
+	function axes(s, box, x0, x1, y0, y1, xlabel, ylabel, ylog, noy) {
 		const X = v => box.l + (v - x0) / ((x1 - x0) || 1) * box.w, Y = v => box.t + box.h - (v - y0) / ((y1 - y0) || 1) * box.h;
 		add(s, sv("rect", { x: box.l, y: box.t, width: box.w, height: box.h, class: "frame" }));
 		ticks(x0, x1, 8).filter(() => xlabel !== "").forEach(v => { /* no x label: the caller names the x axis */
 			add(s, sv("line", { x1: X(v), x2: X(v), y1: box.t + box.h, y2: box.t + box.h + 4, class: "tick" }));
 			add(s, sv("text", { x: X(v), y: box.t + box.h + 16, class: "tl", "text-anchor": "middle" }, +v.toPrecision(6)));
 		});
-		(ylog ? ticks(Math.floor(y0), Math.ceil(y1), Math.min(6, Math.ceil(y1) - Math.floor(y0) || 1)) : ticks(y0, y1, 5))
+		(noy ? [] : ylog ? ticks(Math.floor(y0), Math.ceil(y1), Math.min(6, Math.ceil(y1) - Math.floor(y0) || 1)) : ticks(y0, y1, 5))
 			.forEach(v => {
 				if (v < y0 - 1e-9 || v > y1 + 1e-9)
 					return;
@@ -211,8 +212,8 @@
 				(t.policy || "") + (t.priority ? " " + t.priority : ""), t.cpus || "", t.exec || t.work_kind || "",
 				dur(t.cpu_time_ns)]));
 	}
-	function histogram(s, name, key, what) {
-		const ser = D.series || {}, names = Object.keys(ser).filter(n => ser[n][key] && ser[n][key].bins.length);
+	function histogram(s, name, key, what, series) {
+		const ser = series || D.series || {}, names = Object.keys(ser).filter(n => ser[n][key] && ser[n][key].bins.length);
 		if (!names.length) {
 			none(s, "No " + what + " histogram: the run kept no samples (samples.csv).");
 			return;
@@ -243,9 +244,16 @@
 			add(svg, sv("polyline", { points: pts.join(" "), fill: "none", stroke: color(i), "stroke-width": 1.5 }));
 		});
 		legend(svg, names, box.l + box.w + 20, box.t + 10);
+		keptOnly(s);
 	}
-	function overTime(s) {
-		const ser = D.series || {}, names = Object.keys(ser).filter(n => ser[n].time && ser[n].time.x.length);
+	/* samples = worst: samples.csv holds the worst windows' cycles only; the plots draw what it holds */
+	function keptOnly(s) {
+		if ((S.samples || {}).mode === "worst")
+			add(s, el("p", { class: "warn" }, "samples = worst: only the kept cycles (the worst windows) are drawn; " +
+				"the tables' figures are from every cycle."));
+	}
+	function overTime(s, series) {
+		const ser = series || D.series || {}, names = Object.keys(ser).filter(n => ser[n].time && ser[n].time.x.length);
 		if (!names.length) {
 			none(s, "No latency over time: the run kept no samples (samples.csv).");
 			return;
@@ -277,9 +285,11 @@
 		add(s, el("p", {}, names.map(n => n + ": " + (ser[n].time.cycles || 0) + " cycles in " + ser[n].time.x.length +
 			" columns, " + (ser[n].misses_total || 0) + " missed" + ((ser[n].misses || []).length < (ser[n].misses_total || 0) ?
 			" (the first " + ser[n].misses.length + " marked)" : "")).join("; ") + (mc ? "" : "; no missed deadline")));
+		if (!series)
+			keptOnly(s);
 	}
 	/* one explained cycle: its parts end to end on a time axis from its release, each labelled */
-	function cycleBar(s, c) {
+	function cycleBar(s, c, dir) {
 		const fig = add(s, el("div", { class: "cycle" }));
 		add(fig, el("h3", {}, c.thread + " cycle " + c.cycle + (c.miss ? " (missed its deadline)" : "") + ": " +
 			(c.window === "response" ? "response " + dur(c.response_ns) : dur(c.latency_ns))));
@@ -315,7 +325,7 @@
 			add(fig, el("p", { class: "advice" }, "advice: " + c.advice));
 		if (c.kernelshark)
 			add(fig, el("p", {}, "open it in KernelShark: ")).appendChild(el("code", {}, "kernelshark -s " +
-				(D.dir ? D.dir + "/" : "") + c.kernelshark));
+				((dir || D.dir) ? (dir || D.dir) + "/" : "") + c.kernelshark));
 	}
 	function explained() {
 		const s = section("Explained cycles", "cycles");
@@ -393,6 +403,189 @@
 		const s = section("Everything summary.json holds", "all");
 		add(s, el("p", {}, "Every key, as written (hover a key for its meaning: docs/summary-keys.md)."));
 		Object.keys(S).forEach(k => tree(s, k, S[k], 0));
+	}
+
+	/* ---- a watch: the spikes on the wall clock, one row per watched thread ---- */
+	function clock(ser, t) {
+		const st = Date.parse(S.started || "");
+		if (isNaN(st) || typeof ser.t0_ns !== "number" || typeof S.t0_ns !== "number")
+			return "+" + t.toFixed(3) + " s";
+		return new Date(st + (ser.t0_ns - S.t0_ns) / 1e6 + t * 1e3).toISOString().slice(11, 23);
+	}
+	function spikes() {
+		const s = section("Spikes over the watch", "spikes");
+		const ser = D.series || {}, names = Object.keys(ser).filter(n => ser[n].time && ser[n].time.x.length);
+		if (!names.length) {
+			none(s, "No spike: no watched thread ran (samples.csv has no row).");
+			return;
+		}
+		add(s, el("p", {}, "Each watched thread's cycles at or above its own p99 (the largest " +
+			"2,000 of each drawn), on the wall clock (UTC); red: missed deadlines, black: explained cycles. " +
+			"A mark's height is its latency (log)."));
+		const rowh = 46, w = 900, box = { l: 170, t: 10, w: 700, h: rowh * names.length };
+		let x1 = 0, y1 = 1;
+		names.forEach(n => {
+			const T = ser[n].time;
+			x1 = Math.max(x1, T.x[T.x.length - 1] + (T.x.length > 1 ? T.x[1] - T.x[0] : 0));
+			T.max.forEach(v => y1 = Math.max(y1, Math.log10(Math.max(v, 1) / 1e3)));
+		});
+		const svg = plot(s, "spikes on the wall clock, one row per watched thread", w, box.t + box.h + 40);
+		const X = t => box.l + t / (x1 || 1) * box.w;
+		add(svg, sv("rect", { x: box.l, y: box.t, width: box.w, height: box.h, class: "frame" }));
+		ticks(0, x1, 6).forEach(t => {
+			add(svg, sv("line", { x1: X(t), x2: X(t), y1: box.t + box.h, y2: box.t + box.h + 4, class: "tick" }));
+			add(svg, sv("text", { x: X(t), y: box.t + box.h + 16, class: "tl", "text-anchor": "middle" },
+				clock(ser[names[0]], t).slice(0, 8)));
+		});
+		add(svg, sv("text", { x: box.l + box.w / 2, y: box.t + box.h + 34, class: "al", "text-anchor": "middle" },
+			"time of day (UTC)"));
+		const all = [];
+		names.forEach((n, i) => {
+			const base = box.t + rowh * (i + 1) - 4, H = v => Math.max(1, Math.log10(Math.max(v, 1) / 1e3) / y1 * (rowh - 10));
+			add(svg, sv("line", { x1: box.l, x2: box.l + box.w, y1: base, y2: base, class: "grid" }));
+			add(svg, sv("text", { x: box.l - 6, y: base - rowh / 2 + 8, class: "tl", "text-anchor": "end" },
+				n.length > 26 ? n.slice(0, 25) + "\u2026" : n));
+			(ser[n].spikes || []).forEach(p => {
+				const l = add(svg, sv("line", { x1: X(p[0]), x2: X(p[0]), y1: base, y2: base - H(p[1]), stroke: color(i),
+					"stroke-width": 1.2 }));
+				add(l, sv("title", {}, n + " " + clock(ser[n], p[0]) + " cycle " + p[2] + ": " + dur(p[1])));
+				all.push([n, p]);
+			});
+			(ser[n].misses || []).forEach(p => add(svg, sv("circle", { cx: X(p[0]), cy: base - H(p[1]), r: 2.2, class: "miss" })));
+			(ser[n].explained || []).forEach(p => {
+				const g = add(svg, sv("path", { d: "M" + X(p[0]) + "," + (base - H(p[1]) - 5) + "l4,5l-4,5l-4,-5z", class: "expl" }));
+				add(g, sv("title", {}, n + " " + clock(ser[n], p[0]) + " cycle " + p[2] + ": " + dur(p[1]) + " (explained)"));
+			});
+		});
+		add(s, el("p", {}, names.map(n => n + ": " + num(ser[n].spikes_total || 0) + " cycles at or above " +
+			dur(ser[n].spike_from_ns)).join("; ")));
+		all.sort((a, b) => b[1][1] - a[1][1]);
+		if (all.length)
+			table(s, ["when (UTC)", "thread", "cycle", "latency", "explained"], all.slice(0, 20).map(x => [clock(ser[x[0]], x[1][0]),
+				x[0], num(x[1][2]), dur(x[1][1]), (ser[x[0]].explained || []).some(e => e[2] === x[1][2]) ? "yes" : ""]));
+	}
+
+	/* ---- several runs on one page (report --html --out): side by side ---- */
+	function runsPage() {
+		const R = D.runs || [], label = (r, i) => "run " + (i + 1);
+		const h = add(page, el("header"));
+		add(h, el("h1", {}, "jitterlab: " + R.length + " runs side by side"));
+		const s = section("The runs", "runs");
+		table(s, ["run", "scenario", "started", "measured", "exit", "directory"], R.map((r, i) => {
+			const m = r.summary || {};
+			return [label(r, i), m.scenario || "?", m.started || "", dur(m.duration_ns), num(m.exit_status), r.dir || ""];
+		}));
+		const rows = [];
+		R.forEach((r, i) => ((r.summary || {}).threads || []).filter(t => t.measured).forEach(t => {
+			const l = t.latency_ns || {};
+			rows.push([label(r, i), t.name, num(t.cycles), num(t.rate_hz), num(t.misses), dur(l.p50), dur(l.p99), dur(l.p999),
+				dur(l.max)]);
+		}));
+		const ls = section("Loops", "loops");
+		if (rows.length)
+			table(ls, ["run", "name", "cycles", "rate (Hz)", "misses", "latency p50", "p99", "p99.9", "max"], rows);
+		else
+			none(ls, "No measured series in any run.");
+		const merged = {};
+		R.forEach((r, i) => Object.keys(r.series || {}).forEach(n => merged[label(r, i) + ": " + n] = r.series[n]));
+		const p = section("Latency", "plots");
+		histogram(p, "latency histogram (cycles per bin, log scale; one curve per run and series)", "hist", "latency", merged);
+		overTime(p, merged);
+		const e = section("Explained cycles", "cycles");
+		R.forEach((r, i) => {
+			const w = ((r.summary || {}).trace || {}).worst;
+			add(e, el("h3", {}, label(r, i) + ": " + ((r.summary || {}).scenario || "")));
+			if (!Array.isArray(w) || !w.length)
+				none(e, "No explained cycle in this run.");
+			else
+				w.forEach(c => cycleBar(e, c, r.dir));
+		});
+	}
+
+	/* ---- a comparison: compare.json (baseline against new, each gate's verdict) ---- */
+	function gates(s, C) {
+		const g = C.gates || [];
+		add(s, el("p", { class: C.gates_failed ? "bad" : "good" }, g.length ? (C.gates_failed ? C.gates_failed + " of " + g.length +
+			" gate(s) failed" : "every gate (" + g.length + ") passed") : "No gate: the scenario has no [gate] and none was given."));
+		if (g.length)
+			table(s, ["gate", "check", "condition", "allowance", "status", "why"], g.map(x => [x.label, x.check, x.condition,
+				x.allowance, String(x.status || "").toUpperCase(), x.text]));
+	}
+	/* one condition's changes: each metric's change relative to the baseline's mean, its 95% CI as a bar */
+	function forest(s, c) {
+		const ms = (c.metrics || []).filter(m => typeof m.change_relative === "number");
+		if (!ms.length) {
+			none(s, "No metric with a value on both sides.");
+			return;
+		}
+		const rel = (m, v) => v / Math.abs(m.mean_baseline || 1);
+		let lo = 0, hi = 0;
+		ms.forEach(m => {
+			const ci = (m.ci95 || []).filter(v => typeof v === "number").map(v => rel(m, v));
+			[m.change_relative].concat(ci).forEach(v => { lo = Math.min(lo, v); hi = Math.max(hi, v); });
+		});
+		lo = Math.max(lo, -2);
+		hi = Math.min(hi, 2);
+		const rowh = 18, w = 900, box = { l: 230, t: 10, w: 560, h: rowh * ms.length };
+		const svg = plot(s, "change of each metric, new against baseline (relative to the baseline's mean; the bar is the 95% CI)",
+			w, box.t + box.h + 44);
+		const m = axes(svg, box, lo * 100, hi * 100, 0, ms.length, "change (%" + (lo <= -2 || hi >= 2 ?
+			", clipped at \u00b1200%)" : ")"), "", false, true);
+		add(svg, sv("line", { x1: m.X(0), x2: m.X(0), y1: box.t, y2: box.t + box.h, stroke: "#000" }));
+		const cl = v => v === "regressed" ? "#c00" : v === "improved" ? "#060" : v === "changed" ? "#8a5a00" : "#555";
+		const X = v => m.X(100 * Math.max(lo, Math.min(hi, v)));
+		ms.forEach((x, i) => {
+			const y = box.t + rowh * i + rowh / 2;
+			add(svg, sv("text", { x: box.l - 6, y: y + 4, class: "tl", "text-anchor": "end" }, x.series + "." + x.metric));
+			if ((x.ci95 || []).every(v => typeof v === "number"))
+				add(svg, sv("line", { x1: X(rel(x, x.ci95[0])), x2: X(rel(x, x.ci95[1])), y1: y, y2: y, stroke: cl(x.verdict),
+					"stroke-width": 3 }));
+			const d = add(svg, sv("circle", { cx: X(x.change_relative), cy: y, r: 4, fill: cl(x.verdict) }));
+			add(d, sv("title", {}, x.text || ""));
+			add(svg, sv("text", { x: box.l + box.w + 6, y: y + 4, class: "tl" }, x.verdict));
+		});
+	}
+	function compareSections(C) {
+		const g = section("Gates", "gates");
+		gates(g, C);
+		const hd = section("Machines", "hosts");
+		const sides = [["baseline", C.baseline || {}], ["new", C.new || {}]];
+		table(hd, ["side", "path", "kind", "runs", "kernel", "preempt"], sides.map(x => [x[0], x[1].path, x[1].kind, num(x[1].runs),
+			(x[1].host || {}).kernel || "", (x[1].host || {}).preempt || ""]));
+		if ((C.host_differences || []).length)
+			table(hd, ["differs", "baseline", "new", "why"], C.host_differences.map(x => [x.key + (x.doubtful ? " (doubtful)" : ""),
+				val(x.key, x.baseline), val(x.key, x.new), x.text]));
+		else
+			add(hd, el("p", {}, "The two sides' machines agree on every fingerprint key."));
+		(C.conditions || []).forEach((c, k) => {
+			const s = section("Condition " + c.new_label + " (" + c.runs_baseline + " baseline runs, " + c.runs_new +
+				" new)", "cond-" + k);
+			add(s, el("p", {}, c.compared + " metric(s) compared, " + c.differ + " differ at p < 0.05"));
+			forest(s, c);
+			const v = (m, x) => typeof x !== "number" ? "-" : m.unit === "ns" ? dur(x) : m.unit === "Hz" ? num(x) + " Hz" :
+				m.unit === "fraction" ? (100 * x).toFixed(1) + "%" : num(x);
+			table(s, ["series", "metric", "baseline (each run)", "new (each run)", "mean baseline", "mean new", "change",
+				"95% CI", "p", "verdict"], (c.metrics || []).map(m => [m.series, m.metric,
+				(m.values_baseline || []).map(x => v(m, x)).join(", "), (m.values_new || []).map(x => v(m, x)).join(", "),
+				v(m, m.mean_baseline), v(m, m.mean_new), v(m, m.change), (m.ci95 || []).map(x => v(m, x)).join(" \u2013 "),
+				typeof m.p === "number" ? (m.p < 0.001 ? "< 0.001" : m.p.toFixed(3)) : "-", m.verdict]));
+			if ((c.budget || []).length)
+				table(s, ["stage", "budget", "p99 change", "max change"], c.budget.map(b => [b.stage, dur(b.budget_ns),
+					(b.p99 || {}).text || "", (b.max || {}).text || ""]));
+		});
+		if ((C.only_in_baseline || []).length || (C.only_in_new || []).length)
+			add(section("Series on one side only", "only"), el("p", {}, "baseline only: " +
+				((C.only_in_baseline || []).join(", ") || "none") + "; new only: " + ((C.only_in_new || []).join(", ") || "none")));
+	}
+	function comparePage() {
+		const C = D.compare || {};
+		const h = add(page, el("header"));
+		add(h, el("h1", {}, "jitterlab compare: " + (C.scenario || "?")));
+		add(h, el("p", {}, "baseline " + ((C.baseline || {}).path || "?") + " against new " + ((C.new || {}).path || "?") +
+			" \u00b7 confidence " + num(C.confidence) + " \u00b7 a verdict needs " + num(C.min_runs) + " runs a side"));
+		compareSections(C);
+		const all = section("Everything compare.json holds", "all");
+		Object.keys(C).forEach(k => tree(all, k, C[k], 0));
 	}
 
 	/* ---- a sweep's page: sweep.json ---- */
@@ -517,24 +710,45 @@
 		if (!(W.threads || []).length)
 			none(section("Series", "series"), "No measured series in any usable run: nothing to compare.");
 		sweepVerdicts();
+		if (D.compare) {
+			add(page, el("h2", {}, "Against the baseline " + ((D.compare.baseline || {}).path || "")));
+			compareSections(D.compare);
+		}
 		const all = section("Everything sweep.json holds", "all");
 		Object.keys(W).forEach(k => tree(all, k, W[k], 0));
 	}
 
+	/* a section that fails on data it did not expect (a hand-edited file) says so and the page goes on */
+	function guarded(name, f) {
+		try {
+			f();
+		} catch (e) {
+			add(page, el("p", { class: "bad" }, "The " + name + " section could not be drawn from this data: " + e.message));
+		}
+	}
 	if (D.kind === "sweep") {
-		sweepPage();
+		guarded("sweep", sweepPage);
+	} else if (D.kind === "compare") {
+		guarded("comparison", comparePage);
+	} else if (D.kind === "runs") {
+		guarded("runs", runsPage);
 	} else {
-		header();
-		verdict();
-		machine();
-		loops();
-		const p = section("Latency", "plots");
-		histogram(p, "latency histogram (cycles per bin, log scale; OSADL style, one curve per series)", "hist", "latency");
-		overTime(p);
-		histogram(p, "period distribution (cycles per bin, log scale)", "period", "period");
-		explained();
-		tails();
-		everything();
+		guarded("header", header);
+		guarded("verdict", verdict);
+		guarded("machine", machine);
+		guarded("loops", loops);
+		if (S.kind === "watch")
+			guarded("spikes", spikes);
+		guarded("latency", () => {
+			const p = section("Latency", "plots");
+			histogram(p, "latency histogram (cycles per bin, log scale; OSADL style, one curve per series)", "hist", "latency");
+			overTime(p);
+			histogram(p, "period distribution (cycles per bin, log scale)", "period", "period");
+		});
+		guarded("explained cycles", explained);
+		guarded("tail", tails);
+		guarded("summary", everything);
 	}
 	document.body.dataset.rendered = "yes";
+	document.body.dataset.renderMs = String(Math.round(performance.now())); /* since navigation began: make bench */
 })();

@@ -200,7 +200,8 @@ const struct jl_run_output jl_run_outputs[] = {
 	{ "report.html", "html", "every run",
 	  "one page to look at, offline and self-contained: the verdict, the machine, the loops' table, the latency "
 	  "histogram (log counts), latency over time with the misses and explained cycles marked, the period "
-	  "distribution, each explained cycle's parts on a time axis, the tail's causes, every summary key",
+	  "distribution, each explained cycle's parts on a time axis, the tail's causes, every summary key; a watch's "
+	  "also its spikes on the wall clock",
 	  "the run's end, after summary.json and samples.csv (rt/cmd/report_html.c)", write_report_html },
 	{ "budget.md", "markdown", "a scenario with a [budget]",
 	  "the budget document: per stage its target, the measured p99 and max, the margin left, the conditions "

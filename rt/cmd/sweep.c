@@ -642,7 +642,7 @@ static void sweep_close(void *ctx, bool interrupted)
 		fflush(say);
 		s->compare_status = jl_compare_run(s->o.baseline, s->d.dir, s->d.dir, NULL, 0, false, false, s->o.json);
 		if (s->compare_status == JL_EXIT_OK || s->compare_status == JL_EXIT_EXPECT)
-			fprintf(say, "compare.json and compare.md in %s\n", s->d.dir);
+			fprintf(say, "compare.json and compare.md in %s (its report.html shows the comparison)\n", s->d.dir);
 	}
 }
 

@@ -19,6 +19,7 @@
 
 #include "../base/output.h"
 #include "../base/stop.h"
+#include "../summary/summary_read.h"
 
 int jl_child_signals_block(sigset_t *old)
 {
@@ -194,14 +195,7 @@ int jl_child_run_exec(const struct jl_child_run *cr, const sigset_t *child_mask,
 
 json_object *jl_child_read_summary(const char *run_dir, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
-	o = json_object_from_file(path);
-	if (!o)
-		snprintf(err, errlen, "%s: missing or not JSON (%s)", path, json_util_get_last_err());
-	return o;
+	return jl_summary_read(run_dir, err, errlen);
 }
 
 /* ---- the options of sweep and cyclictest ---- */

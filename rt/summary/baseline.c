@@ -1,5 +1,6 @@
 /* baseline: sets of runs, baselines, comparisons and the budget document (baseline.h). */
 #include "baseline.h"
+#include "summary_read.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -289,7 +290,7 @@ static json_object *read_run(const char *dir, char *err, size_t errlen)
 	const char *dirs[1] = { dir };
 
 	snprintf(p, sizeof(p), "%s/summary.json", dir);
-	if (!(sum = read_json(p, err, errlen)))
+	if (!(sum = jl_summary_read(dir, err, errlen)))
 		return NULL;
 	if (check_summary(sum, p, NULL, err, errlen)) {
 		json_object_put(sum);
@@ -363,7 +364,7 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 				continue; /* an interrupted or failed run: sweep.json says so; it is not a sample */
 			rd = moved(dir, gets(sw, "dir"), rd, moved_buf, sizeof(moved_buf));
 			snprintf(sp, sizeof(sp), "%s/summary.json", rd);
-			if (!(sums[n] = read_json(sp, err, errlen)) || check_summary(sums[n], sp, NULL, err, errlen)) {
+			if (!(sums[n] = jl_summary_read(rd, err, errlen)) || check_summary(sums[n], sp, NULL, err, errlen)) {
 				size_t l = strlen(err);
 
 				snprintf(err + l, errlen - l, " (a run of sweep %s)", dir);
@@ -748,6 +749,7 @@ struct change {
 	struct jl_ranksum rank;
 	bool rank_ok;
 	const char *verdict;
+	json_object *va, *vb;   /* each run's value, each side (borrowed from the sets) */
 };
 
 static void change_of(json_object *va, json_object *vb, const struct jl_metric_desc *m, struct change *c)
@@ -758,6 +760,8 @@ static void change_of(json_object *va, json_object *vb, const struct jl_metric_d
 
 	memset(c, 0, sizeof(*c));
 	c->verdict = "no verdict";
+	c->va = va;
+	c->vb = vb;
 	if (!a || !b || !scratch)
 		goto out;
 	c->na = values(va, a, (int)la);
@@ -806,6 +810,17 @@ static void change_text(const struct change *c, const struct jl_metric_desc *m, 
 	}
 }
 
+/* Each run's value of VALS (numbers; a run without one is left out, as from the means) */
+static json_object *run_values(json_object *vals)
+{
+	json_object *o = json_object_new_array();
+
+	for (size_t i = 0; vals && json_object_is_type(vals, json_type_array) && i < json_object_array_length(vals); i++)
+		if (is_num(json_object_array_get_idx(vals, i)))
+			json_object_array_add(o, jnum(json_object_get_double(json_object_array_get_idx(vals, i))));
+	return o;
+}
+
 static json_object *change_json(const char *series, const struct jl_metric_desc *m, const struct change *c)
 {
 	json_object *o = json_object_new_object(), *ci = json_object_new_array(), *rk;
@@ -818,6 +833,8 @@ static json_object *change_json(const char *series, const struct jl_metric_desc 
 	json_object_object_add(o, "better", json_object_new_string(better_name(m->better)));
 	json_object_object_add(o, "n_baseline", json_object_new_int(c->na));
 	json_object_object_add(o, "n_new", json_object_new_int(c->nb));
+	json_object_object_add(o, "values_baseline", run_values(c->va));
+	json_object_object_add(o, "values_new", run_values(c->vb));
 	json_object_object_add(o, "mean_baseline", c->na ? jnum(c->a.mean) : NULL);
 	json_object_object_add(o, "mean_new", c->nb ? jnum(c->b.mean) : NULL);
 	json_object_object_add(o, "sd_baseline", c->na > 1 ? jnum(c->a.sd) : NULL);

@@ -31,6 +31,7 @@
 #include "../base/path.h"
 #include "../base/samples_read.h"
 #include "../base/series.h"
+#include "../base/stats.h"
 #include "../base/summary_keys.h"
 
 #define TICK_WINDOW_NS 600000000LL
@@ -214,16 +215,6 @@ static int read_samples(const char *run_dir, struct series *ser, int max)
 }
 
 /* A 1-2-5 bin width (ns) so that MAX spreads over at most ~200 bins, 1 us at least. */
-static int64_t bin_width(int64_t max)
-{
-	static const int64_t steps[] = { 1, 2, 5 };
-
-	for (int64_t dec = 1000;; dec *= 10)
-		for (int i = 0; i < 3; i++)
-			if (max / (steps[i] * dec) <= 200)
-				return steps[i] * dec;
-}
-
 #define MAX_SERIES 32
 #define MAX_POINTS 3000
 
@@ -246,7 +237,7 @@ static FILE *hist_script(const struct series *ser, int n)
 		for (size_t i = 0; i < ser[k].n; i++)
 			if (ser[k].latency[i] > max)
 				max = ser[k].latency[i];
-		w = bin_width(max);
+		w = jl_bin_width(max, 1000, 200);
 		cnt = calloc((size_t)(max / w) + 2, sizeof(*cnt));
 		if (!cnt)
 			break;

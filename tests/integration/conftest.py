@@ -73,6 +73,24 @@ def _python_module(name):
     return subprocess.run(["/usr/bin/python3", "-c", f"import {name}"], capture_output=True).returncode == 0
 
 
+def chromium_binary():
+    """Debian's chromium (or a chromium-browser that is one), never a snap's: Ubuntu's chromium-browser is a
+    wrapper that asks for the snap, and a snap's chromium cannot read this machine's /tmp."""
+    for name in ("chromium", "chromium-browser"):
+        p = shutil.which(name)
+        if not p:
+            continue
+        real = os.path.realpath(p)
+        try:
+            head = open(real, "rb").read(8192)
+        except OSError:
+            continue
+        if real.startswith("/snap/") or (head.startswith(b"#!") and b"snap" in head):
+            continue
+        return p
+    return None
+
+
 PACKAGES = {
     "rt-tests": lambda: shutil.which("cyclictest") is not None,
     "stress-ng": lambda: shutil.which("stress-ng") is not None,
@@ -83,7 +101,7 @@ PACKAGES = {
     "man-db": lambda: shutil.which("man") is not None,
     "groff-base": lambda: shutil.which("groff") is not None,
     "python3-grpcio": lambda: _python_module("grpc"),
-    "chromium": lambda: (shutil.which("chromium") or shutil.which("chromium-browser")) is not None,
+    "chromium": lambda: chromium_binary() is not None,
 }
 # rows marked `opt` in install-deps.sh: the script goes on without them where the sources lack them (Ubuntu
 # offers chromium only as a snap), so their tests skip even under JITTERLAB_STRICT_DEPS=1

@@ -10,6 +10,7 @@ loop's latency by keeping the vCPU out of idle). The means and changes checked a
 runs' summary.json files; the statistics themselves (CI, p, the gates' rules at their boundaries) are checked
 on hand-made baselines whose Welch figures were worked out by hand (test_gates_at_their_boundaries)."""
 import json
+import re
 import shlex
 import shutil
 import pathlib
@@ -159,6 +160,12 @@ def test_same_scenario_again_passes_with_exit_0(kept, jl, scenario, tmp_path):
     [g] = doc["gates"]
     assert g["status"] == "pass" and doc["gates_failed"] == 0
     assert "against baseline" in r.stdout and "gates:" in r.stdout
+    # the sweep's page holds the comparison, each metric with each run's value (report.html's inline data)
+    html = (sweep / "report.html").read_text()
+    page = json.loads(re.search(r'<script type="application/json" id="jl-data">(.*?)</script>', html, re.S).group(1))
+    assert page["kind"] == "sweep" and page["compare"] == doc
+    m = _metric(doc, "control", "rate_hz")
+    assert sorted(m["values_new"]) == pytest.approx(sorted(b)) and sorted(m["values_baseline"]) == pytest.approx(sorted(a))
 
 
 @pytest.mark.rt

@@ -216,6 +216,9 @@ def check_run_dir(d):
     with open(d / "summary.json", encoding="utf-8") as f:
         bad = undeclared_keys(json.load(f))
     assert not bad, f"{d}/summary.json: keys `jitterlab list --keys` does not declare there: {sorted(bad)}"
+    # the readers' shape check (summary_read.c) takes every summary a run writes
+    r = subprocess.run([BIN, "report", "--json", "--no-plots", str(d)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
     RUN_FILES = RUN_FILES or run_files()
     names = [p.name for p in d.iterdir() if p.is_file() and not p.is_symlink()]
     for n in names:
@@ -548,6 +551,8 @@ def test_summary_keys_are_declared(jl, scenario, tmp_path):
         assert doc.get(block), f"the run wrote no {block}: the test would check less than it says"
     bad = undeclared_keys(doc)
     assert not bad, f"keys `jitterlab list --keys` does not declare there: {sorted(bad)}"
+    r = subprocess.run([BIN, "report", "--json", "--no-plots", str(d)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]  # the readers' shape check takes it
     # and the check is not vacuous: a key the registry does not have is caught
     doc["threads"][0]["no_such_key"] = 1
     assert ("threads[]", "no_such_key") in undeclared_keys(doc)

@@ -6,6 +6,7 @@ never heard of still shows. A long run's page stays small."""
 import csv
 import json
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -14,7 +15,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from conftest import BIN, chromium_binary
+
+CHROMIUM = chromium_binary()
 pytestmark = pytest.mark.package("chromium")
 
 HOSTILE = "<script>alert(1)</script>&amp;"
@@ -118,6 +121,21 @@ def png_varied(path):
     return len(set(zlib.decompress(data))) > 40
 
 
+def looks_and_prints(page, tmp_path):
+    """rendered: a screenshot that is not blank; printed: A4 pages (595 x 842 points)"""
+    shot = tmp_path / (page.parent.name + ".png")
+    r2 = chromium("--screenshot=" + str(shot), "--window-size=1000,1400", "file://" + str(page))
+    assert r2.returncode == 0 and shot.exists(), r2.stderr[-2000:]
+    assert png_varied(shot)
+    pdf = tmp_path / (page.parent.name + ".pdf")
+    r3 = chromium("--print-to-pdf=" + str(pdf), "--no-pdf-header-footer", "file://" + str(page))
+    assert r3.returncode == 0 and pdf.exists(), r3.stderr[-2000:]
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", pdf.read_bytes())
+    assert boxes, "no MediaBox"
+    for wd, ht in boxes:
+        assert abs(float(wd) - 595.3) < 2 and abs(float(ht) - 841.9) < 2, (wd, ht)
+
+
 def test_run_page_in_a_browser(jl, scenario, tmp_path):
     path = scenario("page", RUN)
     r = jl("run", path, timeout=120)
@@ -149,19 +167,7 @@ def test_run_page_in_a_browser(jl, scenario, tmp_path):
     # the tail and the plots
     assert "What each loop's latency tail is made of" in text
     assert html.count("<polyline") >= 2 and "latency over time" in text
-    # rendered: a screenshot that is not blank
-    shot = tmp_path / "page.png"
-    r2 = chromium("--screenshot=" + str(shot), "--window-size=1000,1400", "file://" + str(page))
-    assert r2.returncode == 0 and shot.exists(), r2.stderr[-2000:]
-    assert png_varied(shot)
-    # printed: A4 pages (595 x 842 points)
-    pdf = tmp_path / "page.pdf"
-    r3 = chromium("--print-to-pdf=" + str(pdf), "--no-pdf-header-footer", "file://" + str(page))
-    assert r3.returncode == 0 and pdf.exists(), r3.stderr[-2000:]
-    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]", pdf.read_bytes())
-    assert boxes, "no MediaBox"
-    for wd, ht in boxes:
-        assert abs(float(wd) - 595.3) < 2 and abs(float(ht) - 841.9) < 2, (wd, ht)
+    looks_and_prints(page, tmp_path)
 
 
 def test_unknown_key_and_part_kind_show(jl, scenario, tmp_path):
@@ -263,3 +269,115 @@ def test_sweep_page_in_a_browser(jl, scenario, tmp_path):
     assert again.rc == 0 and "report: %s/report.html" % d in again.stdout, again.stderr[-2000:]
     assert (d / "report.html").stat().st_mtime_ns >= before
     dom(d / "report.html")
+    looks_and_prints(d / "report.html", tmp_path)
+
+
+def two_runs(jl, scenario, tmp_path):
+    """Two short runs of the loop, with a gate: their run directories"""
+    text = RUN.replace("2s", "1s") + """
+    [gate]
+    p99 = control.latency.p99 <= baseline + 50%
+"""
+    dirs, path = [], scenario("sides", text)
+    for _ in range(2):
+        r = jl("run", path, timeout=120)
+        assert r.rc in (0, 3), r.stderr[-2000:]
+        dirs.append(r.dir)
+    return dirs
+
+
+def test_comparison_and_runs_pages_in_a_browser(jl, scenario, tmp_path):
+    """compare --out writes the comparison's page: each gate's verdict, baseline against new metric by metric
+    (each run's value, the means, the change), as compare.json says; report --html --out puts both runs on one
+    page, each loop's p99 in its table."""
+    a, b = two_runs(jl, scenario, tmp_path)
+    out = jl("compare", str(a), str(b), "--out", str(tmp_path / "cmp"), "--gate", "control.latency.p99 no worse",
+             timeout=60)
+    assert out.rc in (0, 3), out.stderr[-2000:]
+    page = tmp_path / "cmp" / "report.html"
+    cmp = json.load(open(tmp_path / "cmp" / "compare.json"))
+    html, p = dom(page)
+    text = "".join(p.text)
+    assert 'data-rendered="yes"' in html and p.scripts == 2
+    # the gates: one row each, its status as compare.json has it (1 run a side: no verdict, which fails)
+    gate_rows = {row[0]: row for row in p.rows if row and row[0] in {g["label"] for g in cmp["gates"]}}
+    for g in cmp["gates"]:
+        assert gate_rows[g["label"]][4] == g["status"].upper(), (gate_rows[g["label"]], g["status"])
+    assert ("%d of %d gate(s) failed" % (cmp["gates_failed"], len(cmp["gates"]))) in text
+    # each metric: the sides' runs and means as compare.json gives them (the p99's, read back with its unit)
+    head = [row for row in p.rows if row and row[:2] == ["series", "metric"]][0]
+    for m in cmp["conditions"][0]["metrics"]:
+        row = [row for row in p.rows if row and row[:2] == [m["series"], m["metric"]]][0]
+        assert row[head.index("verdict")] == m["verdict"]
+        if m["metric"] == "latency.p99":
+            for side in ("baseline", "new"):
+                shown = ns_of(row[head.index("mean " + side)])
+                assert abs(shown - m["mean_" + side]) <= 0.01 * m["mean_" + side] + 1, (shown, m)
+                assert len(m["values_" + side]) == 1 and ns_of(row[head.index(side + " (each run)")]) == shown
+    # a change's dot per metric with a relative change (a baseline mean of 0 has none)
+    assert html.count("<circle") >= sum(m["change_relative"] is not None for m in cmp["conditions"][0]["metrics"]) > 0
+    looks_and_prints(page, tmp_path)
+    # both runs on one page
+    out = jl("report", str(a), str(b), "--html", "--no-plots", "--out", str(tmp_path / "both"), timeout=60)
+    assert out.rc == 0 and "(2 runs)" in out.stdout, out.stderr[-2000:]
+    html, p = dom(tmp_path / "both" / "report.html")
+    text = "".join(p.text)
+    assert str(a) in text and str(b) in text
+    for i, d in enumerate((a, b)):
+        s = json.load(open(d / "summary.json"))
+        t = next(t for t in s["threads"] if t["name"] == "control")
+        row = [row for row in p.rows if row[:2] == ["run %d" % (i + 1), "control"]][0]
+        assert abs(ns_of(row[6]) - t["latency_ns"]["p99"]) <= 0.01 * t["latency_ns"]["p99"] + 1, (row, t["latency_ns"])
+    # --out without --html is refused, touching nothing
+    out = jl("report", str(a), "--out", str(tmp_path / "nohtml"), timeout=60)
+    assert out.rc == 2 and not (tmp_path / "nohtml").exists()
+
+
+SLEEPER = pathlib.Path(__file__).resolve().parents[2] / "build" / "tests" / "helpers" / "sleeper"
+
+
+def test_watch_page_in_a_browser(tmp_path):
+    """A watch's page: the spikes on the wall clock, one row per watched thread, and the largest of them in a
+    table whose first row is the thread's largest latency in samples.csv, at a time of day inside the watch."""
+    prog = subprocess.Popen(["chrt", "-f", "60", "taskset", "-c", "1", str(SLEEPER), "-m", "abs", "-p", "1000",
+                             "-n", "100000"])
+    try:
+        out = tmp_path / "out"
+        r = subprocess.run([BIN, "watch", "--out", str(out), "--pid", str(prog.pid), "-D", "3", "--cpus", "1"],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        prog.kill()
+        prog.wait()
+    assert r.returncode == 0, r.stderr[-2000:]
+    d = (out / "watch" / "latest").resolve()
+    s = json.load(open(d / "summary.json"))
+    html, p = dom(d / "report.html")
+    text = "".join(p.text)
+    assert "Spikes over the watch" in text
+    series = [t for t in s["threads"] if t.get("kind") == "wakeups"]
+    assert series
+    # as a run's page: the verdict, each watched thread's p99, the first explained cycle's parts
+    assert "exit %d: " % s["exit_status"] in text
+    head = [row for row in p.rows if row and row[0] == "name"][0]
+    for t in series:
+        row = [row for row in p.rows if row and row[0] == t["name"]][0]
+        assert abs(ns_of(row[head.index("p99")]) - t["latency_ns"]["p99"]) <= 0.01 * t["latency_ns"]["p99"] + 1
+    w = s["trace"]["worst"][0]
+    assert "%s cycle %d" % (w["thread"], w["cycle"]) in text
+    assert all(part["name"] in text for part in w["parts"] if part["duration_ns"] > 0)
+    lat = {}
+    with open(d / "samples.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            lat.setdefault(row["thread"], []).append(int(row["wake_ns"]) - int(row["release_ns"]))
+    head = [row for row in p.rows if row and row[0] == "when (UTC)"][0]
+    first = p.rows[p.rows.index(head) + 1]
+    biggest = max((max(v), n) for n, v in lat.items())
+    assert first[1] == biggest[1] and abs(ns_of(first[3]) - biggest[0]) <= 0.01 * biggest[0] + 1, (first, biggest)
+    # its time of day: inside the watch (started, plus the duration and a second either side)
+    import datetime
+    st = datetime.datetime.strptime(s["started"], "%Y-%m-%dT%H:%M:%SZ")
+    hh, mm, sec = first[0].split(":")
+    secs = int(hh) * 3600 + int(mm) * 60 + float(sec)
+    st_secs = st.hour * 3600 + st.minute * 60 + st.second
+    assert -1 <= (secs - st_secs) % 86400 <= s["duration_ns"] / 1e9 + s.get("warmup_ns", 0) / 1e9 + 2, (first[0], s["started"])
+    looks_and_prints(d / "report.html", tmp_path)

@@ -1,7 +1,7 @@
 /* test_samples_read: the one samples.csv reader (rt/base/samples_read.c) on files written here: the
  * columns found by the header whatever their order, CRLF line ends, a thread name longer than the row's
- * buffer (cut, terminated), the filter by thread, a row's callback stopping the read, and a header
- * without the needed columns. The expected rows are the literals written. */
+ * buffer (cut, terminated), the filter by thread, a row's callback stopping the read, the period column
+ * where there is one, and a header without the needed columns. The expected rows are the literals written. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +81,7 @@ static void test_rows(void **state)
 	assert_int_equal(strlen(g.r[3].thread), sizeof(g.r[3].thread) - 1);
 	assert_memory_equal(g.r[3].thread, long_name, sizeof(g.r[3].thread) - 1);
 	assert_int_equal(g.r[3].end, 4200);
+	assert_int_equal(g.r[0].period, -1); /* no period_ns column */
 
 	g.n = 0; /* one thread's rows */
 	assert_int_equal(jl_samples_read(dir, "loop", take, &g, err, sizeof(err)), 0);
@@ -93,6 +94,28 @@ static void test_rows(void **state)
 	g.stop_after = 1;
 	assert_int_equal(jl_samples_read(dir, NULL, take, &g, err, sizeof(err)), 7);
 	assert_int_equal(g.n, 1);
+	cleanup(dir);
+}
+
+/* the period_ns column, where the file has one: a series' first row 0, the others as written (with samples =
+ * worst they span the cycles not kept, never the gap between two kept rows) */
+static void test_period_column(void **state)
+{
+	char dir[] = "/tmp/jl-samples-XXXXXX", err[256];
+	struct got g = { .n = 0 };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "thread,cycle,release_ns,wake_ns,period_ns,miss\n"
+			"loop,0,1000,1100,0,0\n"
+			"loop,1,2000,2090,990,0\n"
+			"loop,9,10000,10120,1030,1\n");
+	assert_int_equal(jl_samples_read(dir, NULL, take, &g, err, sizeof(err)), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.r[0].period, 0);
+	assert_int_equal(g.r[1].period, 990);
+	assert_int_equal(g.r[2].period, 1030);
+	assert_true(g.r[2].miss);
 	cleanup(dir);
 }
 
@@ -115,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_period_column),
 		cmocka_unit_test(test_missing_columns),
 	};
 

@@ -180,6 +180,22 @@ static void test_dist_large_values(void **state)
 	assert_int_equal(d.max_index, 1);
 }
 
+/* the histograms' bin width: the smallest 1/2/5 x 10^k (from the floor given) that puts the maximum in the
+ * last bin allowed or before; the widths worked out by hand */
+static void test_bin_width(void **state)
+{
+	(void)state;
+	assert_int_equal(jl_bin_width(0, 1, 399), 1);
+	assert_int_equal(jl_bin_width(-5, 1, 399), 1);
+	assert_int_equal(jl_bin_width(399, 1, 399), 1);      /* 399 / 1 = 399: the last bin */
+	assert_int_equal(jl_bin_width(400, 1, 399), 2);      /* 400 / 1 = 400 > 399 */
+	assert_int_equal(jl_bin_width(999, 1, 399), 5);      /* 999 / 2 = 499 > 399, / 5 = 199 */
+	assert_int_equal(jl_bin_width(4000, 1, 399), 20);    /* / 10 = 400, / 20 = 200 */
+	assert_int_equal(jl_bin_width(5000, 1000, 200), 1000);
+	assert_int_equal(jl_bin_width(201000, 1000, 200), 2000); /* / 1000 = 201 > 200 */
+	assert_int_equal(jl_bin_width(64000000, 1000, 200), 500000); /* / 200000 = 320, / 500000 = 128 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_dist_small),
 		cmocka_unit_test(test_dist_duplicates_negative),
 		cmocka_unit_test(test_dist_large_values),
+		cmocka_unit_test(test_bin_width),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
