@@ -9,6 +9,7 @@
 #include "../../affinity/topology.h"
 #include "commands.h"
 #include "run_outputs.h"
+#include "../base/documents.h"
 #include "../base/metrics.h"
 #include "../base/summary_keys.h"
 #include "../scenario/scenario.h"
@@ -95,6 +96,18 @@ static void man8_files(FILE *out)
 			jl_roff_text(out, when, NULL);
 			fputc('\n', out);
 		}
+	}
+	for (int d = JL_DOC_RUN + 1; d < JL_NDOCUMENTS; d++) { /* the other directories' documents */
+		fputs(".TP\n", out);
+		jl_roff_text(out, "DIR/", "I");
+		jl_roff_text(out, jl_documents[d].file, "I");
+		fputc('\n', out);
+		jl_roff_text(out, jl_documents[d].help, NULL);
+		jl_roff_text(out, ". Written by ", NULL);
+		jl_roff_text(out, jl_documents[d].writer, NULL);
+		jl_roff_text(out, "; beside it: ", NULL);
+		jl_roff_text(out, jl_documents[d].beside, NULL);
+		fputs(".\n", out);
 	}
 }
 
@@ -288,6 +301,10 @@ static void list_registries(void)
 	for (int i = 0; i < jl_nrun_outputs; i++)
 		printf("  %-22s %s (%s; %s)\n", jl_run_outputs[i].name, jl_run_outputs[i].help, jl_run_outputs[i].format,
 		       jl_run_outputs[i].when);
+	printf("\ndirectory documents (what makes a directory a run's, a sweep's, a comparison's...):\n");
+	for (int i = 0; i < JL_NDOCUMENTS; i++)
+		printf("  %-22s %s (written by %s; beside it: %s)\n", jl_documents[i].file, jl_documents[i].help,
+		       jl_documents[i].writer, jl_documents[i].beside);
 	printf("\nexplanation parts (summary.json worst[].parts[].kind; culprit: may be a cycle's culprit):\n");
 	for (int i = 0; i < jl_npart_kinds; i++)
 		printf("  %-18s %s%s\n", jl_part_kinds[i].name, jl_part_kinds[i].culprit ? "(culprit) " : "",

@@ -19,6 +19,7 @@
 #include "report_html.h"
 #include "lifecycle.h"
 #include "../base/output.h"
+#include "../base/documents.h"
 #include "../summary/baseline.h"
 
 enum { B_AS = 1, B_DIR, B_FORCE };
@@ -167,7 +168,7 @@ static int write_baseline(const char *parent, const char *name, json_object *b, 
 		fprintf(stderr, "jitterlab baseline save: %s\n", err);
 		return -1;
 	}
-	if (jl_output_write_json(dir, "baseline.json", b) || (text && write_text(dir, "scenario.ini", text)) ||
+	if (jl_output_write_json(dir, jl_document_file(JL_DOC_BASELINE), b) || (text && write_text(dir, "scenario.ini", text)) ||
 	    (budget && write_text(dir, "budget.md", budget))) {
 		fprintf(stderr, "jitterlab baseline save: writing into %s: %s\n", dir, strerror(errno));
 		return -1;
@@ -408,7 +409,7 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 			goto out;
 		}
 		out_dir = dir;
-		if (jl_output_write_json(out_dir, "compare.json", cmp) || jl_output_open(&of, out_dir, "compare.md")) {
+		if (jl_output_write_json(out_dir, jl_document_file(JL_DOC_COMPARE), cmp) || jl_output_open(&of, out_dir, "compare.md")) {
 			fprintf(stderr, "jitterlab compare: writing into %s: %s\n", out_dir, strerror(errno));
 			goto out;
 		}

@@ -27,6 +27,7 @@
 #include "../base/stats.h"
 #include "../base/stop.h"
 #include "../base/output.h"
+#include "../base/documents.h"
 #include "../engine/results.h"
 #include "sweep_child.h"
 #include "rtla.h"
@@ -1218,7 +1219,7 @@ static void ct_close(void *ctx, bool interrupted)
 		return;
 	json_object_object_add(s->doc, "interrupted", json_object_new_boolean(jl_stopping()));
 	finish_doc(s->doc);
-	snprintf(path, sizeof(path), "%s/cyclictest.json", s->dir);
+	snprintf(path, sizeof(path), "%s/%s", s->dir, jl_document_file(JL_DOC_CYCLICTEST));
 	if (jl_output_write_json_path(path, s->doc))
 		fprintf(stderr, "jitterlab cyclictest: cannot write %s: %s\n", path, strerror(errno));
 	if (s->o.json) {

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "cyclictest.h"
 #include "../base/output.h"
+#include "../base/documents.h"
 #include "../summary/baseline.h"
 #include "../summary/plot.h"
 #include "../summary/summary_read.h"
@@ -45,7 +46,7 @@ struct report_args;
 /* The documents a directory other than a run's is made of, one row each, in the order they are looked for (a
  * sweep judged against a baseline holds compare.json too: it is a sweep's). A run's is summary.json. */
 struct doc_kind {
-	const char *file;
+	enum jl_document_kind doc;
 	/* its table on stdout (markdown: --markdown), its plots refreshed unless --no-plots */
 	void (*print)(const struct report_args *a, const char *dir, json_object *doc);
 	/* its report.html; NULL: it has none of its own */
@@ -57,16 +58,16 @@ static void print_compare(const struct report_args *a, const char *dir, json_obj
 static void print_cyclictest(const struct report_args *a, const char *dir, json_object *doc);
 
 static const struct doc_kind doc_kinds[] = {
-	{ "sweep.json", print_sweep, jl_report_html_sweep },
-	{ "compare.json", print_compare, jl_report_html_compare },
-	{ "cyclictest.json", print_cyclictest, NULL },
+	{ JL_DOC_SWEEP, print_sweep, jl_report_html_sweep },
+	{ JL_DOC_COMPARE, print_compare, jl_report_html_compare },
+	{ JL_DOC_CYCLICTEST, print_cyclictest, NULL },
 };
 
 /* The kind of document DIR holds, or NULL (a run's directory, or none) */
 static const struct doc_kind *kind_of(const char *dir)
 {
 	for (size_t k = 0; k < sizeof(doc_kinds) / sizeof(doc_kinds[0]); k++)
-		if (has_file(dir, doc_kinds[k].file))
+		if (has_file(dir, jl_document_file(doc_kinds[k].doc)))
 			return &doc_kinds[k];
 	return NULL;
 }
@@ -76,7 +77,7 @@ static char *resolve(const char *dir)
 {
 	char p[PATH_MAX + 16];
 
-	if (!has_file(dir, "summary.json") && !kind_of(dir)) {
+	if (!has_file(dir, jl_document_file(JL_DOC_RUN)) && !kind_of(dir)) {
 		snprintf(p, sizeof(p), "%s/latest", dir);
 		if (access(p, F_OK) == 0)
 			return realpath(p, NULL);
@@ -226,7 +227,7 @@ enum { P_NO_PLOTS = 1, P_JSON, P_MARKDOWN, P_HTML, P_OUT };
 static const struct jl_cli_opt report_opts[] = {
 	{ "no-plots", 0, NULL, "do not refresh the SVG plots", P_NO_PLOTS },
 	{ "json", 'j', NULL, "print the documents the tables come from instead: one RUN_DIR, its summary.json "
-			     "(plus kind, dir, plots), sweep.json or cyclictest.json; several, "
+			     "(plus kind, dir, plots), sweep.json, compare.json or cyclictest.json; several, "
 			     "{\"kind\": \"report\", \"runs\": [...]} in argument order", P_JSON },
 	{ "markdown", 0, NULL, "print a run's or a sweep's table in markdown, as its report.md begins (several runs "
 			       "side by side and cyclictest comparisons stay text)", P_MARKDOWN },
@@ -356,14 +357,14 @@ static int load_dirs(const struct report_args *a, json_object **sum, json_object
 		char err[PATH_MAX + 512] = "";
 
 		if (k) {
-			docs[i] = read_doc(a->dirs[i], k->file);
+			docs[i] = read_doc(a->dirs[i], jl_document_file(k->doc));
 			if (!docs[i])
 				status = JL_EXIT_RUNTIME;
 			else if (!a->json)
 				k->print(a, a->dirs[i], docs[i]);
 			continue;
 		}
-		if (!has_file(a->dirs[i], "summary.json")) {
+		if (!has_file(a->dirs[i], jl_document_file(JL_DOC_RUN))) {
 			fprintf(stderr, "jitterlab report: %s: no summary.json, sweep.json, compare.json or cyclictest.json here\n",
 				a->dirs[i]);
 			status = JL_EXIT_USAGE;

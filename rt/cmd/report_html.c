@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../base/output.h"
+#include "../base/documents.h"
 #include "../base/samples_read.h"
 #include "../base/stats.h"
 #include "../base/summary_keys.h"
@@ -501,7 +502,7 @@ static json_object *doc_in(const char *dir, const char *name)
 
 int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t errlen)
 {
-	json_object *d = json_object_new_object(), *sc, *cmp = doc_in(dir, "compare.json");
+	json_object *d = json_object_new_object(), *sc, *cmp = doc_in(dir, jl_document_file(JL_DOC_COMPARE));
 	char title[256];
 
 	json_object_object_add(d, "kind", json_object_new_string("sweep"));
@@ -515,7 +516,7 @@ int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t 
 
 int jl_report_html_compare(const char *dir, json_object *cmp, char *err, size_t errlen)
 {
-	json_object *d, *sc, *sweep = doc_in(dir, "sweep.json");
+	json_object *d, *sc, *sweep = doc_in(dir, jl_document_file(JL_DOC_SWEEP));
 	char title[256];
 	int rc;
 

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "../engine/engine.h"
 #include "../summary/expect.h"
+#include "../base/documents.h"
 #include "../base/host.h"
 #include "../base/memlock.h"
 #include "../base/memory.h"
@@ -414,7 +415,7 @@ static void checkpoint(void *ctx, const struct jl_collector *w)
 
 	snprintf(info.started, sizeof(info.started), "%s", r->started);
 	cp = jl_summary_checkpoint(&r->eng, w, &info);
-	if (jl_output_write_json(r->dir, "summary.json", cp))
+	if (jl_output_write_json(r->dir, jl_document_file(JL_DOC_RUN), cp))
 		fprintf(stderr, "\njitterlab: warning: checkpoint: %s/summary.json: %s\n", r->dir, strerror(errno));
 	json_object_put(cp);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../base/documents.h"
 #include "../base/output.h"
 #include "../base/summary_keys.h"
 #include "../summary/table.h"
@@ -84,7 +85,7 @@ static int write_parts(const struct jl_run_out *o)
 
 static int write_summary(const struct jl_run_out *o)
 {
-	return jl_output_write_json(o->dir, "summary.json", o->summary);
+	return jl_output_write_json(o->dir, jl_document_file(JL_DOC_RUN), o->summary);
 }
 
 static int write_report_html(const struct jl_run_out *o)

@@ -24,6 +24,7 @@
 #include "../scenario/scenario.h"
 #include "../base/stop.h"
 #include "../base/output.h"
+#include "../base/documents.h"
 #include "sweep_child.h"
 #include "compare.h"
 #include "report_html.h"
@@ -260,7 +261,7 @@ static void save_results(struct jl_sweep_data *d, bool final, enum sweep_print p
 
 	if (!j)
 		return;
-	snprintf(path, sizeof(path), "%s/sweep.json", d->dir);
+	snprintf(path, sizeof(path), "%s/%s", d->dir, jl_document_file(JL_DOC_SWEEP));
 	if (jl_output_write_json_path(path, j))
 		fprintf(stderr, "jitterlab sweep: cannot write %s: %s\n", path, strerror(errno));
 	if (final) {

@@ -1,6 +1,7 @@
 /* baseline: sets of runs, baselines, comparisons and the budget document (baseline.h). */
 #include "baseline.h"
 #include "summary_read.h"
+#include "../base/documents.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -554,11 +555,11 @@ json_object *jl_runset_read(const char *path, char *err, size_t errlen)
 			 errno && stat(path, &st) ? strerror(errno) : "not a directory");
 		return NULL;
 	}
-	if (has(path, "baseline.json"))
+	if (has(path, jl_document_file(JL_DOC_BASELINE)))
 		return read_baseline(path, err, errlen);
-	if (has(path, "sweep.json"))
+	if (has(path, jl_document_file(JL_DOC_SWEEP)))
 		return read_sweep(path, err, errlen);
-	if (has(path, "summary.json"))
+	if (has(path, jl_document_file(JL_DOC_RUN)))
 		return read_run(path, err, errlen);
 	snprintf(err, errlen, "%s: no baseline.json, sweep.json or summary.json (expected a run, sweep or baseline directory)", path);
 	return NULL;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+
+#include "../base/documents.h"
 /* The shape the readers rely on: a path ("a[].b": every element of array a, its key b) and the type there. */
 static const struct {
 	const char *path;
@@ -106,7 +108,7 @@ json_object *jl_summary_read(const char *run_dir, char *err, size_t errlen)
 	char path[PATH_MAX + 32];
 	json_object *o;
 
-	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
+	snprintf(path, sizeof(path), "%s/%s", run_dir, jl_document_file(JL_DOC_RUN));
 	o = json_object_from_file(path);
 	if (!o) {
 		snprintf(err, errlen, "%s: %s", path, access(path, R_OK) ? strerror(errno) : "not a JSON document");

@@ -164,6 +164,15 @@ def run_files():
 RUN_FILES = None
 
 
+def documents():
+    """The directory documents `jitterlab list` prints ("directory documents"): their file names."""
+    out = subprocess.run([BIN, "list"], capture_output=True, text=True, timeout=30, check=True).stdout
+    section = out.split("\ndirectory documents", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    names = {line.split()[0] for line in section}
+    assert {"summary.json", "sweep.json"} <= names, names
+    return names
+
+
 def summary_keys():
     """summary.json's keys as `jitterlab list --keys` prints its registry: ({key: {places}}, {map places})."""
     out = subprocess.run([BIN, "list", "--keys"], capture_output=True, text=True, timeout=30, check=True).stdout
@@ -351,6 +360,7 @@ def test_sweep_tree_parses(jl, scenario, tmp_path):
     assert len(seen.get("dat", [])) == 1 and seen["dat"][0].parent == runs["traced"], seen.get("dat")
     assert not (runs["plain"] / "trace.dat").exists()
     assert {p.name for p in seen["json"]} >= {"sweep.json", "summary.json", "kernelshark.json"}
+    assert {"sweep.json", "summary.json"} <= documents()  # the registry names what this tree is made of
     assert sorted(p.name for p in seen["csv"]) == ["parts.csv", "samples.csv", "samples.csv"]
     # parts.csv: the traced run's explained cycles, a row per part, as summary.json's trace.worst has them
     worst = json.load(open(runs["traced"] / "summary.json"))["trace"]["worst"]
@@ -388,6 +398,7 @@ def test_cyclictest_tree_parses(jl, scenario, tmp_path):
     r = str(d.relative_to(out))
     assert rel(seen["latest"], out) == sorted(["outct/latest", f"{r}/cyclictest/r1/latest", f"{r}/jitterlab/r1/latest"])
     assert {p.name for p in seen["json"]} == {"cyclictest.json", "cyclictest-control-r1.json", "summary.json"}
+    assert {"cyclictest.json", "summary.json"} <= documents()
     assert len(seen["csv"]) == 2 and "dat" not in seen
     assert {p.name for p in seen["ini"] if p.parent == d} == {"jitterlab.ini", "cyclictest-r1.ini"}
     assert {p.name for p in seen["log"] if p.parent == d} == {"jitterlab-r1.log", "cyclictest-r1.log"}
