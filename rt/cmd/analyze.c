@@ -29,7 +29,7 @@
 #include "../trace/analysis/analysis.h"
 #include "../trace/analysis/parts.h"
 #include "../trace/analysis/prune.h"
-#include "../trace/analysis/result.h"
+#include "../trace/analysis/summarize.h"
 #include "../trace/analysis/worst.h"
 #include "../trace/io/kshark.h"
 #include "../trace/io/read.h"

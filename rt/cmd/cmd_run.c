@@ -1,7 +1,7 @@
 /* cmd_run: `jitterlab run [SCENARIO] [options]`: the command line and every check that must happen
  * before anything is started or changed (scenario, overrides, safety, permissions). Without a SCENARIO
  * cyclictest's options describe the loops (oneline.c). Bad input exits 2 with nothing touched; the run
- * itself is rt/cmd/run.c. */
+ * itself is rt/cmd/run_stages.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include "lifecycle.h"
 #include "../../affinity/cli.h"
 #include "oneline.h"
-#include "run.h"
+#include "run_stages.h"
 #include "../scenario/scenario.h"
 
 #define MAX_SETS 128
@@ -464,7 +464,7 @@ static int run_nruns(const void *ctx)
 	return 1;
 }
 
-/* The run itself, in this process (run.c). */
+/* The run itself, in this process (run_stages.c). */
 static int run_one(void *ctx, int i, const sigset_t *child_mask)
 {
 	struct run_cmd *s = ctx;

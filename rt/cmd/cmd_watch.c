@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "lifecycle.h"
 #include "oneline.h"
-#include "run.h"
+#include "run_stages.h"
 #include "../scenario/scenario.h"
 
 #define WATCH_NAME "watch"

@@ -20,7 +20,7 @@
 #include "rt/trace/analysis/event.h"
 #include "rt/trace/analysis/offcpu.h"
 #include "rt/trace/analysis/parts.h"
-#include "rt/trace/analysis/series.h"
+#include "rt/trace/analysis/trace_series.h"
 #include "rt/trace/analysis/worst.h"
 #include "tests/unit/tev_builders.h"
 

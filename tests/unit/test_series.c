@@ -27,7 +27,7 @@
 #include "rt/base/stop.h"
 #include "rt/summary/summary.h"
 #include "rt/summary/sweep.h"
-#include "rt/trace/analysis/series.h"
+#include "rt/trace/analysis/trace_series.h"
 
 #define MS 1000000LL
 #define PERIOD (2 * MS)

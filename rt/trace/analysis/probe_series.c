@@ -14,7 +14,7 @@
 #include "../../base/units.h"
 #include "../../engine/request.h"
 #include "analysis.h"
-#include "series.h"
+#include "trace_series.h"
 
 /* The unit (a `measure = probe` exec) whose process tree PID is in, or -1. */
 static int unit_of(const struct jl_engine *eng, const struct jl_analysis *an, int32_t pid)

@@ -54,7 +54,7 @@ void jl_analysis_prune_cover(struct jl_analysis *an, bool (*covered)(const void 
 bool jl_analysis_prune_sample_kept(const struct jl_analysis *an, int ti, size_t si);
 /* A pruned analysis: does [A, B) overlap a kept window (what is kept of the trace is whole there)? */
 bool jl_analysis_prune_window_kept(const struct jl_analysis *an, int64_t a, int64_t b);
-/* A pruned analysis, for result.c: every wakeup of entry TI in [from, to), as a distribution (its
+/* A pruned analysis, for summarize.c: every wakeup of entry TI in [from, to), as a distribution (its
  * percentiles within the histogram's bound); false when TI is not pruned. */
 struct jl_dist;
 bool jl_analysis_prune_wakeups(const struct jl_analysis *an, int ti, struct jl_dist *d, size_t *n);

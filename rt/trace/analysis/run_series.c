@@ -5,7 +5,7 @@
 
 #include "../../../affinity/irq.h"
 #include "analysis.h"
-#include "series.h"
+#include "trace_series.h"
 
 /* A probed server's workers: the threads that served its request series (any_thread), per unit. */
 struct worker {

@@ -23,7 +23,7 @@
 #include "analysis_int.h"
 #include "offcpu.h"
 #include "prune.h"
-#include "series.h"
+#include "trace_series.h"
 
 #define KTHREADD 2 /* the parent of every kernel thread */
 

@@ -25,8 +25,8 @@
 #include "../analysis/analysis.h"
 #include "../analysis/parts.h"
 #include "../analysis/prune.h"
-#include "../analysis/result.h"
-#include "../analysis/series.h"
+#include "../analysis/summarize.h"
+#include "../analysis/trace_series.h"
 #include "../../base/output.h"
 #include "../../base/summary_keys.h"
 

@@ -32,8 +32,8 @@
 #include "trace.h"
 #include "../analysis/analysis.h"
 #include "../analysis/prune.h"
-#include "../analysis/result.h"
-#include "../analysis/series.h"
+#include "../analysis/summarize.h"
+#include "../analysis/trace_series.h"
 #include "../analysis/worst.h"
 #include "../../base/summary_keys.h"
 

@@ -31,7 +31,7 @@
 #include "probe_ring.h"
 #include "trace.h"
 #include "../analysis/analysis.h"
-#include "../analysis/series.h"
+#include "../analysis/trace_series.h"
 
 #define PROBE_DIR "/run/jitterlab"
 

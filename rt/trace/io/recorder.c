@@ -73,7 +73,7 @@ struct jl_recorder {
 	int64_t ring_from;           /* after jl_recorder_finish: the circle's start (every CPU's pages from here) */
 };
 
-/* The kernel's RT budget, as the analysis will be told it (analysis/result.c reads the host block built from
+/* The kernel's RT budget, as the analysis will be told it (analysis/summarize.c reads the host block built from
  * the same files): the windows must reach as far back as the pruned analysis looks. */
 static int64_t rt_back(void)
 {

@@ -1,9 +1,9 @@
-/* run: the lifecycle of one run. Signals are blocked in every thread and taken synchronously here
+/* run_stages: the stages of one run, in order. Signals are blocked in every thread and taken synchronously here
  * (sigtimedwait), so stop and restore always run in normal context. The main thread is the watchdog:
  * it runs at SCHED_FIFO 99 while the threads run, pinned to the housekeeping CPUs (those no measured
  * thread may use) when there are any, so no scenario thread can starve it (a thread at 99 is refused on
  * those CPUs: scenario_check.c). */
-#include "run.h"
+#include "run_stages.h"
 #include "run_outputs.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* series: what the analysis is given of the run and what it gives back to the engine. The engine's
+/* trace_series: what the analysis is given of the run and what it gives back to the engine. The engine's
  * series as the analysis' entries (run_series.c), and the series only the trace can give: the probed
  * threads of `measure = probe` units (probe_series.c), the threads `measure = wakeups` units select and
  * their wakeups (wakeups.c). */

@@ -1,6 +1,6 @@
-/* result: an analysis as summary.json's "trace" block and the worst cycles' text (result.c). */
-#ifndef JL_TRACE_RESULT_H
-#define JL_TRACE_RESULT_H
+/* summarize: an analysis as summary.json's "trace" block and the worst cycles' text (summarize.c). */
+#ifndef JL_TRACE_SUMMARIZE_H
+#define JL_TRACE_SUMMARIZE_H
 
 #include <json-c/json.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* result: turn a finished wakeup analysis into summary.json's "trace" block (docs/outputs.md) and the
+/* summarize: turn a finished wakeup analysis into summary.json's "trace" block (docs/outputs.md) and the
  * worst cycles explained as text (terminal and report.md). Shared by the run and `jitterlab analyze`.
  * JSON is built with json-c only; this file never reads traces or touches the machine. */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "offcpu.h"
 #include "parts.h"
 #include "prune.h"
-#include "result.h"
+#include "summarize.h"
 #include "tail.h"
 #include "worst.h"
 #include "../../base/summary_keys.h"

@@ -1,8 +1,8 @@
-/* run: one run's lifecycle, in rtla's run_tool() shape: prepare the machine, start tracing, start the
+/* run_stages: one run's stages, in rtla's run_tool() shape: prepare the machine, start tracing, start the
  * threads, wait (signals and the watchdog), stop, analyse, restore, write, evaluate. Every exit path
  * after the machine was touched goes through the restore. */
-#ifndef JL_RUN_H
-#define JL_RUN_H
+#ifndef JL_RUN_STAGES_H
+#define JL_RUN_STAGES_H
 
 #include <stdbool.h>
 
