@@ -80,8 +80,8 @@ def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     """watch --comm cyclictest, then cyclictest by hand: two series (its measuring thread, FIFO 80, and its main
     thread); the measuring thread's cycles, aligned with cyclictest's own values, differ by cyclictest's return
     to user space and clock read (it truncates to whole us: never more than 1 us below), and their p99 and max
-    are the same cycles'. A cycle cyclictest catches up on after an overrun, never asleep, is no wakeup: the
-    watch has none (rt-tests counts it, with the few us from the missed release to its clock read)."""
+    are the same cycles'. A cycle cyclictest catches up on after an overrun (its timer fires before it sleeps)
+    is a cycle of the watch's too, from the waking; should one be missing, it may only follow an overrun."""
     proc, out = start_watch(tmp_path, "--comm", "cyclictest", "-D", "6")
     ct = subprocess.run(["cyclictest", "-m", "-p80", "-a1", "-t1", "-i1000", "-D", "3", "-v", "--mainaffinity=0"],
                         capture_output=True, text=True, timeout=60)

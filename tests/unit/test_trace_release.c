@@ -73,6 +73,45 @@ static void worst_cycle(struct jl_analysis *an, struct jl_cycle *c)
 	assert_true(llabs(sum - c->latency_ns) <= 1000);
 }
 
+/* cyclictest's loop after a late wakeup: it armed its next release 1.1 us before it was due and the timer
+ * fired before it slept, a waking while it ran. Measured from the trace alone, that is a cycle of its own,
+ * switched in at the waking (cyclictest prints it); for a thread whose cycles are its own samples it is no
+ * wakeup. Every time is a line of the fixture. */
+static void test_caught_running(void **state)
+{
+	struct jl_event e[MAXEV];
+	struct jl_analysis an;
+	const struct jl_analysis_thread *t;
+	struct jl_analysis_thread sampled = { .pid = 17873, .measured = true, .sampled = true };
+	int64_t r;
+	int why;
+	size_t n;
+
+	(void)state;
+	analyse(&an, "caught-running.txt", 17873, NULL, e, false);
+	t = &an.threads[0];
+	assert_int_equal(t->npairs, 2);
+	assert_int_equal(t->caught_running, 1);
+	assert_int_equal(t->pairs[0].switch_in, 39713373094382);   /* the late one, from idle */
+	assert_int_equal(jl_analysis_release(&an, &t->pairs[0], &why), 39713372100107);
+	assert_int_equal(t->pairs[1].waking, 39713373110162);      /* the caught one: its waking ... */
+	assert_int_equal(t->pairs[1].switch_in, 39713373110162);   /* ... is its switch-in */
+	assert_int_equal(t->pairs[1].cpu, 1);
+	assert_int_equal(t->pairs[1].timer_irq, 39713373109501);   /* local_timer_entry */
+	r = jl_analysis_release(&an, &t->pairs[1], &why);
+	assert_int_equal(why, JL_RELEASE_WHY_TIMER);
+	assert_int_equal(r, 39713373100107);                       /* softexpires of its arming */
+	jl_analysis_free(&an);
+
+	snprintf(sampled.name, sizeof(sampled.name), "loop.own");
+	n = load_fixture("release/caught-running.txt", e, MAXEV);
+	assert_int_equal(jl_analysis_init(&an, &sampled, 1, 2), 0);
+	assert_int_equal(jl_analysis_run(&an, e, n), 0);
+	assert_int_equal(an.threads[0].npairs, 1);
+	assert_int_equal(an.threads[0].caught_running, 0);
+	jl_analysis_free(&an);
+}
+
 /* Absolute clock_nanosleep at FIFO 80, woken from idle: from its softexpires (no slack), the interrupt late
  * while the CPU idled, the interrupt to the callback, the callback to the waking, then the switch-in. */
 static void test_abs_fifo_from_its_timer(void **state)
@@ -266,6 +305,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abs_fifo_from_its_timer),
+		cmocka_unit_test(test_caught_running),
 		cmocka_unit_test(test_mid_sleep_from_the_waking),
 		cmocka_unit_test(test_rel_cfs_slack_then_late),
 		cmocka_unit_test(test_timer_objects),

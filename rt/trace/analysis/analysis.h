@@ -114,6 +114,8 @@ struct jl_analysis_thread {
 	size_t switch_in, switch_out, wakings; /* sched_switch records (in = next_pid, out = prev_pid) */
 	size_t pairs_forgotten;      /* a pruned analysis: the pairs it counted and did not keep */
 	size_t implicit_in;          /* switch-ins seen only as the task's first record on a CPU */
+	size_t caught_running;       /* cycles whose timer woke it while it was still on a CPU (trace-only threads:
+				      * a release due before it slept; its switch-in is the waking) */
 	size_t measured_samples;     /* samples with release >= from */
 	size_t matched;              /* of those, matched to a wakeup pair */
 	struct jl_tstate *states;    /* measured threads: switch-ins, switch-outs, wakings, in order */

@@ -341,6 +341,37 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 }
 
 
+/* A waking of thread TI while it is on a CPU. For a thread measured from the trace alone (a watched or
+ * `measure = wakeups` thread), a waking from its own timer's expiry is a release it caught before it slept:
+ * it had set itself to sleep and the timer fired before schedule() (a loop that overran and sleeps to a
+ * release already due: cyclictest prints that cycle), so nothing switches it in. That is a cycle, its
+ * switch-in the waking. Any other waking while running, and any for a thread whose cycles are samples of its
+ * own, is no wakeup. 0, or -1. */
+static int caught_running(struct jl_analysis *an, int ti, const struct jl_event *ev)
+{
+	const struct jl_analysis_thread *t = &an->threads[ti];
+	struct jl_pair p;
+	int cpu = -1;
+
+	if (!t->measured || t->sampled)
+		return 0;
+	for (int c = 0; c < an->ncpus && cpu < 0; c++)
+		if (an->cpu[c].known && an->cpu[c].pid == ev->pid)
+			cpu = c;
+	note_wake_cause(an, ti, ev); /* into the pending pair: none is pending */
+	p = an->pending_pair[ti];
+	memset(&an->pending_pair[ti], 0, sizeof(an->pending_pair[ti]));
+	if (p.timer_cpu < 0 || cpu < 0)
+		return 0;
+	p.waking = p.switch_in = ev->ts;
+	p.pid = ev->pid;
+	p.cpu = cpu;
+	p.wake_cpu = ev->cpu;
+	p.kprio = ev->prio;
+	an->threads[ti].caught_running++;
+	return add_pair(an, ti, &p);
+}
+
 static int on_waking(struct jl_analysis *an, const struct jl_event *ev)
 {
 	int ti;
@@ -352,8 +383,10 @@ static int on_waking(struct jl_analysis *an, const struct jl_event *ev)
 	if (ti < 0)
 		return 0;
 	an->threads[ti].wakings++;
-	if (an->pending[ti] || running_somewhere(an, ev->pid))
-		return 0; /* first waking counts; a waking while running is no wakeup */
+	if (an->pending[ti])
+		return 0; /* the first waking counts */
+	if (running_somewhere(an, ev->pid))
+		return caught_running(an, ti, ev);
 	if (note_waker(an, ti, ev) < 0)
 		return -1;
 	an->pending[ti] = ev->ts;

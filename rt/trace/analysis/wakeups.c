@@ -285,7 +285,7 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, ch
 			int64_t end = p->switch_in;
 			uint8_t by = release_of(s, an, p, eng->t_measure, jl_engine_window_end(eng), &rel[k]);
 
-			/* its run: until the next switch-out (preempted or blocked) after this switch-in */
+			/* its run: until the next switch-out (preempted or blocked) after this switch-in, ... */
 			while (st < t->nstates && t->states[st].ts <= p->switch_in)
 				st++;
 			for (size_t j = st; j < t->nstates; j++)
@@ -293,6 +293,10 @@ int jl_trace_wakeup_fill(struct jl_engine *eng, const struct jl_analysis *an, ch
 					end = t->states[j].ts;
 					break;
 				}
+			/* ... and no later than the next cycle's switch-in: a release caught while it still ran
+			 * (feed.c caught_running) starts a cycle with no switch between */
+			if (k + 1 < t->npairs && t->pairs[k + 1].switch_in > p->switch_in && t->pairs[k + 1].switch_in < end)
+				end = t->pairs[k + 1].switch_in;
 			jl_series_append(s, &(struct jl_sample){ .release = rel[k], .wake = p->switch_in, .end = end,
 								  .origin = rel[k], .cycle = k, .cpu = p->cpu,
 								  .tid = s->tid, .release_by = by });
