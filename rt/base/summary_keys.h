@@ -372,6 +372,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(switch_traced, "trace.worst[]", "the switch-in has a sched_switch record (else inferred)") \
 	X(syncs, ".", "per [sync]: sets, inputs, stamp differences") \
 	X(t0_ns, ".", "the run's t0: the warm-up begins") \
+	X(t0_realtime_ns, ".", "the wall clock (CLOCK_REALTIME, ns since the epoch) at t0: times of day (report.html)") \
 	X(t_end_ns, ".", "the measured phase's planned end (t_measure + duration)") \
 	X(t_measure_ns, ".", "the measured phase begins (t0 + warm-up)") \
 	X(tail, "trace", "per loop: what its latency tail (the cycles above p99's bucket and the misses) is made of, by cause, from every cycle") \

@@ -381,6 +381,13 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 	struct jl_gate gates[JL_MAX_GATES + 16];
 	int ngates = 0, failed = 0, rc = JL_EXIT_USAGE;
 
+	if (out_dir) { /* a run's directory: its report.html and what `report` takes it for are a run's */
+		snprintf(err, sizeof(err), "%s/%s", out_dir, jl_document_file(JL_DOC_RUN));
+		if (!access(err, F_OK)) {
+			fprintf(stderr, "jitterlab compare: --out %s is a run's directory: give another\n", out_dir);
+			return JL_EXIT_USAGE;
+		}
+	}
 	resolve(base_arg, base_path, sizeof(base_path));
 	if (!(a = jl_runset_read(base_path, err, sizeof(err))) || !(b = jl_runset_read(new_path, err, sizeof(err)))) {
 		fprintf(stderr, "jitterlab compare: %s\n", err);

@@ -63,9 +63,11 @@ static const struct doc_kind doc_kinds[] = {
 	{ JL_DOC_CYCLICTEST, print_cyclictest, NULL },
 };
 
-/* The kind of document DIR holds, or NULL (a run's directory, or none) */
+/* The kind of document DIR holds, or NULL (a run's directory, or none): a run's summary.json decides */
 static const struct doc_kind *kind_of(const char *dir)
 {
+	if (has_file(dir, jl_document_file(JL_DOC_RUN)))
+		return NULL;
 	for (size_t k = 0; k < sizeof(doc_kinds) / sizeof(doc_kinds[0]); k++)
 		if (has_file(dir, jl_document_file(doc_kinds[k].doc)))
 			return &doc_kinds[k];
@@ -310,19 +312,6 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	return 0;
 }
 
-/* DIR/FILE parsed, or NULL after saying so. */
-static json_object *read_doc(const char *dir, const char *file)
-{
-	char p[PATH_MAX + 32];
-	json_object *doc;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	doc = json_object_from_file(p);
-	if (!doc)
-		fprintf(stderr, "jitterlab report: %s: not JSON\n", p);
-	return doc;
-}
-
 static void print_sweep(const struct report_args *a, const char *dir, json_object *doc)
 {
 	char err[PATH_MAX + 512] = "";
@@ -357,11 +346,13 @@ static int load_dirs(const struct report_args *a, json_object **sum, json_object
 		char err[PATH_MAX + 512] = "";
 
 		if (k) {
-			docs[i] = read_doc(a->dirs[i], jl_document_file(k->doc));
-			if (!docs[i])
-				status = JL_EXIT_RUNTIME;
-			else if (!a->json)
+			docs[i] = jl_document_read(k->doc, a->dirs[i], err, sizeof(err));
+			if (!docs[i]) {
+				fprintf(stderr, "jitterlab report: %s\n", err);
+				status = JL_EXIT_USAGE;
+			} else if (!a->json) {
 				k->print(a, a->dirs[i], docs[i]);
+			}
 			continue;
 		}
 		if (!has_file(a->dirs[i], jl_document_file(JL_DOC_RUN))) {

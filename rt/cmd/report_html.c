@@ -230,6 +230,7 @@ static json_object *series_json(const struct reduce *r, struct series *s)
 	json_object *m = json_object_new_array(), *sp = json_object_new_array();
 
 	json_object_object_add(o, "t0_ns", json_object_new_int64(r->t0)); /* what the times count from */
+	json_object_object_add(o, "span_s", json_object_new_double((double)(r->t1 - r->t0) / 1e9));
 	json_object_object_add(o, "hist", hist_json(&s->lat));
 	json_object_object_add(o, "period", hist_json(&s->per));
 	for (int c = 0; c < HTML_COLUMNS; c++) {

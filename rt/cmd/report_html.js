@@ -281,10 +281,16 @@
 			});
 		});
 		legend(svg, names, box.l + box.w + 20, box.t + 10);
-		const mc = names.reduce((a, n) => a + (ser[n].misses_total || 0), 0);
-		add(s, el("p", {}, names.map(n => n + ": " + (ser[n].time.cycles || 0) + " cycles in " + ser[n].time.x.length +
-			" columns, " + (ser[n].misses_total || 0) + " missed" + ((ser[n].misses || []).length < (ser[n].misses_total || 0) ?
-			" (the first " + ser[n].misses.length + " marked)" : "")).join("; ") + (mc ? "" : "; no missed deadline")));
+		/* with samples = worst the rows are the kept ones: the misses of every cycle are the summary's */
+		const kept = !series && (S.samples || {}).mode === "worst";
+		const missed = n => {
+			const t = kept ? (S.threads || []).find(x => x.name === n) : null;
+			return t && typeof t.misses === "number" ? t.misses : (ser[n].misses_total || 0);
+		};
+		const mc = names.reduce((a, n) => a + missed(n), 0);
+		add(s, el("p", {}, names.map(n => n + ": " + (ser[n].time.cycles || 0) + (kept ? " kept" : "") + " cycles in " +
+			ser[n].time.x.length + " columns, " + missed(n) + " missed" + ((ser[n].misses || []).length < missed(n) ?
+			" (" + ser[n].misses.length + " marked)" : "")).join("; ") + (mc ? "" : "; no missed deadline")));
 		if (!series)
 			keptOnly(s);
 	}
@@ -406,8 +412,10 @@
 	}
 
 	/* ---- a watch: the spikes on the wall clock, one row per watched thread ---- */
+	/* the time of day (UTC) of T s into series SER: from the wall clock at t0, else (an older run) from
+	 * `started`, which is whole seconds and a little before t0 */
 	function clock(ser, t) {
-		const st = Date.parse(S.started || "");
+		const st = typeof S.t0_realtime_ns === "number" ? S.t0_realtime_ns / 1e6 : Date.parse(S.started || "");
 		if (isNaN(st) || typeof ser.t0_ns !== "number" || typeof S.t0_ns !== "number")
 			return "+" + t.toFixed(3) + " s";
 		return new Date(st + (ser.t0_ns - S.t0_ns) / 1e6 + t * 1e3).toISOString().slice(11, 23);
@@ -419,14 +427,14 @@
 			none(s, "No spike: no watched thread ran (samples.csv has no row).");
 			return;
 		}
-		add(s, el("p", {}, "Each watched thread's cycles at or above its own p99 (the largest " +
-			"2,000 of each drawn), on the wall clock (UTC); red: missed deadlines, black: explained cycles. " +
+		add(s, el("p", {}, "Each watched thread's cycles (those samples.csv holds) at or above its own p99, the " +
+			"largest 2,000 of each drawn, on the wall clock (UTC); red: missed deadlines, black: explained cycles. " +
 			"A mark's height is its latency (log)."));
 		const rowh = 46, w = 900, box = { l: 170, t: 10, w: 700, h: rowh * names.length };
 		let x1 = 0, y1 = 1;
 		names.forEach(n => {
 			const T = ser[n].time;
-			x1 = Math.max(x1, T.x[T.x.length - 1] + (T.x.length > 1 ? T.x[1] - T.x[0] : 0));
+			x1 = Math.max(x1, typeof ser[n].span_s === "number" ? ser[n].span_s : T.x[T.x.length - 1]);
 			T.max.forEach(v => y1 = Math.max(y1, Math.log10(Math.max(v, 1) / 1e3)));
 		});
 		const svg = plot(s, "spikes on the wall clock, one row per watched thread", w, box.t + box.h + 40);

@@ -880,6 +880,7 @@ static int set_times(struct jl_engine *eng, char *err, size_t errlen)
 	const struct jl_scenario *sc = eng->sc;
 
 	eng->t0 = jl_now_ns() + START_LEAD_NS;
+	eng->t0_realtime = jl_realtime_at(eng->t0);
 	eng->t_measure = eng->t0 + sc->run.warmup_ns;
 	eng->t_end = eng->t_measure + sc->run.duration_ns;
 	for (int i = 0; i < eng->nthreads; i++) {

@@ -165,6 +165,7 @@ struct jl_engine {
 	int gate_arrived;
 	bool gate_open, gate_init;
 	int64_t t0;          /* first release of threads with start = 0 (warm-up begins) */
+	int64_t t0_realtime; /* the wall clock (CLOCK_REALTIME, ns) at t0 */
 	int64_t t_measure;   /* t0 + warmup: the measured phase begins */
 	int64_t t_end;       /* t_measure + duration */
 	_Atomic int64_t t_stopped; /* when the window ended early (<= t_end when interrupted): jl_engine_stop_window */

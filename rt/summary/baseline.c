@@ -336,8 +336,8 @@ static json_object *read_sweep(const char *dir, char *err, size_t errlen)
 	json_object **sums = NULL;
 	const char **dirs = NULL;
 
-	snprintf(p, sizeof(p), "%s/sweep.json", dir);
-	if (!(sw = read_json(p, err, errlen)))
+	snprintf(p, sizeof(p), "%s/%s", dir, jl_document_file(JL_DOC_SWEEP));
+	if (!(sw = jl_document_read(JL_DOC_SWEEP, dir, err, errlen)))
 		goto fail;
 	conds = get(sw, "conditions");
 	if (!gets(sw, "scenario") || !is_arr(conds)) {

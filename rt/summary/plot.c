@@ -32,6 +32,7 @@
 #include "../base/samples_read.h"
 #include "../base/series.h"
 #include "../base/stats.h"
+#include "summary_read.h"
 #include "../base/summary_keys.h"
 
 #define TICK_WINDOW_NS 600000000LL
@@ -414,12 +415,11 @@ static int earliest_row(void *ctx, const struct jl_sample_row *r)
 
 static int64_t measure_start(const char *run_dir)
 {
-	char path[PATH_MAX + 32], err[256];
+	char err[PATH_MAX + 256];
 	json_object *s, *v;
 	int64_t ws = -1;
 
-	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
-	s = json_object_from_file(path);
+	s = jl_summary_read(run_dir, err, sizeof(err));
 	v = jget(s, JL_K(t_measure_ns));
 	if (v && json_object_is_type(v, json_type_int))
 		ws = json_object_get_int64(v);
@@ -703,8 +703,7 @@ static int plot_intervals(const char *exe, const char *run_dir, bool *failed)
 	int k = 0, made = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
-	doc = json_object_from_file(path);
+	doc = jl_summary_read(run_dir, path, sizeof(path)); /* a summary of another shape: no plot */
 	iv = jget(doc, JL_K(intervals));
 	ser = jget(iv, JL_K(series));
 	if (!ser || json_object_get_int64(jget(iv, JL_K(count))) < 2 || !(f = script_new(900, 500, 11))) {
@@ -820,8 +819,7 @@ static int plot_tail(const char *exe, const char *run_dir, bool *failed)
 	int nl, nc;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
-	doc = json_object_from_file(path);
+	doc = jl_summary_read(run_dir, path, sizeof(path)); /* a summary of another shape: no plot */
 	tails = jget(jget(doc, JL_K(trace)), JL_K(tail));
 	if (!tails || !(nl = tail_loops(tails, loops)) || !(f = script_new(900, 160 + 60 * nl, 11))) {
 		json_object_put(doc);

@@ -674,6 +674,7 @@ json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_
 	jl_json_add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
 	jl_json_add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
 	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
+	jl_json_add_i64(s, JL_K(t0_realtime_ns), eng->t0_realtime);
 	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
 	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
 	json_object_object_add(s, JL_K(host), jl_host_describe());
@@ -783,6 +784,7 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	if (info->stuck && info->stuck[0])
 		json_object_object_add(s, JL_K(stuck_threads), json_object_new_string(info->stuck));
 	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
+	jl_json_add_i64(s, JL_K(t0_realtime_ns), eng->t0_realtime);
 	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
 	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
 	json_object_object_add(s, JL_K(host), host);
