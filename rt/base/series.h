@@ -114,6 +114,8 @@ struct jl_series {
 		uint64_t clock;         /* of waking: its timer runs on a clock not placed on the trace's */
 		uint64_t relative;      /* of timer: armed relative (nanosleep, time.sleep): each cycle measured
 					 * against what its sleep asked for, not against a period grid */
+		uint64_t caught;        /* woken by its timer while it still ran (the release was due before it
+					 * slept): the cycle's switch-in is the waking */
 		bool timer_recorded;    /* the timer group was recorded (else every cycle is from its waking) */
 	} release;
 	/* a thread jitterlab did not place (an attach section's): its policy as found (enum jl_policy, -1: the

@@ -49,6 +49,7 @@ static inline void jl_json_add_i64(json_object *o, const char *k, int64_t v)
 	X(callback, "budget[] threads[].chain.stages[] threads[].chain.worst.stages[]", "the callback (series) name") \
 	X(callbacks_run, "executors[].threads[]", "callbacks this pool thread ran") \
 	X(calls, "threads[].work", "work calls (a loop: one per measured cycle)") \
+	X(caught_running, "threads[].release", "of from_timer: cycles whose timer fired while the thread still ran (due before it slept, as after an overrun): switched in at the waking") \
 	X(cause, "trace.tail.*.excess.causes[] trace.tail.*.response.causes[]", "the cause in words: waited behind NAME (POLICY), irq NAME, softirq NAME, timer interrupt late, previous cycle overran, running, unexplained, others") \
 	X(causes, "trace.tail.*.excess trace.tail.*.response", "the causes, largest first") \
 	X(ceiling, "locks[]", "the priority ceiling of a ceiling lock (PTHREAD_PRIO_PROTECT)") \

@@ -125,6 +125,7 @@ static json_object *release_json(const struct jl_series *s)
 	jl_json_add_i64(o, JL_K(relative), (int64_t)s->release.relative);
 	jl_json_add_i64(o, JL_K(timer_unarmed), (int64_t)s->release.unarmed);
 	jl_json_add_i64(o, JL_K(timer_clock), (int64_t)s->release.clock);
+	jl_json_add_i64(o, JL_K(caught_running), (int64_t)s->release.caught);
 	json_object_object_add(o, JL_K(timer_recorded), json_object_new_boolean(s->release.timer_recorded));
 	return o;
 }

@@ -93,6 +93,7 @@ def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     assert len(series) == 2, [t["name"] for t in series]
     meas = next(t for t in series if t["policy"] == "fifo")
     assert meas["priority"] == 80 and meas["release"]["from_timer"] >= 0.95 * meas["cycles"], meas
+    assert 0 <= meas["release"]["caught_running"] <= meas["release"]["from_timer"], meas["release"]
     assert any(t["policy"] == "other" for t in series)  # cyclictest's main thread
     c = cyclictest_values(ct.stdout)
     w = [x["latency_ns"] for x in r.samples() if x["thread"] == meas["name"]]

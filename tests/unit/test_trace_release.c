@@ -97,6 +97,8 @@ static void test_caught_running(void **state)
 	assert_int_equal(t->pairs[1].waking, 39713373110162);      /* the caught one: its waking ... */
 	assert_int_equal(t->pairs[1].switch_in, 39713373110162);   /* ... is its switch-in */
 	assert_int_equal(t->pairs[1].cpu, 1);
+	assert_false(t->pairs[0].caught_running);
+	assert_true(t->pairs[1].caught_running);
 	assert_int_equal(t->pairs[1].timer_irq, 39713373109501);   /* local_timer_entry */
 	r = jl_analysis_release(&an, &t->pairs[1], &why);
 	assert_int_equal(why, JL_RELEASE_WHY_TIMER);

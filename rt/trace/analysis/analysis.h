@@ -20,6 +20,8 @@ struct jl_pair {
 	int32_t pid, cpu, wake_cpu; /* cpu of the switch-in; cpu the waking was recorded on */
 	int32_t kprio;              /* the woken task's kernel prio (from the waking record) */
 	bool new_task;
+	bool caught_running;        /* woken by its own timer while still on CPU (a trace-only thread, feed.c):
+				     * no switch; switch_in is the waking */
 	bool implicit;              /* no sched_switch record: switch_in is the first record the task wrote
 				     * on cpu (an upper bound; refined to the sample's wake time if earlier) */
 	bool matched;               /* paired with a sample's release (jl_analysis_match) */

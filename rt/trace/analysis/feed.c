@@ -368,6 +368,7 @@ static int caught_running(struct jl_analysis *an, int ti, const struct jl_event 
 	p.cpu = cpu;
 	p.wake_cpu = ev->cpu;
 	p.kprio = ev->prio;
+	p.caught_running = true;
 	an->threads[ti].caught_running++;
 	return add_pair(an, ti, &p);
 }

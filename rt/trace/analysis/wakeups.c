@@ -258,6 +258,7 @@ static uint8_t release_of(struct jl_series *s, const struct jl_analysis *an, con
 		s->release.waking += r <= 0;
 		s->release.unarmed += why == JL_RELEASE_WHY_UNARMED;
 		s->release.clock += why == JL_RELEASE_WHY_CLOCK;
+		s->release.caught += p->caught_running;
 	}
 	return r > 0 ? JL_RELEASE_TIMER : JL_RELEASE_WAKING;
 }
