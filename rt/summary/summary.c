@@ -659,25 +659,40 @@ static void collector_json(json_object *s, const struct jl_engine *eng, const st
 	jl_json_add_i64(s, JL_K(checkpoints), w->checkpoints);
 }
 
-json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
-				   const struct jl_summary_info *info)
+/* The head of a summary, the checkpoint's and the final one's alike: what wrote it, what ran, for how long
+ * (MEASURED: the measured phase so far, or in all). */
+static void head_json(json_object *s, const struct jl_engine *eng, const struct jl_summary_info *info, int64_t measured)
 {
 	const struct jl_scenario *sc = eng->sc;
-	json_object *s = json_object_new_object(), *threads = json_object_new_array(), *cp = json_object_new_object();
-	int64_t now = jl_now_ns();
 
 	json_object_object_add(s, JL_K(tool), json_object_new_string("jitterlab"));
 	json_object_object_add(s, JL_K(version), json_object_new_string(JL_VERSION));
+	json_object_object_add(s, JL_K(kind), json_object_new_string(jl_scenario_is_watch(sc) ? "watch" : "run"));
 	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
 	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
 	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
-	jl_json_add_i64(s, JL_K(duration_ns), now > eng->t_measure ? now - eng->t_measure : 0);
+	jl_json_add_i64(s, JL_K(duration_ns), measured > 0 ? measured : 0);
 	jl_json_add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
 	jl_json_add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+}
+
+/* The run's times on CLOCK_MONOTONIC (the trace's and samples.csv's), and t0 on the wall clock */
+static void times_json(json_object *s, const struct jl_engine *eng)
+{
 	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
 	jl_json_add_i64(s, JL_K(t0_realtime_ns), eng->t0_realtime);
 	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
 	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
+}
+
+json_object *jl_summary_checkpoint(const struct jl_engine *eng, const struct jl_collector *w,
+				   const struct jl_summary_info *info)
+{
+	json_object *s = json_object_new_object(), *threads = json_object_new_array(), *cp = json_object_new_object();
+	int64_t now = jl_now_ns();
+
+	head_json(s, eng, info, now - eng->t_measure);
+	times_json(s, eng);
 	json_object_object_add(s, JL_K(host), jl_host_describe());
 	json_object_object_add(cp, JL_K(complete), json_object_new_boolean(false));
 	jl_json_add_i64(cp, JL_K(at_ns), now);
@@ -769,25 +784,14 @@ json_object *jl_summary_build(const struct jl_engine *eng, const struct jl_serie
 	json_object *s = json_object_new_object(), *threads = json_object_new_array();
 	int64_t measured = jl_engine_window_end(eng) - eng->t_measure;
 
-	json_object_object_add(s, JL_K(tool), json_object_new_string("jitterlab"));
-	json_object_object_add(s, JL_K(version), json_object_new_string(JL_VERSION));
-	json_object_object_add(s, JL_K(kind), json_object_new_string(jl_scenario_is_watch(sc) ? "watch" : "run"));
-	json_object_object_add(s, JL_K(scenario), json_object_new_string(sc->run.name));
-	json_object_object_add(s, JL_K(scenario_file), json_object_new_string(info->scenario_path));
-	json_object_object_add(s, JL_K(started), json_object_new_string(info->started));
-	jl_json_add_i64(s, JL_K(duration_ns), measured > 0 ? measured : 0);
-	jl_json_add_i64(s, JL_K(warmup_ns), sc->run.warmup_ns);
-	jl_json_add_i64(s, JL_K(planned_duration_ns), sc->run.duration_ns);
+	head_json(s, eng, info, measured);
 	json_object_object_add(s, JL_K(exit_status), json_object_new_int(0));
 	json_object_object_add(s, JL_K(interrupted), json_object_new_boolean(info->interrupted));
 	json_object_object_add(s, JL_K(watchdog_fired), json_object_new_boolean(info->watchdog_fired));
 	json_object_object_add(s, JL_K(watchdog_cpus), json_object_new_string(info->watchdog_cpus ? info->watchdog_cpus : ""));
 	if (info->stuck && info->stuck[0])
 		json_object_object_add(s, JL_K(stuck_threads), json_object_new_string(info->stuck));
-	jl_json_add_i64(s, JL_K(t0_ns), eng->t0);
-	jl_json_add_i64(s, JL_K(t0_realtime_ns), eng->t0_realtime);
-	jl_json_add_i64(s, JL_K(t_measure_ns), eng->t_measure);
-	jl_json_add_i64(s, JL_K(t_end_ns), eng->t_end);
+	times_json(s, eng);
 	json_object_object_add(s, JL_K(host), host);
 	for (int i = 0; i < eng->nseries; i++) {
 		json_object *t = series_json(&res[i]);
