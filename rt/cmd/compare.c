@@ -381,10 +381,15 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 	struct jl_gate gates[JL_MAX_GATES + 16];
 	int ngates = 0, failed = 0, rc = JL_EXIT_USAGE;
 
-	if (out_dir) { /* a run's directory: its report.html and what `report` takes it for are a run's */
-		snprintf(err, sizeof(err), "%s/%s", out_dir, jl_document_file(JL_DOC_RUN));
+	/* not into a run's, a cyclictest comparison's or a baseline's directory: its report.html and what `report`
+	 * takes it for are theirs (a sweep's takes its comparison in: sweep --baseline) */
+	for (int d = 0; out_dir && d < JL_NDOCUMENTS; d++) {
+		if (d == JL_DOC_SWEEP || d == JL_DOC_COMPARE)
+			continue;
+		snprintf(err, sizeof(err), "%s/%s", out_dir, jl_document_file(d));
 		if (!access(err, F_OK)) {
-			fprintf(stderr, "jitterlab compare: --out %s is a run's directory: give another\n", out_dir);
+			fprintf(stderr, "jitterlab compare: --out %s holds %s: give another directory\n", out_dir,
+				jl_document_file(d));
 			return JL_EXIT_USAGE;
 		}
 	}

@@ -13,6 +13,7 @@
 #include "../base/documents.h"
 #include "../base/samples_read.h"
 #include "../base/stats.h"
+#include "../summary/summary_read.h"
 #include "../base/summary_keys.h"
 #include "../trace/analysis/parts.h"
 #include "commands.h"
@@ -491,19 +492,17 @@ int jl_report_html_runs(const char *out, char *const *dirs, json_object *const *
 	return write_page(out, d, "jitterlab: runs side by side", err, errlen);
 }
 
-/* DIR/NAME parsed, or NULL when it is absent or unreadable */
-static json_object *doc_in(const char *dir, const char *name)
+/* DIR's document of KIND when it holds one of a shape its page can read, else NULL */
+static json_object *doc_of(enum jl_document_kind kind, const char *dir)
 {
-	char p[PATH_MAX];
+	char err[PATH_MAX + 256];
 
-	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p) || access(p, F_OK))
-		return NULL;
-	return json_object_from_file(p);
+	return jl_document_read(kind, dir, err, sizeof(err));
 }
 
 int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t errlen)
 {
-	json_object *d = json_object_new_object(), *sc, *cmp = doc_in(dir, jl_document_file(JL_DOC_COMPARE));
+	json_object *d = json_object_new_object(), *sc, *cmp = doc_of(JL_DOC_COMPARE, dir);
 	char title[256];
 
 	json_object_object_add(d, "kind", json_object_new_string("sweep"));
@@ -517,7 +516,7 @@ int jl_report_html_sweep(const char *dir, json_object *sweep, char *err, size_t 
 
 int jl_report_html_compare(const char *dir, json_object *cmp, char *err, size_t errlen)
 {
-	json_object *d, *sc, *sweep = doc_in(dir, jl_document_file(JL_DOC_SWEEP));
+	json_object *d, *sc, *sweep = doc_of(JL_DOC_SWEEP, dir);
 	char title[256];
 	int rc;
 

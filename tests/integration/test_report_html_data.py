@@ -184,7 +184,8 @@ def test_a_hand_edited_comparison_and_compare_into_a_run(jl, scenario, tmp_path)
         json.dump(dict(good, **edit), open(cmpdir / "compare.json", "w"))
         out = jl("report", str(cmpdir), "--no-plots", timeout=60)
         assert out.rc == 2 and words in out.stderr and "compare.json" in out.stderr, (words, out.stderr[-2000:])
-    before = sorted(p.name for p in dirs[0].iterdir())
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in dirs[1].iterdir())
     out = jl("compare", str(dirs[0]), str(dirs[1]), "--out", str(dirs[1]), timeout=60)
-    assert out.rc == 2 and "is a run's directory" in out.stderr, out.stderr[-2000:]
-    assert not (dirs[1] / "compare.json").exists() and sorted(p.name for p in dirs[0].iterdir()) == before
+    assert out.rc == 2 and "holds summary.json" in out.stderr, out.stderr[-2000:]
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in dirs[1].iterdir()) == before
+    assert json.loads(jl("report", str(dirs[1]), "--json", "--no-plots", timeout=60).stdout)["kind"] == "run"

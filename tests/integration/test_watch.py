@@ -96,7 +96,11 @@ def test_watch_agrees_with_an_unmodified_cyclictest(tmp_path):
     assert 0 <= meas["release"]["caught_running"] <= meas["release"]["from_timer"], meas["release"]
     assert any(t["policy"] == "other" for t in series)  # cyclictest's main thread
     c = cyclictest_values(ct.stdout)
-    w = [x["latency_ns"] for x in r.samples() if x["thread"] == meas["name"]]
+    rows = [x for x in r.samples() if x["thread"] == meas["name"]]
+    w = [x["latency_ns"] for x in rows]
+    # a cycle's run ends before the next one is switched in (a caught release's included)
+    assert all(a["end_ns"] <= b["wake_ns"] for a, b in zip(rows, rows[1:])), next(
+        (a, b) for a, b in zip(rows, rows[1:]) if a["end_ns"] > b["wake_ns"])
     assert 1500 <= len(w) <= len(c) + 50, (len(w), len(c))  # 3 s of a 1 kHz loop, inside the 6 s watch
     pairs, catch_up, extra = align(c, w)
     diff = sorted(a * 1000 - b for a, b in pairs)

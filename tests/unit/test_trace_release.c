@@ -114,6 +114,33 @@ static void test_caught_running(void **state)
 	jl_analysis_free(&an);
 }
 
+/* What is not a caught release (two hand-made sequences): a waking recorded on another CPU while the thread
+ * is still inside schedule() on its own (its switch-out follows: it is switched out, then in), and a waking by
+ * a timer that is not the thread's own (the tick). Neither makes a cycle at the waking. */
+static void test_not_caught_running(void **state)
+{
+	struct jl_event e[MAXEV];
+	struct jl_analysis an;
+	const struct jl_analysis_thread *t;
+
+	(void)state;
+	analyse(&an, "caught-remote.txt", 17873, NULL, e, false);
+	t = &an.threads[0];
+	assert_int_equal(t->caught_running, 0);
+	for (size_t i = 0; i < t->npairs; i++) /* no cycle 4 us long at the remote waking (39713.001004) */
+		assert_int_not_equal(t->pairs[i].switch_in, 39713001004000);
+	assert_int_equal(t->npairs, 1); /* the next release's, from idle at 39713.002008 */
+	assert_int_equal(t->pairs[0].switch_in, 39713002008000);
+	jl_analysis_free(&an);
+
+	analyse(&an, "caught-tick.txt", 17873, NULL, e, false);
+	t = &an.threads[0];
+	assert_int_equal(t->caught_running, 0);
+	assert_int_equal(t->npairs, 1); /* the waking at 39713.000400, switched in at .000401 */
+	assert_int_equal(t->pairs[0].switch_in, 39713000401000);
+	jl_analysis_free(&an);
+}
+
 /* Absolute clock_nanosleep at FIFO 80, woken from idle: from its softexpires (no slack), the interrupt late
  * while the CPU idled, the interrupt to the callback, the callback to the waking, then the switch-in. */
 static void test_abs_fifo_from_its_timer(void **state)
@@ -308,6 +335,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abs_fifo_from_its_timer),
 		cmocka_unit_test(test_caught_running),
+		cmocka_unit_test(test_not_caught_running),
 		cmocka_unit_test(test_mid_sleep_from_the_waking),
 		cmocka_unit_test(test_rel_cfs_slack_then_late),
 		cmocka_unit_test(test_timer_objects),

@@ -342,11 +342,13 @@ static int on_switch(struct jl_analysis *an, const struct jl_event *ev)
 
 
 /* A waking of thread TI while it is on a CPU. For a thread measured from the trace alone (a watched or
- * `measure = wakeups` thread), a waking from its own timer's expiry is a release it caught before it slept:
- * it had set itself to sleep and the timer fired before schedule() (a loop that overran and sleeps to a
- * release already due: cyclictest prints that cycle), so nothing switches it in. That is a cycle, its
- * switch-in the waking. Any other waking while running, and any for a thread whose cycles are samples of its
- * own, is no wakeup. 0, or -1. */
+ * `measure = wakeups` thread), a waking on its own CPU from the expiry of a timer it armed is a release it
+ * caught before it slept: it had set itself to sleep and the timer fired before schedule() (a loop that
+ * overran and sleeps to a release already due: cyclictest prints that cycle), so nothing switches it in.
+ * That is a cycle, its switch-in the waking. Not so a waking recorded on another CPU (there the waking of a
+ * thread still inside schedule() is recorded before its own switch-out: it will be switched out and in), a
+ * waking by a timer that is not its own (the tick), any other waking while running, or any for a thread
+ * whose cycles are samples of its own. 0, or -1. */
 static int caught_running(struct jl_analysis *an, int ti, const struct jl_event *ev)
 {
 	const struct jl_analysis_thread *t = &an->threads[ti];
@@ -358,10 +360,12 @@ static int caught_running(struct jl_analysis *an, int ti, const struct jl_event 
 	for (int c = 0; c < an->ncpus && cpu < 0; c++)
 		if (an->cpu[c].known && an->cpu[c].pid == ev->pid)
 			cpu = c;
+	if (cpu != ev->cpu)
+		return 0;
 	note_wake_cause(an, ti, ev); /* into the pending pair: none is pending */
 	p = an->pending_pair[ti];
 	memset(&an->pending_pair[ti], 0, sizeof(an->pending_pair[ti]));
-	if (p.timer_cpu < 0 || cpu < 0)
+	if (p.timer_cpu < 0)
 		return 0;
 	p.waking = p.switch_in = ev->ts;
 	p.pid = ev->pid;
@@ -369,6 +373,12 @@ static int caught_running(struct jl_analysis *an, int ti, const struct jl_event 
 	p.wake_cpu = ev->cpu;
 	p.kprio = ev->prio;
 	p.caught_running = true;
+	{
+		int why;
+
+		if (jl_analysis_release(an, &p, &why) <= 0) /* not a timer it armed, or one the trace lacks */
+			return 0;
+	}
 	an->threads[ti].caught_running++;
 	return add_pair(an, ti, &p);
 }

@@ -741,7 +741,7 @@ bool jl_analysis_prune_pair(struct jl_analysis *an, int ti, const struct jl_pair
 
 	if (!p)
 		return true;
-	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured)
+	if (pr->waking >= p->from && pr->waking < p->to && an->threads[ti].measured && !pr->caught_running)
 		jl_stream_add(&p->wk[ti], pr->switch_in - pr->waking, 0);
 	if (p->match && an->threads[ti].measured)
 		match_pair(an, ti, pr);

@@ -335,7 +335,7 @@ int64_t *jl_analysis_wakeups(const struct jl_analysis *an, int ti, int64_t from,
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->npairs; i++)
-		if (t->pairs[i].waking >= from && (!t->samples || t->pairs[i].matched))
-			v[(*n)++] = t->pairs[i].switch_in - t->pairs[i].waking;
+		if (t->pairs[i].waking >= from && (!t->samples || t->pairs[i].matched) && !t->pairs[i].caught_running)
+			v[(*n)++] = t->pairs[i].switch_in - t->pairs[i].waking; /* a caught one was never switched */
 	return v;
 }
