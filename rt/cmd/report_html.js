@@ -427,6 +427,10 @@
 			none(s, "No spike: no watched thread ran (samples.csv has no row).");
 			return;
 		}
+		if (!names.some(n => (ser[n].spikes || []).length)) {
+			none(s, "No spike: summary.json gives no p99 to measure the watched threads' cycles against.");
+			return;
+		}
 		add(s, el("p", {}, "Each watched thread's cycles (those samples.csv holds) at or above its own p99, the " +
 			"largest 2,000 of each drawn, on the wall clock (UTC); red: missed deadlines, black: explained cycles. " +
 			"A mark's height is its latency (log)."));

@@ -10,6 +10,8 @@
 
 
 #include "../base/documents.h"
+/* A table's rows check each step of a path on their own: a row's parent ("a" for "a[].b") must come before it
+ * in the table, as the walk passes over a step of another type silently (the parent's row says so). */
 struct shape {
 	const char *path; /* "a[].b": every element of array a, its key b; "m.*": every member of object m */
 	json_type type;   /* the type there */
