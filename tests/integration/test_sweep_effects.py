@@ -105,8 +105,12 @@ def test_two_by_two_effects(jl, scenario, tmp_path):
     under = {t["at"]["level"]: t for t in e["terms"]
              if t["kind"] == "simple" and t["factor"] == "condition" and t["at"]["factor"] == "control.policy"}
     assert set(under) == {"fifo", "other"}
-    assert under["fifo"]["ci"][0] > 0.25 and under["fifo"]["ci"][1] < 4, under["fifo"]
+    # under fifo the hog cannot take the loop's CPU: its effect is small beside other's. On these VMs it can
+    # even lower the FIFO loop's p50 (a busy vCPU does not idle, so the wakeup skips the idle exit): seen
+    # 0.44x, CI 0.20-0.94, in one full check, so the bound below 1 is wide
+    assert under["fifo"]["ci"][0] > 0.05 and under["fifo"]["ci"][1] < 4, under["fifo"]
     assert under["other"]["ci"][0] > 10, under["other"]  # the hog's effect under other is >> 1
+    assert under["other"]["ci"][0] > 2 * under["fifo"]["ci"][1], (under["other"], under["fifo"])
     assert math.isclose(under["other"]["estimate"], geo["hog-other"] / geo["none-other"], rel_tol=1e-6)
     for t in e["terms"]:
         assert t["ci"][0] <= t["estimate"] <= t["ci"][1]
