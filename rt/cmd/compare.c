@@ -373,6 +373,24 @@ static int gates_of(const char *ini, const char *const *extra, int nextra, struc
 	return 0;
 }
 
+/* Whether DIR holds a run's, a cyclictest comparison's or a baseline's document (said): its report.html and
+ * what `report` takes it for are theirs (a sweep's takes its comparison in: sweep --baseline) */
+static bool taken(const char *dir)
+{
+	char p[PATH_MAX + 32];
+
+	for (int d = 0; d < JL_NDOCUMENTS; d++) {
+		if (d == JL_DOC_SWEEP || d == JL_DOC_COMPARE)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, jl_document_file(d));
+		if (!access(p, F_OK)) {
+			fprintf(stderr, "jitterlab compare: --out %s holds %s: give another directory\n", dir, jl_document_file(d));
+			return true;
+		}
+	}
+	return false;
+}
+
 int jl_compare_run(const char *base_arg, const char *new_path, const char *out_dir, const char *const *extra, int nextra,
 		   bool json, bool all, bool quiet_table)
 {
@@ -381,18 +399,8 @@ int jl_compare_run(const char *base_arg, const char *new_path, const char *out_d
 	struct jl_gate gates[JL_MAX_GATES + 16];
 	int ngates = 0, failed = 0, rc = JL_EXIT_USAGE;
 
-	/* not into a run's, a cyclictest comparison's or a baseline's directory: its report.html and what `report`
-	 * takes it for are theirs (a sweep's takes its comparison in: sweep --baseline) */
-	for (int d = 0; out_dir && d < JL_NDOCUMENTS; d++) {
-		if (d == JL_DOC_SWEEP || d == JL_DOC_COMPARE)
-			continue;
-		snprintf(err, sizeof(err), "%s/%s", out_dir, jl_document_file(d));
-		if (!access(err, F_OK)) {
-			fprintf(stderr, "jitterlab compare: --out %s holds %s: give another directory\n", out_dir,
-				jl_document_file(d));
-			return JL_EXIT_USAGE;
-		}
-	}
+	if (out_dir && taken(out_dir))
+		return JL_EXIT_USAGE;
 	resolve(base_arg, base_path, sizeof(base_path));
 	if (!(a = jl_runset_read(base_path, err, sizeof(err))) || !(b = jl_runset_read(new_path, err, sizeof(err)))) {
 		fprintf(stderr, "jitterlab compare: %s\n", err);
